@@ -1,0 +1,41 @@
+"""The one place that maps errors to exit codes (documented in README.md, "Exit codes").
+
+0 nothing at or above --fail-on · 1 findings at or above it · 2 usage or bad input ·
+3 internal error (one line on stderr plus the path of a crash log to attach to an issue).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+import traceback
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class BadInput(click.ClickException):
+    """Bad input from the user (a missing file, invalid JSON, a wrong schema): exit 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(f"envdoctor: error: {self.format_message()}", err=True)
+
+
+def write_crash_log(exc: BaseException) -> str:
+    """Save the traceback where a user can find it and attach it to an issue."""
+    from envdoctor import __version__
+    name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    path = os.path.join(tempfile.gettempdir(), name)
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(f"envdoctor {__version__} on Python {sys.version.split()[0]}\n")
+            fh.write(f"argv: {sys.argv!r}\n\n")
+            fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    except OSError:
+        return "(could not write a crash log)"
+    return path

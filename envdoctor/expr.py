@@ -1,0 +1,390 @@
+"""A small, safe expression language for conditions in ``rules/``, with three-valued logic.
+
+Checks are data: ``when = "nvidia.gpu_count > 0 and torch.cuda is None"``. Expressions are
+parsed with ``ast`` and interpreted node by node from an allowlist (never ``eval``). A value
+that nobody observed is ``UNKNOWN`` and propagates like SQL's NULL: ``False and UNKNOWN`` is
+False, ``True and UNKNOWN`` is UNKNOWN, a comparison with UNKNOWN is UNKNOWN. A check whose
+condition is UNKNOWN produces no finding ("unknown"), which is what makes rules safe on a
+partial snapshot such as a pasted bug report.
+
+Comparisons coerce strings to ``packaging.version.Version`` when the other side is a Version, so
+``torch.version >= '2.6'`` means what it says. ``None`` compares false to everything (not
+installed is not unknown), except with ``is``/``is not``/``==``/``!=``.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+
+class _Unknown:
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:  # pragma: no cover - guarded by the interpreter
+        raise TypeError("UNKNOWN has no truth value; the interpreter handles it")
+
+
+UNKNOWN = _Unknown()
+
+
+class ExprError(ValueError):
+    """An expression that is not allowed or does not parse; the message says which part."""
+
+
+_CMP: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_BIN: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Mod: operator.mod,
+}
+_STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "split",
+                          "replace", "get", "keys", "values", "items", "named"})
+_ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
+            ast.Compare, ast.Name, ast.Load, ast.Attribute, ast.Subscript, ast.Call,
+            ast.Constant, ast.List, ast.Tuple, ast.GeneratorExp, ast.comprehension,
+            ast.BinOp, ast.IfExp, ast.Slice, ast.keyword, ast.Store, *(_CMP), *(_BIN))
+
+
+def compile_expr(source: str) -> ast.Expression:
+    """Parse and validate; raises ``ExprError`` naming the first disallowed construct."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"does not parse: {exc.msg} in {source!r}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ExprError(f"{type(node).__name__} is not allowed in {source!r}")
+        if isinstance(node, ast.Name) and node.id.startswith("_"):
+            raise ExprError(f"private name {node.id!r} in {source!r}")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            raise ExprError(f"private attribute {node.attr!r} in {source!r}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in _STR_METHODS:
+            raise ExprError(f"method {node.func.attr!r} is not allowed in {source!r}")
+    return tree
+
+
+def free_names(tree: ast.Expression) -> set[str]:
+    """Names an expression reads from outside (comprehension variables excluded)."""
+    bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+             for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return used - bound - {"True", "False", "None"}
+
+
+class Evaluator:
+    """Interprets a compiled expression against ``names`` (variables and functions)."""
+
+    def __init__(self, names: Mapping[str, Any]):
+        self.names = names
+
+    def __call__(self, tree: ast.Expression) -> Any:
+        return self.eval(tree.body, {})
+
+    def eval(self, node: ast.AST, local: dict[str, Any]) -> Any:
+        method = getattr(self, "_" + type(node).__name__)
+        return method(node, local)
+
+    # -- leaves
+    def _Constant(self, node: ast.Constant, local: dict[str, Any]) -> Any:
+        return node.value
+
+    def _Name(self, node: ast.Name, local: dict[str, Any]) -> Any:
+        if node.id in local:
+            return local[node.id]
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        if node.id not in self.names:
+            raise ExprError(f"unknown name {node.id!r}")
+        return self.names[node.id]
+
+    def _List(self, node: ast.List, local: dict[str, Any]) -> Any:
+        return [self.eval(e, local) for e in node.elts]
+
+    _Tuple = _List
+
+    # -- access
+    def _Attribute(self, node: ast.Attribute, local: dict[str, Any]) -> Any:
+        base = self.eval(node.value, local)
+        if base is UNKNOWN:
+            return UNKNOWN
+        if base is None:
+            return None
+        if isinstance(base, Mapping):
+            return base.get(node.attr)
+        value = getattr(base, node.attr, None)
+        return value
+
+    def _Subscript(self, node: ast.Subscript, local: dict[str, Any]) -> Any:
+        base = self.eval(node.value, local)
+        key = self.eval(node.slice, local)
+        if base is UNKNOWN or key is UNKNOWN:
+            return UNKNOWN
+        if base is None:
+            return None
+        try:
+            return base[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+
+    def _Slice(self, node: ast.Slice, local: dict[str, Any]) -> Any:
+        parts = [None if p is None else self.eval(p, local)
+                 for p in (node.lower, node.upper, node.step)]
+        return UNKNOWN if UNKNOWN in parts else slice(*parts)
+
+    def _Call(self, node: ast.Call, local: dict[str, Any]) -> Any:
+        args = [self.eval(a, local) for a in node.args]
+        kwargs = {k.arg: self.eval(k.value, local) for k in node.keywords if k.arg}
+        if isinstance(node.func, ast.Attribute):
+            base = self.eval(node.func.value, local)
+            if base is UNKNOWN or UNKNOWN in args:
+                return UNKNOWN
+            if base is None:
+                return None
+            fn = getattr(base, node.func.attr, None)
+            if fn is None:
+                return None
+            return fn(*args, **kwargs)
+        fn = self.eval(node.func, local)
+        if not callable(fn):
+            raise ExprError(f"{ast.unparse(node.func)} is not a function")
+        if getattr(fn, "sees_unknown", False):
+            return fn(*args, **kwargs)
+        if any(a is UNKNOWN for a in args) or UNKNOWN in kwargs.values():
+            return UNKNOWN
+        return fn(*args, **kwargs)
+
+    # -- logic
+    def _BoolOp(self, node: ast.BoolOp, local: dict[str, Any]) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        saw_unknown = False
+        value: Any = None
+        for sub in node.values:
+            value = self.eval(sub, local)
+            if value is UNKNOWN:
+                saw_unknown = True
+                continue
+            if is_and and not value:
+                return value
+            if not is_and and value:
+                return value
+        return UNKNOWN if saw_unknown else value
+
+    def _UnaryOp(self, node: ast.UnaryOp, local: dict[str, Any]) -> Any:
+        value = self.eval(node.operand, local)
+        if value is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.op, ast.Not):
+            return not value
+        return None if value is None else -value
+
+    def _IfExp(self, node: ast.IfExp, local: dict[str, Any]) -> Any:
+        test = self.eval(node.test, local)
+        if test is UNKNOWN:
+            return UNKNOWN
+        return self.eval(node.body if test else node.orelse, local)
+
+    def _BinOp(self, node: ast.BinOp, local: dict[str, Any]) -> Any:
+        left, right = self.eval(node.left, local), self.eval(node.right, local)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if left is None or right is None:
+            return None
+        return _BIN[type(node.op)](left, right)
+
+    def _Compare(self, node: ast.Compare, local: dict[str, Any]) -> Any:
+        left = self.eval(node.left, local)
+        result: Any = True
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.eval(right_node, local)
+            outcome = compare(type(op), left, right)
+            if outcome is UNKNOWN:
+                result = UNKNOWN
+            elif not outcome:
+                return False
+            left = right
+        return result
+
+    def _GeneratorExp(self, node: ast.GeneratorExp, local: dict[str, Any]) -> Any:
+        return _LazyGen(self, node, local)
+
+
+class _LazyGen:
+    """A generator expression; ``any``/``all`` consume it with three-valued logic."""
+
+    def __init__(self, ev: Evaluator, node: ast.GeneratorExp, local: dict[str, Any]):
+        self.ev, self.node, self.local = ev, node, local
+
+    def values(self) -> Iterable[Any]:
+        gen = self.node.generators[0]
+        source = self.ev.eval(gen.iter, self.local)
+        if source is UNKNOWN:
+            yield UNKNOWN
+            return
+        if not isinstance(gen.target, ast.Name):
+            raise ExprError("only `for name in …` is supported")
+        for item in source or ():
+            local = dict(self.local, **{gen.target.id: item})
+            conds = [self.ev.eval(c, local) for c in gen.ifs]
+            if any(c is UNKNOWN for c in conds):
+                yield UNKNOWN
+                continue
+            if all(conds):
+                yield self.ev.eval(self.node.elt, local)
+
+
+def as_version(value: Any) -> Any:
+    if isinstance(value, Version):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, str):
+        try:
+            return Version(value)
+        except InvalidVersion:
+            return value
+    return value
+
+
+def compare(op: type, left: Any, right: Any) -> Any:
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    if op in (ast.Is, ast.IsNot):
+        return _CMP[op](left, right)
+    if op in (ast.In, ast.NotIn):
+        if right is None:
+            return op is ast.NotIn
+        if isinstance(right, SpecifierSet):
+            left = as_version(left)
+            if not isinstance(left, Version):
+                return False
+            inside = right.contains(left, prereleases=True)
+            return inside if op is ast.In else not inside
+        return _CMP[op](left, right)
+    if left is None or right is None:
+        return _CMP[op](left, right) if op in (ast.Eq, ast.NotEq) else False
+    if isinstance(left, Version) or isinstance(right, Version):
+        left, right = as_version(left), as_version(right)
+        if not (isinstance(left, Version) and isinstance(right, Version)):
+            return op is ast.NotEq
+    try:
+        return _CMP[op](left, right)
+    except TypeError:
+        return False
+
+
+# ---------------------------------------------------------------------------- builtins
+def _tri_any(items: Any) -> Any:
+    values = items.values() if isinstance(items, _LazyGen) else items
+    if values is UNKNOWN:
+        return UNKNOWN
+    saw_unknown = False
+    for v in values:
+        if v is UNKNOWN:
+            saw_unknown = True
+        elif v:
+            return True
+    return UNKNOWN if saw_unknown else False
+
+
+def _tri_all(items: Any) -> Any:
+    values = items.values() if isinstance(items, _LazyGen) else items
+    if values is UNKNOWN:
+        return UNKNOWN
+    saw_unknown = False
+    for v in values:
+        if v is UNKNOWN:
+            saw_unknown = True
+        elif not v:
+            return False
+    return UNKNOWN if saw_unknown else True
+
+
+def _collect(items: Any) -> Any:
+    values = list(items.values()) if isinstance(items, _LazyGen) else items
+    if values is UNKNOWN or (isinstance(values, list) and UNKNOWN in values):
+        return UNKNOWN
+    return values
+
+
+def _spec(text: str) -> Any:
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise ExprError(f"{text!r} is not a version specifier") from None
+
+
+def _len(x: Any) -> Any:
+    x = _collect(x)
+    return UNKNOWN if x is UNKNOWN else (0 if x is None else len(x))
+
+
+def _known(x: Any) -> bool:
+    return x is not UNKNOWN
+
+
+def _major(v: Any) -> Any:
+    v = as_version(v)
+    return v.major if isinstance(v, Version) else None
+
+
+def _minor(v: Any) -> Any:
+    """``12.4.1`` -> Version('12.4'), for matching a release series."""
+    v = as_version(v)
+    return Version(f"{v.major}.{v.minor}") if isinstance(v, Version) else None
+
+
+def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    values = _collect(args[0]) if len(args) == 1 else list(args)
+    if values is UNKNOWN or UNKNOWN in values:
+        return UNKNOWN
+    present = [v for v in values if v is not None]
+    return pick(present) if present else None
+
+
+def _sees_unknown(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.sees_unknown = True  # type: ignore[attr-defined]
+    return fn
+
+
+BUILTINS: dict[str, Any] = {
+    "any": _sees_unknown(_tri_any),
+    "all": _sees_unknown(_tri_all),
+    "list": _sees_unknown(_collect),
+    "len": _sees_unknown(_len),
+    "known": _sees_unknown(_known),
+    "min": _sees_unknown(lambda *a: _extreme(min, a)),
+    "max": _sees_unknown(lambda *a: _extreme(max, a)),
+    "version": as_version,
+    "spec": _spec,
+    "major": _major,
+    "minor": _minor,
+    "round": lambda x, n=0: None if x is None else round(x, n) if n else round(x),
+    "str": lambda x: "" if x is None else str(x),
+    "sorted": lambda x: sorted(_collect(x)),
+    "set": lambda x: sorted(set(_collect(x) or ())),
+}
+
+
+def evaluate(source: str | ast.Expression, names: Mapping[str, Any]) -> Any:
+    """Compile (if needed) and evaluate ``source`` with ``names`` on top of the builtins."""
+    tree = compile_expr(source) if isinstance(source, str) else source
+    return Evaluator({**BUILTINS, **names})(tree)

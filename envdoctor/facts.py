@@ -1,0 +1,319 @@
+"""The facts snapshot: one typed, frozen, JSON-serialisable record of a machine.
+
+Probes fill it, rules read it, ``check --facts FILE`` replays it. Every section carries a
+``ProbeInfo`` so that "not installed" (status ``not_found``) is never confused with "the probe
+broke" (``error``) or "nobody looked" (``unknown``, e.g. a section missing from a pasted report).
+Rules that read a section whose status is neither ``ok`` nor ``not_found`` evaluate to
+*unknown* and never produce a finding.
+
+Bump ``SCHEMA_VERSION`` on any incompatible change and regenerate ``schema/facts.schema.json``
+(``python -m envdoctor.schema``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.serialize import DecodeError, from_jsonable, to_jsonable
+
+SCHEMA_VERSION = 1
+
+
+class Status(str, Enum):
+    """What a probe found out."""
+
+    OK = "ok"                # the probe answered
+    NOT_FOUND = "not_found"  # the probe answered: the thing is absent (no driver, no torch)
+    ERROR = "error"          # the probe itself failed: reason says why
+    SKIPPED = "skipped"      # deliberately not run (e.g. --static for live facts)
+    UNKNOWN = "unknown"      # nobody looked (section absent from a replayed or pasted snapshot)
+
+    @property
+    def known(self) -> bool:
+        return self in (Status.OK, Status.NOT_FOUND)
+
+
+@dataclass(frozen=True)
+class ProbeInfo:
+    """How a section was obtained: status, why, what was run or read, which source answered."""
+
+    status: Status = Status.UNKNOWN
+    reason: str = ""
+    ran: tuple[str, ...] = ()
+    source: str = ""
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------- host
+@dataclass(frozen=True)
+class HostFacts:
+    """Operating system, Python and machine resources."""
+
+    probe: ProbeInfo = ProbeInfo()
+    os: str = ""                      # platform.system(): Linux, Windows, Darwin
+    distro: str = ""                  # PRETTY_NAME of /etc/os-release
+    kernel: str = ""
+    arch: str = ""                    # x86_64, aarch64, arm64
+    glibc: str = ""
+    python_version: Version | None = None
+    python_executable: str = ""
+    python_implementation: str = ""
+    python_env: str = ""              # venv | conda | system
+    cpu_count: int | None = None      # CPUs this process may use (affinity)
+    cpu_flags: tuple[str, ...] = ()   # the SIMD flags that wheels need: avx, avx2, fma, avx512f
+    ram_total_gb: float | None = None
+    ram_available_gb: float | None = None
+    shm_total_gb: float | None = None  # size of /dev/shm (PyTorch DataLoader workers use it)
+    disk_free_gb: float | None = None
+    container: str = ""               # docker | podman | kubernetes | lxc | "" (none seen)
+    wsl: int | None = None            # 1 or 2 under WSL, None otherwise
+
+
+# --------------------------------------------------------------------------- NVIDIA
+@dataclass(frozen=True)
+class GpuProcess:
+    pid: int = 0
+    name: str = ""
+    used_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One NVIDIA GPU as the driver reports it."""
+
+    index: int = 0
+    name: str = ""
+    uuid: str = ""
+    cc: Version | None = None         # compute capability, e.g. 8.6
+    memory_total_mb: int | None = None
+    memory_used_mb: int | None = None
+    mig_mode: bool | None = None
+    persistence_mode: bool | None = None
+    temperature_c: int | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    throttle_reasons: tuple[str, ...] = ()  # active reasons other than idle
+    ecc_uncorrected: int | None = None      # volatile uncorrected ECC errors
+    retired_pages_pending: bool | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    processes: tuple[GpuProcess, ...] = ()
+
+    @property
+    def memory_total_gb(self) -> float | None:
+        return None if self.memory_total_mb is None else self.memory_total_mb / 1024
+
+
+@dataclass(frozen=True)
+class NvidiaFacts:
+    """The NVIDIA driver and the GPUs it sees (NVML, else nvidia-smi, else /proc)."""
+
+    probe: ProbeInfo = ProbeInfo()
+    driver_version: Version | None = None
+    cuda_driver_version: Version | None = None  # highest CUDA the driver supports ("CUDA Version")
+    kernel_module_version: Version | None = None  # /proc/driver/nvidia/version
+    nvml_error: str = ""                          # e.g. "Driver/library version mismatch"
+    pci_devices: int | None = None                # NVIDIA display/3D controllers on the PCI bus
+    gpus: tuple[Gpu, ...] = ()
+
+    @property
+    def gpu_count(self) -> int:
+        return len(self.gpus)
+
+    @property
+    def gpu_names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.gpus)
+
+    @property
+    def has_driver(self) -> bool:
+        return self.driver_version is not None
+
+
+# --------------------------------------------------------------------------- CUDA toolkits
+@dataclass(frozen=True)
+class CudaToolkit:
+    version: Version | None = None
+    path: str = ""
+    source: str = ""   # nvcc | CUDA_HOME | CUDA_PATH | folder | pip | conda
+    how: str = ""      # what gave the version: version.json, cuda.h, dist-info, nvcc --version
+
+
+@dataclass(frozen=True)
+class CudaFacts:
+    """Every CUDA toolkit on the machine, and the nvcc that PATH picks."""
+
+    probe: ProbeInfo = ProbeInfo()
+    nvcc_path: str = ""
+    nvcc_version: Version | None = None
+    toolkits: tuple[CudaToolkit, ...] = ()
+
+    @property
+    def versions(self) -> tuple[Version, ...]:
+        return tuple(sorted({t.version for t in self.toolkits if t.version is not None}))
+
+
+# --------------------------------------------------------------------------- libraries
+@dataclass(frozen=True)
+class Library:
+    name: str = ""          # cudnn | nccl | cublas | cudart | libcuda
+    version: Version | None = None
+    path: str = ""
+    source: str = ""        # header | ldconfig | folder | pip:<dist> | conda
+
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    """cuDNN, NCCL, cuBLAS and CUDA runtime libraries installed on the machine."""
+
+    probe: ProbeInfo = ProbeInfo()
+    libraries: tuple[Library, ...] = ()
+
+    def named(self, name: str) -> tuple[Library, ...]:
+        return tuple(lib for lib in self.libraries if lib.name == name)
+
+
+# --------------------------------------------------------------------------- Python packages
+@dataclass(frozen=True)
+class Distribution:
+    name: str = ""          # canonical (PEP 503) name
+    version: Version | None = None
+    location: str = ""
+    modules: tuple[str, ...] = ()  # top-level import names it provides
+
+
+@dataclass(frozen=True)
+class ModuleConflict:
+    module: str = ""
+    distributions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PackageFacts:
+    """The installed distributions that matter for deep learning."""
+
+    probe: ProbeInfo = ProbeInfo()
+    distributions: tuple[Distribution, ...] = ()
+    conflicts: tuple[ModuleConflict, ...] = ()
+
+    def get(self, name: str) -> Distribution | None:
+        from packaging.utils import canonicalize_name
+        wanted = canonicalize_name(name)
+        return next((d for d in self.distributions if d.name == wanted), None)
+
+
+# --------------------------------------------------------------------------- framework builds
+@dataclass(frozen=True)
+class TorchBuild:
+    """What torch was built with, read from torch/version.py without importing torch."""
+
+    version: Version | None = None
+    cuda: Version | None = None     # torch.version.cuda; None for CPU/ROCm builds
+    hip: Version | None = None
+    git_version: str = ""
+    bundled: tuple[str, ...] = ()   # shared libraries shipped in torch/lib (libcudnn.so.9 …)
+
+
+@dataclass(frozen=True)
+class TensorflowBuild:
+    """tensorflow/python/platform/build_info.py, read without importing TensorFlow."""
+
+    version: Version | None = None
+    distribution: str = ""          # tensorflow, tensorflow-cpu, tf-nightly …
+    is_cuda_build: bool | None = None
+    is_rocm_build: bool | None = None
+    cuda: Version | None = None
+    cudnn: Version | None = None
+    compute_capabilities: tuple[str, ...] = ()  # e.g. sm_60, compute_80
+
+
+@dataclass(frozen=True)
+class JaxBuild:
+    version: Version | None = None
+    jaxlib: Version | None = None
+    plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
+
+
+@dataclass(frozen=True)
+class KerasInfo:
+    version: Version | None = None
+    backend: str = ""               # tensorflow | jax | torch | numpy | openvino
+    backend_source: str = ""        # KERAS_BACKEND | keras.json | default
+
+
+@dataclass(frozen=True)
+class FrameworkFacts:
+    """Build information of installed frameworks; None means not installed."""
+
+    probe: ProbeInfo = ProbeInfo()
+    torch: TorchBuild | None = None
+    tensorflow: TensorflowBuild | None = None
+    jax: JaxBuild | None = None
+    keras: KerasInfo | None = None
+
+
+# --------------------------------------------------------------------------- environment
+@dataclass(frozen=True)
+class EnvFacts:
+    """Environment variables that change how frameworks behave (allowlisted, secrets dropped)."""
+
+    probe: ProbeInfo = ProbeInfo()
+    vars: dict[str, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- snapshot
+@dataclass(frozen=True)
+class Facts:
+    """One machine, as the probes saw it."""
+
+    schema_version: int = SCHEMA_VERSION
+    envdoctor_version: str = ""
+    created: str = ""
+    origin: str = "live"            # live | replay | report | example
+    host: HostFacts = HostFacts()
+    nvidia: NvidiaFacts = NvidiaFacts()
+    cuda: CudaFacts = CudaFacts()
+    libraries: LibraryFacts = LibraryFacts()
+    packages: PackageFacts = PackageFacts()
+    frameworks: FrameworkFacts = FrameworkFacts()
+    env: EnvFacts = EnvFacts()
+    # Filled by the live framework workers (a later stage); free-form until that lands.
+    live: dict[str, Any] = field(default_factory=dict)
+
+    def with_section(self, name: str, value: Any) -> Facts:
+        return replace(self, **{name: value})
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Facts:
+        """Decode a snapshot; raises ``FactsError`` with a one-line reason when it does not fit."""
+        if not isinstance(data, dict):
+            raise FactsError("a facts snapshot must be a JSON object")
+        if "facts" in data and "schema_version" not in data:
+            data = data["facts"]  # a whole `check --format json` output
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise FactsError(f"schema_version {version!r} is not supported "
+                             f"(this envdoctor reads {SCHEMA_VERSION})")
+        try:
+            return from_jsonable(cls, data)
+        except DecodeError as exc:
+            raise FactsError(f"facts do not fit the schema: {exc}") from None
+
+
+class FactsError(ValueError):
+    """A snapshot that cannot be read: wrong schema version, wrong shape."""
+
+
+SECTIONS = ("host", "nvidia", "cuda", "libraries", "packages", "frameworks", "env")

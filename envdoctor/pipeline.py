@@ -1,0 +1,50 @@
+"""probes -> facts -> rules -> findings: the flow that `check` and later commands share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from envdoctor import engine
+from envdoctor.errors import BadInput
+from envdoctor.facts import Facts, FactsError
+from envdoctor.knowledge import RuleFileError
+from envdoctor.report import Report
+
+
+def load_facts_file(path: str) -> Facts:
+    """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
+    try:
+        text = Path(path).read_text(encoding="utf-8") if path != "-" else _stdin()
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: is a directory, not a facts file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    try:
+        facts = Facts.from_dict(data)
+    except FactsError as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    return facts
+
+
+def _stdin() -> str:
+    import sys
+    return sys.stdin.read()
+
+
+def load_checks() -> list[engine.Check]:
+    try:
+        return engine.load_checks()
+    except RuleFileError as exc:
+        raise BadInput(f"invalid rule file: {exc}") from None
+
+
+def diagnose(facts: Facts, intent: str = "auto", fail_on: str = "error") -> Report:
+    results = engine.evaluate(facts, load_checks(), intent)
+    return Report.build(facts, results, engine.findings_of(results), intent, fail_on)

@@ -1,0 +1,82 @@
+"""Static probes: one module per source of facts, listed in one registry.
+
+A probe module has ``SECTION`` (the field of ``Facts`` it fills) and ``probe()`` returning that
+section. ``collect`` runs them concurrently, each under a deadline, and turns an exception or a
+hang into a recorded probe error, so one broken source never hides the rest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import replace
+from datetime import datetime, timezone
+from types import ModuleType
+
+from envdoctor import __version__
+from envdoctor.facts import Facts, ProbeInfo, Status
+from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages
+
+REGISTRY: dict[str, ModuleType] = {
+    "host": host,
+    "nvidia": nvidia,
+    "cuda": cuda,
+    "libraries": libraries,
+    "packages": packages,
+    "frameworks": frameworks,
+    "env": envvars,
+}
+DEFAULT_DEADLINE = 20.0
+
+
+def _empty(section: str):
+    return type(getattr(Facts(), section))()
+
+
+def run_probe(section: str, module: ModuleType, deadline: float = DEFAULT_DEADLINE):
+    """Run one probe in a daemon thread; never raises, never waits past ``deadline``."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = module.probe()
+        except BaseException as exc:  # noqa: BLE001 - a probe must never take the report down
+            box["error"] = f"{type(exc).__name__}: {exc}"
+            box["trace"] = traceback.format_exc(limit=4)
+
+    start = time.monotonic()
+    thread = threading.Thread(target=target, name=f"probe-{section}", daemon=True)
+    thread.start()
+    thread.join(deadline)
+    seconds = round(time.monotonic() - start, 4)
+    if thread.is_alive():
+        info = ProbeInfo(Status.ERROR, f"probe timed out after {deadline:g}s", seconds=seconds)
+        return replace(_empty(section), probe=info)
+    if "value" not in box:
+        info = ProbeInfo(Status.ERROR, f"probe crashed: {box.get('error')}", seconds=seconds)
+        return replace(_empty(section), probe=info)
+    value = box["value"]
+    return replace(value, probe=replace(value.probe, seconds=seconds))
+
+
+def collect(deadline: float = DEFAULT_DEADLINE, sections: tuple[str, ...] | None = None) -> Facts:
+    """Run the static probes concurrently and assemble one snapshot."""
+    chosen = {k: m for k, m in REGISTRY.items() if sections is None or k in sections}
+    results: dict[str, object] = {}
+    threads = []
+    for section, module in chosen.items():
+        t = threading.Thread(target=lambda s=section, m=module: results.__setitem__(
+            s, run_probe(s, m, deadline)), daemon=True)
+        t.start()
+        threads.append(t)
+    end = time.monotonic() + deadline + 1.0
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    facts = Facts(envdoctor_version=__version__,
+                  created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    for section in chosen:
+        value = results.get(section) or replace(
+            _empty(section), probe=ProbeInfo(Status.ERROR, "probe did not report"))
+        facts = facts.with_section(section, value)
+    return facts

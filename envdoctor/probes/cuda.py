@@ -1,0 +1,169 @@
+"""CUDA toolkits: the nvcc on PATH, CUDA_HOME/CUDA_PATH, /usr/local/cuda*, pip and conda.
+
+A toolkit folder's version comes from the first of: ``version.json``, ``version.txt``,
+``CUDA_VERSION`` in ``cuda.h``, ``nvidia_cuda_runtime-*.dist-info`` folders (toolkits laid out
+from NVIDIA's wheels), or the ``libcudart.so.X.Y.Z`` file name. Only the nvcc that PATH picks
+is run, once.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor import runner
+from envdoctor.facts import CudaFacts, CudaToolkit, Status
+from envdoctor.probes import _dists
+from envdoctor.probes._base import Trail
+
+SECTION = "cuda"
+NVCC_TIMEOUT = 10.0
+FOLDER_GLOBS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*")
+ENV_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR")
+RUNTIME_WHEELS = ("nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12",
+                  "nvidia-cuda-runtime-cu13", "nvidia-cuda-runtime")
+
+
+def probe() -> CudaFacts:
+    trail = Trail()
+    toolkits: list[CudaToolkit] = []
+    seen: set[str] = set()
+
+    nvcc_path = runner.which("nvcc") or ""
+    nvcc_version = None
+    if nvcc_path:
+        result = trail.run([nvcc_path, "--version"], NVCC_TIMEOUT)
+        nvcc_version = parse_nvcc_version(result.stdout) if result.ok else None
+        home = _toolkit_home_of(nvcc_path)
+        if home:
+            _add(toolkits, seen, folder_toolkit(home, "nvcc", trail, preferred=nvcc_version))
+
+    for var in ENV_VARS:
+        if os.environ.get(var):
+            _add(toolkits, seen, folder_toolkit(Path(os.environ[var]), var, trail))
+    for pattern in FOLDER_GLOBS:
+        for folder in sorted(glob.glob(pattern)):
+            _add(toolkits, seen, folder_toolkit(Path(folder), "folder", trail))
+
+    for name in RUNTIME_WHEELS:
+        dist = _dists.installed().get(name)
+        if dist is not None and dist.version is not None:
+            toolkits.append(CudaToolkit(version=dist.version, source="pip",
+                                        path=str(dist.location / "nvidia"), how=f"pip {name}"))
+    toolkits.extend(conda_toolkits(trail))
+
+    facts = CudaFacts(nvcc_path=nvcc_path, nvcc_version=nvcc_version, toolkits=tuple(toolkits))
+    if not toolkits and not nvcc_path:
+        return _with(facts, trail.info(Status.NOT_FOUND, "no CUDA toolkit and no nvcc on PATH"))
+    if nvcc_path and nvcc_version is None:
+        return _with(facts, trail.info(Status.OK, f"{nvcc_path} --version gave no version",
+                                       "folders"))
+    return _with(facts, trail.info(Status.OK, source="nvcc+folders" if nvcc_path else "folders"))
+
+
+def _with(facts: CudaFacts, info) -> CudaFacts:
+    return replace(facts, probe=info)
+
+
+def _add(toolkits: list[CudaToolkit], seen: set[str], tk: CudaToolkit | None) -> None:
+    if tk is None:
+        return
+    key = os.path.realpath(tk.path)
+    if key in seen:
+        return
+    seen.add(key)
+    toolkits.append(tk)
+
+
+def parse_nvcc_version(text: str) -> Version | None:
+    """``Cuda compilation tools, release 12.4, V12.4.131`` -> 12.4.131 (else 12.4)."""
+    m = re.search(r"release\s+(\d+\.\d+),\s*V(\d+\.\d+\.\d+)", text)
+    if m:
+        return Version(m.group(2))
+    m = re.search(r"release\s+(\d+\.\d+)", text)
+    return Version(m.group(1)) if m else None
+
+
+def _toolkit_home_of(nvcc_path: str) -> Path | None:
+    """The toolkit folder of an nvcc; wrapper scripts (``exec …/bin/nvcc``) are followed once."""
+    real = Path(os.path.realpath(nvcc_path))
+    home = real.parent.parent
+    if real.parent.name == "bin" and ((home / "nvvm").is_dir() or (home / "version.json").is_file()
+                                      or (home / "include" / "cuda.h").is_file()):
+        return home
+    try:
+        head = real.read_bytes()[:4096]
+    except OSError:
+        return None
+    if head.startswith(b"#!"):
+        m = re.search(rb"(/[\w./+-]+)/bin/nvcc", head)
+        if m:
+            return Path(m.group(1).decode())
+    return None
+
+
+def folder_toolkit(folder: Path, source: str, trail: Trail,
+                   preferred: Version | None = None) -> CudaToolkit | None:
+    """A toolkit folder; ``preferred`` (its own nvcc's answer) beats what the files say."""
+    if not folder.is_dir():
+        return None
+    if preferred is not None:
+        version, how = preferred, "nvcc --version"
+    else:
+        version, how = _folder_version(folder, trail)
+    return CudaToolkit(version=version, path=str(folder), source=source, how=how)
+
+
+def _folder_version(folder: Path, trail: Trail) -> tuple[Version | None, str]:
+    text = trail.read(folder / "version.json")
+    if text:
+        try:
+            v = json.loads(text).get("cuda", {}).get("version")
+            if v:
+                return Version(v), "version.json"
+        except (ValueError, InvalidVersion, AttributeError):
+            pass
+    text = trail.read(folder / "version.txt")
+    m = re.search(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)?)", text or "")
+    if m:
+        return Version(m.group(1)), "version.txt"
+    for header in ("include/cuda.h", "targets/x86_64-linux/include/cuda.h",
+                   "targets/sbsa-linux/include/cuda.h"):
+        if (folder / header).is_file():
+            text = trail.read(folder / header, limit=1 << 16)
+            m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", text or "")
+            if m:
+                n = int(m.group(1))
+                return Version(f"{n // 1000}.{(n % 1000) // 10}"), "cuda.h"
+    for info in sorted((folder / "dist-info").glob("nvidia_cuda_runtime-*.dist-info")):
+        v = info.name.split("-")[1].removesuffix(".dist-info")
+        try:
+            return Version(v), "dist-info"
+        except InvalidVersion:
+            continue
+    for lib in sorted(folder.glob("lib*/libcudart.so.*.*")):
+        m = re.search(r"libcudart\.so\.(\d+\.\d+(?:\.\d+)?)$", lib.name)
+        if m:
+            return Version(m.group(1)), "libcudart"
+    return None, ""
+
+
+def conda_toolkits(trail: Trail) -> list[CudaToolkit]:
+    prefix = os.environ.get("CONDA_PREFIX")
+    if not prefix:
+        return []
+    found = []
+    for pattern in ("cudatoolkit-*.json", "cuda-toolkit-*.json", "cuda-cudart-[0-9]*.json"):
+        for meta in glob.glob(os.path.join(prefix, "conda-meta", pattern)):
+            trail.ran.append(f"read {meta}")
+            m = re.match(r".*?-(\d+\.\d+(?:\.\d+)*)-[^-]+\.json$", os.path.basename(meta))
+            if m:
+                found.append(CudaToolkit(version=Version(m.group(1)), path=prefix,
+                                         source="conda", how=os.path.basename(meta)))
+    return found

@@ -1,0 +1,155 @@
+"""Framework build information, read from files without importing any framework.
+
+Importing torch costs a second and TensorFlow several, and either can crash on a broken CUDA
+stack; the static probe must do neither. We parse ``torch/version.py`` and TensorFlow's
+``build_info.py`` with ``ast`` (never exec) and read versions from dist-info folders.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.facts import (Distribution, FrameworkFacts, JaxBuild, KerasInfo, Status,
+                             TensorflowBuild, TorchBuild)
+from envdoctor.probes import _dists
+from envdoctor.probes._base import Trail
+
+SECTION = "frameworks"
+TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",
+            "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
+            "tf-nightly-cpu", "tf-nightly-gpu")
+JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
+BUNDLED_PREFIXES = ("libcudnn", "libnccl", "libcublas", "libcudart", "libnvrtc", "libamdhip")
+
+
+def probe() -> FrameworkFacts:
+    trail = Trail()
+    installed = _dists.installed()
+    facts = FrameworkFacts(
+        torch=torch_build(installed, trail),
+        tensorflow=tensorflow_build(installed, trail),
+        jax=jax_build(installed),
+        keras=keras_info(installed, trail),
+    )
+    return replace(facts, probe=trail.info(Status.OK, source="files"))
+
+
+def _v(text: Any) -> Version | None:
+    if not text or not isinstance(text, str):
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def module_constants(source: str) -> dict[str, Any]:
+    """Top-level ``NAME = <literal>`` (and annotated) assignments of a Python file, unexecuted."""
+    out: dict[str, Any] = {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return out
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        value = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for target in targets:
+            if isinstance(target, ast.Name) and value is not None:
+                out[target.id] = _literal(value)
+    return out
+
+
+def _literal(node: ast.expr) -> Any:
+    """A literal, or the literal argument of ``collections.OrderedDict([...])``."""
+    if isinstance(node, ast.Call) and node.args:
+        node = node.args[0]
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    if isinstance(value, list) and all(isinstance(x, tuple) and len(x) == 2 for x in value):
+        return dict(value)
+    return value
+
+
+def torch_build(installed: dict[str, _dists.InstalledDist], trail: Trail) -> TorchBuild | None:
+    dist = installed.get("torch")
+    if dist is None:
+        return None
+    pkg = dist.location / "torch"
+    consts = module_constants(trail.read(pkg / "version.py") or "")
+    bundled: tuple[str, ...] = ()
+    try:
+        bundled = tuple(sorted(n for n in os.listdir(pkg / "lib")
+                               if n.startswith(BUNDLED_PREFIXES)))
+    except OSError:
+        pass
+    return TorchBuild(
+        version=_v(consts.get("__version__")) or dist.version,
+        cuda=_v(consts.get("cuda")),
+        hip=_v((consts.get("hip") or "").split("-")[0] if consts.get("hip") else None),
+        git_version=str(consts.get("git_version") or ""),
+        bundled=bundled,
+    )
+
+
+def tensorflow_build(installed: dict[str, _dists.InstalledDist], trail: Trail
+                     ) -> TensorflowBuild | None:
+    dist = next((installed[n] for n in TF_DISTS if n in installed), None)
+    if dist is None:
+        return None
+    info_file = dist.location / "tensorflow" / "python" / "platform" / "build_info.py"
+    info = module_constants(trail.read(info_file) or "").get("build_info") or {}
+    if not isinstance(info, dict):
+        info = {}
+    caps = info.get("cuda_compute_capabilities") or ()
+    return TensorflowBuild(
+        version=dist.version,
+        distribution=dist.name,
+        is_cuda_build=info.get("is_cuda_build"),
+        is_rocm_build=info.get("is_rocm_build"),
+        cuda=_v(info.get("cuda_version")),
+        cudnn=_v(info.get("cudnn_version")),
+        compute_capabilities=tuple(str(c) for c in caps) if isinstance(caps, (list, tuple))
+        else (),
+    )
+
+
+def jax_build(installed: dict[str, _dists.InstalledDist]) -> JaxBuild | None:
+    jax, jaxlib = installed.get("jax"), installed.get("jaxlib")
+    if jax is None and jaxlib is None:
+        return None
+    plugins = tuple(Distribution(name=d.name, version=d.version, location=str(d.location))
+                    for name, d in sorted(installed.items())
+                    if name.startswith(JAX_PLUGIN_PREFIXES))
+    return JaxBuild(version=jax.version if jax else None,
+                    jaxlib=jaxlib.version if jaxlib else None, plugins=plugins)
+
+
+def keras_info(installed: dict[str, _dists.InstalledDist], trail: Trail) -> KerasInfo | None:
+    dist = installed.get("keras") or installed.get("keras-nightly")
+    if dist is None:
+        return None
+    backend, source = os.environ.get("KERAS_BACKEND", ""), "KERAS_BACKEND"
+    if not backend:
+        home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras")
+        text = trail.read(home / "keras.json")
+        try:
+            backend = json.loads(text).get("backend", "") if text else ""
+        except (ValueError, AttributeError):
+            backend = ""
+        source = "keras.json" if backend else "default"
+    if not backend and dist.version and dist.version.major >= 3:
+        backend = "tensorflow"  # Keras 3's default backend
+    return KerasInfo(version=dist.version, backend=backend, backend_source=source)

@@ -1,0 +1,128 @@
+"""Host probe: OS, Python, CPU, RAM, /dev/shm, disk, container and WSL.
+
+Reads files and asks psutil; runs no program, so it cannot hang.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.facts import HostFacts, Status
+from envdoctor.probes._base import Trail
+
+SECTION = "host"
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f")
+GIB = 1024 ** 3
+
+
+def probe(root: Path = Path("/")) -> HostFacts:
+    """Collect host facts; ``root`` lets tests point at a recorded filesystem tree."""
+    trail = Trail()
+    os_release = _key_values(trail.read(root / "etc/os-release") or "")
+    proc_version = trail.read(root / "proc/version") or ""
+    facts = HostFacts(
+        os=platform.system(),
+        distro=os_release.get("PRETTY_NAME", ""),
+        kernel=platform.release(),
+        arch=platform.machine(),
+        glibc="-".join(x for x in platform.libc_ver() if x),
+        python_version=_version(platform.python_version()),
+        python_executable=sys.executable,
+        python_implementation=platform.python_implementation(),
+        python_env=_python_env(),
+        cpu_count=_cpu_count(),
+        cpu_flags=_cpu_flags(trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""),
+        container=_container(root, trail),
+        wsl=_wsl(proc_version),
+        **_memory(root),
+    )
+    return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _key_values(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip()] = value.strip().strip('"')
+    return out
+
+
+def _python_env() -> str:
+    if os.path.isdir(os.path.join(sys.prefix, "conda-meta")):
+        return "conda"
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        return "venv"
+    return "system"
+
+
+def _cpu_count() -> int | None:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
+def _cpu_flags(cpuinfo: str) -> tuple[str, ...]:
+    for line in cpuinfo.splitlines():
+        if line.startswith(("flags", "Features")):
+            present = set(line.partition(":")[2].split())
+            return tuple(f for f in SIMD_FLAGS if f in present)
+    return ()
+
+
+def _memory(root: Path) -> dict[str, float | None]:
+    out: dict[str, float | None] = {"ram_total_gb": None, "ram_available_gb": None,
+                                    "shm_total_gb": None, "disk_free_gb": None}
+    try:
+        import psutil
+        vm = psutil.virtual_memory()
+        out["ram_total_gb"] = round(vm.total / GIB, 2)
+        out["ram_available_gb"] = round(vm.available / GIB, 2)
+    except Exception:  # psutil missing or unsupported platform: leave unknown
+        pass
+    for key, path in (("shm_total_gb", root / "dev/shm"), ("disk_free_gb", Path.cwd())):
+        try:
+            st = os.statvfs(path)
+        except (OSError, AttributeError):
+            continue
+        size = st.f_blocks if key == "shm_total_gb" else st.f_bavail
+        out[key] = round(size * st.f_frsize / GIB, 3)
+    return out
+
+
+def _container(root: Path, trail: Trail) -> str:
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return "kubernetes"
+    if (root / "run/.containerenv").exists():
+        return "podman"
+    if (root / ".dockerenv").exists():
+        return "docker"
+    cgroup = trail.read(root / "proc/1/cgroup", limit=1 << 14) or ""
+    for marker, name in (("kubepods", "kubernetes"), ("docker", "docker"),
+                         ("libpod", "podman"), ("lxc", "lxc")):
+        if marker in cgroup:
+            return name
+    if os.environ.get("container"):
+        return os.environ["container"]
+    return ""
+
+
+def _wsl(proc_version: str) -> int | None:
+    low = proc_version.lower()
+    if "microsoft" not in low:
+        return None
+    return 2 if "wsl2" in low or "microsoft-standard" in low else 1

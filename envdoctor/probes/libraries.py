@@ -1,0 +1,171 @@
+"""cuDNN, NCCL, cuBLAS, the CUDA runtime and libcuda: headers, the loader cache, folders, wheels.
+
+This says what is *installed*. What a framework actually *loads* is read from a live worker's
+memory maps (the live probes), because LD_LIBRARY_PATH and RPATHs decide that at run time.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.facts import Library, LibraryFacts, Status
+from envdoctor.probes import _dists
+from envdoctor.probes._base import Trail
+
+SECTION = "libraries"
+LDCONFIG_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class LibSpec:
+    name: str
+    soname: str                 # file-name stem: libcudnn
+    header: str                 # header that carries the version
+    macros: tuple[str, str, str]
+    wheels: tuple[str, ...]     # pip distributions that ship it
+
+
+SPECS = (
+    LibSpec("cudnn", "libcudnn", "cudnn_version.h",
+            ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"),
+            ("nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13")),
+    LibSpec("nccl", "libnccl", "nccl.h", ("NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH"),
+            ("nvidia-nccl-cu11", "nvidia-nccl-cu12", "nvidia-nccl-cu13")),
+    LibSpec("cublas", "libcublas", "cublas_api.h",
+            ("CUBLAS_VER_MAJOR", "CUBLAS_VER_MINOR", "CUBLAS_VER_PATCH"),
+            ("nvidia-cublas-cu11", "nvidia-cublas-cu12", "nvidia-cublas-cu13", "nvidia-cublas")),
+    LibSpec("cudart", "libcudart", "", ("", "", ""),
+            ("nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13",
+             "nvidia-cuda-runtime")),
+    LibSpec("libcuda", "libcuda", "", ("", "", ""), ()),
+)
+HEADER_DIRS = ("/usr/include", "/usr/local/include", "/usr/local/cuda/include",
+               "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu")
+LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+            "/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/lib/wsl/lib")
+
+
+def probe() -> LibraryFacts:
+    trail = Trail()
+    libs: list[Library] = []
+    ld = trail.run(["ldconfig", "-p"], LDCONFIG_TIMEOUT)
+    if not ld.ok and os.path.exists("/sbin/ldconfig"):
+        ld = trail.run(["/sbin/ldconfig", "-p"], LDCONFIG_TIMEOUT)
+    cache = parse_ldconfig(ld.stdout) if ld.ok else {}
+
+    for spec in SPECS:
+        libs.extend(_from_headers(spec, trail))
+        libs.extend(_from_ldconfig(spec, cache))
+        libs.extend(_from_folders(spec, {lib.path for lib in libs}))
+        libs.extend(_from_wheels(spec))
+    facts = LibraryFacts(libraries=tuple(_dedupe(libs)))
+    if not facts.libraries:
+        return LibraryFacts(probe=trail.info(Status.NOT_FOUND, "no CUDA libraries found"))
+    reason = "" if ld.ok else f"ldconfig -p: {ld.error or ld.returncode}"
+    return LibraryFacts(libraries=facts.libraries,
+                        probe=trail.info(Status.OK, reason, "headers+ldconfig+folders+pip"))
+
+
+def parse_ldconfig(text: str) -> dict[str, list[str]]:
+    """``\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8`` -> paths."""
+    out: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)", line)
+        if m:
+            out.setdefault(m.group(1), []).append(m.group(3))
+    return out
+
+
+def version_from_filename(name: str, soname: str) -> Version | None:
+    """``libcudnn.so.9.1.0`` -> 9.1.0; ``libcudnn.so.8`` -> 8; ``libcudnn.so`` -> None."""
+    m = re.match(re.escape(soname) + r"\.so\.(\d+(?:\.\d+)*)$", name)
+    if not m:
+        return None
+    try:
+        return Version(m.group(1))
+    except InvalidVersion:
+        return None
+
+
+def parse_header_version(text: str, macros: tuple[str, str, str]) -> Version | None:
+    parts = []
+    for macro in macros:
+        m = re.search(r"#define\s+" + macro + r"\s+(\d+)", text)
+        if not m:
+            return None
+        parts.append(m.group(1))
+    return Version(".".join(parts))
+
+
+def _from_headers(spec: LibSpec, trail: Trail) -> list[Library]:
+    if not spec.header:
+        return []
+    out = []
+    dirs = list(HEADER_DIRS)
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDNN_PATH"):
+        if os.environ.get(var):
+            dirs.append(os.path.join(os.environ[var], "include"))
+    for folder in dict.fromkeys(dirs):
+        path = os.path.join(folder, spec.header)
+        if os.path.isfile(path):
+            version = parse_header_version(trail.read(path, limit=1 << 17) or "", spec.macros)
+            out.append(Library(spec.name, version, path, "header"))
+    return out
+
+
+def _from_ldconfig(spec: LibSpec, cache: dict[str, list[str]]) -> list[Library]:
+    out = []
+    for soname, paths in cache.items():
+        if not soname.startswith(spec.soname + ".so"):
+            continue
+        for path in paths:
+            real = os.path.basename(os.path.realpath(path))
+            version = (version_from_filename(real, spec.soname)
+                       or version_from_filename(soname, spec.soname))
+            out.append(Library(spec.name, version, path, "ldconfig"))
+    return out
+
+
+def _from_folders(spec: LibSpec, known: set[str]) -> list[Library]:
+    dirs = list(LIB_DIRS)
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    out = []
+    for folder in dict.fromkeys(dirs):
+        for path in glob.glob(os.path.join(folder, spec.soname + ".so.*")):
+            if path in known:
+                continue
+            version = version_from_filename(os.path.basename(os.path.realpath(path)), spec.soname)
+            out.append(Library(spec.name, version, path, "folder"))
+    return out
+
+
+def _from_wheels(spec: LibSpec) -> list[Library]:
+    out = []
+    installed = _dists.installed()
+    for name in spec.wheels:
+        dist = installed.get(name)
+        if dist is None:
+            continue
+        sub = {"cudnn": "cudnn", "nccl": "nccl", "cublas": "cublas", "cudart": "cuda_runtime"}
+        path = Path(dist.location) / "nvidia" / sub.get(spec.name, spec.name) / "lib"
+        out.append(Library(spec.name, dist.version, str(path), f"pip:{name}"))
+    return out
+
+
+def _dedupe(libs: list[Library]) -> list[Library]:
+    """One entry per real file and source; symlink chains collapse to the most precise version."""
+    best: dict[tuple[str, str], Library] = {}
+    for lib in libs:
+        key = (lib.name, lib.path if lib.source == "header" else os.path.realpath(lib.path))
+        old = best.get(key)
+        if old is None or (lib.version is not None and
+                           (old.version is None or len(lib.version.release) >
+                            len(old.version.release))):
+            best[key] = lib
+    return list(best.values())

@@ -1,0 +1,11 @@
+"""The public JSON contract (see README.md, "JSON output")."""
+
+from __future__ import annotations
+
+import json
+
+from envdoctor.report import Report
+
+
+def render(report: Report, color: bool = False) -> str:
+    return json.dumps(report.to_dict(), indent=2) + "\n"

@@ -1,0 +1,79 @@
+"""Human text: a flutter-doctor style summary per area, then each finding with its fix.
+
+Colour only when asked (a TTY without NO_COLOR); rich is imported only then, which keeps the
+piped and CI path fast.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from envdoctor.report import Report
+
+MARKS = {"ok": ("✓", "green"), "info": ("✓", "green"), "warning": ("!", "yellow"),
+         "error": ("✗", "red"), "unknown": ("?", "dim")}
+SEV_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "cyan"}
+
+
+def render(report: Report, color: bool = False) -> str:
+    segments: list[tuple[str, str]] = []
+
+    def out(text: str, style: str = "") -> None:
+        segments.append((text, style))
+
+    origin = report.facts.origin
+    head = "envdoctor check" + ("" if origin == "live" else f" (facts from {origin})")
+    out(head + f" — expect {report.intent}\n", "bold")
+    for line in report.areas:
+        mark, style = MARKS.get(line.status, ("?", ""))
+        out(f"[{mark}] ", style)
+        out(f"{line.label}: ", "bold")
+        out(f"{line.detail}\n")
+    if report.findings:
+        out("\n")
+    for f in report.findings:
+        out(f"{f.severity.value.upper()} {f.code}", SEV_STYLE[f.severity.value])
+        out(f" {f.title}\n", "bold")
+        if f.why:
+            out(_reflow(f.why) + "\n")
+        if f.fix:
+            out("    fix: ", "green")
+            out(_keep_lines(f.fix) + "\n")
+        for ref in f.references[:2]:
+            out(f"    see: {ref}\n", "dim")
+        out("\n")
+    counts = report.counts()
+    verdict = {0: "OK", 1: "FAIL"}[report.exit_code]
+    out(f"{verdict}: {counts['error']} error(s), {counts['warning']} warning(s), "
+        f"{counts['info']} info; fail-on {report.fail_on}\n",
+        "bold green" if report.exit_code == 0 else "bold red")
+    if not color:
+        return "".join(text for text, _ in segments)
+    return _colour(segments)
+
+
+def _reflow(text: str) -> str:
+    """Prose: paragraphs (blank-line separated) re-wrapped at 96 columns, indented."""
+    paras = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(textwrap.fill(p, 96, initial_indent="    ", subsequent_indent="    ")
+                       for p in paras if p)
+
+
+def _keep_lines(text: str) -> str:
+    """Commands keep their lines; continuation lines are indented under the first."""
+    lines = [ln.rstrip() for ln in text.strip().splitlines()]
+    return "\n".join(ln if i == 0 else "         " + ln for i, ln in enumerate(lines))
+
+
+def _colour(segments: list[tuple[str, str]]) -> str:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(force_terminal=True, color_system="standard", width=120,
+                      highlight=False)
+    body = Text()
+    for text, style in segments:
+        body.append(text, style=style or None)
+    with console.capture() as capture:
+        console.print(body, end="", soft_wrap=True)
+    return capture.get()

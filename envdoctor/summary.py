@@ -1,0 +1,166 @@
+"""The per-area summary (driver, CUDA, libraries, each framework, host), flutter-doctor style.
+
+Each line has a status from the worst finding of its area and a one-line description of the
+facts, so a reader sees in five lines what the machine is before reading what is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from envdoctor.facts import Facts, Status
+from envdoctor.findings import Finding, worst
+
+# finding.area -> summary line
+AREA_OF = {"driver": "driver", "gpu": "driver", "cuda": "cuda", "cudnn": "libraries",
+           "nccl": "libraries", "torch": "torch", "tensorflow": "tensorflow", "jax": "jax",
+           "keras": "keras", "python": "python", "host": "host", "env": "host"}
+
+
+@dataclass(frozen=True)
+class AreaLine:
+    area: str
+    label: str
+    status: str    # ok | warning | error | info | unknown
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"area": self.area, "label": self.label, "status": self.status,
+                "detail": self.detail}
+
+
+def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
+    lines = [
+        ("driver", "NVIDIA driver", facts.nvidia.probe.status, _driver(facts)),
+        ("cuda", "CUDA toolkit", facts.cuda.probe.status, _cuda(facts)),
+        ("libraries", "cuDNN / NCCL / cuBLAS", facts.libraries.probe.status, _libs(facts)),
+    ]
+    fw = facts.frameworks
+    if fw.probe.status.known:
+        if fw.torch:
+            lines.append(("torch", "PyTorch", Status.OK, _torch(facts)))
+        if fw.tensorflow:
+            lines.append(("tensorflow", "TensorFlow", Status.OK, _tf(facts)))
+        if fw.jax:
+            lines.append(("jax", "JAX", Status.OK, _jax(facts)))
+        if fw.keras:
+            lines.append(("keras", "Keras", Status.OK,
+                          f"{fw.keras.version}, backend {fw.keras.backend or 'unknown'}"))
+        if not (fw.torch or fw.tensorflow or fw.jax):
+            lines.append(("frameworks", "Frameworks", Status.OK,
+                          "no PyTorch, TensorFlow or JAX installed"))
+    else:
+        lines.append(("frameworks", "Frameworks", fw.probe.status, fw.probe.reason))
+    lines.append(("python", "Python", facts.host.probe.status, _python(facts)))
+    lines.append(("host", "Host", facts.host.probe.status, _host(facts)))
+
+    out = []
+    for area, label, probe_status, detail in lines:
+        mine = [f for f in findings if AREA_OF.get(f.area, f.area) == area]
+        sev = worst(mine)
+        if sev is not None:
+            status = sev.value
+        elif probe_status in (Status.ERROR, Status.UNKNOWN, Status.SKIPPED):
+            status = "unknown"
+        else:
+            status = "ok"
+        out.append(AreaLine(area, label, status, detail))
+    return out
+
+
+def _driver(facts: Facts) -> str:
+    nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND:
+        if nv.pci_devices:
+            return f"not loaded, but {nv.pci_devices} NVIDIA GPU(s) are on the PCI bus"
+        return "not installed; no NVIDIA GPU found"
+    if not nv.probe.status.known:
+        return f"unknown ({nv.probe.reason or nv.probe.status.value})"
+    parts = [f"{nv.driver_version}"]
+    if nv.cuda_driver_version:
+        parts.append(f"supports CUDA ≤ {nv.cuda_driver_version}")
+    names: dict[str, int] = {}
+    for g in nv.gpus:
+        names[g.name] = names.get(g.name, 0) + 1
+    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "no GPU"
+    return f"{', '.join(parts)}; {gpus} (via {nv.probe.source})"
+
+
+def _cuda(facts: Facts) -> str:
+    cu = facts.cuda
+    if cu.probe.status is Status.NOT_FOUND:
+        return "none installed (pip wheels of the frameworks bring their own CUDA runtime)"
+    if not cu.probe.status.known:
+        return f"unknown ({cu.probe.reason or cu.probe.status.value})"
+    parts = []
+    for tk in cu.toolkits:
+        via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
+        parts.append(f"{tk.version or '?'} at {tk.path} ({via})")
+    if cu.nvcc_path and not any(t.source == "nvcc" for t in cu.toolkits):
+        parts.insert(0, f"nvcc {cu.nvcc_version or '?'} at {cu.nvcc_path}")
+    return "; ".join(parts) or "none"
+
+
+def _libs(facts: Facts) -> str:
+    libs = facts.libraries
+    if not libs.probe.status.known:
+        return f"unknown ({libs.probe.reason or libs.probe.status.value})"
+    parts = []
+    for name in ("cudnn", "nccl", "cublas"):
+        versions = sorted({str(lib.version) for lib in libs.named(name) if lib.version})
+        if versions:
+            parts.append(f"{name} {', '.join(versions)}")
+    return "; ".join(parts) or "none installed system-wide"
+
+
+def _torch(facts: Facts) -> str:
+    t = facts.frameworks.torch
+    if t.cuda:
+        build = f"CUDA {t.cuda} build"
+    elif t.hip:
+        build = f"ROCm/HIP {t.hip} build"
+    else:
+        build = "CPU-only build"
+    return f"{t.version} ({build})"
+
+
+def _tf(facts: Facts) -> str:
+    tf = facts.frameworks.tensorflow
+    if tf.is_cuda_build:
+        build = f"CUDA {tf.cuda or '?'} / cuDNN {tf.cudnn or '?'} build"
+    elif tf.is_cuda_build is False:
+        build = "CPU-only build"
+    else:
+        build = "build unknown"
+    return f"{tf.version} from {tf.distribution} ({build})"
+
+
+def _jax(facts: Facts) -> str:
+    j = facts.frameworks.jax
+    plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "no GPU plugin: CPU only"
+    return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
+
+
+def _python(facts: Facts) -> str:
+    h = facts.host
+    return f"{h.python_version} ({h.python_env}) at {h.python_executable}" if h.python_version \
+        else "unknown"
+
+
+def _host(facts: Facts) -> str:
+    h = facts.host
+    if not h.probe.status.known:
+        return "unknown"
+    parts = [h.distro or h.os, h.arch]
+    if h.cpu_count:
+        parts.append(f"{h.cpu_count} CPUs")
+    if h.ram_total_gb is not None:
+        parts.append(f"{h.ram_total_gb:.1f} GB RAM")
+    if h.shm_total_gb is not None:
+        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GB")
+    if h.container:
+        parts.append(f"in {h.container}")
+    if h.wsl:
+        parts.append(f"WSL{h.wsl}")
+    return ", ".join(p for p in parts if p)
