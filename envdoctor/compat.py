@@ -3,20 +3,886 @@
 Each is registered by name in ``envdoctor.names.FUNCTIONS`` and called from rule expressions,
 e.g. ``when = "nvidia.driver_version < min_driver(torch.cuda)"``. They return ``None`` when the
 matrices do not know the answer: a rule then does not fire (a wrong verdict is worse than none).
+A factory is ``f(facts, intent) -> callable``; a section whose probe did not answer makes the
+callable return ``UNKNOWN``. The pure look-ups (``lookup_*``) take plain values so tests can
+call them without facts. Rows may carry ``confirmed = false``; functions named ``*_confirmed``
+say whether the cell an answer came from was confirmed, for a check's ``confirmed`` field.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from envdoctor.facts import Facts
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.expr import UNKNOWN
+from envdoctor.facts import Facts, Gpu
+from envdoctor.knowledge import matrix
 from envdoctor.names import register
 
 
-def _constant(value: Any):
-    return lambda facts, intent: value
+# ---------------------------------------------------------------------------- helpers
+def ver(value: Any) -> Version | None:
+    """A Version from a Version, a string or a number; None when it does not parse."""
+    if isinstance(value, Version):
+        return value
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Version(str(value).strip())
+    except InvalidVersion:
+        return None
 
 
+def series(value: Any) -> Version | None:
+    """``12.4.131`` -> ``12.4``: the major.minor series of a version."""
+    v = ver(value)
+    return Version(f"{v.major}.{v.minor}") if v is not None else None
+
+
+def confirmed(row: dict[str, Any] | None) -> bool:
+    """A matrix row counts as confirmed unless it says ``confirmed = false``."""
+    return bool(row) and row.get("confirmed", True) is not False
+
+
+def in_range(value: Version, spec: str) -> bool:
+    """``value`` (its release part, without +local) inside a specifier like ``>=2.4,<2.7``."""
+    try:
+        return SpecifierSet(spec).contains(Version(value.base_version), prereleases=True)
+    except InvalidSpecifier:
+        return False
+
+
+# ---------------------------------------------------------------------------- GPUs
+def _name_matches(name: str, pattern: str) -> bool:
+    """Case-insensitive substring match on word boundaries ("A10" does not match "A100")."""
+    low, pat = name.lower(), pattern.lower().strip()
+    start = low.find(pat)
+    while start >= 0:
+        end = start + len(pat)
+        before_ok = start == 0 or not low[start - 1].isalnum()
+        after_ok = end == len(low) or not low[end].isalnum()
+        if before_ok and after_ok:
+            return True
+        start = low.find(pat, start + 1)
+    return False
+
+
+def lookup_gpu(name: str) -> dict[str, Any] | None:
+    """The ``[[gpu]]`` row for an nvidia-smi/NVML name; the longest matching pattern wins."""
+    best, best_len = None, 0
+    for row in matrix("gpus").get("gpu", []):
+        if any(x.lower() in name.lower() for x in row.get("exclude", [])):
+            continue
+        for pattern in row.get("match", []):
+            if len(pattern) > best_len and _name_matches(name, pattern):
+                best, best_len = row, len(pattern)
+    return best
+
+
+def gpu_cc_of(gpu: Gpu) -> Version | None:
+    """A GPU's compute capability: NVML's, else the name table's (pasted reports lack it)."""
+    if gpu.cc is not None:
+        return gpu.cc
+    row = lookup_gpu(gpu.name) if gpu.name else None
+    return ver(row["cc"]) if row else None
+
+
+def _nvidia(facts: Facts) -> Any:
+    return facts.nvidia if facts.nvidia.probe.status.known else UNKNOWN
+
+
+@register("any_gpu_cc")
+def _any_gpu_cc(facts: Facts, intent: str) -> Any:
+    """``any_gpu_cc(">=12.0")``: does any GPU's compute capability satisfy the specifier?
+
+    False when there are no GPUs; UNKNOWN when the NVIDIA probe did not answer, or when no GPU
+    matches and some GPU's capability is unknown (neither NVML nor the name table knows it).
+    """
+    def fn(spec: str) -> Any:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN:
+            return UNKNOWN
+        ccs = [gpu_cc_of(g) for g in nv.gpus]
+        wanted = SpecifierSet(spec)
+        if any(cc is not None and wanted.contains(cc, prereleases=True) for cc in ccs):
+            return True
+        return UNKNOWN if None in ccs else False
+    return fn
+
+
+@register("gpu_cc")
+def _gpu_cc(facts: Facts, intent: str) -> Any:
+    """``gpu_cc(gpu)``: a GPU's compute capability (NVML's, else by name); None if unknown."""
+    return lambda gpu: None if gpu is None else gpu_cc_of(gpu)
+
+
+# ---------------------------------------------------------------------------- torch wheels
+_LOCAL_CUDA = re.compile(r"^cu(\d{3,4})$")
+
+
+def torch_variant_name(version: Any, cuda: Any) -> str | None:
+    """``2.6.0+cu124`` -> ``cu124``; without a local label, built from torch.version.cuda."""
+    v = ver(version)
+    if v is not None and v.local and _LOCAL_CUDA.match(v.local):
+        return v.local
+    c = ver(cuda)
+    return f"cu{c.major}{c.minor}" if c is not None else None
+
+
+def lookup_torch_variant(version: Any, cuda: Any) -> dict[str, Any] | None:
+    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None."""
+    v, name = ver(version), torch_variant_name(version, cuda)
+    if v is None or name is None:
+        return None
+    for row in matrix("torch").get("variant", []):
+        if row.get("cuda") == name and in_range(v, row.get("torch", "")):
+            return row
+    return None
+
+
+def _arch_cc(arch: str) -> tuple[str, Version] | None:
+    """``sm_86`` -> ("sm", 8.6); ``compute_120`` -> ("compute", 12.0); arch suffixes dropped."""
+    m = re.match(r"^(sm|compute)_(\d+)(\d)[a-z]?$", arch.strip().lower())
+    return (m.group(1), Version(f"{m.group(2)}.{m.group(3)}")) if m else None
+
+
+def archs_run_on(archs: list[str], target: str) -> bool:
+    """Whether code compiled for ``archs`` runs on a GPU of arch ``target`` (e.g. "sm_120").
+
+    CUDA binary compatibility: SASS for sm_XY runs on the same major X with minor >= Y; PTX
+    (compute_XY) is JIT-compiled for any GPU with capability >= X.Y.
+    """
+    want = _arch_cc(target)
+    if want is None:
+        return False
+    cc = want[1]
+    for arch in archs:
+        got = _arch_cc(arch)
+        if got is None:
+            continue
+        kind, have = got
+        if kind == "sm" and have.major == cc.major and have.minor <= cc.minor:
+            return True
+        if kind == "compute" and have <= cc:
+            return True
+    return False
+
+
+def _torch(facts: Facts) -> Any:
+    fw = facts.frameworks
+    return fw.torch if fw.probe.status.known else UNKNOWN
+
+
+@register("torch_has_arch")
+def _torch_has_arch(facts: Facts, intent: str) -> Any:
+    """``torch_has_arch("sm_120")``: does the installed torch wheel carry code for that arch?
+
+    True when its arch list (torch matrix, by CUDA variant and release) has SASS that runs on
+    it (same major, lower or equal minor) or PTX it can JIT; None when torch is absent, not a
+    CUDA build, or the matrix has no row for the wheel; UNKNOWN when frameworks is unknown.
+    """
+    def fn(arch: str) -> Any:
+        torch = _torch(facts)
+        if torch is UNKNOWN:
+            return UNKNOWN
+        if torch is None or torch.cuda is None:
+            return None
+        row = lookup_torch_variant(torch.version, torch.cuda)
+        return None if row is None else archs_run_on(row.get("archs", []), arch)
+    return fn
+
+
+def sm_of(cc: Any) -> str | None:
+    """Compute capability ``8.6`` -> ``sm_86``; ``12.0`` -> ``sm_120``."""
+    v = ver(cc)
+    return f"sm_{v.major}{v.minor}" if v is not None else None
+
+
+@register("torch_missing_archs")
+def _torch_missing_archs(facts: Facts, intent: str) -> Any:
+    """GPUs the installed torch wheel has no kernels for, as ``"NAME (sm_XY)"``.
+
+    None when the wheel's arch list is unknown (CPU build, no matrix row) or a GPU's capability
+    is unknown: no verdict then.
+    """
+    def fn() -> Any:
+        nv, torch = _nvidia(facts), _torch(facts)
+        if nv is UNKNOWN or torch is UNKNOWN:
+            return UNKNOWN
+        if torch is None or torch.cuda is None:
+            return None
+        row = lookup_torch_variant(torch.version, torch.cuda)
+        if row is None:
+            return None
+        missing = []
+        for gpu in nv.gpus:
+            sm = sm_of(gpu_cc_of(gpu))
+            if sm is None:
+                return None
+            if not archs_run_on(row.get("archs", []), sm):
+                missing.append(f"{gpu.name} ({sm})")
+        return missing
+    return fn
+
+
+@register("torch_variant")
+def _torch_variant(facts: Facts, intent: str) -> Any:
+    """The torch ``[[variant]]`` row of the installed wheel (cuda, archs, cudnn, confirmed)."""
+    def fn() -> Any:
+        torch = _torch(facts)
+        if torch is UNKNOWN:
+            return UNKNOWN
+        if torch is None:
+            return None
+        return _with_confirmed(lookup_torch_variant(torch.version, torch.cuda))
+    return fn
+
+
+def _with_confirmed(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A row for rule expressions: always has a boolean ``confirmed``."""
+    return None if row is None else {**row, "confirmed": confirmed(row)}
+
+
+# ---------------------------------------------------------------------------- GPU tables
+def lookup_arch(cc: Any) -> dict[str, Any] | None:
+    """The ``[[arch]]`` row (name, first/last CUDA) of a compute capability."""
+    v = ver(cc)
+    if v is None:
+        return None
+    return next((r for r in matrix("gpus").get("arch", []) if ver(r.get("cc")) == v), None)
+
+
+@register("arch_name")
+def _arch_name(facts: Facts, intent: str) -> Any:
+    """``arch_name("8.6")`` -> "Ampere"; None when the table does not list it."""
+    return lambda cc: (lookup_arch(cc) or {}).get("name")
+
+
+@register("gpu_row")
+def _gpu_row(facts: Facts, intent: str) -> Any:
+    """``gpu_row("NVIDIA GeForce RTX 5090")`` -> its ``[[gpu]]`` row (cc, confirmed) or None."""
+    return lambda name: _with_confirmed(lookup_gpu(name)) if name else None
+
+
+def lookup_datasheet(name: str) -> dict[str, Any] | None:
+    """Peak datasheet numbers for a GPU name (``gpu_datasheet.toml``), longest match wins.
+
+    ``bf16_tflops = 0.0`` in the table means the GPU has no bf16 tensor cores.
+    """
+    best, best_len = None, 0
+    for row in matrix("gpu_datasheet").get("gpu", []):
+        if any(x.lower() in name.lower() for x in row.get("exclude", [])):
+            continue
+        for pattern in row.get("match", []):
+            if len(pattern) > best_len and _name_matches(name, pattern):
+                best, best_len = row, len(pattern)
+    return best
+
+
+@register("datasheet")
+def _datasheet(facts: Facts, intent: str) -> Any:
+    """``datasheet(gpu.name)`` -> peak TFLOPS/bandwidth row (all rows unconfirmed) or None."""
+    return lambda name: _with_confirmed(lookup_datasheet(name)) if name else None
+
+
+# ---------------------------------------------------------------------------- CUDA ↔ driver
+def _platform(os_name: str) -> str:
+    return "windows" if os_name.lower().startswith("win") else "linux"
+
+
+def lookup_min_driver(cuda: Any, os_name: str = "linux") -> tuple[Version, bool] | None:
+    """Driver bundled with the first release of a CUDA series (Table 3), and confirmed.
+
+    ``12.4`` and ``12.4.131`` both mean the 12.4 series: its GA (lowest) row. None when the
+    table has no row or the cell is N/A (Windows from CUDA 13.0).
+    """
+    want, col = series(cuda), _platform(os_name)
+    if want is None:
+        return None
+    rows = [r for r in matrix("cuda_driver").get("toolkit", []) if series(r["cuda"]) == want]
+    rows.sort(key=lambda r: ver(r["cuda"]) or Version("0"))
+    for row in rows:
+        value = ver(row.get(col))
+        if value is not None:
+            return value, confirmed(row)
+    return None
+
+
+def lookup_compat_floor(cuda: Any, os_name: str = "linux") -> Version | None:
+    """Minor-version-compatibility floor of a CUDA major: the oldest driver that runs it."""
+    v, col = ver(cuda), _platform(os_name)
+    if v is None:
+        return None
+    row = next((r for r in matrix("cuda_driver").get("minor_compat", [])
+                if r.get("major") == v.major), None)
+    return ver(row.get(col)) if row and confirmed(row) else None
+
+
+def lookup_max_cuda(driver: Any, os_name: str = "linux") -> Version | None:
+    """Newest CUDA series whose bundled driver minimum is <= ``driver``; None if none known."""
+    d, col = ver(driver), _platform(os_name)
+    if d is None:
+        return None
+    best = None
+    for row in matrix("cuda_driver").get("toolkit", []):
+        need = ver(row.get(col))
+        if need is not None and need <= d and confirmed(row):
+            best = max(best, series(row["cuda"])) if best else series(row["cuda"])
+    return best
+
+
+def _os(facts: Facts) -> str:
+    return facts.host.os if facts.host.probe.status.known else "linux"
+
+
+@register("min_driver")
+def _min_driver(facts: Facts, intent: str) -> Any:
+    """``min_driver(cuda)``: the toolkit-bundled driver for that CUDA series on this OS."""
+    def fn(cuda: Any) -> Any:
+        got = lookup_min_driver(cuda, _os(facts))
+        return got[0] if got else None
+    return fn
+
+
+@register("min_driver_compat")
+def _min_driver_compat(facts: Facts, intent: str) -> Any:
+    """``min_driver_compat(cuda)``: minor-version-compatibility floor of that CUDA major."""
+    return lambda cuda: lookup_compat_floor(cuda, _os(facts))
+
+
+@register("max_cuda")
+def _max_cuda(facts: Facts, intent: str) -> Any:
+    """``max_cuda(driver)``: newest CUDA series the driver supports with no compat caveat."""
+    return lambda driver: lookup_max_cuda(driver, _os(facts))
+
+
+def framework_cudas(facts: Facts) -> list[tuple[str, Version]]:
+    """(what, CUDA version) for each installed framework built for CUDA.
+
+    torch: torch.version.cuda. TensorFlow: its build_info CUDA, else the tested-configuration
+    row. JAX: the CUDA major of its plugin (``jax-cuda12-plugin`` -> 12.0: the plugin's floor).
+    """
+    fw = facts.frameworks
+    out: list[tuple[str, Version]] = []
+    if fw.torch is not None and fw.torch.cuda is not None:
+        out.append((f"torch {fw.torch.version}", fw.torch.cuda))
+    tf = fw.tensorflow
+    if tf is not None and tf.is_cuda_build is not False and tf.version is not None:
+        cuda = tf.cuda or ver((lookup_tf_release(tf.version) or {}).get("cuda"))
+        if cuda is not None and (tf.is_cuda_build or tf.cuda is not None):
+            out.append((f"tensorflow {tf.version}", cuda))
+    if fw.jax is not None:
+        for major in sorted({m for m in (_jax_plugin_major(p.name) for p in fw.jax.plugins) if m}):
+            out.append((f"jax-cuda{major}-plugin", Version(f"{major}.0")))
+    return out
+
+
+def _driver_gaps(facts: Facts, below_floor: bool) -> Any:
+    nv, fw = _nvidia(facts), facts.frameworks
+    if nv is UNKNOWN or not fw.probe.status.known:
+        return UNKNOWN
+    if nv.driver_version is None:
+        return []
+    os_name, gaps = _os(facts), []
+    for what, cuda in framework_cudas(facts):
+        floor = lookup_compat_floor(cuda, os_name)
+        bundled = lookup_min_driver(cuda, os_name)
+        if below_floor and floor is not None and nv.driver_version < floor:
+            gaps.append(f"{what} (CUDA {cuda} needs driver >= {floor})")
+        elif not below_floor and bundled is not None and nv.driver_version < bundled[0] \
+                and (floor is None or nv.driver_version >= floor) and not what.startswith("jax"):
+            gaps.append(f"{what} (CUDA {cuda}: full support from driver {bundled[0]})")
+    return gaps
+
+
+@register("driver_below_floor")
+def _driver_below_floor(facts: Facts, intent: str) -> Any:
+    """Frameworks whose CUDA major the driver cannot run at all (below the compat floor)."""
+    return lambda: _driver_gaps(facts, below_floor=True)
+
+
+@register("driver_below_bundled")
+def _driver_below_bundled(facts: Facts, intent: str) -> Any:
+    """Frameworks running under minor-version compatibility (driver older than their CUDA's)."""
+    return lambda: _driver_gaps(facts, below_floor=False)
+
+
+# ---------------------------------------------------------------------------- cuDNN
+def _series_range(text: str) -> tuple[Version, Version] | None:
+    """``"9.1-9.4"`` -> (9.1, 9.4); ``"9.10"`` -> (9.10, 9.10)."""
+    parts = [ver(p) for p in str(text).split("-")]
+    if not parts or None in parts or len(parts) > 2:
+        return None
+    return parts[0], parts[-1]  # type: ignore[return-value]
+
+
+def lookup_cudnn(version: Any) -> dict[str, Any] | None:
+    """The cuDNN support-matrix row covering a version (``9.13.0.50`` -> the "9.11-9.16" row)."""
+    want = series(version)
+    if want is None:
+        return None
+    for row in matrix("cudnn").get("release", []):
+        rng = _series_range(row.get("cudnn", ""))
+        if rng and rng[0] <= want <= rng[1]:
+            return row
+    return None
+
+
+def lookup_cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
+    """Oldest compute capability a cuDNN release supports (CUDA-11 packages may differ)."""
+    row = lookup_cudnn(version)
+    if row is None:
+        return None
+    if cuda_major == 11 and row.get("min_cc_cuda11"):
+        return ver(row["min_cc_cuda11"])
+    return ver(row.get("min_cc"))
+
+
+@register("cudnn_min_cc")
+def _cudnn_min_cc(facts: Facts, intent: str) -> Any:
+    """``cudnn_min_cc("9.13.0")`` -> 7.5; None when the support matrix has no row."""
+    return lambda version, cuda_major=None: lookup_cudnn_min_cc(version, cuda_major)
+
+
+@register("cudnn_row")
+def _cudnn_row(facts: Facts, intent: str) -> Any:
+    """``cudnn_row(version)`` -> the support-matrix row (with ``confirmed``) or None."""
+    return lambda version: _with_confirmed(lookup_cudnn(version))
+
+
+def cudnn_wheels(facts: Facts) -> list[tuple[str, Version, int | None]]:
+    """pip cuDNN wheels: (distribution, version, CUDA major from the -cuNN suffix)."""
+    out = []
+    for d in facts.packages.distributions:
+        m = re.match(r"^nvidia-cudnn(?:-cu(\d+))?$", d.name)
+        if m and d.version is not None:
+            out.append((d.name, d.version, int(m.group(1)) if m.group(1) else None))
+    return out
+
+
+@register("gpus_below_cudnn")
+def _gpus_below_cudnn(facts: Facts, intent: str) -> Any:
+    """GPUs older than the installed pip cuDNN supports: ``["GTX 1080 Ti (6.1 < 7.5, cuDNN 9.13)"]``.
+
+    Also the list ``gpus_below_cudnn_confirmed()`` says whether every row used was confirmed.
+    """
+    def fn() -> Any:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN or not facts.packages.probe.status.known:
+            return UNKNOWN
+        out = []
+        for dist, version, major in cudnn_wheels(facts):
+            floor = lookup_cudnn_min_cc(version, major)
+            for gpu in nv.gpus:
+                cc = gpu_cc_of(gpu)
+                if floor is not None and cc is not None and cc < floor:
+                    out.append(f"{gpu.name} (cc {cc} < {floor}, {dist} {version})")
+        return out
+    return fn
+
+
+@register("gpus_below_cudnn_confirmed")
+def _gpus_below_cudnn_confirmed(facts: Facts, intent: str) -> Any:
+    """Whether every cuDNN row behind ``gpus_below_cudnn()`` is confirmed."""
+    return lambda: all(confirmed(lookup_cudnn(v)) for _, v, _ in cudnn_wheels(facts)
+                       if lookup_cudnn(v) is not None)
+
+
+# ---------------------------------------------------------------------------- torch releases
+def lookup_torch_release(version: Any) -> dict[str, Any] | None:
+    """The RELEASE.md row of a torch version (matched on major.minor)."""
+    want = series(version)
+    return next((r for r in matrix("torch").get("release", [])
+                 if want is not None and ver(r["torch"]) == want), None)
+
+
+@register("torch_release")
+def _torch_release(facts: Facts, intent: str) -> Any:
+    """``torch_release(version)`` -> python range, torchvision/torchaudio, variants, confirmed."""
+    return lambda version: _with_confirmed(lookup_torch_release(version))
+
+
+def local_variant(version: Any) -> str | None:
+    """``0.19.0+cu121`` -> ``cu121``; ``+cpu`` -> ``cpu``; anything else (no label, a source
+    build's git hash like ``+a9603c7``) -> None."""
+    v = ver(version)
+    if v is None or not v.local:
+        return None
+    return v.local if re.fullmatch(r"cu\d+|cpu|rocm[\d.]+|xpu", v.local) else None
+
+
+@register("torch_companion_mismatch")
+def _torch_companion_mismatch(facts: Facts, intent: str) -> Any:
+    """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
+
+    Returns ``["torchvision 0.19.0+cu121 (torch 2.6 needs 0.21)"]``; a pairing the matrix does
+    not list is not judged.
+    """
+    def fn() -> Any:
+        pk = facts.packages
+        if not pk.probe.status.known:
+            return UNKNOWN
+        torch = pk.get("torch")
+        if torch is None or torch.version is None:
+            return []
+        row, out = lookup_torch_release(torch.version) or {}, []
+        tv = local_variant(torch.version)
+        for comp in ("torchvision", "torchaudio"):
+            dist = pk.get(comp)
+            if dist is None or dist.version is None:
+                continue
+            want = ver(row.get(comp))
+            if want is not None and series(dist.version) != want:
+                out.append(f"{comp} {dist.version} (torch {series(torch.version)} needs "
+                           f"{want}.x)")
+                continue
+            cv = local_variant(dist.version)
+            if tv and cv and tv != cv:
+                out.append(f"{comp} {dist.version} is a {cv} build, torch {torch.version} "
+                           f"is {tv}")
+        return out
+    return fn
+
+
+# ---------------------------------------------------------------------------- TensorFlow
+def lookup_tf_release(version: Any) -> dict[str, Any] | None:
+    """The tested-build-configuration row of a TensorFlow version (major.minor)."""
+    want = series(version)
+    return next((r for r in matrix("tensorflow").get("release", [])
+                 if want is not None and ver(r["tensorflow"]) == want), None)
+
+
+@register("tf_release")
+def _tf_release(facts: Facts, intent: str) -> Any:
+    """``tf_release(version)`` -> python range, tested CUDA and cuDNN, confirmed; or None."""
+    return lambda version: _with_confirmed(lookup_tf_release(version))
+
+
+@register("tf_last_windows_gpu")
+def _tf_last_windows_gpu(facts: Facts, intent: str) -> Any:
+    """The last TensorFlow with GPU support on native Windows (2.10)."""
+    value = ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
+    return lambda: value
+
+
+# ---------------------------------------------------------------------------- JAX
+def _jax_plugin_major(name: str) -> int | None:
+    m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", name)
+    return int(m.group(1)) if m else None
+
+
+def lookup_jax_release(version: Any) -> dict[str, Any] | None:
+    """The JAX row whose first..last range holds ``version``."""
+    v = ver(version)
+    if v is None:
+        return None
+    for row in matrix("jax").get("release", []):
+        first, last = ver(row.get("first")), ver(row.get("last"))
+        if first and last and first <= Version(v.base_version) <= last:
+            return row
+    return None
+
+
+def lookup_jax_plugin(cuda_major: Any) -> dict[str, Any] | None:
+    """The CUDA plugin rule (package names, min driver/cuDNN/cc) of a CUDA major."""
+    return next((r for r in matrix("jax").get("plugin", [])
+                 if str(r.get("cuda_major")) == str(cuda_major)), None)
+
+
+@register("jax_release")
+def _jax_release(facts: Facts, intent: str) -> Any:
+    """``jax_release(version)`` -> python range, numpy floor; None past the table."""
+    return lambda version: _with_confirmed(lookup_jax_release(version))
+
+
+@register("jax_plugin")
+def _jax_plugin(facts: Facts, intent: str) -> Any:
+    """``jax_plugin(12)`` -> plugin/pjrt names, min driver, min cuDNN, min cc."""
+    return lambda major: _with_confirmed(lookup_jax_plugin(major))
+
+
+@register("jax_mismatch")
+def _jax_mismatch(facts: Facts, intent: str) -> Any:
+    """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.
+
+    jax setup.py: jaxlib and the plugin must lie in [jaxlib floor, jax]; the plugin pins its
+    pjrt to its own version (jax_plugins/cuda/plugin_setup.py).
+    """
+    def fn() -> Any:
+        pk = facts.packages
+        if not pk.probe.status.known:
+            return UNKNOWN
+        jax, jaxlib = pk.get("jax"), pk.get("jaxlib")
+        if jax is None or jax.version is None:
+            return []
+        out = []
+        jv = Version(jax.version.base_version)
+        if jaxlib is not None and jaxlib.version is not None \
+                and Version(jaxlib.version.base_version) > jv:
+            out.append(f"jaxlib {jaxlib.version} is newer than jax {jax.version}")
+        by_major: dict[int, dict[str, Version]] = {}
+        for d in pk.distributions:
+            m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", d.name)
+            if m and d.version is not None:
+                by_major.setdefault(int(m.group(1)), {})[m.group(2)] = d.version
+        for major, parts in sorted(by_major.items()):
+            plugin, pjrt = parts.get("plugin"), parts.get("pjrt")
+            if plugin is not None and pjrt is not None and plugin != pjrt:
+                out.append(f"jax-cuda{major}-plugin {plugin} needs jax-cuda{major}-pjrt "
+                           f"=={plugin}, found {pjrt}")
+            if plugin is not None and Version(plugin.base_version) > jv:
+                out.append(f"jax-cuda{major}-plugin {plugin} is newer than jax {jax.version}")
+            if plugin is not None and jaxlib is not None and jaxlib.version is not None \
+                    and Version(plugin.base_version) < Version(jaxlib.version.base_version):
+                out.append(f"jax-cuda{major}-plugin {plugin} is older than jaxlib "
+                           f"{jaxlib.version}")
+        return out
+    return fn
+
+
+@register("gpus_below_jax")
+def _gpus_below_jax(facts: Facts, intent: str) -> Any:
+    """GPUs older than the installed JAX CUDA plugin's minimum compute capability."""
+    def fn() -> Any:
+        nv, fw = _nvidia(facts), facts.frameworks
+        if nv is UNKNOWN or not fw.probe.status.known:
+            return UNKNOWN
+        if fw.jax is None:
+            return []
+        out = []
+        for major in sorted({m for m in (_jax_plugin_major(p.name) for p in fw.jax.plugins) if m}):
+            floor = ver((lookup_jax_plugin(major) or {}).get("min_cc"))
+            for gpu in nv.gpus:
+                cc = gpu_cc_of(gpu)
+                if floor is not None and cc is not None and cc < floor:
+                    out.append(f"{gpu.name} (cc {cc} < {floor} for jax-cuda{major}-plugin)")
+        return out
+    return fn
+
+
+# ---------------------------------------------------------------------------- GPU health
+_THROTTLE_BAD = ("hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
+                 "hw_power_brake_slowdown")
+
+
+@register("gpu_throttling")
+def _gpu_throttling(facts: Facts, intent: str) -> Any:
+    """GPUs slowed for a reason other than idling: thermal, hardware or power-brake slowdown,
+    or a software power cap while drawing < 80% of the limit (a lowered limit)."""
+    def fn() -> Any:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN:
+            return UNKNOWN
+        out = []
+        for g in nv.gpus:
+            bad = [r for r in g.throttle_reasons if r in _THROTTLE_BAD]
+            if "sw_power_cap" in g.throttle_reasons and g.power_draw_w is not None \
+                    and g.power_limit_w and g.power_draw_w < 0.8 * g.power_limit_w:
+                bad.append(f"sw_power_cap at {g.power_draw_w:.0f} of {g.power_limit_w:.0f} W")
+            if bad:
+                temp = f", {g.temperature_c} C" if g.temperature_c is not None else ""
+                out.append(f"{g.name} #{g.index}: {', '.join(bad)}{temp}")
+        return out
+    return fn
+
+
+@register("gpu_processes")
+def _gpu_processes(facts: Facts, intent: str) -> Any:
+    """Every process on every GPU as ``"python (pid 48213, 71674 MiB) on #0"``."""
+    def fn() -> Any:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN:
+            return UNKNOWN
+        return [f"{p.name} (pid {p.pid}" + (f", {p.used_mb} MiB" if p.used_mb is not None else "")
+                + f") on #{g.index}" for g in nv.gpus for p in g.processes]
+    return fn
+
+
+# ---------------------------------------------------------------------------- packages
+_UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
+                    "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
+                    "nvidia-cuda-nvrtc", "nvidia-cuda-cupti", "nvidia-cuda-nvcc", "nvidia-nvtx")
+
+
+def nvidia_wheel_major(name: str, version: Version | None) -> int | None:
+    """CUDA major of a pip ``nvidia-*`` wheel: its ``-cuNN`` suffix, or for CUDA 13's
+    unsuffixed component wheels (``nvidia-cublas 13.0.0.19``) its version's major."""
+    m = re.match(r"^nvidia-.+-cu(\d+)$", name)
+    if m:
+        return int(m.group(1))
+    if name in _UNSUFFIXED_CUDA and version is not None and version.major >= 13:
+        return version.major
+    return None
+
+
+@register("nvidia_wheel_majors")
+def _nvidia_wheel_majors(facts: Facts, intent: str) -> Any:
+    """Sorted CUDA majors of the pip ``nvidia-*`` CUDA wheels installed (``[12, 13]``)."""
+    def fn() -> Any:
+        if not facts.packages.probe.status.known:
+            return UNKNOWN
+        return sorted({m for d in facts.packages.distributions
+                       if (m := nvidia_wheel_major(d.name, d.version)) is not None})
+    return fn
+
+
+@register("nvidia_wheels_of")
+def _nvidia_wheels_of(facts: Facts, intent: str) -> Any:
+    """``nvidia_wheels_of(12)`` -> names of the pip nvidia-* wheels built for that CUDA major."""
+    def fn(major: int) -> Any:
+        if not facts.packages.probe.status.known:
+            return UNKNOWN
+        return [f"{d.name}=={d.version}" for d in facts.packages.distributions
+                if nvidia_wheel_major(d.name, d.version) == major]
+    return fn
+
+
+def _first_numpy2(package: str) -> tuple[Version, bool] | None:
+    row = next((r for r in matrix("misc").get("numpy", []) if r.get("package") == package), None)
+    v = ver(row.get("first_numpy2")) if row else None
+    return (v, confirmed(row)) if v is not None else None
+
+
+@register("numpy1_builds")
+def _numpy1_builds(facts: Facts, intent: str) -> Any:
+    """Installed packages built against NumPy 1 (misc.toml ``[[numpy]]``), each a dict with
+    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1."""
+    def fn() -> Any:
+        pk = facts.packages
+        if not pk.probe.status.known:
+            return UNKNOWN
+        numpy = pk.get("numpy")
+        if numpy is None or numpy.version is None or numpy.version.major < 2:
+            return []
+        out = []
+        for name in ("torch", "tensorflow", "tensorflow-cpu", "jaxlib"):
+            dist = pk.get(name)
+            first = _first_numpy2("tensorflow" if name.startswith("tensorflow") else name)
+            if dist is not None and dist.version is not None and first \
+                    and Version(dist.version.base_version) < first[0]:
+                out.append({"name": name, "version": str(dist.version),
+                            "first_numpy2": str(first[0]), "confirmed": first[1]})
+        return out
+    return fn
+
+
+@register("misc_row")
+def _misc_row(facts: Facts, intent: str) -> Any:
+    """``misc_row("mxnet", "numpy_max")``: the first ``[[mxnet]]`` row of misc.toml that has
+    that field (with ``confirmed``), for checks that cite one fact of that table."""
+    def fn(table: str, field: str) -> Any:
+        rows = matrix("misc").get(table, [])
+        return _with_confirmed(next((r for r in rows if field in r), None))
+    return fn
+
+
+@register("keras_row")
+def _keras_row(facts: Facts, intent: str) -> Any:
+    """``keras_row(tf_version)``: the Keras <-> TensorFlow row whose range holds that TF."""
+    def fn(tf_version: Any) -> Any:
+        v = ver(tf_version)
+        if v is None:
+            return None
+        return _with_confirmed(next((r for r in matrix("misc").get("keras", [])
+                                     if in_range(v, r.get("tensorflow", ""))), None))
+    return fn
+
+
+# ---------------------------------------------------------------------------- environment
+@register("on_ld_path")
+def _on_ld_path(facts: Facts, intent: str) -> Any:
+    """``on_ld_path(path)``: is the folder of ``path`` listed in LD_LIBRARY_PATH?"""
+    def fn(path: str) -> Any:
+        if not facts.env.probe.status.known:
+            return UNKNOWN
+        dirs = {d.rstrip("/") for d in facts.env.vars.get("LD_LIBRARY_PATH", "").split(":") if d}
+        folder = path.rsplit("/", 1)[0].rstrip("/") if "/" in path else ""
+        return bool(folder) and folder in dirs
+    return fn
+
+
+@register("visible_devices_missing")
+def _visible_devices_missing(facts: Facts, intent: str) -> Any:
+    """Entries of CUDA_VISIBLE_DEVICES that name no GPU here (index past the count, unknown
+    UUID or MIG id); [] when unset, empty or all valid. CUDA stops at the first bad entry."""
+    def fn() -> Any:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN or not facts.env.probe.status.known:
+            return UNKNOWN
+        value = facts.env.vars.get("CUDA_VISIBLE_DEVICES")
+        if value is None or value.strip() in ("", "-1", "none", "NoDevFiles") or not nv.gpus:
+            return []
+        uuids = [g.uuid.lower() for g in nv.gpus if g.uuid]
+        bad = []
+        for entry in (e.strip() for e in value.split(",")):
+            if re.fullmatch(r"\d+", entry):
+                if int(entry) >= len(nv.gpus):
+                    bad.append(entry)
+            elif entry.lower().startswith(("gpu-", "mig-")):
+                if uuids and not any(u.startswith(entry.lower()) for u in uuids) \
+                        and not entry.lower().startswith("mig-"):
+                    bad.append(entry)
+            elif entry:
+                bad.append(entry)
+        return bad
+    return fn
+
+
+ALLOC_CONF_KEYS = {
+    "max_split_size_mb": r"\d+",
+    "roundup_power2_divisions": r"\d+|\[[0-9a-z_:, >]+\]",
+    "garbage_collection_threshold": r"0?\.\d+|1(\.0*)?",
+    "expandable_segments": r"True|False",
+    "backend": r"native|cudaMallocAsync",
+    "release_lock_on_cudamalloc": r"True|False",
+    "pinned_use_cuda_host_register": r"True|False",
+    "pinned_num_register_threads": r"\d+",
+    "pinned_use_background_threads": r"True|False",
+    "per_process_memory_fraction": r"0?\.\d+|1(\.0*)?",
+    "graph_capture_record_stream_reuse": r"True|False",
+}
+
+
+def alloc_conf_problem(text: str) -> str | None:
+    """What is wrong with a PYTORCH_CUDA_ALLOC_CONF value, or None when it parses.
+
+    Grammar from c10/cuda/CUDAAllocatorConfig.cpp: comma-separated ``key:value`` pairs
+    (roundup_power2_divisions may be a bracketed list); keys and True/False are case-sensitive.
+    """
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in (p.strip() for p in parts):
+        if not part:
+            continue
+        key, sep, value = part.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep:
+            return f"{part!r} is not key:value"
+        if key not in ALLOC_CONF_KEYS:
+            return f"unknown option {key!r}"
+        if not re.fullmatch(ALLOC_CONF_KEYS[key], value):
+            return f"bad value {value!r} for {key}"
+    return None
+
+
+@register("alloc_conf_problem")
+def _alloc_conf_problem(facts: Facts, intent: str) -> Any:
+    """``alloc_conf_problem(value)``: why PyTorch would reject an allocator config, or None."""
+    return lambda text: None if text is None else alloc_conf_problem(text)
+
+
+# ---------------------------------------------------------------------------- other
 @register("no_gpu_reason")
 def _no_gpu_reason(facts: Facts, intent: str) -> Any:
     """Why no GPU can be used here, in one sentence, or None when one can."""
@@ -38,3 +904,67 @@ def _no_gpu_reason(facts: Facts, intent: str) -> Any:
             return f"driver {nv.driver_version} is loaded but reports no GPU"
         return "no NVIDIA GPU and no NVIDIA driver were found on this machine"
     return reason
+
+
+# ---------------------------------------------------------------------------- validation
+# Fields whose values must parse, per matrix and table: "version", "spec" or "series".
+_TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
+    ("cuda_driver", "toolkit"): {"cuda": "version", "linux": "version", "windows": "version"},
+    ("cuda_driver", "minor_compat"): {"linux": "version", "windows": "version"},
+    ("gpus", "arch"): {"cc": "version", "first_cuda": "version", "last_cuda": "version"},
+    ("gpus", "gpu"): {"cc": "version"},
+    ("torch", "release"): {"torch": "version", "python": "spec", "torchvision": "version",
+                           "torchaudio": "version"},
+    ("torch", "variant"): {"torch": "spec"},
+    ("tensorflow", "release"): {"tensorflow": "version", "python": "spec", "cuda": "version",
+                                "cudnn": "version"},
+    ("jax", "release"): {"first": "version", "last": "version", "python": "spec"},
+    ("jax", "plugin"): {"min_cudnn": "version", "min_cc": "version"},
+    ("cudnn", "release"): {"cudnn": "series", "min_cc": "version"},
+    ("misc", "keras"): {"tensorflow": "spec"},
+}
+
+
+def _type_problem(kind: str, value: Any) -> str | None:
+    if value == "" and kind == "version":
+        return None  # an empty cell: the matrix does not know (e.g. last_cuda of a live arch)
+    if kind == "version" and ver(value) is None:
+        return f"{value!r} is not a version"
+    if kind == "spec":
+        try:
+            SpecifierSet(str(value))
+        except InvalidSpecifier:
+            return f"{value!r} is not a version specifier"
+    if kind == "series" and _series_range(str(value)) is None:
+        return f"{value!r} is not a version or a range like 9.1-9.4"
+    return None
+
+
+def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
+    """What is wrong with one matrix's data: ``"<table>[i].<field>: message"`` per problem.
+
+    Every row (any table other than ``meta``) needs a ``source`` URL; ``confirmed`` must be a
+    boolean; typed fields must parse; arch lists must look like sm_XY / compute_XY.
+    """
+    from envdoctor.knowledge import is_url
+    problems = []
+    for table, value in data.items():
+        if table == "meta":
+            continue
+        rows = value if isinstance(value, list) else [value]
+        for i, row in enumerate(rows):
+            where = f"{table}[{i}]" if isinstance(value, list) else table
+            if not isinstance(row, dict):
+                problems.append(f"{where}: must be a table")
+                continue
+            if not is_url(row.get("source")):
+                problems.append(f"{where}.source: every row needs a source URL")
+            if "confirmed" in row and not isinstance(row["confirmed"], bool):
+                problems.append(f"{where}.confirmed: must be true or false")
+            for key, kind in _TYPED_FIELDS.get((name, table), {}).items():
+                if key in row and (msg := _type_problem(kind, row[key])):
+                    problems.append(f"{where}.{key}: {msg}")
+            for arch in row.get("archs", []) if table == "variant" else []:
+                if _arch_cc(arch) is None:
+                    problems.append(f"{where}.archs: {arch!r} is not sm_XY or compute_XY")
+    return problems

@@ -51,6 +51,7 @@ class Example:
     facts: dict[str, Any]
     intent: str = "auto"
     name: str = ""
+    severity: str = ""   # optional: the severity a firing example must get
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class Check:
     area: str = ""
     examples: tuple[Example, ...] = ()
     path: str = ""
+    # Optional: an expression that says whether the matrix cells behind a finding are
+    # confirmed. When it is not True (False, None or UNKNOWN), an error is reported as a
+    # warning: a fact we could not confirm never yields an error on its own.
+    confirmed: ast.Expression | None = None
 
     def severity_for(self, intent: str) -> str:
         return self.severity.get(intent, self.severity.get("auto", "off"))
@@ -100,10 +105,26 @@ def parse_check(data: dict[str, Any], path: Path | str) -> Check:
         raise RuleFileError(path, "references", "must be a non-empty list of URLs (sources)")
     try:
         when = expr.compile_expr(data["when"])
-        evidence = {k: expr.compile_expr(v) for k, v in (data.get("evidence") or {}).items()}
     except expr.ExprError as exc:
         raise RuleFileError(path, "when", str(exc)) from None
-    for key, tree in [("when", when), *(("evidence." + k, t) for k, t in evidence.items())]:
+    evidence = {}
+    for key, source in (data.get("evidence") or {}).items():
+        try:
+            evidence[key] = expr.compile_expr(source)
+        except (expr.ExprError, AttributeError) as exc:
+            raise RuleFileError(path, f"evidence.{key}", str(exc)) from None
+    confirmed = None
+    if "confirmed" in data:
+        if not isinstance(data["confirmed"], str) or not data["confirmed"].strip():
+            raise RuleFileError(path, "confirmed", "must be an expression (a string)")
+        try:
+            confirmed = expr.compile_expr(data["confirmed"])
+        except expr.ExprError as exc:
+            raise RuleFileError(path, "confirmed", str(exc)) from None
+    trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items())]
+    if confirmed is not None:
+        trees.append(("confirmed", confirmed))
+    for key, tree in trees:
         unknown = expr.free_names(tree) - known_names()
         if unknown:
             raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
@@ -117,7 +138,7 @@ def parse_check(data: dict[str, Any], path: Path | str) -> Check:
                  when_source=data["when"], why=data["why"].strip(), fix=data["fix"].strip(),
                  references=tuple(refs), evidence=evidence,
                  area=data.get("area") or AREAS.get(prefix, prefix.lower()),
-                 examples=examples, path=str(path))
+                 examples=examples, path=str(path), confirmed=confirmed)
 
 
 @lru_cache(maxsize=1)
@@ -134,8 +155,12 @@ def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
     intent = raw.get("intent", "auto")
     if intent not in INTENTS:
         raise RuleFileError(path, f"{where}.intent", f"{intent!r} is not one of {INTENTS}")
+    severity = raw.get("severity", "")
+    if severity not in ("", *SEVERITIES[:3]):
+        raise RuleFileError(path, f"{where}.severity", f"{severity!r} is not one of "
+                            f"{SEVERITIES[:3]}")
     return Example(fires=raw["fires"], facts=raw["facts"], intent=intent,
-                   name=str(raw.get("name", "")))
+                   name=str(raw.get("name", "")), severity=severity)
 
 
 def load_checks(root: Path | None = None) -> list[Check]:
@@ -174,11 +199,22 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str) -> CheckResul
             evidence[key] = _plain(expr.Evaluator({**expr.BUILTINS, **names})(tree))
         except Exception as exc:
             evidence[key] = f"<{type(exc).__name__}: {exc}>"
+    if severity == "error" and check.confirmed is not None and not _is_confirmed(check, names):
+        severity = "warning"
+        evidence["confirmed"] = False
     finding = Finding(code=check.code, id=check.id, severity=Severity(severity),
                       title=fill(check.title, evidence), why=fill(check.why, evidence),
                       fix=fill(check.fix, evidence), references=check.references,
                       evidence=evidence, area=check.area)
     return CheckResult(check.code, check.id, "fired", finding)
+
+
+def _is_confirmed(check: Check, names: dict[str, Any]) -> bool:
+    """True only when the check's ``confirmed`` expression evaluates to exactly True."""
+    try:
+        return expr.Evaluator({**expr.BUILTINS, **names})(check.confirmed) is True
+    except Exception:
+        return False
 
 
 def _plain(value: Any) -> Any:
@@ -264,4 +300,8 @@ def run_examples(check: Check) -> list[str]:
         elif (result.state == "fired") != example.fires:
             want = "fire" if example.fires else "not fire"
             problems.append(f"{label}: expected to {want}, but it was {result.state}")
+        elif example.severity and result.finding is not None \
+                and result.finding.severity.value != example.severity:
+            problems.append(f"{label}: expected severity {example.severity}, "
+                            f"got {result.finding.severity.value}")
     return problems

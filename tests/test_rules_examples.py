@@ -62,3 +62,22 @@ def test_bad_expression_names_file_and_field():
             "examples": [{"fires": True, "facts": {}}, {"fires": False, "facts": {}}]}
     with pytest.raises(RuleFileError, match=r"x\.toml: when"):
         engine.parse_check(data, "x.toml")
+
+
+def test_rules_test_command_function_finds_no_problem():
+    """The same function as `envdoctor rules test`: every check and matrix file, every example."""
+    from envdoctor.commands.rules_cmd import validate_rules
+    checks, problems = validate_rules()
+    assert problems == [] and len(checks) >= 40
+
+
+def test_rules_test_reports_file_and_field(tmp_path):
+    from envdoctor.commands.rules_cmd import validate_rules
+    bad = tmp_path / "checks" / "x"
+    bad.mkdir(parents=True)
+    (bad / "TEST001.toml").write_text('code = "TEST001"\nid = "t"\nseverity = "error"\n'
+                                      'title = "t"\nwhen = "True"\nwhy = "w"\nfix = "f"\n'
+                                      'references = []\nexamples = []\n')
+    checks, problems = validate_rules(tmp_path)
+    assert checks == [] and problems == [f"{bad / 'TEST001.toml'}: references: must be a "
+                                         "non-empty list of URLs (sources)"]

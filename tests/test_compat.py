@@ -1,0 +1,207 @@
+"""Knowledge functions over rules/matrices: right answers, None when the matrices do not know,
+UNKNOWN when the facts are missing, and the `confirmed` downgrade of errors."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from envdoctor import compat, engine
+from envdoctor.expr import UNKNOWN
+from envdoctor.names import names_for
+
+
+def names(**partial):
+    return names_for(engine.example_facts(partial))
+
+
+RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "cc": "12.0"}
+
+
+# ---------------------------------------------------------------- CUDA <-> driver
+@pytest.mark.parametrize("cuda, os_name, want", [
+    ("12.4", "Linux", "550.54.14"), ("12.4.131", "Linux", "550.54.14"),
+    ("12.4", "Windows", "551.61"), ("11.8", "Linux", "520.61.05"), ("13.0", "Linux", "580.65.06"),
+])
+def test_min_driver_is_the_ga_bundled_driver(cuda, os_name, want):
+    assert compat.lookup_min_driver(cuda, os_name)[0] == Version(want)
+
+
+def test_min_driver_is_none_when_the_table_says_na_or_has_no_row():
+    assert compat.lookup_min_driver("13.0", "Windows") is None   # N/A from CUDA 13.0
+    assert compat.lookup_min_driver("9.2", "Linux") is None      # before the table
+
+
+def test_minor_compat_floor_and_unconfirmed_rows():
+    assert compat.lookup_compat_floor("12.8") == Version("525.60.13")
+    assert compat.lookup_compat_floor("11.2", "Windows") == Version("452.39")
+    assert compat.lookup_compat_floor("13.1") == Version("580")
+    assert compat.lookup_min_driver("13.3")[1] is False          # secondary quotes only
+
+
+def test_max_cuda_for_a_driver():
+    assert compat.lookup_max_cuda("535.104.05") == Version("12.2")
+    assert compat.lookup_max_cuda("470.82.01") == Version("11.4")
+    assert compat.lookup_max_cuda("300.0") is None
+
+
+# ---------------------------------------------------------------- GPUs
+@pytest.mark.parametrize("name, cc", [
+    ("NVIDIA GeForce RTX 5090", "12.0"), ("NVIDIA A100-SXM4-80GB", "8.0"), ("NVIDIA A10", "8.6"),
+    ("NVIDIA A10G", "8.6"), ("NVIDIA L4", "8.9"), ("NVIDIA L40S", "8.9"), ("NVIDIA H200", "9.0"),
+    ("NVIDIA GH200 480GB", "9.0"), ("NVIDIA GeForce GTX 1080 Ti", "6.1"), ("Tesla T4", "7.5"),
+    ("NVIDIA GeForce RTX 4070 Ti SUPER", "8.9"),
+])
+def test_gpu_name_to_cc_longest_match_wins(name, cc):
+    assert Version(compat.lookup_gpu(name)["cc"]) == Version(cc)
+
+
+def test_unknown_gpu_name_has_no_row():
+    assert compat.lookup_gpu("Matrox G200eR2") is None
+
+
+def test_arch_name_and_sm():
+    assert compat.lookup_arch("8.6")["name"] == "Ampere"
+    assert compat.sm_of("12.0") == "sm_120"
+    assert compat.lookup_arch("4.2") is None
+
+
+def test_any_gpu_cc_uses_nvml_then_name_then_unknown():
+    assert names(nvidia={"driver_version": "570.1", "gpus": [RTX5090]})["any_gpu_cc"](">=12.0") is True
+    by_name = names(nvidia={"driver_version": "570.1", "gpus": [{"name": "NVIDIA GeForce GTX 1080"}]})
+    assert by_name["any_gpu_cc"]("<7.0") is True and by_name["any_gpu_cc"](">=7.0") is False
+    unknown_cc = names(nvidia={"driver_version": "570.1", "gpus": [{"name": "Some Future GPU"}]})
+    assert unknown_cc["any_gpu_cc"](">=12.0") is UNKNOWN
+    assert names()["any_gpu_cc"](">=12.0") is UNKNOWN
+    assert names(nvidia={"probe": {"status": "not_found"}})["any_gpu_cc"](">=1.0") is False
+
+
+# ---------------------------------------------------------------- torch wheels
+def test_arch_binary_compatibility_rules():
+    assert compat.archs_run_on(["sm_80"], "sm_86")            # same major, newer minor
+    assert not compat.archs_run_on(["sm_86"], "sm_80")
+    assert not compat.archs_run_on(["sm_90"], "sm_120")       # SASS never crosses majors
+    assert compat.archs_run_on(["compute_90"], "sm_120")      # PTX JITs forward
+    assert not compat.archs_run_on(["compute_120"], "sm_90")
+
+
+@pytest.mark.parametrize("torch, cuda, arch, want", [
+    ("2.6.0+cu124", "12.4", "sm_120", False), ("2.9.0+cu128", "12.8", "sm_120", True),
+    ("2.9.0+cu130", "13.0", "sm_61", False), ("2.9.0+cu126", "12.6", "sm_61", True),
+    ("2.9.0+cu130", "13.0", "sm_70", False), ("2.9.0+cu128", "12.8", "sm_70", True),
+    ("2.13.0+cpu", None, "sm_80", None), ("1.12.1+cu116", "11.6", "sm_80", None),
+])
+def test_torch_has_arch(torch, cuda, arch, want):
+    n = names(frameworks={"torch": {"version": torch, "cuda": cuda}})
+    assert n["torch_has_arch"](arch) is want
+
+
+def test_torch_has_arch_unknown_without_framework_facts():
+    assert names()["torch_has_arch"]("sm_120") is UNKNOWN
+
+
+def test_torch_variant_exposes_confirmed():
+    assert compat.lookup_torch_variant("2.9.0+cu130", "13.0")["cudnn"].startswith("9.13")
+    n = names(frameworks={"torch": {"version": "2.6.0+cu124", "cuda": "12.4"}})
+    assert n["torch_variant"]()["confirmed"] is False
+    n = names(frameworks={"torch": {"version": "2.9.0+cu130", "cuda": "13.0"}})
+    assert n["torch_variant"]()["confirmed"] is True
+
+
+def test_torch_release_row():
+    row = compat.lookup_torch_release("2.6.0+cu124")
+    assert (row["torchvision"], row["python"]) == ("0.21", ">=3.9,<3.14")
+    assert compat.lookup_torch_release("0.4.1") is None
+
+
+# ---------------------------------------------------------------- TF, JAX, cuDNN
+def test_tf_release_and_windows():
+    assert compat.lookup_tf_release("2.18.0")["cuda"] == "12.5"
+    assert names()["tf_last_windows_gpu"]() == Version("2.10")
+
+
+def test_jax_release_ranges_and_plugins():
+    assert compat.lookup_jax_release("0.4.35")["python"] == ">=3.10"
+    assert compat.lookup_jax_release("0.10.2")["python"] == ">=3.11"
+    assert compat.lookup_jax_release("9.0") is None
+    assert compat.lookup_jax_plugin(13)["min_cc"] == "7.5"
+    assert compat.lookup_jax_plugin(12)["pjrt"] == "jax-cuda12-pjrt"
+
+
+@pytest.mark.parametrize("version, major, want, confirmed", [
+    ("9.13.0.50", 13, "7.5", False), ("9.10.2.21", 12, "5.0", True), ("9.2.1", 12, "5.0", False),
+    ("8.2.4", 11, "3.5", True), ("8.2.4", 10, "3.0", True),
+])
+def test_cudnn_min_cc_handles_text_series(version, major, want, confirmed):
+    assert compat.lookup_cudnn_min_cc(version, major) == Version(want)
+    assert compat.confirmed(compat.lookup_cudnn(version)) is confirmed
+
+
+def test_cudnn_unknown_release():
+    assert compat.lookup_cudnn("7.6.5") is None
+
+
+def test_datasheet_bf16_zero_means_none_and_rows_are_unconfirmed():
+    row = compat.lookup_datasheet("NVIDIA H200")
+    assert row["bf16_tflops"] > 0 and compat.confirmed(row) is False
+    assert compat.lookup_datasheet("NVIDIA GH200 480GB") is None or \
+        compat.lookup_datasheet("NVIDIA GH200 480GB")["name"] != "NVIDIA H200"
+
+
+# ---------------------------------------------------------------- packages and env
+def test_nvidia_wheel_majors_ignore_nvidia_ml_py():
+    assert compat.nvidia_wheel_major("nvidia-cublas-cu12", Version("12.5.3.2")) == 12
+    assert compat.nvidia_wheel_major("nvidia-cublas", Version("13.0.0.19")) == 13
+    assert compat.nvidia_wheel_major("nvidia-ml-py", Version("13.580.82")) is None
+    assert compat.nvidia_wheel_major("nvidia-cudnn-cu13", Version("9.13.0.50")) == 13
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("expandable_segments:True", True), ("max_split_size_mb:512,garbage_collection_threshold:0.6", True),
+    ("backend:cudaMallocAsync", True), ("roundup_power2_divisions:[256:1,512:2,>:4]", True),
+    ("expandable_segment:True", False), ("max_split_size_mb=512", False),
+    ("expandable_segments:true", False), ("backend:async", False),
+])
+def test_alloc_conf_grammar(value, ok):
+    assert (compat.alloc_conf_problem(value) is None) is ok
+
+
+def test_visible_devices_missing():
+    gpus = [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-aaaa1111"}]
+    n = names(nvidia={"driver_version": "565.57.01", "gpus": gpus}, env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    assert n["visible_devices_missing"]() == ["1"]
+    n = names(nvidia={"driver_version": "565.57.01", "gpus": gpus}, env={"CUDA_VISIBLE_DEVICES": "GPU-aaaa"})
+    assert n["visible_devices_missing"]() == []
+
+
+# ---------------------------------------------------------------- the `confirmed` field
+CHECK = {"code": "TEST001", "id": "t", "severity": "error", "title": "t", "when": "True",
+         "why": "w", "fix": "f", "references": ["https://example.org"],
+         "examples": [{"fires": True, "facts": {}}, {"fires": False, "facts": {}}]}
+
+
+@pytest.mark.parametrize("confirmed, want", [
+    ("True", "error"), ("False", "warning"), ("None", "warning"), ("host.cpu_count > 1", "warning"),
+])
+def test_unconfirmed_error_becomes_warning(confirmed, want):
+    check = engine.parse_check({**CHECK, "confirmed": confirmed}, "x.toml")
+    result = engine.evaluate_one(check, names_for(engine.example_facts({})), "auto")
+    assert result.finding.severity.value == want    # host unknown -> UNKNOWN -> not confirmed
+    assert ("confirmed" in result.finding.evidence) is (want == "warning")
+
+
+def test_without_confirmed_field_an_error_stays_an_error():
+    check = engine.parse_check(CHECK, "x.toml")
+    assert engine.evaluate_one(check, names_for(engine.example_facts({})), "auto").finding.severity.value == "error"
+
+
+def test_bad_confirmed_expression_names_file_and_field():
+    with pytest.raises(Exception, match=r"x\.toml: confirmed"):
+        engine.parse_check({**CHECK, "confirmed": "__import__('os')"}, "x.toml")
+
+
+def test_example_severity_is_checked():
+    check = engine.parse_check({**CHECK, "confirmed": "False", "examples": [
+        {"fires": True, "facts": {}, "severity": "error"}, {"fires": False, "facts": {}}]}, "x.toml")
+    problems = engine.run_examples(check)
+    assert len(problems) >= 1 and "expected severity error" in problems[0]
