@@ -1,0 +1,106 @@
+"""Read someone else's environment from the text they pasted: a partial facts snapshot.
+
+Maintainers get environments as ``collect_env`` output, ``jax.print_environment_info()``,
+``nvidia-smi`` tables, ``pip list``, issue-template blocks… ``parse_text`` cleans what
+GitHub did to the text (fences, ``>`` quotes, ``<details>``, CRLF), runs every registered
+parser on it, and merges what they stated into one ``Facts`` with ``origin = "report"``.
+Sections no parser stated stay ``unknown``, so rules that need them are *unknown*, never
+findings. When two formats state the same fact, the more specific source wins (``RANK``:
+``nvidia-smi -q`` over the table over ``collect_env`` over templates over prose).
+
+Adding a format: a module with ``NAME``, ``RANK`` and ``parse(text) -> Partial``, listed in
+``PARSERS``. ``envdoctor explain`` calls ``parse_text`` too; keep its signature.
+"""
+
+from __future__ import annotations
+
+from envdoctor.facts import Facts
+from envdoctor.parsers import (collect_env, installer, informal, jax_env, nvcc, nvidia_smi,
+                               nvidia_smi_q, packages, system_info, tf_build_info)
+from envdoctor.parsers._partial import Partial, merge
+from envdoctor.parsers._text import clean
+
+# name -> parse(cleaned text) -> Partial. Order only breaks ties between equal ranks.
+PARSERS = {
+    nvidia_smi_q.NAME: nvidia_smi_q.parse,
+    nvcc.NAME: nvcc.parse,
+    nvidia_smi.NAME: nvidia_smi.parse,
+    tf_build_info.NAME: tf_build_info.parse,
+    jax_env.NAME: jax_env.parse,
+    collect_env.NAME: collect_env.parse,
+    packages.NAME: packages.parse,
+    system_info.NAME: system_info.parse,
+    installer.NAME: installer.parse,
+    informal.NAME: informal.parse,
+}
+MAX_CHARS = 2_000_000  # a paste longer than this is cut: reports are kilobytes
+
+
+def parse_parts(text: str) -> list[Partial]:
+    """What each registered parser recognised in the text (empty partials dropped)."""
+    cleaned = clean(text[:MAX_CHARS] if isinstance(text, str) else "")
+    parts = []
+    for parse in PARSERS.values():
+        part = parse(cleaned)
+        if part:
+            parts.append(part)
+    return parts
+
+
+def detect(text: str) -> list[str]:
+    """Names of the formats found in the text, most specific first."""
+    from envdoctor.parsers import envdoctor_report
+    found = [p.source for p in sorted(parse_parts(text), key=lambda p: -p.rank)]
+    if envdoctor_report.find_facts(clean(text or "")) is not None:
+        found.insert(0, envdoctor_report.NAME)
+    return found
+
+
+def parse_text(text: str) -> Facts | None:
+    """A partial facts snapshot (origin "report") from a pasted report; None if it has none."""
+    from envdoctor.parsers import envdoctor_report
+    if not isinstance(text, str) or not text.strip():
+        return None
+    own = envdoctor_report.find_facts(text[:MAX_CHARS]) or \
+        envdoctor_report.find_facts(clean(text[:MAX_CHARS]))
+    if own is not None:
+        return own
+    parts = parse_parts(text)
+    if not _enough(parts):
+        return None
+    return merge(parts)
+
+
+def _enough(parts: list[Partial]) -> bool:
+    """Prose alone (one stray ``name==1.0``) is not a report; a tool's output is."""
+    if any(p.source not in (packages.NAME, informal.NAME, installer.NAME) for p in parts):
+        return True
+    facts_stated = sum(len(p.values) + len(p.packages) + len(p.gpus) + len(p.live)
+                       for p in parts)
+    return facts_stated >= 2
+
+
+def load_report_file(path: str) -> Facts:
+    """``check --from FILE|-``: read a pasted report; BadInput (exit 2, one line) when the file
+    cannot be read or holds no report."""
+    import sys
+    from pathlib import Path
+
+    from envdoctor.errors import BadInput
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            data = Path(path).read_bytes()
+            text = data.decode("utf-8-sig", errors="replace")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: is a directory, not a report") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+    facts = parse_text(text)
+    if facts is None:
+        raise BadInput(f"{path}: no environment report found (expected collect_env, "
+                       "nvidia-smi, nvcc, pip/conda list, jax or transformers env output)")
+    return facts

@@ -1,0 +1,354 @@
+"""Partial facts from one parser, and the merge of several into one ``Facts`` snapshot.
+
+A pasted report rarely says everything: a ``collect_env`` has torch and the driver but no pip
+list, an ``nvidia-smi`` table has only the driver and the GPUs. Each parser fills a ``Partial``
+with what its text states, keyed ``section.field``. ``merge`` keeps, for each key, the value
+from the most specific source (highest ``rank``; a tie keeps the first seen), and marks a
+section ``ok`` only when some parser stated something in it. Sections nobody stated stay
+``unknown`` so the rules that need them are *unknown*, never findings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from envdoctor.facts import (CudaFacts, CudaToolkit, Distribution, EnvFacts, Facts,
+                             FrameworkFacts, Gpu, HostFacts, JaxBuild, KerasInfo, Library,
+                             LibraryFacts, NvidiaFacts, PackageFacts, ProbeInfo, Status,
+                             TensorflowBuild, TorchBuild)
+from envdoctor.parsers import gpus as gpu_table
+
+ORIGIN = "report"
+TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",
+            "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
+            "tf-nightly-cpu", "tf-nightly-gpu")
+JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
+
+
+@dataclass
+class Partial:
+    """What one parser read from one report."""
+
+    source: str
+    rank: int = 50
+    values: dict[str, Any] = field(default_factory=dict)
+    gpus: list[Gpu] = field(default_factory=list)
+    packages: dict[str, Version | None] = field(default_factory=dict)
+    libraries: list[Library] = field(default_factory=list)
+    absent: dict[str, str] = field(default_factory=dict)   # section -> why it is "not_found"
+    live: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def set(self, key: str, value: Any) -> None:
+        """State ``section.field = value``; empty values and second statements are ignored."""
+        if value is None or value == "" or value == ():
+            return
+        self.values.setdefault(key, value)
+
+    def package(self, name: str, version: Version | None) -> None:
+        if not name:
+            return
+        key = canonicalize_name(name)
+        if key not in self.packages or (self.packages[key] is None and version is not None):
+            self.packages[key] = version
+
+    def observe(self, framework: str, key: str, value: Any) -> None:
+        """A runtime observation the report states (``Is CUDA available: False``)."""
+        if value is None or value == "":
+            return
+        self.live.setdefault(framework, {}).setdefault(key, value)
+
+    def __bool__(self) -> bool:
+        return bool(self.values or self.gpus or self.packages or self.libraries or self.absent
+                    or self.live)
+
+
+# ---------------------------------------------------------------------------- merging
+def merge(parts: list[Partial]) -> Facts | None:
+    """One snapshot from the partial facts of every parser that recognised something."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+    order = sorted(range(len(parts)), key=lambda i: (-parts[i].rank, i))
+    ranked = [parts[i] for i in order]
+    values: dict[str, Any] = {}
+    who: dict[str, str] = {}
+    for part in ranked:
+        for key, value in part.values.items():
+            if key not in values:
+                values[key] = value
+                who[key] = part.source
+    packages: dict[str, Version | None] = {}
+    for part in ranked:
+        for name, version in part.packages.items():
+            if name not in packages or (packages[name] is None and version is not None):
+                packages[name] = version
+    gpu_part = next((p for p in ranked if p.gpus), None)
+    live: dict[str, dict[str, Any]] = {}
+    for part in ranked:
+        for fw, obs in part.live.items():
+            for key, value in obs.items():
+                live.setdefault(fw, {}).setdefault(key, value)
+
+    sources = _Sources(who, ranked)
+    if gpu_part is not None:
+        sources.add("nvidia", gpu_part.source)
+    for part in ranked:
+        if part.packages:
+            sources.add("packages", part.source)
+        if part.libraries:
+            sources.add("libraries", part.source)
+
+    facts = Facts(origin=ORIGIN, live=_live(live, ranked, values,
+                                            len(gpu_part.gpus) if gpu_part else 0))
+    facts = replace(
+        facts,
+        host=_host(values, sources),
+        nvidia=_nvidia(values, gpu_part.gpus if gpu_part else [], sources),
+        cuda=_cuda(values, sources),
+        libraries=_libraries(ranked, sources),
+        packages=_packages(packages, sources),
+        frameworks=_frameworks(values, packages, sources),
+        env=_env(values, sources),
+    )
+    return facts
+
+
+class _Sources:
+    """Which parsers stated something in each section, and which said it is absent."""
+
+    def __init__(self, who: dict[str, str], ranked: list[Partial]):
+        self.by_section: dict[str, list[str]] = {}
+        for key, source in who.items():
+            self.add(key.split(".", 1)[0], source)
+        self.absent: dict[str, tuple[str, str]] = {}
+        for part in ranked:
+            for section, reason in part.absent.items():
+                self.absent.setdefault(section, (part.source, reason))
+
+    def add(self, section: str, source: str) -> None:
+        lst = self.by_section.setdefault(section, [])
+        if source not in lst:
+            lst.append(source)
+
+    def info(self, section: str, stated: bool) -> ProbeInfo:
+        """ok when stated; not_found when a report said so; unknown when nobody looked."""
+        if stated:
+            names = self.by_section.get(section) or [self.absent.get(section, ("report",))[0]]
+            return ProbeInfo(status=Status.OK, reason="from a pasted report",
+                             source=ORIGIN + ":" + "+".join(names))
+        if section in self.absent:
+            source, reason = self.absent[section]
+            return ProbeInfo(status=Status.NOT_FOUND, reason=f"pasted report: {reason}",
+                             source=f"{ORIGIN}:{source}")
+        return ProbeInfo(status=Status.UNKNOWN, reason="not in the pasted report",
+                         source=ORIGIN)
+
+
+def _pick(values: dict[str, Any], prefix: str) -> dict[str, Any]:
+    n = len(prefix) + 1
+    return {k[n:]: v for k, v in values.items() if k.startswith(prefix + ".")}
+
+
+HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
+               "python_executable", "python_implementation", "python_env", "cpu_count",
+               "ram_total_gb", "container", "wsl")
+
+
+def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
+    got = {k: v for k, v in _pick(values, "host").items() if k in HOST_FIELDS}
+    return HostFacts(probe=sources.info("host", bool(got)), **got)
+
+
+def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:
+    got = _pick(values, "nvidia")
+    fields = {k: got[k] for k in ("driver_version", "cuda_driver_version",
+                                  "kernel_module_version", "nvml_error", "pci_devices")
+              if k in got}
+    gpus = [g if g.cc is not None else replace(g, cc=gpu_table.cc_of(g.name)) for g in gpus]
+    stated = bool(gpus) or any(k in fields for k in ("driver_version", "cuda_driver_version",
+                                                     "kernel_module_version"))
+    if not stated and "nvml_error" in fields:
+        return NvidiaFacts(probe=ProbeInfo(Status.NOT_FOUND,
+                                           "pasted report: " + fields["nvml_error"],
+                                           source=ORIGIN), **fields)
+    if gpus and "pci_devices" not in fields:
+        # A GPU the report names is on the bus; saying so keeps "toolkit but no GPU" (CUDA001)
+        # from firing when a template names the GPU but not the driver.
+        fields["pci_devices"] = len(gpus)
+    return NvidiaFacts(probe=sources.info("nvidia", stated), gpus=tuple(gpus), **fields)
+
+
+def _cuda(values: dict[str, Any], sources: _Sources) -> CudaFacts:
+    got = _pick(values, "cuda")
+    nvcc = got.get("nvcc_version")
+    toolkits = []
+    if nvcc is not None:
+        toolkits.append(CudaToolkit(version=nvcc, path=got.get("nvcc_path", ""),
+                                    source="nvcc", how="nvcc --version (pasted)"))
+    stated_tk = got.get("toolkit_version")
+    if stated_tk is not None and (nvcc is None or stated_tk.release[:2] != nvcc.release[:2]):
+        toolkits.append(CudaToolkit(version=stated_tk, source="report",
+                                    how="stated in the report"))
+    stated = bool(toolkits)
+    return CudaFacts(probe=sources.info("cuda", stated), nvcc_version=nvcc,
+                     nvcc_path=got.get("nvcc_path", "") if stated else "",
+                     toolkits=tuple(toolkits))
+
+
+def _libraries(ranked: list[Partial], sources: _Sources) -> LibraryFacts:
+    libs: list[Library] = []
+    seen = set()
+    for part in ranked:
+        for lib in part.libraries:
+            key = (lib.name, lib.version, lib.path)
+            if key not in seen:
+                seen.add(key)
+                libs.append(lib)
+    return LibraryFacts(probe=sources.info("libraries", bool(libs)), libraries=tuple(libs))
+
+
+def _packages(packages: dict[str, Version | None], sources: _Sources) -> PackageFacts:
+    from envdoctor.probes.packages import find_conflicts
+    dists = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items()))
+    return PackageFacts(probe=sources.info("packages", bool(dists)), distributions=dists,
+                        conflicts=find_conflicts(dists))
+
+
+def _local_cuda(version: Version | None) -> Version | None:
+    """``2.4.1+cu121`` -> 12.1, ``+cu92`` -> 9.2; None for +cpu, +rocm, no label."""
+    if version is None or not version.local:
+        return None
+    m = re.match(r"^cu(\d{2,3})$", version.local)
+    if not m:
+        return None
+    digits = m.group(1)
+    return Version(f"{digits[:-1]}.{digits[-1]}")
+
+
+def _local_rocm(version: Version | None) -> Version | None:
+    if version is None or not version.local:
+        return None
+    m = re.match(r"^rocm(\d+(?:\.\d+)*)$", version.local)
+    return Version(m.group(1)) if m else None
+
+
+def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
+                sources: _Sources) -> FrameworkFacts:
+    t = _pick(values, "frameworks.torch")
+    tf = _pick(values, "frameworks.tensorflow")
+    jx = _pick(values, "frameworks.jax")
+    ks = _pick(values, "frameworks.keras")
+    torch = None
+    version = t.get("version") or packages.get("torch")
+    if version is not None or t:
+        cuda = t.get("cuda") or _local_cuda(version)
+        hip = t.get("hip") or _local_rocm(version)
+        if t.get("cpu_only") or (version is not None and version.local
+                                 and version.local.startswith("cpu")):
+            cuda = None
+        torch = TorchBuild(version=version, cuda=cuda, hip=hip)
+    tensorflow = None
+    dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
+    tf_version = tf.get("version") or (packages.get(dist) if dist else None)
+    if tf_version is not None or tf:
+        tensorflow = TensorflowBuild(
+            version=tf_version, distribution=dist or "tensorflow",
+            is_cuda_build=tf.get("is_cuda_build"), is_rocm_build=tf.get("is_rocm_build"),
+            cuda=tf.get("cuda"), cudnn=tf.get("cudnn"),
+            compute_capabilities=tuple(tf.get("compute_capabilities", ())))
+    jax = None
+    jax_v = jx.get("version") or packages.get("jax")
+    jaxlib_v = jx.get("jaxlib") or packages.get("jaxlib")
+    if jax_v is not None or jaxlib_v is not None:
+        plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
+                        if n.startswith(JAX_PLUGIN_PREFIXES))
+        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
+    keras = None
+    keras_v = ks.get("version") or packages.get("keras") or packages.get("keras-nightly")
+    if keras_v is not None:
+        keras = KerasInfo(version=keras_v, backend=ks.get("backend", ""),
+                          backend_source="report" if ks.get("backend") else "")
+    stated = any(x is not None for x in (torch, tensorflow, jax, keras))
+    names = []
+    for src in (sources.by_section.get("frameworks", []) + sources.by_section.get("packages", [])):
+        if src not in names:
+            names.append(src)
+    info = sources.info("frameworks", stated)
+    if stated:
+        info = replace(info, source=ORIGIN + ":" + "+".join(names or ["report"]))
+    return FrameworkFacts(probe=info, torch=torch, tensorflow=tensorflow, jax=jax, keras=keras)
+
+
+def _env(values: dict[str, Any], sources: _Sources) -> EnvFacts:
+    got = {k: str(v) for k, v in _pick(values, "env").items()}
+    return EnvFacts(probe=sources.info("env", bool(got)), vars=got)
+
+
+def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
+          values: dict[str, Any], gpu_count: int) -> dict[str, Any]:
+    """What the report says a framework did at run time, as ``LiveFramework`` entries.
+
+    Only frameworks (torch, tensorflow, jax) become entries; ``cuda_available`` is the
+    framework's own answer ("Is CUDA available: False", "(GPU?): … (False)").
+    """
+    try:
+        from envdoctor.facts import LiveDevice, LiveFramework
+    except ImportError:  # the live schema has not landed: keep the observations out
+        return {}
+    out: dict[str, Any] = {}
+    for name, obs in observed.items():
+        if name not in ("torch", "tensorflow", "jax"):
+            continue
+        sources = [p.source for p in ranked if name in p.live]
+        fields: dict[str, Any] = {"name": name}
+        imp = obs.get("import")
+        if imp == "ok":
+            fields["import_ok"] = True
+        elif imp == "failed":
+            fields["import_ok"] = False
+            fields["import_error"] = "the report says it could not be imported"
+        if isinstance(obs.get("cuda_available"), bool):
+            fields["cuda_available"] = obs["cuda_available"]
+        if isinstance(obs.get("gpu_available"), bool):
+            fields["cuda_available"] = obs["gpu_available"]
+        hip = values.get(f"frameworks.{name}.hip")
+        if fields.get("cuda_available") is True and "backend" not in obs:
+            # "Is CUDA available: True": the framework saw the GPUs the report lists (or one)
+            kind = "rocm" if hip is not None else "cuda"
+            fields["devices"] = tuple(LiveDevice(kind=kind, index=i)
+                                      for i in range(max(1, min(gpu_count, 64))))
+        if name == "torch":
+            cuda = values.get("frameworks.torch.cuda")
+            version = values.get("frameworks.torch.version")
+            local = getattr(version, "local", None) or ""
+            if cuda is not None:
+                fields["build"], fields["built_cuda"] = "cuda", cuda
+            elif hip is not None:
+                fields["build"] = "rocm"
+            elif values.get("frameworks.torch.cpu_only") or local.startswith("cpu"):
+                fields["build"] = "cpu"
+        if obs.get("built_cudnn"):
+            fields["built_cudnn"] = Version(obs["built_cudnn"])
+        if obs.get("arch_list"):
+            fields["arch_list"] = tuple(obs["arch_list"])
+        backend = obs.get("backend")
+        if backend:
+            kind = {"gpu": "cuda"}.get(backend, backend)
+            count = obs.get("device_count") or 1
+            fields["devices"] = tuple(LiveDevice(kind=kind, index=i)
+                                      for i in range(min(int(count), 64)))
+            if name == "jax":
+                fields["cuda_available"] = kind == "cuda"
+        if len(fields) == 1:
+            continue
+        if fields.get("import_ok") is not False:
+            fields["version"] = values.get(f"frameworks.{name}.version")
+        fields["probe"] = ProbeInfo(status=Status.OK, reason="stated in a pasted report",
+                                    source=ORIGIN + ":" + "+".join(sources))
+        out[name] = LiveFramework(**fields)
+    return out

@@ -1,0 +1,157 @@
+"""Facts people paste without a tool: ``print(torch.__version__)`` and its answer, ``torch:
+2.5.1+cu124`` lines, ``pip install torch==…`` commands, and the warnings frameworks print
+about the GPU ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the
+current PyTorch installation. The current PyTorch install supports CUDA capabilities sm_50 …",
+"Found GPU0 … which is of cuda capability 6.1", "A module that was compiled using NumPy 1.x
+cannot be run in NumPy 2.0.0"). Lowest rank: any tool output beats these.
+"""
+
+from __future__ import annotations
+
+import re
+
+from envdoctor.facts import Gpu
+from envdoctor.parsers._partial import Partial
+from envdoctor.parsers._text import missing, plain, to_bool, ver
+from envdoctor.parsers.gpus import clean_name
+
+NAME = "informal"
+RANK = 10
+
+_V = r"(\d+\.\d+(?:\.\d+)?(?:[.\w]*?)(?:\+[\w.]+)?)"
+_PRINTS = (  # (expression, fact key or observation)
+    (r"torch\.__version__", "frameworks.torch.version"),
+    (r"torch\.version\.cuda", "frameworks.torch.cuda"),
+    (r"tf\.__version__|tensorflow\.__version__", "frameworks.tensorflow.version"),
+    (r"jax\.__version__", "frameworks.jax.version"),
+    (r"jaxlib\.__version__|jaxlib\.version\.__version__", "frameworks.jax.jaxlib"),
+    (r"np\.__version__|numpy\.__version__", "pkg:numpy"),
+    (r"keras\.__version__", "pkg:keras"),
+    (r"torch\.cuda\.is_available\(\)", "obs:torch.cuda_available"),
+    (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
+)
+_KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
+                    r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.I)
+_INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.I)
+_PIN = re.compile(r"[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
+_SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+) is not "
+                      r"compatible with the current PyTorch installation", re.M)
+_SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_"
+                       r"\d+\w?\s*)+)")
+_FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
+_MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch "
+                     r"is\s*\((\d+\.\d+)\)\s*-\s*\((\d+\.\d+)\)")
+_NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
+_NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
+_NUMPY2 = re.compile(r"cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
+_NO_NUMPY = re.compile(r"Failed to initialize NumPy: No module named 'numpy'")
+
+
+def parse(text: str) -> Partial:
+    part = Partial(NAME, RANK)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        for expr, key in _PRINTS:
+            if not re.search(expr, line):
+                continue
+            after = re.split(expr, line, maxsplit=1)[1]
+            after = re.sub(r"^[)\s]*", "", after)
+            candidates = [after] + [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1]
+            for cand in candidates:
+                c = plain(re.sub(r"^(?:>>>|\.\.\.|\$|#|->|=>|returns?|:)\s*", "", cand.strip(),
+                                 flags=re.I))
+                if key.startswith("obs:") or key.endswith("is_cuda_build"):
+                    b = to_bool(c)
+                    if b is not None and re.match(r"(?:true|false)\b", c, re.I):
+                        if key.startswith("obs:"):
+                            part.observe("torch", "cuda_available", b)
+                        else:
+                            part.set(key, b)
+                        break
+                    continue
+                if key.endswith("torch.cuda") and c.lower().startswith("none"):
+                    part.set("frameworks.torch.cpu_only", True)
+                    break
+                m = re.match(_V, c)
+                if m:
+                    _put(part, key, m.group(1))
+                    break
+        k = _KEYED.match(line)
+        if k:
+            _keyed(part, k.group(1).lower(), plain(k.group(2)))
+        m = _INSTALL.search(line)
+        if m:
+            for pin in _PIN.finditer(m.group(1)):
+                part.package(pin.group(1), ver(pin.group(2)))
+    for m in _SM_WARN.finditer(text):
+        name = clean_name(m.group(1).strip())
+        digits = m.group(2)
+        _gpu(part, name, f"{digits[:-1]}.{digits[-1]}")
+    for m in _FOUND_GPU.finditer(text):
+        _gpu(part, clean_name(m.group(2)), f"{m.group(3)}.{m.group(4)}")
+    m = _SUPPORTS.search(text)
+    if m:
+        part.observe("torch", "arch_list", m.group(1).split())
+    if "PyTorch built with:" in text:  # torch.__config__.show()
+        m = re.search(r"^\s*-\s*CUDA Runtime\s+(\d+\.\d+)", text, re.M)
+        if m:
+            part.set("frameworks.torch.cuda", ver(m.group(1)))
+        m = re.search(r"^\s*-\s*Cu[dD][nN][nN]\s+(\d+(?:\.\d+)*)", text, re.M)
+        if m:
+            part.observe("torch", "built_cudnn", m.group(1))
+        m = re.search(r"NVCC architecture flags:\s*(.+)$", text, re.M)
+        if m:
+            part.observe("torch", "arch_list", sorted(set(re.findall(r"sm_\d+", m.group(1)))))
+    m = _MINMAX.search(text)
+    if m:
+        part.observe("torch", "cc_range", [m.group(1), m.group(2)])
+    if _NO_DRIVER.search(text):
+        part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
+        part.observe("torch", "cuda_available", False)
+    if _NUMPY_ABI.search(text):
+        part.observe("numpy", "abi_error", "a module compiled for NumPy 1.x under NumPy 2")
+    m = _NUMPY2.search(text)
+    if m:
+        part.package("numpy", ver(m.group(1)))
+    if _NO_NUMPY.search(text):
+        part.observe("numpy", "import", "failed")
+    return part
+
+
+def _put(part: Partial, key: str, value: str) -> None:
+    if key.startswith("pkg:"):
+        part.package(key[4:], ver(value))
+    else:
+        part.set(key, ver(value))
+
+
+def _keyed(part: Partial, key: str, value: str) -> None:
+    if missing(value):
+        return
+    if key in ("torch", "pytorch"):
+        m = re.match(_V, value)
+        if m:
+            part.set("frameworks.torch.version", ver(m.group(1)))
+    elif key == "torch.cuda":
+        part.set("frameworks.torch.cuda", ver(value))
+    elif key == "cuda_available":
+        part.observe("torch", "cuda_available", to_bool(value))
+    elif key == "gpu":
+        if re.search(r"nvidia|geforce|tesla|quadro|rtx|gtx|titan", value, re.I):
+            part.gpus.append(Gpu(index=len(part.gpus), name=clean_name(value)))
+    elif key == "tensorflow":
+        part.set("frameworks.tensorflow.version", ver(value))
+    elif key == "jax":
+        part.set("frameworks.jax.version", ver(value))
+    elif key == "jaxlib":
+        part.set("frameworks.jax.jaxlib", ver(value))
+    else:
+        v = ver(value)
+        if v is not None and re.match(r"\d", value):
+            part.package(key, v)
+
+
+def _gpu(part: Partial, name: str, cc: str) -> None:
+    if any(g.name == name for g in part.gpus):
+        return
+    part.gpus.append(Gpu(index=len(part.gpus), name=name, cc=ver(cc)))

@@ -1,0 +1,90 @@
+"""pip and conda installer output: what got installed, for which Python and platform.
+
+pip: ``Successfully installed torch-2.1.0+cu121 …``, ``Requirement already satisfied: X==1.2
+in …/python3.11/site-packages (…) (1.2)``, wheel file names (``Downloading
+torch-2.1.0%2Bcu121-cp311-cp311-linux_x86_64.whl``: the cp311 tag is the Python, the platform
+tag the OS), ``pip install torch==2.1.0+cu121`` command lines. conda:
+``pytorch/linux-64::pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0`` plan lines.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from envdoctor.parsers._partial import Partial
+from envdoctor.parsers._text import ver
+from envdoctor.parsers.packages import _conda_cuda
+
+NAME = "installer"
+RANK = 20
+
+_SUCCESS = re.compile(r"Successfully installed\s+(.+)$", re.I)
+_ALREADY = re.compile(r"Requirement already satisfied:\s*([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?"
+                      r"(?:[=<>!~]=?[^\s]+)?\s+in\s+(\S+)(?:.*\(([^()]+)\)\s*$)?", re.I)
+_WHEEL = re.compile(r"([A-Za-z0-9][\w.]*?)-(\d[\w.!+%]*?)-(?:\d[\w]*-)?(cp\d+|py3\d*|py2\.py3)-"
+                    r"([\w.]+?)-([\w.]+?)\.whl")
+_CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|noarch)::"
+                    r"([A-Za-z0-9][\w.-]*?)-(\d[\w.+]*)-([\w.]+)")
+_PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.I)
+
+
+def parse(text: str) -> Partial:
+    part = Partial(NAME, RANK)
+    hits = 0
+    for line in text.split("\n"):
+        m = _SUCCESS.search(line)
+        if m:
+            hits += 1
+            for token in m.group(1).split():
+                name, _, version = token.rpartition("-")
+                if name and ver(version) is not None:
+                    part.package(name, ver(version))
+            continue
+        m = _ALREADY.search(line)
+        if m:
+            hits += 1
+            if m.group(3) and ver(m.group(3)) is not None:
+                part.package(m.group(1), ver(m.group(3)))
+            _python_from_path(part, m.group(2))
+            continue
+        for w in _WHEEL.finditer(unquote(line)):
+            hits += 1
+            name, version, pytag, _abi, plat = w.groups()
+            part.package(name.replace("_", "-"), ver(version))
+            pm = re.match(r"cp(\d)(\d+)", pytag)
+            if pm:
+                part.set("host.python_version", ver(f"{pm.group(1)}.{pm.group(2)}"))
+            _platform(part, plat)
+        for c in _CONDA.finditer(line):
+            hits += 1
+            part.package(c.group(2), ver(c.group(3)))
+            _conda_cuda(part, c.group(2), c.group(4))
+            _platform(part, c.group(1))
+        p = _PYPATH.search(line)
+        if p:
+            _python_from_path(part, p.group(0))
+    if "pytorch" in part.packages and "torch" not in part.packages:
+        part.packages["torch"] = part.packages["pytorch"]
+    return part if hits else Partial(NAME, RANK)
+
+
+def _python_from_path(part: Partial, path: str) -> None:
+    m = _PYPATH.search(path)
+    if m:
+        part.set("host.python_version", ver(m.group(1) or f"{m.group(2)}.{m.group(3)}"))
+    if "\\" in path or re.match(r"[A-Za-z]:", path):
+        part.set("host.os", "Windows")
+
+
+def _platform(part: Partial, plat: str) -> None:
+    low = plat.lower()
+    if low.startswith("win"):
+        part.set("host.os", "Windows")
+    elif "linux" in low:
+        part.set("host.os", "Linux")
+    elif low.startswith(("macosx", "osx")):
+        part.set("host.os", "Darwin")
+    m = re.search(r"(x86_64|amd64|aarch64|arm64)", low)
+    if m:
+        part.set("host.arch", {"amd64": "x86_64"}.get(m.group(1), m.group(1)))

@@ -1,0 +1,114 @@
+"""``pip list``, ``pip freeze``, ``conda list`` and collect_env's ``[pip3]``/``[conda]`` lines.
+
+Line-oriented and tolerant: a name and a version separated by ``==``, `` @ `` or columns;
+``conda list`` adds build and channel columns (``pytorch 1.3.0 py3.7_cuda10.1.243_cudnn7.6.3_0
+pytorch``: the build string says which CUDA a conda package was built for). A line counts only
+when the name looks like a distribution and the version like a version, so prose is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.utils import canonicalize_name
+
+from envdoctor.parsers._partial import Partial
+from envdoctor.parsers._text import ver
+
+NAME = "packages"
+RANK = 40
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9]"
+_VER = r"v?\d+(?:[.!]\w+)*(?:[+-][\w.]+)?"
+FREEZE = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})(?:\[[\w,]+\])?\s*===?\s*({_VER})\s*$")
+COLUMNS = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})\s+({_VER})(?:\s+(\S+))?"
+                     rf"(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
+CONDA_HEADER = re.compile(r"#\s*packages in environment at\s+(\S+)", re.I)
+PIP_HEADER = re.compile(r"^\s*Package\s+Version\b", re.I)
+# Names that look like distributions but are words in prose or table headers.
+_NOT_NAMES = {"package", "name", "version", "python", "gpu", "cuda", "cudnn", "nvcc", "driver",
+              "os", "platform", "torch.cuda", "cuda_available", "gpu-util", "fan", "processes",
+              "requirement", "collecting", "using", "downloading", "successfully", "installing",
+              "from", "found", "the", "is", "and", "with", "release", "built", "build",
+              "copyright", "nvidia-smi", "numpy:", "jax:", "jaxlib:", "kernel", "wsl",
+              "step", "epoch", "loss", "tensorflow:", "v", "at", "in", "on", "to", "of"}
+
+
+def _is_pkg_name(name: str) -> bool:
+    low = name.lower()
+    return (low not in _NOT_NAMES and not low.endswith(":") and not low.isdigit()
+            and len(low) <= 60 and re.search(r"[a-z]", low) is not None)
+
+
+def parse(text: str) -> Partial:
+    part = Partial(NAME, RANK)
+    lines = text.split("\n")
+    in_conda = False
+    tabular = 0
+    for line in lines:
+        if CONDA_HEADER.search(line) or re.match(r"^\s*#\s*Name\s+Version\s+Build", line):
+            in_conda = True
+            m = CONDA_HEADER.search(line)
+            if m:
+                part.set("host.python_env", "conda")
+            continue
+        if PIP_HEADER.match(line):
+            tabular += 1
+            continue
+        s = line.strip()
+        if not s or s.startswith(("#", "---", "===")):
+            continue
+        m = FREEZE.match(s)
+        if m and _is_pkg_name(m.group(1)):
+            part.package(m.group(1), ver(m.group(2)))
+            _conda_cuda(part, m.group(1), "")
+            continue
+        m = COLUMNS.match(s)
+        if not m or not _is_pkg_name(m.group(1)):
+            continue
+        name, version, build = m.group(1), m.group(2), m.group(3) or ""
+        conda_line = in_conda or s.startswith("[conda]")
+        pip_line = s.startswith("[pip") or tabular
+        # Two-column lines outside a pip/conda listing: only accept obvious package lines.
+        if not conda_line and not pip_line and (m.group(4) or not _plausible_pair(name, version)):
+            continue
+        if conda_line and name.lower() in ("blas",) and version == "1.0":
+            continue
+        v = ver(version)
+        if v is None:
+            continue
+        part.package(name, v)
+        if conda_line:
+            _conda_cuda(part, name, build)
+    extend_from_conda_pytorch(part)
+    return part
+
+
+def _plausible_pair(name: str, version: str) -> bool:
+    """``jaxlib   0.4.26+cuda12.cudnn89`` yes; ``Python 3.10`` or ``Windows 11`` no."""
+    return ("-" in name or "_" in name or canonicalize_name(name) in _KNOWN) and \
+        re.match(r"v?\d+\.\d+", version) is not None
+
+
+def _conda_cuda(part: Partial, name: str, build: str) -> None:
+    """conda's pytorch build string names its CUDA: ``py3.7_cuda10.1.243_cudnn7.6.3_0``."""
+    if canonicalize_name(name) not in ("pytorch", "torch") or not build:
+        return
+    m = re.search(r"cuda(\d+\.\d+)", build)
+    if m:
+        part.set("frameworks.torch.cuda", ver(m.group(1)))
+    elif "cpu" in build.lower():
+        part.set("frameworks.torch.cpu_only", True)
+
+
+_KNOWN = frozenset("""
+torch torchvision torchaudio torchtext triton xformers transformers accelerate deepspeed
+tensorflow keras jax jaxlib flax optax numpy scipy pandas protobuf onnx onnxruntime
+pytorch cudatoolkit cudnn nccl mxnet paddlepaddle mindspore cupy bitsandbytes vllm
+""".split())
+
+
+def extend_from_conda_pytorch(part: Partial) -> None:
+    """conda names torch ``pytorch``; record it as torch too so frameworks see it."""
+    if "pytorch" in part.packages and "torch" not in part.packages:
+        part.packages["torch"] = part.packages["pytorch"]

@@ -1,0 +1,56 @@
+"""`envdoctor check --from FILE|-`: a pasted report through the rules and every renderer."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from envdoctor.renderers import RENDERERS
+
+REPORTS = Path(__file__).resolve().parent / "corpus" / "reports"
+
+
+def text_of(prefix: str) -> str:
+    path = next(REPORTS.glob(prefix + "-*.toml"))
+    return tomllib.loads(path.read_text(encoding="utf-8"))["text"]
+
+
+def test_collect_env_rtx5090_from_stdin(cli):
+    result = cli("check", "--from", "-", stdin=text_of("014"))
+    assert result.returncode in (0, 1), result.stderr
+    assert "report" in result.stdout.splitlines()[0]
+    assert "gpu-arch-missing-from-torch-wheel" in result.stdout or "GPU001" in result.stdout
+
+
+def test_json_from_file(cli, tmp_path):
+    path = tmp_path / "issue.md"
+    path.write_text(text_of("022"), encoding="utf-8")
+    result = cli("check", "--from", str(path), "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["facts"]["origin"] == "report"
+    assert data["facts"]["cuda"]["probe"]["status"] in ("ok", "unknown", "not_found")
+    assert "torch-cpu-build-on-gpu-host" in {f["id"] for f in data["findings"]}
+    unknown = [c for c in data["checks"] if c["state"] == "unknown"]
+    assert unknown  # sections the report does not state stay unknown
+
+
+@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+def test_every_format(cli, tmp_path, fmt):
+    path = tmp_path / "smi.txt"
+    path.write_text(text_of("056"), encoding="utf-8")
+    result = cli("check", "--from", str(path), "--format", fmt)
+    assert result.returncode == 1, result.stderr  # the NVML mismatch is an error
+    assert result.stdout.strip()
+
+
+def test_no_report_is_exit_2_one_line(cli, tmp_path):
+    path = tmp_path / "prose.txt"
+    path.write_text("My model does not train. Any idea?\n", encoding="utf-8")
+    result = cli("check", "--from", str(path))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "no environment report" in result.stderr
+    missing = cli("check", "--from", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
