@@ -2,24 +2,53 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from envdoctor import __version__
-from envdoctor.commands.check import check
-from envdoctor.commands.facts_cmd import facts
 from envdoctor.errors import EXIT_INTERNAL, EXIT_USAGE, write_crash_log
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module only when that subcommand runs.
+
+    Start-up time is most of `envdoctor check --static`; importing every subcommand (explain,
+    report parsers, live workers …) for each run would cost more than the probes themselves.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}
+
+    def add_lazy(self, name: str, target: str) -> None:
+        """Register ``name`` -> ``"package.module:attribute"`` without importing it."""
+        self.lazy[name] = target
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.lazy:
+            module, _, attr = self.lazy[name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="envdoctor")
 def cli() -> None:
     """envdoctor: can this machine train, and why not?"""
 
 
-cli.add_command(check)
-cli.add_command(facts)
+# One line per subcommand; its module is imported only when that subcommand runs.
+cli.add_lazy("check", "envdoctor.commands.check:check")
+cli.add_lazy("facts", "envdoctor.commands.facts_cmd:facts")
+cli.add_lazy("rules", "envdoctor.commands.rules_cmd:rules")
+cli.add_lazy("explain", "envdoctor.commands.explain:explain")
+cli.add_lazy("report", "envdoctor.commands.report_cmd:report")
+cli.add_lazy("diff", "envdoctor.commands.diff_cmd:diff")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -267,6 +267,124 @@ class EnvFacts:
     vars: dict[str, str] = field(default_factory=dict)
 
 
+# --------------------------------------------------------------------------- live workers
+@dataclass(frozen=True)
+class LiveDevice:
+    """One device as a framework sees it at run time (not as the driver does)."""
+
+    kind: str = ""                    # cuda | rocm | mps | xpu | tpu | cpu
+    index: int = 0
+    name: str = ""
+    cc: Version | None = None         # compute capability (CUDA only)
+    memory_total_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class LoadedLibrary:
+    """A CUDA library mapped into a worker process (/proc/self/maps), or a copy a wheel ships."""
+
+    name: str = ""                    # cudart | cudnn | cublas | nccl
+    path: str = ""
+    version: Version | None = None
+    origin: str = ""                  # wheel | conda | system
+
+
+@dataclass(frozen=True)
+class LiveDiagnosis:
+    """What ``envdoctor explain`` recognised in a worker's error text."""
+
+    code: str = ""
+    title: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class SmokeStep:
+    """One smoke kernel: status passed|failed|skipped|error, how long, and what it saw."""
+
+    name: str = ""
+    status: str = ""
+    seconds: float = 0.0
+    detail: str = ""
+    metrics: dict[str, float] = field(default_factory=dict)  # e.g. tflops_bf16, copy_gbs
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    """A framework's smoke suite: status passed|failed|skipped|error on one device."""
+
+    status: str = ""
+    suite: str = ""                   # quick | full
+    device: str = ""                  # cuda:0 (NVIDIA H200) | cpu
+    steps: tuple[SmokeStep, ...] = ()
+
+    @property
+    def failed(self) -> tuple[SmokeStep, ...]:
+        return tuple(s for s in self.steps if s.status in ("failed", "error"))
+
+
+@dataclass(frozen=True)
+class LiveFramework:
+    """One framework imported in its own worker process: what it loads, sees and computes.
+
+    ``probe.status`` is ``error`` when the worker crashed, hung, printed garbage or exited
+    non-zero (``stderr_tail`` and ``diagnoses`` say why); ``import_ok`` is False when the
+    worker ran but ``import <framework>`` raised.
+    """
+
+    probe: ProbeInfo = ProbeInfo()
+    name: str = ""                    # torch | tensorflow | jax | keras | paddle | mindspore | mxnet
+    import_ok: bool | None = None
+    import_error: str = ""
+    import_seconds: float | None = None
+    version: Version | None = None
+    backend: str = ""                 # keras: its backend
+    build: str = ""                   # cuda | rocm | cpu | metal | xpu | tpu | unknown
+    built_cuda: Version | None = None   # CUDA the build targets
+    built_cudnn: Version | None = None  # cuDNN it was compiled against
+    cudnn: Version | None = None        # cuDNN in use at run time
+    nccl: Version | None = None
+    cuda_available: bool | None = None  # the framework's own "is a CUDA/ROCm GPU usable"
+    devices: tuple[LiveDevice, ...] = ()
+    arch_list: tuple[str, ...] = ()     # e.g. torch.cuda.get_arch_list(): sm_80, sm_90
+    bf16: bool | None = None
+    fp16: bool | None = None
+    tf32: bool | None = None
+    loaded: tuple[LoadedLibrary, ...] = ()   # from the worker's /proc/self/maps
+    shipped: tuple[LoadedLibrary, ...] = ()  # copies inside site-packages (wheels)
+    gpu_error: str = ""                 # why the framework found no GPU, in its own words
+    visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES as the worker saw it
+    stderr_tail: str = ""
+    diagnoses: tuple[LiveDiagnosis, ...] = ()
+    smoke: SmokeResult | None = None
+
+    @property
+    def gpus(self) -> tuple[LiveDevice, ...]:
+        return tuple(d for d in self.devices if d.kind in ("cuda", "rocm"))
+
+    @property
+    def gpu_count(self) -> int:
+        return len(self.gpus)
+
+    @property
+    def cudnn_major(self) -> int | None:
+        """The cuDNN major this framework loads (or, before loading it, was built for)."""
+        version = self.cudnn or self.built_cudnn
+        return None if version is None else version.major
+
+    @property
+    def shadowed(self) -> tuple[str, ...]:
+        """Loaded system copies of libraries that a wheel in site-packages also ships."""
+        wheel = {lib.name for lib in self.shipped}
+        return tuple(f"{lib.name} {lib.version or '?'} from {lib.path}" for lib in self.loaded
+                     if lib.origin == "system" and lib.name in wheel)
+
+    @property
+    def diagnosis_text(self) -> str:
+        return "; ".join(f"{d.code}: {d.title} (fix: {d.fix})" if d.fix else
+                         f"{d.code}: {d.title}" for d in self.diagnoses)
+
+
 # --------------------------------------------------------------------------- snapshot
 @dataclass(frozen=True)
 class Facts:
@@ -283,8 +401,9 @@ class Facts:
     packages: PackageFacts = PackageFacts()
     frameworks: FrameworkFacts = FrameworkFacts()
     env: EnvFacts = EnvFacts()
-    # Filled by the live framework workers (a later stage); free-form until that lands.
-    live: dict[str, Any] = field(default_factory=dict)
+    # Filled by the live framework workers (envdoctor.live), one entry per framework; empty
+    # when none ran (`check --static`, a replayed static snapshot).
+    live: dict[str, LiveFramework] = field(default_factory=dict)
 
     def with_section(self, name: str, value: Any) -> Facts:
         return replace(self, **{name: value})
@@ -300,7 +419,7 @@ class Facts:
         """Decode a snapshot; raises ``FactsError`` with a one-line reason when it does not fit."""
         if not isinstance(data, dict):
             raise FactsError("a facts snapshot must be a JSON object")
-        if "facts" in data and "schema_version" not in data:
+        if isinstance(data.get("facts"), dict) and "host" not in data:
             data = data["facts"]  # a whole `check --format json` output
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:

@@ -33,6 +33,7 @@ def section(facts: Facts, name: str) -> Any:
 
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
     import envdoctor.compat  # noqa: F401 - registers the knowledge functions
+    import envdoctor.live.knowledge  # noqa: F401 - live_* / smoke_* functions over Facts.live
 
     names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}
     env = names["env"]
@@ -51,7 +52,8 @@ def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
 
     names["pkg"] = pkg
     names["has"] = lambda name: UNKNOWN if packages is UNKNOWN else packages.get(name) is not None
-    names["live"] = facts.live
+    # framework -> LiveFramework (envdoctor.facts); UNKNOWN when no worker ran (--static)
+    names["live"] = facts.live if facts.live else UNKNOWN
     names["intent"] = intent
     names["origin"] = facts.origin
     for fname, factory in FUNCTIONS.items():

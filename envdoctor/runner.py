@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,20 +45,38 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
     start = time.monotonic()
     env = dict(os.environ, LC_ALL="C", LANG="C")
     try:
-        proc = subprocess.run(  # noqa: S603 - argument list, no shell
-            list(argv), capture_output=True, timeout=timeout, env=env,
-            stdin=subprocess.DEVNULL, check=False,
+        proc = subprocess.Popen(  # noqa: S603 - argument list, no shell
+            list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, env=env, start_new_session=os.name == "posix",
         )
-    except subprocess.TimeoutExpired as exc:
-        return CommandResult(argv, None, _text(exc.stdout), _text(exc.stderr),
-                             time.monotonic() - start, f"timed out after {timeout:g}s")
     except FileNotFoundError:
         return CommandResult(argv, None, "", "", time.monotonic() - start, "not found")
     except OSError as exc:
         return CommandResult(argv, None, "", "", time.monotonic() - start,
                              f"could not run: {exc.strerror or exc}")
-    return CommandResult(argv, proc.returncode, _text(proc.stdout), _text(proc.stderr),
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc)
+        try:
+            stdout, stderr = proc.communicate(timeout=1.0)
+        except subprocess.TimeoutExpired:  # a grandchild escaped its session and holds the pipe
+            stdout = stderr = b""
+        return CommandResult(argv, None, _text(stdout), _text(stderr),
+                             time.monotonic() - start, f"timed out after {timeout:g}s")
+    return CommandResult(argv, proc.returncode, _text(stdout), _text(stderr),
                          time.monotonic() - start)
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    """Kill a timed-out command and everything it started (a wrapper script's children too)."""
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the whole group goes
+        else:
+            proc.kill()
+    except OSError:
+        proc.kill()
 
 
 def _text(data: bytes | str | None) -> str:

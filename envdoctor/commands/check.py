@@ -38,24 +38,70 @@ def use_color(output: str | None) -> bool:
 @click.option("--static", is_flag=True, help="Static probes only: import no framework.")
 @click.option("--facts", "facts_file", metavar="FILE",
               help="Replay the rules on a saved facts snapshot instead of probing.")
-@click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text",
-              show_default=True)
+@click.option("--from", "report_file", metavar="FILE|-",
+              help="Diagnose someone else's environment from a pasted report "
+                   "(collect_env, nvidia-smi, pip list, issue text …).")
+@click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default=None,
+              help="Output format [default: text; github under GITHUB_ACTIONS=true].")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
 @click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
-              default="error", show_default=True,
-              help="Exit 1 when a finding is at or above this severity.")
-@click.option("--expect", "intent", type=click.Choice(INTENTS), default="auto",
-              show_default=True, help="What this machine should train on.")
+              default=None, help="Exit 1 when a finding is at or above this severity "
+              "[default: the policy's fail_on, else error].")
+@click.option("--expect", "intent", type=click.Choice(INTENTS), default=None,
+              help="What this machine should train on [default: the policy's expect, else auto].")
 @click.option("-v", "--verbose", is_flag=True, help="Also list passed and unknown checks.")
-def check(static: bool, facts_file: str | None, fmt: str, output: str | None, fail_on: str,
-          intent: str, verbose: bool) -> None:
+@click.option("--policy", "policy_file", metavar="FILE",
+              help="Policy TOML [default: ./pyproject.toml [tool.envdoctor], ./envdoctor.toml].")
+@click.option("--require", "requires", multiple=True, metavar="REQ",
+              help="A requirement, e.g. torch>=2.4, gpus>=8, bf16 (repeatable).")
+@click.option("--report", "reports", multiple=True, metavar="FORMAT:FILE",
+              help="Also write FORMAT to FILE, e.g. junit:out.xml (repeatable).")
+@click.option("--no-redact", is_flag=True,
+              help="Keep host and user names, addresses, GPU UUIDs and credentials in outputs.")
+@click.option("--smoke", "smoke_suite", type=click.Choice(["quick", "full"]), default="quick",
+              show_default=True, help="Smoke suite per framework; full adds torch.compile, "
+              "SavedModel, memory, multi-GPU and speed steps.")
+@click.option("--no-smoke", is_flag=True, help="Run the live framework workers, no smoke kernels.")
+@click.option("--framework", "frameworks", metavar="NAMES",
+              help="Live-probe only these frameworks, e.g. torch,jax [default: all installed].")
+@click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
+              metavar="S", help="Seconds each framework worker may run [default: 120].")
+def check(static: bool, facts_file: str | None, report_file: str | None, fmt: str | None, output: str | None,
+          fail_on: str | None, intent: str | None, verbose: bool, policy_file: str | None = None,
+          requires: tuple[str, ...] = (), reports: tuple[str, ...] = (),
+          no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
+          frameworks: str | None = None, worker_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
-    if facts_file:
+    from envdoctor import policy as policy_mod
+    from envdoctor.commands.report_cmd import (
+        default_format,
+        parse_report_spec,
+        prepare,
+        write_reports,
+    )
+    gate = policy_mod.load(policy_file, requires)
+    intent, fail_on = gate.settings(intent, fail_on)
+    fmt = default_format(fmt)
+    for spec in reports:
+        parse_report_spec(spec)  # a wrong --report fails before any probing
+    if report_file:
+        from envdoctor.parsers import load_report_file
+        facts = load_report_file(report_file)
+    elif facts_file:
         facts = pipeline.load_facts_file(facts_file)
     else:
         from envdoctor.probes import collect
+        from envdoctor.live.cli import live_options, run_for_check
+        options = live_options(frameworks, worker_timeout)  # bad --framework: exit 2 first
         facts = collect()
+        if not static:
+            facts = run_for_check(facts, options, smoke_suite, not no_smoke)
     report = pipeline.diagnose(facts, intent=intent, fail_on=fail_on)
+    if facts.live:
+        from envdoctor.live.cli import add_smoke
+        add_smoke(report)
+    report = prepare(policy_mod.apply(report, gate), redact=not no_redact)
+    write_reports(report, reports)
     text = render(fmt, report, color=use_color(output) and fmt == "text")
     if verbose and fmt == "text":
         text += "".join(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n"

@@ -37,9 +37,13 @@ def probe() -> CudaFacts:
 
     nvcc_path = runner.which("nvcc") or ""
     nvcc_version = None
+    nvcc_problem = ""
     if nvcc_path:
         result = trail.run([nvcc_path, "--version"], NVCC_TIMEOUT)
         nvcc_version = parse_nvcc_version(result.stdout) if result.ok else None
+        if nvcc_version is None:
+            nvcc_problem = (result.error or (f"exited {result.returncode}" if not result.ok
+                                             else "printed no version"))
         home = _toolkit_home_of(nvcc_path)
         if home:
             _add(toolkits, seen, folder_toolkit(home, "nvcc", trail, preferred=nvcc_version))
@@ -62,7 +66,7 @@ def probe() -> CudaFacts:
     if not toolkits and not nvcc_path:
         return _with(facts, trail.info(Status.NOT_FOUND, "no CUDA toolkit and no nvcc on PATH"))
     if nvcc_path and nvcc_version is None:
-        return _with(facts, trail.info(Status.OK, f"{nvcc_path} --version gave no version",
+        return _with(facts, trail.info(Status.OK, f"{nvcc_path} --version: {nvcc_problem}",
                                        "folders"))
     return _with(facts, trail.info(Status.OK, source="nvcc+folders" if nvcc_path else "folders"))
 
@@ -120,19 +124,40 @@ def folder_toolkit(folder: Path, source: str, trail: Trail,
     return CudaToolkit(version=version, path=str(folder), source=source, how=how)
 
 
+def parse_version_json(text: str) -> Version | None:
+    """``{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}, …}`` -> 12.4.1.
+
+    A damaged or cut-short file still names the version, so a regular expression backs up the
+    JSON parser.
+    """
+    v = None
+    try:
+        data = json.loads(text)
+        v = data.get("cuda", {}).get("version") if isinstance(data, dict) else None
+    except (ValueError, AttributeError):
+        m = re.search(r'"cuda"\s*:\s*\{[^{}]*?"version"\s*:\s*"([^"]+)"', text)
+        v = m.group(1) if m else None
+    try:
+        return Version(v) if isinstance(v, str) else None
+    except InvalidVersion:
+        return None
+
+
+def parse_version_txt(text: str) -> Version | None:
+    """``CUDA Version 11.0.207`` (toolkits before 11.1 shipped version.txt)."""
+    m = re.search(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)?)", text)
+    return Version(m.group(1)) if m else None
+
+
 def _folder_version(folder: Path, trail: Trail) -> tuple[Version | None, str]:
     text = trail.read(folder / "version.json")
-    if text:
-        try:
-            v = json.loads(text).get("cuda", {}).get("version")
-            if v:
-                return Version(v), "version.json"
-        except (ValueError, InvalidVersion, AttributeError):
-            pass
+    v = parse_version_json(text) if text else None
+    if v is not None:
+        return v, "version.json"
     text = trail.read(folder / "version.txt")
-    m = re.search(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)?)", text or "")
-    if m:
-        return Version(m.group(1)), "version.txt"
+    v = parse_version_txt(text) if text else None
+    if v is not None:
+        return v, "version.txt"
     for header in ("include/cuda.h", "targets/x86_64-linux/include/cuda.h",
                    "targets/sbsa-linux/include/cuda.h"):
         if (folder / header).is_file():

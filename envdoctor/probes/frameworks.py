@@ -29,9 +29,10 @@ JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
 BUNDLED_PREFIXES = ("libcudnn", "libnccl", "libcublas", "libcudart", "libnvrtc", "libamdhip")
 
 
-def probe() -> FrameworkFacts:
+def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
+    """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree."""
     trail = Trail()
-    installed = _dists.installed()
+    installed = _dists.installed(paths)
     facts = FrameworkFacts(
         torch=torch_build(installed, trail),
         tensorflow=tensorflow_build(installed, trail),

@@ -55,7 +55,7 @@ def probe() -> LibraryFacts:
     trail = Trail()
     libs: list[Library] = []
     ld = trail.run(["ldconfig", "-p"], LDCONFIG_TIMEOUT)
-    if not ld.ok and os.path.exists("/sbin/ldconfig"):
+    if not ld.ok and "timed out" not in ld.error and os.path.exists("/sbin/ldconfig"):
         ld = trail.run(["/sbin/ldconfig", "-p"], LDCONFIG_TIMEOUT)
     cache = parse_ldconfig(ld.stdout) if ld.ok else {}
 
@@ -65,21 +65,45 @@ def probe() -> LibraryFacts:
         libs.extend(_from_folders(spec, {lib.path for lib in libs}))
         libs.extend(_from_wheels(spec))
     facts = LibraryFacts(libraries=tuple(_dedupe(libs)))
+    reason = "" if ld.ok else f"ldconfig -p: {ld.error or f'exited {ld.returncode}'}"
     if not facts.libraries:
-        return LibraryFacts(probe=trail.info(Status.NOT_FOUND, "no CUDA libraries found"))
-    reason = "" if ld.ok else f"ldconfig -p: {ld.error or ld.returncode}"
+        return LibraryFacts(probe=trail.info(
+            Status.NOT_FOUND, "no CUDA libraries found" + (f" ({reason})" if reason else "")))
     return LibraryFacts(libraries=facts.libraries,
                         probe=trail.info(Status.OK, reason, "headers+ldconfig+folders+pip"))
 
 
 def parse_ldconfig(text: str) -> dict[str, list[str]]:
-    """``\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8`` -> paths."""
+    """soname -> paths, from ``ldconfig -p`` or ``ldconfig -v`` output.
+
+    ``-p``: ``\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8``.
+    ``-v``: a folder line ``/usr/local/cuda/lib64: (from …)`` then
+    ``\tlibcudart.so.11.0 -> libcudart.so.11.7.99`` (the target names the full version).
+    """
     out: dict[str, list[str]] = {}
+    folder = ""
     for line in text.splitlines():
         m = re.match(r"\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)", line)
         if m:
             out.setdefault(m.group(1), []).append(m.group(3))
+            continue
+        m = re.match(r"(/\S*?):(?:\s|$)", line)
+        if m:
+            folder = m.group(1)
+            continue
+        m = re.match(r"\s+(\S+)\s+->\s+(\S+)\s*$", line)
+        if m:
+            target = os.path.join(folder, m.group(2)) if folder else m.group(2)
+            paths = out.setdefault(m.group(1), [])
+            if target not in paths:
+                paths.append(target)
     return out
+
+
+def from_ldconfig(text: str) -> list[Library]:
+    """The CUDA libraries an ``ldconfig -p``/``-v`` listing names, one per file."""
+    cache = parse_ldconfig(text)
+    return _dedupe([lib for spec in SPECS for lib in _from_ldconfig(spec, cache)])
 
 
 def version_from_filename(name: str, soname: str) -> Version | None:
@@ -129,7 +153,23 @@ def _from_ldconfig(spec: LibSpec, cache: dict[str, list[str]]) -> list[Library]:
             version = (version_from_filename(real, spec.soname)
                        or version_from_filename(soname, spec.soname))
             out.append(Library(spec.name, version, path, "ldconfig"))
+    if not out and spec.name == "cudnn":
+        out = _cudnn_sublibraries(cache)
     return out
+
+
+def _cudnn_sublibraries(cache: dict[str, list[str]]) -> list[Library]:
+    """cuDNN 8/9 split into ``libcudnn_ops.so.9``, ``libcudnn_cnn.so.9`` …; when the loader
+    lists only those, one versioned sub-library per folder stands for cuDNN there."""
+    out: dict[str, Library] = {}
+    for soname, paths in sorted(cache.items()):
+        m = re.match(r"libcudnn_\w+\.so\.(\d+(?:\.\d+)*)$", soname)
+        if not m:
+            continue
+        for path in paths:
+            out.setdefault(os.path.dirname(path),
+                           Library("cudnn", Version(m.group(1)), path, "ldconfig"))
+    return list(out.values())
 
 
 def _from_folders(spec: LibSpec, known: set[str]) -> list[Library]:

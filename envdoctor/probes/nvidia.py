@@ -7,7 +7,10 @@ that answered. The parsers are pure functions so tests feed them recorded real o
 
 from __future__ import annotations
 
+import glob
+import os
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,8 @@ THROTTLE_BITS = {
 
 QUERY_FIELDS = ("index,name,uuid,driver_version,compute_cap,memory.total,memory.used,"
                 "temperature.gpu,power.draw,power.limit,pcie.link.gen.current,pcie.link.gen.max,"
-                "pcie.link.width.current,pcie.link.width.max,mig.mode.current,persistence_mode")
+                "pcie.link.width.current,pcie.link.width.max,mig.mode.current,persistence_mode,"
+                "ecc.errors.uncorrected.volatile.total,retired_pages.pending")
 QUERY_FIELDS_MINIMAL = "index,name,uuid,driver_version,memory.total,memory.used"
 
 
@@ -38,7 +42,12 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
     pci = count_pci_devices(root / "sys/bus/pci/devices")
     kernel_module = parse_proc_version(trail.read(root / "proc/driver/nvidia/version") or "")
 
-    facts, nvml_error = _from_nvml(trail)
+    absent = driver_absent_reason(root)
+    if absent:
+        trail.ran.append(f"nvml: not tried ({absent})")
+        facts, nvml_error = None, ""
+    else:
+        facts, nvml_error = _from_nvml(trail)
     if facts is None:
         facts, smi_error = _from_smi(trail)
         if facts is not None and nvml_error and not facts.nvml_error:
@@ -46,15 +55,43 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
         if facts is None:
             nvml_error = smi_error or nvml_error
     if facts is None and kernel_module is not None:
-        facts = NvidiaFacts(driver_version=kernel_module,
-                            probe=trail.info(Status.OK, "only the kernel module answered",
-                                             "procfs"))
+        reason = "only the kernel module answered" + (f" ({nvml_error})" if nvml_error else "")
+        facts = NvidiaFacts(driver_version=kernel_module, nvml_error=nvml_error,
+                            probe=trail.info(Status.OK, reason, "procfs"))
     if facts is None:
-        reason = "no NVIDIA driver found" + (f" ({nvml_error})" if nvml_error else "")
+        why = nvml_error or absent
+        reason = "no NVIDIA driver found" + (f" ({why})" if why else "")
         return NvidiaFacts(pci_devices=pci, nvml_error=nvml_error,
                            probe=trail.info(Status.NOT_FOUND, reason))
     return replace(facts, pci_devices=pci, kernel_module_version=kernel_module,
                    probe=replace(facts.probe, ran=tuple(trail.ran)))
+
+
+# --------------------------------------------------------------------------- is a driver possible?
+DEVICE_NODES = ("proc/driver/nvidia", "dev/nvidiactl", "dev/nvidia0", "dev/dxg")
+NVML_DIRS = ("usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib",
+             "usr/local/nvidia/lib64", "usr/local/nvidia/lib", "usr/lib/wsl/lib",
+             "usr/local/cuda/compat", "usr/local/cuda/lib64/stubs")
+
+
+def driver_absent_reason(root: Path = Path("/")) -> str:
+    """Why NVML cannot answer on this Linux machine, or "" when it might.
+
+    Loading pynvml and dlopen-ing libnvidia-ml costs ~0.1 s; on a machine with no NVIDIA kernel
+    driver (no /proc/driver/nvidia, no /dev/nvidiactl, no WSL /dev/dxg) and no libnvidia-ml in
+    the usual folders or on LD_LIBRARY_PATH it can only fail, so we record why and skip it.
+    Other platforms always try.
+    """
+    if not sys.platform.startswith("linux"):
+        return ""
+    if any((root / node).exists() for node in DEVICE_NODES):
+        return ""
+    dirs = [str(root / d) for d in NVML_DIRS]
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    if any(glob.glob(f"{d}/libnvidia-ml.so*") for d in dirs):
+        return ""
+    return ("no NVIDIA kernel driver (no /proc/driver/nvidia, /dev/nvidiactl or /dev/dxg) "
+            "and no libnvidia-ml")
 
 
 # --------------------------------------------------------------------------- PCI and /proc
@@ -177,7 +214,9 @@ def _nvml_gpu(nv: Any, index: int) -> Gpu:
         pcie_width=_call(lambda: nv.nvmlDeviceGetCurrPcieLinkWidth(h)),
         pcie_width_max=_call(lambda: nv.nvmlDeviceGetMaxPcieLinkWidth(h)),
         processes=tuple(
-            GpuProcess(pid=p.pid, used_mb=(p.usedGpuMemory // (1024 * 1024))
+            GpuProcess(pid=p.pid, name=_s(_call(lambda p=p: nv.nvmlSystemGetProcessName(p.pid))
+                                          or ""),
+                       used_mb=(p.usedGpuMemory // (1024 * 1024))
                        if getattr(p, "usedGpuMemory", None) else None)
             for p in procs),
     )
@@ -197,22 +236,53 @@ def throttle_names(mask: int | None) -> tuple[str, ...]:
 def _from_smi(trail: Trail) -> tuple[NvidiaFacts | None, str]:
     if runner.which("nvidia-smi") is None:
         return None, ""
-    result = trail.run(["nvidia-smi", f"--query-gpu={QUERY_FIELDS}",
-                        "--format=csv,noheader,nounits"], SMI_TIMEOUT)
-    if not result.ok and "not a valid field" in (result.stdout + result.stderr):
-        result = trail.run(["nvidia-smi", f"--query-gpu={QUERY_FIELDS_MINIMAL}",
+    fields = QUERY_FIELDS.split(",")
+    for _attempt in range(4):  # an older driver refuses newer fields one at a time: drop them
+        result = trail.run(["nvidia-smi", f"--query-gpu={','.join(fields)}",
                             "--format=csv,noheader,nounits"], SMI_TIMEOUT)
-        fields = QUERY_FIELDS_MINIMAL
-    else:
-        fields = QUERY_FIELDS
-    if not result.ok:
+        bad = invalid_field(result)
+        if not bad:
+            break
+        fields = ([f for f in fields if f != bad] if bad in fields
+                  else QUERY_FIELDS_MINIMAL.split(","))
+    if result.error or _smi_broken(result):
         return None, smi_failure(result)
-    gpus, driver = parse_query_csv(result.stdout, fields.split(","))
+    gpus, driver = parse_query_csv(result.stdout, fields) if result.ok else ((), None)
     header = trail.run(["nvidia-smi"], SMI_TIMEOUT)
     table = parse_smi_table(header.stdout) if header.ok else {}
-    return NvidiaFacts(driver_version=driver or table.get("driver"),
-                       cuda_driver_version=table.get("cuda"), gpus=gpus,
+    table_gpus = parse_smi_table_gpus(header.stdout) if header.ok else ()
+    if not gpus:
+        gpus = table_gpus  # --query-gpu failed or said nothing: the table still names the GPUs
+    else:  # the table is where nvidia-smi lists processes
+        procs = {g.index: g.processes for g in table_gpus}
+        gpus = tuple(replace(g, processes=procs.get(g.index, ())) for g in gpus)
+    driver = driver or table.get("driver")
+    if driver is None and not gpus:
+        if result.ok and header.ok:
+            return None, "nvidia-smi printed no GPU and no driver version"
+        return None, smi_failure(result if not result.ok else header)
+    return NvidiaFacts(driver_version=driver, cuda_driver_version=table.get("cuda"), gpus=gpus,
                        probe=trail.info(Status.OK, source="nvidia-smi")), ""
+
+
+def invalid_field(result: runner.CommandResult) -> str:
+    """``Field "compute_cap" is not a valid field to query.`` -> ``compute_cap`` ('' if none)."""
+    text = result.stdout + result.stderr
+    if result.ok or "not a valid field" not in text.lower():
+        return ""
+    m = re.search(r'Field "([^"]+)" is not a valid field', text)
+    return m.group(1) if m else "?"
+
+
+def _smi_broken(result: runner.CommandResult) -> bool:
+    """nvidia-smi ran but says the driver is unusable (it exits non-zero, often 9 or 18)."""
+    text = (result.stdout + result.stderr).lower()
+    return not result.ok and any(s in text for s in SMI_FATAL)
+
+
+SMI_FATAL = ("failed to initialize nvml", "couldn't communicate with the nvidia driver",
+             "no devices were found", "unable to determine the device handle",
+             "nvml library not found", "driver/library version mismatch")
 
 
 def smi_failure(result: runner.CommandResult) -> str:
@@ -222,25 +292,43 @@ def smi_failure(result: runner.CommandResult) -> str:
     text = (result.stdout + "\n" + result.stderr).strip()
     for line in text.splitlines():
         if line.strip():
-            return line.strip()
+            line = line.strip()
+            return line.removeprefix("Failed to initialize NVML: ") if "NVML" in line else line
     return f"nvidia-smi exited {result.returncode}"
 
 
+def _field(name: str) -> str:
+    """``memory.total [MiB]`` -> ``memory.total``: headers carry units unless ``nounits``."""
+    return name.split(" [", 1)[0].strip().lower()
+
+
 def parse_query_csv(text: str, fields: list[str]) -> tuple[tuple[Gpu, ...], Version | None]:
-    """Parse ``--query-gpu=… --format=csv,noheader,nounits`` output (a header line is skipped)."""
+    """Parse ``nvidia-smi --query-gpu=… --format=csv[,noheader][,nounits]`` output.
+
+    A header line (``index, name, memory.total [MiB], …``), when present, names the columns and
+    wins over ``fields``; values may carry units (``81559 MiB``, ``69.85 W``) and ``[N/A]``.
+    """
     gpus = []
     driver = None
+    names = [_field(f) for f in fields]
     for line in text.splitlines():
-        cells = [c.strip() for c in line.split(",")]
-        if len(cells) != len(fields) or cells[0].lower().startswith("index"):
+        if not line.strip():
             continue
-        row = dict(zip(fields, cells))
-        driver = driver or _v(row.get("driver_version"))
+        cells = [c.strip() for c in line.split(",")]
+        if _looks_like_header(cells):
+            names = [_field(c) for c in cells]
+            continue
+        if len(cells) != len(names) or not ({"name", "index", "uuid"} & set(names)):
+            continue
+        row = dict(zip(names, cells))
+        driver = driver or _v(_na(row.get("driver_version")))
+        reasons = _hex(row.get("clocks_event_reasons.active")
+                       or row.get("clocks_throttle_reasons.active"))
         gpus.append(Gpu(
-            index=_int(row.get("index")) or 0,
-            name=row.get("name", ""),
-            uuid=row.get("uuid", ""),
-            cc=_v(row.get("compute_cap")),
+            index=_int(row.get("index")) if _int(row.get("index")) is not None else len(gpus),
+            name=_na(row.get("name")) or "",
+            uuid=_na(row.get("uuid")) or "",
+            cc=_v(_na(row.get("compute_cap"))),
             memory_total_mb=_int(row.get("memory.total")),
             memory_used_mb=_int(row.get("memory.used")),
             temperature_c=_int(row.get("temperature.gpu")),
@@ -252,8 +340,44 @@ def parse_query_csv(text: str, fields: list[str]) -> tuple[tuple[Gpu, ...], Vers
             pcie_width_max=_int(row.get("pcie.link.width.max")),
             mig_mode=_onoff(row.get("mig.mode.current")),
             persistence_mode=_onoff(row.get("persistence_mode")),
+            ecc_uncorrected=_int(row.get("ecc.errors.uncorrected.volatile.total")),
+            retired_pages_pending=_onoff(row.get("retired_pages.pending")),
+            throttle_reasons=throttle_names(reasons),
         ))
     return tuple(gpus), driver
+
+
+def parse_compute_apps_csv(text: str) -> tuple[tuple[str, GpuProcess], ...]:
+    """``nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_gpu_memory
+    --format=csv`` -> ((gpu uuid, process), …). Process names may contain commas (Windows paths),
+    so the cells after ``pid`` are re-joined."""
+    names: list[str] = ["gpu_uuid", "pid", "process_name", "used_gpu_memory"]
+    out = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if not line.strip():
+            continue
+        if _looks_like_header(cells) or "pid" in (_field(c) for c in cells):
+            names = [_field(c) for c in cells]
+            continue
+        if len(cells) < len(names) or "pid" not in names:
+            continue
+        i = names.index("process_name") if "process_name" in names else None
+        if i is not None and len(cells) > len(names):  # commas inside the process name
+            extra = len(cells) - len(names)
+            cells[i:i + extra + 1] = [", ".join(cells[i:i + extra + 1])]
+        row = dict(zip(names, cells))
+        pid = _int(row.get("pid"))
+        if pid is None:
+            continue
+        out.append((row.get("gpu_uuid", ""), GpuProcess(
+            pid=pid, name=row.get("process_name", ""), used_mb=_int(row.get("used_gpu_memory")))))
+    return tuple(out)
+
+
+def _looks_like_header(cells: list[str]) -> bool:
+    known = {"index", "name", "uuid", "driver_version", "timestamp", "gpu_name", "pci.bus_id"}
+    return any(_field(c) in known for c in cells) and not any(c[:1].isdigit() for c in cells[:1])
 
 
 def parse_smi_table(text: str) -> dict[str, Version]:
@@ -268,20 +392,148 @@ def parse_smi_table(text: str) -> dict[str, Version]:
     return out
 
 
-def _int(text: str | None) -> int | None:
-    try:
-        return int(float(text)) if text not in (None, "", "[N/A]", "N/A") else None
-    except ValueError:
+_TABLE_GPU = re.compile(
+    r"^\|\s+(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|MCDM)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f:.]+")
+_TABLE_USE = re.compile(
+    r"^\|\s*(?:\d+%|N/A|ERR!)\s+(\d+|N/A)C?\s+P\d+\s+(?:(\d+)W|N/A)\s*/\s*(?:(\d+)W|N/A)\s*\|"
+    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
+_TABLE_MIG = re.compile(r"^\|\s+\|\s+\|\s+(Enabled|Disabled|N/A)\s*\|")
+_TABLE_PROC = re.compile(
+    r"^\|\s+(\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M|M\+C)\s+(.*?)\s+"
+    r"(?:(\d+)MiB|N/A)\s*\|")
+
+
+def parse_smi_table_gpus(text: str) -> tuple[Gpu, ...]:
+    """GPUs and their processes from the default ``nvidia-smi`` table (names may be cut short).
+
+    The fallback when ``--query-gpu`` is refused, and the only place nvidia-smi lists
+    processes together with their GPU.
+    """
+    gpus: list[Gpu] = []
+    procs: dict[int, list[GpuProcess]] = {}
+    section = "gpus"
+    for line in text.splitlines():
+        if "Processes:" in line:
+            section = "processes"
+        elif "MIG devices:" in line:
+            section = "mig"
+        if section == "gpus":
+            m = _TABLE_GPU.match(line)
+            if m:
+                name = m.group(2).strip()
+                gpus.append(Gpu(index=int(m.group(1)), name=name,
+                                persistence_mode={"On": True, "Off": False}.get(m.group(3))))
+                continue
+            m = _TABLE_USE.match(line)
+            if m and gpus:
+                gpus[-1] = replace(gpus[-1], temperature_c=_int(m.group(1)),
+                                   power_draw_w=_float(m.group(2)),
+                                   power_limit_w=_float(m.group(3)),
+                                   memory_used_mb=int(m.group(4)),
+                                   memory_total_mb=int(m.group(5)))
+                continue
+            m = _TABLE_MIG.match(line)
+            if m and gpus and gpus[-1].mig_mode is None and gpus[-1].memory_total_mb is not None:
+                gpus[-1] = replace(gpus[-1], mig_mode=_onoff(m.group(1)))
+        elif section == "processes":
+            m = _TABLE_PROC.match(line)
+            if m:
+                procs.setdefault(int(m.group(1)), []).append(GpuProcess(
+                    pid=int(m.group(2)), name=m.group(4),
+                    used_mb=int(m.group(5)) if m.group(5) else None))
+    return tuple(replace(g, processes=tuple(procs.get(g.index, ()))) for g in gpus)
+
+
+def parse_smi_q(text: str) -> tuple[Version | None, Version | None, tuple[Gpu, ...]]:
+    """``nvidia-smi -q``: (driver version, CUDA version, GPUs). For pasted reports and replay."""
+    driver = cuda = None
+    gpus: list[dict[str, str]] = []
+    stack: list[tuple[int, str]] = []
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("="):
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        key, sep, value = raw.strip().partition(":")
+        key, value = key.strip(), value.strip()
+        if indent == 0:
+            stack = []
+            if key == "Driver Version":
+                driver = _v(value)
+            elif key == "CUDA Version":
+                cuda = _v(value)
+            elif re.match(r"GPU [0-9A-Fa-f]+:", raw):
+                gpus.append({})
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = "/".join([s for _, s in stack] + [key])
+        if sep and value:
+            if gpus:
+                gpus[-1].setdefault(path, value)
+        else:
+            stack.append((indent, key))
+    out = []
+    for i, g in enumerate(gpus):
+        power = g.get("GPU Power Readings/Power Draw") or g.get(
+            "GPU Power Readings/Average Power Draw") or g.get("Power Readings/Power Draw")
+        limit = (g.get("GPU Power Readings/Current Power Limit")
+                 or g.get("Power Readings/Power Limit"))
+        out.append(Gpu(
+            index=i,
+            name=g.get("Product Name", ""),
+            uuid=g.get("GPU UUID", ""),
+            memory_total_mb=_int(g.get("FB Memory Usage/Total")),
+            memory_used_mb=_int(g.get("FB Memory Usage/Used")),
+            mig_mode=_onoff(g.get("MIG Mode/Current")),
+            persistence_mode=_onoff(g.get("Persistence Mode")),
+            temperature_c=_int(g.get("Temperature/GPU Current Temp")),
+            power_draw_w=_float(power),
+            power_limit_w=_float(limit),
+            pcie_gen=_int(g.get("PCI/GPU Link Info/PCIe Generation/Current")),
+            pcie_gen_max=_int(g.get("PCI/GPU Link Info/PCIe Generation/Max")),
+            pcie_width=_int(g.get("PCI/GPU Link Info/Link Width/Current")),
+            pcie_width_max=_int(g.get("PCI/GPU Link Info/Link Width/Max")),
+        ))
+    return driver, cuda, tuple(out)
+
+
+_NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?")
+
+
+def _na(text: str | None) -> str | None:
+    """None for nvidia-smi's "not available" spellings: ``[N/A]``, ``N/A``, ``[Not Supported]``."""
+    if text is None:
         return None
+    text = text.strip()
+    if not text or text.startswith("[") or text.upper() in ("N/A", "NONE"):
+        return None
+    return text
+
+
+def _number(text: str | None) -> float | None:
+    """``81559 MiB`` -> 81559.0, ``69.85 W`` -> 69.85, ``16x`` -> 16.0; ``[N/A]`` -> None."""
+    text = _na(text)
+    m = _NUMBER.match(text) if text else None
+    return float(m.group(0)) if m else None
+
+
+def _int(text: str | None) -> int | None:
+    n = _number(text)
+    return None if n is None else int(n)
 
 
 def _float(text: str | None) -> float | None:
+    return _number(text)
+
+
+def _hex(text: str | None) -> int | None:
     try:
-        return float(text) if text not in (None, "", "[N/A]", "N/A") else None
+        return int(text, 16) if text and text.lower().startswith("0x") else None
     except ValueError:
         return None
 
 
 def _onoff(text: str | None) -> bool | None:
     low = (text or "").strip().lower()
-    return {"enabled": True, "disabled": False}.get(low)
+    return {"enabled": True, "disabled": False, "yes": True, "no": False,
+            "on": True, "off": False}.get(low)

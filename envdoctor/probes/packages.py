@@ -39,10 +39,11 @@ def matters(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES)
 
 
-def probe() -> PackageFacts:
+def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
+    """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree."""
     trail = Trail()
     trail.ran.append("scan sys.path for *.dist-info")
-    installed = _dists.installed()
+    installed = _dists.installed(paths)
     wanted = sorted((d for d in installed.values() if matters(d.name)), key=lambda d: d.name)
     dists = tuple(Distribution(name=d.name, version=d.version, location=str(d.location),
                                modules=d.top_level()) for d in wanted)

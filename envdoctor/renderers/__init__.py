@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from envdoctor.renderers import json_renderer, text
+from envdoctor.renderers import github, json_renderer, junit, markdown, sarif, text
 from envdoctor.report import Report
 
 Renderer = Callable[[Report, bool], str]
@@ -16,6 +16,10 @@ Renderer = Callable[[Report, bool], str]
 RENDERERS: dict[str, Renderer] = {
     "text": text.render,
     "json": json_renderer.render,
+    "markdown": markdown.render,
+    "junit": junit.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }
 
 

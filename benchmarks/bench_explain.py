@@ -1,0 +1,136 @@
+"""Benchmark `envdoctor explain`: one traceback end to end, and throughput on big logs.
+
+    /work/venv/bin/python benchmarks/bench_explain.py [--quick]
+
+Reports medians (and ratios against a peer in the same run):
+
+1. One real traceback, whole process (``python -m envdoctor explain FILE``), with the default
+   (lazy static probes) and with ``--no-facts``; peer: friendly-traceback explaining a live
+   exception of the same kind (``python -m friendly_traceback script.py``) from /work/peers.
+2. Synthetic logs of 10/50/100 MB built from the real corpus texts (tests/corpus/explain)
+   buried in filler (training-step lines, TensorFlow ``I`` lines, tqdm ``\\r`` progress):
+   MB/s whole process, peak RSS; peer: ``grep -c -i -F`` for the prefilter literals (the floor
+   of any scanner that must look at every byte).
+
+Speed is never asserted in unit tests; this script prints numbers for the closing note.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+PEER_PY = Path("/work/peers/bin/python")
+
+
+def timed(argv: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Median wall seconds and max peak RSS (KB) of ``argv`` over ``runs`` runs."""
+    times, rss = [], 0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True,
+                              text=True, env=env)
+        times.append(time.perf_counter() - t0)
+        try:
+            rss = max(rss, int(proc.stderr.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            pass
+    return statistics.median(times), rss
+
+
+def corpus_texts() -> list[str]:
+    from envdoctor.knowledge import load_toml
+    return [load_toml(p)["text"] for p in sorted((REPO / "tests/corpus/explain").glob("*.toml"))]
+
+
+def build_log(path: Path, size_mb: int, texts: list[str], seed: int = 7) -> None:
+    """Filler with a real error text every ~200 KB, written in 1 MB pieces."""
+    rng = random.Random(seed)
+    target = size_mb << 20
+    written = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        step = 0
+        while written < target:
+            parts = []
+            for _ in range(2000):
+                step += 1
+                r = rng.random()
+                if r < 0.6:
+                    parts.append(f"[2025-01-01 12:00:{step % 60:02d}] epoch {step // 5000} step "
+                                 f"{step} loss={rng.random():.4f} lr=3.0e-04 grad_norm="
+                                 f"{rng.random() * 4:.3f}\n")
+                elif r < 0.8:
+                    parts.append(f"2025-01-01 12:00:00.{step:06d}: I tensorflow/core/common_"
+                                 f"runtime/gpu/gpu_device.cc:2019] Created device /job:localhost/"
+                                 f"replica:0/task:0/device:GPU:0 with {step % 40000} MB memory\n")
+                else:
+                    parts.append(f"{step % 100}%|{'#' * (step % 30)}| {step}/100000 "
+                                 f"[00:{step % 60:02d}<01:00, 9.{step % 10}it/s]\r")
+            parts.append(rng.choice(texts) + "\n")
+            chunk = "".join(parts)
+            fh.write(chunk)
+            written += len(chunk.encode())
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    runs = 3 if quick else 7
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)           # measure as installed: with .pyc files
+    env["PYTHONPYCACHEPREFIX"] = tempfile.gettempdir() + "/envdoctor-bench-pyc"
+    py = sys.executable
+    tmp = Path(tempfile.mkdtemp(prefix="bench-explain-"))
+    from envdoctor.knowledge import load_toml
+    tb = tmp / "traceback.txt"
+    tb.write_text(load_toml(next((REPO / "tests/corpus/explain").glob("005*.toml")))["text"])
+    subprocess.run([py, "-m", "envdoctor", "explain", str(tb)], capture_output=True, env=env)
+
+    print("== one traceback, whole process (median of %d) ==" % runs)
+    base, _ = timed([py, "-c", "pass"], runs, env)
+    full, rss_full = timed([py, "-m", "envdoctor", "explain", str(tb)], runs, env)
+    bare, _ = timed([py, "-m", "envdoctor", "explain", "--no-facts", str(tb)], runs, env)
+    print(f"python -c pass                 {base:6.3f} s")
+    print(f"envdoctor explain (facts)      {full:6.3f} s  peak RSS {rss_full / 1024:.0f} MB")
+    print(f"envdoctor explain --no-facts   {bare:6.3f} s")
+    if PEER_PY.exists():
+        script = tmp / "raise.py"
+        script.write_text("x = [1, 2, 3]\nprint(x[10])\n")
+        peer, _ = timed([str(PEER_PY), "-m", "friendly_traceback", str(script)], runs, env)
+        print(f"peer friendly_traceback        {peer:6.3f} s  (ratio envdoctor/peer "
+              f"{full / peer:.2f})")
+
+    print("\n== synthetic logs from %d real corpus texts + filler ==" % len(corpus_texts()))
+    texts = corpus_texts()
+    from envdoctor.explain import scanner
+    lits = tmp / "literals.txt"
+    lits.write_text("\n".join(sorted(scanner().by_literal)) + "\n")
+    sizes = [10, 50] if quick else [10, 50, 100]
+    rates = []
+    for mb in sizes:
+        log = tmp / f"log-{mb}.txt"
+        build_log(log, mb, texts)
+        real_mb = log.stat().st_size / (1 << 20)
+        n = 3
+        secs, rss = timed([py, "-m", "envdoctor", "explain", "--no-facts", "--format", "json",
+                           str(log)], n, env)
+        grep, _ = timed(["grep", "-c", "-i", "-F", "-f", str(lits), str(log)], n, env)
+        rates.append(real_mb / secs)
+        print(f"{real_mb:7.1f} MB  {secs:6.2f} s  {real_mb / secs:6.1f} MB/s  peak RSS "
+              f"{rss / 1024:5.0f} MB   grep -F floor {real_mb / grep:6.1f} MB/s "
+              f"(ratio {grep / secs:.2f})")
+        log.unlink()
+    if len(rates) > 1:
+        print(f"linearity: MB/s at {sizes[-1]} MB / MB/s at {sizes[0]} MB = "
+              f"{rates[-1] / rates[0]:.2f} (1.0 = linear)")
+
+
+if __name__ == "__main__":
+    main()

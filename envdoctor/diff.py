@@ -1,0 +1,323 @@
+"""Environment diff: "it works on machine A and not on B", ranked by what likely matters.
+
+Each snapshot is reduced to named *aspects* (driver, CUDA the driver supports, each framework
+and its CUDA build, cuDNN/NCCL, NumPy, Python, GPU model and count, the environment variables
+frameworks read …), each with a weight per kind of change: a new driver branch or CUDA major
+outweighs a patch release. Then the rules run on both snapshots; a finding present on one
+side only is attached to the difference that explains it (its evidence names a value that
+changed, else it concerns the same area), and such a difference ranks above every difference
+without one, errors first. Weights are judgement, written once here; findings are knowledge,
+from rules/.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.facts import Facts, Status
+from envdoctor.findings import Finding
+
+# change level -> weight for each aspect kind: (major, minor, patch). "major" also covers a
+# value appearing or disappearing; for Python "minor" is the ABI-breaking step (3.10 -> 3.11).
+FRAMEWORK = (85, 80, 35)
+ENV_WEIGHTS = {"CUDA_VISIBLE_DEVICES": 60, "NVIDIA_VISIBLE_DEVICES": 55, "KERAS_BACKEND": 55,
+               "PYTORCH_CUDA_ALLOC_CONF": 50, "XLA_FLAGS": 50, "LD_LIBRARY_PATH": 50,
+               "LD_PRELOAD": 50, "XLA_PYTHON_CLIENT_PREALLOCATE": 45,
+               "XLA_PYTHON_CLIENT_MEM_FRACTION": 45, "CUDA_HOME": 40, "CUDA_PATH": 40,
+               "CUDA_DEVICE_ORDER": 40, "TF_FORCE_GPU_ALLOW_GROWTH": 40}
+ENV_PREFIX_WEIGHTS = (("NCCL_", 40), ("XLA_", 45), ("TF_", 35), ("PYTORCH_", 40),
+                      ("TORCH_", 30), ("JAX_", 35))
+KEY_PACKAGES = {"numpy": (80, 30, 10), "nvidia-cudnn-cu12": (80, 50, 20),
+                "nvidia-cudnn-cu11": (80, 50, 20), "nvidia-cudnn-cu13": (80, 50, 20),
+                "nvidia-nccl-cu12": (75, 45, 20), "nvidia-nccl-cu13": (75, 45, 20),
+                "nvidia-cuda-runtime-cu12": (70, 45, 15), "nvidia-cublas-cu12": (60, 40, 15),
+                "protobuf": (40, 20, 5), "ml-dtypes": (45, 25, 5), "triton": (60, 45, 15)}
+# finding area -> difference areas it can explain
+AREA_ALIASES = {"gpu": ("driver", "gpu"), "driver": ("driver", "gpu"), "env": ("env",),
+                "python": ("python",), "host": ("host",)}
+
+
+@dataclass
+class Difference:
+    key: str
+    label: str
+    area: str
+    a: str | None
+    b: str | None
+    change: str                     # major | minor | patch | added | removed | changed
+    weight: int
+    findings: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def score(self) -> int:
+        rank = max((_RANK[f["severity"]] for f in self.findings), default=0)
+        return self.weight + 1000 * rank
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "area": self.area, "a": self.a,
+                "b": self.b, "change": self.change, "weight": self.weight,
+                "score": self.score, "findings": self.findings}
+
+
+_RANK = {"error": 3, "warning": 2, "info": 1}
+
+
+# ---------------------------------------------------------------------------- aspects
+def _v(value: Any) -> Version | None:
+    if value is None or isinstance(value, Version):
+        return value
+    try:
+        return Version(str(value))
+    except InvalidVersion:
+        return None
+
+
+def _level(a: Any, b: Any, python: bool = False) -> str:
+    """How big a version change is: major | minor | patch (added/removed for None)."""
+    if a is None:
+        return "added"
+    if b is None:
+        return "removed"
+    va, vb = _v(a), _v(b)
+    if va is None or vb is None:
+        return "major"
+    ra, rb = (va.release + (0, 0))[:3], (vb.release + (0, 0))[:3]
+    if python:
+        return "major" if ra[:2] != rb[:2] else "patch"
+    if ra[0] != rb[0]:
+        return "major"
+    if ra[1] != rb[1]:
+        return "minor"
+    return "patch"
+
+
+def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int], str]]:
+    """key -> (label, area, value, weights, kind) where kind is "version" or "value"."""
+    out: dict[str, tuple[str, str, Any, tuple[int, int, int], str]] = {}
+
+    def put(key: str, label: str, area: str, value: Any, weights: tuple[int, int, int],
+            kind: str = "version") -> None:
+        out[key] = (label, area, value, weights, kind)
+
+    nv = facts.nvidia
+    if nv.probe.status.known:
+        put("nvidia.driver", "NVIDIA driver (branch = major)", "driver", nv.driver_version,
+            (100, 45, 30))
+        put("nvidia.cuda", "CUDA the driver supports", "driver", nv.cuda_driver_version,
+            (95, 60, 20))
+        names = Counter(g.name for g in nv.gpus)
+        put("gpu.model", "GPU model", "gpu",
+            ", ".join(f"{n} ×{c}" for n, c in sorted(names.items())) or None, (70, 0, 0),
+            "value")
+        put("gpu.count", "GPU count", "gpu", str(nv.gpu_count), (65, 0, 0), "value")
+        ccs = sorted({str(g.cc) for g in nv.gpus if g.cc is not None})
+        put("gpu.cc", "GPU compute capability", "gpu", ", ".join(ccs) or None, (68, 0, 0),
+            "value")
+        mig = sorted({str(g.mig_mode) for g in nv.gpus if g.mig_mode is not None})
+        put("gpu.mig", "MIG mode", "gpu", ", ".join(mig) or None, (55, 0, 0), "value")
+    fw = facts.frameworks
+    if fw.probe.status.known:
+        t = fw.torch
+        put("torch", "PyTorch", "torch", t.version if t else None, FRAMEWORK)
+        put("torch.cuda", "PyTorch CUDA build", "torch",
+            (t.cuda or (f"ROCm {t.hip}" if t.hip else "cpu")) if t else None, (88, 70, 20),
+            "value" if t and not t.cuda else "version")
+        tf = fw.tensorflow
+        put("tensorflow", "TensorFlow", "tensorflow", tf.version if tf else None, FRAMEWORK)
+        put("tensorflow.dist", "TensorFlow distribution", "tensorflow",
+            tf.distribution if tf else None, (75, 0, 0), "value")
+        put("tensorflow.cuda", "TensorFlow CUDA build", "tensorflow",
+            tf.cuda if tf and tf.is_cuda_build else ("cpu" if tf else None), (88, 70, 20),
+            "version" if tf and tf.is_cuda_build else "value")
+        put("tensorflow.cudnn", "TensorFlow cuDNN build", "tensorflow",
+            tf.cudnn if tf else None, (80, 50, 10))
+        j = fw.jax
+        put("jax", "JAX", "jax", j.version if j else None, FRAMEWORK)
+        put("jaxlib", "jaxlib", "jax", j.jaxlib if j else None, FRAMEWORK)
+        put("jax.plugins", "JAX GPU plugins", "jax",
+            ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "none" if j else None,
+            (85, 0, 0), "value")
+        k = fw.keras
+        put("keras", "Keras", "keras", k.version if k else None, (70, 50, 20))
+        put("keras.backend", "Keras backend", "keras", k.backend if k else None, (70, 0, 0),
+            "value")
+    libs = facts.libraries
+    pk = facts.packages
+    for name, label, weights in (("cudnn", "cuDNN", (80, 50, 20)),
+                                 ("nccl", "NCCL", (75, 45, 20)),
+                                 ("cublas", "cuBLAS", (60, 40, 15))):
+        if libs.probe.status.known:
+            versions = sorted({lib.version for lib in libs.named(name) if lib.version})
+            put(f"lib.{name}", f"{label} (system)", name if name != "cublas" else "cuda",
+                versions[-1] if versions else None, weights)
+    cu = facts.cuda
+    if cu.probe.status.known:
+        put("cuda.nvcc", "CUDA toolkit (nvcc on PATH)", "cuda", cu.nvcc_version, (70, 45, 20))
+        put("cuda.toolkits", "CUDA toolkits installed", "cuda",
+            ", ".join(str(v) for v in cu.versions) or None, (40, 0, 0), "value")
+    h = facts.host
+    if h.probe.status.known:
+        put("python", "Python", "python", h.python_version, (90, 75, 10))
+        put("host.arch", "CPU architecture", "host", h.arch or None, (90, 0, 0), "value")
+        put("host.os", "Operating system", "host", h.os or None, (60, 0, 0), "value")
+        put("host.glibc", "glibc", "host", h.glibc.partition("-")[2] or h.glibc or None,
+            (40, 40, 5))
+        put("host.distro", "Distribution", "host", h.distro or None, (25, 0, 0), "value")
+        put("host.kernel", "Kernel", "host", h.kernel or None, (15, 0, 0), "value")
+        put("host.container", "Container", "host", h.container or "none", (30, 0, 0), "value")
+        put("host.wsl", "WSL", "host", str(h.wsl) if h.wsl else None, (30, 0, 0), "value")
+        missing_simd = [f for f in ("avx", "avx2", "fma") if f not in h.cpu_flags]
+        put("host.simd", "CPU SIMD flags missing", "host", ", ".join(missing_simd) or "none",
+            (50, 0, 0), "value")
+        if h.shm_total_gb is not None:
+            put("host.shm", "/dev/shm size (GiB, rounded)", "host",
+                str(round(h.shm_total_gb)), (20, 0, 0), "value")
+    if pk.probe.status.known:
+        for d in pk.distributions:
+            if d.name in ("torch", "tensorflow", "tensorflow-cpu", "jax", "jaxlib", "keras"):
+                continue  # covered by the framework aspects
+            put(f"pkg.{d.name}", f"package {d.name}", "python", d.version,
+                KEY_PACKAGES.get(d.name, (25, 15, 5)))
+    if facts.env.probe.status.known:
+        for name, value in facts.env.vars.items():
+            put(f"env.{name}", f"${name}", "env", value, (_env_weight(name), 0, 0), "value")
+    for section in ("host", "nvidia", "cuda", "libraries", "packages", "frameworks", "env"):
+        status = getattr(facts, section).probe.status
+        put(f"probe.{section}", f"{section} probe status", "probe",
+            status.value if status is not Status.OK else None, (10, 0, 0), "value")
+    return out
+
+
+def _env_weight(name: str) -> int:
+    if name in ENV_WEIGHTS:
+        return ENV_WEIGHTS[name]
+    return next((w for prefix, w in ENV_PREFIX_WEIGHTS if name.startswith(prefix)), 20)
+
+
+def differences(a: Facts, b: Facts) -> list[Difference]:
+    """Every aspect whose value differs. An aspect only one side has (a package, a variable)
+    counts as added/removed only when the other side's probe answered."""
+    aa, bb = aspects(a), aspects(b)
+    out = []
+    for key in list(dict.fromkeys([*aa, *bb])):
+        label, area, _, weights, kind = aa.get(key) or bb[key]
+        if key not in aa and not _section_known(a, key):
+            continue  # A's probe did not answer: "unknown" is not "different"
+        if key not in bb and not _section_known(b, key):
+            continue
+        va = aa[key][2] if key in aa else None
+        vb = bb[key][2] if key in bb else None
+        sa, sb = _s(va), _s(vb)
+        if sa == sb:
+            continue
+        if kind == "version":
+            change = _level(va, vb, python=key == "python")
+            if change in ("added", "removed"):
+                weight = weights[0]
+            else:
+                weight = {"major": weights[0], "minor": weights[1] or weights[0],
+                          "patch": weights[2] or 1}[change]
+                if change == "patch" and _local(va) != _local(vb):
+                    change, weight = "build", max(weight, weights[1])
+        else:
+            change = "added" if sa is None else "removed" if sb is None else "changed"
+            weight = weights[0]
+        out.append(Difference(key, label, area, sa, sb, change, weight))
+    return out
+
+
+def _section_known(facts: Facts, key: str) -> bool:
+    prefix = key.split(".")[0]
+    section = {"pkg": "packages", "env": "env", "lib": "libraries", "gpu": "nvidia",
+               "nvidia": "nvidia", "host": "host", "python": "host", "cuda": "cuda",
+               "probe": "host"}.get(prefix, "frameworks")
+    return getattr(facts, section).probe.status.known
+
+
+def _s(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _local(value: Any) -> str:
+    v = _v(value)
+    return (v.local or "") if v else ""
+
+
+# ---------------------------------------------------------------------------- findings
+def _evidence_strings(f: Finding) -> list[str]:
+    out: list[str] = [f.title]
+    stack: list[Any] = [f.evidence]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item is not None:
+            out.append(str(item))
+    return out
+
+
+def _explains(f: Finding, d: Difference) -> int:
+    """How strongly a finding explains a difference: 2 its evidence names a changed value,
+    1 same area, 0 unrelated."""
+    values = [v for v in (d.a, d.b) if v and len(v) >= 2 and v not in ("none", "cpu")]
+    texts = _evidence_strings(f)
+    if any(v == t or (len(v) >= 4 and v in t) for v in values for t in texts):
+        return 2
+    if d.area in AREA_ALIASES.get(f.area, (f.area,)):
+        return 1
+    return 0
+
+
+def compare(a: Facts, b: Facts, findings_a: list[Finding], findings_b: list[Finding]
+            ) -> dict[str, Any]:
+    """The diff: ranked differences with their explaining findings, and the findings that
+    are on one side only."""
+    diffs = differences(a, b)
+    codes_a = {(f.code, f.title) for f in findings_a}
+    codes_b = {(f.code, f.title) for f in findings_b}
+    only = {"a": [f for f in findings_a if (f.code, f.title) not in codes_b],
+            "b": [f for f in findings_b if (f.code, f.title) not in codes_a]}
+    explained: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    for side, found in only.items():
+        for f in found:
+            entry = {"side": side, "code": f.code, "severity": f.severity.value,
+                     "title": f.title, "fix": f.fix, "references": list(f.references)}
+            scored = sorted(((_explains(f, d), d.weight, i) for i, d in enumerate(diffs)),
+                            reverse=True)
+            if scored and scored[0][0] > 0:
+                target = diffs[scored[0][2]]
+                target.findings.append(entry)
+                entry = {**entry, "explains": target.key}
+            explained[side].append(entry)
+    ranked = sorted(diffs, key=lambda d: (-d.score, d.key))
+    return {"differences": [{"rank": i + 1, **d.to_dict()} for i, d in enumerate(ranked)],
+            "only_in_a": explained["a"], "only_in_b": explained["b"]}
+
+
+# ---------------------------------------------------------------------------- text
+def render_text(result: dict[str, Any], name_a: str, name_b: str) -> str:
+    diffs = result["differences"]
+    lines = [(f"envdoctor diff: A = {name_a}, B = {name_b}: {len(diffs)} difference(s), "
+              "most likely to matter first"), ""]
+    for d in diffs:
+        a, b = (("(absent)" if v is None else v or '""') for v in (d["a"], d["b"]))
+        lines.append(f"{d['rank']:>3}. {d['label']}: {a} → {b}  [{d['change']}]")
+        for f in d["findings"]:
+            lines.append(f"       {f['severity'].upper()} {f['code']} only in "
+                         f"{f['side'].upper()}: {f['title']}")
+            if f["fix"]:
+                lines.append(f"       fix: {' '.join(f['fix'].split())}")
+    if not diffs:
+        lines.append("  no differences in the facts that matter")
+    for side in ("a", "b"):
+        rest = [f for f in result[f"only_in_{side}"] if "explains" not in f]
+        if rest:
+            lines += ["", f"Findings only in {side.upper()} (not tied to one difference):"]
+            lines += [f"  {f['severity'].upper()} {f['code']} {f['title']}" for f in rest]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,114 @@
+"""`envdoctor explain`: name the root cause of a framework error from its text.
+
+Library API (used by the live-workers engineer on a crashed worker's stderr)::
+
+    from envdoctor.explain import diagnose_text
+    diagnoses = diagnose_text(stderr_text)              # text only, best first
+    diagnoses = diagnose_text(text, facts=snapshot)     # conditions sharpen the answer
+    diagnoses = diagnose_text(text, report_facts=parsed)  # facts parsed from the same text
+
+``facts`` are this machine's (or a saved snapshot); ``report_facts`` are facts parsed from the
+text itself (a pasted GitHub issue's environment section) and win section by section, because
+the error happened on *that* machine. Signatures live in ``rules/signatures`` (data).
+
+Flow: ``reader`` (bytes -> normalised blocks) -> ``scan`` (prefiltered regex hits + traceback
+structure) -> ``conditions`` (facts) -> ``rank`` (one primary, then secondaries) -> ``render``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from typing import BinaryIO
+
+from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
+from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
+from envdoctor.explain.reader import NotText, read_blocks
+from envdoctor.explain.scan import Scanner, ScanResult
+from envdoctor.explain.signatures import Signature, load_signatures
+from envdoctor.facts import Facts
+
+__all__ = ["Diagnosis", "Evidence", "NotText", "Signature", "diagnose_text", "diagnose_stream",
+           "scan_stream", "rank_result", "scanner", "parse_report_facts", "primary",
+           "load_signatures"]
+
+_SCANNER: Scanner | None = None
+
+
+def scanner() -> Scanner:
+    """The compiled scanner for the current rules folder (built once per process)."""
+    global _SCANNER
+    sigs = load_signatures()
+    if _SCANNER is None or _SCANNER.signatures is not sigs:
+        _SCANNER = Scanner(sigs)
+    return _SCANNER
+
+
+def diagnose_text(text: str, facts: Facts | None = None,
+                  report_facts: Facts | None = None) -> list[Diagnosis]:
+    """Diagnoses for an error text, best first ([] when nothing is recognised)."""
+    data = text.encode("utf-8", errors="replace")
+    try:
+        return diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
+    except NotText:
+        return []
+
+
+def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None = None,
+                    report_facts: Facts | None = None) -> tuple[ScanResult, list[Diagnosis]]:
+    """Scan a byte stream and rank; raises ``NotText`` (binary) or ``RuleFileError``."""
+    result = scan_stream(stream)
+    return result, rank_result(result, facts, report_facts)
+
+
+def scan_stream(stream: BinaryIO) -> ScanResult:
+    """Stream -> hits and traceback structure, with bounded memory."""
+    return scanner().scan(read_blocks(stream))
+
+
+def matched_with_conditions(result: ScanResult) -> list[Signature]:
+    """Matched signatures that have conditions (only these need facts)."""
+    return [sh.signature for sh in result.by_code.values() if sh.signature.conditions]
+
+
+def rank_result(result: ScanResult, facts: Callable[[], Facts | None] | None = None,
+                report_facts: Facts | None = None) -> list[Diagnosis]:
+    """Rank hits; ``facts`` is called only if a matched signature has conditions.
+
+    That laziness is why a plain traceback costs no probing (the static probes take ~0.1 s).
+    """
+    evaluator = None
+    if matched_with_conditions(result):
+        merged = merge_facts(facts() if facts else None, report_facts)
+        if merged is not None:
+            evaluator = ConditionEvaluator(merged)
+    return rank(result, evaluator)
+
+
+# "PyTorch version: 2.1.0", "- CUDA used to build PyTorch: 12.1", "| NVIDIA-SMI 535.54", …
+_REPORT_HINT = re.compile(
+    r"(?im)^[\s>*|-]*(?:pytorch|torch|tensorflow|tf|jax|jaxlib|cuda|cudnn|python|nvidia|driver"
+    r"|gpu|os|platform|numpy)\b[^:=\n]{0,40}[:=]\s*\S|NVIDIA-SMI \d|Collecting environment inf")
+
+
+def looks_like_report(text: str) -> bool:
+    """Does the text carry environment facts (a pasted report), not just an error?"""
+    return _REPORT_HINT.search(text) is not None
+
+
+def parse_report_facts(text: str) -> Facts | None:
+    """Facts parsed from a pasted report by ``envdoctor.parsers.parse_text``, if that exists.
+
+    The parsers package is another engineer's; when it is absent, or fails, we go on without.
+    Only texts that look like a report are handed over (importing the parsers costs ~0.1 s).
+    """
+    if not looks_like_report(text):
+        return None
+    try:
+        import importlib
+        parsers = importlib.import_module("envdoctor.parsers")
+        parse = getattr(parsers, "parse_text", None)
+        return parse(text) if callable(parse) else None
+    except Exception:
+        return None

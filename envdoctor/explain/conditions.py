@@ -1,0 +1,93 @@
+"""Apply a signature's ``[[conditions]]`` to facts: sharpen an answer, never invent one.
+
+A condition is ``when`` (an expression over ``envdoctor.names.names_for(facts)``), a ``note``
+with ``{placeholders}`` (any expression, e.g. ``{torch.version}``) and an optional new
+confidence. Three-valued: a condition that is UNKNOWN (the fact was not observed, or a name
+the expression needs is not defined) is simply not applied; only True adds the note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from envdoctor import expr
+from envdoctor.explain.signatures import Signature
+from envdoctor.facts import SECTIONS, Facts
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+# which facts sections a name in a condition reads (to probe only those)
+NAME_SECTIONS: dict[str, tuple[str, ...]] = {
+    **{name: (name,) for name in SECTIONS},
+    "torch": ("frameworks",), "tensorflow": ("frameworks",), "jax": ("frameworks",),
+    "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
+    "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
+    "any_gpu_cc": ("nvidia",), "gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "env"),
+    "torch_has_arch": ("frameworks", "libraries"),
+    "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
+}
+
+
+def sections_needed(signatures: list[Signature]) -> tuple[str, ...] | None:
+    """The facts sections these signatures' conditions read; None means all of them.
+
+    A name we do not know (a new knowledge function) asks for every section, so a missing
+    entry here costs time, never a wrong answer.
+    """
+    needed: set[str] = set()
+    for sig in signatures:
+        for cond in sig.conditions:
+            for name in expr.free_names(cond.when):
+                if name not in NAME_SECTIONS:
+                    return None
+                needed.update(NAME_SECTIONS[name])
+    return tuple(sorted(needed))
+
+
+def merge_facts(live: Facts | None, report: Facts | None) -> Facts | None:
+    """Report facts (parsed from the pasted text) win, section by section, where they know."""
+    if report is None:
+        return live
+    if live is None:
+        return report
+    changes = {name: getattr(report, name) for name in SECTIONS
+               if getattr(report, name).probe.status.known}
+    return replace(live, **changes)
+
+
+class ConditionEvaluator:
+    """Callable used by ``rank``: ``(signature) -> (confidence or None, notes)``."""
+
+    def __init__(self, facts: Facts):
+        from envdoctor.names import names_for
+        self.ev = expr.Evaluator(names_for(facts))
+
+    def _value(self, tree: Any) -> Any:
+        try:
+            return self.ev(tree)
+        except Exception:  # an unknown name or a bad call in data: not applied, never a crash
+            return expr.UNKNOWN
+
+    def _fill(self, note: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            try:
+                value = self._value(expr.compile_expr(m.group(1)))
+            except expr.ExprError:
+                return m.group(0)
+            return "unknown" if value is expr.UNKNOWN or value is None else str(value)
+        return _PLACEHOLDER.sub(one, note)
+
+    def __call__(self, sig: Signature) -> tuple[str | None, tuple[str, ...]]:
+        confidence, notes = None, []
+        for cond in sig.conditions:
+            value = self._value(cond.when)
+            if value is expr.UNKNOWN or not value:
+                continue
+            if cond.note:
+                notes.append(self._fill(cond.note))
+            if cond.confidence:
+                confidence = cond.confidence
+        return confidence, tuple(notes)

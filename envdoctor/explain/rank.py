@@ -1,0 +1,124 @@
+"""From hits to ranked diagnoses: one primary root cause, then secondaries.
+
+The score of a matched signature, highest first:
+
+- ``root_cause_rank`` (0-100, data): how close this kind of error is to a root cause. A
+  wrapper ("ChildFailedError", "DataLoader worker exited unexpectedly") ranks low, the error it
+  wraps (an UnpicklingError, a missing libcudnn) high.
+- confidence (after conditions on facts): high +2, medium +1, low 0 (a tie-breaker); a
+  condition that holds on the facts +5.
+- position in a chain of exceptions: a hit in an exception that a later one wraps ("The above
+  exception was the direct cause…") is closer to the root: +4 per level (at most 2).
+- where the line is: on an exception line +3; only inside stack frames (the code that raised,
+  not the message) -25 and low confidence, because quoting code is not an error.
+- benign warnings always rank below every real error (they are called harmless).
+
+Ties go to the signature seen first in the text (the first error usually causes the others).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from envdoctor.explain.scan import Hit, ScanResult, SigHits
+from envdoctor.explain.signatures import Signature
+
+CONF_BONUS = {"high": 2, "medium": 1, "low": 0}
+ANTI_WINDOW = 200        # an anti-pattern cancels hits within this many lines of it
+MAX_EVIDENCE = 5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """One explained error. ``to_dict`` is the public JSON shape (keys are only ever added)."""
+
+    code: str
+    id: str
+    title: str
+    category: str
+    confidence: str
+    evidence: tuple[Evidence, ...]
+    why: str
+    fix: str
+    references: tuple[str, ...]
+    score: float = 0.0
+    hits: int = 0
+    notes: tuple[str, ...] = ()
+    first_line: int = 0
+    signature: Signature | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_environment(self) -> bool:
+        return self.category == "environment"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "id": self.id, "title": self.title,
+                "category": self.category, "confidence": self.confidence,
+                "evidence": [{"line": e.line, "text": e.text} for e in self.evidence],
+                "why": self.why, "fix": self.fix, "references": list(self.references),
+                "notes": list(self.notes), "hits": self.hits, "score": round(self.score, 1)}
+
+
+def _live_hits(sh: SigHits) -> list[Hit]:
+    """Hits that no anti-pattern near them cancels."""
+    if not sh.anti_lines:
+        return list(sh.hits)
+    antis = sorted(sh.anti_lines)
+    from bisect import bisect_left
+    keep = []
+    for hit in sh.hits:
+        i = bisect_left(antis, hit.line - ANTI_WINDOW)
+        if i < len(antis) and antis[i] <= hit.line + ANTI_WINDOW:
+            continue
+        keep.append(hit)
+    return keep
+
+
+def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
+    """Rank the matched signatures; ``conditions(sig) -> (confidence|None, notes)`` optional."""
+    out: list[Diagnosis] = []
+    for sh in result.by_code.values():
+        hits = _live_hits(sh)
+        if not hits:
+            continue
+        sig = sh.signature
+        confidence, notes = sig.confidence, ()
+        cond_bonus = 0
+        if conditions is not None:
+            new_conf, notes = conditions(sig)
+            if new_conf:
+                confidence, cond_bonus = new_conf, 5
+            elif notes:
+                cond_bonus = 2
+        only_frames = all(h.role == "frame" for h in hits)
+        if only_frames:
+            confidence = "low"
+        score = float(sig.root_cause_rank) + CONF_BONUS[confidence] + cond_bonus
+        score += 4 * min(max(h.cause_depth for h in hits), 2)
+        if any(h.role == "exception" for h in hits):
+            score += 3
+        if only_frames:
+            score -= 25
+        if sig.category == "benign":
+            score -= 200
+        ordered = sorted(hits, key=lambda h: (h.role == "frame", -h.cause_depth, h.line))
+        evidence = tuple(Evidence(h.line, h.text)
+                         for h in sorted(ordered[:MAX_EVIDENCE], key=lambda h: h.line))
+        hit_count = sh.count - (len(sh.hits) - len(hits))
+        out.append(Diagnosis(sig.code, sig.id, sig.title, sig.category, confidence, evidence,
+                             sig.why, sig.fix, sig.references, score, hit_count, tuple(notes),
+                             min(h.line for h in hits), sig))
+    out.sort(key=lambda d: (-d.score, d.first_line, d.code))
+    return out
+
+
+def primary(diagnoses: list[Diagnosis]) -> Diagnosis | None:
+    """The root cause: the best diagnosis that is not a harmless warning (None: no error)."""
+    return next((d for d in diagnoses if d.category != "benign"), None)

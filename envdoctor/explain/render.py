@@ -1,0 +1,205 @@
+"""Renderers for `envdoctor explain`: text (terminal), Markdown (paste into an issue), JSON.
+
+All three read the same ``Explanation`` so they cannot disagree. JSON is the public contract:
+``{"diagnoses": [{"code", "id", "title", "category", "confidence", "evidence": [{"line",
+"text"}], "why", "fix", "references"}, …]}`` best first; later versions only add keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from envdoctor.explain.rank import Diagnosis, primary
+
+JSON_SCHEMA_VERSION = 1
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+VERDICT = {
+    "environment": "Root cause: an environment problem",
+    "usage": "Root cause: a known misuse of the framework (the install is fine)",
+    "user_code": "Not an environment problem: an error in the code or data",
+    "benign": "Harmless",
+}
+HINT = {
+    "user_code": "The machine is fine; the fix is in your model, data or training code.",
+    "usage": "The install is fine; the fix is in how the framework is called or configured.",
+}
+
+
+@dataclass
+class Explanation:
+    """What the renderers need: the ranked diagnoses and a few facts about the input."""
+
+    diagnoses: list[Diagnosis]
+    lines: int = 0
+    chars: int = 0
+    tracebacks: int = 0
+    facts_source: str = "none"      # live | file | report | live+report | file+report | none
+    signatures: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def primary(self) -> Diagnosis | None:
+        return primary(self.diagnoses)
+
+    @property
+    def ordered(self) -> list[Diagnosis]:
+        """Primary first, then other errors, then harmless warnings."""
+        return self.diagnoses
+
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub("?", text)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _input_line(ex: Explanation) -> str:
+    parts = [_plural(ex.lines, "line")]
+    if ex.tracebacks:
+        parts.append(_plural(ex.tracebacks, "traceback"))
+    facts = {"none": "text only"}.get(ex.facts_source, f"facts: {ex.facts_source}")
+    return f"read {', '.join(parts)}; {facts}"
+
+
+def render_text(ex: Explanation, color: bool = False) -> str:
+    def style(s: str, **kw: Any) -> str:
+        return click.style(s, **kw) if color else s
+
+    out = [style("envdoctor explain", bold=True) + f" — {_input_line(ex)}", ""]
+    main = ex.primary
+    if main is None:
+        if ex.diagnoses:
+            out.append(style("No error recognised: only harmless warnings.", fg="green"))
+        else:
+            out.append(style("Nothing recognised: no known error signature matches this text.",
+                             fg="yellow"))
+            out.append(f"  ({ex.signatures} signatures checked. It may be an error in your own "
+                       "code, or one envdoctor does not know yet.)")
+    else:
+        colour = {"environment": "red", "usage": "yellow", "user_code": "cyan"}[main.category]
+        out.append(style(VERDICT[main.category], fg=colour, bold=True))
+        out += _text_block(main, style, full=True)
+    others = [d for d in ex.diagnoses if d is not main]
+    if others:
+        out += ["", style("Also seen:", bold=True)]
+        for d in others:
+            label = "harmless" if d.category == "benign" else f"{d.category}, {d.confidence}"
+            first = d.evidence[0].line if d.evidence else d.first_line
+            out.append(f"  {d.code}  {d.title}  [{label}; line {first}]")
+            if d.category == "benign":
+                out.append(f"      {d.fix.splitlines()[0] if d.fix else ''}")
+    for note in ex.notes:
+        out.append(f"note: {note}")
+    return "\n".join(out) + "\n"
+
+
+def _text_block(d: Diagnosis, style: Callable[..., str], full: bool) -> list[str]:
+    out = [f"  {style(d.code, bold=True)}  {d.title}",
+           f"  confidence: {d.confidence}   category: {d.category}   id: {d.id}", "",
+           "  Evidence:"]
+    width = max((len(str(e.line)) for e in d.evidence), default=1)
+    for e in d.evidence:
+        out.append(f"    {e.line:>{width}} | {_clean(e.text)}")
+    if d.hits > len(d.evidence):
+        out.append(f"    … {d.hits - len(d.evidence)} more matching line(s)")
+    for note in d.notes:
+        out.append(f"  On this machine: {note}")
+    out += ["", "  Why: " + _indent(d.why), "", "  Fix: " + _indent(d.fix)]
+    if d.category in HINT:
+        out += ["", "  Hint: " + HINT[d.category]]
+    out += ["", "  Source: " + d.references[0]] + [f"          {r}" for r in d.references[1:]]
+    return out
+
+
+def _indent(text: str) -> str:
+    return text.strip().replace("\n", "\n       ")
+
+
+def render_markdown(ex: Explanation, color: bool = False) -> str:
+    out = ["## envdoctor explain", "", f"_{_input_line(ex)}_", ""]
+    main = ex.primary
+    if main is None:
+        out.append("**No error recognised: only harmless warnings.**" if ex.diagnoses else
+                   "**Nothing recognised**: no known error signature matches this text.")
+    else:
+        out += [f"### {VERDICT[main.category]}", "",
+                f"**{main.code}** — {main.title}  ", f"confidence: {main.confidence} · "
+                f"category: `{main.category}` · id: `{main.id}`", "", "Evidence:", "", "```"]
+        out += [f"{e.line}: {_clean(e.text).replace('```', '`‵`')}" for e in main.evidence]
+        out += ["```", ""]
+        out += [f"> On this machine: {n}" for n in main.notes]
+        out += ["", f"**Why.** {main.why}", "", f"**Fix.** {main.fix}", ""]
+        if main.category in HINT:
+            out += [f"_{HINT[main.category]}_", ""]
+        out += ["Sources: " + ", ".join(f"<{r}>" for r in main.references)]
+    others = [d for d in ex.diagnoses if d is not main]
+    if others:
+        out += ["", "### Also seen", "", "| code | what | kind | line |", "| --- | --- | --- | --- |"]
+        for d in others:
+            kind = "harmless" if d.category == "benign" else f"{d.category}, {d.confidence}"
+            title = d.title.replace("|", "\\|")
+            out.append(f"| {d.code} | {title} | {kind} | {d.first_line} |")
+    return "\n".join(out) + "\n"
+
+
+def to_dict(ex: Explanation) -> dict[str, Any]:
+    main = ex.primary
+    return {"schema_version": JSON_SCHEMA_VERSION,
+            "primary": main.code if main else None,
+            "verdict": VERDICT[main.category] if main else
+            ("harmless warnings only" if ex.diagnoses else "nothing recognised"),
+            "diagnoses": [d.to_dict() for d in ex.diagnoses],
+            "input": {"lines": ex.lines, "chars": ex.chars, "tracebacks": ex.tracebacks},
+            "facts": ex.facts_source}
+
+
+def render_json(ex: Explanation, color: bool = False) -> str:
+    return json.dumps(to_dict(ex), indent=2, ensure_ascii=False) + "\n"
+
+
+RENDERERS: dict[str, Callable[[Explanation, bool], str]] = {
+    "text": render_text, "markdown": render_markdown, "json": render_json}
+
+
+# ---------------------------------------------------------------------------- rule docs
+def render_signature_doc(sig: Any) -> str:
+    """`envdoctor explain ECODE`: the signature's own documentation."""
+    out = [f"{sig.code}  {sig.title}", f"id: {sig.id}   category: {sig.category}   "
+           f"confidence: {sig.confidence}   root_cause_rank: {sig.root_cause_rank}", "",
+           "Why:", _wrap(sig.why), "", "Fix:", _wrap(sig.fix), "", "Recognised by (regex, per line):"]
+    out += [f"  {p.source}" for p in sig.patterns]
+    if sig.anti_patterns:
+        out += ["Not claimed when the text contains:"] + [f"  {p.source}" for p in sig.anti_patterns]
+    if sig.conditions:
+        out += ["Sharpened by facts:"] + [f"  when {c.when_source}: {c.note}" for c in sig.conditions]
+    out += ["", "References:"] + [f"  {r}" for r in sig.references]
+    sources = sorted({e.source for e in sig.examples if e.matches})
+    out += [f"Examples: {sum(e.matches for e in sig.examples)} matching, "
+            f"{sum(not e.matches for e in sig.examples)} not matching, from:"]
+    out += [f"  {s}" for s in sources]
+    out.append(f"File: {sig.path}")
+    return "\n".join(out) + "\n"
+
+
+def render_check_doc(check: Any) -> str:
+    """`envdoctor explain CHECKCODE`: a check's own documentation (rules/checks)."""
+    sev = ", ".join(f"{k}={v}" for k, v in check.severity.items())
+    out = [f"{check.code}  {check.title}", f"id: {check.id}   severity: {sev}   "
+           f"area: {check.area}", "", f"When: {check.when_source}", "", "Why:", _wrap(check.why),
+           "", "Fix:", _wrap(check.fix), "", "References:"]
+    out += [f"  {r}" for r in check.references]
+    out.append(f"File: {check.path}")
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str) -> str:
+    return "\n".join("  " + line for line in text.strip().splitlines())

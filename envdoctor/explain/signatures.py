@@ -1,0 +1,346 @@
+"""Error signatures (``rules/signatures/<family>/<CODE>.toml``): load, validate, compile.
+
+A signature is data: regexes searched per line (``patterns``), regexes that cancel a claim
+(``anti_patterns``), the explanation (``why``/``fix``/``references``), optional
+``[[conditions]]`` over facts, and ``[[examples]]`` that must / must not match, each with the
+URL it came from. Validation errors name the file and the field (``RuleFileError``).
+
+For speed every pattern also gets a *prefilter*: a set of lower-case literal strings of which
+at least one must occur in any line the regex can match (extracted from the regex's parse
+tree). The scanner checks the cheap literals on big blocks of text first and runs the regex
+only on the few lines that contain one; see ``envdoctor.explain.scan``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+try:  # Python 3.11+: the parser moved to re._parser
+    from re import _constants as sre_constants  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+from envdoctor import expr
+from envdoctor.knowledge import RuleFileError, is_url, load_toml, rules_dir, toml_files
+
+CATEGORIES = ("environment", "usage", "benign", "user_code")
+CONFIDENCES = ("high", "medium", "low")
+CODE_RE = re.compile(r"^E[A-Z]{2,8}\d{3}$")
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+REQUIRED = ("code", "id", "title", "category", "patterns", "why", "fix", "references",
+            "examples")
+MIN_LITERAL = 3  # shorter literals filter too little to be worth it
+
+
+class Pattern:
+    """One regex and its prefilter (None: no literal found, scan every line).
+
+    The regex is compiled on first use: a short traceback touches only a few of the ~200
+    patterns, so start-up does not pay for compiling all of them.
+    """
+
+    __slots__ = ("source", "literals", "_regex")
+
+    def __init__(self, source: str, literals: tuple[str, ...] | None,
+                 regex: re.Pattern[str] | None = None):
+        self.source, self.literals, self._regex = source, literals, regex
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if self._regex is None:
+            self._regex = re.compile(self.source)
+        return self._regex
+
+    def __repr__(self) -> str:
+        return f"Pattern({self.source!r})"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``when`` (an expression over facts) -> a note and, optionally, a new confidence."""
+
+    when: Any  # ast.Expression
+    when_source: str
+    note: str
+    confidence: str | None = None
+
+
+@dataclass(frozen=True)
+class SigExample:
+    matches: bool
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    code: str
+    id: str
+    title: str
+    category: str
+    confidence: str
+    root_cause_rank: int
+    patterns: tuple[Pattern, ...]
+    anti_patterns: tuple[Pattern, ...]
+    why: str
+    fix: str
+    references: tuple[str, ...]
+    conditions: tuple[Condition, ...] = ()
+    examples: tuple[SigExample, ...] = ()
+    family: str = ""
+    path: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- literals
+def required_literals(pattern: str) -> tuple[str, ...] | None:
+    """Lower-case strings, one of which must occur in any text the regex matches, or None.
+
+    Walks the ``re`` parse tree: for a sequence, the longest literal run (or the best
+    alternation of literals) is required; a top-level ``a|b`` requires one of each branch's
+    literals. Anything it cannot reason about returns None (the caller then scans every line),
+    so the answer is always safe.
+    """
+    try:
+        tree = sre_parse.parse(pattern)
+    except re.error:
+        return None
+    result = _seq_literals(list(tree))
+    if not result or any(len(lit) < MIN_LITERAL for lit in result):
+        return None
+    return tuple(sorted({lit.lower() for lit in result}))
+
+
+def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """Best required literal set for a sequence of parse items."""
+    best: tuple[str, ...] | None = None
+    run: list[str] = []
+
+    def score(cands: tuple[str, ...] | None) -> int:
+        return min((len(c) for c in cands), default=0) if cands else 0
+
+    def flush() -> None:
+        nonlocal best, run
+        if run:
+            cand = ("".join(run),)
+            if score(cand) > score(best):
+                best = cand
+        run = []
+
+    for op, av in items:
+        if op is sre_constants.LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        sub: tuple[str, ...] | None = None
+        if op is sre_constants.SUBPATTERN:
+            sub = _seq_literals(list(av[-1]))
+        elif op is sre_constants.BRANCH:
+            alts = [_seq_literals(list(b)) for b in av[1]]
+            if all(alts):
+                sub = tuple(x for a in alts for x in a)  # type: ignore[union-attr]
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[0] >= 1:
+            sub = _seq_literals(list(av[2]))
+        if sub and score(sub) > score(best):
+            best = sub
+    flush()
+    return best
+
+
+def compile_pattern(source: str, path: Path | str, fld: str,
+                    known: dict[str, Any] | None = None) -> Pattern:
+    """Validate and prepare one regex; ``known`` (from the cache) skips the compile."""
+    if not isinstance(source, str) or not source:
+        raise RuleFileError(path, fld, "each pattern must be a non-empty string")
+    if known is not None and source in known:
+        lits = known[source]
+        return Pattern(source, None if lits is None else tuple(lits))
+    try:
+        regex = re.compile(source)
+    except re.error as exc:
+        raise RuleFileError(path, fld, f"bad regex {source!r}: {exc}") from None
+    if regex.search(""):
+        raise RuleFileError(path, fld, f"{source!r} matches the empty string (matches anything)")
+    return Pattern(source, required_literals(source), regex)
+
+
+# ---------------------------------------------------------------------------- parsing
+def parse_signature(data: dict[str, Any], path: Path | str,
+                    known: dict[str, Any] | None = None) -> Signature:
+    """Validate one signature file's data; errors name the file and the field.
+
+    ``known`` maps pattern source -> literals from a cache of already validated files.
+    """
+    for key in REQUIRED:
+        if key not in data:
+            raise RuleFileError(path, key, "missing (required)")
+    code = data["code"]
+    if not isinstance(code, str) or not CODE_RE.match(code):
+        raise RuleFileError(path, "code", f"{code!r} is not E + family + 3 digits (ETORCH001)")
+    stem = Path(str(path)).stem
+    if stem.startswith("E") and stem != code:
+        raise RuleFileError(path, "code", f"{code!r} does not match the file name {stem!r}")
+    if not isinstance(data["id"], str) or not ID_RE.match(data["id"]):
+        raise RuleFileError(path, "id", f"{data['id']!r} is not kebab-case")
+    for key in ("title", "why", "fix"):
+        if not isinstance(data[key], str) or not data[key].strip():
+            raise RuleFileError(path, key, "must be a non-empty string")
+    if data["category"] not in CATEGORIES:
+        raise RuleFileError(path, "category", f"{data['category']!r} is not one of {CATEGORIES}")
+    confidence = data.get("confidence", "medium")
+    if confidence not in CONFIDENCES:
+        raise RuleFileError(path, "confidence", f"{confidence!r} is not one of {CONFIDENCES}")
+    rank = data.get("root_cause_rank", 50)
+    if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank <= 100:
+        raise RuleFileError(path, "root_cause_rank", f"{rank!r} is not an integer 0-100")
+    refs = data["references"]
+    if not isinstance(refs, list) or not refs or not all(is_url(r) for r in refs):
+        raise RuleFileError(path, "references", "must be a non-empty list of URLs")
+    pats = data["patterns"]
+    if not isinstance(pats, list) or not pats:
+        raise RuleFileError(path, "patterns", "must be a non-empty list of regexes")
+    antis = data.get("anti_patterns", [])
+    if not isinstance(antis, list):
+        raise RuleFileError(path, "anti_patterns", "must be a list of regexes")
+    patterns = tuple(compile_pattern(p, path, "patterns", known) for p in pats)
+    anti = tuple(compile_pattern(p, path, "anti_patterns", known) for p in antis)
+    conditions = tuple(_condition(c, path, i) for i, c in enumerate(data.get("conditions", [])))
+    examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
+    if not any(e.matches for e in examples) or all(e.matches for e in examples):
+        raise RuleFileError(path, "examples",
+                            "needs at least one matching and one non-matching example")
+    known = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions"}
+    return Signature(code=code, id=data["id"], title=data["title"].strip(),
+                     category=data["category"], confidence=confidence, root_cause_rank=rank,
+                     patterns=patterns, anti_patterns=anti, why=data["why"].strip(),
+                     fix=data["fix"].strip(), references=tuple(refs), conditions=conditions,
+                     examples=examples, family=Path(str(path)).parent.name, path=str(path),
+                     extra={k: v for k, v in data.items() if k not in known})
+
+
+def _condition(raw: Any, path: Path | str, i: int) -> Condition:
+    fld = f"conditions[{i}]"
+    if not isinstance(raw, dict) or not isinstance(raw.get("when"), str):
+        raise RuleFileError(path, fld, "needs when = an expression")
+    try:
+        tree = expr.compile_expr(raw["when"])
+    except expr.ExprError as exc:
+        raise RuleFileError(path, f"{fld}.when", str(exc)) from None
+    conf = raw.get("confidence")
+    if conf is not None and conf not in CONFIDENCES:
+        raise RuleFileError(path, f"{fld}.confidence", f"{conf!r} is not one of {CONFIDENCES}")
+    note = raw.get("note", "")
+    if not isinstance(note, str):
+        raise RuleFileError(path, f"{fld}.note", "must be a string")
+    return Condition(tree, raw["when"], note, conf)
+
+
+def _example(raw: Any, path: Path | str, i: int) -> SigExample:
+    fld = f"examples[{i}]"
+    if not isinstance(raw, dict):
+        raise RuleFileError(path, fld, "must be a table")
+    if not isinstance(raw.get("matches"), bool):
+        raise RuleFileError(path, f"{fld}.matches", "must be true or false")
+    if not isinstance(raw.get("text"), str) or not raw["text"].strip():
+        raise RuleFileError(path, f"{fld}.text", "must be a non-empty string")
+    source = raw.get("source")
+    if not isinstance(source, str) or not source.strip():
+        raise RuleFileError(path, f"{fld}.source", "missing: say where the text came from")
+    if raw["matches"] and not is_url(source):
+        raise RuleFileError(path, f"{fld}.source", "a matching example must cite a URL")
+    return SigExample(raw["matches"], raw["text"], source)
+
+
+# ---------------------------------------------------------------------------- loading
+def load_signatures(root: Path | None = None) -> tuple[Signature, ...]:
+    """Every signature under ``rules/signatures`` (cached per folder); codes must be unique."""
+    return _load(str(root or rules_dir()))
+
+
+@lru_cache(maxsize=4)
+def _load(root: str) -> tuple[Signature, ...]:
+    files = toml_files("signatures", Path(root))
+    cache = _cache_file(files)
+    cached = _read_cache(cache) if cache else None
+    sigs: list[Signature] = []
+    seen: dict[str, str] = {}
+    entries = []
+    for i, path in enumerate(files):
+        if cached is not None:
+            data, known = cached[i]["data"], cached[i]["literals"]
+        else:
+            data, known = load_toml(path), None
+        sig = parse_signature(data, path, known)
+        if sig.code in seen:
+            raise RuleFileError(path, "code", f"{sig.code} is also used by {seen[sig.code]}")
+        seen[sig.code] = str(path)
+        sigs.append(sig)
+        entries.append({"data": data, "literals": {
+            p.source: None if p.literals is None else list(p.literals)
+            for p in sig.patterns + sig.anti_patterns}})
+    if cache and cached is None:
+        write_json(cache, entries)
+    return tuple(sigs)
+
+
+# ---------------------------------------------------------------------------- cache
+# Parsing ~65 TOML files and compiling ~200 regexes costs ~70 ms per process, a quarter of the
+# 0.3 s budget for explaining one traceback. The validated data and prefilter literals are
+# cached as JSON (never pickle), keyed by every file's path, size and mtime, so an edited rule
+# is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off; ENVDOCTOR_CACHE_DIR moves it.
+CACHE_VERSION = 1
+
+
+def cache_path(kind: str, key: str) -> Path | None:
+    """``<cache dir>/<kind>-<hash of key>.json``, or None when caching is off."""
+    import hashlib
+    import os
+    if os.environ.get("ENVDOCTOR_NO_CACHE"):
+        return None
+    folder = os.environ.get("ENVDOCTOR_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "envdoctor")
+    digest = hashlib.sha256(f"v{CACHE_VERSION}\n{key}".encode()).hexdigest()[:24]
+    return Path(folder) / f"{kind}-{digest}.json"
+
+
+def _cache_file(files: list[Path]) -> Path | None:
+    parts = []
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        parts.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return cache_path("signatures", "\n".join(parts))
+
+
+def _read_cache(path: Path) -> list[dict[str, Any]] | None:
+    import json
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, list) else None
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(path: Path, entries: Any) -> None:
+    """Write a cache file atomically; a cache we cannot write only costs time."""
+    import json
+    import os
+    import tempfile
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(entries, fh)
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        pass  # a cache we cannot write only costs time

@@ -1,0 +1,122 @@
+"""A worker's raw outcome -> ``LiveFramework`` facts.
+
+A worker that answered one valid JSON object becomes ``probe.status = ok``. Anything else (a
+segfault, a hang, a kill, garbage on stdout, a non-zero exit, JSON of the wrong shape) becomes
+``probe.status = error`` with a one-line reason and the tail of its stderr; where the error
+signatures (``envdoctor explain``) recognise that text, their diagnoses ride along.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from dataclasses import replace
+from typing import Any
+
+from envdoctor.facts import LiveDiagnosis, LiveFramework, ProbeInfo, Status
+from envdoctor.live.orchestrate import WorkerRun
+from envdoctor.serialize import DecodeError, from_jsonable
+from envdoctor.workers import PROTOCOL
+
+TAIL_LINES = 25
+TAIL_CHARS = 3000
+MAX_DIAGNOSES = 3
+
+
+def stderr_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> str:
+    kept = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()][-lines:]
+    tail = "\n".join(kept)
+    return tail[-chars:]
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _answer(stdout: str) -> dict[str, Any] | None:
+    """The last line of stdout that is a JSON object, if any."""
+    for line in reversed(stdout.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def failure_reason(run: WorkerRun) -> str | None:
+    """Why a worker's answer cannot be used, or None when it can."""
+    if run.error:
+        return run.error
+    if run.timed_out:
+        return f"timed out after {run.seconds:.0f}s and was killed"
+    if run.returncode is not None and run.returncode < 0:
+        return f"killed by {_signal_name(run.returncode)}"
+    if run.returncode not in (0, None):
+        return f"exited with status {run.returncode}"
+    if _answer(run.stdout) is None:
+        head = run.stdout.strip()[:80]
+        return "answered no JSON" + (f" (stdout began {head!r})" if head else " (empty stdout)")
+    return None
+
+
+def diagnoses_for(text: str) -> tuple[LiveDiagnosis, ...]:
+    """What ``envdoctor explain`` recognises in ``text``; () when it cannot say."""
+    if not text.strip():
+        return ()
+    try:
+        from envdoctor.explain import diagnose_text
+    except ImportError:  # the explain engine is optional for live probes
+        return ()
+    try:
+        found = diagnose_text(text)
+    except Exception:  # noqa: BLE001 - a broken signature file must not break `check`
+        return ()
+    out = []
+    for d in found[:MAX_DIAGNOSES]:
+        out.append(LiveDiagnosis(code=str(getattr(d, "code", "")),
+                                 title=str(getattr(d, "title", "")),
+                                 fix=" ".join(str(getattr(d, "fix", "")).split())))
+    return tuple(out)
+
+
+def to_live(run: WorkerRun, ran: str = "") -> LiveFramework:
+    """Facts from one worker run (never raises)."""
+    shown = ran or " ".join(run.argv)
+    tail = stderr_tail(run.stderr)
+    reason = failure_reason(run)
+    if reason is None:
+        data = _answer(run.stdout) or {}
+        if data.get("protocol") != PROTOCOL:
+            reason = f"answered protocol {data.get('protocol')!r}, expected {PROTOCOL}"
+        else:
+            try:
+                live = from_jsonable(LiveFramework, data)
+            except DecodeError as exc:
+                reason = f"answered JSON that does not fit the facts: {exc}"
+            else:
+                problems = " ".join(filter(None, [
+                    live.import_error,
+                    *(f"{s.name}: {s.detail}" for s in (live.smoke.failed if live.smoke
+                                                         else ())),
+                    live.gpu_error if live.build in ("cuda", "rocm") else "",
+                ]))
+                diag = diagnoses_for(problems + "\n" + tail) if problems else ()
+                absent = live.import_ok is False and "No module named" in live.import_error
+                status = Status.NOT_FOUND if absent else Status.OK
+                return replace(live, name=run.name, stderr_tail=tail if problems else "",
+                               diagnoses=diag,
+                               probe=ProbeInfo(status, live.import_error, (shown,), "worker",
+                                               round(run.seconds, 3)))
+    return LiveFramework(
+        name=run.name,
+        probe=ProbeInfo(Status.ERROR, f"the {run.name} worker {reason}", (shown,), "worker",
+                        round(run.seconds, 3)),
+        stderr_tail=tail,
+        diagnoses=diagnoses_for(tail),
+    )

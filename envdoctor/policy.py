@@ -1,0 +1,565 @@
+"""Policy: what a platform team requires of a machine before a training job may start.
+
+A policy comes from ``[tool.envdoctor]`` in ./pyproject.toml, or ./envdoctor.toml, or
+``--policy FILE``, plus repeatable ``--require`` on the command line::
+
+    [tool.envdoctor]
+    require = ["torch>=2.4", "cuda>=12.4", "driver>=550", "gpus>=8", "gpu_memory_gb>=80",
+               "bf16", "nccl", "smoke=torch,jax", "shm_gb>=8"]
+    expect = "gpu"            # the --expect intent (the command line wins)
+    fail_on = "warning"       # the --fail-on threshold (the command line wins)
+    ignore = { HOST001 = "our nodes mount /dev/shm elsewhere" }   # a reason is required
+
+Each requirement becomes one evaluated check (family ``REQ``): a failed requirement is an error
+finding like any rule's, and a requirement whose facts are unavailable is ``unknown`` and
+reported as a warning, never silently passed. Unknown keys and malformed requirements raise
+``BadInput`` (one line, exit 2) naming the key. Meanings of each requirement are in README.md,
+"Policy"; the one that needs care is ``cuda``: see ``_cuda``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from envdoctor.errors import BadInput
+from envdoctor.facts import Facts, Status
+from envdoctor.findings import FAIL_ON, CheckResult, Finding, Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KEYS = ("require", "expect", "fail_on", "ignore")
+INTENTS = ("auto", "gpu", "cpu")
+CODE_RE = re.compile(r"^[A-Z]{2,8}\d{3}$")
+POLICY_DOC = "https://github.com/envdoctor/envdoctor#policy"
+CUDNN_DOC = ("https://docs.nvidia.com/deeplearning/cudnn/backend/latest/reference/"
+             "support-matrix.html")
+
+# kind -> (code, value kind, reference). "version" kinds take a PEP 440 specifier; "number"
+# kinds a comparison with a number; "flag" kinds no value; "list" a comma-separated list.
+KINDS: dict[str, tuple[str, str, str]] = {
+    "package": ("REQ001", "version",
+                "https://packaging.python.org/en/latest/specifications/version-specifiers/"),
+    "python": ("REQ002", "version", "https://docs.python.org/3/library/platform.html"),
+    "cuda": ("REQ003", "version", "https://docs.nvidia.com/deploy/cuda-compatibility/"),
+    "driver": ("REQ004", "version", "https://docs.nvidia.com/deploy/cuda-compatibility/"),
+    "cudnn": ("REQ005", "version", CUDNN_DOC),
+    "nccl": ("REQ006", "version", "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"),
+    "gpus": ("REQ007", "number", "https://docs.nvidia.com/deploy/nvidia-smi/index.html"),
+    "gpu_memory_gb": ("REQ008", "number", "https://docs.nvidia.com/deploy/nvml-api/"),
+    # torch.cuda.is_bf16_supported(): native bf16 needs get_device_properties().major >= 8
+    "bf16": ("REQ009", "flag",
+             "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"),
+    "smoke": ("REQ010", "list", POLICY_DOC),
+    "shm_gb": ("REQ011", "number",
+               "https://docs.docker.com/reference/cli/docker/container/run/#ipc"),
+}
+SMOKE_FRAMEWORKS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
+# Frameworks whose version comes from the build facts (tensorflow may be tensorflow-cpu …).
+FRAMEWORK_VERSIONS = ("torch", "tensorflow", "jax", "jaxlib", "keras")
+# Names a platform team may mistype for one of ours; they are not taken as package names.
+LOOKALIKES = {"gpu": "gpus", "gpu-count": "gpus", "gpu-memory": "gpu_memory_gb",
+              "gpu-mem": "gpu_memory_gb", "memory-gb": "gpu_memory_gb", "shm": "shm_gb",
+              "dev-shm": "shm_gb", "cuda-version": "cuda", "driver-version": "driver",
+              "nvidia-driver": "driver", "bfloat16": "bf16", "cudnn-version": "cudnn"}
+_NUMBER = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|!=|>|<)\s*([0-9]+(?:\.[0-9]+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class Need:
+    """One parsed requirement: its text as written, its kind and what it compares against."""
+
+    text: str
+    kind: str                     # a key of KINDS
+    name: str = ""                # the package name for kind "package"
+    spec: SpecifierSet | None = None
+    op: str = ""                  # number kinds
+    number: float | None = None
+    items: tuple[str, ...] = ()   # smoke frameworks
+    origin: str = "--require"     # the policy file it came from, or the command line
+
+    @property
+    def code(self) -> str:
+        return KINDS[self.kind][0]
+
+    @property
+    def id(self) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", self.text.lower()).strip("-")
+        return f"require-{slug}"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A parsed policy: requirements, settings and ignored codes, and where each came from."""
+
+    requirements: tuple[Need, ...] = ()
+    expect: str | None = None
+    fail_on: str | None = None
+    ignore: dict[str, str] = field(default_factory=dict)
+    source: str = ""              # "pyproject.toml [tool.envdoctor]", a file, or ""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.requirements or self.expect or self.fail_on or self.ignore)
+
+    def smoke_frameworks(self) -> tuple[str, ...]:
+        """Frameworks a ``smoke=`` requirement needs smoke-tested (for the smoke runner)."""
+        return tuple(dict.fromkeys(i for r in self.requirements if r.kind == "smoke"
+                                   for i in r.items))
+
+    def settings(self, intent: str | None, fail_on: str | None) -> tuple[str, str]:
+        """The command line wins (None = not given there), then the policy, then defaults."""
+        return (intent or self.expect or "auto", fail_on or self.fail_on or "error")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "require": [r.text for r in self.requirements],
+                "expect": self.expect, "fail_on": self.fail_on, "ignore": dict(self.ignore)}
+
+
+# ---------------------------------------------------------------------------- parsing
+def parse_requirement(text: Any, origin: str = "--require") -> Need:
+    """Parse one requirement; BadInput names where it came from and what is expected."""
+    where = origin if origin == "--require" else f"{origin}: 'require'"
+    return replace(_parse(text, where), origin=origin)
+
+
+def _parse(text: Any, where: str) -> Need:
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput(f"{where}: requirement {text!r} must be a non-empty string")
+    raw = text.strip()
+    low = raw.lower()
+    if low == "bf16":
+        return Need(raw, "bf16")
+    if low == "nccl":
+        return Need(raw, "nccl", spec=SpecifierSet())
+    if low.startswith("smoke"):
+        name, sep, value = low.partition("=")
+        items = tuple(i.strip() for i in value.split(",") if i.strip())
+        if name.strip() != "smoke" or not sep or not items:
+            raise BadInput(f"{where}: requirement {raw!r}: write smoke=torch,jax")
+        bad = [i for i in items if i not in SMOKE_FRAMEWORKS]
+        if bad:
+            raise BadInput(f"{where}: requirement {raw!r}: unknown framework {bad[0]!r} "
+                           f"(known: {', '.join(SMOKE_FRAMEWORKS)})")
+        return Need(raw, "smoke", items=items)
+    m = _NUMBER.match(low)
+    head = re.match(r"[a-z_]+", low)
+    if head and head.group(0) in ("gpus", "gpu_memory_gb", "shm_gb"):
+        if not m or m.group(1) != head.group(0):
+            raise BadInput(f"{where}: requirement {raw!r}: write {head.group(0)}>=N "
+                           "(one of >= <= == != > < and a number)")
+        return Need(raw, m.group(1), op=m.group(2), number=float(m.group(3)))
+    try:
+        req = Requirement(raw)
+    except InvalidRequirement:
+        raise BadInput(f"{where}: requirement {raw!r} is malformed: write name>=version "
+                       "(torch>=2.4, cuda>=12.4, driver>=550), gpus>=N, gpu_memory_gb>=N, "
+                       "shm_gb>=N, bf16, nccl or smoke=torch,jax") from None
+    if req.extras or req.marker or req.url:
+        raise BadInput(f"{where}: requirement {raw!r}: extras, markers and URLs are not "
+                       "supported")
+    name = canonicalize_name(req.name)
+    if name in LOOKALIKES:
+        raise BadInput(f"{where}: requirement {raw!r}: unknown key {req.name!r}; "
+                       f"did you mean {LOOKALIKES[name]}?")
+    if not str(req.specifier) and name not in ("nccl", "cudnn", "cuda"):
+        raise BadInput(f"{where}: requirement {raw!r} needs a version, e.g. {name}>=1.0")
+    kind = name if name in ("python", "cuda", "driver", "cudnn", "nccl") else "package"
+    return Need(raw, kind, name=name, spec=req.specifier)
+
+
+def parse_policy(data: Any, source: str) -> Policy:
+    """Validate a policy table; every error names the source and the key."""
+    if not isinstance(data, dict):
+        raise BadInput(f"{source}: the policy must be a table")
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise BadInput(f"{source}: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+    reqs = data.get("require", [])
+    if isinstance(reqs, str):
+        reqs = [reqs]
+    if not isinstance(reqs, list):
+        raise BadInput(f"{source}: 'require' must be a list of strings")
+    expect = data.get("expect")
+    if expect is not None and expect not in INTENTS:
+        raise BadInput(f"{source}: 'expect' = {expect!r} must be one of {', '.join(INTENTS)}")
+    fail_on = data.get("fail_on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise BadInput(f"{source}: 'fail_on' = {fail_on!r} must be one of {', '.join(FAIL_ON)}")
+    return Policy(requirements=tuple(parse_requirement(r, source) for r in reqs),
+                  expect=expect, fail_on=fail_on, ignore=_ignore(data.get("ignore"), source),
+                  source=source)
+
+
+def _ignore(raw: Any, source: str) -> dict[str, str]:
+    """``ignore`` as a table CODE = "reason" or a list of {code, reason}; reasons required."""
+    if raw is None:
+        return {}
+    pairs: list[tuple[Any, Any]]
+    if isinstance(raw, dict):
+        pairs = list(raw.items())
+    elif isinstance(raw, list) and all(isinstance(i, dict) for i in raw):
+        for item in raw:
+            extra = [k for k in item if k not in ("code", "reason")]
+            if extra:
+                raise BadInput(f"{source}: 'ignore': unknown key {extra[0]!r} "
+                               "(known: code, reason)")
+        pairs = [(i.get("code"), i.get("reason")) for i in raw]
+    else:
+        raise BadInput(f"{source}: 'ignore' must be a table CODE = \"reason\" "
+                       "or a list of {code, reason}")
+    out = {}
+    for code, reason in pairs:
+        if not isinstance(code, str) or not CODE_RE.match(code):
+            raise BadInput(f"{source}: 'ignore': {code!r} is not a check code like HOST001")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput(f"{source}: 'ignore': {code} needs a reason")
+        out[code] = reason.strip()
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such policy file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: is a directory, not a policy file") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: not valid TOML ({exc})") from None
+
+
+def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any, str] | None:
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "envdoctor" in tool:
+        return tool["envdoctor"], f"{name} [tool.envdoctor]"
+    if require_tool:
+        return None
+    return data, name
+
+
+def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
+    """``--policy FILE``, else ./pyproject.toml's [tool.envdoctor], else ./envdoctor.toml."""
+    if policy_file:
+        path = Path(policy_file)
+        found = _table_of(_read_toml(path), policy_file, require_tool=False)
+        assert found is not None
+        return parse_policy(*found)
+    cwd = cwd or Path.cwd()
+    pyproject = cwd / "pyproject.toml"
+    # A broken pyproject.toml only matters when it is meant to carry our policy.
+    if pyproject.is_file() and "tool.envdoctor" in _text(pyproject):
+        found = _table_of(_read_toml(pyproject), "pyproject.toml", require_tool=True)
+        if found is not None:
+            return parse_policy(*found)
+    own = cwd / "envdoctor.toml"
+    if own.is_file():
+        found = _table_of(_read_toml(own), "envdoctor.toml", require_tool=False)
+        assert found is not None
+        return parse_policy(*found)
+    return Policy()
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def load(policy_file: str | None, require: tuple[str, ...] = (),
+         cwd: Path | None = None) -> Policy:
+    """The policy for this run: the file's, plus ``--require`` from the command line."""
+    found = find_policy(policy_file, cwd)
+    extra = tuple(parse_requirement(r) for r in require)
+    source = found.source or ("--require" if extra else "")
+    return replace(found, requirements=found.requirements + extra, source=source)
+
+
+# ---------------------------------------------------------------------------- evaluation
+UNKNOWN = object()
+
+
+def evaluate(policy: Policy, facts: Facts, extra: dict[str, Any] | None = None
+             ) -> list[CheckResult]:
+    """One CheckResult per requirement: fired (with an error finding), passed or unknown."""
+    results = []
+    for req in policy.requirements:
+        verdict, actual = _JUDGES[req.kind](req, facts, extra or {})
+        results.append(_result(req, verdict, actual, req.origin))
+    return results
+
+
+def _result(req: Need, verdict: Any, actual: str, source: str) -> CheckResult:
+    ref = KINDS[req.kind][2]
+    evidence = {"requirement": req.text, "actual": actual, "policy": source}
+    if verdict is True:
+        return CheckResult(req.code, req.id, "passed", detail=f"{req.text}: {actual}")
+    if verdict is UNKNOWN:
+        finding = Finding(
+            code=req.code, id=req.id, severity=Severity.WARNING,
+            title=f"Requirement {req.text} could not be checked: {actual}",
+            why=f"The policy ({source}) requires {req.text}, but the facts it needs are "
+                "unavailable, so the requirement is neither met nor failed.",
+            fix=_unknown_fix(req), references=_refs(source, ref), evidence=evidence,
+            area="policy")
+        return CheckResult(req.code, req.id, "unknown", finding, detail=actual)
+    finding = Finding(
+        code=req.code, id=req.id, severity=Severity.ERROR,
+        title=f"Requirement {req.text} is not met: {actual}",
+        why=f"The policy ({source}) requires {req.text}; this machine has {actual}.",
+        fix=f"Run on a machine that meets {req.text}, or " + (
+            f"relax `--require {req.text}`." if source == "--require"
+            else f"change the requirement in {source}."),
+        references=_refs(source, ref), evidence=evidence, area="policy")
+    return CheckResult(req.code, req.id, "fired", finding)
+
+
+def _refs(source: str, ref: str) -> tuple[str, ...]:
+    """The policy file that asked (when there is one) and the documentation of the fact."""
+    return (ref,) if source == "--require" else (source.split(" [", 1)[0], ref)
+
+
+def _unknown_fix(req: Need) -> str:
+    if req.kind == "smoke":
+        return f"Run the check with the smoke suite enabled for {', '.join(req.items)}."
+    return "Run `envdoctor check` on the machine itself (not --static or a partial snapshot)."
+
+
+def _known(facts: Facts, section: str) -> bool:
+    return getattr(facts, section).probe.status.known
+
+
+def _version_check(spec: SpecifierSet, version: Version | None) -> bool:
+    return version is not None and spec.contains(version, prereleases=True)
+
+
+def _package(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    version: Version | None = None
+    if req.name in FRAMEWORK_VERSIONS:
+        if not _known(facts, "frameworks"):
+            return UNKNOWN, "the frameworks probe did not answer"
+        fw = facts.frameworks
+        build = {"torch": fw.torch, "tensorflow": fw.tensorflow, "jax": fw.jax,
+                 "jaxlib": fw.jax, "keras": fw.keras}[req.name]
+        if build is not None:
+            version = build.jaxlib if req.name == "jaxlib" else build.version
+    if version is None:
+        if not _known(facts, "packages"):
+            return UNKNOWN, "the packages probe did not answer"
+        dist = facts.packages.get(req.name)
+        version = dist.version if dist else None
+    if version is None:
+        return False, f"{req.name} is not installed"
+    return _version_check(req.spec, version), f"{req.name} {version}"
+
+
+def _python(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    version = facts.host.python_version if _known(facts, "host") else None
+    if version is None:
+        return UNKNOWN, "the Python version is unknown"
+    return _version_check(req.spec, version), f"Python {version}"
+
+
+def _driver(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND:
+        return False, "no NVIDIA driver"
+    if not nv.probe.status.known or nv.driver_version is None:
+        return UNKNOWN, "the NVIDIA driver version is unknown"
+    return _version_check(req.spec, nv.driver_version), f"driver {nv.driver_version}"
+
+
+def _cuda(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """``cuda OP X`` holds when the driver supports CUDA X and the frameworks were built with it.
+
+    "CUDA" on a training box is two numbers: the newest CUDA the driver supports (nvidia-smi's
+    "CUDA Version") and the CUDA each framework wheel was built with (torch.version.cuda,
+    TensorFlow's build_info). Both must satisfy the requirement: a cu118 wheel on a 12.4
+    driver does not run CUDA 12.4 code, and neither does a cu124 wheel on a 12.2 driver.
+    CPU-only builds are not counted (``gpus>=1`` and ``expect = "gpu"`` say that). The
+    installed toolkit (nvcc) is not counted: pip wheels bring their own CUDA runtime.
+    """
+    nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND:
+        return False, "no NVIDIA driver (no CUDA)"
+    if not nv.probe.status.known or nv.cuda_driver_version is None:
+        return UNKNOWN, "the CUDA version the driver supports is unknown"
+    parts = [("driver supports CUDA", nv.cuda_driver_version)]
+    if _known(facts, "frameworks"):
+        fw = facts.frameworks
+        if fw.torch is not None and fw.torch.cuda is not None:
+            parts.append(("torch built with CUDA", fw.torch.cuda))
+        if fw.tensorflow is not None and fw.tensorflow.cuda is not None:
+            parts.append(("tensorflow built with CUDA", fw.tensorflow.cuda))
+    failing = [(label, v) for label, v in parts if not _version_check(req.spec, v)]
+    shown = failing or parts
+    return not failing, "; ".join(f"{label} {v}" for label, v in shown)
+
+
+def _library(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """cuDNN / NCCL: a system library, a pip wheel (nvidia-cudnn-cu12 …) or one torch bundles."""
+    name = req.kind
+    versions: list[Version] = []
+    known = False
+    if _known(facts, "libraries"):
+        known = True
+        versions += [lib.version for lib in facts.libraries.named(name) if lib.version]
+        present = bool(facts.libraries.named(name))
+    else:
+        present = False
+    if _known(facts, "packages"):
+        known = True
+        for dist in facts.packages.distributions:
+            if dist.name.startswith(f"nvidia-{name}-cu") and dist.version is not None:
+                versions.append(dist.version)
+                present = True
+    if _known(facts, "frameworks") and facts.frameworks.torch is not None:
+        known = True
+        present = present or any(f"lib{name}" in b for b in facts.frameworks.torch.bundled)
+    if not known:
+        return UNKNOWN, "the library probes did not answer"
+    if not present:
+        return False, f"{name} is not installed"
+    if not str(req.spec):
+        return True, f"{name} {', '.join(map(str, versions)) or '(version unknown)'}"
+    if not versions:
+        return UNKNOWN, f"{name} is installed but its version is unknown"
+    ok = any(_version_check(req.spec, v) for v in versions)
+    return ok, f"{name} {', '.join(str(v) for v in sorted(set(versions)))}"
+
+
+def _compare(op: str, a: float, b: float) -> bool:
+    return {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b,
+            "<": a < b}[op]
+
+
+def _gpus(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    nv = facts.nvidia
+    if not nv.probe.status.known:
+        return UNKNOWN, "the NVIDIA probe did not answer"
+    n = nv.gpu_count
+    return _compare(req.op, n, req.number), f"{n} NVIDIA GPU(s)"
+
+
+def _gpu_memory(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """The smallest GPU's memory in GB of 10**9 bytes, the unit of datasheets ("80GB").
+
+    nvidia-smi reports MiB: an "80GB" H100 shows 81559 MiB = 79.6 GiB but 85.5 GB, so a
+    requirement written from the datasheet (``gpu_memory_gb>=80``) passes on the card it names.
+    """
+    nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND:
+        return False, "no NVIDIA GPU"
+    if not nv.probe.status.known:
+        return UNKNOWN, "the NVIDIA probe did not answer"
+    if not nv.gpus:
+        return False, "no NVIDIA GPU"
+    sizes = [g.memory_total_mb for g in nv.gpus]
+    if any(s is None for s in sizes):
+        return UNKNOWN, "a GPU's memory size is unknown"
+    gb = min(sizes) * 1024 * 1024 / 1e9
+    return _compare(req.op, gb, req.number), f"smallest GPU has {gb:.1f} GB"
+
+
+def _shm(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """Size of /dev/shm in GiB, the unit of ``docker run --shm-size=8g``."""
+    size = facts.host.shm_total_gb if _known(facts, "host") else None
+    if size is None:
+        return UNKNOWN, "the size of /dev/shm is unknown"
+    return _compare(req.op, size, req.number), f"/dev/shm of {size:.2f} GiB"
+
+
+def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """bfloat16 arithmetic needs compute capability 8.0 (Ampere) or newer on every GPU."""
+    nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND:
+        return False, "no NVIDIA GPU"
+    if not nv.probe.status.known:
+        return UNKNOWN, "the NVIDIA probe did not answer"
+    if not nv.gpus:
+        return False, "no NVIDIA GPU"
+    if any(g.cc is None for g in nv.gpus):
+        return UNKNOWN, "a GPU's compute capability is unknown"
+    old = [g for g in nv.gpus if g.cc < Version("8.0")]
+    if old:
+        return False, f"{old[0].name} has compute capability {old[0].cc} (< 8.0)"
+    return True, "compute capability " + ", ".join(sorted({str(g.cc) for g in nv.gpus}))
+
+
+def _smoke(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """Smoke results: ``Report.extra["smoke"]`` ({"torch": {"status": "passed", …}}), else the
+    live facts' ``facts.live[name].smoke``. A framework that was not smoke-tested is unknown."""
+    smoke = extra.get("smoke")
+    live = facts.live if isinstance(facts.live, dict) else {}
+    if not isinstance(smoke, dict) and not any(
+            getattr(v, "smoke", None) is not None for v in live.values()):
+        return UNKNOWN, "no smoke results in this run"
+    states = {}
+    for name in req.items:
+        entry = (smoke or {}).get(name)
+        status = entry.get("status") if isinstance(entry, dict) else None
+        if status is None and getattr(live.get(name), "smoke", None) is not None:
+            status = live[name].smoke.status
+        states[name] = status or "not run"
+    bad = {k: v for k, v in states.items() if v != "passed"}
+    text = ", ".join(f"{k} {v}" for k, v in (bad or states).items())
+    if any(v in ("failed", "error") for v in bad.values()):
+        return False, "smoke " + text
+    if bad:
+        return UNKNOWN, "smoke " + text
+    return True, "smoke " + text
+
+
+_JUDGES = {"package": _package, "python": _python, "driver": _driver, "cuda": _cuda,
+           "cudnn": _library, "nccl": _library, "gpus": _gpus, "gpu_memory_gb": _gpu_memory,
+           "shm_gb": _shm, "bf16": _bf16, "smoke": _smoke}
+
+
+def apply(report: Any, policy: Policy) -> Any:
+    """The report with the requirements' results added and ignored codes set aside.
+
+    Ignored findings leave the findings list (so they neither fail the gate nor print) and
+    their results become state ``ignored`` with the policy's reason; the policy itself is
+    published under the report's ``policy`` key.
+    """
+    from envdoctor.engine import findings_of
+    from envdoctor.report import Report
+
+    if policy.empty:
+        return report
+    results = list(report.results) + evaluate(policy, report.facts, report.extra)
+    ignored = []
+    kept = []
+    for r in results:
+        if r.code in policy.ignore and r.state in ("fired", "unknown"):
+            ignored.append({"code": r.code, "id": r.id, "reason": policy.ignore[r.code]})
+            r = CheckResult(r.code, r.id, "ignored", None,
+                            detail=f"ignored by policy: {policy.ignore[r.code]}")
+        kept.append(r)
+    findings = findings_of(kept)
+    # findings that did not come from a result (e.g. added by a later stage) are kept too
+    own = {id(r.finding) for r in results if r.finding is not None}
+    findings += [f for f in report.findings if id(f) not in own and f.code not in policy.ignore]
+    out = Report.build(report.facts, kept, sorted(findings, key=lambda f: (-f.severity.rank,
+                                                                            f.code)),
+                       report.intent, report.fail_on)
+    # lines other stages appended to the summary (e.g. one per smoke-tested framework) stay
+    standard = {a.area for a in out.areas}
+    out.areas += [a for a in report.areas if a.area not in standard]
+    out.extra = {**report.extra, "policy": {**policy.to_dict(), "ignored": ignored}}
+    return out

@@ -1,0 +1,232 @@
+"""Redaction: the one place that removes personal and secret data before anything is shared.
+
+``check``, ``report`` and ``diff`` call ``redact_report`` / ``redact_data`` on the data (the
+report's facts, findings, results and extra keys), never inside a renderer, so every output
+format (text, json, markdown, junit, sarif, github) shows the same redacted values.
+
+What goes, and what replaces it:
+
+- credentials: the value of every environment variable whose name or value looks like one
+  (``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*API_KEY*``, ``AWS_*``, ``HF_TOKEN``,
+  ``WANDB_API_KEY`` …), known token shapes anywhere (``hf_…``, ``ghp_…``, ``AKIA…``, ``sk-…``,
+  JWTs), ``password=…`` pairs and the password of a ``scheme://user:password@host`` URL
+  → ``<redacted>``; the secret values of this process's environment are also removed
+  wherever they appear verbatim;
+- user names and home folders: ``/home/NAME``, ``/Users/NAME``, ``C:\\Users\\NAME`` →
+  ``<user>``, this process's ``$HOME`` → ``~`` and its user name → ``<user>``;
+- host names: this machine's name, and the values of ``*_HOST``, ``*_ADDR``, ``HOSTNAME``
+  → ``<host>``;
+- GPU UUIDs and serial numbers → ``<gpu-uuid>`` / ``<redacted>``; IPv4/IPv6 → ``<ip>``;
+  MAC addresses → ``<mac>``.
+
+Values under version keys (``version``, ``driver_version`` …) are left alone, and so is any
+dotted quad that the facts know as a version (cuBLAS 12.4.5.8 is not an IP address).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from envdoctor.probes.envvars import SECRET_NAME, SECRET_VALUE
+
+SECRET = "<redacted>"
+USER, HOST, IP, MAC, GPU_UUID = "<user>", "<host>", "<ip>", "<mac>", "<gpu-uuid>"
+
+SECRET_NAMES = re.compile(SECRET_NAME.pattern + r"|PASSWD|PASSWORD|_KEY$|^KEY$|_KEY_|SESSION"
+                          r"|COOKIE|^AWS_|^AZURE_CLIENT|^GOOGLE_APPLICATION_CREDENTIALS$",
+                          re.IGNORECASE)
+HOST_NAMES = re.compile(r"(^|_)(HOST|HOSTNAME|ADDR|ADDRESS|NODE|NODENAME|NODELIST)$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+VERSION_KEYS = re.compile(r"(^|_)(version|cuda|cudnn|hip|jaxlib|cc|nccl|glibc|kernel)$")
+SECRET_KEYS = frozenset({"password", "passwd", "token", "secret", "api_key", "apikey",
+                         "access_token", "auth_token", "private_key"})
+COMMON_USERS = frozenset({"root", "user", "admin", "runner", "ubuntu", "nobody", "jovyan"})
+
+_HOME = re.compile(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
+                   r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
+_KV_SECRET = re.compile(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
+                        r"|auth)=([^\s&;,'\"]+)")
+_URL_AUTH = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@")
+# Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
+_TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+                     r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
+                     r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
+                     r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
+_GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                       r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b(?:/\d+/\d+)?")
+_MAC = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
+                  r"(?![0-9A-Fa-f:-])")
+_IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)"
+                   r"(?![\w.])")
+_IPV6 = re.compile(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
+                   r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
+
+
+@dataclass
+class Redactor:
+    """Knows what to remove (literals from this machine and the data) and removes it."""
+
+    literals: list[tuple[str, str]] = field(default_factory=list)  # (value, placeholder)
+    versions: set[str] = field(default_factory=set)  # dotted quads that are versions
+
+    def add(self, value: Any, placeholder: str, minimum: int = 3) -> None:
+        if isinstance(value, str) and len(value.strip()) >= minimum:
+            self.literals.append((value.strip(), placeholder))
+
+    # ------------------------------------------------------------------ text
+    def text(self, value: str) -> str:
+        """One string with every secret, name and address replaced."""
+        out = value
+        for literal, placeholder in sorted(self.literals, key=lambda p: -len(p[0])):
+            if literal in out:
+                if placeholder == USER or placeholder == HOST:
+                    out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(literal)}(?![A-Za-z0-9])",
+                                 placeholder, out)
+                else:
+                    out = out.replace(literal, placeholder)
+        out = _URL_AUTH.sub(lambda m: m.group("scheme") + SECRET + "@", out)
+        out = _KV_SECRET.sub(lambda m: f"{m.group(1)}={SECRET}", out)
+        out = _TOKENS.sub(SECRET, out)
+        out = _HOME.sub(lambda m: (m.group("pre") or m.group("wpre")) + USER, out)
+        out = _GPU_UUID.sub(GPU_UUID, out)
+        out = _MAC.sub(MAC, out)
+        out = _IPV4.sub(lambda m: m.group(0) if m.group(0) in self.versions else IP, out)
+        out = _IPV6.sub(IP, out)
+        return out
+
+    # ------------------------------------------------------------------ data
+    def data(self, value: Any, key: str = "") -> Any:
+        """JSON-like data, walked with each value's key as context."""
+        if isinstance(value, Mapping):
+            return {k: self._item(str(k), v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v, key) for v in value]
+        if isinstance(value, str):
+            if key and VERSION_KEYS.search(key.lower()):
+                return value
+            return self.text(value)
+        return value
+
+    def _item(self, key: str, value: Any) -> Any:
+        low = key.lower()
+        if isinstance(value, str) and value:
+            if "uuid" in low:
+                return GPU_UUID
+            if "serial" in low:
+                return SECRET
+            if (key.isupper() and ENV_NAME.match(key) and looks_secret(key, value)) \
+                    or low in SECRET_KEYS or _TOKENS.fullmatch(value.strip()):
+                return SECRET
+            if key.isupper() and HOST_NAMES.search(key) and value.strip():
+                ip = _IPV4.fullmatch(value.strip()) or _IPV6.fullmatch(value.strip())
+                return IP if ip else HOST
+        return self.data(value, key)
+
+
+def looks_secret(name: str, value: str) -> bool:
+    """A credential by its name (HF_TOKEN, AWS_SECRET_ACCESS_KEY …) or by its value's shape."""
+    return bool(SECRET_NAMES.search(name) or SECRET_VALUE.search(value) or _TOKENS.search(value))
+
+
+def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
+    """A redactor that knows this machine's names and secrets and those found in ``data``."""
+    environ = os.environ if environ is None else environ
+    r = Redactor()
+    for name, value in environ.items():
+        if looks_secret(name, value) and not value.isdigit():
+            r.add(value, SECRET, minimum=6)
+    home = environ.get("HOME") or environ.get("USERPROFILE") or ""
+    if home.rstrip("/\\") not in ("", "/root") and len(home) > 3:
+        r.add(home.rstrip("/\\"), "~")
+    users = {environ.get(k, "") for k in ("USER", "LOGNAME", "USERNAME", "SUDO_USER")}
+    hosts = {environ.get(k, "") for k in ("HOSTNAME", "COMPUTERNAME")}
+    try:
+        hosts.add(socket.gethostname())
+    except OSError:
+        pass
+    _walk_for_literals(data, users, hosts, r)
+    for user in users:
+        if user and user.lower() not in COMMON_USERS:
+            r.add(user, USER)
+    for host in hosts:
+        if host and host.lower() not in ("localhost", "localhost.localdomain"):
+            r.add(host, HOST)
+            r.add(host.split(".")[0], HOST, minimum=4)
+    _local_addresses(r)
+    return r
+
+
+def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor,
+                       key: str = "") -> None:
+    """Collect names that appear in one place (a home path) so they go everywhere else too."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _walk_for_literals(v, users, hosts, r, str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _walk_for_literals(v, users, hosts, r, key)
+    elif isinstance(value, str):
+        if key and VERSION_KEYS.search(key.lower()) and _IPV4.fullmatch(value):
+            r.versions.add(value)
+        for m in _HOME.finditer(value):
+            users.add(m.group("name") or m.group("wname"))
+        if key.isupper() and HOST_NAMES.search(key) and not _IPV4.fullmatch(value.strip()):
+            for part in re.split(r"[,\s]+", value):
+                hosts.add(part.split(":")[0])
+        if key.isupper() and ENV_NAME.match(key) and looks_secret(key, value):
+            r.add(value, SECRET, minimum=6)
+
+
+def _local_addresses(r: Redactor) -> None:
+    """This machine's own IP and MAC addresses, wherever they appear verbatim."""
+    try:
+        import psutil
+        for addrs in psutil.net_if_addrs().values():
+            for a in addrs:
+                if a.address and a.address not in ("127.0.0.1", "::1"):
+                    r.add(a.address.split("%")[0], MAC if len(a.address) == 17 and
+                          a.address.count(":") == 5 else IP, minimum=7)
+    except Exception:  # noqa: BLE001, S110 - no psutil or no permission: patterns still apply
+        pass
+
+
+def redact_data(data: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """Redacted copy of JSON-like data (a facts snapshot, a report's dict)."""
+    return for_data(data, environ).data(data)
+
+
+def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """A redacted copy of a ``Report``: facts, findings, results, summary and extra keys."""
+    from envdoctor.facts import Facts
+    from envdoctor.findings import CheckResult, Finding, Severity
+    from envdoctor.report import Report
+    from envdoctor.summary import AreaLine
+
+    r = for_data(report.to_dict(), environ)
+
+    def finding(f: Finding) -> Finding:
+        d = r.data(f.to_dict())
+        return Finding(code=f.code, id=f.id, severity=Severity(f.severity), title=d["title"],
+                       why=d["why"], fix=d["fix"], references=tuple(d["references"]),
+                       evidence=d["evidence"], area=f.area)
+
+    mapped: dict[int, Finding] = {}
+
+    def same(f: Finding) -> Finding:
+        if id(f) not in mapped:
+            mapped[id(f)] = finding(f)
+        return mapped[id(f)]
+
+    facts = Facts.from_dict(r.data(report.facts.to_dict()))
+    results = [CheckResult(x.code, x.id, x.state, same(x.finding) if x.finding else None,
+                           r.text(x.detail)) for x in report.results]
+    findings = [same(f) for f in report.findings]
+    areas = [AreaLine(a.area, a.label, a.status, r.text(a.detail)) for a in report.areas]
+    extra = r.data(dict(report.extra))
+    extra["redacted"] = True
+    return Report(facts, results, findings, report.intent, report.fail_on, areas, extra)

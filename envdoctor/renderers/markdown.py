@@ -1,0 +1,173 @@
+"""Markdown: the check's summary for $GITHUB_STEP_SUMMARY or an issue comment, and the longer
+bug report of ``envdoctor report`` (the same head, then the facts, smoke results and the raw
+snapshot in a collapsed block). GitHub-flavoured: tables, ``<details>``, fenced code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from envdoctor.facts import Facts, Status
+from envdoctor.report import Report
+
+ICONS = {"ok": "✅", "info": "ℹ️", "warning": "⚠️", "error": "❌", "unknown": "❔"}
+
+
+def cell(value: Any) -> str:
+    """A table cell: one line, pipes escaped."""
+    text = "" if value is None else str(value)
+    return " ".join(text.split()).replace("|", "\\|") or "—"
+
+
+def render(report: Report, color: bool = False) -> str:
+    return "\n".join(_head(report, "envdoctor check")) + "\n"
+
+
+def _head(report: Report, title: str) -> list[str]:
+    counts = report.counts()
+    verdict = "OK" if report.exit_code == 0 else "FAIL"
+    origin = "" if report.facts.origin == "live" else f" (facts from {report.facts.origin})"
+    out = [f"## {ICONS['ok' if verdict == 'OK' else 'error']} {title}: {verdict}{origin}", "",
+           f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info · "
+           f"expect `{report.intent}` · fail-on `{report.fail_on}` · "
+           f"envdoctor {report.facts.envdoctor_version or ''}".rstrip(), "",
+           "| | Area | Details |", "| --- | --- | --- |"]
+    for line in report.areas:
+        out.append(f"| {ICONS.get(line.status, '❔')} | {cell(line.label)} | "
+                   f"{cell(line.detail)} |")
+    out.append("")
+    out += _requirements(report)
+    if report.findings:
+        out += ["### Findings", ""]
+    for f in report.findings:
+        icon = ICONS.get(f.severity.value, "")
+        out.append(f"#### {icon} {f.severity.value.upper()} `{f.code}` {f.title}")
+        out.append("")
+        if f.why:
+            out += [" ".join(p.split()) for p in f.why.strip().split("\n\n")]
+            out.append("")
+        if f.fix:
+            out += ["**Fix:**", "", "```", f.fix.strip(), "```", ""]
+        refs = [r for r in f.references if r]
+        if refs:
+            out.append("Sources: " + ", ".join(_link(r) for r in refs))
+            out.append("")
+    ignored = (report.extra.get("policy") or {}).get("ignored") or []
+    if ignored:
+        out += ["### Ignored by policy", ""]
+        out += [f"- `{i['code']}` — {cell(i['reason'])}" for i in ignored]
+        out.append("")
+    return out
+
+
+def _link(ref: str) -> str:
+    return f"<{ref}>" if ref.startswith(("https://", "http://")) else f"`{ref}`"
+
+
+def _requirements(report: Report) -> list[str]:
+    reqs = [r for r in report.results if r.code.startswith("REQ")]
+    if not reqs:
+        return []
+    mark = {"passed": "✅ met", "fired": "❌ not met", "unknown": "❔ unknown",
+            "ignored": "➖ ignored", "error": "❔ error"}
+    out = ["### Requirements", "", "| Requirement | State | This machine |",
+           "| --- | --- | --- |"]
+    for r in reqs:
+        ev = r.finding.evidence if r.finding else {}
+        text = ev.get("requirement") or r.detail.partition(": ")[0] or r.id
+        actual = ev.get("actual") or r.detail.partition(": ")[2] or r.detail
+        out.append(f"| `{cell(text)}` | {mark.get(r.state, r.state)} | {cell(actual)} |")
+    out.append("")
+    return out
+
+
+# ---------------------------------------------------------------------------- bug report
+def render_bug_report(report: Report) -> str:
+    """The full report to paste into an issue: summary, findings, smoke, facts, raw JSON."""
+    out = _head(report, "envdoctor report")
+    out += _smoke(report.extra.get("smoke"))
+    out += ["### Environment", ""] + _facts_tables(report.facts)
+    raw = json.dumps(report.facts.to_dict(), indent=1)
+    out += [("<details><summary>Facts snapshot (JSON, replay with "
+             "<code>envdoctor check --facts FILE</code>)</summary>"), "", "```json", raw, "```",
+            "", "</details>", ""]
+    if report.extra.get("redacted"):
+        out.append("_Redacted by envdoctor: user and host names, home folders, GPU UUIDs, IP "
+                   "and MAC addresses and credentials are replaced by placeholders._")
+        out.append("")
+    return "\n".join(out)
+
+
+def _smoke(smoke: Any) -> list[str]:
+    if not isinstance(smoke, dict) or not smoke:
+        return []
+    out = ["### Smoke tests", "", "| Framework | Status | Device | Steps |",
+           "| --- | --- | --- | --- |"]
+    for name, entry in smoke.items():
+        if not isinstance(entry, dict):
+            continue
+        steps = entry.get("steps") or []
+        failed = [s for s in steps if isinstance(s, dict) and s.get("status") not in
+                  ("passed", "skipped")]
+        detail = "; ".join(f"{s.get('name')}: {s.get('status')} {s.get('detail') or ''}".strip()
+                           for s in failed) or f"{len(steps)} step(s)"
+        out.append(f"| {cell(name)} | {cell(entry.get('status'))} | {cell(entry.get('device'))}"
+                   f" | {cell(detail)} |")
+    out.append("")
+    return out
+
+
+def _facts_tables(facts: Facts) -> list[str]:
+    rows: list[tuple[str, Any]] = []
+    h = facts.host
+    if h.probe.status.known:
+        rows += [("OS", f"{h.distro or h.os} ({h.kernel}, {h.arch}, glibc {h.glibc or '?'})"),
+                 ("Python", (f"{h.python_version} {h.python_implementation} ({h.python_env}) "
+                             f"at {h.python_executable}")),
+                 ("CPU / RAM", (f"{h.cpu_count} CPUs ({', '.join(h.cpu_flags)}), "
+                                f"{h.ram_total_gb} GB RAM, /dev/shm {h.shm_total_gb} GB")),
+                 ("Container", h.container or "none seen")]
+    nv = facts.nvidia
+    if nv.probe.status is Status.OK:
+        rows.append(("NVIDIA driver", (f"{nv.driver_version} (CUDA ≤ {nv.cuda_driver_version},"
+                                       f" via {nv.probe.source})")))
+        for g in nv.gpus:
+            mem = f"{g.memory_total_mb} MiB" if g.memory_total_mb else "?"
+            rows.append((f"GPU {g.index}", f"{g.name}, cc {g.cc}, {mem}"
+                                           + (", MIG" if g.mig_mode else "")))
+    else:
+        rows.append(("NVIDIA driver", f"{nv.probe.status.value} {nv.probe.reason}".strip()))
+    cu = facts.cuda
+    rows.append(("CUDA toolkits", "; ".join(f"{t.version} at {t.path} ({t.source})"
+                                            for t in cu.toolkits) or cu.probe.status.value))
+    libs = facts.libraries
+    rows.append(("Libraries", "; ".join(f"{lib.name} {lib.version} ({lib.source})"
+                                        for lib in libs.libraries) or libs.probe.status.value))
+    fw = facts.frameworks
+    if fw.torch:
+        rows.append(("torch", f"{fw.torch.version} (CUDA {fw.torch.cuda or 'none'})"))
+    if fw.tensorflow:
+        t = fw.tensorflow
+        rows.append(("tensorflow", (f"{t.version} from {t.distribution} "
+                                    f"(CUDA {t.cuda or 'none'}, cuDNN {t.cudnn or 'none'})")))
+    if fw.jax:
+        plugins = ", ".join(f"{p.name} {p.version}" for p in fw.jax.plugins) or "no GPU plugin"
+        rows.append(("jax", f"{fw.jax.version}, jaxlib {fw.jax.jaxlib} ({plugins})"))
+    if fw.keras:
+        rows.append(("keras", f"{fw.keras.version}, backend {fw.keras.backend}"))
+    out = ["| Fact | Value |", "| --- | --- |"]
+    out += [f"| {cell(k)} | {cell(v)} |" for k, v in rows]
+    out.append("")
+    dists = facts.packages.distributions
+    if dists:
+        out += ["<details><summary>Packages</summary>", "", "| Package | Version |",
+                "| --- | --- |"]
+        out += [f"| {cell(d.name)} | {cell(d.version)} |" for d in dists]
+        out += ["", "</details>", ""]
+    if facts.env.vars:
+        out += ["<details><summary>Environment variables</summary>", "", "| Name | Value |",
+                "| --- | --- |"]
+        out += [f"| `{cell(k)}` | `{cell(v)}` |" for k, v in facts.env.vars.items()]
+        out += ["", "</details>", ""]
+    return out

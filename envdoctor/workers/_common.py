@@ -1,0 +1,344 @@
+"""What every worker shares: the stdout protocol, the step runner, numeric references, maps.
+
+Runs in the CHILD only. Kept free of framework imports and of heavy envdoctor modules so that a
+worker's start-up cost is its framework's import and nothing else.
+
+Protocol: ``python -m envdoctor.workers.<fw> [--suite quick|full] [--no-smoke]`` writes one JSON
+object (the fields of ``envdoctor.facts.LiveFramework`` plus ``protocol``) on its real stdout.
+File descriptor 1 is pointed at stderr first, so whatever a framework prints cannot corrupt it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+PROTOCOL = 1
+
+# Tolerances, as the largest |got - ref| divided by max |ref| (ref: NumPy float64).
+# fp32 allows TF32 tensor cores (10-bit mantissa), which TF and JAX use by default on Ampere+.
+TOLERANCE = {"fp32": 5e-3, "bf16": 5e-2, "fp16": 1e-2}
+MATMUL_N = 64
+MLP_STEPS = 10
+
+# /proc/self/maps: the CUDA libraries whose version and origin matter.
+_LIB = re.compile(r"^lib(cudart|cudnn|cublas|nccl)\.so(?:\.(\d+(?:\.\d+)*))?$")
+_WHEEL_DIR = {"cudart": "cuda_runtime", "cudnn": "cudnn", "cublas": "cublas", "nccl": "nccl"}
+
+
+class StepFailed(Exception):
+    """A smoke step ran but its result is wrong (the message says how)."""
+
+
+# ---------------------------------------------------------------------------- protocol
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--suite", choices=("quick", "full"), default="quick")
+    parser.add_argument("--no-smoke", action="store_true")
+    return parser.parse_args(argv)
+
+
+def reserve_stdout() -> Any:
+    """Keep the real stdout for our JSON; send fd 1 (and sys.stdout) to stderr."""
+    real = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return real
+
+
+def finish(out: Any, result: dict[str, Any]) -> None:
+    """Write the one JSON answer and leave at once: skipping framework teardown (atexit hooks,
+    thread pools) saves time and avoids the crashes some frameworks have at interpreter exit."""
+    result = {"protocol": PROTOCOL, **result}
+    out.write(json.dumps(result, default=str) + "\n")
+    out.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def timed_import(name: str) -> tuple[Any, dict[str, Any]]:
+    """Import a framework; returns (module or None, import facts). Prints the traceback to
+    stderr on failure so the parent can match it against the error signatures."""
+    start = time.perf_counter()
+    try:
+        module = __import__(name)
+        for part in name.split(".")[1:]:
+            module = getattr(module, part)
+    except BaseException as exc:  # noqa: BLE001 - ImportError, OSError from dlopen, SystemExit …
+        traceback.print_exc()
+        return None, {"import_ok": False, "import_error": f"{type(exc).__name__}: {exc}",
+                      "import_seconds": round(time.perf_counter() - start, 3)}
+    return module, {"import_ok": True, "import_seconds": round(time.perf_counter() - start, 3)}
+
+
+def guarded(facts: dict[str, Any], fn: Callable[[], dict[str, Any]]) -> None:
+    """Merge ``fn()``'s facts; a failure is noted, never fatal (one broken API hides nothing)."""
+    try:
+        facts.update({k: v for k, v in fn().items() if v is not None})
+    except Exception as exc:  # noqa: BLE001
+        note = f"{getattr(fn, '__name__', 'facts')}: {type(exc).__name__}: {exc}"
+        print(f"envdoctor worker: {note}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- smoke steps
+class Suite:
+    """Runs steps in order; each reports status passed|failed|skipped, seconds and detail."""
+
+    def __init__(self, suite: str):
+        self.suite = suite
+        self.steps: list[dict[str, Any]] = []
+
+    @property
+    def full(self) -> bool:
+        return self.suite == "full"
+
+    def skip(self, name: str, reason: str) -> None:
+        self.steps.append({"name": name, "status": "skipped", "seconds": 0.0, "detail": reason})
+
+    def run(self, name: str, fn: Callable[[], Any]) -> bool:
+        """``fn`` returns a detail string, or (detail, metrics); raising fails the step."""
+        start = time.perf_counter()
+        metrics: dict[str, float] = {}
+        try:
+            out = fn()
+            detail, metrics = out if isinstance(out, tuple) else (out, {})
+            status = "passed"
+        except StepFailed as exc:
+            status, detail = "failed", str(exc)
+        except Exception as exc:  # noqa: BLE001 - the error is the step's result
+            status, detail = "failed", f"{type(exc).__name__}: {exc}".strip()
+            traceback.print_exc()
+        step = {"name": name, "status": status,
+                "seconds": round(time.perf_counter() - start, 4), "detail": str(detail or "")}
+        if metrics:
+            step["metrics"] = {k: float(v) for k, v in metrics.items()}
+        self.steps.append(step)
+        return status == "passed"
+
+    def result(self, device: str) -> dict[str, Any]:
+        ran = [s for s in self.steps if s["status"] != "skipped"]
+        if any(s["status"] == "failed" for s in ran):
+            status = "failed"
+        elif ran:
+            status = "passed"
+        else:
+            status = "skipped"
+        return {"status": status, "suite": self.suite, "device": device, "steps": self.steps}
+
+
+def skipped_smoke(suite: str, device: str, reason: str) -> dict[str, Any]:
+    return {"status": "skipped", "suite": suite, "device": device,
+            "steps": [{"name": "smoke", "status": "skipped", "seconds": 0.0, "detail": reason}]}
+
+
+# ---------------------------------------------------------------------------- references
+def operands(n: int = MATMUL_N) -> tuple[Any, Any]:
+    """Two fixed n×n matrices in [-1, 1] (same for every framework) as float64."""
+    import numpy as np
+    rng = np.random.default_rng(20240607)
+    return rng.uniform(-1, 1, (n, n)), rng.uniform(-1, 1, (n, n))
+
+
+def compare(got: Any, ref: Any, dtype: str) -> str:
+    """Normalised max error against the float64 reference; StepFailed when above tolerance."""
+    import numpy as np
+    got = np.asarray(got, dtype=np.float64)
+    if got.shape != ref.shape:
+        raise StepFailed(f"shape {got.shape}, expected {ref.shape}")
+    if not np.all(np.isfinite(got)):
+        raise StepFailed("result contains NaN or Inf")
+    err = float(np.max(np.abs(got - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
+    tol = TOLERANCE[dtype]
+    text = f"{dtype} {ref.shape[0]}×{ref.shape[1]} max rel err {err:.2e} (tolerance {tol:g})"
+    if err > tol:
+        raise StepFailed(text + ": wrong results")
+    return text
+
+
+def check_gradient(value: float) -> str:
+    """d/dx (x² + 2x) at x = 3 is 2·3 + 2 = 8."""
+    if abs(float(value) - 8.0) > 1e-5:
+        raise StepFailed(f"d/dx (x²+2x) at x=3 = {float(value)!r}, expected 8")
+    return f"d/dx (x²+2x) at x=3 = {float(value):g} (expected 8)"
+
+
+def mlp_data() -> dict[str, Any]:
+    """A fixed regression problem and initial weights for the two-layer MLP (8 -> 16 -> 1)."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(64, 8)).astype(np.float32)
+    y = np.tanh(x @ rng.normal(size=(8, 1))).astype(np.float32)
+    return {"x": x, "y": y, "lr": 0.1,
+            "w1": (rng.normal(size=(8, 16)) * 0.3).astype(np.float32),
+            "b1": np.zeros(16, np.float32),
+            "w2": (rng.normal(size=(16, 1)) * 0.3).astype(np.float32),
+            "b2": np.zeros(1, np.float32)}
+
+
+def check_losses(losses: list[float]) -> str:
+    import math
+    if len(losses) < 2 or not all(math.isfinite(v) for v in losses):
+        raise StepFailed(f"losses {losses!r}")
+    text = f"loss {losses[0]:.4f} -> {losses[-1]:.4f} in {len(losses) - 1} steps"
+    if not losses[-1] < losses[0]:
+        raise StepFailed(text + ": the loss did not fall")
+    return text
+
+
+def check_same(a: Any, b: Any, what: str, tol: float = 1e-5) -> str:
+    import numpy as np
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    err = float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
+    if not err <= tol:
+        raise StepFailed(f"{what}: max abs difference {err:.3g} > {tol:g}")
+    return f"{what}: max abs difference {err:.1e}"
+
+
+# ---------------------------------------------------------------------------- libraries
+def origin_of(path: str) -> str:
+    conda = os.environ.get("CONDA_PREFIX")
+    if "site-packages" in path or "dist-packages" in path:
+        return "wheel"
+    if (conda and path.startswith(conda)) or "/conda" in path:
+        return "conda"
+    return "system"
+
+
+def _wheel_version(path: str, name: str) -> str | None:
+    """``…/site-packages/nvidia/cudnn/lib/libcudnn.so.9`` -> the nvidia-cudnn-cu* dist version."""
+    parts = path.split(os.sep)
+    if "nvidia" not in parts:
+        return None
+    site = os.sep.join(parts[:parts.index("nvidia")])
+    for info in sorted(glob.glob(os.path.join(site, f"nvidia_{_WHEEL_DIR[name]}*.dist-info"))):
+        m = re.search(r"-(\d+(?:\.\d+)*)\.dist-info$", info)
+        if m:
+            return m.group(1)
+    return None
+
+
+def library_entry(path: str) -> dict[str, Any] | None:
+    m = _LIB.match(os.path.basename(path))
+    if not m:
+        return None
+    name = m.group(1)
+    real = _LIB.match(os.path.basename(os.path.realpath(path)))
+    version = (real.group(2) if real and real.group(2) and "." in real.group(2) else None) \
+        or _wheel_version(path, name) or m.group(2)
+    return {"name": name, "path": path, "version": version, "origin": origin_of(path)}
+
+
+def parse_maps(text: str) -> list[dict[str, Any]]:
+    """The CUDA libraries mapped into a process, from the text of /proc/<pid>/maps."""
+    seen: dict[str, dict[str, Any]] = {}
+    for line in text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) < 6 or not fields[5].startswith("/"):
+            continue
+        path = fields[5].strip()
+        if path in seen:
+            continue
+        entry = library_entry(path)
+        if entry:
+            seen[path] = entry
+    return list(seen.values())
+
+
+def loaded_libraries() -> list[dict[str, Any]]:
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            return parse_maps(fh.read())
+    except OSError:
+        return []  # not Linux: nothing to read
+
+
+def shipped_libraries() -> list[dict[str, Any]]:
+    """Copies of the CUDA libraries that wheels put into site-packages."""
+    out = []
+    sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    for site in dict.fromkeys(sites):
+        for pattern in ("nvidia/*/lib/lib*.so*", "torch/lib/lib*.so*"):
+            for path in sorted(glob.glob(os.path.join(site, pattern))):
+                entry = library_entry(path)
+                if entry:
+                    out.append(entry)
+    return out
+
+
+def library_version(libs: list[dict[str, Any]], name: str) -> str | None:
+    return next((lib["version"] for lib in libs if lib["name"] == name and lib["version"]), None)
+
+
+def cudnn_from_int(value: int | None) -> str | None:
+    """cuDNN's integer version: 8902 -> 8.9.2 (cuDNN 8), 91002 -> 9.10.2 (cuDNN 9+)."""
+    if not value:
+        return None
+    value = int(value)
+    if value >= 90000:
+        return f"{value // 10000}.{value % 10000 // 100}.{value % 100}"
+    return f"{value // 1000}.{value % 1000 // 100}.{value % 100}"
+
+
+def dotted(version: Any) -> str | None:
+    if version is None or version == "":
+        return None
+    if isinstance(version, (tuple, list)):
+        return ".".join(str(int(v)) for v in version)
+    return str(version)
+
+
+def base_facts(name: str) -> dict[str, Any]:
+    return {"name": name, "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+
+
+def common_main(name: str, module: str, collect: Callable[[Any, dict[str, Any]], str],
+                smoke: Callable[[Any, Suite, str, dict[str, Any]], None],
+                argv: list[str] | None = None) -> None:
+    """The shape of every worker: import, facts, smoke, maps, one JSON answer.
+
+    ``collect(fw, facts)`` fills ``facts`` and returns the device for the smoke suite;
+    ``smoke(fw, suite, device, facts)`` runs the steps.
+    """
+    args = parse_args(argv)
+    out = reserve_stdout()
+    facts = base_facts(name)
+    fw, imported = timed_import(module)
+    facts.update(imported)
+    if fw is None:
+        facts["smoke"] = {"status": "error", "suite": args.suite, "device": "", "steps": [
+            {"name": "import", "status": "failed", "seconds": facts["import_seconds"],
+             "detail": facts["import_error"]}]}
+        finish(out, facts)
+    device = "cpu"
+    try:
+        device = collect(fw, facts) or "cpu"
+    except Exception as exc:  # noqa: BLE001
+        traceback.print_exc()
+        facts["gpu_error"] = facts.get("gpu_error") or f"{type(exc).__name__}: {exc}"
+    if args.no_smoke:
+        facts["smoke"] = skipped_smoke(args.suite, device, "--no-smoke")
+    else:
+        suite = Suite(args.suite)
+        try:
+            smoke(fw, suite, device, facts)
+        except Exception as exc:  # noqa: BLE001 - a bug in a step list still answers
+            traceback.print_exc()
+            suite.steps.append({"name": "suite", "status": "failed", "seconds": 0.0,
+                                "detail": f"{type(exc).__name__}: {exc}"})
+        facts["smoke"] = suite.result(facts.get("device_label") or device)
+    facts.pop("device_label", None)
+    facts["loaded"] = loaded_libraries()
+    facts["shipped"] = shipped_libraries()
+    if not facts.get("cudnn"):
+        facts["cudnn"] = library_version(facts["loaded"], "cudnn")
+    if not facts.get("nccl"):
+        facts["nccl"] = library_version(facts["loaded"], "nccl")
+    finish(out, facts)

@@ -1,0 +1,1 @@
+"""Probe tests: recorded real outputs, failure modes, fake site-packages trees."""

@@ -1,0 +1,225 @@
+"""`envdoctor explain`: input handling, ranking, facts, output formats, bad input, fuzzing."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain.reader import NotText, looks_binary, read_blocks
+from envdoctor.explain.scan import _cause_depth
+from envdoctor.facts import Facts
+from envdoctor.knowledge import load_toml
+
+CORPUS = Path(__file__).parent / "corpus" / "explain"
+
+
+def corpus(name: str) -> str:
+    return load_toml(next(CORPUS.glob(f"{name}*.toml")))["text"]
+
+
+def lines_of(data: bytes, **kw) -> list[str]:
+    return "\n".join(t for _, t in read_blocks(io.BytesIO(data), **kw)).split("\n")
+
+
+# ---------------------------------------------------------------------------- reader
+def test_reader_normalises_crlf_ansi_quotes_entities_and_bad_utf8():
+    data = (b"\x1b[31mRuntimeError\x1b[0m: boom\r\n> > quoted line\r\n"
+            b"bad \xff\xfe bytes\rprogress 2\n&quot;x&quot; &lt;module&gt;\n")
+    assert lines_of(data) == ["RuntimeError: boom", "quoted line", "bad \ufffd\ufffd bytes",
+                              "progress 2", '"x" <module>']
+
+
+def test_reader_line_numbers_survive_block_boundaries():
+    data = b"".join(b"line %d\n" % i for i in range(1, 2001))
+    blocks = list(read_blocks(io.BytesIO(data), block_bytes=97))
+    assert len(blocks) > 10
+    for first, text in blocks:
+        for offset, line in enumerate(text.split("\n")):
+            assert line == f"line {first + offset}"
+
+
+def test_reader_cuts_a_huge_line_in_linear_time():
+    data = b"A" * (10 << 20) + b"\nRuntimeError: after\n"
+    got = lines_of(data, block_bytes=1 << 16)
+    assert got[0] == "A" * 4096 and got[1] == "RuntimeError: after"
+
+
+def test_binary_detection():
+    assert looks_binary(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    assert not looks_binary("Traceback (most recent call last):\n".encode())
+    assert not looks_binary("\ufeffutf-16 log".encode("utf-16"))
+    with pytest.raises(NotText):
+        list(read_blocks(io.BytesIO(b"\x00\x01\x02" * 100)))
+
+
+def test_utf16_windows_log_is_read():
+    text = "RuntimeError: Torch not compiled with CUDA enabled\r\n"
+    assert "Torch not compiled" in lines_of(text.encode("utf-16"))[0]
+
+
+# ---------------------------------------------------------------------------- structure
+def test_cause_depth_follows_chains_not_unrelated_tracebacks():
+    # tracebacks at 1, 10, 30; chain markers at 8 (links 1->10)
+    assert _cause_depth(5, [1, 10, 30], [8]) == 1
+    assert _cause_depth(12, [1, 10, 30], [8]) == 0
+    # a new unrelated traceback between the hit and a later chain marker stops the count
+    assert _cause_depth(5, [1, 20, 30], [28]) == 0
+
+
+def test_chained_root_cause_wins_over_the_wrapper():
+    """Real Hydra wrapper of a weights_only UnpicklingError (recogdrive#60)."""
+    main = primary(diagnose_text(corpus("005")))
+    assert main.code == "ETORCH001" and main.evidence[0].line >= 1
+
+
+def test_real_error_ranks_before_benign_warnings():
+    text = corpus("071") + "\n" + corpus("013")
+    ds = diagnose_text(text)
+    assert primary(ds).code == load_toml(next(CORPUS.glob("013*.toml")))["expect"]
+    assert ds[0].category != "benign" and ds[-1].category == "benign"
+
+
+def test_user_code_is_not_an_environment_problem():
+    main = primary(diagnose_text(corpus("075")))
+    assert main.category == "user_code"
+
+
+def test_nothing_recognised_is_empty():
+    assert diagnose_text("hello world\nall good\n") == []
+    assert diagnose_text("") == []
+
+
+def test_evidence_has_line_numbers_of_the_input():
+    text = "noise\n" * 41 + corpus("013")
+    main = primary(diagnose_text(text))
+    assert all(e.line > 41 for e in main.evidence)
+    assert any(e.line == 42 + n for e in main.evidence
+               for n, l in enumerate(corpus("013").split("\n")) if l and e.text[:60] == l[:60])
+
+
+# ---------------------------------------------------------------------------- facts
+def _torch_facts(version: str) -> Facts:
+    return Facts.from_dict({"schema_version": 1, "frameworks": {
+        "probe": {"status": "ok"}, "torch": {"version": version}}})
+
+
+def test_conditions_sharpen_with_facts_and_are_unknown_without():
+    text = corpus("005")
+    assert primary(diagnose_text(text)).notes == ()
+    new = primary(diagnose_text(text, facts=_torch_facts("2.6.0")))
+    assert "2.6" in new.notes[0] and "{" not in new.notes[0]
+    assert primary(diagnose_text(text, facts=_torch_facts("2.4.0"))).notes == ()
+
+
+def test_report_facts_win_over_live_facts():
+    text = corpus("005")
+    got = primary(diagnose_text(text, facts=_torch_facts("2.4.0"),
+                                report_facts=_torch_facts("2.7.1")))
+    assert "2.7.1" in got.notes[0]
+
+
+# ---------------------------------------------------------------------------- CLI
+def test_cli_text_markdown_json(cli, tmp_path):
+    path = tmp_path / "tb.txt"
+    path.write_text(corpus("005"))
+    r = cli("explain", "--no-facts", str(path))
+    assert r.returncode == 0 and "ETORCH001" in r.stdout and "Fix:" in r.stdout
+    assert "Source: https://" in r.stdout
+    r = cli("explain", "--no-facts", "--format", "markdown", str(path))
+    assert r.returncode == 0 and r.stdout.startswith("## envdoctor explain")
+    r = cli("explain", "--no-facts", "--format", "json", str(path))
+    data = json.loads(r.stdout)
+    first = data["diagnoses"][0]
+    assert set(first) >= {"code", "id", "title", "category", "confidence", "evidence", "why",
+                          "fix", "references"}
+    assert first["code"] == "ETORCH001" and set(first["evidence"][0]) == {"line", "text"}
+
+
+def test_cli_stdin_and_facts_file(cli, tmp_path):
+    snap = tmp_path / "facts.json"
+    snap.write_text(_torch_facts("2.6.0").to_json())
+    r = cli("explain", "--facts", str(snap), "-", stdin=corpus("005"))
+    assert r.returncode == 0 and "On this machine:" in r.stdout
+
+
+def test_cli_nothing_found_exits_0(cli):
+    r = cli("explain", "--no-facts", stdin="all good here\n")
+    assert r.returncode == 0 and "Nothing recognised" in r.stdout
+
+
+@pytest.mark.parametrize("setup,message", [
+    ("missing", "no such file"), ("dir", "is a directory"), ("binary", "binary"),
+    ("code", "no such signature"), ("badfacts", "not valid JSON")])
+def test_cli_bad_input_is_one_line_exit_2(cli, tmp_path, setup, message):
+    args = {"missing": [str(tmp_path / "nope.log")], "dir": [str(tmp_path)],
+            "code": ["EZZZ999"], "badfacts": ["--facts", str(tmp_path / "f.json"), "-"],
+            "binary": [str(tmp_path / "b.bin")]}[setup]
+    (tmp_path / "b.bin").write_bytes(b"\x7fELF\x00\x00\x01" * 1000)
+    (tmp_path / "f.json").write_text("{not json")
+    r = cli("explain", *args, stdin="x")
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_empty_and_huge_line(cli, tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    r = cli("explain", "--no-facts", str(empty))
+    assert r.returncode == 0 and "empty" in r.stdout
+    big = tmp_path / "line.log"
+    big.write_bytes(b"x" * (10 << 20) + b"\nRuntimeError: Torch not compiled with CUDA enabled\n")
+    r = cli("explain", "--no-facts", "--format", "json", str(big))
+    assert r.returncode == 0 and json.loads(r.stdout)["input"]["lines"] == 2
+
+
+def test_cli_explain_code_prints_rule_docs(cli):
+    r = cli("explain", "ETORCH001")
+    assert r.returncode == 0 and "weights_only" in r.stdout and "https://" in r.stdout
+    r = cli("explain", "torch001")
+    assert r.returncode == 0 and "TORCH001" in r.stdout
+
+
+# ---------------------------------------------------------------------------- fuzz
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=3000))
+def test_fuzz_text_never_raises(text):
+    for d in diagnose_text(text):
+        assert d.evidence and d.code.startswith("E")
+
+
+_FRAGMENTS = [corpus(n)[:400] for n in ("005", "013", "071", "075")] + [
+    "\x1b[1m", "\r", "\r\n", "> ", "```", "\n", "During handling of the above exception, "
+    "another exception occurred:\n", "Traceback (most recent call last):\n", "\xff", "\x00"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=20), st.integers(16, 4096))
+def test_fuzz_mixed_fragments_stream_equals_whole(parts, block):
+    """Any block size gives the same answer as reading the whole text at once."""
+    from envdoctor.explain import rank_result, scanner
+    text = "".join(parts).encode("utf-8", "replace")
+    try:
+        whole = rank_result(scanner().scan(read_blocks(io.BytesIO(text))))
+        small = rank_result(scanner().scan(read_blocks(io.BytesIO(text), block_bytes=block)))
+    except NotText:
+        return
+    assert [(d.code, [e.line for e in d.evidence]) for d in whole] == \
+        [(d.code, [e.line for e in d.evidence]) for d in small]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.binary(max_size=2000))
+def test_fuzz_cli_bytes_never_crash(tmp_path_factory, data):
+    from envdoctor.cli import main
+    path = tmp_path_factory.mktemp("fz") / "in.log"
+    path.write_bytes(data)
+    with pytest.raises(SystemExit) as exc:
+        main(["explain", "--no-facts", "--format", "json", str(path)])
+    assert exc.value.code in (0, 2)
