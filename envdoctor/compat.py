@@ -201,28 +201,72 @@ def sm_of(cc: Any) -> str | None:
     return f"sm_{v.major}{v.minor}" if v is not None else None
 
 
+def live_torch_archs(facts: Facts) -> tuple[str, ...] | None:
+    """torch's own arch list (``torch.cuda.get_arch_list()`` from a live worker, or the list a
+    pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
+    printed); None when absent or when it names no CUDA arch (a ROCm build lists gfx*)."""
+    live = facts.live.get("torch") if facts.live else None
+    if live is None or not live.arch_list:
+        return None
+    cuda = tuple(a for a in live.arch_list if _arch_cc(a) is not None)
+    return cuda or None
+
+
+def torch_archs_of(facts: Facts) -> Any:
+    """The arch list behind GPU001: ``{"archs", "source", "confirmed", "torch"}``.
+
+    The live list wins (it is what the installed torch says about itself, so it is confirmed
+    and needs no version); else the torch matrix row of the wheel's CUDA variant. None when
+    neither knows; UNKNOWN when there is no live list and the frameworks section is unknown.
+    """
+    archs = live_torch_archs(facts)
+    live = facts.live.get("torch") if facts.live else None
+    if archs is not None:
+        version = live.version if live is not None and live.version is not None else None
+        if version is None and facts.frameworks.probe.status.known \
+                and facts.frameworks.torch is not None:
+            version = facts.frameworks.torch.version
+        return {"archs": list(archs), "source": "torch's own arch list", "confirmed": True,
+                "torch": str(version) if version is not None else "(version not reported)"}
+    torch = _torch(facts)
+    if torch is UNKNOWN:
+        return UNKNOWN
+    if torch is None or torch.cuda is None:
+        return None
+    row = lookup_torch_variant(torch.version, torch.cuda)
+    if row is None:
+        return None
+    return {"archs": list(row.get("archs", [])), "source": "torch matrix",
+            "confirmed": confirmed(row), "torch": str(torch.version)}
+
+
+@register("torch_archs")
+def _torch_archs(facts: Facts, intent: str) -> Any:
+    """``torch_archs()`` -> archs, source (live list or matrix), confirmed, torch version."""
+    return lambda: torch_archs_of(facts)
+
+
 @register("torch_missing_archs")
 def _torch_missing_archs(facts: Facts, intent: str) -> Any:
-    """GPUs the installed torch wheel has no kernels for, as ``"NAME (sm_XY)"``.
+    """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
 
-    None when the wheel's arch list is unknown (CPU build, no matrix row) or a GPU's capability
-    is unknown: no verdict then.
+    Uses torch's own arch list when a live worker or a pasted warning gave one (the torch
+    version may then be unknown), else the matrix row of the wheel. None when the arch list is
+    unknown (CPU build, no matrix row) or a GPU's capability is unknown: no verdict then.
     """
     def fn() -> Any:
-        nv, torch = _nvidia(facts), _torch(facts)
-        if nv is UNKNOWN or torch is UNKNOWN:
+        nv = _nvidia(facts)
+        if nv is UNKNOWN:
             return UNKNOWN
-        if torch is None or torch.cuda is None:
-            return None
-        row = lookup_torch_variant(torch.version, torch.cuda)
-        if row is None:
-            return None
+        got = torch_archs_of(facts)
+        if got is UNKNOWN or got is None:
+            return got
         missing = []
         for gpu in nv.gpus:
             sm = sm_of(gpu_cc_of(gpu))
             if sm is None:
                 return None
-            if not archs_run_on(row.get("archs", []), sm):
+            if not archs_run_on(got["archs"], sm):
                 missing.append(f"{gpu.name} ({sm})")
         return missing
     return fn
@@ -380,7 +424,29 @@ def framework_cudas(facts: Facts) -> list[tuple[str, Version]]:
     return out
 
 
-def _driver_gaps(facts: Facts, below_floor: bool) -> Any:
+# Minor-version compatibility exists from CUDA 11 on: "before CUDA 11, applications built
+# against newer CUDA Toolkit releases were not supported on older drivers" (CUDA Compatibility
+# guide, https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+# For CUDA 10.x and older the driver bundled with that minor release is a hard floor.
+FIRST_MINOR_COMPAT_MAJOR = 11
+
+
+def hard_floor(cuda: Any, os_name: str = "linux") -> tuple[Version, bool] | None:
+    """The oldest driver that runs ``cuda`` at all, and whether its cell is confirmed.
+
+    CUDA >= 11: the minor-version-compatibility floor of the major. Older: the driver bundled
+    with that CUDA series (Table 3), since there is no minor-version compatibility.
+    """
+    v = ver(cuda)
+    if v is None:
+        return None
+    if v.major < FIRST_MINOR_COMPAT_MAJOR:
+        return lookup_min_driver(v, os_name)
+    floor = lookup_compat_floor(v, os_name)
+    return (floor, True) if floor is not None else None
+
+
+def _driver_gaps(facts: Facts, below_floor: bool, confirmed_only: bool = False) -> Any:
     nv, fw = _nvidia(facts), facts.frameworks
     if nv is UNKNOWN or not fw.probe.status.known:
         return UNKNOWN
@@ -388,12 +454,14 @@ def _driver_gaps(facts: Facts, below_floor: bool) -> Any:
         return []
     os_name, gaps = _os(facts), []
     for what, cuda in framework_cudas(facts):
-        floor = lookup_compat_floor(cuda, os_name)
+        floor = hard_floor(cuda, os_name)
         bundled = lookup_min_driver(cuda, os_name)
-        if below_floor and floor is not None and nv.driver_version < floor:
-            gaps.append(f"{what} (CUDA {cuda} needs driver >= {floor})")
+        if below_floor and floor is not None and nv.driver_version < floor[0]:
+            if not confirmed_only or floor[1]:
+                gaps.append(f"{what} (CUDA {cuda} needs driver >= {floor[0]})")
         elif not below_floor and bundled is not None and nv.driver_version < bundled[0] \
-                and (floor is None or nv.driver_version >= floor) and not what.startswith("jax"):
+                and (floor is None or nv.driver_version >= floor[0]) \
+                and not what.startswith("jax"):
             gaps.append(f"{what} (CUDA {cuda}: full support from driver {bundled[0]})")
     return gaps
 
@@ -402,6 +470,17 @@ def _driver_gaps(facts: Facts, below_floor: bool) -> Any:
 def _driver_below_floor(facts: Facts, intent: str) -> Any:
     """Frameworks whose CUDA major the driver cannot run at all (below the compat floor)."""
     return lambda: _driver_gaps(facts, below_floor=True)
+
+
+@register("driver_below_floor_confirmed")
+def _driver_below_floor_confirmed(facts: Facts, intent: str) -> Any:
+    """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell."""
+    def fn() -> Any:
+        every = _driver_gaps(facts, below_floor=True)
+        if every is UNKNOWN:
+            return UNKNOWN
+        return len(_driver_gaps(facts, below_floor=True, confirmed_only=True)) == len(every)
+    return fn
 
 
 @register("driver_below_bundled")
@@ -566,6 +645,114 @@ def _tf_last_windows_gpu(facts: Facts, intent: str) -> Any:
     """The last TensorFlow with GPU support on native Windows (2.10)."""
     value = ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
     return lambda: value
+
+
+# Distributions that cannot use an NVIDIA GPU whatever CUDA is installed.
+_TF_NO_CUDA = ("tensorflow-cpu", "tf-nightly-cpu", "tensorflow-intel", "tensorflow-macos",
+               "tensorflow-cpu-aws", "tensorflow-aarch64", "tensorflow-rocm")
+
+
+def _cuda_fits(have: Version, want: Version) -> bool:
+    """Whether toolkit ``have`` provides the runtime a build for CUDA ``want`` loads.
+
+    From CUDA 11 the runtime's soname carries the major only (libcudart.so.11.0 and .so.12 for
+    every minor, minor-version compatibility); before, it carried major.minor (cudart64_101.dll,
+    libcudart.so.10.1), so a 10.1 build does not load 10.2.
+    """
+    if have.major != want.major:
+        return False
+    return want.major >= FIRST_MINOR_COMPAT_MAJOR or have.minor == want.minor
+
+
+def tf_cuda_mismatch_of(facts: Facts) -> Any:
+    """Why a CUDA TensorFlow cannot load the installed CUDA/cuDNN, as readable strings.
+
+    Only for builds that load the system CUDA (not ``[and-cuda]`` pip wheels): the CUDA and
+    cuDNN TensorFlow was built with (build_info, else the tested-configuration row) against
+    every installed toolkit and cuDNN library. [] when nothing to compare or all fits; UNKNOWN
+    when a section needed is unknown.
+    """
+    fw = facts.frameworks
+    if not fw.probe.status.known:
+        return UNKNOWN
+    tf = fw.tensorflow
+    if tf is None or tf.version is None or tf.is_cuda_build is False \
+            or tf.distribution in _TF_NO_CUDA:
+        return []
+    os_name = facts.host.os if facts.host.probe.status.known else ""
+    last_win = ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
+    if os_name == "Darwin" or (os_name == "Windows" and last_win is not None
+                               and series(tf.version) > last_win):
+        return []
+    row = lookup_tf_release(tf.version) or {}
+    want_cuda = tf.cuda or ver(row.get("cuda"))
+    want_cudnn = tf.cudnn or ver(row.get("cudnn"))
+    if want_cuda is None:
+        return []
+    pk = facts.packages
+    if pk.probe.status.known:
+        if any(d.name.startswith(("nvidia-cuda-runtime", "nvidia-cudnn"))
+               for d in pk.distributions):
+            return []  # tensorflow[and-cuda]: TF loads the pip wheels (TF002 covers gaps)
+    elif tf.version >= Version("2.14"):
+        return UNKNOWN  # may be an [and-cuda] install: cannot tell without the packages
+    if not facts.cuda.probe.status.known:
+        return UNKNOWN
+    out = []
+    have = facts.cuda.versions
+    if have and not any(_cuda_fits(h, want_cuda) for h in have):
+        need = f"{want_cuda.major}.x" if want_cuda.major >= FIRST_MINOR_COMPAT_MAJOR \
+            else f"{want_cuda.major}.{want_cuda.minor}"
+        out.append(f"CUDA {need} needed, installed: " + ", ".join(str(h) for h in have))
+    if want_cudnn is not None and facts.libraries.probe.status.known:
+        cudnn = [lib.version for lib in facts.libraries.named("cudnn") if lib.version]
+        if cudnn and not any(v.major == want_cudnn.major for v in cudnn):
+            out.append(f"cuDNN {want_cudnn.major}.x needed, installed: "
+                       + ", ".join(str(v) for v in cudnn))
+    return out
+
+
+@register("tf_cuda_mismatch")
+def _tf_cuda_mismatch(facts: Facts, intent: str) -> Any:
+    """``tf_cuda_mismatch()``: CUDA/cuDNN a system-CUDA TensorFlow needs but does not find."""
+    return lambda: tf_cuda_mismatch_of(facts)
+
+
+# The `tensorflow` (not `tensorflow-gpu`) pip package had no GPU support before 1.15, in
+# 1.15.2 (a build-script change: tensorflow/tensorflow#36347, answered by a TF maintainer) and
+# in 2.0; 1.15.0 and from 2.1 on it includes GPU support (RELEASE.md, Release 2.1.0: "The
+# `tensorflow` pip package now includes GPU support by default (same as `tensorflow-gpu`)").
+# 1.15.3-1.15.5 are not judged: not confirmed in this session.
+
+
+def tf_cpu_only_package_of(facts: Facts) -> Any:
+    """``"tensorflow 1.15.2"`` when the installed `tensorflow` pip package is a CPU-only one;
+    None when it is not (or another distribution provides TF); UNKNOWN when unknown."""
+    fw = facts.frameworks
+    if not fw.probe.status.known:
+        return UNKNOWN
+    tf = fw.tensorflow
+    if tf is None or tf.version is None or tf.distribution != "tensorflow" \
+            or tf.is_cuda_build is True:
+        return None
+    v = Version(tf.version.base_version)
+    cpu_only = v < Version("1.15") or v == Version("1.15.2") \
+        or Version("2.0") <= v < Version("2.1")
+    if not cpu_only:
+        return None
+    pk = facts.packages
+    if pk.probe.status.known and (pk.get("tensorflow-gpu") is not None
+                                  or pk.get("tensorflow") is None and pk.distributions):
+        return None  # tensorflow-gpu provides it, or the list shows no `tensorflow` package
+    if not pk.probe.status.known:  # e.g. an issue template: the package name is not stated
+        return f"tensorflow {tf.version} (if installed as `tensorflow`, not `tensorflow-gpu`)"
+    return f"tensorflow {tf.version}"
+
+
+@register("tf_cpu_only_package")
+def _tf_cpu_only_package(facts: Facts, intent: str) -> Any:
+    """``tf_cpu_only_package()``: the CPU-only `tensorflow` package installed, or None."""
+    return lambda: tf_cpu_only_package_of(facts)
 
 
 # ---------------------------------------------------------------------------- JAX

@@ -229,7 +229,7 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
-    if hasattr(value, "name") and isinstance(getattr(value, "name"), str):
+    if hasattr(value, "name") and isinstance(value.name, str):
         version = getattr(value, "version", None)
         return f"{value.name} {version}" if version is not None else value.name
     return str(value)

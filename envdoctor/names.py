@@ -32,7 +32,7 @@ def section(facts: Facts, name: str) -> Any:
 
 
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
-    import envdoctor.compat  # noqa: F401 - registers the knowledge functions
+    import envdoctor.compat
     import envdoctor.live.knowledge  # noqa: F401 - live_* / smoke_* functions over Facts.live
 
     names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}

@@ -45,7 +45,7 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
     start = time.monotonic()
     env = dict(os.environ, LC_ALL="C", LANG="C")
     try:
-        proc = subprocess.Popen(  # noqa: S603 - argument list, no shell
+        proc = subprocess.Popen(
             list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL, env=env, start_new_session=os.name == "posix",
         )

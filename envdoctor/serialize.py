@@ -11,10 +11,12 @@ import dataclasses
 import enum
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 from typing import Any, Union
 
 from packaging.version import InvalidVersion, Version
+
+from envdoctor.versions import DisplayVersion
 
 
 class DecodeError(ValueError):
@@ -36,7 +38,7 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
@@ -76,7 +78,7 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
         if not isinstance(data, str):
             raise DecodeError(f"{path}: expected a version string")
         try:
-            return Version(data)
+            return DisplayVersion(data)
         except InvalidVersion:
             raise DecodeError(f"{path}: {data!r} is not a version") from None
     if origin is tuple:

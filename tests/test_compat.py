@@ -29,7 +29,16 @@ def test_min_driver_is_the_ga_bundled_driver(cuda, os_name, want):
 
 def test_min_driver_is_none_when_the_table_says_na_or_has_no_row():
     assert compat.lookup_min_driver("13.0", "Windows") is None   # N/A from CUDA 13.0
-    assert compat.lookup_min_driver("9.2", "Linux") is None      # before the table
+    assert compat.lookup_min_driver("8.0", "Linux") is None      # before the table
+
+
+def test_pre_cuda_11_bundled_driver_is_a_hard_floor():
+    # No minor-version compatibility before CUDA 11: the bundled driver is the floor.
+    assert compat.hard_floor("10.1", "Linux") == (Version("418.39"), True)
+    assert compat.hard_floor("10.2.89", "Windows") == (Version("441.22"), True)
+    assert compat.hard_floor("9.2", "Linux") == (Version("396.26"), False)  # secondary quotes
+    assert compat.hard_floor("12.4", "Linux") == (Version("525.60.13"), True)
+    assert compat.lookup_max_cuda("418.67") == Version("10.1")
 
 
 def test_minor_compat_floor_and_unconfirmed_rows():

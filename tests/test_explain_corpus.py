@@ -33,7 +33,8 @@ def test_corpus_is_big_and_sourced():
         assert case.get("text", "").strip(), f"{name}: empty text"
         assert case.get("expect") == "none" or case.get("expect") in CATEGORY, \
             f"{name}: expect {case.get('expect')!r} is not a signature code"
-    not_env = [n for n, c in CASES if CATEGORY.get(c["expect"], "benign") in ("benign", "user_code")]
+    not_env = [n for n, c in CASES
+               if CATEGORY.get(c["expect"], "benign") in ("benign", "user_code")]
     assert len(not_env) >= 15, f"only {len(not_env)} not-environment texts"
 
 

@@ -8,8 +8,17 @@ import json
 import pytest
 from packaging.version import Version
 
-from envdoctor.facts import (SCHEMA_VERSION, Facts, FactsError, FrameworkFacts, Gpu,
-                             NvidiaFacts, ProbeInfo, Status, TorchBuild)
+from envdoctor.facts import (
+    SCHEMA_VERSION,
+    Facts,
+    FactsError,
+    FrameworkFacts,
+    Gpu,
+    NvidiaFacts,
+    ProbeInfo,
+    Status,
+    TorchBuild,
+)
 
 
 def sample() -> Facts:

@@ -12,8 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from envdoctor.facts import (Facts, LiveDevice, LiveFramework, NvidiaFacts, Gpu, ProbeInfo,
-                             Status)
+from envdoctor.facts import Facts, Gpu, LiveDevice, LiveFramework, NvidiaFacts, ProbeInfo, Status
 from envdoctor.live import installed, select
 from envdoctor.live.knowledge import gpu_blind
 from tests.conftest import REPO, run_cli

@@ -7,10 +7,10 @@ yield no error and no warning; problem reports must yield every expected check.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from envdoctor import pipeline
 from envdoctor.engine import load_checks

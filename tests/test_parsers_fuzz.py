@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+import tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,11 +6,10 @@ import json
 
 import jsonschema
 import pytest
+from conftest import REPO, run_cli
 
 from envdoctor import schema
 from envdoctor.facts import SCHEMA_VERSION, Facts
-
-from conftest import REPO, run_cli
 
 COMMITTED = REPO / "schema" / "facts.schema.json"
 

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from envdoctor.explain import diagnose_text
 from envdoctor.explain.scan import Scanner
-from envdoctor.explain.signatures import (load_signatures, parse_signature,
-                                          required_literals)
+from envdoctor.explain.signatures import load_signatures, parse_signature, required_literals
 from envdoctor.knowledge import RuleFileError
 
 SIGS = load_signatures()
@@ -116,8 +115,9 @@ def test_prefilter_agrees_with_regex_on_generated_lines(parts):
 def test_scanner_with_no_prefilter_still_matches():
     sig = parse_signature(_valid(patterns=[r"\d+ \w+"]), "rules/signatures/x/ETEST001.toml")
     assert sig.patterns[0].literals is None
-    from envdoctor.explain.reader import read_blocks
     import io
+
+    from envdoctor.explain.reader import read_blocks
     result = Scanner([sig]).scan(read_blocks(io.BytesIO(b"a\n12 boo\n")))
     assert [h.line for h in result.by_code["ETEST001"].hits] == [2]
 
@@ -125,7 +125,7 @@ def test_scanner_with_no_prefilter_still_matches():
 def test_anti_pattern_cancels():
     """A non-matching example that the patterns alone would match: the anti-pattern wins."""
     cases = [(s, e) for s in SIGS if s.anti_patterns for e in s.examples if not e.matches
-             and any(re.search(p.source, e.text, re.M) for p in s.patterns)]
+             and any(re.search(p.source, e.text, re.MULTILINE) for p in s.patterns)]
     assert cases, "no signature demonstrates an anti-pattern"
     for sig, example in cases:
         assert sig.code not in _codes(example.text)

@@ -68,6 +68,6 @@ def test_importtime_lists_no_framework(shadowed):
                           cwd=REPO)
     assert proc.returncode in (0, 1)
     imported = {m.group(1).split(".")[0] for m in
-                re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", proc.stderr, re.M)}
+                re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", proc.stderr, re.MULTILINE)}
     assert "envdoctor" in imported and "click" in imported  # the parse saw the real list
     assert imported & set(FRAMEWORKS) == set()

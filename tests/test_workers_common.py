@@ -14,9 +14,10 @@ from envdoctor.workers import WORKERS
 from envdoctor.workers import _common as c
 
 # Lines in the format of proc(5) /proc/<pid>/maps, as a torch+cu12 process shows them.
-MAPS = """\
-7f1c2a000000-7f1c2a200000 r--p 00000000 08:01 1234 /venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9
-7f1c2a200000-7f1c2a400000 r-xp 00200000 08:01 1234 /venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9
+WHEEL_CUDNN = "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"
+MAPS = f"""\
+7f1c2a000000-7f1c2a200000 r--p 00000000 08:01 1234 {WHEEL_CUDNN}
+7f1c2a200000-7f1c2a400000 r-xp 00200000 08:01 1234 {WHEEL_CUDNN}
 7f1c2b000000-7f1c2b100000 r-xp 00000000 08:01 99 /usr/local/cuda-12.4/lib64/libcudart.so.12.4.127
 7f1c2c000000-7f1c2c100000 r-xp 00000000 08:01 77 /opt/conda/lib/libnccl.so.2.21.5
 7f1c2d000000-7f1c2d100000 r-xp 00000000 08:01 55 /usr/lib/x86_64-linux-gnu/libcublasLt.so.12

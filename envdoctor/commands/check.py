@@ -65,7 +65,8 @@ def use_color(output: str | None) -> bool:
 @click.option("--framework", "frameworks", metavar="NAMES",
               help="Live-probe only these frameworks, e.g. torch,jax [default: all installed].")
 @click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
-              metavar="S", help="Seconds each framework worker may run [default: 120].")
+              metavar="S", help="Seconds each framework worker may run "
+              "[default: 120; 300 with --smoke full].")
 def check(static: bool, facts_file: str | None, report_file: str | None, fmt: str | None, output: str | None,
           fail_on: str | None, intent: str | None, verbose: bool, policy_file: str | None = None,
           requires: tuple[str, ...] = (), reports: tuple[str, ...] = (),
@@ -90,8 +91,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     elif facts_file:
         facts = pipeline.load_facts_file(facts_file)
     else:
-        from envdoctor.probes import collect
         from envdoctor.live.cli import live_options, run_for_check
+        from envdoctor.probes import collect
         options = live_options(frameworks, worker_timeout)  # bad --framework: exit 2 first
         facts = collect()
         if not static:

@@ -17,7 +17,9 @@ import click
 from envdoctor.errors import BadInput
 
 _CODE = re.compile(r"^[A-Za-z]{2,9}\d{3}$")
-REPORT_TEXT_LIMIT = 4 << 20   # pasted-report parsing sees at most this much of the input
+REPORT_TEXT_LIMIT = 256 << 10  # pasted-report parsing sees at most this much of the input
+REPORT_MAX_INPUT = 2 << 20     # a bigger input is a log, not a pasted issue: no report parsing
+DEFAULT_MAX_MB = 512          # a bigger file is read from its last 512 MB (~10 s)
 
 
 @click.command("explain")
@@ -28,27 +30,30 @@ REPORT_TEXT_LIMIT = 4 << 20   # pasted-report parsing sees at most this much of 
               help="Use a saved facts snapshot (envdoctor facts) instead of probing.")
 @click.option("--no-facts", is_flag=True, help="Use the text only: probe nothing.")
 @click.option("--output", "-o", metavar="FILE", help="Write the explanation to FILE.")
+@click.option("--max-mb", type=click.IntRange(1), default=DEFAULT_MAX_MB, show_default=True,
+              help="Read at most the last N MB of a bigger file (a crash is at the end).")
 def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
-            output: str | None) -> None:
+            output: str | None, max_mb: int) -> None:
     """Explain an error: FILE, - (stdin, the default) or a rule CODE (ETORCH001, TORCH001)."""
-    from envdoctor.commands.check import emit, use_color
     if source != "-" and _CODE.match(source) and not os.path.exists(source):
         emit(_code_doc(source.upper()), output)
         return
     if facts_file and no_facts:
         raise BadInput("--facts and --no-facts exclude each other")
-    ex = run(source, facts_file, no_facts)
+    ex = run(source, facts_file, no_facts, max_mb)
     from envdoctor.explain.render import RENDERERS
     emit(RENDERERS[fmt](ex, use_color(output) and fmt == "text"), output)
 
 
-def run(source: str, facts_file: str | None = None, no_facts: bool = False):
+def run(source: str, facts_file: str | None = None, no_facts: bool = False,
+        max_mb: int | None = None):
     """Read, scan, rank; returns an ``Explanation`` (BadInput on unusable input)."""
     from envdoctor import explain as ex_mod
     from envdoctor.explain.render import Explanation
     from envdoctor.knowledge import RuleFileError
 
     stream = _open(source)
+    first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
     head = _Tee(stream, REPORT_TEXT_LIMIT)
     used: list[str] = []
 
@@ -70,10 +75,16 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False):
 
     try:
         with stream:
-            result = ex_mod.scan_stream(head)
+            result = ex_mod.scan_stream(head, first_line)
         needs = bool(ex_mod.matched_with_conditions(result))
-        report = ex_mod.parse_report_facts(head.text()) if head.kept and needs else None
-        diagnoses = ex_mod.rank_result(result, facts, report)
+        report = None
+        if needs and head.kept and result.chars <= REPORT_MAX_INPUT:
+            report = ex_mod.parse_report_facts(head.text())
+        # Facts come from one machine. A report pasted in the text describes the machine the
+        # error happened on, so it replaces this machine's facts (mixing them would pair, say,
+        # the reporter's GPU with our torch); an explicit --facts snapshot is merged under it.
+        provider = None if (report is not None and saved is None) else facts
+        diagnoses = ex_mod.rank_result(result, provider, report)
     except ex_mod.NotText as exc:
         raise BadInput(f"{source}: {exc}") from None
     except RuleFileError as exc:
@@ -82,10 +93,55 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False):
         raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
     if report is not None:
         used.append("report")
-    notes = [] if result.lines or result.chars else ["the input is empty"]
+    if not (result.lines or result.chars):
+        notes.append("the input is empty")
     return Explanation(diagnoses, lines=result.lines if result.chars else 0, chars=result.chars,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
                        signatures=len(ex_mod.scanner().signatures), notes=notes)
+
+
+def _skip_to_tail(stream, max_mb: int) -> tuple[int, list[str]]:
+    """For a regular file over ``max_mb``, seek to its last ``max_mb`` MB.
+
+    The skipped part's newlines are counted (a C-speed ``bytes.count`` per 8 MB) so line
+    numbers stay those of the file. Pipes and small files are read whole.
+    """
+    try:
+        size = os.fstat(stream.fileno()).st_size
+        seekable = stream.seekable() and stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError):
+        return 1, []
+    cap = max_mb << 20
+    if not seekable or size <= cap:
+        return 1, []
+    skip, newlines = size - cap, 0
+    while stream.tell() < skip:
+        piece = stream.read(min(8 << 20, skip - stream.tell()))
+        if not piece:
+            break
+        newlines += piece.count(b"\n")
+    return newlines + 1, [f"the input is {size / (1 << 20):.0f} MB: only its last {max_mb} MB "
+                          f"were read (from line {newlines + 1}; see --max-mb)"]
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write to --output (a file) or stdout."""
+    if output and output != "-":
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise BadInput(f"{output}: cannot write: {exc.strerror or exc}") from None
+    else:
+        click.echo(text, nl=False)
+
+
+def use_color(output: str | None) -> bool:
+    if output and output != "-":
+        return False
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
 
 
 class _Tee:
@@ -109,6 +165,9 @@ def _open(source: str):
     if source == "-":
         if sys.stdin is None:
             raise BadInput("no input: give a FILE or pipe text on stdin")
+        if sys.stdin.isatty():
+            click.echo("envdoctor explain: reading the error text from stdin "
+                       "(end with Ctrl-D; or give a FILE)", err=True)
         return getattr(sys.stdin, "buffer", sys.stdin)
     try:
         st = os.stat(source)

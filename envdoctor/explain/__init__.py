@@ -29,9 +29,20 @@ from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
 from envdoctor.facts import Facts
 
-__all__ = ["Diagnosis", "Evidence", "NotText", "Signature", "diagnose_text", "diagnose_stream",
-           "scan_stream", "rank_result", "scanner", "parse_report_facts", "primary",
-           "load_signatures"]
+__all__ = [
+    "Diagnosis",
+    "Evidence",
+    "NotText",
+    "Signature",
+    "diagnose_stream",
+    "diagnose_text",
+    "load_signatures",
+    "parse_report_facts",
+    "primary",
+    "rank_result",
+    "scan_stream",
+    "scanner",
+]
 
 _SCANNER: Scanner | None = None
 
@@ -62,9 +73,9 @@ def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None =
     return result, rank_result(result, facts, report_facts)
 
 
-def scan_stream(stream: BinaryIO) -> ScanResult:
+def scan_stream(stream: BinaryIO, first_line: int = 1) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory."""
-    return scanner().scan(read_blocks(stream))
+    return scanner().scan(read_blocks(stream, first_line=first_line))
 
 
 def matched_with_conditions(result: ScanResult) -> list[Signature]:

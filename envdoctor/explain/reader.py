@@ -4,7 +4,8 @@ Input can be a bare traceback, a 100 MB training log or a pasted GitHub issue. W
 in chunks (never the whole file), decode UTF-8 with ``errors="replace"`` (invalid bytes never
 stop us), and normalise each block of whole lines:
 
-- CRLF and lone CR (progress bars) become line breaks;
+- CRLF becomes LF; a line overwritten with lone CRs (progress bars) keeps its last segment,
+  as a terminal shows it, so line numbers stay those of the file (LF count);
 - ANSI colour/cursor codes are removed;
 - Markdown quoting (``> ``, ``> > ``) at the start of a line is removed, and HTML entities
   (``&quot;`` ``&lt;``) from copied web pages are decoded;
@@ -27,7 +28,8 @@ BLOCK_BYTES = 1 << 20
 MAX_LINE = 4096
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_QUOTE = re.compile(r"^[ \t]{0,3}>(?:[ \t]?>)*[ \t]?")
+# starts with a literal newline, so the regex engine jumps from line start to line start
+_QUOTE = re.compile(r"\n[ \t]{0,3}>(?:[ \t]?>)*[ \t]?")
 _ENTITY = re.compile(r"&(?:quot|lt|gt|amp|#39|#x27|#34|nbsp);")
 
 
@@ -50,18 +52,43 @@ def looks_binary(head: bytes) -> bool:
 def normalise(text: str, max_line: int = MAX_LINE) -> str:
     """Normalise one block of whole lines (see the module docstring)."""
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:  # progress bars: keep what a terminal shows, the last segment
+            text = _collapse_cr_lines(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     if text.startswith((">", " >")) or "\n>" in text or "\n >" in text:
-        # line by line: a multi-line regex anchored at ^ would try every character
-        text = "\n".join(_QUOTE.sub("", line, count=1) if line[:4].lstrip(" \t")[:1] == ">"
-                          else line for line in text.split("\n"))
+        text = _QUOTE.sub("\n", "\n" + text)[1:]
     if _may_have_long_line(text, max_line):
         text = "\n".join(line[:max_line] for line in text.split("\n"))
     return text
+
+
+def _collapse_cr_lines(text: str) -> str:
+    """Apply ``_last_segment`` to the lines that contain a lone CR, and only to those."""
+    out: list[str] = []
+    pos = 0
+    cr = text.find("\r")
+    while cr != -1:
+        start = text.rfind("\n", 0, cr) + 1
+        end = text.find("\n", cr)
+        end = len(text) if end == -1 else end
+        out.append(text[pos:start])
+        out.append(_last_segment(text[start:end]))
+        pos = end
+        cr = text.find("\r", end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _last_segment(line: str) -> str:
+    """``a\rb\rc`` -> ``c`` (the last non-blank ``\r`` segment, as a terminal shows it)."""
+    for seg in reversed(line.split("\r")):
+        if seg.strip():
+            return seg
+    return ""
 
 
 def _may_have_long_line(text: str, max_line: int) -> bool:
@@ -81,7 +108,7 @@ def _may_have_long_line(text: str, max_line: int) -> bool:
 
 
 def read_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES,
-                max_line: int = MAX_LINE) -> Iterator[tuple[int, str]]:
+                max_line: int = MAX_LINE, first_line: int = 1) -> Iterator[tuple[int, str]]:
     """Yield ``(first_line_number, normalised_text)`` blocks from a binary stream.
 
     Raises ``NotText`` when the first chunk looks binary. Memory is O(block_bytes + max_line).
@@ -95,12 +122,12 @@ def read_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES,
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     carry = ""          # an unfinished last line from the previous chunk
     skipping = False    # inside an over-long line: drop text up to its newline
-    line_no = 1
+    line_no = first_line
     chunk = first
     while True:
         final = not chunk
         text = decoder.decode(chunk, final=final)
-        if text.startswith("\ufeff") and line_no == 1 and not carry:
+        if text.startswith("\ufeff") and line_no == first_line and not carry:
             text = text[1:]
         if skipping:
             cut = text.find("\n")
@@ -111,7 +138,7 @@ def read_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES,
         text = carry + text
         body: str | None = None
         if final:
-            body, carry = (text[:-1] if text.endswith("\r") else text) or None, ""
+            body, carry = (text.removesuffix("\r")) or None, ""
         else:
             cut = text.rfind("\n")
             if cut != -1:

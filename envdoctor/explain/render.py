@@ -87,7 +87,7 @@ def render_text(ex: Explanation, color: bool = False) -> str:
     else:
         colour = {"environment": "red", "usage": "yellow", "user_code": "cyan"}[main.category]
         out.append(style(VERDICT[main.category], fg=colour, bold=True))
-        out += _text_block(main, style, full=True)
+        out += _text_block(main, style, ex.facts_source)
     others = [d for d in ex.diagnoses if d is not main]
     if others:
         out += ["", style("Also seen:", bold=True)]
@@ -102,7 +102,14 @@ def render_text(ex: Explanation, color: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def _text_block(d: Diagnosis, style: Callable[..., str], full: bool) -> list[str]:
+def _where(facts_source: str) -> str:
+    """Whose facts a note is about: the pasted report, a saved snapshot or this machine."""
+    if "report" in facts_source:
+        return "From the report in the text"
+    return "In the facts snapshot" if facts_source.startswith("file") else "On this machine"
+
+
+def _text_block(d: Diagnosis, style: Callable[..., str], facts_source: str) -> list[str]:
     out = [f"  {style(d.code, bold=True)}  {d.title}",
            f"  confidence: {d.confidence}   category: {d.category}   id: {d.id}", "",
            "  Evidence:"]
@@ -112,7 +119,7 @@ def _text_block(d: Diagnosis, style: Callable[..., str], full: bool) -> list[str
     if d.hits > len(d.evidence):
         out.append(f"    … {d.hits - len(d.evidence)} more matching line(s)")
     for note in d.notes:
-        out.append(f"  On this machine: {note}")
+        out.append(f"  {_where(facts_source)}: {note}")
     out += ["", "  Why: " + _indent(d.why), "", "  Fix: " + _indent(d.fix)]
     if d.category in HINT:
         out += ["", "  Hint: " + HINT[d.category]]
@@ -121,7 +128,11 @@ def _text_block(d: Diagnosis, style: Callable[..., str], full: bool) -> list[str
 
 
 def _indent(text: str) -> str:
-    return text.strip().replace("\n", "\n       ")
+    """Wrap a why/fix paragraph to ~96 columns under its label."""
+    import textwrap
+    paras = [textwrap.fill(p, 90, break_long_words=False, break_on_hyphens=False)
+             for p in text.strip().split("\n")]
+    return "\n".join(paras).replace("\n", "\n       ")
 
 
 def render_markdown(ex: Explanation, color: bool = False) -> str:
@@ -136,14 +147,15 @@ def render_markdown(ex: Explanation, color: bool = False) -> str:
                 f"category: `{main.category}` · id: `{main.id}`", "", "Evidence:", "", "```"]
         out += [f"{e.line}: {_clean(e.text).replace('```', '`‵`')}" for e in main.evidence]
         out += ["```", ""]
-        out += [f"> On this machine: {n}" for n in main.notes]
+        out += [f"> {_where(ex.facts_source)}: {n}" for n in main.notes]
         out += ["", f"**Why.** {main.why}", "", f"**Fix.** {main.fix}", ""]
         if main.category in HINT:
             out += [f"_{HINT[main.category]}_", ""]
         out += ["Sources: " + ", ".join(f"<{r}>" for r in main.references)]
     others = [d for d in ex.diagnoses if d is not main]
     if others:
-        out += ["", "### Also seen", "", "| code | what | kind | line |", "| --- | --- | --- | --- |"]
+        out += ["", "### Also seen", "", "| code | what | kind | line |",
+                "| --- | --- | --- | --- |"]
         for d in others:
             kind = "harmless" if d.category == "benign" else f"{d.category}, {d.confidence}"
             title = d.title.replace("|", "\\|")
@@ -175,12 +187,15 @@ def render_signature_doc(sig: Any) -> str:
     """`envdoctor explain ECODE`: the signature's own documentation."""
     out = [f"{sig.code}  {sig.title}", f"id: {sig.id}   category: {sig.category}   "
            f"confidence: {sig.confidence}   root_cause_rank: {sig.root_cause_rank}", "",
-           "Why:", _wrap(sig.why), "", "Fix:", _wrap(sig.fix), "", "Recognised by (regex, per line):"]
+           "Why:", _wrap(sig.why), "", "Fix:", _wrap(sig.fix), "",
+           "Recognised by (regex, per line):"]
     out += [f"  {p.source}" for p in sig.patterns]
     if sig.anti_patterns:
-        out += ["Not claimed when the text contains:"] + [f"  {p.source}" for p in sig.anti_patterns]
+        out += ["Not claimed when the text contains:"]
+        out += [f"  {p.source}" for p in sig.anti_patterns]
     if sig.conditions:
-        out += ["Sharpened by facts:"] + [f"  when {c.when_source}: {c.note}" for c in sig.conditions]
+        out += ["Sharpened by facts:"]
+        out += [f"  when {c.when_source}: {c.note}" for c in sig.conditions]
     out += ["", "References:"] + [f"  {r}" for r in sig.references]
     sources = sorted({e.source for e in sig.examples if e.matches})
     out += [f"Examples: {sum(e.matches for e in sig.examples)} matching, "

@@ -1,9 +1,11 @@
 """Find signature hits in a stream of normalised blocks, fast and with bounded memory.
 
-Per block (about 1 MB of whole lines) we lower-case the text once and look for each distinct
-prefilter literal with ``str.find`` (C speed). Only lines that contain a literal are handed to
-the signature's regexes, so a 100 MB log of healthy lines costs a few substring searches per
-megabyte. Patterns without a usable literal fall back to a per-line search.
+Per block (about 1 MB of whole lines) we lower-case the text once and search a few dozen
+*anchors* with ``str.find`` (C speed): short substrings chosen so that every pattern's
+prefilter literal contains one (``choose_anchors``). Only the lines an anchor finds are checked
+for the literals, and only lines with a literal are handed to the regexes, so a log of healthy
+lines costs a few dozen substring searches per megabyte. Patterns without a usable literal fall
+back to a per-line search.
 
 Besides signature hits, the scanner records the *structure* that ranking needs: where Python
 tracebacks start and where exceptions are chained ("During handling of the above exception",
@@ -31,7 +33,10 @@ SHOW_CHARS = 300                # evidence text is cut to this
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 TRACEBACK = "traceback (most recent call last)"
 CHAIN = ("during handling of the above exception", "the above exception was the direct cause")
-_FRAME = re.compile(r'^\s*(?:File "[^"]*", line \d+|frame #\d+:|#\d+ 0x[0-9a-f]+ in |at [\w.$]+\()')
+# stack-frame lines: Python, C++ (frame #N, gdb #N 0x…), Java/JS "at x(", Jupyter/IPython
+# numbered source lines ("--> 960   x = f()", "    958   y"), rich's boxed tracebacks ("│ …")
+_FRAME = re.compile(r'^\s*(?:File "[^"]*", line \d+|frame #\d+:|#\d+ 0x[0-9a-f]+ in |at [\w.$]+\(|'
+                    r'-*>\s*\d+\s|\d+\s{2,}\S|│\s)')
 _EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?(?:[\w.]+\.)?[A-Za-z_]\w*"
                   r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)\b(?:\(|:|$)")
 
@@ -64,19 +69,19 @@ class ScanResult:
 def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple[str, ...]]:
     """A few short substrings ("anchors") such that every literal contains one of them.
 
-    One ``str.find`` over a 1 MB block costs ~0.3 ms whatever the needle, so searching ~170
-    literals one by one caps throughput near 15 MB/s. Instead we search a few dozen anchors
-    and check the literals only on the lines an anchor finds. Greedy set cover (lazy, with a
-    heap): each step takes the substring (4-8 chars, or a whole literal) that covers the most
-    remaining literals per unit of expected cost. The cost of an anchor is one find plus the
-    lines it drags in, estimated from the fraction of ``reference`` lines (ordinary lines:
-    those of the examples that no pattern matches) that contain it.
+    One ``str.find`` over a 1 MB block costs ~1 ms, so searching ~200 literals one by one caps
+    throughput near 5 MB/s. Instead we search a few dozen anchors and check the literals only
+    on the lines an anchor finds. Greedy set cover (lazy, with a heap): each step takes the
+    substring (ANCHOR_MIN..ANCHOR_MAX chars, or a whole literal) that covers the most remaining
+    literals per unit of expected cost: its ``str.find`` time plus the lines it drags in,
+    estimated from ``reference`` (ordinary log lines, see ``_reference``).
     """
     import heapq
     from collections import Counter
     line_hits: Counter[str] = Counter()
     for line in reference:
-        line_hits.update({line[i:i + n] for n in range(ANCHOR_MIN, ANCHOR_MAX + 1) for i in range(len(line) - n + 1)})
+        line_hits.update({line[i:i + n] for n in range(ANCHOR_MIN, ANCHOR_MAX + 1)
+                          for i in range(len(line) - n + 1)})
     nref = max(len(reference), 1)
     cover: dict[str, set[int]] = {}
     for i, lit in enumerate(literals):
@@ -217,7 +222,7 @@ class _State:
                 sh.count += 1
                 if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
                     sh.hits.append(Hit(line_of[start], _excerpt(line_text, m.start()),
-                                       _role(text, start, line_text)))
+                                       _role(text, start, line_text, m.start())))
         self.lines = first_line + text.count("\n")
 
     def finish(self) -> ScanResult:
@@ -235,8 +240,9 @@ def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...]
                     ) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached beside the signature cache."""
     import json
+
     from envdoctor.explain.signatures import cache_path, write_json
-    key = f"{ANCHOR_MIN}-{ANCHOR_MAX}-{FIND_MS}-{LINE_MS}-{len(HEALTHY_LINES)}\n" + "\n".join(literals)
+    key = f"{ANCHOR_MIN}-{ANCHOR_MAX}-{FIND_MS}-{LINE_MS}-{HEALTHY_LINES}\n" + "\n".join(literals)
     path = cache_path("anchors", key)
     if path is not None:
         try:
@@ -283,8 +289,8 @@ def _reference(signatures: tuple[Signature, ...]) -> list[str]:
     lits = [lit for sig in signatures for p in sig.patterns for lit in (p.literals or ())]
     lines = {line.lower()[:300] for sig in signatures for ex in sig.examples
              for line in ex.text.splitlines() if line.strip()}
-    ordinary = sorted(l for l in lines if not any(lit in l for lit in lits))
-    return ordinary + [l.lower() for l in HEALTHY_LINES] * HEALTHY_WEIGHT
+    ordinary = sorted(t for t in lines if not any(lit in t for lit in lits))
+    return ordinary + [t.lower() for t in HEALTHY_LINES] * HEALTHY_WEIGHT
 
 
 def _excerpt(line: str, at: int) -> str:
@@ -297,8 +303,18 @@ def _excerpt(line: str, at: int) -> str:
         ("…" if start + SHOW_CHARS < len(line) else "")
 
 
-def _role(text: str, start: int, line: str) -> str:
-    """exception | frame | log, for one hit line (looks at the line above for frame code)."""
+_PY_FRAME_HEAD = re.compile(r'^\s*File "[^"]*", line \d+(?:, in \S+)?')
+
+
+def _role(text: str, start: int, line: str, at: int = 0) -> str:
+    """exception | frame | log, for one hit line (looks at the line above for frame code).
+
+    A Python frame header flattened together with the message (a pasted one-liner) is a frame
+    only if the pattern matched inside the header itself.
+    """
+    head = _PY_FRAME_HEAD.match(line)
+    if head and at >= head.end():
+        return "exception" if "Error" in line[head.end():] else "log"
     if _FRAME.match(line):
         return "frame"
     if start > 0:

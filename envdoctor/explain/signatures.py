@@ -45,7 +45,7 @@ class Pattern:
     patterns, so start-up does not pay for compiling all of them.
     """
 
-    __slots__ = ("source", "literals", "_regex")
+    __slots__ = ("_regex", "literals", "source")
 
     def __init__(self, source: str, literals: tuple[str, ...] | None,
                  regex: re.Pattern[str] | None = None):

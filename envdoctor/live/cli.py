@@ -14,13 +14,14 @@ from envdoctor.summary import AreaLine
 from envdoctor.workers import WORKERS
 
 ALIASES = {"pytorch": "torch", "tf": "tensorflow", "paddlepaddle": "paddle", "ms": "mindspore"}
+FULL_TIMEOUT = 300.0
 STATUS = {"passed": "ok", "failed": "error", "error": "error", "skipped": "unknown"}
 
 
 @dataclass(frozen=True)
 class LiveOptions:
     frameworks: tuple[str, ...] | None
-    timeout: float
+    timeout: float | None
 
 
 def live_options(frameworks: str | None, timeout: float | None) -> LiveOptions:
@@ -33,12 +34,13 @@ def live_options(frameworks: str | None, timeout: float | None) -> LiveOptions:
         if unknown or not names:
             raise BadInput(f"--framework {frameworks!r}: unknown {', '.join(unknown) or 'list'}; "
                            f"choose from {', '.join(WORKERS)}")
-    return LiveOptions(names, DEFAULT_TIMEOUT if timeout is None else float(timeout))
+    return LiveOptions(names, None if timeout is None else float(timeout))
 
 
 def run_for_check(facts: Facts, options: LiveOptions, suite: str, smoke: bool) -> Facts:
-    return run_live(facts, options.frameworks, suite=suite, smoke=smoke,
-                    timeout=options.timeout)
+    # torch.compile builds C++ with the system compiler: a minute of CPU on a small machine
+    timeout = options.timeout or (FULL_TIMEOUT if suite == "full" and smoke else DEFAULT_TIMEOUT)
+    return run_live(facts, options.frameworks, suite=suite, smoke=smoke, timeout=timeout)
 
 
 def add_smoke(report: Report) -> None:

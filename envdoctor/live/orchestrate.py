@@ -94,7 +94,7 @@ def run_one(name: str, args: Sequence[str], timeout: float,
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"envdoctor-{name}-") as cwd:
         try:
-            proc = subprocess.Popen(  # noqa: S603 - argument list, no shell
+            proc = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=worker_env(), cwd=cwd,
                 start_new_session=os.name == "posix")

@@ -26,7 +26,8 @@ class Progress:
         if not self.enabled or not self.names:
             return self
         from rich.console import Console
-        from rich.progress import Progress as Bar, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
         self._bar = Bar(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=Console(stderr=True), transient=True)
         self._bar.__enter__()

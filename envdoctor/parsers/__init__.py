@@ -15,8 +15,18 @@ Adding a format: a module with ``NAME``, ``RANK`` and ``parse(text) -> Partial``
 from __future__ import annotations
 
 from envdoctor.facts import Facts
-from envdoctor.parsers import (collect_env, installer, informal, jax_env, nvcc, nvidia_smi,
-                               nvidia_smi_q, packages, system_info, tf_build_info)
+from envdoctor.parsers import (
+    collect_env,
+    informal,
+    installer,
+    jax_env,
+    nvcc,
+    nvidia_smi,
+    nvidia_smi_q,
+    packages,
+    system_info,
+    tf_build_info,
+)
 from envdoctor.parsers._partial import Partial, merge
 from envdoctor.parsers._text import clean
 

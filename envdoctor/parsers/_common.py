@@ -58,7 +58,7 @@ def python_fields(part: Partial, value: str) -> None:
     if missing(value):
         return
     m = re.search(r"(?<![\w.])(?:python\s*)?([23]\.\d{1,2}(?:\.\d{1,2})?(?:[abrc]+\d+)?)",
-                  value, re.I)
+                  value, re.IGNORECASE)
     if m:
         part.set("host.python_version", ver(m.group(1)))
     low = value.lower()
@@ -69,7 +69,7 @@ def python_fields(part: Partial, value: str) -> None:
 
 
 CUDNN_FILE = re.compile(r"(?:lib)?cudnn(?:_\w+?)?(?:64)?(?:_(\d+))?\.(?:so|dll|dylib)"
-                        r"(?:\.(\d+(?:\.\d+){0,2}))?", re.I)
+                        r"(?:\.(\d+(?:\.\d+){0,2}))?", re.IGNORECASE)
 
 
 def cudnn_values(text: str) -> list[tuple[str, str]]:

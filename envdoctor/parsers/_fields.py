@@ -14,13 +14,13 @@ import re
 from envdoctor.facts import Gpu
 from envdoctor.parsers._common import add_cudnn, os_fields, python_fields
 from envdoctor.parsers._partial import Partial
-from envdoctor.parsers._text import mib, missing, plain, to_bool, ver
+from envdoctor.parsers._text import mib, missing, plain, ver
 from envdoctor.parsers.gpus import cc_of, clean_name
 
 _TRAILING_BOOL = re.compile(r"\(\s*(True|False|Yes|No|CUDA|cuda|cpu|gpu|tpu|MPS|mps|XPU|"
                             r"NPU|ROCm|HIP)\s*\)\s*$")
 _GPUISH = re.compile(r"nvidia|geforce|tesla|quadro|titan|rtx|gtx|\b[ahlvbt]\d{1,3}\b|"
-                     r"a100|h100|h200|l40|jetson", re.I)
+                     r"a100|h100|h200|l40|jetson", re.IGNORECASE)
 _VERSIONED = {  # key pattern -> distribution name
     r"`?transformers`? version": "transformers", r"`?accelerate`? version": "accelerate",
     r"huggingface_hub version": "huggingface-hub", r"safetensors version": "safetensors",
@@ -102,13 +102,13 @@ def _framework(part: Partial, name: str, v: str, key: str) -> None:
             part.observe(name, "import", "not installed")
         return
     m = re.search(r"(tensorflow(?:[_-](?:intel|cpu|gpu|macos|rocm|aarch64))?|tf[_-]nightly"
-                  r"(?:[_-](?:cpu|gpu))?)-(\d[\w.+]*?)-(cp\d+)-", value, re.I)
+                  r"(?:[_-](?:cpu|gpu))?)-(\d[\w.+]*?)-(cp\d+)-", value, re.IGNORECASE)
     if name == "tensorflow" and m:  # a wheel file name: tensorflow_intel-2.18.0-cp312-...
         part.set("frameworks.tensorflow.distribution", m.group(1).lower().replace("_", "-"))
         part.set("frameworks.tensorflow.version", ver(m.group(2)))
         _wheel_python(part, m.group(3), value)
     else:
-        value = re.sub(r"^(?:tf|v|torch|tensorflow)\s*-?", "", value, flags=re.I)
+        value = re.sub(r"^(?:tf|v|torch|tensorflow)\s*-?", "", value, flags=re.IGNORECASE)
         version = ver(value)
         if version is None or version.major > 50:
             return
@@ -137,7 +137,7 @@ def _wheel_python(part: Partial, tag: str, text: str) -> None:
 
 
 def _cuda_ver(v: str):
-    m = re.search(r"(?:cuda\s*v?|v)?(\d{1,2}\.\d)(?:\.\d+)*", v, re.I)
+    m = re.search(r"(?:cuda\s*v?|v)?(\d{1,2}\.\d)(?:\.\d+)*", v, re.IGNORECASE)
     return ver(m.group(0).lower().lstrip("cudav ")) if m else None
 
 
@@ -145,10 +145,10 @@ def _cuda_cudnn(part: Partial, v: str) -> None:
     """ "CUDA v11.2, cudnn-11.2-windows-x64-v8.1.0.77", "11.2/8.1", "10.2.89", "cuda 12.1, cudnn 8.9"."""
     if missing(v):
         return
-    m = re.search(r"cudnn[^\d]*(?:\d+\.\d+-[\w-]*?-v)?(\d+(?:\.\d+){0,3})", v, re.I)
+    m = re.search(r"cudnn[^\d]*(?:\d+\.\d+-[\w-]*?-v)?(\d+(?:\.\d+){0,3})", v, re.IGNORECASE)
     if m:
         add_cudnn(part, m.group(1))
-    head = re.split(r"cudnn", v, flags=re.I)[0]
+    head = re.split(r"cudnn", v, flags=re.IGNORECASE)[0]
     parts = re.split(r"\s*[/,]\s*|\s+and\s+", head)
     cuda = _cuda_ver(parts[0]) if parts and parts[0] else None
     if cuda is not None and cuda.major >= 7:
@@ -162,14 +162,14 @@ def _gpu(part: Partial, v: str) -> None:
         return
     for chunk in re.split(r"\s*;\s*|\s+and\s+|\n", v):
         name = re.split(r",|\s+-\s+|\s\(", chunk)[0].strip()
-        name = re.sub(r"\s*\d+\s*x\s*$|^\d+\s*x\s*", "", name, flags=re.I)
-        name = re.sub(r"\s*\(?\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\b.*$", "", name, flags=re.I)
-        bare = re.match(r"^(?:(1[06][5-8]0)|([2-5]0[5-9]0))(\s*ti)?\b", name, re.I)
+        name = re.sub(r"\s*\d+\s*x\s*$|^\d+\s*x\s*", "", name, flags=re.IGNORECASE)
+        name = re.sub(r"\s*\(?\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\b.*$", "", name, flags=re.IGNORECASE)
+        bare = re.match(r"^(?:(1[06][5-8]0)|([2-5]0[5-9]0))(\s*ti)?\b", name, re.IGNORECASE)
         if bare:  # "4060 Laptop", "1080 Ti": a GeForce model number without its prefix
             name = ("GeForce GTX " if bare.group(1) else "GeForce RTX ") + name
         if not name or not (_GPUISH.search(name) or cc_of(name) is not None):
             continue
-        if re.search(r"amd|radeon|intel|apple|m1|m2|m3|mps|tpu", name, re.I):
+        if re.search(r"amd|radeon|intel|apple|m1|m2|m3|mps|tpu", name, re.IGNORECASE):
             continue
         part.gpus.append(Gpu(index=len(part.gpus), name=clean_name(name),
                              memory_total_mb=mib(chunk)))

@@ -17,10 +17,26 @@ from typing import Any
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from envdoctor.facts import (CudaFacts, CudaToolkit, Distribution, EnvFacts, Facts,
-                             FrameworkFacts, Gpu, HostFacts, JaxBuild, KerasInfo, Library,
-                             LibraryFacts, NvidiaFacts, PackageFacts, ProbeInfo, Status,
-                             TensorflowBuild, TorchBuild)
+from envdoctor.facts import (
+    CudaFacts,
+    CudaToolkit,
+    Distribution,
+    EnvFacts,
+    Facts,
+    FrameworkFacts,
+    Gpu,
+    HostFacts,
+    JaxBuild,
+    KerasInfo,
+    Library,
+    LibraryFacts,
+    NvidiaFacts,
+    PackageFacts,
+    ProbeInfo,
+    Status,
+    TensorflowBuild,
+    TorchBuild,
+)
 from envdoctor.parsers import gpus as gpu_table
 
 ORIGIN = "report"

@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*")
 _TAG = re.compile(r"</?(?:details|summary|br|p|pre|code|b|i|strong|em|div|span|sub|sup)"
-                  r"(?:\s[^<>]*)?/?>", re.I)
+                  r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
 _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+_]?[A-Za-z0-9]+)*|\d+")
 
 
@@ -95,7 +95,7 @@ def to_bool(value: str) -> bool | None:
 
 def mib(text: str) -> int | None:
     """``24564MiB`` / ``81559 MiB`` / ``16 GB`` / ``4Gb`` -> MiB."""
-    m = re.search(r"(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|Gb|G)\b", text or "", re.I)
+    m = re.search(r"(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|Gb|G)\b", text or "", re.IGNORECASE)
     if not m:
         return None
     n = float(m.group(1))

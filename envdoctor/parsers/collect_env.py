@@ -37,7 +37,7 @@ KEYS = {
 _KEY = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z][A-Za-z0-9_ ./()-]*?)\s*:\s?(.*)$")
 _NOCOLON = re.compile(r"^\s*(?:[-*]\s+)?(pytorch version|is debug build|cuda used to build pytorch|"
                       r"python version|is cuda available|cuda runtime version|"
-                      r"nvidia driver version|cudnn version)\s+(\S.*)$", re.I)
+                      r"nvidia driver version|cudnn version)\s+(\S.*)$", re.IGNORECASE)
 SIGNATURE = ("pytorch version", "is debug build", "cuda used to build pytorch",
              "is cuda available", "gpu models and configuration", "nvidia driver version",
              "cudnn version", "rocm used to build pytorch", "cuda runtime version")
@@ -63,7 +63,7 @@ def _fields(text: str) -> list[tuple[str, str, list[str]]]:
 
 def recognises(text: str) -> bool:
     low = text.lower()
-    return sum(1 for k in SIGNATURE if re.search(rf"^\s*(?:[-*]\s+)?{k}\s*:", low, re.M)) >= 2
+    return sum(1 for k in SIGNATURE if re.search(rf"^\s*(?:[-*]\s+)?{k}\s*:", low, re.MULTILINE)) >= 2
 
 
 def parse(text: str) -> Partial:
@@ -132,8 +132,8 @@ def _gpus(part: Partial, lines: list[str]) -> None:
         v = plain(lines[0]) if lines else ""
         # Old collect_env printed a bare name for one GPU; ROCm prints "Device 66a1" / AMD names.
         if not missing(v) and re.search(r"nvidia|geforce|tesla|quadro|titan|rtx|gtx|"
-                                        r"\b[ahlvbt]\d{1,3}\b", v, re.I) and \
-                not re.search(r"amd|radeon|instinct|device [0-9a-f]{4}", v, re.I):
+                                        r"\b[ahlvbt]\d{1,3}\b", v, re.IGNORECASE) and \
+                not re.search(r"amd|radeon|instinct|device [0-9a-f]{4}", v, re.IGNORECASE):
             names.append((0, clean_name(v)))
     for index, name in names:
         if name and not missing(name):

@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 def clean_name(name: str) -> str:
     """Drop nvidia-smi's truncation marks and padding: "NVIDIA GeForce RTX 3080 Ti ..."."""
     name = re.sub(r"\s*(?:\.\.\.|…)\s*$", "", name or "")
-    name = re.sub(r"\b(RTX|GTX|GT|MX)(\d{3,4})", r"\1 \2", name, flags=re.I)
+    name = re.sub(r"\b(RTX|GTX|GT|MX)(\d{3,4})", r"\1 \2", name, flags=re.IGNORECASE)
     return " ".join(name.split())
 
 

@@ -31,11 +31,11 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
-                    r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.I)
-_INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.I)
+                    r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.IGNORECASE)
+_INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.IGNORECASE)
 _PIN = re.compile(r"[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
 _SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+) is not "
-                      r"compatible with the current PyTorch installation", re.M)
+                      r"compatible with the current PyTorch installation", re.MULTILINE)
 _SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_"
                        r"\d+\w?\s*)+)")
 _FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
@@ -59,10 +59,10 @@ def parse(text: str) -> Partial:
             candidates = [after] + [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1]
             for cand in candidates:
                 c = plain(re.sub(r"^(?:>>>|\.\.\.|\$|#|->|=>|returns?|:)\s*", "", cand.strip(),
-                                 flags=re.I))
+                                 flags=re.IGNORECASE))
                 if key.startswith("obs:") or key.endswith("is_cuda_build"):
                     b = to_bool(c)
-                    if b is not None and re.match(r"(?:true|false)\b", c, re.I):
+                    if b is not None and re.match(r"(?:true|false)\b", c, re.IGNORECASE):
                         if key.startswith("obs:"):
                             part.observe("torch", "cuda_available", b)
                         else:
@@ -93,13 +93,13 @@ def parse(text: str) -> Partial:
     if m:
         part.observe("torch", "arch_list", m.group(1).split())
     if "PyTorch built with:" in text:  # torch.__config__.show()
-        m = re.search(r"^\s*-\s*CUDA Runtime\s+(\d+\.\d+)", text, re.M)
+        m = re.search(r"^\s*-\s*CUDA Runtime\s+(\d+\.\d+)", text, re.MULTILINE)
         if m:
             part.set("frameworks.torch.cuda", ver(m.group(1)))
-        m = re.search(r"^\s*-\s*Cu[dD][nN][nN]\s+(\d+(?:\.\d+)*)", text, re.M)
+        m = re.search(r"^\s*-\s*Cu[dD][nN][nN]\s+(\d+(?:\.\d+)*)", text, re.MULTILINE)
         if m:
             part.observe("torch", "built_cudnn", m.group(1))
-        m = re.search(r"NVCC architecture flags:\s*(.+)$", text, re.M)
+        m = re.search(r"NVCC architecture flags:\s*(.+)$", text, re.MULTILINE)
         if m:
             part.observe("torch", "arch_list", sorted(set(re.findall(r"sm_\d+", m.group(1)))))
     m = _MINMAX.search(text)
@@ -137,7 +137,7 @@ def _keyed(part: Partial, key: str, value: str) -> None:
     elif key == "cuda_available":
         part.observe("torch", "cuda_available", to_bool(value))
     elif key == "gpu":
-        if re.search(r"nvidia|geforce|tesla|quadro|rtx|gtx|titan", value, re.I):
+        if re.search(r"nvidia|geforce|tesla|quadro|rtx|gtx|titan", value, re.IGNORECASE):
             part.gpus.append(Gpu(index=len(part.gpus), name=clean_name(value)))
     elif key == "tensorflow":
         part.set("frameworks.tensorflow.version", ver(value))

@@ -19,14 +19,14 @@ from envdoctor.parsers.packages import _conda_cuda
 NAME = "installer"
 RANK = 20
 
-_SUCCESS = re.compile(r"Successfully installed\s+(.+)$", re.I)
+_SUCCESS = re.compile(r"Successfully installed\s+(.+)$", re.IGNORECASE)
 _ALREADY = re.compile(r"Requirement already satisfied:\s*([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?"
-                      r"(?:[=<>!~]=?[^\s]+)?\s+in\s+(\S+)(?:.*\(([^()]+)\)\s*$)?", re.I)
+                      r"(?:[=<>!~]=?[^\s]+)?\s+in\s+(\S+)(?:.*\(([^()]+)\)\s*$)?", re.IGNORECASE)
 _WHEEL = re.compile(r"([A-Za-z0-9][\w.]*?)-(\d[\w.!+%]*?)-(?:\d[\w]*-)?(cp\d+|py3\d*|py2\.py3)-"
                     r"([\w.]+?)-([\w.]+?)\.whl")
 _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|noarch)::"
                     r"([A-Za-z0-9][\w.-]*?)-(\d[\w.+]*)-([\w.]+)")
-_PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.I)
+_PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.IGNORECASE)
 
 
 def parse(text: str) -> Partial:

@@ -17,8 +17,8 @@ NAME = "jax_env"
 RANK = 70
 
 _LINE = re.compile(r"^\s*(jax|jaxlib|numpy|python|device info|process_count|platform)\s*:\s*(.+)$",
-                   re.I)
-_DEVICES = re.compile(r"^\s*jax\.devices\s*\((\d+) total,\s*(\d+) local\)\s*:\s*(.*)$", re.I)
+                   re.IGNORECASE)
+_DEVICES = re.compile(r"^\s*jax\.devices\s*\((\d+) total,\s*(\d+) local\)\s*:\s*(.*)$", re.IGNORECASE)
 
 
 def parse(text: str) -> Partial:

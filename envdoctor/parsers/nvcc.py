@@ -11,9 +11,9 @@ NAME = "nvcc"
 RANK = 85
 
 RELEASE = re.compile(r"Cuda compilation tools,\s*release\s+(\d+\.\d+)(?:,\s*V(\d+\.\d+\.\d+))?",
-                     re.I)
+                     re.IGNORECASE)
 NOT_FOUND = re.compile(r"nvcc:\s*(?:command )?not found|'nvcc' is not recognized|"
-                       r"Command 'nvcc' not found", re.I)
+                       r"Command 'nvcc' not found", re.IGNORECASE)
 
 
 def parse(text: str) -> Partial:

@@ -28,12 +28,12 @@ GPU_ROW = re.compile(
 MEM = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 LIST_ROW = re.compile(r"^\s*GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 ERRORS = (
-    (re.compile(r"Failed to initialize NVML:\s*(.+)", re.I), "nvml"),
+    (re.compile(r"Failed to initialize NVML:\s*(.+)", re.IGNORECASE), "nvml"),
     (re.compile(r"NVIDIA-SMI has failed because it couldn'?t communicate with the NVIDIA "
-                r"driver", re.I), "no-driver"),
+                r"driver", re.IGNORECASE), "no-driver"),
     (re.compile(r"nvidia-smi:\s*(?:command )?not found|'nvidia-smi' is not recognized",
-                re.I), "no-smi"),
-    (re.compile(r"No devices were found", re.I), "no-devices"),
+                re.IGNORECASE), "no-smi"),
+    (re.compile(r"No devices were found", re.IGNORECASE), "no-devices"),
 )
 
 

@@ -24,9 +24,9 @@ _GPU = re.compile(r"^\s*GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[
 
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
-    if "NVSMI LOG" in text or re.search(r"^\s*Driver Version\s{2,}:", text, re.M):
+    if "NVSMI LOG" in text or re.search(r"^\s*Driver Version\s{2,}:", text, re.MULTILINE):
         _parse_q(part, text)
-    if re.search(r"^\s*(?:index|name|timestamp)\s*,.*\bname\b", text, re.M | re.I):
+    if re.search(r"^\s*(?:index|name|timestamp)\s*,.*\bname\b", text, re.MULTILINE | re.IGNORECASE):
         _parse_csv(part, text)
     return part
 
@@ -77,7 +77,7 @@ def _parse_q(part: Partial, text: str) -> None:
 def _parse_csv(part: Partial, text: str) -> None:
     lines = [ln for ln in text.split("\n") if ln.strip()]
     head_i = next((i for i, ln in enumerate(lines)
-                   if re.match(r"^\s*(?:index|name|timestamp)\s*,", ln, re.I)), None)
+                   if re.match(r"^\s*(?:index|name|timestamp)\s*,", ln, re.IGNORECASE)), None)
     if head_i is None:
         return
     fields = [re.sub(r"\s*\[.*?\]\s*$", "", c.strip()).lower() for c in lines[head_i].split(",")]

@@ -23,8 +23,8 @@ _VER = r"v?\d+(?:[.!]\w+)*(?:[+-][\w.]+)?"
 FREEZE = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})(?:\[[\w,]+\])?\s*===?\s*({_VER})\s*$")
 COLUMNS = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})\s+({_VER})(?:\s+(\S+))?"
                      rf"(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
-CONDA_HEADER = re.compile(r"#\s*packages in environment at\s+(\S+)", re.I)
-PIP_HEADER = re.compile(r"^\s*Package\s+Version\b", re.I)
+CONDA_HEADER = re.compile(r"#\s*packages in environment at\s+(\S+)", re.IGNORECASE)
+PIP_HEADER = re.compile(r"^\s*Package\s+Version\b", re.IGNORECASE)
 # Names that look like distributions but are words in prose or table headers.
 _NOT_NAMES = {"package", "name", "version", "python", "gpu", "cuda", "cudnn", "nvcc", "driver",
               "os", "platform", "torch.cuda", "cuda_available", "gpu-util", "fan", "processes",
@@ -103,8 +103,8 @@ def _conda_cuda(part: Partial, name: str, build: str) -> None:
 
 _KNOWN = frozenset("""
 torch torchvision torchaudio torchtext triton xformers transformers accelerate deepspeed
-tensorflow keras jax jaxlib flax optax numpy scipy pandas protobuf onnx onnxruntime
-pytorch cudatoolkit cudnn nccl mxnet paddlepaddle mindspore cupy bitsandbytes vllm
+tensorflow keras jax jaxlib flax optax numpy scipy pandas protobuf onnx onnxruntime pytorch
+cudatoolkit cudnn nccl mxnet paddlepaddle mindspore cupy bitsandbytes vllm
 """.split())
 
 

@@ -15,7 +15,7 @@ NAME = "tf_build_info"
 RANK = 75
 
 _ITEM = re.compile(r"['\"](\w+)['\"]\s*[,:]\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\"|True|False|None)",
-                   re.S)
+                   re.DOTALL)
 
 
 def _decode(value: str):

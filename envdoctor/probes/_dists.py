@@ -38,7 +38,7 @@ class InstalledDist:
             if (not first or first.startswith("..") or first.endswith((".dist-info", ".data"))
                     or first == "__pycache__"):
                 continue
-            names.add(first[:-3] if first.endswith(".py") else first)
+            names.add(first.removesuffix(".py"))
         return tuple(sorted(n for n in names if n.isidentifier()))
 
 

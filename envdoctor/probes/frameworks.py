@@ -16,8 +16,15 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.facts import (Distribution, FrameworkFacts, JaxBuild, KerasInfo, Status,
-                             TensorflowBuild, TorchBuild)
+from envdoctor.facts import (
+    Distribution,
+    FrameworkFacts,
+    JaxBuild,
+    KerasInfo,
+    Status,
+    TensorflowBuild,
+    TorchBuild,
+)
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
 

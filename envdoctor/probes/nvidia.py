@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from envdoctor import runner
 from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, Status
 from envdoctor.probes._base import Trail
+from envdoctor.versions import DisplayVersion
 
 SECTION = "nvidia"
 SMI_TIMEOUT = 10.0
@@ -123,7 +124,7 @@ def _v(text: str | None) -> Version | None:
     if not text:
         return None
     try:
-        return Version(text.strip())
+        return DisplayVersion(text.strip())  # keeps "535.104.05" as nvidia-smi prints it
     except InvalidVersion:
         return None
 

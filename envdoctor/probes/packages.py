@@ -17,14 +17,13 @@ SECTION = "packages"
 
 NAMES = frozenset("""
 torch torchvision torchaudio torchtext torchdata pytorch-lightning lightning triton xformers
-flash-attn deepspeed apex accelerate transformers bitsandbytes vllm
-tensorflow tensorflow-cpu tensorflow-gpu tensorflow-intel tensorflow-macos tensorflow-metal
-tensorflow-aarch64 tensorflow-rocm tensorflow-io-gcs-filesystem tensorflow-text
-tf-nightly tf-nightly-cpu tf-nightly-gpu tf-keras keras keras-nightly tensorrt
-jax jaxlib jax-metal flax optax orbax-checkpoint libtpu libtpu-nightly
-numpy scipy ml-dtypes protobuf
-paddlepaddle paddlepaddle-gpu mindspore mindspore-gpu mxnet mxnet-mkl
-onnx onnxruntime onnxruntime-gpu cupy cuda-python nvidia-ml-py pynvml nvidia-ml-py3
+flash-attn deepspeed apex accelerate transformers bitsandbytes vllm tensorflow tensorflow-
+cpu tensorflow-gpu tensorflow-intel tensorflow-macos tensorflow-metal tensorflow-aarch64
+tensorflow-rocm tensorflow-io-gcs-filesystem tensorflow-text tf-nightly tf-nightly-cpu tf-
+nightly-gpu tf-keras keras keras-nightly tensorrt jax jaxlib jax-metal flax optax orbax-
+checkpoint libtpu libtpu-nightly numpy scipy ml-dtypes protobuf paddlepaddle paddlepaddle-
+gpu mindspore mindspore-gpu mxnet mxnet-mkl onnx onnxruntime onnxruntime-gpu cupy cuda-
+python nvidia-ml-py pynvml nvidia-ml-py3
 """.split())
 PREFIXES = ("nvidia-", "jax-cuda", "jax-rocm", "mxnet-cu", "cupy-cuda", "cupy-rocm",
             "paddlepaddle-", "onnxruntime-", "tensorflow-", "torch-")
@@ -56,9 +55,10 @@ def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
 KNOWN_MODULES = {
     **{n: "tensorflow" for n in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu",
                                  "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64",
-                                 "tensorflow-rocm", "tf-nightly", "tf-nightly-cpu",
-                                 "tf-nightly-gpu")},
-    "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "torch": "torch",
+                                 "tensorflow-cpu-aws", "tensorflow-rocm", "tf-nightly",
+                                 "tf-nightly-cpu", "tf-nightly-gpu", "tf-nightly-intel",
+                                 "tf-nightly-cpu-aws")},
+    "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "torch": "torch", "pytorch": "torch",
     "onnxruntime": "onnxruntime", "onnxruntime-gpu": "onnxruntime", "keras": "keras",
     "keras-nightly": "keras", "mindspore": "mindspore", "mindspore-gpu": "mindspore",
 }
@@ -76,14 +76,72 @@ def modules_of(dist: Distribution) -> tuple[str, ...]:
     return ()
 
 
+# Intended pairs: a thin "installer" wheel and the platform build it depends on. TensorFlow's
+# collaborator builds make the `tensorflow` wheel for native Windows, Linux aarch64 and (2.13 to
+# 2.15) macOS arm64 an empty wheel that only requires `tensorflow-intel`, `tensorflow-cpu-aws`
+# or `tensorflow-macos` == its own version; `tf-nightly` does the same with `tf-nightly-intel`
+# and `tf-nightly-cpu-aws`. Sources: https://github.com/tensorflow/tensorflow/blob/master/
+# tensorflow/tools/pip_package/setup.py (collaborator_build, FAKE_REQUIRED_PACKAGES), and the
+# PyPI wheels: tensorflow 2.15.0 win_amd64 and manylinux2014_aarch64 (2 kB, empty top_level.txt;
+# Requires-Dist tensorflow-intel ==2.15.0 on Windows, tensorflow-cpu-aws ==2.15.0 on Linux
+# aarch64, tensorflow-macos ==2.15.0 on Darwin arm64), tensorflow 2.18.0 win_amd64 (7.5 kB,
+# tensorflow-intel ==2.18.0). TF 2.10 on Windows was still a full wheel: no pair there.
+THIN_PAIRS = {
+    "tensorflow": frozenset({"tensorflow-intel", "tensorflow-cpu-aws", "tensorflow-macos"}),
+    "tf-nightly": frozenset({"tf-nightly-intel", "tf-nightly-cpu-aws"}),
+}
+
+
+def _intended_pair(a: Distribution, b: Distribution) -> bool:
+    """``a`` is a thin TF installer wheel and ``b`` the platform build it pins.
+
+    Not a pair when ``a`` itself ships the module (a full wheel, e.g. TF 2.10 on Windows, next
+    to tensorflow-intel) or when both versions are known and differ (the thin wheel pins
+    ``==`` its own version, so a different one was installed by hand).
+    """
+    if b.name not in THIN_PAIRS.get(a.name, ()):
+        return False
+    if a.modules:  # modules read from its RECORD/top_level.txt: it is not the thin wheel
+        return False
+    return a.version is None or b.version is None \
+        or a.version.base_version == b.version.base_version
+
+
+# Conda package name -> the pip distribution name of the same install. conda's `pytorch`
+# ships a torch-X.dist-info, so `pip list` / collect_env's "[pip] torch==X" next to
+# "[conda] pytorch X" is one install seen twice; different versions mean a pip torch was
+# installed over the conda one (two copies share site-packages/torch).
+CONDA_TWINS = {"pytorch": "torch"}
+
+
+def _same_install(a: Distribution, b: Distribution) -> bool:
+    """``a`` is the conda package of which ``b`` is the pip view (same or unknown version)."""
+    if CONDA_TWINS.get(a.name) != b.name:
+        return False
+    return a.version is None or b.version is None \
+        or a.version.base_version == b.version.base_version
+
+
+def _drop_intended(names: list[Distribution]) -> list[Distribution]:
+    """Remove thin installer wheels whose platform build is also installed, and conda
+    packages whose pip view is listed too."""
+    return [d for d in names if not any(_intended_pair(d, o) or _same_install(d, o)
+                                        for o in names if o is not d)]
+
+
 def find_conflicts(dists: tuple[Distribution, ...]) -> tuple[ModuleConflict, ...]:
-    providers: dict[str, list[str]] = {}
+    """Import names that two distributions both install, except the intended TF pairs."""
+    providers: dict[str, list[Distribution]] = {}
     for dist in dists:
         for module in modules_of(dist):
             if module in EXCLUSIVE_MODULES:
-                providers.setdefault(module, []).append(dist.name)
-    return tuple(ModuleConflict(module=m, distributions=tuple(sorted(names)))
-                 for m, names in sorted(providers.items()) if len(names) > 1)
+                providers.setdefault(module, []).append(dist)
+    out = []
+    for module, found in sorted(providers.items()):
+        names = sorted(d.name for d in _drop_intended(found))
+        if len(names) > 1:
+            out.append(ModuleConflict(module=module, distributions=tuple(names)))
+    return tuple(out)
 
 
 def cuda_family(name: str) -> str:

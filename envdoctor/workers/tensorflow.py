@@ -114,7 +114,7 @@ def smoke(tf: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
                     loss = tf.reduce_mean(tf.square(forward(p, x) - y))
                 losses.append(float(loss.numpy()))
                 grads = tape.gradient(loss, list(p.values()))
-                for var, grad in zip(p.values(), grads):
+                for var, grad in zip(p.values(), grads, strict=True):
                     var.assign_sub(data["lr"] * grad)
         return c.check_losses(losses)
 

@@ -78,7 +78,6 @@ def collect(torch: Any, facts: dict[str, Any]) -> str:
 
 
 def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
-    import numpy as np
     a64, b64 = c.operands()
     ref = a64 @ b64
 
@@ -233,11 +232,11 @@ def speed(torch: Any) -> Any:
         try:
             a = torch.randn(size, size, device="cuda", dtype=dtype)
             b = torch.randn(size, size, device="cuda", dtype=dtype)
-            seconds = timeit(lambda: a @ b)
+            seconds = timeit(lambda a=a, b=b: a @ b)
             metrics[f"tflops_{key}"] = 2 * size ** 3 / seconds / 1e12
+            del a, b
         finally:
             torch.backends.cuda.matmul.allow_tf32 = old
-        del a, b
     src = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     seconds = timeit(lambda: dst.copy_(src))

@@ -58,8 +58,9 @@ cuda: Optional[str] = None
 git_version = '97ff6cfd9c86c5c09d7ce775ab64ec5c99230f5d'
 hip: Optional[str] = '6.0.32830-d62f6a171'
 """
-# tensorflow/python/platform/build_info.py of a CUDA wheel (written by
-# https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tools/build_info/gen_build_info.py)
+# tensorflow/python/platform/build_info.py of a CUDA wheel, as written by gen_build_info.py:
+# https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tools/build_info/
+# gen_build_info.py
 TF_CUDA_BUILD_INFO = '''# Copyright 2020 The TensorFlow Authors. All Rights Reserved.
 """Auto-generated module providing information about the build."""
 import collections
@@ -73,7 +74,8 @@ build_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/cla
 
 def test_torch_cuda_build(site):
     dist(site, "torch", "2.4.0+cu124", "torch", {
-        "torch/version.py": TORCH_CU124, "torch/lib/libcudnn.so.9": "", "torch/lib/libnccl.so.2": "",
+        "torch/version.py": TORCH_CU124, "torch/lib/libcudnn.so.9": "",
+        "torch/lib/libnccl.so.2": "",
         "torch/lib/libtorch_cpu.so": ""})
     trail = Trail()
     build = frameworks.torch_build(installed(site), trail)

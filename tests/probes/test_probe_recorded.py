@@ -303,7 +303,8 @@ def test_ldconfig_v_with_folder_headers():
 
 COVERAGE = {
     "nvidia-smi": {**SMI_TABLE, **SMI_FAILURES},
-    "nvidia-smi-query": {"01-h100-590-all-fields.txt", "02-rtx2080super-windows-591-compute-apps.txt",
+    "nvidia-smi-query": {"01-h100-590-all-fields.txt",
+                         "02-rtx2080super-windows-591-compute-apps.txt",
                          "03-h200-mig-590-all-fields.txt"},
     "nvidia-smi-q": SMI_Q,
     "nvcc": NVCC,

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-import envdoctor.probes as probes
+from envdoctor import probes
 from envdoctor.facts import SECTIONS, Facts, Status
 
 
