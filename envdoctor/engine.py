@@ -30,7 +30,7 @@ from packaging.version import Version
 from envdoctor import expr
 from envdoctor.facts import SECTIONS, Facts, FactsError
 from envdoctor.findings import CheckResult, Finding, Severity
-from envdoctor.knowledge import RuleFileError, is_url, load_toml, toml_files
+from envdoctor.knowledge import RuleFileError, is_url, load_tree_cached
 from envdoctor.names import names_for
 
 INTENTS = ("auto", "gpu", "cpu")
@@ -79,8 +79,12 @@ class Check:
 
 
 # ---------------------------------------------------------------------------- loading
-def parse_check(data: dict[str, Any], path: Path | str) -> Check:
-    """Validate one check file's data; errors name the file and the field."""
+def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False) -> Check:
+    """Validate one check file's data; errors name the file and the field.
+
+    ``validated``: the data comes from the rule cache, written only after this function
+    accepted the same bytes, so the (pure-Python, slow) walk over every expression is skipped.
+    """
     for key in REQUIRED:
         if key not in data:
             raise RuleFileError(path, key, "is required")
@@ -104,13 +108,13 @@ def parse_check(data: dict[str, Any], path: Path | str) -> Check:
     if not isinstance(refs, list) or not refs or not all(is_url(r) for r in refs):
         raise RuleFileError(path, "references", "must be a non-empty list of URLs (sources)")
     try:
-        when = expr.compile_expr(data["when"])
+        when = expr.compile_expr(data["when"], validate=not validated)
     except expr.ExprError as exc:
         raise RuleFileError(path, "when", str(exc)) from None
     evidence = {}
     for key, source in (data.get("evidence") or {}).items():
         try:
-            evidence[key] = expr.compile_expr(source)
+            evidence[key] = expr.compile_expr(source, validate=not validated)
         except (expr.ExprError, AttributeError) as exc:
             raise RuleFileError(path, f"evidence.{key}", str(exc)) from None
     confirmed = None
@@ -118,13 +122,13 @@ def parse_check(data: dict[str, Any], path: Path | str) -> Check:
         if not isinstance(data["confirmed"], str) or not data["confirmed"].strip():
             raise RuleFileError(path, "confirmed", "must be an expression (a string)")
         try:
-            confirmed = expr.compile_expr(data["confirmed"])
+            confirmed = expr.compile_expr(data["confirmed"], validate=not validated)
         except expr.ExprError as exc:
             raise RuleFileError(path, "confirmed", str(exc)) from None
     trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items())]
     if confirmed is not None:
         trees.append(("confirmed", confirmed))
-    for key, tree in trees:
+    for key, tree in [] if validated else trees:
         unknown = expr.free_names(tree) - known_names()
         if unknown:
             raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
@@ -165,14 +169,24 @@ def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
 
 def load_checks(root: Path | None = None) -> list[Check]:
     """Every check under ``rules/checks``; duplicate codes or ids are an error."""
-    checks = [parse_check(load_toml(p), p) for p in toml_files("checks", root)]
+    fresh: list[Check] = []
+
+    def accept(items: list[tuple[Path, dict[str, Any]]]) -> None:
+        fresh.extend(parse_check(data, p) for p, data in items)
+        _unique(fresh)
+
+    tree, from_cache = load_tree_cached("checks", root, accept)
+    checks = [parse_check(data, p, validated=True) for p, data in tree] if from_cache else fresh
+    return sorted(checks, key=lambda c: c.code)
+
+
+def _unique(checks: list[Check]) -> None:
     seen: dict[str, str] = {}
     for check in checks:
         for key in (check.code, check.id):
             if key in seen:
                 raise RuleFileError(check.path, "code/id", f"{key} is also used by {seen[key]}")
             seen[key] = check.path
-    return sorted(checks, key=lambda c: c.code)
 
 
 # ---------------------------------------------------------------------------- evaluation

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
-import traceback
 
 import click
 
@@ -28,6 +26,9 @@ class BadInput(click.ClickException):
 
 def write_crash_log(exc: BaseException) -> str:
     """Save the traceback where a user can find it and attach it to an issue."""
+    import tempfile
+    import traceback
+
     from envdoctor import __version__
     name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     path = os.path.join(tempfile.gettempdir(), name)

@@ -63,12 +63,17 @@ _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, a
             ast.BinOp, ast.IfExp, ast.Slice, ast.keyword, ast.Store, *(_CMP), *(_BIN))
 
 
-def compile_expr(source: str) -> ast.Expression:
-    """Parse and validate; raises ``ExprError`` naming the first disallowed construct."""
+def compile_expr(source: str, validate: bool = True) -> ast.Expression:
+    """Parse and validate; raises ``ExprError`` naming the first disallowed construct.
+
+    ``validate=False`` is only for sources this function already accepted (the rule cache).
+    """
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExprError(f"does not parse: {exc.msg} in {source!r}") from None
+    if not validate:
+        return tree
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
             raise ExprError(f"{type(node).__name__} is not allowed in {source!r}")
@@ -128,6 +133,8 @@ class Evaluator:
             return UNKNOWN
         if base is None:
             return None
+        if node.attr.startswith("_"):  # also enforced at compile time; defence in depth
+            raise ExprError(f"private attribute {node.attr!r}")
         if isinstance(base, Mapping):
             return base.get(node.attr)
         value = getattr(base, node.attr, None)
@@ -159,6 +166,8 @@ class Evaluator:
                 return UNKNOWN
             if base is None:
                 return None
+            if node.func.attr not in _STR_METHODS:
+                raise ExprError(f"method {node.func.attr!r} is not allowed")
             fn = getattr(base, node.func.attr, None)
             if fn is None:
                 return None

@@ -77,6 +77,8 @@ class HostFacts:
 # --------------------------------------------------------------------------- NVIDIA
 @dataclass(frozen=True)
 class GpuProcess:
+    """A process holding memory on a GPU (NVML compute processes)."""
+
     pid: int = 0
     name: str = ""
     used_mb: int | None = None
@@ -139,6 +141,8 @@ class NvidiaFacts:
 # --------------------------------------------------------------------------- CUDA toolkits
 @dataclass(frozen=True)
 class CudaToolkit:
+    """One CUDA toolkit installation and how its version was learned."""
+
     version: Version | None = None
     path: str = ""
     source: str = ""   # nvcc | CUDA_HOME | CUDA_PATH | folder | pip | conda
@@ -162,6 +166,8 @@ class CudaFacts:
 # --------------------------------------------------------------------------- libraries
 @dataclass(frozen=True)
 class Library:
+    """One copy of a CUDA library (cuDNN, NCCL, cuBLAS, cudart, libcuda) and where it was seen."""
+
     name: str = ""          # cudnn | nccl | cublas | cudart | libcuda
     version: Version | None = None
     path: str = ""
@@ -182,6 +188,8 @@ class LibraryFacts:
 # --------------------------------------------------------------------------- Python packages
 @dataclass(frozen=True)
 class Distribution:
+    """An installed Python distribution (pip/conda) and the import names it provides."""
+
     name: str = ""          # canonical (PEP 503) name
     version: Version | None = None
     location: str = ""
@@ -190,6 +198,8 @@ class Distribution:
 
 @dataclass(frozen=True)
 class ModuleConflict:
+    """An import name that two installed distributions both provide."""
+
     module: str = ""
     distributions: tuple[str, ...] = ()
 
@@ -203,7 +213,7 @@ class PackageFacts:
     conflicts: tuple[ModuleConflict, ...] = ()
 
     def get(self, name: str) -> Distribution | None:
-        from packaging.utils import canonicalize_name
+        from envdoctor.versions import canonical_name as canonicalize_name
         wanted = canonicalize_name(name)
         return next((d for d in self.distributions if d.name == wanted), None)
 
@@ -235,6 +245,8 @@ class TensorflowBuild:
 
 @dataclass(frozen=True)
 class JaxBuild:
+    """jax, jaxlib and the installed GPU/TPU plugins (versions must agree)."""
+
     version: Version | None = None
     jaxlib: Version | None = None
     plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
@@ -242,6 +254,8 @@ class JaxBuild:
 
 @dataclass(frozen=True)
 class KerasInfo:
+    """Keras version and the backend it will use, and where that choice came from."""
+
     version: Version | None = None
     backend: str = ""               # tensorflow | jax | torch | numpy | openvino
     backend_source: str = ""        # KERAS_BACKEND | keras.json | default

@@ -20,24 +20,18 @@ reported as a warning, never silently passed. Unknown keys and malformed require
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, Status
 from envdoctor.findings import FAIL_ON, CheckResult, Finding, Severity
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from envdoctor.knowledge import tomllib
+from envdoctor.versions import canonical_name as canonicalize_name
 
 KEYS = ("require", "expect", "fail_on", "ignore")
 INTENTS = ("auto", "gpu", "cpu")
@@ -161,6 +155,7 @@ def _parse(text: Any, where: str) -> Need:
                            "(one of >= <= == != > < and a number)")
         return Need(raw, m.group(1), op=m.group(2), number=float(m.group(3)))
     try:
+        from packaging.requirements import InvalidRequirement, Requirement  # ~20 ms: lazy
         req = Requirement(raw)
     except InvalidRequirement:
         raise BadInput(f"{where}: requirement {raw!r} is malformed: write name>=version "
@@ -232,14 +227,14 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            return tomllib().load(fh)
     except FileNotFoundError:
         raise BadInput(f"{path}: no such policy file") from None
     except IsADirectoryError:
         raise BadInput(f"{path}: is a directory, not a policy file") from None
     except OSError as exc:
         raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: not valid TOML ({exc})") from None
 
 

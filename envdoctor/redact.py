@@ -183,7 +183,23 @@ def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor
 
 
 def _local_addresses(r: Redactor) -> None:
-    """This machine's own IP and MAC addresses, wherever they appear verbatim."""
+    """This machine's own MAC (and, off Linux, IP) addresses, wherever they appear verbatim.
+
+    IP and MAC shapes are redacted by pattern anyway; this adds the exact local values. On Linux
+    the MACs come from /sys/class/net, which costs nothing, instead of importing psutil (~20 ms
+    of a 0.3 s `check --static`).
+    """
+    sysfs = "/sys/class/net"
+    if os.path.isdir(sysfs):
+        for iface in os.listdir(sysfs):
+            try:
+                with open(os.path.join(sysfs, iface, "address"), encoding="ascii") as fh:
+                    mac = fh.read().strip()
+            except (OSError, ValueError):
+                continue
+            if mac and mac != "00:00:00:00:00:00":
+                r.add(mac, MAC, minimum=7)
+        return
     try:
         import psutil
         for addrs in psutil.net_if_addrs().values():
@@ -191,7 +207,7 @@ def _local_addresses(r: Redactor) -> None:
                 if a.address and a.address not in ("127.0.0.1", "::1"):
                     r.add(a.address.split("%")[0], MAC if len(a.address) == 17 and
                           a.address.count(":") == 5 else IP, minimum=7)
-    except Exception:  # noqa: BLE001, S110 - no psutil or no permission: patterns still apply
+    except Exception:  # noqa: BLE001 - no psutil or no permission: patterns still apply
         pass
 
 

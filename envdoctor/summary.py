@@ -144,8 +144,12 @@ def _jax(facts: Facts) -> str:
 
 def _python(facts: Facts) -> str:
     h = facts.host
-    return f"{h.python_version} ({h.python_env}) at {h.python_executable}" if h.python_version \
-        else "unknown"
+    if not h.python_version:
+        return "unknown"
+    text = f"{h.python_version}"
+    if h.python_env:
+        text += f" ({h.python_env})"
+    return text + (f" at {h.python_executable}" if h.python_executable else "")
 
 
 def _host(facts: Facts) -> str:

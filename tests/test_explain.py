@@ -234,3 +234,10 @@ def test_cli_reads_only_the_tail_of_a_huge_file_with_true_line_numbers(cli, tmp_
     assert r.returncode == 0 and data["diagnoses"][0]["evidence"][0]["line"] == 150_001
     r = cli("explain", "--no-facts", "--max-mb", "1", str(big))
     assert "only its last 1 MB" in r.stdout
+
+
+def test_condition_sections_match_the_facts_sections():
+    """explain keeps its own copy (to avoid importing envdoctor.facts early): keep in sync."""
+    from envdoctor.explain.conditions import SECTIONS
+    from envdoctor.facts import SECTIONS as FACT_SECTIONS
+    assert SECTIONS == FACT_SECTIONS

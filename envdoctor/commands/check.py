@@ -90,13 +90,14 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         facts = load_report_file(report_file)
     elif facts_file:
         facts = pipeline.load_facts_file(facts_file)
+    elif static:
+        from envdoctor.probes import collect
+        facts = collect()
     else:
         from envdoctor.live.cli import live_options, run_for_check
         from envdoctor.probes import collect
         options = live_options(frameworks, worker_timeout)  # bad --framework: exit 2 first
-        facts = collect()
-        if not static:
-            facts = run_for_check(facts, options, smoke_suite, not no_smoke)
+        facts = run_for_check(collect(), options, smoke_suite, not no_smoke)
     report = pipeline.diagnose(facts, intent=intent, fail_on=fail_on)
     if facts.live:
         from envdoctor.live.cli import add_smoke

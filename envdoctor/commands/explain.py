@@ -53,7 +53,6 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     from envdoctor.knowledge import RuleFileError
 
     stream = _open(source)
-    first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
     head = _Tee(stream, REPORT_TEXT_LIMIT)
     used: list[str] = []
 
@@ -75,6 +74,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
 
     try:
         with stream:
+            first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
             result = ex_mod.scan_stream(head, first_line)
         needs = bool(ex_mod.matched_with_conditions(result))
         report = None

@@ -20,14 +20,16 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
 from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
 from envdoctor.explain.reader import NotText, read_blocks
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
-from envdoctor.facts import Facts
+
+if TYPE_CHECKING:  # envdoctor.facts costs ~45 ms to import: only when conditions need facts
+    from envdoctor.facts import Facts
 
 __all__ = [
     "Diagnosis",

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from envdoctor import expr
 from envdoctor.explain.signatures import Signature
-from envdoctor.facts import SECTIONS, Facts
+
+if TYPE_CHECKING:
+    from envdoctor.facts import Facts
+
+# the facts sections (envdoctor.facts.SECTIONS; not imported here: it is slow to import and
+# only needed once a matched signature has conditions)
+SECTIONS = ("host", "nvidia", "cuda", "libraries", "packages", "frameworks", "env")
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
@@ -37,6 +42,7 @@ def sections_needed(signatures: list[Signature]) -> tuple[str, ...] | None:
     A name we do not know (a new knowledge function) asks for every section, so a missing
     entry here costs time, never a wrong answer.
     """
+    from envdoctor import expr
     needed: set[str] = set()
     for sig in signatures:
         for cond in sig.conditions:
@@ -62,16 +68,20 @@ class ConditionEvaluator:
     """Callable used by ``rank``: ``(signature) -> (confidence or None, notes)``."""
 
     def __init__(self, facts: Facts):
+        from envdoctor import expr
         from envdoctor.names import names_for
+        self.expr = expr
         self.ev = expr.Evaluator(names_for(facts))
 
     def _value(self, tree: Any) -> Any:
         try:
             return self.ev(tree)
         except Exception:  # an unknown name or a bad call in data: not applied, never a crash
-            return expr.UNKNOWN
+            return self.expr.UNKNOWN
 
     def _fill(self, note: str) -> str:
+        expr = self.expr
+
         def one(m: re.Match[str]) -> str:
             try:
                 value = self._value(expr.compile_expr(m.group(1)))
@@ -84,7 +94,7 @@ class ConditionEvaluator:
         confidence, notes = None, []
         for cond in sig.conditions:
             value = self._value(cond.when)
-            if value is expr.UNKNOWN or not value:
+            if value is self.expr.UNKNOWN or not value:
                 continue
             if cond.note:
                 notes.append(self._fill(cond.note))

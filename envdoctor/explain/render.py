@@ -77,7 +77,9 @@ def render_text(ex: Explanation, color: bool = False) -> str:
     out = [style("envdoctor explain", bold=True) + f" — {_input_line(ex)}", ""]
     main = ex.primary
     if main is None:
-        if ex.diagnoses:
+        if not ex.chars and not ex.diagnoses:
+            out.append("Nothing to explain: the input is empty.")
+        elif ex.diagnoses:
             out.append(style("No error recognised: only harmless warnings.", fg="green"))
         else:
             out.append(style("Nothing recognised: no known error signature matches this text.",
@@ -98,7 +100,8 @@ def render_text(ex: Explanation, color: bool = False) -> str:
             if d.category == "benign":
                 out.append(f"      {d.fix.splitlines()[0] if d.fix else ''}")
     for note in ex.notes:
-        out.append(f"note: {note}")
+        if note != "the input is empty":
+            out.append(f"note: {note}")
     return "\n".join(out) + "\n"
 
 

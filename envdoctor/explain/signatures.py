@@ -26,7 +26,6 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-from envdoctor import expr
 from envdoctor.knowledge import RuleFileError, is_url, load_toml, rules_dir, toml_files
 
 CATEGORIES = ("environment", "usage", "benign", "user_code")
@@ -61,14 +60,27 @@ class Pattern:
         return f"Pattern({self.source!r})"
 
 
-@dataclass(frozen=True)
 class Condition:
-    """``when`` (an expression over facts) -> a note and, optionally, a new confidence."""
+    """``when`` (an expression over facts) -> a note and, optionally, a new confidence.
 
-    when: Any  # ast.Expression
-    when_source: str
-    note: str
-    confidence: str | None = None
+    ``when`` is parsed on first use when the file came from the cache (it was validated when
+    the cache was written), so explaining a plain traceback never imports the expression
+    language.
+    """
+
+    __slots__ = ("when_source", "note", "confidence", "_tree")
+
+    def __init__(self, when_source: str, note: str, confidence: str | None = None,
+                 tree: Any = None):
+        self.when_source, self.note, self.confidence, self._tree = \
+            when_source, note, confidence, tree
+
+    @property
+    def when(self) -> Any:  # ast.Expression
+        if self._tree is None:
+            from envdoctor import expr
+            self._tree = expr.compile_expr(self.when_source)
+        return self._tree
 
 
 @dataclass(frozen=True)
@@ -210,7 +222,8 @@ def parse_signature(data: dict[str, Any], path: Path | str,
         raise RuleFileError(path, "anti_patterns", "must be a list of regexes")
     patterns = tuple(compile_pattern(p, path, "patterns", known) for p in pats)
     anti = tuple(compile_pattern(p, path, "anti_patterns", known) for p in antis)
-    conditions = tuple(_condition(c, path, i) for i, c in enumerate(data.get("conditions", [])))
+    conditions = tuple(_condition(c, path, i, validate=known is None)
+                       for i, c in enumerate(data.get("conditions", [])))
     examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
@@ -224,21 +237,24 @@ def parse_signature(data: dict[str, Any], path: Path | str,
                      extra={k: v for k, v in data.items() if k not in known})
 
 
-def _condition(raw: Any, path: Path | str, i: int) -> Condition:
+def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:
     fld = f"conditions[{i}]"
     if not isinstance(raw, dict) or not isinstance(raw.get("when"), str):
         raise RuleFileError(path, fld, "needs when = an expression")
-    try:
-        tree = expr.compile_expr(raw["when"])
-    except expr.ExprError as exc:
-        raise RuleFileError(path, f"{fld}.when", str(exc)) from None
+    tree = None
+    if validate:
+        from envdoctor import expr
+        try:
+            tree = expr.compile_expr(raw["when"])
+        except expr.ExprError as exc:
+            raise RuleFileError(path, f"{fld}.when", str(exc)) from None
     conf = raw.get("confidence")
     if conf is not None and conf not in CONFIDENCES:
         raise RuleFileError(path, f"{fld}.confidence", f"{conf!r} is not one of {CONFIDENCES}")
     note = raw.get("note", "")
     if not isinstance(note, str):
         raise RuleFileError(path, f"{fld}.note", "must be a string")
-    return Condition(tree, raw["when"], note, conf)
+    return Condition(raw["when"], note, conf, tree)
 
 
 def _example(raw: Any, path: Path | str, i: int) -> SigExample:

@@ -15,9 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from envdoctor.facts import Facts, LiveFramework, ProbeInfo, SmokeResult, SmokeStep, Status
-from envdoctor.live.orchestrate import DEFAULT_TIMEOUT, run_all
-from envdoctor.live.parse import to_live
 from envdoctor.workers import WORKERS
+
+# ``orchestrate`` and ``parse`` are imported inside ``run_live``: rule evaluation imports
+# ``envdoctor.live.knowledge`` (and so this package) on every run, `--static` included.
 
 SUITES = ("quick", "full")
 CORE = ("torch", "tensorflow", "jax")
@@ -63,11 +64,14 @@ def skipped_live(name: str, reason: str, suite: str) -> LiveFramework:
 
 
 def run_live(facts: Facts, frameworks: Sequence[str] | None = None, suite: str = "quick",
-             smoke: bool = True, timeout: float = DEFAULT_TIMEOUT,
+             smoke: bool = True, timeout: float | None = None,
              progress: bool | None = None) -> Facts:
-    """Run the workers and return ``facts`` with ``live`` filled."""
+    """Run the workers and return ``facts`` with ``live`` filled (timeout: per worker)."""
+    from envdoctor.live.orchestrate import DEFAULT_TIMEOUT, run_all
+    from envdoctor.live.parse import to_live
     from envdoctor.live.progress import Progress
 
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
     names, skipped = select(facts, frameworks, suite)
     args = ["--suite", suite] + ([] if smoke else ["--no-smoke"])
     with Progress(names, progress) as bar:

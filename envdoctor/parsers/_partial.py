@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from envdoctor.facts import (
@@ -38,6 +37,7 @@ from envdoctor.facts import (
     TorchBuild,
 )
 from envdoctor.parsers import gpus as gpu_table
+from envdoctor.versions import canonical_name as canonicalize_name
 
 ORIGIN = "report"
 TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",

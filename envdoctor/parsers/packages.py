@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-from packaging.utils import canonicalize_name
-
 from envdoctor.parsers._partial import Partial
 from envdoctor.parsers._text import ver
+from envdoctor.versions import canonical_name as canonicalize_name
 
 NAME = "packages"
 RANK = 40

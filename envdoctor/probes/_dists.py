@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
+
+from envdoctor.versions import canonical_name as canonicalize_name
 
 
 @dataclass(frozen=True)

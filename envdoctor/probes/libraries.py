@@ -6,10 +6,10 @@ memory maps (the live probes), because LD_LIBRARY_PATH and RPATHs decide that at
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -54,6 +54,7 @@ LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib
 def probe() -> LibraryFacts:
     trail = Trail()
     libs: list[Library] = []
+    _listing.cache_clear()  # one listing per folder per run, never a stale one
     ld = trail.run(["ldconfig", "-p"], LDCONFIG_TIMEOUT)
     if not ld.ok and "timed out" not in ld.error and os.path.exists("/sbin/ldconfig"):
         ld = trail.run(["/sbin/ldconfig", "-p"], LDCONFIG_TIMEOUT)
@@ -172,12 +173,25 @@ def _cudnn_sublibraries(cache: dict[str, list[str]]) -> list[Library]:
     return list(out.values())
 
 
+@lru_cache(maxsize=64)
+def _listing(folder: str) -> tuple[str, ...]:
+    """A folder's entries, read once per run for all five libraries (system lib folders are big)."""
+    try:
+        return tuple(sorted(os.listdir(folder)))
+    except OSError:
+        return ()
+
+
 def _from_folders(spec: LibSpec, known: set[str]) -> list[Library]:
     dirs = list(LIB_DIRS)
     dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     out = []
+    prefix = spec.soname + ".so."
     for folder in dict.fromkeys(dirs):
-        for path in glob.glob(os.path.join(folder, spec.soname + ".so.*")):
+        for name in _listing(folder):
+            if not name.startswith(prefix):
+                continue
+            path = os.path.join(folder, name)
             if path in known:
                 continue
             version = version_from_filename(os.path.basename(os.path.realpath(path)), spec.soname)

@@ -6,22 +6,30 @@ sarif, github) are one module and one line here.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from envdoctor.renderers import github, json_renderer, junit, markdown, sarif, text
-from envdoctor.report import Report
+if TYPE_CHECKING:
+    from envdoctor.report import Report
 
-Renderer = Callable[[Report, bool], str]
+Renderer = Callable[["Report", bool], str]
 
-RENDERERS: dict[str, Renderer] = {
-    "text": text.render,
-    "json": json_renderer.render,
-    "markdown": markdown.render,
-    "junit": junit.render,
-    "sarif": sarif.render,
-    "github": github.render,
+# format name -> module in envdoctor.renderers with `render(report, color) -> str`. Modules are
+# imported when used, so `check` pays only for the format it prints.
+RENDERERS: dict[str, str] = {
+    "text": "text",
+    "json": "json_renderer",
+    "markdown": "markdown",
+    "junit": "junit",
+    "sarif": "sarif",
+    "github": "github",
 }
 
 
+def renderer(name: str) -> Renderer:
+    return importlib.import_module(f"envdoctor.renderers.{RENDERERS[name]}").render
+
+
 def render(name: str, report: Report, color: bool = False) -> str:
-    return RENDERERS[name](report, color)
+    return renderer(name)(report, color)

@@ -22,7 +22,10 @@ def render(report: Report, color: bool = False) -> str:
         segments.append((text, style))
 
     origin = report.facts.origin
-    head = "envdoctor check" + ("" if origin == "live" else f" (facts from {origin})")
+    sources = {"report": "a pasted report", "replay": "a saved snapshot",
+               "example": "a rule example"}
+    head = "envdoctor check" + ("" if origin == "live"
+                                else f" (facts from {sources.get(origin, origin)})")
     out(head + f" — expect {report.intent}\n", "bold")
     for line in report.areas:
         mark, style = MARKS.get(line.status, ("?", ""))
