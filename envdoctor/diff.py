@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from envdoctor.facts import Facts, Status
 from envdoctor.findings import Finding
+from envdoctor.versions import DisplayVersion
 
 # change level -> weight for each aspect kind: (major, minor, patch). "major" also covers a
 # value appearing or disappearing; for Python "minor" is the ABI-breaking step (3.10 -> 3.11).
@@ -71,7 +72,7 @@ def _v(value: Any) -> Version | None:
     if value is None or isinstance(value, Version):
         return value
     try:
-        return Version(str(value))
+        return DisplayVersion(str(value))  # drivers print as written: 470.256.02
     except InvalidVersion:
         return None
 

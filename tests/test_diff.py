@@ -31,7 +31,7 @@ def test_driver_downgrade_ranks_first_with_the_finding_that_explains_it():
     assert keys[0] == "nvidia.driver"
     assert set(keys) == {"nvidia.driver", "nvidia.cuda", "host.kernel", "pkg.tqdm"}
     first = result["differences"][0]
-    assert (first["a"], first["b"], first["change"]) == ("550.54.15", "470.256.2", "major")
+    assert (first["a"], first["b"], first["change"]) == ("550.54.15", "470.256.02", "major")
     assert [(f["code"], f["side"]) for f in first["findings"]] == [("DRV001", "b")]
     assert keys.index("host.kernel") > keys.index("nvidia.cuda")
 
@@ -80,7 +80,7 @@ def test_cli_text_and_json(cli):
     text = cli("diff", A, B)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
-    assert lines[2].startswith("  1. NVIDIA driver (branch = major): 550.54.15 → 470.256.2")
+    assert lines[2].startswith("  1. NVIDIA driver (branch = major): 550.54.15 → 470.256.02")
     assert "DRV001 only in B" in lines[3]
     data = json.loads(cli("diff", A, B, "--format", "json").stdout)
     assert data["differences"][0]["key"] == "nvidia.driver"

@@ -77,3 +77,19 @@ def test_default_sections_are_unknown_not_absent():
     facts = Facts()
     assert facts.nvidia.probe.status is Status.UNKNOWN
     assert not facts.nvidia.probe.status.known
+
+
+def test_driver_versions_print_as_nvidia_writes_them_and_still_compare():
+    data = sample().to_dict()
+    data["nvidia"]["driver_version"] = "535.104.05"
+    facts = Facts.from_dict(data)
+    assert str(facts.nvidia.driver_version) == "535.104.05"
+    assert json.loads(facts.to_json())["nvidia"]["driver_version"] == "535.104.05"
+    assert facts.nvidia.driver_version == Version("535.104.5")
+    assert facts.nvidia.driver_version < Version("535.104.10")
+
+
+def test_canonical_name_follows_pep_503():
+    from envdoctor.versions import canonical_name
+    assert canonical_name("Tensorflow_CPU") == "tensorflow-cpu"
+    assert canonical_name("jax.cuda12__plugin") == "jax-cuda12-plugin"

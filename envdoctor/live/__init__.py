@@ -93,9 +93,11 @@ def smoke_report(facts: Facts) -> dict[str, Any]:
     for name, lf in facts.live.items():
         if not isinstance(lf, LiveFramework):
             continue
-        if lf.probe.status is Status.ERROR or lf.smoke is None:
+        if lf.probe.status is Status.ERROR:
             out[name] = {"status": "error", "device": "", "suite": "",
-                         "detail": lf.probe.reason or "no smoke result", "steps": []}
+                         "detail": lf.probe.reason or "the worker failed", "steps": []}
+            continue
+        if lf.smoke is None:  # no smoke ran (a pasted report's runtime statements, --no-smoke)
             continue
         sm = lf.smoke
         out[name] = {"status": sm.status, "device": sm.device, "suite": sm.suite,

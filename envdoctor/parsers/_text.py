@@ -12,6 +12,8 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.versions import DisplayVersion
+
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*")
 _TAG = re.compile(r"</?(?:details|summary|br|p|pre|code|b|i|strong|em|div|span|sub|sup)"
@@ -48,7 +50,7 @@ def ver(text: object) -> Version | None:
     if not s:
         return None
     try:
-        return Version(s)
+        return DisplayVersion(s)  # "570.124.04" stays as the report wrote it
     except InvalidVersion:
         pass
     m = _VERSION.search(s)
@@ -58,7 +60,7 @@ def ver(text: object) -> Version | None:
     for candidate in (token, token.split("-")[0], token.split("+")[0],
                       re.match(r"\d+(?:\.\d+)*", token).group(0)):
         try:
-            return Version(candidate)
+            return DisplayVersion(candidate)
         except InvalidVersion:
             continue
     return None
