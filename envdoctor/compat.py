@@ -206,10 +206,29 @@ def live_torch_archs(facts: Facts) -> tuple[str, ...] | None:
     pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
     printed); None when absent or when it names no CUDA arch (a ROCm build lists gfx*)."""
     live = facts.live.get("torch") if facts.live else None
-    if live is None or not live.arch_list:
+    if live is None:
         return None
+    if not live.arch_list:
+        return archs_in_range(getattr(live, "cc_range", ()))
     cuda = tuple(a for a in live.arch_list if _arch_cc(a) is not None)
     return cuda or None
+
+
+def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
+    """torch's "supported capability (7.0) - (12.0)" as the sm list it stands for.
+
+    torch prints that range (min and max of its own arch list) when a GPU falls outside it;
+    every known architecture from the GPU table inside the range is taken as covered, so a
+    GPU below the minimum or above the maximum is missing and one inside is not.
+    """
+    if not cc_range or len(cc_range) != 2:
+        return None
+    low, high = ver(cc_range[0]), ver(cc_range[1])
+    if low is None or high is None or low > high:
+        return None
+    ccs = {low, high} | {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
+                         if v is not None and low <= v <= high}
+    return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
 
 
 def torch_archs_of(facts: Facts) -> Any:
@@ -226,7 +245,9 @@ def torch_archs_of(facts: Facts) -> Any:
         if version is None and facts.frameworks.probe.status.known \
                 and facts.frameworks.torch is not None:
             version = facts.frameworks.torch.version
-        return {"archs": list(archs), "source": "torch's own arch list", "confirmed": True,
+        source = "torch's own arch list" if live is not None and live.arch_list else \
+            "torch's supported capability range " + " - ".join(getattr(live, "cc_range", ()))
+        return {"archs": list(archs), "source": source, "confirmed": True,
                 "torch": str(version) if version is not None else "(version not reported)"}
     torch = _torch(facts)
     if torch is UNKNOWN:
@@ -1091,6 +1112,40 @@ def _no_gpu_reason(facts: Facts, intent: str) -> Any:
             return f"driver {nv.driver_version} is loaded but reports no GPU"
         return "no NVIDIA GPU and no NVIDIA driver were found on this machine"
     return reason
+
+
+def cpu_only_frameworks_of(facts: Facts) -> Any:
+    """The installed frameworks that cannot use an NVIDIA GPU whatever the machine has.
+
+    ``["torch 2.13.0+cpu (CPU-only build)", "tensorflow-cpu 2.21.0 (CPU-only build)",
+    "jax 0.10.2 (no CUDA plugin)"]``; [] when none; UNKNOWN when the frameworks probe did not
+    answer. macOS is left out: its wheels use Metal, and no NVIDIA GPU runs there anyway.
+    """
+    fw = facts.frameworks
+    if not fw.probe.status.known:
+        return UNKNOWN
+    if facts.host.probe.status.known and facts.host.os == "Darwin":
+        return []
+    out = []
+    t = fw.torch
+    if t is not None and t.version is not None and t.cuda is None:
+        out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
+    tf = fw.tensorflow
+    if tf is not None and tf.version is not None and (
+            tf.is_cuda_build is False or tf.distribution in ("tensorflow-cpu", "tf-nightly-cpu")):
+        out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
+    j = fw.jax
+    if j is not None and j.version is not None \
+            and not any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in j.plugins) \
+            and not (j.jaxlib is not None and j.jaxlib.local and "cuda" in j.jaxlib.local):
+        out.append(f"jax {j.version} (no CUDA plugin)")
+    return out
+
+
+@register("cpu_only_frameworks")
+def _cpu_only_frameworks(facts: Facts, intent: str) -> Any:
+    """``cpu_only_frameworks()``: installed frameworks whose build cannot use an NVIDIA GPU."""
+    return lambda: cpu_only_frameworks_of(facts)
 
 
 # ---------------------------------------------------------------------------- validation

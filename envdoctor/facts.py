@@ -361,6 +361,9 @@ class LiveFramework:
     cuda_available: bool | None = None  # the framework's own "is a CUDA/ROCm GPU usable"
     devices: tuple[LiveDevice, ...] = ()
     arch_list: tuple[str, ...] = ()     # e.g. torch.cuda.get_arch_list(): sm_80, sm_90
+    # torch's warning "Minimum and Maximum cuda capability supported by this version of
+    # PyTorch is (7.0) - (12.0)": ("7.0", "12.0"); used when no arch list is known
+    cc_range: tuple[str, ...] = ()
     bf16: bool | None = None
     fp16: bool | None = None
     tf32: bool | None = None

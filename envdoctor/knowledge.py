@@ -54,6 +54,8 @@ def load_toml(path: Path) -> dict[str, Any]:
             return tomllib().load(fh)
     except tomllib().TOMLDecodeError as exc:
         raise RuleFileError(path, "toml", str(exc)) from None
+    except UnicodeDecodeError:
+        raise RuleFileError(path, "toml", "not UTF-8 text (a binary file?)") from None
     except OSError as exc:
         raise RuleFileError(path, "file", exc.strerror or str(exc)) from None
 
@@ -75,11 +77,59 @@ def _matrices(root: str | None) -> dict[str, dict[str, Any]]:
 
 
 def cache_dir() -> Path | None:
-    """Where parsed rule files are cached; None when caching is off (ENVDOCTOR_NO_CACHE=1)."""
+    """Where parsed rule files are cached; None when caching is off (ENVDOCTOR_NO_CACHE=1).
+
+    ``$ENVDOCTOR_CACHE_DIR`` moves it; otherwise ``$XDG_CACHE_HOME/envdoctor``.
+    """
     if os.environ.get("ENVDOCTOR_NO_CACHE"):
         return None
+    if os.environ.get("ENVDOCTOR_CACHE_DIR"):
+        return Path(os.environ["ENVDOCTOR_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "envdoctor"
+
+
+def file_stamps(files: list[Path]) -> list[tuple[str, int, int]] | None:
+    """(path, mtime_ns, size) of each file: a cache key that changes with any edit; None if
+    a file cannot be stat'ed (then nothing is cached)."""
+    try:
+        return [(str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()]]
+    except OSError:
+        return None
+
+
+def cached_json(kind: str, key: Any, build: Callable[[], Any],
+                valid: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
+    """``build()``'s JSON-able value, cached as ``<cache_dir>/<kind>-<hash>.json``; -> (value,
+    from_cache).
+
+    The hash covers the envdoctor version, ``kind`` and ``key`` (JSON); key None, or caching
+    off, means build every time. ``build`` validates before anything is written, so a value
+    it raises on is never cached; ``valid`` rejects a cached value of the wrong shape (then it
+    is rebuilt). A cache that cannot be read or written only costs time. JSON, never pickle.
+    """
+    folder = cache_dir()
+    cache = None
+    if folder is not None and key is not None:
+        from envdoctor import __version__
+        digest = hashlib.sha256(json.dumps([__version__, kind, key]).encode()).hexdigest()
+        cache = folder / f"{kind}-{digest[:24]}.json"
+        try:
+            value = json.loads(cache.read_text(encoding="utf-8"))
+            if valid is None or valid(value):
+                return value, True
+        except (OSError, ValueError, TypeError):
+            pass
+    value = build()
+    if cache is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(value), encoding="utf-8")
+            os.replace(tmp, cache)
+        except (OSError, TypeError, ValueError):
+            pass  # read-only home, or a value JSON cannot hold: build again next time
+    return value, False
 
 
 def load_tree(kind: str, root: Path | None = None) -> list[tuple[Path, dict[str, Any]]]:
@@ -98,34 +148,16 @@ def load_tree_cached(kind: str, root: Path | None = None,
     cached, so errors always surface.
     """
     files = toml_files(kind, root)
-    folder = cache_dir()
-    cache = None
-    if folder is not None:
-        try:
-            stamp = [(str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()]]
-        except OSError:
-            stamp = None
-        if stamp is not None:
-            from envdoctor import __version__
-            key = hashlib.sha256(json.dumps([__version__, kind, stamp]).encode()).hexdigest()
-            cache = folder / f"{kind}-{key[:24]}.json"
-            try:
-                return [(Path(p), d) for p, d in
-                        json.loads(cache.read_text(encoding="utf-8"))], True
-            except (OSError, ValueError, TypeError):
-                pass
-    parsed = [(p, load_toml(p)) for p in files]
-    if accept is not None:
-        accept(parsed)
-    if cache is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps([(str(p), d) for p, d in parsed]), encoding="utf-8")
-            os.replace(tmp, cache)
-        except (OSError, TypeError, ValueError):
-            pass  # read-only home, or a TOML value JSON cannot hold: parse again next time
-    return parsed, False
+
+    def build() -> list[tuple[str, dict[str, Any]]]:
+        parsed = [(p, load_toml(p)) for p in files]
+        if accept is not None:
+            accept(parsed)
+        return [(str(p), d) for p, d in parsed]
+
+    value, from_cache = cached_json(kind, file_stamps(files), build, valid=lambda v: isinstance(
+        v, list) and all(isinstance(x, list) and len(x) == 2 for x in v))
+    return [(Path(p), d) for p, d in value], from_cache
 
 
 def is_url(value: Any) -> bool:

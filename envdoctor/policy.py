@@ -451,12 +451,9 @@ def _gpus(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     return _compare(req.op, n, req.number), f"{n} NVIDIA GPU(s)"
 
 
-def _gpu_memory(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
-    """The smallest GPU's memory in GB of 10**9 bytes, the unit of datasheets ("80GB").
-
-    nvidia-smi reports MiB: an "80GB" H100 shows 81559 MiB = 79.6 GiB but 85.5 GB, so a
-    requirement written from the datasheet (``gpu_memory_gb>=80``) passes on the card it names.
-    """
+def _no_gpus(facts: Facts) -> tuple[Any, str] | None:
+    """The verdict of a per-GPU requirement on a machine without GPUs (False) or without an
+    answer from the NVIDIA probe (UNKNOWN); None when there are GPUs to judge."""
     nv = facts.nvidia
     if nv.probe.status is Status.NOT_FOUND:
         return False, "no NVIDIA GPU"
@@ -464,6 +461,18 @@ def _gpu_memory(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, st
         return UNKNOWN, "the NVIDIA probe did not answer"
     if not nv.gpus:
         return False, "no NVIDIA GPU"
+    return None
+
+
+def _gpu_memory(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
+    """The smallest GPU's memory in GB of 10**9 bytes, the unit of datasheets ("80GB").
+
+    nvidia-smi reports MiB: an "80GB" H100 shows 81559 MiB = 79.6 GiB but 85.5 GB, so a
+    requirement written from the datasheet (``gpu_memory_gb>=80``) passes on the card it names.
+    """
+    nv = facts.nvidia
+    if (missing := _no_gpus(facts)) is not None:
+        return missing
     sizes = [g.memory_total_mb for g in nv.gpus]
     if any(s is None for s in sizes):
         return UNKNOWN, "a GPU's memory size is unknown"
@@ -482,12 +491,8 @@ def _shm(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
 def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     """bfloat16 arithmetic needs compute capability 8.0 (Ampere) or newer on every GPU."""
     nv = facts.nvidia
-    if nv.probe.status is Status.NOT_FOUND:
-        return False, "no NVIDIA GPU"
-    if not nv.probe.status.known:
-        return UNKNOWN, "the NVIDIA probe did not answer"
-    if not nv.gpus:
-        return False, "no NVIDIA GPU"
+    if (missing := _no_gpus(facts)) is not None:
+        return missing
     if any(g.cc is None for g in nv.gpus):
         return UNKNOWN, "a GPU's compute capability is unknown"
     old = [g for g in nv.gpus if g.cc < Version("8.0")]

@@ -20,7 +20,8 @@ What goes, and what replaces it:
   MAC addresses → ``<mac>``.
 
 Values under version keys (``version``, ``driver_version`` …) are left alone, and so is any
-dotted quad that the facts know as a version (cuBLAS 12.4.5.8 is not an IP address).
+dotted quad that the facts know as a version (cuBLAS 12.4.5.8 is not an IP address) or that
+follows a version operator (``==9.10.2.21``).
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ _GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
                        r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b(?:/\d+/\d+)?")
 _MAC = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
                   r"(?![0-9A-Fa-f:-])")
-_IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)"
-                   r"(?![\w.])")
+# Not after a version operator: `nvidia-cudnn-cu12==9.10.2.21` in a fix command is a version.
+_IPV4 = re.compile(r"(?<![\w.])(?<![=<>~!]=)"
+                   r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])")
 _IPV6 = re.compile(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
                    r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
 

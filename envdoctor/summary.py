@@ -51,7 +51,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
             lines.append(("frameworks", "Frameworks", Status.OK,
                           "no PyTorch, TensorFlow or JAX installed"))
     else:
-        lines.append(("frameworks", "Frameworks", fw.probe.status, fw.probe.reason))
+        lines.append(("frameworks", "Frameworks", fw.probe.status,
+                      f"unknown ({fw.probe.reason or fw.probe.status.value})"))
     lines.append(("python", "Python", facts.host.probe.status, _python(facts)))
     lines.append(("host", "Host", facts.host.probe.status, _host(facts)))
 

@@ -214,6 +214,64 @@ def test_fuzz_mixed_fragments_stream_equals_whole(parts, block):
         [(d.code, [e.line for e in d.evidence]) for d in small]
 
 
+def _scan_summary(result):
+    """Everything ranking reads from a scan, to compare two scans."""
+    return (result.lines, result.tracebacks, result.chains, sorted(
+        (code, sh.count, sh.anti_lines, [(h.line, h.text, h.role, h.cause_depth) for h in sh.hits])
+        for code, sh in result.by_code.items()))
+
+
+_RAW_FRAGMENTS = _FRAGMENTS + [
+    "&quot;", "&lt;", " > ", ">", "\r> RuntimeError: CUDA error: out of memory", "\r\r\n",
+    "  File \"x.py\", line 3, in f\n    y = torch.load(p)\n", "\u00e9\u2502", "\x1b]0;t\x07",
+    "x" * 5000, "numpy.core.multiarray failed to import\n", "\t> quoted\n", "&nbsp;", "\x1b[K",
+    "&amp;quot;"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_RAW_FRAGMENTS), max_size=25), st.integers(16, 4096))
+def test_fuzz_raw_fast_path_equals_normalise_then_scan(parts, block):
+    """The raw fast path (bytes search, per-line normalising) finds exactly what normalising
+    every block and scanning the text finds: same hits, lines, roles, evidence, structure."""
+    from envdoctor.explain import scanner
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    try:
+        slow = scanner().scan(read_blocks(io.BytesIO(data), block_bytes=block))
+    except NotText:
+        return
+    fast = scanner().scan_stream(io.BytesIO(data), block_bytes=block)
+    assert _scan_summary(fast) == _scan_summary(slow)
+
+
+def test_signature_and_anchor_caches_use_the_shared_json_cache(tmp_path, monkeypatch):
+    """Parsed signatures (with their literals) and the chosen anchors are cached as JSON by
+    knowledge.cached_json, in $ENVDOCTOR_CACHE_DIR when set, and a cached load is identical."""
+    from envdoctor.explain import signatures
+    from envdoctor.explain.scan import Scanner
+    monkeypatch.delenv("ENVDOCTOR_NO_CACHE", raising=False)
+    monkeypatch.setenv("ENVDOCTOR_CACHE_DIR", str(tmp_path))
+    signatures._load.cache_clear()
+    fresh = signatures.load_signatures()
+    anchors = Scanner(fresh).anchors
+    assert sorted(p.name.split("-")[0] for p in tmp_path.glob("*.json")) == \
+        ["anchors", "signatures"]
+    signatures._load.cache_clear()
+    cached = signatures.load_signatures()
+    signatures._load.cache_clear()
+    assert [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in cached] == \
+        [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in fresh]
+    assert Scanner(cached).anchors == anchors
+
+
+def test_raw_fast_path_equals_normalise_then_scan_on_the_corpus():
+    from envdoctor.explain import scanner
+    for path in sorted(CORPUS.glob("*.toml")):
+        data = load_toml(path)["text"].encode()
+        slow = scanner().scan(read_blocks(io.BytesIO(data)))
+        assert _scan_summary(scanner().scan_stream(io.BytesIO(data))) == _scan_summary(slow), \
+            path.name
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.binary(max_size=2000))
 def test_fuzz_cli_bytes_never_crash(tmp_path_factory, data):

@@ -106,7 +106,7 @@ def test_requirements_on_an_8x_h100_node():
 def test_driver_and_cuda_requirements_fail_after_a_downgrade():
     facts = pipeline.load_facts_file(str(H100_470))
     got = states(facts, "driver>=550", "cuda>=12.1")
-    assert got["driver>=550"] == ("fired", "driver 470.256.2")
+    assert got["driver>=550"] == ("fired", "driver 470.256.02")
     assert got["cuda>=12.1"] == ("fired", "driver supports CUDA 11.4")
 
 

@@ -26,7 +26,7 @@ def test_summary_has_areas_requirements_and_findings():
     report = _report()
     text = render("markdown", report)
     assert text.startswith("## ❌ envdoctor check: FAIL")
-    assert "| `driver>=550` | ❌ not met | driver 470.256.2 |" in text
+    assert "| `driver>=550` | ❌ not met | driver 470.256.02 |" in text
     assert "| `gpus>=8` | ✅ met | 8 NVIDIA GPU(s) |" in text
     for f in report.findings:
         assert f"`{f.code}` {f.title}" in text
@@ -41,4 +41,4 @@ def test_bug_report_adds_facts_smoke_and_snapshot():
     assert "| torch | failed | cuda:0 | matmul: failed CUDA driver version is insufficient |" \
         in text
     assert "| GPU 7 | NVIDIA H100 80GB HBM3, cc 9.0, 81559 MiB |" in text
-    assert '"driver_version": "470.256.2"' in text
+    assert '"driver_version": "470.256.02"' in text

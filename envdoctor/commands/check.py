@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
 import click
 
 from envdoctor import pipeline
+from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
 from envdoctor.findings import FAIL_ON
 from envdoctor.renderers import RENDERERS, render
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write to --output (a file) or stdout."""
-    if output and output != "-":
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            from envdoctor.errors import BadInput
-            raise BadInput(f"{output}: cannot write: {exc.strerror or exc}") from None
-    else:
-        click.echo(text, nl=False)
-
-
-def use_color(output: str | None) -> bool:
-    if output and output != "-":
-        return False
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    return sys.stdout.isatty()
 
 
 @click.command("check")
@@ -80,6 +57,9 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         prepare,
         write_reports,
     )
+    if report_file and facts_file:
+        from envdoctor.errors import BadInput
+        raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
     gate = policy_mod.load(policy_file, requires)
     intent, fail_on = gate.settings(intent, fail_on)
     fmt = default_format(fmt)

@@ -26,7 +26,7 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
 
     Exit 0 when both files were read (whatever the differences), 2 on bad input.
     """
-    from envdoctor.commands.check import emit
+    from envdoctor.commands._output import emit
     from envdoctor.diff import compare, render_text
 
     facts_a = pipeline.load_facts_file(file_a)

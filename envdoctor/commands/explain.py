@@ -14,6 +14,7 @@ import sys
 
 import click
 
+from envdoctor.commands._output import emit, use_color
 from envdoctor.errors import BadInput
 
 _CODE = re.compile(r"^[A-Za-z]{2,9}\d{3}$")
@@ -32,8 +33,10 @@ DEFAULT_MAX_MB = 512          # a bigger file is read from its last 512 MB (~10 
 @click.option("--output", "-o", metavar="FILE", help="Write the explanation to FILE.")
 @click.option("--max-mb", type=click.IntRange(1), default=DEFAULT_MAX_MB, show_default=True,
               help="Read at most the last N MB of a bigger file (a crash is at the end).")
+@click.option("--no-redact", is_flag=True,
+              help="Keep user and host names, addresses and credentials in the quoted evidence.")
 def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
-            output: str | None, max_mb: int) -> None:
+            output: str | None, max_mb: int, no_redact: bool = False) -> None:
     """Explain an error: FILE, - (stdin, the default) or a rule CODE (ETORCH001, TORCH001)."""
     if source != "-" and _CODE.match(source) and not os.path.exists(source):
         emit(_code_doc(source.upper()), output)
@@ -42,7 +45,11 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
         raise BadInput("--facts and --no-facts exclude each other")
     ex = run(source, facts_file, no_facts, max_mb)
     from envdoctor.explain.render import RENDERERS
-    emit(RENDERERS[fmt](ex, use_color(output) and fmt == "text"), output)
+    text = RENDERERS[fmt](ex, use_color(output) and fmt == "text")
+    if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
+        from envdoctor.redact import for_data
+        text = for_data({}).text(text)
+    emit(text, output)
 
 
 def run(source: str, facts_file: str | None = None, no_facts: bool = False,
@@ -122,26 +129,6 @@ def _skip_to_tail(stream, max_mb: int) -> tuple[int, list[str]]:
         newlines += piece.count(b"\n")
     return newlines + 1, [f"the input is {size / (1 << 20):.0f} MB: only its last {max_mb} MB "
                           f"were read (from line {newlines + 1}; see --max-mb)"]
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write to --output (a file) or stdout."""
-    if output and output != "-":
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise BadInput(f"{output}: cannot write: {exc.strerror or exc}") from None
-    else:
-        click.echo(text, nl=False)
-
-
-def use_color(output: str | None) -> bool:
-    if output and output != "-":
-        return False
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    return sys.stdout.isatty()
 
 
 class _Tee:

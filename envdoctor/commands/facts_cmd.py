@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from envdoctor.commands.check import emit
+from envdoctor.commands._output import emit
 
 
 @click.command("facts")

@@ -19,14 +19,20 @@ from envdoctor.knowledge import RuleFileError, load_toml, rules_dir, toml_files
 
 
 def validate_rules(path: Path | None = None) -> tuple[list[engine.Check], list[str]]:
-    """Load and check every rule file under ``path`` (a rules folder or one check file).
+    """Load and check every rule file under ``path``: a rules folder (with ``checks/`` and
+    ``matrices/``), a folder of check files (``rules/checks/gpu``) or one check file.
 
     Returns the checks that loaded and every problem found, each naming file and field: schema
     errors, duplicate codes, examples that do not behave, matrix rows without a source.
     """
     from envdoctor.compat import matrix_problems
     root = path or rules_dir()
-    files = [root] if root.is_file() else toml_files("checks", root)
+    if root.is_file():
+        files = [root]
+    elif _is_rules_root(root):
+        files = toml_files("checks", root)
+    else:
+        files = sorted(root.rglob("*.toml"))
     checks, problems, seen = [], [], {}
     for file in files:
         try:
@@ -40,7 +46,7 @@ def validate_rules(path: Path | None = None) -> tuple[list[engine.Check], list[s
             seen[key] = str(file)
         checks.append(check)
         problems.extend(engine.run_examples(check))
-    for file in [] if root.is_file() else toml_files("matrices", root):
+    for file in toml_files("matrices", root) if _is_rules_root(root) else []:
         try:
             data = load_toml(file)
         except RuleFileError as exc:
@@ -48,6 +54,10 @@ def validate_rules(path: Path | None = None) -> tuple[list[engine.Check], list[s
             continue
         problems.extend(f"{file}: {p}" for p in matrix_problems(file.stem, data))
     return sorted(checks, key=lambda c: c.code), problems
+
+
+def _is_rules_root(path: Path) -> bool:
+    return (path / "checks").is_dir() or (path / "matrices").is_dir()
 
 
 def _load() -> list[engine.Check]:
@@ -116,6 +126,9 @@ def show_cmd(code: str) -> None:
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
 def test_cmd(path: Path | None) -> None:
     """Validate every rule and matrix file and run every check's examples (exit 1 on failure)."""
+    if path is not None and path.is_dir() and not _is_rules_root(path) \
+            and not any(path.rglob("*.toml")):
+        raise BadInput(f"{path}: no rule files (*.toml) in this folder")
     checks, problems = validate_rules(path)
     for problem in problems:
         click.echo(problem)

@@ -11,8 +11,9 @@ Library API (used by the live-workers engineer on a crashed worker's stderr)::
 text itself (a pasted GitHub issue's environment section) and win section by section, because
 the error happened on *that* machine. Signatures live in ``rules/signatures`` (data).
 
-Flow: ``reader`` (bytes -> normalised blocks) -> ``scan`` (prefiltered regex hits + traceback
-structure) -> ``conditions`` (facts) -> ``rank`` (one primary, then secondaries) -> ``render``.
+Flow: ``reader`` (bytes -> raw blocks of lines) -> ``scan`` (anchors in a reduced copy, then
+only the hit lines normalised and matched; traceback structure) -> ``conditions`` (facts) ->
+``rank`` (one primary, then secondaries) -> ``render``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
 from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
-from envdoctor.explain.reader import NotText, read_blocks
+from envdoctor.explain.reader import NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
 
@@ -76,8 +77,8 @@ def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None =
 
 
 def scan_stream(stream: BinaryIO, first_line: int = 1) -> ScanResult:
-    """Stream -> hits and traceback structure, with bounded memory."""
-    return scanner().scan(read_blocks(stream, first_line=first_line))
+    """Stream -> hits and traceback structure, with bounded memory (raw fast path)."""
+    return scanner().scan_stream(stream, first_line)
 
 
 def matched_with_conditions(result: ScanResult) -> list[Signature]:

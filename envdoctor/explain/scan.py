@@ -1,11 +1,16 @@
-"""Find signature hits in a stream of normalised blocks, fast and with bounded memory.
+"""Find signature hits in a stream of blocks, fast and with bounded memory.
 
-Per block (about 1 MB of whole lines) we lower-case the text once and search a few dozen
-*anchors* with ``str.find`` (C speed): short substrings chosen so that every pattern's
-prefilter literal contains one (``choose_anchors``). Only the lines an anchor finds are checked
-for the literals, and only lines with a literal are handed to the regexes, so a log of healthy
-lines costs a few dozen substring searches per megabyte. Patterns without a usable literal fall
-back to a per-line search.
+Per block (about 1 MB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
+single C-level ``bytes.translate``: ASCII lower-cased, with digits and the separators that fill
+logs (``DROP``) deleted — under half the bytes of a typical log. In it we search a few dozen
+*anchors* with ``bytes.find`` (C speed): short byte strings chosen so that every pattern's
+reduced prefilter literal contains one (``choose_anchors``). Deleting characters from both
+sides keeps the search safe: if a line contains a literal, its reduced form contains the
+literal's reduced form. Only the lines an anchor finds are decoded and normalised (see
+``reader.normalise_line``), checked for the literals, and handed to the regexes, so a log of
+healthy lines costs one translate and a few dozen finds per megabyte. Blocks whose
+normalisation is not line by line (ANSI escapes, HTML entities) are normalised whole first.
+Patterns without a usable literal fall back to a per-line search.
 
 Besides signature hits, the scanner records the *structure* that ranking needs: where Python
 tracebacks start and where exceptions are chained ("During handling of the above exception",
@@ -18,19 +23,41 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import BinaryIO
 
+from envdoctor.explain.reader import (
+    BLOCK_BYTES,
+    MAX_LINE,
+    normalise,
+    normalise_line,
+    patch_escapes,
+    raw_needs_block_normalise,
+    raw_quoted,
+    read_raw,
+)
 from envdoctor.explain.signatures import Pattern, Signature
 
 MAX_HITS_PER_SIGNATURE = 50     # evidence kept per signature (the count goes on)
 MAX_MARKERS = 200_000           # structural markers kept (a pathological log may have more)
 ANCHOR_MIN, ANCHOR_MAX = 4, 10  # anchor lengths considered
-FIND_MS = 4.0                   # one find over 1 MB (measured ~1-2 ms; weighs fewer anchors up)
-LINE_MS = 18.0                  # an anchor present on every line (12k lines x 1.5 us)
+# Weights of choose_anchors' cost model, tuned by measuring whole scans of the benchmark log
+# (benchmarks/bench_explain.py) over a grid: a heavier find weight (fewer anchors) won, since
+# a find over the reduced text of 1 MB costs ~0.25 ms and a block has only a few hit lines.
+FIND_MS = 16.0                  # one find over the reduced text of 1 MB, per unit of advance
+LINE_MS = 18.0                  # an anchor present on every line
 SHOW_CHARS = 300                # evidence text is cut to this
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_BYTES_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+# Deleted before searching: digits, separators and spaces are ~60 % of a training log's bytes
+# (timestamps, losses, paths, progress bars) and say little about an error. Never "\n".
+DROP = b"0123456789#:.-/=[]|_,%<> "
+RED_CHUNK = 8192                # reduce in pieces, to map a hit back to its line cheaply
+MIN_REDUCED = 3                 # a literal shorter than this once reduced cannot anchor
+_CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
 CHAIN = ("during handling of the above exception", "the above exception was the direct cause")
 # stack-frame lines: Python, C++ (frame #N, gdb #N 0x…), Java/JS "at x(", Jupyter/IPython
@@ -124,138 +151,273 @@ def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple
     return anchors
 
 
+def reduce_bytes(data: bytes) -> bytes:
+    """ASCII lower-case and delete ``DROP``: the text the anchors are searched in."""
+    return data.translate(_BYTES_LOWER, DROP)
+
+
+def reduce_text(text: str) -> str:
+    """``reduce_bytes`` of a literal or line, as a str of bytes (latin-1) for ``choose_anchors``."""
+    return reduce_bytes(text.encode("utf-8", "surrogatepass")).decode("latin-1")
+
+
+# (order, signature index, pattern, is_anti); order = position among all patterns, so a line
+# is checked against its patterns in the order the signatures list them, whatever the anchors
+Entry = tuple[int, int, Pattern, bool]
+MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
+
+
 class Scanner:
-    """Compiled once per signature set; ``scan(blocks)`` may be called many times."""
+    """Compiled once per signature set; ``scan``/``scan_stream`` may be called many times."""
 
     def __init__(self, signatures: Iterable[Signature]):
         self.signatures = tuple(signatures)
-        # literal -> [(sig index, pattern, is_anti)]
-        self.by_literal: dict[str, list[tuple[int, Pattern, bool]]] = {}
-        self.unfiltered: list[tuple[int, Pattern, bool]] = []
+        # literal -> entries; patterns without a (reducible) literal are searched on every line
+        self.by_literal: dict[str, list[Entry]] = {}
+        self.unfiltered: list[Entry] = []
+        order = 0
         for i, sig in enumerate(self.signatures):
             for pats, anti in ((sig.patterns, False), (sig.anti_patterns, True)):
                 for pat in pats:
-                    if pat.literals is None:
-                        self.unfiltered.append((i, pat, anti))
-                    else:
-                        for lit in pat.literals:
-                            self.by_literal.setdefault(lit, []).append((i, pat, anti))
-        self.anchors = _cached_anchors(sorted(self.by_literal), self.signatures)
+                    entry = (order, i, pat, anti)
+                    order += 1
+                    lits = pat.literals
+                    if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
+                        self.unfiltered.append(entry)
+                        continue
+                    for lit in lits:
+                        self.by_literal.setdefault(lit, []).append(entry)
+        reduced = {lit: reduce_text(lit) for lit in self.by_literal}
+        self.anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures)
+        # anchor bytes -> ((literal, entries), ...) for the literals it stands for
+        self.plan: list[tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]] = []
+        for anchor, rlits in self.anchors.items():
+            covered = set(rlits)
+            self.plan.append((anchor.encode("latin-1"), tuple(
+                (lit, tuple(self.by_literal[lit])) for lit in sorted(self.by_literal)
+                if reduced[lit] in covered)))
+        self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
+                             for text, sink in MARKERS)
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
+        """Scan ``(first_line, normalised_text)`` blocks (``reader.read_blocks``)."""
         state = _State(self)
         for first_line, text in blocks:
-            state.block(first_line, text)
+            state.text_block(first_line, text)
+        return state.finish()
+
+    def scan_stream(self, stream: BinaryIO, first_line: int = 1,
+                    block_bytes: int = BLOCK_BYTES) -> ScanResult:
+        """Scan a byte stream through the raw fast path (``reader.read_raw``); the same
+        result as ``scan(read_blocks(stream))``."""
+        state = _State(self, first_line)
+        for data, normalised in read_raw(stream, block_bytes):
+            state.raw_block(data, normalised)
         return state.finish()
 
 
 class _State:
-    def __init__(self, scanner: Scanner):
+    def __init__(self, scanner: Scanner, first_line: int = 1):
         self.s = scanner
         self.sig_hits = [SigHits(sig) for sig in scanner.signatures]
-        self.tracebacks: list[int] = []
-        self.chains: list[int] = []
+        self.sinks: tuple[list[int], list[int]] = ([], [])  # tracebacks, chains
         self.lines = 0
         self.chars = 0
+        self.next_line = first_line
 
-    def block(self, first_line: int, text: str) -> None:
+    def text_block(self, first_line: int, text: str) -> None:
+        """An already normalised block (the str API)."""
         self.chars += len(text)
-        low = text.lower()
-        if len(low) != len(text):  # rare non-ASCII case changes: keep offsets aligned
-            low = text.translate(_ASCII_LOWER)
-        # (line start offset) -> [(sig index, pattern, anti)]
-        todo: dict[int, list[tuple[int, Pattern, bool]]] = {}
-        by_literal = self.s.by_literal
-        for anchor, lits in self.s.anchors.items():
-            pos = low.find(anchor)
+        self._block(first_line, text.encode("utf-8", "surrogatepass"), True, False)
+
+    def raw_block(self, data: bytes, normalised: bool) -> None:
+        """A raw UTF-8 block of whole lines from ``read_raw``."""
+        patched = None
+        if not normalised and raw_needs_block_normalise(data):
+            patched = patch_escapes(data)
+            if patched is None:  # only normalising the whole block is exact
+                text = normalise(data.decode("utf-8", "replace"))
+                data, normalised = text.encode("utf-8", "surrogatepass"), True
+                self.chars += len(text)
+        if not normalised:  # characters read (an invalid byte counts as one, as decoded)
+            self.chars += len(data) if data.isascii() else \
+                len(data.translate(None, _CONTINUATION))
+            data = data if patched is None else patched
+        self._block(self.next_line, data, normalised, not normalised and raw_quoted(data))
+
+    def _block(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
+        if self.s.unfiltered:
+            self._every_line(first_line, data, normalised, quoted)
+            return
+        red, starts = _reduce(data)
+        newlines = red.count(b"\n")  # the same LFs as data, in half the bytes
+        self.next_line = first_line + newlines + 1
+        self.lines = first_line + newlines
+        found: list[tuple[int, int]] = []  # (position in red, anchor index | ~marker index)
+        for ai, (anchor, _) in enumerate(self.s.plan):
+            pos = red.find(anchor)
             while pos != -1:
-                start = low.rfind("\n", 0, pos) + 1
-                end = low.find("\n", pos)
-                line = low[start:] if end == -1 else low[start:end]
-                for lit in lits:
-                    if lit in line:
-                        todo.setdefault(start, []).extend(by_literal[lit])
+                found.append((pos, ai))
+                end = red.find(b"\n", pos)
                 if end == -1:
                     break
-                pos = low.find(anchor, end)
-        if self.s.unfiltered:
-            start = 0
-            for line in text.split("\n"):
-                todo.setdefault(start, []).extend(self.s.unfiltered)
-                start += len(line) + 1
-        markers = []
-        for lit, sink in ((TRACEBACK, self.tracebacks), (CHAIN[0], self.chains),
-                          (CHAIN[1], self.chains)):
-            pos = low.find(lit)
-            while pos != -1 and len(sink) < MAX_MARKERS:
-                markers.append((low.rfind("\n", 0, pos) + 1, sink))
-                pos = low.find(lit, pos + len(lit))
-        # offsets -> line numbers, incrementally (one pass over the block, not one per hit)
-        offsets = sorted(set(todo) | {m[0] for m in markers})
-        line_of: dict[int, int] = {}
-        line, prev = first_line, 0
-        for off in offsets:
-            line += text.count("\n", prev, off)
-            line_of[off] = line
-            prev = off
-        for off, sink in markers:
-            sink.append(line_of[off])
-        for start in sorted(todo):
-            end = text.find("\n", start)
-            line_text = text[start:] if end == -1 else text[start:end]
-            seen: set[int] = set()
-            for i, pat, anti in todo[start]:
-                key = id(pat)
-                if key in seen:
+                pos = red.find(anchor, end)
+        for mi, (needle, _, sink) in enumerate(self.s.markers):
+            if len(self.sinks[sink]) >= MAX_MARKERS:
+                continue
+            pos = red.find(needle)
+            while pos != -1:
+                found.append((pos, ~mi))
+                end = red.find(b"\n", pos)
+                if end == -1:
+                    break
+                pos = red.find(needle, end)
+        if not found:
+            return
+        found.sort()
+        # group by line: index within the block, counted incrementally in red (same LFs)
+        lines: dict[int, tuple[int, set[int]]] = {}
+        k, prev = 0, 0
+        for pos, ai in found:
+            k += red.count(b"\n", prev, pos)
+            prev = pos
+            if k in lines:
+                lines[k][1].add(ai)
+            else:
+                lines[k] = (pos, {ai})
+        line_at = _LineReader(data, normalised, quoted)
+        for k, (pos, ais) in lines.items():
+            start = _line_start(data, red, starts, pos)
+            text = line_at(start)
+            low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+            entries: list[Entry] = []
+            for ai in ais:
+                if ai < 0:
+                    _, marker, sink = self.s.markers[~ai]
+                    self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                seen.add(key)
-                m = pat.regex.search(line_text)
-                if m is None:
-                    continue
-                sh = self.sig_hits[i]
-                if anti:
-                    if len(sh.anti_lines) < 10_000:
-                        sh.anti_lines.append(line_of[start])
-                    continue
-                if sh.hits and sh.hits[-1].line == line_of[start]:
-                    continue  # two patterns on one line: one piece of evidence
-                sh.count += 1
-                if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
-                    sh.hits.append(Hit(line_of[start], _excerpt(line_text, m.start()),
-                                       _role(text, start, line_text, m.start())))
-        self.lines = first_line + text.count("\n")
+                for lit, ents in self.s.plan[ai][1]:
+                    if lit in low:
+                        entries.extend(ents)
+            if entries:
+                self._match(first_line + k, text, entries,
+                            lambda start=start: line_at.above(start))
+
+    def _every_line(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
+        """Rules with a pattern that has no literal: every line goes to the regexes (slow)."""
+        newlines = data.count(b"\n")
+        self.next_line = first_line + newlines + 1
+        self.lines = first_line + newlines
+        line_at = _LineReader(data, normalised, quoted)
+        start, k = 0, 0
+        while True:
+            text = line_at(start)
+            low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+            for marker, sink in MARKERS:
+                if len(self.sinks[sink]) < MAX_MARKERS:
+                    self.sinks[sink].extend([first_line + k] * low.count(marker))
+            entries = list(self.s.unfiltered)
+            for lit, ents in self.s.by_literal.items():
+                if lit in low:
+                    entries.extend(ents)
+            self._match(first_line + k, text, entries, lambda start=start: line_at.above(start))
+            end = data.find(b"\n", start)
+            if end == -1:
+                return
+            start, k = end + 1, k + 1
+
+    def _match(self, line_no: int, text: str, entries: list[Entry],
+               above: Callable[[], str | None]) -> None:
+        """Run each pattern (once, in signature order) on one line; record hits."""
+        entries.sort(key=_order)
+        last = -1
+        for order, i, pat, anti in entries:
+            if order == last:
+                continue
+            last = order
+            m = pat.regex.search(text)
+            if m is None:
+                continue
+            sh = self.sig_hits[i]
+            if anti:
+                if len(sh.anti_lines) < 10_000:
+                    sh.anti_lines.append(line_no)
+                continue
+            if sh.hits and sh.hits[-1].line == line_no:
+                continue  # two patterns on one line: one piece of evidence
+            sh.count += 1
+            if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
+                sh.hits.append(Hit(line_no, _excerpt(text, m.start()),
+                                   _role(text, m.start(), above)))
 
     def finish(self) -> ScanResult:
-        self.tracebacks.sort()
-        self.chains.sort()
+        tracebacks, chains = (sorted(sink) for sink in self.sinks)
         for sh in self.sig_hits:
             for hit in sh.hits:
-                hit.cause_depth = _cause_depth(hit.line, self.tracebacks, self.chains)
+                hit.cause_depth = _cause_depth(hit.line, tracebacks, chains)
         return ScanResult({sh.signature.code: sh for sh in self.sig_hits if sh.count},
-                          lines=self.lines, chars=self.chars, tracebacks=len(self.tracebacks),
-                          chains=len(self.chains))
+                          lines=self.lines, chars=self.chars, tracebacks=len(tracebacks),
+                          chains=len(chains))
+
+
+def _order(entry: Entry) -> int:
+    return entry[0]
+
+
+def _reduce(data: bytes) -> tuple[bytes, list[int]]:
+    """``reduce_bytes`` in RED_CHUNK pieces; -> (reduced, where each piece starts in it)."""
+    if len(data) <= RED_CHUNK:
+        return reduce_bytes(data), [0]
+    parts = [reduce_bytes(data[i:i + RED_CHUNK]) for i in range(0, len(data), RED_CHUNK)]
+    return b"".join(parts), list(accumulate(map(len, parts[:-1]), initial=0))
+
+
+def _line_start(data: bytes, red: bytes, starts: list[int], pos: int) -> int:
+    """Offset in ``data`` of the line holding ``red[pos]``.
+
+    Piece j of ``red`` is ``data[j * RED_CHUNK:(j + 1) * RED_CHUNK]`` reduced, with the same
+    LFs: count the LFs before ``pos`` inside the piece, then skip as many in ``data``.
+    """
+    j = bisect_right(starts, pos) - 1
+    lfs = red.count(b"\n", starts[j], pos)
+    base = j * RED_CHUNK
+    if lfs == 0:
+        return data.rfind(b"\n", 0, base) + 1
+    piece = data[base:base + RED_CHUNK]
+    return base + len(piece) - len(piece.split(b"\n", lfs)[-1])
+
+
+class _LineReader:
+    """Decode and normalise single lines of a block on demand."""
+
+    def __init__(self, data: bytes, normalised: bool, quoted: bool):
+        self.data, self.normalised, self.quoted = data, normalised, quoted
+
+    def __call__(self, start: int) -> str:
+        end = self.data.find(b"\n", start)
+        raw = self.data[start:] if end == -1 else self.data[start:end]
+        if self.normalised:
+            return raw.decode("utf-8", "surrogatepass")
+        return normalise_line(raw.decode("utf-8", "replace"), self.quoted, MAX_LINE)
+
+    def above(self, start: int) -> str | None:
+        """The line above the one at ``start`` in this block (None for the first line)."""
+        if start == 0:
+            return None
+        return self(self.data.rfind(b"\n", 0, start - 1) + 1)
 
 
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...]
                     ) -> dict[str, tuple[str, ...]]:
-    """``choose_anchors`` takes ~1 s; its answer is cached beside the signature cache."""
-    import json
-
-    from envdoctor.explain.signatures import cache_path, write_json
-    key = f"{ANCHOR_MIN}-{ANCHOR_MAX}-{FIND_MS}-{LINE_MS}-{HEALTHY_LINES}\n" + "\n".join(literals)
-    path = cache_path("anchors", key)
-    if path is not None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-            if isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
-                return {k: tuple(v) for k, v in data.items()}
-        except (OSError, ValueError):
-            pass
-    anchors = choose_anchors(literals, _reference(signatures))
-    if path is not None:
-        write_json(path, {k: list(v) for k, v in anchors.items()})
-    return anchors
+    """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
+    from envdoctor.knowledge import cached_json
+    key = [ANCHOR_MIN, ANCHOR_MAX, FIND_MS, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
+           DROP.decode("latin-1"), literals]
+    anchors, _ = cached_json(
+        "anchors", key,
+        lambda: {k: list(v) for k, v in choose_anchors(literals, _reference(signatures)).items()},
+        lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()))
+    return {k: tuple(v) for k, v in anchors.items()}
 
 
 # Lines that fill healthy training logs (shapes of real TensorFlow, PyTorch/Lightning,
@@ -285,12 +447,14 @@ HEALTHY_WEIGHT = 20
 
 
 def _reference(signatures: tuple[Signature, ...]) -> list[str]:
-    """Ordinary lines: the examples' lines that no prefilter literal is in, plus HEALTHY_LINES."""
-    lits = [lit for sig in signatures for p in sig.patterns for lit in (p.literals or ())]
-    lines = {line.lower()[:300] for sig in signatures for ex in sig.examples
+    """Ordinary lines, reduced: the examples' lines that no prefilter literal is in, plus
+    HEALTHY_LINES."""
+    lits = [reduce_text(lit) for sig in signatures for p in sig.patterns
+            for lit in (p.literals or ())]
+    lines = {reduce_text(line[:300]) for sig in signatures for ex in sig.examples
              for line in ex.text.splitlines() if line.strip()}
     ordinary = sorted(t for t in lines if not any(lit in t for lit in lits))
-    return ordinary + [t.lower() for t in HEALTHY_LINES] * HEALTHY_WEIGHT
+    return ordinary + [reduce_text(t) for t in HEALTHY_LINES] * HEALTHY_WEIGHT
 
 
 def _excerpt(line: str, at: int) -> str:
@@ -306,7 +470,7 @@ def _excerpt(line: str, at: int) -> str:
 _PY_FRAME_HEAD = re.compile(r'^\s*File "[^"]*", line \d+(?:, in \S+)?')
 
 
-def _role(text: str, start: int, line: str, at: int = 0) -> str:
+def _role(line: str, at: int, above: Callable[[], str | None]) -> str:
     """exception | frame | log, for one hit line (looks at the line above for frame code).
 
     A Python frame header flattened together with the message (a pasted one-liner) is a frame
@@ -317,9 +481,9 @@ def _role(text: str, start: int, line: str, at: int = 0) -> str:
         return "exception" if "Error" in line[head.end():] else "log"
     if _FRAME.match(line):
         return "frame"
-    if start > 0:
-        above = text[text.rfind("\n", 0, start - 1) + 1:start - 1]
-        if above.lstrip().startswith("File \"") and line.startswith((" ", "\t")):
+    if line.startswith((" ", "\t")):
+        prev = above()
+        if prev is not None and prev.lstrip().startswith("File \""):
             return "frame"
     if _EXC.match(line):
         return "exception"

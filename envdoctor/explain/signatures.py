@@ -26,7 +26,15 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-from envdoctor.knowledge import RuleFileError, is_url, load_toml, rules_dir, toml_files
+from envdoctor.knowledge import (
+    RuleFileError,
+    cached_json,
+    file_stamps,
+    is_url,
+    load_toml,
+    rules_dir,
+    toml_files,
+)
 
 CATEGORIES = ("environment", "usage", "benign", "user_code")
 CONFIDENCES = ("high", "medium", "low")
@@ -126,7 +134,11 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
     result = _seq_literals(list(tree))
     if not result or any(len(lit) < MIN_LITERAL for lit in result):
         return None
-    return tuple(sorted({lit.lower() for lit in result}))
+    # ASCII-only lower-casing: the scanner lower-cases raw UTF-8 bytes (bytes.lower)
+    return tuple(sorted({lit.translate(_ASCII_LOWER) for lit in result}))
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
@@ -282,81 +294,50 @@ def load_signatures(root: Path | None = None) -> tuple[Signature, ...]:
 @lru_cache(maxsize=4)
 def _load(root: str) -> tuple[Signature, ...]:
     files = toml_files("signatures", Path(root))
-    cache = _cache_file(files)
-    cached = _read_cache(cache) if cache else None
-    sigs: list[Signature] = []
-    seen: dict[str, str] = {}
-    entries = []
-    for i, path in enumerate(files):
-        if cached is not None:
-            data, known = cached[i]["data"], cached[i]["literals"]
-        else:
-            data, known = load_toml(path), None
-        sig = parse_signature(data, path, known)
-        if sig.code in seen:
-            raise RuleFileError(path, "code", f"{sig.code} is also used by {seen[sig.code]}")
-        seen[sig.code] = str(path)
-        sigs.append(sig)
-        entries.append({"data": data, "literals": {
-            p.source: None if p.literals is None else list(p.literals)
-            for p in sig.patterns + sig.anti_patterns}})
-    if cache and cached is None:
-        write_json(cache, entries)
+    built: list[Signature] = []
+
+    def build() -> list[dict[str, Any]]:
+        """Parse and validate every file (raises on a bad one, so it is never cached)."""
+        entries = []
+        for path in files:
+            data = load_toml(path)
+            built.append(parse_signature(data, path))
+            entries.append({"data": data, "literals": {
+                p.source: None if p.literals is None else list(p.literals)
+                for p in built[-1].patterns + built[-1].anti_patterns}})
+        _unique(built)
+        return entries
+
+    stamps = file_stamps(files)
+    entries, cached = cached_json("signatures", None if stamps is None else
+                                  [CACHE_VERSION, stamps], build, _valid_entries)
+    if not cached:
+        return tuple(built)
+    if len(entries) != len(files):  # a cache of another file list: cannot happen (keyed)
+        entries = [{"data": load_toml(p), "literals": None} for p in files]
+    sigs = [parse_signature(e["data"], path, e["literals"])
+            for e, path in zip(entries, files, strict=True)]
+    _unique(sigs)
     return tuple(sigs)
 
 
-# ---------------------------------------------------------------------------- cache
+def _unique(sigs: list[Signature]) -> None:
+    seen: dict[str, str] = {}
+    for sig in sigs:
+        if sig.code in seen:
+            raise RuleFileError(sig.path, "code", f"{sig.code} is also used by {seen[sig.code]}")
+        seen[sig.code] = sig.path
+
+
 # Parsing ~65 TOML files and compiling ~200 regexes costs ~70 ms per process, a quarter of the
 # 0.3 s budget for explaining one traceback. The validated data and prefilter literals are
-# cached as JSON (never pickle), keyed by every file's path, size and mtime, so an edited rule
-# is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off; ENVDOCTOR_CACHE_DIR moves it.
-CACHE_VERSION = 1
+# cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
+# and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
+# ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
+CACHE_VERSION = 2
 
 
-def cache_path(kind: str, key: str) -> Path | None:
-    """``<cache dir>/<kind>-<hash of key>.json``, or None when caching is off."""
-    import hashlib
-    import os
-    if os.environ.get("ENVDOCTOR_NO_CACHE"):
-        return None
-    folder = os.environ.get("ENVDOCTOR_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "envdoctor")
-    digest = hashlib.sha256(f"v{CACHE_VERSION}\n{key}".encode()).hexdigest()[:24]
-    return Path(folder) / f"{kind}-{digest}.json"
-
-
-def _cache_file(files: list[Path]) -> Path | None:
-    parts = []
-    for path in files:
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        parts.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
-    return cache_path("signatures", "\n".join(parts))
-
-
-def _read_cache(path: Path) -> list[dict[str, Any]] | None:
-    import json
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        return data if isinstance(data, list) else None
-    except (OSError, ValueError):
-        return None
-
-
-def write_json(path: Path, entries: Any) -> None:
-    """Write a cache file atomically; a cache we cannot write only costs time."""
-    import json
-    import os
-    import tempfile
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(entries, fh)
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
-        pass  # a cache we cannot write only costs time
+def _valid_entries(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(e, dict) and isinstance(e.get("data"), dict)
+        and isinstance(e.get("literals"), dict) for e in value)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from envdoctor.facts import Facts
 from envdoctor.parsers import (
+    banners,
     collect_env,
     informal,
     installer,
@@ -41,6 +42,7 @@ PARSERS = {
     packages.NAME: packages.parse,
     system_info.NAME: system_info.parse,
     installer.NAME: installer.parse,
+    banners.NAME: banners.parse,
     informal.NAME: informal.parse,
 }
 MAX_CHARS = 2_000_000  # a paste longer than this is cut: reports are kilobytes

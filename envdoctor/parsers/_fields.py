@@ -81,11 +81,11 @@ def apply(part: Partial, key: str, value: str) -> bool:
         if not missing(v):
             add_cudnn(part, v)
         return True
-    if re.fullmatch(r"(?:nvidia )?driver(?: version)?|nvidia driver", k):
+    if re.fullmatch(r"(?:nvidia |cuda )?driver(?: version)?|nvidia driver", k):
         if not missing(v) and ver(v) is not None and ver(v).major >= 100:
             part.set("nvidia.driver_version", ver(v))
         return True
-    if re.fullmatch(r"gpu(?: model)?(?: and memory)?|gpu type|gpu models?|gpu name|gpus?|"
+    if re.fullmatch(r"gpu(?: model)?(?: and memory)?|gpu type|gpu models?|gpu name|gpus?|gpu \d+|"
                     r"graphics card|accelerator|hardware(?: accelerator)?", k):
         _gpu(part, v)
         return True

@@ -246,6 +246,28 @@ def _local_cuda(version: Version | None) -> Version | None:
     return Version(f"{digits[:-1]}.{digits[-1]}")
 
 
+def _pypi_default_cuda(version: Version | None, values: dict[str, Any]) -> Version | None:
+    """A bare ``torch 2.3.1`` (pip list, freeze, banners) on Linux x86_64 is PyPI's default
+    wheel, a CUDA build (cu121 for 2.3): the torch matrix's ``pypi_default``. Without this a
+    pip list next to an nvidia-smi table reads as a CPU build (TORCH001 false alarm).
+
+    None when the OS is Windows or macOS (PyPI wheels there are CPU builds), on aarch64, for
+    a version with any local label (+cpu, +git…), or when the matrix has no row.
+    """
+    if version is None or version.local or version.is_devrelease:
+        return None
+    if values.get("host.os") in ("Windows", "Darwin") or \
+            str(values.get("host.arch", "")).lower() in ("aarch64", "arm64"):
+        return None
+    try:
+        from envdoctor.compat import lookup_torch_release
+        row = lookup_torch_release(version)
+    except Exception:  # knowledge mid-edit must not break report parsing
+        return None
+    m = re.match(r"^cu(\d{2,3})$", str((row or {}).get("pypi_default", "")))
+    return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
+
+
 def _local_rocm(version: Version | None) -> Version | None:
     if version is None or not version.local:
         return None
@@ -267,6 +289,8 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         if t.get("cpu_only") or (version is not None and version.local
                                  and version.local.startswith("cpu")):
             cuda = None
+        elif cuda is None and hip is None:
+            cuda = _pypi_default_cuda(version, values)
         torch = TorchBuild(version=version, cuda=cuda, hip=hip)
     tensorflow = None
     dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
@@ -352,6 +376,8 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
             fields["built_cudnn"] = Version(obs["built_cudnn"])
         if obs.get("arch_list"):
             fields["arch_list"] = tuple(obs["arch_list"])
+        if obs.get("cc_range"):
+            fields["cc_range"] = tuple(obs["cc_range"])
         backend = obs.get("backend")
         if backend:
             kind = {"gpu": "cuda"}.get(backend, backend)

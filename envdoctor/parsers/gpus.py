@@ -62,6 +62,29 @@ def cc_of(name: str) -> Version | None:
         return None
     try:
         row = _lookup(name)
-        return Version(str(row["cc"])) if row and row.get("cc") else None
+        if row and row.get("cc"):
+            return Version(str(row["cc"]))
+        return _truncated_cc(name)
     except (InvalidVersion, KeyError, TypeError, ValueError):
         return None
+
+
+def _truncated_cc(name: str) -> Version | None:
+    """nvidia-smi's old 18-column table cuts names mid-word ("GeForce RTX 208..."): the
+    capability on which every table pattern whose beginning the name ends with agrees
+    ("Quadro RTX 60" could be Turing or Ada: None)."""
+    from envdoctor.knowledge import matrix
+    low = name.lower()
+    if not re.search(r"\d$", low):
+        return None
+    ccs = set()
+    for row in matrix("gpus").get("gpu", []):
+        for pattern in row.get("match", []):
+            pat = pattern.lower()
+            for k in range(len(pat) - 1, 4, -1):
+                head = pat[:k]
+                if low.endswith(head) and re.search(r"\d", head) and \
+                        (len(low) == k or not low[-k - 1].isalnum()):
+                    ccs.add(str(row.get("cc")))
+                    break
+    return Version(ccs.pop()) if len(ccs) == 1 else None

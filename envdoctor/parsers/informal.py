@@ -45,6 +45,16 @@ _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 _NUMPY2 = re.compile(r"cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
 _NO_NUMPY = re.compile(r"Failed to initialize NumPy: No module named 'numpy'")
+# TensorFlow's own answer to "is there a GPU": the count the install guide prints, the device
+# list (``[]`` = none), ``tf.test.is_gpu_available()``, and templates' "GPU: False".
+_TF_COUNT = re.compile(r"Num GPUs Available\W{0,3}\s*(\d+)", re.IGNORECASE)
+_TF_LIST = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?[\"'‘’]GPU[\"'‘’]\s*\)"
+                      r"\)?\s*\)?(.*)$")
+_TF_DEVICES = re.compile(r"^\W*(\[\s*\]|\[\s*PhysicalDevice\(name=.{0,20}GPU)")
+_TF_LABELLED = re.compile(r"^\s*[\w ]{0,30}\bGPUs?\b[\w ]{0,20}:\s*(\[\s*\]|\[\s*PhysicalDevice\("
+                          r"name=.{0,20}GPU)", re.IGNORECASE | re.MULTILINE)
+_TF_IS_GPU = re.compile(r"(?:tf\.test\.is_gpu_available\(\)|^\s*(?:[-*]\s+)?(?:Is )?GPU(?: is)?"
+                        r"(?: available)?\s*[:?=]\s*)\W*(True|False)\b", re.IGNORECASE | re.MULTILINE)
 
 
 def parse(text: str) -> Partial:
@@ -91,7 +101,12 @@ def parse(text: str) -> Partial:
         _gpu(part, clean_name(m.group(2)), f"{m.group(3)}.{m.group(4)}")
     m = _SUPPORTS.search(text)
     if m:
-        part.observe("torch", "arch_list", m.group(1).split())
+        archs = m.group(1).split()
+        if _SM_WARN.search(text):
+            # torch's own verdict ("sm_120 is not compatible") counts SASS only: a compute_37
+            # PTX fallback from a CUDA 11 build does not make a Blackwell GPU usable.
+            archs = [a for a in archs if a.startswith("sm_")] or archs
+        part.observe("torch", "arch_list", archs)
     if "PyTorch built with:" in text:  # torch.__config__.show()
         m = re.search(r"^\s*-\s*CUDA Runtime\s+(\d+\.\d+)", text, re.MULTILINE)
         if m:
@@ -105,6 +120,7 @@ def parse(text: str) -> Partial:
     m = _MINMAX.search(text)
     if m:
         part.observe("torch", "cc_range", [m.group(1), m.group(2)])
+    _tensorflow_gpu(part, text, lines)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
         part.observe("torch", "cuda_available", False)
@@ -155,3 +171,40 @@ def _gpu(part: Partial, name: str, cc: str) -> None:
     if any(g.name == name for g in part.gpus):
         return
     part.gpus.append(Gpu(index=len(part.gpus), name=name, cc=ver(cc)))
+
+
+def _tensorflow_gpu(part: Partial, text: str, lines: list[str]) -> None:
+    """TensorFlow said whether it sees a GPU: an import that worked and its answer (LIVE004).
+
+    Only in a text that is about TensorFlow, so a bare "GPU: False" elsewhere means nothing.
+    """
+    if not re.search(r"tensorflow|\btf\.", text, re.IGNORECASE):
+        return
+    seen: bool | None = None
+    m = _TF_COUNT.search(text)
+    if m:
+        seen = int(m.group(1)) > 0
+    for i, line in enumerate(lines):
+        if seen is not None:
+            break
+        m = _TF_LIST.search(line)
+        if not m:
+            continue
+        after = [m.group(1)] + [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1]
+        for cand in after:
+            cand = re.sub(r"^[^\[]*?(?:returns?|result|->|=>|:)\s*", "", cand.strip(" *`#"))
+            d = _TF_DEVICES.match(cand.strip(" *`"))
+            if d:
+                seen = d.group(1).startswith("[P")
+                break
+    if seen is None:
+        m = _TF_LABELLED.search(text)  # print("Is GPU Available:", ...) -> "Is GPU Available: []"
+        if m:
+            seen = m.group(1).startswith("[P")
+    if seen is None and "torch" not in text.lower():
+        m = _TF_IS_GPU.search(text)
+        if m:
+            seen = m.group(1).lower() == "true"
+    if seen is not None:
+        part.observe("tensorflow", "import", "ok")
+        part.observe("tensorflow", "gpu_available", seen)

@@ -122,7 +122,7 @@ def _facts_tables(facts: Facts) -> list[str]:
     rows: list[tuple[str, Any]] = []
     h = facts.host
     if h.probe.status.known:
-        rows += [("OS", f"{h.distro or h.os} ({h.kernel}, {h.arch}, glibc {h.glibc or '?'})"),
+        rows += [("OS", f"{h.distro or h.os} ({h.kernel}, {h.arch}, {h.glibc or 'glibc ?'})"),
                  ("Python", (f"{h.python_version} {h.python_implementation} ({h.python_env}) "
                              f"at {h.python_executable}")),
                  ("CPU / RAM", (f"{h.cpu_count} CPUs ({', '.join(h.cpu_flags)}), "
@@ -137,7 +137,9 @@ def _facts_tables(facts: Facts) -> list[str]:
             rows.append((f"GPU {g.index}", f"{g.name}, cc {g.cc}, {mem}"
                                            + (", MIG" if g.mig_mode else "")))
     else:
-        rows.append(("NVIDIA driver", f"{nv.probe.status.value} {nv.probe.reason}".strip()))
+        status = nv.probe.status.value.replace("_", " ")
+        rows.append(("NVIDIA driver", f"{status}: {nv.probe.reason}" if nv.probe.reason
+                     else status))
     cu = facts.cuda
     rows.append(("CUDA toolkits", "; ".join(f"{t.version} at {t.path} ({t.source})"
                                             for t in cu.toolkits) or cu.probe.status.value))
