@@ -565,7 +565,9 @@ def cudnn_wheels(facts: Facts) -> list[tuple[str, Version, int | None]]:
 
 @register("gpus_below_cudnn")
 def _gpus_below_cudnn(facts: Facts, intent: str) -> Any:
-    """GPUs older than the installed pip cuDNN supports: ``["GTX 1080 Ti (6.1 < 7.5, cuDNN 9.13)"]``.
+    """GPUs older than the installed pip cuDNN supports.
+
+    E.g. ``["GTX 1080 Ti (6.1 < 7.5, cuDNN 9.13)"]``.
 
     Also the list ``gpus_below_cudnn_confirmed()`` says whether every row used was confirmed.
     """

@@ -222,7 +222,7 @@ class Evaluator:
     def _Compare(self, node: ast.Compare, local: dict[str, Any]) -> Any:
         left = self.eval(node.left, local)
         result: Any = True
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = self.eval(right_node, local)
             outcome = compare(type(op), left, right)
             if outcome is UNKNOWN:

@@ -347,7 +347,7 @@ class LiveFramework:
     """
 
     probe: ProbeInfo = ProbeInfo()
-    name: str = ""                    # torch | tensorflow | jax | keras | paddle | mindspore | mxnet
+    name: str = ""                    # torch, tensorflow, jax, keras, paddle, mindspore, mxnet
     import_ok: bool | None = None
     import_error: str = ""
     import_seconds: float | None = None

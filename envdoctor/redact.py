@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from envdoctor.probes.envvars import SECRET_NAME, SECRET_VALUE
+from envdoctor.secrets import SECRET_NAME, SECRET_VALUE
 
 SECRET = "<redacted>"
 USER, HOST, IP, MAC, GPU_UUID = "<user>", "<host>", "<ip>", "<mac>", "<gpu-uuid>"

@@ -44,7 +44,8 @@ from envdoctor.renderers import RENDERERS, render
 @click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
               metavar="S", help="Seconds each framework worker may run "
               "[default: 120; 300 with --smoke full].")
-def check(static: bool, facts_file: str | None, report_file: str | None, fmt: str | None, output: str | None,
+def check(static: bool, facts_file: str | None, report_file: str | None, fmt: str | None,
+          output: str | None,
           fail_on: str | None, intent: str | None, verbose: bool, policy_file: str | None = None,
           requires: tuple[str, ...] = (), reports: tuple[str, ...] = (),
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,

@@ -87,7 +87,7 @@ def _parse_csv(part: Partial, text: str) -> None:
         cells = [c.strip() for c in ln.split(",")]
         if len(cells) != len(fields):
             break
-        row = dict(zip(fields, cells))
+        row = dict(zip(fields, cells, strict=False))
         part.set("nvidia.driver_version", ver(row.get("driver_version")))
         gpu = Gpu(index=_int(row.get("index"), len(part.gpus)), name=clean_name(row["name"]),
                   uuid=row.get("uuid", ""), cc=ver(row.get("compute_cap")),

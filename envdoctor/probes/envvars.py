@@ -7,11 +7,11 @@ under an allowlisted name (``NCCL_…`` or ``TF_…`` variables can hold tokens 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 
 from envdoctor.facts import EnvFacts, Status
 from envdoctor.probes._base import Trail
+from envdoctor.secrets import REDACTED, SECRET_NAME, SECRET_VALUE
 
 SECTION = "env"
 
@@ -25,13 +25,6 @@ WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT
 """.split())
 PREFIXES = ("PYTORCH_", "TORCH_", "TORCHINDUCTOR_", "TF_", "XLA_", "JAX_", "NCCL_", "CUBLAS_",
             "CUDNN_", "FLAGS_", "MXNET_", "MS_", "GLOG_")
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH",
-                         re.IGNORECASE)
-SECRET_VALUE = re.compile(
-    r"\b(hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}"
-    r"|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)"
-    r"|://[^/\s:@]+:[^/\s@]+@")
-REDACTED = "<redacted>"
 
 
 def looks_secret(name: str, value: str) -> bool:

@@ -321,7 +321,7 @@ def parse_query_csv(text: str, fields: list[str]) -> tuple[tuple[Gpu, ...], Vers
             continue
         if len(cells) != len(names) or not ({"name", "index", "uuid"} & set(names)):
             continue
-        row = dict(zip(names, cells))
+        row = dict(zip(names, cells, strict=False))
         driver = driver or _v(_na(row.get("driver_version")))
         reasons = _hex(row.get("clocks_event_reasons.active")
                        or row.get("clocks_throttle_reasons.active"))
@@ -367,7 +367,7 @@ def parse_compute_apps_csv(text: str) -> tuple[tuple[str, GpuProcess], ...]:
         if i is not None and len(cells) > len(names):  # commas inside the process name
             extra = len(cells) - len(names)
             cells[i:i + extra + 1] = [", ".join(cells[i:i + extra + 1])]
-        row = dict(zip(names, cells))
+        row = dict(zip(names, cells, strict=False))
         pid = _int(row.get("pid"))
         if pid is None:
             continue
