@@ -260,3 +260,16 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     if not os.path.exists("/proc/driver/nvidia"):
         assert gpu.returncode == 1 and "INTENT001" in gpu.stdout
+
+    # The knowledge ships in the wheel: rules list/show/test read envdoctor/_rules.
+    tool = str(venv / "bin" / "envdoctor")
+    listing = subprocess.run([tool, "rules", "list", "--format", "json"], capture_output=True,
+                             text=True, env=env, cwd=tmp_path, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    assert len(json.loads(listing.stdout)) >= 40
+    shown = subprocess.run([tool, "rules", "show", "DRV001"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path, timeout=60)
+    assert shown.returncode == 0 and "https://" in shown.stdout, shown.stderr
+    tested = subprocess.run([tool, "rules", "test"], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=120)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
