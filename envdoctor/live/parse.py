@@ -69,19 +69,14 @@ def diagnoses_for(text: str) -> tuple[LiveDiagnosis, ...]:
     """What ``envdoctor explain`` recognises in ``text``; () when it cannot say."""
     if not text.strip():
         return ()
-    try:
-        from envdoctor.explain import diagnose_text
-    except ImportError:  # the explain engine is optional for live probes
-        return ()
+    from envdoctor.explain import diagnose_text  # the one signature engine, reused
     try:
         found = diagnose_text(text)
     except Exception:  # noqa: BLE001 - a broken signature file must not break `check`
         return ()
     out = []
     for d in found[:MAX_DIAGNOSES]:
-        out.append(LiveDiagnosis(code=str(getattr(d, "code", "")),
-                                 title=str(getattr(d, "title", "")),
-                                 fix=" ".join(str(getattr(d, "fix", "")).split())))
+        out.append(LiveDiagnosis(code=d.code, title=d.title, fix=" ".join(d.fix.split())))
     return tuple(out)
 
 

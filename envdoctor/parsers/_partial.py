@@ -259,11 +259,8 @@ def _pypi_default_cuda(version: Version | None, values: dict[str, Any]) -> Versi
     if values.get("host.os") in ("Windows", "Darwin") or \
             str(values.get("host.arch", "")).lower() in ("aarch64", "arm64"):
         return None
-    try:
-        from envdoctor.compat import lookup_torch_release
-        row = lookup_torch_release(version)
-    except Exception:  # knowledge mid-edit must not break report parsing
-        return None
+    from envdoctor.compat import lookup_torch_release
+    row = lookup_torch_release(version)
     m = re.match(r"^cu(\d{2,3})$", str((row or {}).get("pypi_default", "")))
     return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
 
@@ -336,10 +333,7 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
     Only frameworks (torch, tensorflow, jax) become entries; ``cuda_available`` is the
     framework's own answer ("Is CUDA available: False", "(GPU?): … (False)").
     """
-    try:
-        from envdoctor.facts import LiveDevice, LiveFramework
-    except ImportError:  # the live schema has not landed: keep the observations out
-        return {}
+    from envdoctor.facts import LiveDevice, LiveFramework
     out: dict[str, Any] = {}
     for name, obs in observed.items():
         if name not in ("torch", "tensorflow", "jax"):

@@ -22,37 +22,10 @@ def clean_name(name: str) -> str:
     return " ".join(name.split())
 
 
-def _matches(name: str, pattern: str) -> bool:
-    low, pat = name.lower(), pattern.lower().strip()
-    if not pat:
-        return False
-    start = low.find(pat)
-    while start >= 0:
-        end = start + len(pat)
-        if (start == 0 or not low[start - 1].isalnum()) and (end == len(low)
-                                                             or not low[end].isalnum()):
-            return True
-        start = low.find(pat, start + 1)
-    return False
-
-
 def _lookup(name: str) -> dict[str, Any] | None:
-    try:
-        from envdoctor import compat
-        fn = getattr(compat, "lookup_gpu", None)
-        if fn is not None:
-            return fn(name)
-    except Exception:  # a knowledge module mid-edit must not break report parsing
-        pass
-    from envdoctor.knowledge import matrix
-    best, best_len = None, 0
-    for row in matrix("gpus").get("gpu", []):
-        if any(x.lower() in name.lower() for x in row.get("exclude", [])):
-            continue
-        for pattern in row.get("match", []):
-            if len(pattern) > best_len and _matches(name, pattern):
-                best, best_len = row, len(pattern)
-    return best
+    """The GPU table row for a name; the one matching rule lives in ``envdoctor.compat``."""
+    from envdoctor.compat import lookup_gpu
+    return lookup_gpu(name)
 
 
 def cc_of(name: str) -> Version | None:
