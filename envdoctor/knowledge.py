@@ -7,10 +7,10 @@ Loading validates every file and names the file and the field at fault.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
+import zlib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -112,20 +112,23 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     cache = None
     if folder is not None and key is not None:
         from envdoctor import __version__
-        digest = hashlib.sha256(json.dumps([__version__, kind, key]).encode()).hexdigest()
-        cache = folder / f"{kind}-{digest[:24]}.json"
+        full_key = json.loads(json.dumps([__version__, kind, key]))  # as it reads back
+        # crc32 names the file (zlib is already loaded; hashlib costs ~5 ms of start-up);
+        # the full key is stored inside and compared, so a collision only costs a rebuild.
+        digest = zlib.crc32(json.dumps(full_key).encode())
+        cache = folder / f"{kind}-{digest:08x}.json"
         try:
-            value = json.loads(cache.read_text(encoding="utf-8"))
-            if valid is None or valid(value):
-                return value, True
-        except (OSError, ValueError, TypeError):
+            stored = json.loads(cache.read_text(encoding="utf-8"))
+            if stored.get("key") == full_key and (valid is None or valid(stored["value"])):
+                return stored["value"], True
+        except (OSError, ValueError, TypeError, AttributeError, KeyError):
             pass
     value = build()
     if cache is not None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(value), encoding="utf-8")
+            tmp.write_text(json.dumps({"key": full_key, "value": value}), encoding="utf-8")
             os.replace(tmp, cache)
         except (OSError, TypeError, ValueError):
             pass  # read-only home, or a value JSON cannot hold: build again next time

@@ -27,8 +27,8 @@ follows a version operator (``==9.10.2.21``).
 from __future__ import annotations
 
 import os
+import platform
 import re
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,7 +148,7 @@ def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
     users = {environ.get(k, "") for k in ("USER", "LOGNAME", "USERNAME", "SUDO_USER")}
     hosts = {environ.get(k, "") for k in ("HOSTNAME", "COMPUTERNAME")}
     try:
-        hosts.add(socket.gethostname())
+        hosts.add(platform.node())
     except OSError:
         pass
     _walk_for_literals(data, users, hosts, r)
