@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 
 import click
 
@@ -22,6 +24,24 @@ class BadInput(click.ClickException):
 
     def show(self, file=None) -> None:
         click.echo(f"envdoctor: error: {self.format_message()}", err=True)
+
+
+@contextlib.contextmanager
+def reading(path: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Turn the ways reading an input file fails into one-line BadInput messages (exit 2).
+
+    ``what`` names the input for a directory given by mistake: "a facts file", "a report".
+    """
+    try:
+        yield
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: is a directory, not {what}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text, not {what}") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def write_crash_log(exc: BaseException) -> str:

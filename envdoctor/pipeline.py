@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from envdoctor import engine
-from envdoctor.errors import BadInput
+from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts, FactsError
 from envdoctor.knowledge import RuleFileError
 from envdoctor.report import Report
@@ -14,14 +14,8 @@ from envdoctor.report import Report
 
 def load_facts_file(path: str) -> Facts:
     """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
-    try:
+    with reading(path, "a facts file"):
         text = Path(path).read_text(encoding="utf-8") if path != "-" else _stdin()
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"{path}: is a directory, not a facts file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(text)
     except ValueError as exc:

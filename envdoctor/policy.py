@@ -27,7 +27,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.errors import BadInput
+from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts, Status
 from envdoctor.findings import FAIL_ON, CheckResult, Finding, Severity
 from envdoctor.knowledge import tomllib
@@ -225,17 +225,12 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
+    with reading(path, "a policy file"):
         with open(path, "rb") as fh:
-            return tomllib().load(fh)
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such policy file") from None
-    except IsADirectoryError:
-        raise BadInput(f"{path}: is a directory, not a policy file") from None
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: not valid TOML ({exc})") from None
+            try:
+                return tomllib().load(fh)
+            except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise BadInput(f"{path}: not valid TOML ({exc})") from None
 
 
 def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any, str] | None:

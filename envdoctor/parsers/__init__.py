@@ -98,19 +98,12 @@ def load_report_file(path: str) -> Facts:
     import sys
     from pathlib import Path
 
-    from envdoctor.errors import BadInput
-    try:
+    from envdoctor.errors import BadInput, reading
+    with reading(path, "a report"):
         if path == "-":
             text = sys.stdin.read()
         else:
-            data = Path(path).read_bytes()
-            text = data.decode("utf-8-sig", errors="replace")
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"{path}: is a directory, not a report") from None
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+            text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
     facts = parse_text(text)
     if facts is None:
         raise BadInput(f"{path}: no environment report found (expected collect_env, "
