@@ -57,7 +57,7 @@ def timed(argv: list[str], runs: int, env: dict[str, str] | None = None) -> tupl
 
 
 def corpus_texts() -> list[str]:
-    from envdoctor.knowledge import load_toml
+    from envdoctor.engine.loader import load_toml
     return [load_toml(p)["text"] for p in sorted((REPO / "tests/corpus/explain").glob("*.toml"))]
 
 
@@ -98,7 +98,7 @@ def main() -> None:
     env["PYTHONPYCACHEPREFIX"] = tempfile.gettempdir() + "/envdoctor-bench-pyc"
     py = sys.executable
     tmp = Path(tempfile.mkdtemp(prefix="bench-explain-"))
-    from envdoctor.knowledge import load_toml
+    from envdoctor.engine.loader import load_toml
     tb = tmp / "traceback.txt"
     tb.write_text(load_toml(next((REPO / "tests/corpus/explain").glob("005*.toml")))["text"])
     subprocess.run([py, "-m", "envdoctor", "explain", str(tb)], capture_output=True, env=env)

@@ -18,8 +18,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.engine.findings import Finding
 from envdoctor.facts import Facts, Status
-from envdoctor.findings import Finding
 from envdoctor.versions import DisplayVersion
 
 # change level -> weight for each aspect kind: (major, minor, patch). "major" also covers a

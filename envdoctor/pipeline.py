@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from envdoctor import engine
+from envdoctor.engine.loader import RuleFileError
 from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts, FactsError
-from envdoctor.knowledge import RuleFileError
-from envdoctor.report import Report
+from envdoctor.outputs.report import Report
 
 
 def load_facts_file(path: str) -> Facts:

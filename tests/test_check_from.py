@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from envdoctor.renderers import RENDERERS
+from envdoctor.outputs.renderers import RENDERERS
 
 REPORTS = Path(__file__).resolve().parent / "corpus" / "reports"
 

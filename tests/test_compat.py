@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from envdoctor import compat, engine
-from envdoctor.expr import UNKNOWN
-from envdoctor.names import names_for
+from envdoctor import engine
+from envdoctor.engine.expr import UNKNOWN
+from envdoctor.engine.knowledge import compat
+from envdoctor.engine.vocabulary import names_for
 
 
 def names(**partial):

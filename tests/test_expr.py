@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from envdoctor.expr import UNKNOWN, ExprError, evaluate
+from envdoctor.engine.expr import UNKNOWN, ExprError, evaluate
 
 
 @pytest.mark.parametrize("source,expected", [

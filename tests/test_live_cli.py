@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
+from envdoctor.engine.knowledge.live import gpu_blind
 from envdoctor.facts import Facts, Gpu, LiveDevice, LiveFramework, NvidiaFacts, ProbeInfo, Status
 from envdoctor.live import installed, select
-from envdoctor.live.knowledge import gpu_blind
 from tests.conftest import REPO, run_cli
 
 FRAMEWORKS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import pipeline, policy
+from envdoctor import pipeline
 from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, ProbeInfo, Status
+from envdoctor.gate import policy
 
 FIX = Path(__file__).parent / "fixtures" / "diff"
 H100 = FIX / "h100-driver-550.json"       # 8x H100 80GB, driver 550, torch 2.5.1+cu121

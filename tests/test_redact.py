@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from envdoctor import pipeline
-from envdoctor.redact import for_data, looks_secret, redact_data, redact_report
+from envdoctor.outputs.redact import for_data, looks_secret, redact_data, redact_report
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "diff"

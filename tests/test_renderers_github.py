@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envdoctor import pipeline, policy
-from envdoctor.renderers import render
-from envdoctor.renderers.github import escape_data, escape_property
+from envdoctor import pipeline
+from envdoctor.gate import policy
+from envdoctor.outputs.renderers import render
+from envdoctor.outputs.renderers.github import escape_data, escape_property
 
 FIX = Path(__file__).parent / "fixtures" / "diff"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from envdoctor import pipeline, policy
-from envdoctor.findings import FAIL_ON
-from envdoctor.renderers import render
+from envdoctor import pipeline
+from envdoctor.engine.findings import FAIL_ON
+from envdoctor.gate import policy
+from envdoctor.outputs.renderers import render
 
 FIX = Path(__file__).parent / "fixtures" / "diff"
 

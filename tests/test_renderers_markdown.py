@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envdoctor import pipeline, policy
-from envdoctor.renderers import render
-from envdoctor.renderers.markdown import cell, render_bug_report
+from envdoctor import pipeline
+from envdoctor.gate import policy
+from envdoctor.outputs.renderers import render
+from envdoctor.outputs.renderers.markdown import cell, render_bug_report
 
 FIX = Path(__file__).parent / "fixtures" / "diff"
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from envdoctor import pipeline, policy
-from envdoctor.renderers import render
+from envdoctor import pipeline
+from envdoctor.gate import policy
+from envdoctor.outputs.renderers import render
 
 FIX = Path(__file__).parent / "fixtures" / "diff"
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json")

@@ -13,10 +13,10 @@ from pathlib import Path
 from conftest import REPO, run_cli
 
 from envdoctor import pipeline
-from envdoctor.compat import cpu_only_frameworks_of
+from envdoctor.engine.knowledge.compat import cpu_only_frameworks_of
 from envdoctor.facts import Facts
-from envdoctor.redact import Redactor
-from envdoctor.summary import summarize
+from envdoctor.outputs.redact import Redactor
+from envdoctor.outputs.summary import summarize
 
 MACHINES = REPO / "tests" / "fixtures" / "machines"
 
@@ -125,7 +125,7 @@ def test_unknown_frameworks_line_says_unknown():
 
 
 def test_markdown_facts_table_reads_cleanly():
-    from envdoctor.renderers.markdown import _facts_tables
+    from envdoctor.outputs.renderers.markdown import _facts_tables
     facts = pipeline.load_facts_file(str(MACHINES / "cpu-laptop-cpu-wheels.json"))
     assert facts.host.glibc.startswith("glibc-")  # the fact carries its own prefix
     table = "\n".join(_facts_tables(facts))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import engine, knowledge
-from envdoctor.knowledge import RuleFileError
+from envdoctor import engine
+from envdoctor.engine import loader as knowledge
+from envdoctor.engine.loader import RuleFileError
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 

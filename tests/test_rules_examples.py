@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envdoctor import engine
-from envdoctor.knowledge import RuleFileError
+from envdoctor.engine.loader import RuleFileError
 
 CHECKS = engine.load_checks()
 

@@ -8,8 +8,7 @@ import jsonschema
 import pytest
 from conftest import REPO, run_cli
 
-from envdoctor import schema
-from envdoctor.facts import SCHEMA_VERSION, Facts
+from envdoctor.facts import SCHEMA_VERSION, Facts, schema
 
 COMMITTED = REPO / "schema" / "facts.schema.json"
 
@@ -29,9 +28,9 @@ def live_snapshot():
 
 
 def test_committed_schema_is_current():
-    """Fails when facts.py changed without `python -m envdoctor.schema`."""
+    """Fails when facts.py changed without `python -m envdoctor.facts.schema`."""
     assert COMMITTED.read_text(encoding="utf-8") == schema.render(), (
-        "schema/facts.schema.json is stale: run `python -m envdoctor.schema`")
+        "schema/facts.schema.json is stale: run `python -m envdoctor.facts.schema`")
 
 
 def test_schema_names_every_section_and_the_version():

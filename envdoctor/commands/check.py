@@ -7,8 +7,8 @@ import click
 from envdoctor import pipeline
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
-from envdoctor.findings import FAIL_ON
-from envdoctor.renderers import RENDERERS, render
+from envdoctor.engine.findings import FAIL_ON
+from envdoctor.outputs.renderers import RENDERERS, render
 
 
 @click.command("check")
@@ -51,13 +51,13 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
           frameworks: str | None = None, worker_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
-    from envdoctor import policy as policy_mod
     from envdoctor.commands.report_cmd import (
         default_format,
         parse_report_spec,
         prepare,
         write_reports,
     )
+    from envdoctor.gate import policy as policy_mod
     if report_file and facts_file:
         from envdoctor.errors import BadInput
         raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")

@@ -32,7 +32,7 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     facts_a = pipeline.load_facts_file(file_a)
     facts_b = pipeline.load_facts_file(file_b)
     if not no_redact:
-        from envdoctor.redact import redact_data
+        from envdoctor.outputs.redact import redact_data
         facts_a = Facts.from_dict(redact_data(facts_a.to_dict()))
         facts_b = Facts.from_dict(redact_data(facts_b.to_dict()))
     report_a = pipeline.diagnose(facts_a, intent=intent)

@@ -47,7 +47,7 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
     from envdoctor.explain.render import RENDERERS
     text = RENDERERS[fmt](ex, use_color(output) and fmt == "text")
     if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
-        from envdoctor.redact import for_data
+        from envdoctor.outputs.redact import for_data
         text = for_data({}).text(text)
     emit(text, output)
 
@@ -56,8 +56,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         max_mb: int | None = None):
     """Read, scan, rank; returns an ``Explanation`` (BadInput on unusable input)."""
     from envdoctor import explain as ex_mod
+    from envdoctor.engine.loader import RuleFileError
     from envdoctor.explain.render import Explanation
-    from envdoctor.knowledge import RuleFileError
 
     stream = _open(source)
     head = _Tee(stream, REPORT_TEXT_LIMIT)
@@ -171,9 +171,9 @@ def _open(source: str):
 
 
 def _code_doc(code: str) -> str:
+    from envdoctor.engine.loader import RuleFileError
     from envdoctor.explain.render import render_check_doc, render_signature_doc
     from envdoctor.explain.signatures import load_signatures
-    from envdoctor.knowledge import RuleFileError
     try:
         for sig in load_signatures():
             if sig.code == code:

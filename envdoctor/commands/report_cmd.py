@@ -16,9 +16,9 @@ import click
 
 from envdoctor import pipeline
 from envdoctor.errors import BadInput
-from envdoctor.redact import redact_report
-from envdoctor.renderers import RENDERERS, render
-from envdoctor.report import Report
+from envdoctor.outputs.redact import redact_report
+from envdoctor.outputs.renderers import RENDERERS, render
+from envdoctor.outputs.report import Report
 
 
 # ---------------------------------------------------------------------------- shared with check
@@ -104,6 +104,6 @@ def report(fmt: str, facts_file: str | None, output: str | None, intent: str, st
     if fmt == "json":
         text = json.dumps({**result.to_dict(), "kind": "envdoctor-report"}, indent=2) + "\n"
     else:
-        from envdoctor.renderers.markdown import render_bug_report
+        from envdoctor.outputs.renderers.markdown import render_bug_report
         text = render_bug_report(result)
     emit(text, output)

@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from envdoctor import engine
+from envdoctor.engine.loader import RuleFileError, load_toml, rules_dir, toml_files
 from envdoctor.errors import EXIT_FINDINGS, BadInput
-from envdoctor.knowledge import RuleFileError, load_toml, rules_dir, toml_files
 
 
 def validate_rules(path: Path | None = None) -> tuple[list[engine.Check], list[str]]:
@@ -25,7 +25,7 @@ def validate_rules(path: Path | None = None) -> tuple[list[engine.Check], list[s
     Returns the checks that loaded and every problem found, each naming file and field: schema
     errors, duplicate codes, examples that do not behave, matrix rows without a source.
     """
-    from envdoctor.compat import matrix_problems
+    from envdoctor.engine.knowledge.compat import matrix_problems
     root = path or rules_dir()
     if root.is_file():
         files = [root]

@@ -1,6 +1,7 @@
 """Apply a signature's ``[[conditions]]`` to facts: sharpen an answer, never invent one.
 
-A condition is ``when`` (an expression over ``envdoctor.names.names_for(facts)``), a ``note``
+A condition is ``when`` (an expression over ``envdoctor.engine.vocabulary.names_for(facts)``),
+a ``note``
 with ``{placeholders}`` (any expression, e.g. ``{torch.version}``) and an optional new
 confidence. Three-valued: a condition that is UNKNOWN (the fact was not observed, or a name
 the expression needs is not defined) is simply not applied; only True adds the note.
@@ -42,7 +43,7 @@ def sections_needed(signatures: list[Signature]) -> tuple[str, ...] | None:
     A name we do not know (a new knowledge function) asks for every section, so a missing
     entry here costs time, never a wrong answer.
     """
-    from envdoctor import expr
+    from envdoctor.engine import expr
     needed: set[str] = set()
     for sig in signatures:
         for cond in sig.conditions:
@@ -68,8 +69,8 @@ class ConditionEvaluator:
     """Callable used by ``rank``: ``(signature) -> (confidence or None, notes)``."""
 
     def __init__(self, facts: Facts):
-        from envdoctor import expr
-        from envdoctor.names import names_for
+        from envdoctor.engine import expr
+        from envdoctor.engine.vocabulary import names_for
         self.expr = expr
         self.ev = expr.Evaluator(names_for(facts))
 

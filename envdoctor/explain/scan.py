@@ -410,7 +410,7 @@ class _LineReader:
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...]
                     ) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
-    from envdoctor.knowledge import cached_json
+    from envdoctor.engine.loader import cached_json
     key = [ANCHOR_MIN, ANCHOR_MAX, FIND_MS, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), literals]
     anchors, _ = cached_json(

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-from envdoctor.knowledge import (
+from envdoctor.engine.loader import (
     RuleFileError,
     cached_json,
     file_stamps,
@@ -86,7 +86,7 @@ class Condition:
     @property
     def when(self) -> Any:  # ast.Expression
         if self._tree is None:
-            from envdoctor import expr
+            from envdoctor.engine import expr
             self._tree = expr.compile_expr(self.when_source)
         return self._tree
 
@@ -255,7 +255,7 @@ def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Con
         raise RuleFileError(path, fld, "needs when = an expression")
     tree = None
     if validate:
-        from envdoctor import expr
+        from envdoctor.engine import expr
         try:
             tree = expr.compile_expr(raw["when"])
         except expr.ExprError as exc:

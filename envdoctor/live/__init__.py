@@ -3,7 +3,7 @@
 ``run_live(facts, …)`` picks the frameworks (from the static facts, or ``--framework``), starts
 their workers in parallel (``orchestrate``), turns each outcome into ``LiveFramework`` facts
 (``parse``) and returns the snapshot with ``Facts.live`` filled. Findings come from the checks
-in ``rules/checks/live`` (and the knowledge functions in ``envdoctor.live.knowledge``); the
+in ``rules/checks/live`` (and the knowledge functions in ``envdoctor.engine.knowledge.live``); the
 ``smoke`` block of the JSON report comes from ``smoke_report``. No framework is ever imported
 in this process.
 """
@@ -18,7 +18,7 @@ from envdoctor.facts import Facts, LiveFramework, ProbeInfo, SmokeResult, SmokeS
 from envdoctor.workers import WORKERS
 
 # ``orchestrate`` and ``parse`` are imported inside ``run_live``: rule evaluation imports
-# ``envdoctor.live.knowledge`` (and so this package) on every run, `--static` included.
+# ``envdoctor.engine.knowledge.live`` (and so this package) on every run, `--static` included.
 
 SUITES = ("quick", "full")
 CORE = ("torch", "tensorflow", "jax")

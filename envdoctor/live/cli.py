@@ -9,8 +9,8 @@ from envdoctor.errors import BadInput
 from envdoctor.facts import Facts
 from envdoctor.live import run_live, smoke_lines, smoke_report
 from envdoctor.live.orchestrate import DEFAULT_TIMEOUT
-from envdoctor.report import Report
-from envdoctor.summary import AreaLine
+from envdoctor.outputs.report import Report
+from envdoctor.outputs.summary import AreaLine
 from envdoctor.workers import WORKERS
 
 ALIASES = {"pytorch": "torch", "tf": "tensorflow", "paddlepaddle": "paddle", "ms": "mindspore"}

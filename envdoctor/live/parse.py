@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from envdoctor.facts import LiveDiagnosis, LiveFramework, ProbeInfo, Status
+from envdoctor.facts.serialize import DecodeError, from_jsonable
 from envdoctor.live.orchestrate import WorkerRun
-from envdoctor.serialize import DecodeError, from_jsonable
 from envdoctor.workers import PROTOCOL
 
 TAIL_LINES = 25

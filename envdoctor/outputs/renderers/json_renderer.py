@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from envdoctor.report import Report
+from envdoctor.outputs.report import Report
 
 
 def render(report: Report, color: bool = False) -> str:

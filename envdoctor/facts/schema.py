@@ -4,7 +4,7 @@ One source of truth: the schema is generated from the types, never written by ha
 ``tests/test_schema.py`` fails when the committed ``schema/facts.schema.json`` is stale.
 Regenerate after changing facts.py::
 
-    python -m envdoctor.schema            # writes schema/facts.schema.json
+    python -m envdoctor.facts.schema            # writes schema/facts.schema.json
 
 An installed copy finds the file inside the wheel (``envdoctor/_schema``).
 """
@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from envdoctor.facts import SCHEMA_VERSION, Facts
-from envdoctor.serialize import json_schema
+from envdoctor.facts.serialize import json_schema
 
 SCHEMA_ID = f"https://github.com/envdoctor/envdoctor/schema/facts-v{SCHEMA_VERSION}.schema.json"
 FILE_NAME = "facts.schema.json"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # envdoctor/
 
 
 def build() -> dict[str, Any]:
@@ -38,7 +38,7 @@ def build() -> dict[str, Any]:
         "title": "envdoctor facts snapshot",
         "description": ("One machine as envdoctor's probes saw it (`envdoctor facts`). Every "
                         "section carries `probe` with its status: ok, not_found, error, skipped "
-                        "or unknown. Generated from envdoctor/facts.py; do not edit."),
+                        "or unknown. Generated from envdoctor/facts/; do not edit."),
         **root,
         "$defs": dict(sorted(defs.items())),
     }

@@ -1,6 +1,7 @@
 """Knowledge functions over the compatibility matrices in ``rules/matrices``.
 
-Each is registered by name in ``envdoctor.names.FUNCTIONS`` and called from rule expressions,
+Each is registered by name in ``envdoctor.engine.vocabulary.FUNCTIONS`` and called from rule
+expressions,
 e.g. ``when = "nvidia.driver_version < min_driver(torch.cuda)"``. They return ``None`` when the
 matrices do not know the answer: a rule then does not fire (a wrong verdict is worse than none).
 A factory is ``f(facts, intent) -> callable``; a section whose probe did not answer makes the
@@ -17,10 +18,10 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.expr import UNKNOWN
+from envdoctor.engine.expr import UNKNOWN
+from envdoctor.engine.loader import matrix
+from envdoctor.engine.vocabulary import register
 from envdoctor.facts import Facts, Gpu
-from envdoctor.knowledge import matrix
-from envdoctor.names import register
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -1190,7 +1191,7 @@ def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
     Every row (any table other than ``meta``) needs a ``source`` URL; ``confirmed`` must be a
     boolean; typed fields must parse; arch lists must look like sm_XY / compute_XY.
     """
-    from envdoctor.knowledge import is_url
+    from envdoctor.engine.loader import is_url
     problems = []
     for table, value in data.items():
         if table == "meta":

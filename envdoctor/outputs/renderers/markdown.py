@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from envdoctor.facts import Facts, Status
-from envdoctor.report import Report
+from envdoctor.outputs.report import Report
 
 ICONS = {"ok": "✅", "info": "ℹ️", "warning": "⚠️", "error": "❌", "unknown": "❔"}
 

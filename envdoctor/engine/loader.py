@@ -26,7 +26,7 @@ def tomllib():
         import tomli as module
     return module
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # envdoctor/
 
 
 class RuleFileError(ValueError):

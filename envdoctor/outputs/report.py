@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor import __version__
+from envdoctor.engine.findings import CheckResult, Finding, exit_code
 from envdoctor.facts import SCHEMA_VERSION, Facts
-from envdoctor.findings import CheckResult, Finding, exit_code
-from envdoctor.summary import AreaLine, summarize
+from envdoctor.outputs.summary import AreaLine, summarize
 
 REPORT_SCHEMA_VERSION = 1
 

@@ -27,10 +27,10 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
+from envdoctor.engine.loader import tomllib
 from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts, Status
-from envdoctor.findings import FAIL_ON, CheckResult, Finding, Severity
-from envdoctor.knowledge import tomllib
 from envdoctor.versions import canonical_name as canonicalize_name
 
 KEYS = ("require", "expect", "fail_on", "ignore")
@@ -533,7 +533,7 @@ def apply(report: Any, policy: Policy) -> Any:
     published under the report's ``policy`` key.
     """
     from envdoctor.engine import findings_of
-    from envdoctor.report import Report
+    from envdoctor.outputs.report import Report
 
     if policy.empty:
         return report

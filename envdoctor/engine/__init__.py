@@ -27,11 +27,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor import expr
+from envdoctor.engine import expr
+from envdoctor.engine.findings import CheckResult, Finding, Severity
+from envdoctor.engine.loader import RuleFileError, is_url, load_tree_cached
+from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import SECTIONS, Facts, FactsError
-from envdoctor.findings import CheckResult, Finding, Severity
-from envdoctor.knowledge import RuleFileError, is_url, load_tree_cached
-from envdoctor.names import names_for
 
 INTENTS = ("auto", "gpu", "cpu")
 SEVERITIES = ("error", "warning", "info", "off")

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from envdoctor.report import Report
+    from envdoctor.outputs.report import Report
 
 Renderer = Callable[["Report", bool], str]
 
-# format name -> module in envdoctor.renderers with `render(report, color) -> str`. Modules are
+# format name -> module in envdoctor.outputs.renderers with `render(report, color) -> str`.
+# Modules are
 # imported when used, so `check` pays only for the format it prints.
 RENDERERS: dict[str, str] = {
     "text": "text",
@@ -28,7 +29,7 @@ RENDERERS: dict[str, str] = {
 
 
 def renderer(name: str) -> Renderer:
-    return importlib.import_module(f"envdoctor.renderers.{RENDERERS[name]}").render
+    return importlib.import_module(f"envdoctor.outputs.renderers.{RENDERERS[name]}").render
 
 
 def render(name: str, report: Report, color: bool = False) -> str:

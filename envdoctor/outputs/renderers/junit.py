@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from envdoctor.findings import FAIL_ON, Finding
-from envdoctor.report import Report
+from envdoctor.engine.findings import FAIL_ON, Finding
+from envdoctor.outputs.report import Report
 
 # XML 1.0 forbids most control characters, even escaped.
 _BAD_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")

@@ -220,10 +220,10 @@ def redact_data(data: Any, environ: Mapping[str, str] | None = None) -> Any:
 
 def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
     """A redacted copy of a ``Report``: facts, findings, results, summary and extra keys."""
+    from envdoctor.engine.findings import CheckResult, Finding, Severity
     from envdoctor.facts import Facts
-    from envdoctor.findings import CheckResult, Finding, Severity
-    from envdoctor.report import Report
-    from envdoctor.summary import AreaLine
+    from envdoctor.outputs.report import Report
+    from envdoctor.outputs.summary import AreaLine
 
     r = for_data(report.to_dict(), environ)
 

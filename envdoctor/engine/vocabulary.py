@@ -2,7 +2,8 @@
 
 A section whose probe did not answer (status error/skipped/unknown) is ``UNKNOWN`` here, so a
 rule that needs it is "unknown", never a finding. ``None`` means "answered: not there".
-Knowledge functions (matrix look-ups) live in ``envdoctor.compat`` and register into
+Knowledge functions (matrix look-ups) live in ``envdoctor.engine.knowledge.compat`` and register
+into
 ``FUNCTIONS``; adding one is how a new kind of rule becomes possible without engine changes.
 """
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from envdoctor.expr import UNKNOWN
+from envdoctor.engine.expr import UNKNOWN
 from envdoctor.facts import SECTIONS, Facts
 
-# name -> factory(facts, intent) -> value. Filled by envdoctor.compat and later modules.
+# name -> factory(facts, intent) -> value. Filled by envdoctor.engine.knowledge.compat and
+# later modules.
 FUNCTIONS: dict[str, Callable[[Facts, str], Any]] = {}
 
 
@@ -32,8 +34,8 @@ def section(facts: Facts, name: str) -> Any:
 
 
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
-    import envdoctor.compat
-    import envdoctor.live.knowledge  # noqa: F401 - live_* / smoke_* functions over Facts.live
+    import envdoctor.engine.knowledge.compat
+    import envdoctor.engine.knowledge.live  # noqa: F401 - live_* / smoke_* functions over Facts.live
 
     names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}
     env = names["env"]

@@ -8,9 +8,9 @@ https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-comm
 
 from __future__ import annotations
 
-from envdoctor.renderers import text
-from envdoctor.renderers.sarif import _policy_file
-from envdoctor.report import Report
+from envdoctor.outputs.renderers import text
+from envdoctor.outputs.renderers.sarif import _policy_file
+from envdoctor.outputs.report import Report
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from envdoctor.report import Report
+from envdoctor.outputs.report import Report
 
 MARKS = {"ok": ("✓", "green"), "info": ("✓", "green"), "warning": ("!", "yellow"),
          "error": ("✗", "red"), "unknown": ("?", "dim")}

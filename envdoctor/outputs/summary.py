@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from envdoctor.engine.findings import Finding, worst
 from envdoctor.facts import Facts, Status
-from envdoctor.findings import Finding, worst
 
 # finding.area -> summary line
 AREA_OF = {"driver": "driver", "gpu": "driver", "cuda": "cuda", "cudnn": "libraries",

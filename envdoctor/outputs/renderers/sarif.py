@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envdoctor.findings import FAIL_ON
-from envdoctor.report import Report
+from envdoctor.engine.findings import FAIL_ON
+from envdoctor.outputs.report import Report
 
 SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
           "sarif-schema-2.1.0.json")

@@ -7,7 +7,7 @@ Rules that read a section whose status is neither ``ok`` nor ``not_found`` evalu
 *unknown* and never produce a finding.
 
 Bump ``SCHEMA_VERSION`` on any incompatible change and regenerate ``schema/facts.schema.json``
-(``python -m envdoctor.schema``).
+(``python -m envdoctor.facts.schema``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.serialize import DecodeError, from_jsonable, to_jsonable
+from envdoctor.facts.serialize import DecodeError, from_jsonable, to_jsonable
 
 SCHEMA_VERSION = 1
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from envdoctor.expr import UNKNOWN
+from envdoctor.engine.expr import UNKNOWN
+from envdoctor.engine.vocabulary import register
 from envdoctor.facts import Facts, LiveFramework, Status
-from envdoctor.names import register
 
 HIDDEN = ("", "-1", "none", "NoDevFiles")
 SLOW = 0.5   # a GPU under half its datasheet peak gets a finding
@@ -134,7 +134,7 @@ def gpu_blind(facts: Facts) -> list[str] | None:
 
 
 def _datasheet_row(name: str) -> dict[str, Any] | None:
-    from envdoctor.knowledge import matrix
+    from envdoctor.engine.loader import matrix
     for row in matrix("gpu_datasheet").get("gpu", []):
         if any(m.lower() in name.lower() for m in row.get("match", [])) and \
                 not any(x.lower() in name.lower() for x in row.get("exclude", [])):

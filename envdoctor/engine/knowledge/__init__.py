@@ -1,0 +1,1 @@
+"""Knowledge functions over the compatibility matrices, called from rule expressions."""

@@ -1,0 +1,1 @@
+"""The pre-training gate: requirements and policy."""

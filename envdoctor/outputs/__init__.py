@@ -1,0 +1,1 @@
+"""What leaves envdoctor: the frozen report, redaction, summary lines and renderers."""
