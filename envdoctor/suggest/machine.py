@@ -86,8 +86,11 @@ def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | Non
     gpus = tuple(GpuInfo(g.name, gpu_cc_of(g)) for g in nv.gpus)
     if nv.probe.status is Status.OK and gpus:
         return "gpus", gpus, nv.driver_version
-    if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error):
-        # GPUs on the bus (or NVML failing) but none described: present, model unknown.
+    pasted_header = facts.origin == "report" and nv.driver_version is not None
+    if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
+                                                       or pasted_header):
+        # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut
+        # off: an NVIDIA GPU is there, its model is unknown.
         return "gpus", (GpuInfo("NVIDIA GPU (model not readable)", None),), nv.driver_version
     if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus):
         return "none", (), None

@@ -150,7 +150,11 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
         return ["cpu"] if "cpu" in carried else []
     if m.has_nvidia:
         cudas = [v for v in carried if data.variant_cuda(v) is not None]
-        default = (release.get("pypi") or {}).get(platform)
+        pypi = release.get("pypi") or {}
+        # The release's stable CUDA (STABLE_CUDA_VERSIONS, what PyPI serves on Linux x86_64)
+        # is preferred on every platform; Windows' PyPI wheel is the CPU one.
+        default = pypi.get(platform) if data.variant_cuda(pypi.get(platform, "")) else \
+            pypi.get("linux_x86_64")
         cudas.sort(key=lambda v: data.variant_cuda(v), reverse=True)
         if default in cudas:
             cudas.remove(default)
@@ -315,12 +319,14 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
               and confirmed(c.release)]
     driver_only = [c for c in better if c.kinds() == {"driver"} and c.driver_needed is not None]
     if driver_only:
-        best = driver_only[0]
-        cmd, *_ = _command(best, platform, installer, audio)
-        out.append(Alternative(
-            f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get torch "
-            f"{best.version} {best.variant}", best.version, best.variant, cmd,
-            f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+        top = [c for c in driver_only if c.version == driver_only[0].version]
+        cheapest = min(top, key=lambda c: c.driver_needed)
+        for best in [cheapest] + ([top[0]] if top[0] is not cheapest else []):  # smallest, stable
+            cmd, *_ = _command(best, platform, installer, audio)
+            out.append(Alternative(
+                f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
+                f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
+                f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
     python_only = [c for c in better if c.kinds() == {"python"}]
     if python_only:
         best = python_only[0]
@@ -361,6 +367,7 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
             if check.version == newest.version:
                 reasons += check.failures
     oldest = data.torch_rows()[-1]
+    reasons = list({(r.constraint, r.text): r for r in reasons}.values())
     reasons.append(Reason("data", f"no torch release in the data (torch {oldest['torch']} to "
                           f"{newest.version if newest else '?'}) runs on this machine",
                           oldest.get("source", "")))
