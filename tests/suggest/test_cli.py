@@ -6,13 +6,13 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
-from tests.suggest.conftest import MACHINES, check_command
+import tomllib
 
 from envdoctor import pipeline
 from envdoctor.suggest.machine import machine_of
+from tests.suggest.conftest import MACHINES, check_command
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "corpus" / "reports"
