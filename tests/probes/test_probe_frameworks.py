@@ -214,7 +214,31 @@ def test_no_frameworks_installed(site):
     fw = frameworks.probe(paths=(str(site),))
     assert fw.probe.status is Status.OK
     assert (fw.torch, fw.tensorflow, fw.jax, fw.keras) == (None, None, None, None)
-    assert packages.probe(paths=(str(site),)).distributions == ()
+    dists = packages.probe(paths=(str(site),)).distributions
+    assert [(d.name, str(d.version), d.modules) for d in dists] == [("requests", "2.32.0", ())]
+
+
+def test_every_distribution_is_recorded_for_require(site):
+    """``--require 'tqdm>=4'`` must see any installed distribution, not a fixed list of names;
+    import names are read only for the deep-learning ones (one file read each)."""
+    from envdoctor.gate import policy
+    dist(site, "tqdm", "4.66.5", "tqdm")
+    dist(site, "einops", "0.8.0", "einops")
+    dist(site, "torch", "2.5.1", "torch")
+    facts = packages.probe(paths=(str(site),))
+    assert {d.name: d.modules for d in facts.distributions} == {
+        "einops": (), "torch": ("torch",), "tqdm": ()}
+    need = policy.parse_requirement("tqdm>=4")
+    assert policy._package(need, _with_packages(facts), {})[0] is True
+    need = policy.parse_requirement("einops>=1.0")
+    assert policy._package(need, _with_packages(facts), {})[0] is False
+
+
+def _with_packages(pk):
+    from dataclasses import replace as _replace
+
+    from envdoctor.facts import Facts
+    return _replace(Facts(), packages=pk)
 
 
 def test_first_folder_on_the_path_wins(site, tmp_path):
