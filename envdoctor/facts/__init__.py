@@ -228,6 +228,9 @@ class TorchBuild:
     hip: Version | None = None
     git_version: str = ""
     bundled: tuple[str, ...] = ()   # shared libraries shipped in torch/lib (libcudnn.so.9 …)
+    # False when nothing said which build this is (torch/version.py missing or unparseable, a
+    # report naming only "torch 2.5.1"): cuda None then means "not observed", not "CPU-only".
+    build_known: bool = True
 
 
 @dataclass(frozen=True)

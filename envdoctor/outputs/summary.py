@@ -121,6 +121,8 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
+    elif not t.build_known:
+        build = "build unknown"
     else:
         build = "CPU-only build"
     return f"{t.version} ({build})"

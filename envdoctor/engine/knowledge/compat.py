@@ -1190,7 +1190,7 @@ def cpu_only_frameworks_of(facts: Facts) -> Any:
         return []
     out = []
     t = fw.torch
-    if t is not None and t.version is not None and t.cuda is None:
+    if t is not None and t.version is not None and t.cuda is None and t.build_known:
         out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
     tf = fw.tensorflow
     if tf is not None and tf.version is not None and (
