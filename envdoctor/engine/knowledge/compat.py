@@ -1334,3 +1334,32 @@ def _torch_arch_fix(facts: Facts, intent: str) -> Any:
         return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
                 f"https://download.pytorch.org/whl/{tag}")
     return fn
+
+
+# ---------------------------------------------------------------------------- TensorFlow libs
+@register("tf_cuda_libs_fix")
+def _tf_cuda_libs_fix(facts: Facts, intent: str) -> Any:
+    """The command that gives the installed TensorFlow the CUDA libraries it was built for.
+
+    2.14+ wheels take them from the ``[and-cuda]`` extra (pinned nvidia-*-cu12 wheels);
+    older GPU wheels dlopen a system CUDA/cuDNN of the tested configuration, which conda-forge
+    provides (any cuDNN of the same major with a minor >= the build's loads).
+    """
+    def fn() -> Any:
+        fw = facts.frameworks
+        if not fw.probe.status.known:
+            return UNKNOWN
+        tf = fw.tensorflow
+        if tf is None or tf.version is None:
+            return None
+        release = f"{tf.version.major}.{tf.version.minor}"
+        if tf.version >= Version("2.14"):
+            return f'pip install "tensorflow[and-cuda]=={release}.*"'
+        row = lookup_tf_release(tf.version) or {}
+        cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
+        if cuda is None or cudnn is None:
+            return None
+        return (f'conda install -c conda-forge cudatoolkit={cuda} "cudnn>={cudnn},<{cudnn.major + 1}"'
+                "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
+                " with pip install \"tensorflow[and-cuda]\"")
+    return fn
