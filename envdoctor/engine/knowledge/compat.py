@@ -1359,7 +1359,8 @@ def _tf_cuda_libs_fix(facts: Facts, intent: str) -> Any:
         cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
         if cuda is None or cudnn is None:
             return None
-        return (f'conda install -c conda-forge cudatoolkit={cuda} "cudnn>={cudnn},<{cudnn.major + 1}"'
+        cudnn_range = f"cudnn>={cudnn},<{cudnn.major + 1}"
+        return (f'conda install -c conda-forge cudatoolkit={cuda} "{cudnn_range}"'
                 "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
                 " with pip install \"tensorflow[and-cuda]\"")
     return fn
