@@ -253,6 +253,9 @@ class JaxBuild:
     version: Version | None = None
     jaxlib: Version | None = None
     plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
+    # False when nothing listed the installed distributions (a jax.print_environment_info()
+    # block names jax and jaxlib only): no plugin then means "not observed", not "none".
+    plugins_known: bool = True
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ def merge(parts: list[Partial]) -> Facts | None:
         cuda=_cuda(values, sources),
         libraries=_libraries(ranked, sources),
         packages=_packages(packages, sources),
-        frameworks=_frameworks(values, packages, sources),
+        frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
     )
     return facts
@@ -281,8 +281,15 @@ def _local_rocm(version: Version | None) -> Version | None:
     return Version(m.group(1)) if m else None
 
 
+def _lists_jax_packages(ranked: list[Partial]) -> bool:
+    """Whether a package listing (pip list/freeze, conda list) names jax or jaxlib: only then
+    does a missing jax-cuda plugin in it mean the plugin is not installed."""
+    return any(p.source == "packages" and ("jax" in p.packages or "jaxlib" in p.packages)
+               for p in ranked)
+
+
 def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
-                sources: _Sources) -> FrameworkFacts:
+                sources: _Sources, jax_listed: bool = False) -> FrameworkFacts:
     t = _pick(values, "frameworks.torch")
     tf = _pick(values, "frameworks.tensorflow")
     jx = _pick(values, "frameworks.jax")
@@ -315,7 +322,8 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     if jax_v is not None or jaxlib_v is not None:
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))
-        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
+        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins,
+                       plugins_known=jax_listed or bool(plugins))
     keras = None
     keras_v = ks.get("version") or packages.get("keras") or packages.get("keras-nightly")
     if keras_v is not None:
