@@ -242,10 +242,18 @@ def _ib_rates(node: NodeView, fleet: Fleet) -> Value:
 @node_aspect("busbw_local", "all-reduce bus bandwidth within the node (GB/s)")
 def _busbw_local(node: NodeView, fleet: Fleet) -> Value:
     for r in node.ranks:
+        if not _on_gpu(r):
+            continue
         value = ((r.bench or {}).get("local") or {}).get("busbw_gbs")
         if isinstance(value, (int, float)) and len(node.ranks) > 1:
             return float(value)
     return None
+
+
+def _on_gpu(rank: RankView) -> bool:
+    """Speed is compared between GPUs only: CPU ranks share cores, so their speeds say how
+    the launcher packed them, not whether a device is slow."""
+    return str((rank.bench or {}).get("device") or "").startswith("cuda")
 
 
 # ---------------------------------------------------------------------------- rank
@@ -301,7 +309,7 @@ def _allreduce(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
 @rank_aspect("tflops", "matmul TFLOP/s")
 def _tflops(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
     value = (rank.bench or {}).get("matmul_tflops")
-    return float(value) if isinstance(value, (int, float)) else None
+    return float(value) if isinstance(value, (int, float)) and _on_gpu(rank) else None
 
 
 @rank_aspect("socket_not_ib", "NCCL transport where InfiniBand is up")

@@ -86,11 +86,8 @@ def first_host(nodelist: str) -> str:
         elif ch == "," and depth == 0:
             end = i
             break
-    head = text[:end]
-    match = re.match(r"^([^\[\]]*)\[([0-9]+)", head)
-    if match:
-        return match.group(1) + match.group(2)
-    return head
+    # each bracket stands for a range list: its first number is the first host's part
+    return re.sub(r"\[([0-9]*)[^\]]*\]", lambda m: m.group(1), text[:end])
 
 
 def _tasks_per_node(value: str) -> int | None:

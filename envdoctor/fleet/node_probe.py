@@ -28,6 +28,10 @@ DMESG_TIMEOUT = 3.0
 MAX_LOG = 1 << 20         # characters of dmesg read
 # NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.
 _XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]{1,20})\): ([0-9]{1,4})")
+# Newer drivers also say it without an XID, over several lines:
+# "NVRM: The NVIDIA GPU 0000:b3:00.0 … has … fallen off the bus" (reported as XID 79 here)
+_OFF_BUS = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F:.]{1,20})[^\n]{0,80}\n?[^\n]{0,120}"
+                      r"\n?[^\n]{0,120}fallen off the bus")
 
 
 def _read(path: Path, limit: int = 256) -> str | None:
@@ -147,8 +151,13 @@ def nvml_gpus(deadline: float = NVML_DEADLINE) -> tuple[list[dict[str, Any]], st
 def parse_xids(text: str) -> dict[str, list[int]]:
     """Kernel-log XID lines -> {pci bus id: sorted distinct XID codes}."""
     out: dict[str, set[int]] = {}
-    for m in _XID.finditer(text[:MAX_LOG]):
+    text = text[:MAX_LOG]
+    for m in _XID.finditer(text):
         out.setdefault(m.group(1).lower(), set()).add(int(m.group(2)))
+    for m in _OFF_BUS.finditer(text):
+        bus = m.group(1).lower()
+        bus = bus[:-2] if bus.endswith(".0") else bus  # 0000:b3:00.0 -> 0000:b3:00, as XIDs
+        out.setdefault(bus, set()).add(79)
     return {bus: sorted(codes) for bus, codes in sorted(out.items())}
 
 

@@ -117,7 +117,8 @@ def test_package_drift_between_nodes_is_named(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     common = ["--nnodes=2", "--nproc-per-node=1", "--rdzv-backend=c10d",
               f"--rdzv-endpoint=127.0.0.1:{port}", f"--rdzv-id=pkg{port}", "--max-restarts=0",
-              "-m", "envdoctor", "fleet", "--static", "--timeout", "40", "--format", "json"]
+              "-m", "envdoctor", "fleet", "--static", "--bench", "--timeout", "40",
+              "--format", "json"]
     a = Launched(torchrun(*common, "--output", str(out)), rank_env(), REPO)
     time.sleep(1.0)
     b = Launched(torchrun(*common, "--output", str(tmp_path / "b.json")),
@@ -131,6 +132,10 @@ def test_package_drift_between_nodes_is_named(tmp_path: Path) -> None:
     assert drift["evidence"]["odd"][0]["nodes"] == ["host-1#1"]
     assert "2.18.1" in drift["title"]
     assert "FLEET017" not in found
+    # --bench with one rank per node: the cross-node sweep ran between the two nodes
+    report = json.loads(out.read_text())
+    cross = report["fleet"]["bench"]["cross"]
+    assert cross["ranks"] == 2 and cross["busbw_gbs"] > 0
     assert no_leftovers(str(out)) == []
 
 
@@ -159,3 +164,26 @@ def test_rendezvous_that_never_completes_ends_in_time_with_snapshots(tmp_path: P
         assert snap["binding"]["device"] == "cpu"
     assert json.loads(files[0].read_text())["node"]["facts"]["host"]["os"] == "Linux"
     assert no_leftovers(str(snaps)) == []
+
+
+def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
+    """Not --static: each rank runs the torch smoke itself; --bench checks the all-reduce
+    exactly and reports bus bandwidth by the nccl-tests definition."""
+    out = tmp_path / "bench.json"
+    run = Launched(torchrun("--standalone", "--nproc-per-node=3", "-m", "envdoctor", "fleet",
+                            "--bench", "--timeout", "120", "--format", "json", "--output",
+                            str(out)), rank_env(), REPO)
+    rc, _, stderr = run.wait(240)
+    assert rc == 0, stderr[-3000:]
+    report = json.loads(out.read_text())
+    ranks = report["fleet"]["nodes"][0]["ranks"]
+    assert [r["smoke"]["status"] for r in ranks] == ["passed"] * 3
+    assert [r["bench"]["allreduce_check"] for r in ranks] == ["exact"] * 3
+    world = report["fleet"]["bench"]["world"]
+    for row in world["sizes"]:
+        assert row["busbw_gbs"] == pytest.approx(row["algbw_gbs"] * 2 * 2 / 3, rel=0.01)
+    gather = world["all_gather"]
+    assert gather["busbw_gbs"] == pytest.approx(gather["algbw_gbs"] * 2 / 3, rel=0.01)
+    codes = {f["code"] for f in report["findings"]}
+    assert not codes & {"FLEET030", "FLEET031", "FLEET032", "FLEET033"}
+    assert no_leftovers(str(out)) == []
