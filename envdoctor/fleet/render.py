@@ -13,8 +13,6 @@ MARK = {"error": "✗", "warning": "!", "info": "✓"}
 
 def _ranks(ranks: list[dict[str, Any]]) -> str:
     numbers = [r["rank"] for r in ranks]
-    if not numbers:
-        return "no ranks"
     if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
         return f"ranks {numbers[0]}–{numbers[-1]}"
     return ("rank " if len(numbers) == 1 else "ranks ") + ", ".join(map(str, numbers[:16])) + \
@@ -53,7 +51,8 @@ def render(report: Report, color: bool = False) -> str:
         codes = sorted(set(n.get("findings", [])))
         tail = f"  [{', '.join(codes)}]" if codes else ""
         late_text = f"; late: {', '.join(map(str, late))}" if late else ""
-        lines.append(f"[{mark}] {n['node']}: {_ranks(n['ranks'])}{late_text} — "
+        who = _ranks(n["ranks"]) if n["ranks"] else "snapshot"
+        lines.append(f"[{mark}] {n['node']}: {who}{late_text} — "
                      f"{_stack(n.get('summary', {}))}{tail}")
     for error in fleet.get("errors", []):
         lines.append(f"    note: {error}")

@@ -56,7 +56,7 @@ def test_compare_text_redacts_nothing_it_needs_and_junit_has_a_case_per_node(
         cluster: Path, tmp_path: Path) -> None:
     proc = run("fleet", "compare", str(cluster))
     assert proc.returncode == 1
-    assert "[✗] gpu03" in proc.stdout and "FLEET001" in proc.stdout
+    assert "[✗] gpu03: snapshot" in proc.stdout and "FLEET001" in proc.stdout
     assert "Differences between nodes" in proc.stdout
     junit = run("fleet", "compare", str(cluster), "--format", "junit")
     assert junit.stdout.count('name="FLEET001 fleet-driver-drift @ ') == 5

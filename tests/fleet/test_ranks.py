@@ -187,3 +187,19 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
     codes = {f["code"] for f in report["findings"]}
     assert not codes & {"FLEET030", "FLEET031", "FLEET032", "FLEET033"}
     assert no_leftovers(str(out)) == []
+
+
+def test_file_store_rendezvous_without_master_addr(tmp_path: Path) -> None:
+    """Launchers without MASTER_ADDR meet through a file on a shared file system."""
+    store = tmp_path / "rdzv-store"
+    runs = [Launched(envdoctor("fleet", "--static", "--timeout", "60", "--store", str(store),
+                               "--format", "json"),
+                     rank_env(OMPI_COMM_WORLD_RANK=str(r), OMPI_COMM_WORLD_SIZE="2",
+                              OMPI_COMM_WORLD_LOCAL_RANK=str(r)), REPO)
+            for r in (0, 1)]
+    results = [r.wait(120) for r in runs]
+    assert [rc for rc, _, _ in results] == [0, 0], results[0][2][-2000:]
+    fleet = json.loads(results[0][1])["fleet"]
+    assert fleet["launcher"] == "openmpi" and fleet["world_size"] == 2
+    assert [r["rank"] for n in fleet["nodes"] for r in n["ranks"]] == [0, 1]
+    assert no_leftovers(str(store)) == []
