@@ -83,6 +83,7 @@ class SigHits:
     hits: list[Hit] = field(default_factory=list)
     count: int = 0
     anti_lines: list[int] = field(default_factory=list)
+    context_seen: set[int] = field(default_factory=set)  # (context index << 1) | is_absent
 
 
 @dataclass
@@ -162,9 +163,11 @@ def reduce_text(text: str) -> str:
     return reduce_bytes(text.encode("utf-8", "surrogatepass")).decode("latin-1")
 
 
-# (order, signature index, pattern, is_anti); order = position among all patterns, so a line
-# is checked against its patterns in the order the signatures list them, whatever the anchors
-Entry = tuple[int, int, Pattern, bool]
+# (order, signature index, pattern, kind); order = position among all patterns, so a line
+# is checked against its patterns in the order the signatures list them, whatever the anchors.
+# kind: PATTERN, ANTI, or CONTEXT + ((context index << 1) | 1 for an ``absent`` regex)
+Entry = tuple[int, int, Pattern, int]
+PATTERN, ANTI, CONTEXT = 0, 1, 2
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
 
@@ -178,9 +181,12 @@ class Scanner:
         self.unfiltered: list[Entry] = []
         order = 0
         for i, sig in enumerate(self.signatures):
-            for pats, anti in ((sig.patterns, False), (sig.anti_patterns, True)):
+            kinds = [(sig.patterns, PATTERN), (sig.anti_patterns, ANTI)]
+            for ci, ctx in enumerate(sig.contexts):
+                kinds += [(ctx.text, CONTEXT + (ci << 1)), (ctx.absent, CONTEXT + (ci << 1 | 1))]
+            for pats, kind in kinds:
                 for pat in pats:
-                    entry = (order, i, pat, anti)
+                    entry = (order, i, pat, kind)
                     order += 1
                     lits = pat.literals
                     if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
@@ -232,17 +238,19 @@ class _State:
         self._block(first_line, text.encode("utf-8", "surrogatepass"), True, False)
 
     def raw_block(self, data: bytes, normalised: bool) -> None:
-        """A raw UTF-8 block of whole lines from ``read_raw``."""
+        """A block of whole lines from ``read_raw``: raw UTF-8, or (``normalised``) UTF-16
+        input that ``read_raw`` already decoded, normalised and re-encoded."""
         patched = None
-        if not normalised and raw_needs_block_normalise(data):
+        if normalised:
+            self.chars += _chars(data)
+        elif raw_needs_block_normalise(data):
             patched = patch_escapes(data)
             if patched is None:  # only normalising the whole block is exact
                 text = normalise(data.decode("utf-8", "replace"))
                 data, normalised = text.encode("utf-8", "surrogatepass"), True
                 self.chars += len(text)
-        if not normalised:  # characters read (an invalid byte counts as one, as decoded)
-            self.chars += len(data) if data.isascii() else \
-                len(data.translate(None, _CONTINUATION))
+        if not normalised:
+            self.chars += _chars(data)
             data = data if patched is None else patched
         self._block(self.next_line, data, normalised, not normalised and raw_quoted(data))
 
@@ -345,7 +353,7 @@ class _State:
         """Run each pattern (once, in signature order) on one line; record hits."""
         entries.sort(key=_order)
         last = -1
-        for order, i, pat, anti in entries:
+        for order, i, pat, kind in entries:
             if order == last:
                 continue
             last = order
@@ -353,9 +361,12 @@ class _State:
             if m is None:
                 continue
             sh = self.sig_hits[i]
-            if anti:
+            if kind == ANTI:
                 if len(sh.anti_lines) < 10_000:
                     sh.anti_lines.append(line_no)
+                continue
+            if kind >= CONTEXT:
+                sh.context_seen.add(kind - CONTEXT)
                 continue
             if sh.hits and sh.hits[-1].line == line_no:
                 continue  # two patterns on one line: one piece of evidence
@@ -372,6 +383,11 @@ class _State:
         return ScanResult({sh.signature.code: sh for sh in self.sig_hits if sh.count},
                           lines=self.lines, chars=self.chars, tracebacks=len(tracebacks),
                           chains=len(chains))
+
+
+def _chars(data: bytes) -> int:
+    """Characters in UTF-8 bytes (an invalid byte counts as one, as decoding replaces it)."""
+    return len(data) if data.isascii() else len(data.translate(None, _CONTINUATION))
 
 
 def _occurrences(text: bytes, needles: list[tuple[bytes, int]]) -> list[tuple[int, int]]:
