@@ -109,7 +109,10 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
         sig = sh.signature
         confidence, notes, category, fix = sig.confidence, (), sig.category, sig.fix
         cond_bonus = 0
-        for ctx in applying_contexts(sh):
+        contexts = applying_contexts(sh)
+        if any(ctx.drop for ctx in contexts):
+            continue
+        for ctx in contexts:
             category = ctx.category or category
             confidence = ctx.confidence or confidence
             cond_bonus += ctx.rank

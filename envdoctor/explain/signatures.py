@@ -98,7 +98,8 @@ class Context:
     """Co-occurrence: other lines of the same text change what a hit means.
 
     Applies when one of ``text`` occurs anywhere in the text (or ``text`` is empty) and none
-    of ``absent`` does. It may re-categorise the hit ("a TensorFlow dlerror with *Ignore above
+    of ``absent`` does. It may drop the hit (``drop``: "a bare KeyError only counts inside a
+    framework wrapper"), re-categorise it ("a TensorFlow dlerror with *Ignore above
     ... if you do not have a GPU* and no GPU in sight is harmless"), move it in the ranking,
     add a note, or give the fix that fits the framework that raised it.
     """
@@ -110,6 +111,7 @@ class Context:
     rank: int = 0
     note: str = ""
     fix: str = ""
+    drop: bool = False
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,7 @@ def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Con
     return Condition(raw["when"], note, conf, tree, category)
 
 
-CONTEXT_KEYS = {"text", "absent", "category", "confidence", "rank", "note", "fix"}
+CONTEXT_KEYS = {"text", "absent", "category", "confidence", "rank", "note", "fix", "drop"}
 
 
 def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None) -> Context:
@@ -332,8 +334,11 @@ def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None) -
     for key in ("note", "fix"):
         if not isinstance(raw.get(key, ""), str):
             raise RuleFileError(path, f"{fld}.{key}", "must be a string")
+    if not isinstance(raw.get("drop", False), bool):
+        raise RuleFileError(path, f"{fld}.drop", "must be true or false")
     return Context(pats["text"], pats["absent"], category, conf, rank,
-                   raw.get("note", "").strip(), raw.get("fix", "").strip())
+                   raw.get("note", "").strip(), raw.get("fix", "").strip(),
+                   raw.get("drop", False))
 
 
 def _example(raw: Any, path: Path | str, i: int) -> SigExample:
