@@ -75,7 +75,7 @@ class ConditionEvaluator:
         from envdoctor.engine import expr
         from envdoctor.engine.vocabulary import names_for
         self.expr = expr
-        self.ev = expr.Evaluator(names_for(facts))
+        self.ev = expr.Evaluator({**expr.BUILTINS, **names_for(facts)})
 
     def _value(self, tree: Any) -> Any:
         try:
