@@ -51,7 +51,7 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
           frameworks: str | None = None, worker_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
-    from envdoctor.commands.report_cmd import (
+    from envdoctor.commands._output import (
         default_format,
         parse_report_spec,
         prepare,

@@ -1,59 +1,15 @@
-"""`envdoctor report`: a redacted Markdown bug report (or its JSON twin) to paste into an issue.
-
-Also home of the output plumbing that `check` shares: ``--report FORMAT:FILE`` (several
-outputs from one run), the default format under GitHub Actions, and redaction before any
-renderer sees the report.
-"""
+"""`envdoctor report`: a redacted Markdown bug report (or its JSON twin) to paste into an issue."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import click
 
 from envdoctor import pipeline
-from envdoctor.errors import BadInput
-from envdoctor.outputs.redact import redact_report
-from envdoctor.outputs.renderers import RENDERERS, render
-from envdoctor.outputs.report import Report
-
-
-# ---------------------------------------------------------------------------- shared with check
-def default_format(fmt: str | None) -> str:
-    """``--format`` as given, else ``github`` annotations under GitHub Actions, else text."""
-    if fmt:
-        return fmt
-    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-
-
-def parse_report_spec(spec: str) -> tuple[str, str]:
-    """``junit:out.xml`` -> ("junit", "out.xml"); BadInput names the spec when it is wrong."""
-    fmt, sep, path = spec.partition(":")
-    if not sep or not path:
-        raise BadInput(f"--report {spec!r}: write FORMAT:FILE, e.g. junit:envdoctor.xml "
-                       f"(formats: {', '.join(sorted(RENDERERS))})")
-    if fmt not in RENDERERS:
-        raise BadInput(f"--report {spec!r}: unknown format {fmt!r} "
-                       f"(formats: {', '.join(sorted(RENDERERS))})")
-    return fmt, path
-
-
-def prepare(report: Report, redact: bool = True) -> Report:
-    """The report every output is rendered from: redacted unless the user opted out."""
-    return redact_report(report) if redact else report
-
-
-def write_reports(report: Report, specs: tuple[str, ...] | list[str]) -> None:
-    """Render the report once per ``FORMAT:FILE`` and write each file (never colour)."""
-    parsed = [parse_report_spec(s) for s in specs]  # validate all before writing any
-    for fmt, path in parsed:
-        try:
-            Path(path).write_text(render(fmt, report, color=False), encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"{path}: cannot write: {exc.strerror or exc}") from None
+from envdoctor.commands._output import prepare
 
 
 # ---------------------------------------------------------------------------- the command
