@@ -33,6 +33,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_has_arch": "torch", "torch_variant": "torch", "torch_release": "torch",
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
+    "torch_archs_confirmed": "torch", "torch_arch_fix": "torch",
     "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
                            "the arch list torch printed about itself, else its matrix row"),
     # tensorflow

@@ -50,8 +50,8 @@ def some(path: str) -> Read:
     return Read(path, partial_ok=True)
 
 
-def result(name: str) -> Read:
-    return Read("", function=name)
+def result(name: str, default: Any = REQUIRED) -> Read:
+    return Read("", default=default, function=name)
 
 
 def reads(**declared: str | Read) -> Callable[[F], F]:

@@ -49,9 +49,12 @@ from envdoctor.engine.knowledge.packages import nvidia_wheel_major  # noqa: F401
 from envdoctor.engine.knowledge.tensorflow import lookup_tf_release  # noqa: F401
 from envdoctor.engine.knowledge.torch import (  # noqa: F401
     archs_in_range,
+    gpus_newer_than_build_cuda,
     local_variant,
     lookup_torch_release,
     lookup_torch_variant,
     torch_variant_name,
+    torch_wheel_for,
+    wheel_platform,
 )
 from envdoctor.engine.matrices import matrix_problems  # noqa: F401

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from packaging.version import Version
+
 from envdoctor.engine.knowledge._common import (
     confirmed,
     cuda_of_tag,
@@ -15,9 +17,13 @@ from envdoctor.engine.knowledge._common import (
     with_confirmed,
 )
 from envdoctor.engine.knowledge._reads import optional, reads, result
-from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, sm_of
+from envdoctor.engine.knowledge.cuda import OS_READ, lookup_compat_floor
+from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Gpu, LiveFramework, PackageFacts, TorchBuild
+from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+
+# The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
+ARCH_READ = optional("host.arch", None)
 
 
 def torch_variant_name(version: Any, cuda: Any) -> str | None:
@@ -29,14 +35,78 @@ def torch_variant_name(version: Any, cuda: Any) -> str | None:
     return tag_of_cuda(cuda)
 
 
-def lookup_torch_variant(version: Any, cuda: Any) -> dict[str, Any] | None:
-    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None."""
+def wheel_platform(arch: Any) -> str:
+    """The torch wheel platform tag family of a CPU architecture: ``aarch64``/``arm64`` ->
+    ``linux-aarch64``; anything else (x86_64, unknown) -> ``default`` (the x86_64/Windows rows)."""
+    return "linux-aarch64" if str(arch or "").lower() in ("aarch64", "arm64", "sbsa") else "default"
+
+
+def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str, Any] | None:
+    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None.
+
+    aarch64 wheels are built with their own TORCH_CUDA_ARCH_LIST (.ci/aarch64_linux/), so a row
+    applies only to the platform it names (``platform = "linux-aarch64"``; no field: x86_64 and
+    Windows). An aarch64 wheel without its own row has no known arch list: None, no verdict.
+    """
     v, name = ver(version), torch_variant_name(version, cuda)
     if v is None or name is None:
         return None
+    want = wheel_platform(arch)
     for row in matrix("torch").get("variant", []):
-        if row.get("cuda") == name and in_range(v, row.get("torch", "")):
+        if (row.get("cuda") == name and in_range(v, row.get("torch", ""))
+                and row.get("platform", "default") == want):
             return row
+    return None
+
+
+def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...], build_cuda: Any) -> list[str]:
+    """GPUs whose architecture the build's CUDA version cannot compile for at all.
+
+    An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
+    ``first_cuda`` of the ``gpus`` matrix counts).
+    """
+    cuda = series(build_cuda)
+    out = []
+    for gpu in gpus:
+        cc = gpu_cc_of(gpu)
+        row = lookup_arch(cc) if cc is not None else None
+        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+        if cuda is not None and first is not None and cuda < first:
+            out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
+    return out
+
+
+def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
+                    driver: Any) -> tuple[str, str] | None:
+    """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
+    can run: the installed release first (same version, other CUDA variant), else the newest
+    release that has one. The lowest such CUDA variant is chosen (it runs on the most drivers).
+    None when no listed wheel fits (then the driver or the GPU is the problem, not the wheel).
+    """
+    rows = [r for r in matrix("torch").get("variant", [])
+            if r.get("platform", "default") == platform]
+    releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
+                       if v is not None}, reverse=True)
+    inst = ver(installed)
+    order = ([Version(inst.base_version)] if inst is not None else []) + releases
+    d = ver(driver)
+    for index, release in enumerate(order):
+        fits = []
+        for row in rows:
+            cuda = cuda_of_tag(row.get("cuda", ""))
+            if cuda is None or not in_range(release, row.get("torch", "")):
+                continue
+            if not all(archs_run_on(row.get("archs", []), t) for t in targets):
+                continue
+            floor = lookup_compat_floor(cuda, os_name)
+            if d is not None and (floor is None or d < floor):
+                continue
+            fits.append((cuda, row["cuda"]))
+        if fits:
+            pin = f"torch=={release}" if index == 0 and inst is not None else \
+                f"torch=={release.major}.{release.minor}.*"
+            return pin, min(fits)[1]
     return None
 
 
@@ -86,8 +156,8 @@ def local_variant(version: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------------- rule functions
-@reads(torch="frameworks.torch")
-def torch_has_arch(arch: str, *, torch: TorchBuild | None) -> bool | None:
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_has_arch(arch: str, *, torch: TorchBuild | None, host_arch: str | None) -> bool | None:
     """``torch_has_arch("sm_120")``: does the installed torch wheel carry code for that arch?
 
     True when its arch list (torch matrix, by CUDA variant and release) has SASS that runs on
@@ -96,7 +166,7 @@ def torch_has_arch(arch: str, *, torch: TorchBuild | None) -> bool | None:
     """
     if torch is None or torch.cuda is None:
         return None
-    row = lookup_torch_variant(torch.version, torch.cuda)
+    row = lookup_torch_variant(torch.version, torch.cuda, host_arch)
     return None if row is None else archs_run_on(row.get("archs", []), arch)
 
 
@@ -116,44 +186,82 @@ def torch_archs_live(*, live: LiveFramework | None,
             "torch": str(version) if version is not None else "(version not reported)"}
 
 
-@reads(torch="frameworks.torch")
-def torch_archs_matrix(*, torch: TorchBuild | None) -> dict[str, Any] | None:
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_archs_matrix(*, torch: TorchBuild | None,
+                       host_arch: str | None) -> dict[str, Any] | None:
     """The arch list of the installed wheel's CUDA variant in the torch matrix, or None."""
     if torch is None or torch.cuda is None:
         return None
-    row = lookup_torch_variant(torch.version, torch.cuda)
+    row = lookup_torch_variant(torch.version, torch.cuda, host_arch)
     if row is None:
         return None
     return {"archs": list(row.get("archs", [])), "source": "torch matrix",
             "confirmed": confirmed(row), "torch": str(torch.version)}
 
 
-@reads(gpus="nvidia.gpus", got=result("torch_archs"))
-def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None) -> Any:
+@reads(gpus="nvidia.gpus", got=result("torch_archs"), torch=optional("frameworks.torch"))
+def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
+                        torch: TorchBuild | None) -> list[str] | None:
     """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
 
     Uses torch's own arch list when a live worker or a pasted warning gave one (the torch
-    version may then be unknown), else the matrix row of the wheel. None when the arch list is
-    unknown (CPU build, no matrix row) or a GPU's capability is unknown: no verdict then.
+    version may then be unknown), else the matrix row of the wheel; GPUs the build's CUDA
+    predates are missing even without a row. None when nothing is known (CPU build, no row and
+    no impossibility, a GPU's capability unknown): no verdict then.
     """
+    impossible = [] if torch is None or torch.cuda is None or \
+        (got is not None and got["source"] != "torch matrix") else \
+        gpus_newer_than_build_cuda(gpus, torch.cuda)
     if got is None:
-        return None
+        return impossible or None
     missing = []
     for gpu in gpus:
         sm = sm_of(gpu_cc_of(gpu))
         if sm is None:
-            return None
+            return impossible or None
         if not archs_run_on(got["archs"], sm):
             missing.append(f"{gpu.name} ({sm})")
     return missing
 
 
-@reads(torch="frameworks.torch")
-def torch_variant(*, torch: TorchBuild | None) -> dict[str, Any] | None:
+@reads(got=result("torch_archs", None), gpus=optional("nvidia.gpus"),
+       torch=optional("frameworks.torch"))
+def torch_archs_confirmed(*, got: dict[str, Any] | None, gpus: tuple[Gpu, ...] | None,
+                          torch: TorchBuild | None) -> bool:
+    """Whether GPU001's verdict is confirmed: a live arch list, a confirmed matrix row, or a
+    GPU the build's CUDA version cannot target at all (an impossibility needs no list)."""
+    if got is not None and got["confirmed"]:
+        return True
+    if gpus is None or torch is None or torch.cuda is None:
+        return False
+    return bool(gpus_newer_than_build_cuda(gpus, torch.cuda))
+
+
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+def torch_arch_fix(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                   os: str) -> str | None:
+    """The install command that gives every GPU here a torch with its kernels, computed from
+    the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
+    a driver upgrade when no listed wheel fits. None when a GPU's capability is unknown."""
+    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+    if not targets or None in targets:
+        return None
+    got = torch_wheel_for(targets, torch.version if torch is not None else None,  # type: ignore[arg-type]
+                          wheel_platform(host_arch), os, nv.driver_version)
+    if got is None:
+        return ("no listed torch wheel has kernels for these GPUs and runs on driver "
+                f"{nv.driver_version}: upgrade the NVIDIA driver first")
+    pin, tag = got
+    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
+            f"https://download.pytorch.org/whl/{tag}")
+
+
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_variant(*, torch: TorchBuild | None, host_arch: str | None) -> dict[str, Any] | None:
     """The torch ``[[variant]]`` row of the installed wheel (cuda, archs, cudnn, confirmed)."""
     if torch is None:
         return None
-    return with_confirmed(lookup_torch_variant(torch.version, torch.cuda))
+    return with_confirmed(lookup_torch_variant(torch.version, torch.cuda, host_arch))
 
 
 @reads()
