@@ -199,7 +199,7 @@ def torch_archs_matrix(*, torch: TorchBuild | None,
             "confirmed": confirmed(row), "torch": str(torch.version)}
 
 
-@reads(gpus="nvidia.gpus", got=result("torch_archs"), torch=optional("frameworks.torch"))
+@reads(gpus="nvidia.gpus", got=result("torch_archs", None), torch=optional("frameworks.torch"))
 def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
                         torch: TorchBuild | None) -> list[str] | None:
     """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
