@@ -322,3 +322,13 @@ def render_text(result: dict[str, Any], name_a: str, name_b: str) -> str:
             lines += ["", f"Findings only in {side.upper()} (not tied to one difference):"]
             lines += [f"  {f['severity'].upper()} {f['code']} {f['title']}" for f in rest]
     return "\n".join(lines) + "\n"
+
+
+def render_document(doc: dict[str, Any], color: bool = False) -> str:
+    """The renderer registry's ("diff", "text"): ``doc`` is ``{"a": name, "b": name, **result}``."""
+    return render_text(doc, doc["a"], doc["b"])
+
+
+def render_json(doc: dict[str, Any], color: bool = False) -> str:
+    import json
+    return json.dumps(doc, indent=2) + "\n"

@@ -52,14 +52,15 @@ def default_format(fmt: str | None) -> str:
 
 def parse_report_spec(spec: str) -> tuple[str, str]:
     """``junit:out.xml`` -> ("junit", "out.xml"); BadInput names the spec when it is wrong."""
-    from envdoctor.outputs.renderers import RENDERERS
+    from envdoctor.outputs.renderers import formats
+    known = formats("check")
     fmt, sep, path = spec.partition(":")
     if not sep or not path:
         raise BadInput(f"--report {spec!r}: write FORMAT:FILE, e.g. junit:envdoctor.xml "
-                       f"(formats: {', '.join(sorted(RENDERERS))})")
-    if fmt not in RENDERERS:
+                       f"(formats: {', '.join(known)})")
+    if fmt not in known:
         raise BadInput(f"--report {spec!r}: unknown format {fmt!r} "
-                       f"(formats: {', '.join(sorted(RENDERERS))})")
+                       f"(formats: {', '.join(known)})")
     return fmt, path
 
 
@@ -75,6 +76,6 @@ def write_reports(report: Report, specs: tuple[str, ...] | list[str]) -> None:
     parsed = [parse_report_spec(s) for s in specs]  # validate all before writing any
     for fmt, path in parsed:
         try:
-            Path(path).write_text(render(fmt, report, color=False), encoding="utf-8")
+            Path(path).write_text(render("check", fmt, report, color=False), encoding="utf-8")
         except OSError as exc:
             raise BadInput(f"{path}: cannot write: {exc.strerror or exc}") from None

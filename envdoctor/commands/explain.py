@@ -44,8 +44,8 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
     if facts_file and no_facts:
         raise BadInput("--facts and --no-facts exclude each other")
     ex = run(source, facts_file, no_facts, max_mb)
-    from envdoctor.explain.render import RENDERERS
-    text = RENDERERS[fmt](ex, use_color(output) and fmt == "text")
+    from envdoctor.outputs.renderers import render
+    text = render("explain", fmt, ex, use_color(output) and fmt == "text")
     if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
         from envdoctor.outputs.redact import for_data
         text = for_data({}).text(text)

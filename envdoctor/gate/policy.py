@@ -525,36 +525,39 @@ _JUDGES = {"package": _package, "python": _python, "driver": _driver, "cuda": _c
            "shm_gb": _shm, "bf16": _bf16, "smoke": _smoke}
 
 
-def apply(report: Any, policy: Policy) -> Any:
-    """The report with the requirements' results added and ignored codes set aside.
+def judge(policy: Policy, facts: Facts, results: list[CheckResult],
+          extra: dict[str, Any] | None = None) -> tuple[list[CheckResult], dict[str, Any]]:
+    """The checks' results plus one per requirement, with ignored codes set aside, and the
+    ``policy`` block of the JSON contract. Pure: the pipeline builds the report from it.
 
     Ignored findings leave the findings list (so they neither fail the gate nor print) and
-    their results become state ``ignored`` with the policy's reason; the policy itself is
-    published under the report's ``policy`` key.
+    their results become state ``ignored`` with the policy's reason.
     """
-    from envdoctor.engine import findings_of
-    from envdoctor.outputs.report import Report
-
     if policy.empty:
-        return report
-    results = list(report.results) + evaluate(policy, report.facts, report.extra)
+        return list(results), {}
     ignored = []
     kept = []
-    for r in results:
+    for r in list(results) + evaluate(policy, facts, extra):
         if r.code in policy.ignore and r.state in ("fired", "unknown"):
             ignored.append({"code": r.code, "id": r.id, "reason": policy.ignore[r.code]})
             r = CheckResult(r.code, r.id, "ignored", None,
                             detail=f"ignored by policy: {policy.ignore[r.code]}")
         kept.append(r)
-    findings = findings_of(kept)
-    # findings that did not come from a result (e.g. added by a later stage) are kept too
-    own = {id(r.finding) for r in results if r.finding is not None}
-    findings += [f for f in report.findings if id(f) not in own and f.code not in policy.ignore]
-    out = Report.build(report.facts, kept, sorted(findings, key=lambda f: (-f.severity.rank,
-                                                                            f.code)),
-                       report.intent, report.fail_on)
-    # lines other stages appended to the summary (e.g. one per smoke-tested framework) stay
-    standard = {a.area for a in out.areas}
-    out.areas += [a for a in report.areas if a.area not in standard]
-    out.extra = {**report.extra, "policy": {**policy.to_dict(), "ignored": ignored}}
-    return out
+    return kept, {**policy.to_dict(), "ignored": ignored}
+
+
+def apply(report: Any, policy: Policy) -> Any:
+    """A new report: ``report``'s results judged by ``policy`` (see ``judge``), the summary
+    made again from the findings that remain, other summary lines and blocks kept."""
+    from envdoctor.engine import findings_of
+    from envdoctor.outputs.report import Report
+
+    if policy.empty:
+        return report
+    from envdoctor.outputs.summary import summarize
+
+    kept, block = judge(policy, report.facts, list(report.results), dict(report.extra))
+    standard = {a.area for a in summarize(report.facts, [])}
+    return Report.build(report.facts, kept, findings_of(kept), report.intent, report.fail_on,
+                        extra={**report.extra, "policy": block},
+                        more_areas=[a for a in report.areas if a.area not in standard])
