@@ -171,17 +171,13 @@ def _open(source: str):
 
 
 def _code_doc(code: str) -> str:
+    """`explain CODE`: the rule's documentation, from the same printer as `rules show`."""
+    from envdoctor.engine import catalog
     from envdoctor.engine.loader import RuleFileError
-    from envdoctor.explain.render import render_check_doc, render_signature_doc
-    from envdoctor.explain.signatures import load_signatures
     try:
-        for sig in load_signatures():
-            if sig.code == code:
-                return render_signature_doc(sig)
-        from envdoctor import engine
-        for check in engine.load_checks():
-            if check.code == code:
-                return render_check_doc(check)
+        doc = catalog.find(code)
     except RuleFileError as exc:
         raise BadInput(f"invalid rule file: {exc}") from None
-    raise BadInput(f"{code}: no such signature or check code (and no such file)")
+    if doc is None:
+        raise BadInput(f"{code}: no such signature, check or requirement code (and no such file)")
+    return catalog.render(doc)

@@ -24,6 +24,7 @@ _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("torch", "release"): {"torch": "version", "python": "spec", "torchvision": "version",
                            "torchaudio": "version"},
     ("torch", "variant"): {"torch": "spec"},
+    ("gpus", "features"): {"bf16_min_cc": "version"},
     ("tensorflow", "release"): {"tensorflow": "version", "python": "spec", "cuda": "version",
                                 "cudnn": "version"},
     ("jax", "release"): {"first": "version", "last": "version", "python": "spec"},

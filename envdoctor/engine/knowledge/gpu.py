@@ -48,6 +48,12 @@ def gpu_cc_of(gpu: Gpu) -> Version | None:
     return ver(row["cc"]) if row else None
 
 
+def bf16_min_cc() -> Version | None:
+    """The compute capability native bfloat16 needs (``[features] bf16_min_cc`` of gpus.toml:
+    torch.cuda.is_bf16_supported() asks for device major >= 8)."""
+    return ver(matrix("gpus").get("features", {}).get("bf16_min_cc"))
+
+
 def lookup_arch(cc: Any) -> dict[str, Any] | None:
     """The ``[[arch]]`` row (name, first/last CUDA) of a compute capability."""
     v = ver(cc)
