@@ -62,6 +62,30 @@ def load_checks() -> list[Check]:
         raise BadInput(f"invalid rule file: {exc}") from None
 
 
+class _Preload:
+    """Load the checks in a thread while the probes wait on their subprocesses (nvcc,
+    ldconfig): the import and the cache read overlap with I/O instead of following it.
+    The result (or the error) is handed over on ``get``, so nothing changes but the time."""
+
+    def __init__(self) -> None:
+        import threading
+        self.box: dict[str, Any] = {}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.box["checks"] = load_checks()
+        except BaseException as exc:  # handed to the main thread by get()
+            self.box["error"] = exc
+
+    def get(self) -> list[Check]:
+        self.thread.join()
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["checks"]
+
+
 # ---------------------------------------------------------------------------- collect
 def collect(*, report_file: str | None = None, facts_file: str | None = None,
             live: bool = False, frameworks: str | None = None, timeout: float | None = None,
@@ -78,16 +102,22 @@ def collect(*, report_file: str | None = None, facts_file: str | None = None,
     from envdoctor.probes import collect as probe
     if not live:
         return probe()
+
     from envdoctor.live.cli import live_options, run_for_check
     options = live_options(frameworks, timeout)  # a bad --framework: exit 2 before probing
     return run_for_check(probe(), options, suite, smoke)
 
 
 # ---------------------------------------------------------------------------- build
+def preload_checks() -> _Preload:
+    """Start loading the checks now (pass the result to ``build(checks=...)``)."""
+    return _Preload()
+
+
 def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
           policy: Policy | None = None, redact: bool = False,
           extra: Mapping[str, Any] | None = None,
-          checks: Sequence[Check] | None = None) -> Report:
+          checks: Sequence[Check] | _Preload | None = None) -> Report:
     """The report, built once and frozen, in this order: checks -> smoke block -> policy
     (requirements, ignores) -> findings and summary -> redaction.
 
@@ -104,6 +134,8 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         if own or "smoke" not in blocks:
             blocks["smoke"] = own
         more_areas = smoke_areas(facts)
+    if isinstance(checks, _Preload):
+        checks = checks.get()
     results = engine.evaluate(facts, list(checks) if checks is not None else load_checks(),
                               intent)
     if policy is not None and not policy.empty:

@@ -59,11 +59,12 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     fmt = default_format(fmt)
     for spec in reports:
         parse_report_spec(spec)  # a wrong --report fails before any probing
+    checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,
                              suite=smoke_suite, smoke=not no_smoke)
     report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
-                            redact=not no_redact)
+                            redact=not no_redact, checks=checks)
     write_reports(report, reports)
     text = render("check", fmt, report, color=use_color(output) and fmt == "text")
     if verbose and fmt == "text":

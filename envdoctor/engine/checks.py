@@ -40,11 +40,14 @@ SEVERITIES = ("error", "warning", "info", "off")
 CODE_RE = re.compile(r"^[A-Z]{2,8}\d{3}$")
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "id", "severity", "title", "when", "why", "fix", "references", "examples")
-AREAS = {"DRV": "driver", "GPU": "gpu", "CUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl",
-         "TORCH": "torch", "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "NP": "python",
-         "PY": "python", "PKG": "python", "HOST": "host", "ENV": "env", "WIN": "host",
-         "INTENT": "gpu", "PADDLE": "paddle", "MS": "mindspore", "MX": "mxnet", "LIVE": "live",
-         "SMOKE": "smoke", "REQ": "policy"}
+
+
+def area_of_family(prefix: str, default: str | None = None) -> str:
+    """The area of a check family (rules/areas.toml ``[family]``), else ``default`` (the
+    family in lower case)."""
+    from envdoctor.engine.loader import load_file_cached
+    areas = load_file_cached("areas").get("family", {})
+    return areas.get(prefix, prefix.lower() if default is None else default)
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False)
     return Check(code=code, id=rid, severity=severity, title=data["title"].strip(), when=when,
                  when_source=data["when"], why=data["why"].strip(), fix=data["fix"].strip(),
                  references=tuple(refs), evidence=evidence,
-                 area=data.get("area") or AREAS.get(prefix, prefix.lower()),
+                 area=data.get("area") or area_of_family(prefix),
                  examples=examples, path=str(path), confirmed=confirmed,
                  supersedes=tuple(supersedes))
 

@@ -225,5 +225,19 @@ def load_tree_cached(kind: str, root: Path | None = None,
     return [(Path(p), d) for p, d in value], from_cache
 
 
+def load_file_cached(name: str, root: Path | None = None) -> dict[str, Any]:
+    """One top-level rules file (``rules/<name>.toml``), parsed, through the same
+    content-checked cache; {} when the rules folder has none."""
+    path = (root or rules_dir()) / f"{name}.toml"
+    if not path.is_file():
+        return {}
+
+    def build() -> dict[str, Any]:
+        return load_toml(path)
+
+    value, _ = cached_json(name, file_stamps([path]), build, valid=lambda v: isinstance(v, dict))
+    return value
+
+
 def is_url(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(("https://", "http://"))

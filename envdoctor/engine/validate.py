@@ -17,6 +17,7 @@ from envdoctor.engine.loader import RuleFileError, load_toml
 from envdoctor.engine.schemas import file_problems
 
 KIND_FOLDERS = ("checks", "signatures", "requirements", "matrices")
+TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
 
 
 @dataclass
@@ -75,6 +76,9 @@ def validate(root: Path) -> Outcome:
             out.problems.append(str(exc))
             continue
         parsed[kind_of(file, data)].append((file, data))
+    if root.is_dir() and is_rules_root(root):
+        for name in TOP_FILES:
+            _top_file(root / f"{name}.toml", name, out)
     _checks(parsed["checks"], out)
     _signatures(parsed["signatures"], out)
     _requirements(parsed["requirements"], out)
@@ -92,6 +96,17 @@ def _unique(rule: Any, seen: dict[str, str], out: Outcome, keys: tuple[str, ...]
 def _schema(file: Path, data: dict[str, Any], kind: str, out: Outcome) -> None:
     """What the kind's JSON Schema finds beyond the loader (an unknown key, a typo)."""
     out.problems.extend(f"{file}: {p}" for p in file_problems(file, data, kind))
+
+
+def _top_file(path: Path, name: str, out: Outcome) -> None:
+    if not path.is_file():
+        return
+    try:
+        data = load_toml(path)
+    except RuleFileError as exc:
+        out.problems.append(str(exc))
+        return
+    out.problems.extend(f"{path}: {p}" for p in file_problems(path, data, name))
 
 
 def _checks(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+
+from envdoctor.versions import cuda_of_tag, tag_of_cuda  # noqa: F401
 
 
 def ver(value: Any) -> Version | None:
@@ -60,24 +61,7 @@ def name_matches(name: str, pattern: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- CUDA tags
-_CU_TAG = re.compile(r"^cu(\d{2,4})$")
-
-
-def cuda_of_tag(tag: Any) -> Version | None:
-    """The CUDA version a wheel tag names: ``cu124`` -> 12.4, ``cu92`` -> 9.2, ``cu130`` ->
-    13.0; None for ``cpu``, ``rocm6.2``, a git hash or anything else. The one parser of
-    ``cuNNN`` tags (local version labels, index URLs, matrix cells)."""
-    m = _CU_TAG.match(str(tag or "").strip().lower())
-    if not m:
-        return None
-    digits = m.group(1)
-    return Version(f"{digits[:-1]}.{digits[-1]}")
-
-
-def tag_of_cuda(cuda: Any) -> str | None:
-    """``12.4`` (or 12.4.131) -> ``cu124``: the wheel tag of a CUDA series."""
-    v = ver(cuda)
-    return f"cu{v.major}{v.minor}" if v is not None else None
+# cuda_of_tag / tag_of_cuda live in envdoctor.versions (parsers and probes use them too).
 
 
 def platform_of(os_name: str) -> str:
