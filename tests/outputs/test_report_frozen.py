@@ -11,7 +11,7 @@ from envdoctor import pipeline
 from envdoctor.gate import policy
 from envdoctor.outputs.renderers import RENDERERS, formats, renderer
 
-MACHINES = Path(__file__).resolve().parent / "fixtures" / "machines"
+MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
 
 
 def _report():
