@@ -25,7 +25,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # cuda and the driver
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
     "driver_below_floor": "driver", "driver_below_floor_confirmed": "driver",
-    "driver_below_bundled": "driver",
+    "driver_below_bundled": "driver", "driver_fix": "driver",
     # cudnn
     "cudnn_min_cc": "cudnn", "cudnn_row": "cudnn", "gpus_below_cudnn": "cudnn",
     "gpus_below_cudnn_confirmed": "cudnn",
@@ -33,18 +33,21 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_has_arch": "torch", "torch_variant": "torch", "torch_release": "torch",
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
-    "torch_archs_confirmed": "torch", "torch_arch_fix": "torch",
+    "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
+    "torch_reinstall_same_build": "torch",
     "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
                            "the arch list torch printed about itself, else its matrix row"),
     # tensorflow
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
+    "tf_cuda_libs_fix": "tensorflow",
     # jax
     "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
+    "jax_gpu_build": "jax",
     # installed packages
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
-    "cpu_only_frameworks": "packages",
+    "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env",

@@ -7,7 +7,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.versions import cuda_of_tag, tag_of_cuda  # noqa: F401
+from envdoctor.versions import DisplayVersion, cuda_of_tag, tag_of_cuda  # noqa: F401
 
 
 def ver(value: Any) -> Version | None:
@@ -18,6 +18,17 @@ def ver(value: Any) -> Version | None:
         return None
     try:
         return Version(str(value).strip())
+    except InvalidVersion:
+        return None
+
+
+def driver_ver(value: Any) -> Version | None:
+    """A driver version from the matrices that prints as NVIDIA writes it (``560.28.03``, not
+    PEP 440's ``560.28.3``) and compares numerically."""
+    if value is None or isinstance(value, (bool, Version)):
+        return value if isinstance(value, Version) else None
+    try:
+        return DisplayVersion(str(value).strip())
     except InvalidVersion:
         return None
 

@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import (
     confirmed,
+    driver_ver,
     platform_of,
     series,
     ver,
@@ -35,7 +36,7 @@ def lookup_min_driver(cuda: Any, os_name: str = "linux") -> tuple[Version, bool]
     rows = [r for r in matrix("cuda_driver").get("toolkit", []) if series(r["cuda"]) == want]
     rows.sort(key=lambda r: ver(r["cuda"]) or Version("0"))
     for row in rows:
-        value = ver(row.get(col))
+        value = driver_ver(row.get(col))
         if value is not None:
             return value, confirmed(row)
     return None
@@ -48,7 +49,7 @@ def lookup_compat_floor(cuda: Any, os_name: str = "linux") -> Version | None:
         return None
     row = next((r for r in matrix("cuda_driver").get("minor_compat", [])
                 if r.get("major") == v.major), None)
-    return ver(row.get(col)) if row and confirmed(row) else None
+    return driver_ver(row.get(col)) if row and confirmed(row) else None
 
 
 def lookup_max_cuda(driver: Any, os_name: str = "linux") -> Version | None:

@@ -8,10 +8,10 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver, with_confirmed
-from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge._reads import optional, reads
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Gpu, JaxBuild, PackageFacts
+from envdoctor.facts import Gpu, JaxBuild, LiveFramework, PackageFacts
 
 
 def jax_plugin_major(name: str) -> int | None:
@@ -97,3 +97,30 @@ def gpus_below_jax(*, gpus: tuple[Gpu, ...], jax: JaxBuild | None) -> list[str]:
             if floor is not None and cc is not None and cc < floor:
                 out.append(f"{gpu.name} (cc {cc} < {floor} for jax-cuda{major}-plugin)")
     return out
+
+
+def gpu_build(jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+    """Can the installed JAX use an NVIDIA GPU: True, False, or None when not observed.
+
+    Observed evidence first: devices JAX itself listed (a live worker, a pasted
+    ``jax.devices``) beat package metadata. Then a jax-cuda plugin or a CUDA jaxlib (old
+    ``+cuda`` wheels). False only when the installed distributions were listed and have none.
+    """
+    if jax is None:
+        return None
+    kinds = {d.kind for d in (live.devices if live is not None else ())}
+    if kinds & {"cuda", "gpu"}:
+        return True
+    if any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in jax.plugins) or \
+            (jax.jaxlib is not None and jax.jaxlib.local and "cuda" in jax.jaxlib.local):
+        return True
+    if kinds == {"cpu"}:
+        return False  # JAX itself says it runs on the CPU
+    return False if jax.plugins_known else None
+
+
+@reads(jax="frameworks.jax", live=optional("live.jax"))
+def jax_gpu_build(*, jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+    """``jax_gpu_build()``: True/False, None when the report did not show it (see
+    ``gpu_build``)."""
+    return gpu_build(jax, live)

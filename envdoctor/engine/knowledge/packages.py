@@ -10,9 +10,12 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge.cuda import OS_READ
+from envdoctor.engine.knowledge.jax import gpu_build
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
+from envdoctor.engine.knowledge.torch import torch_gpu_command
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Distribution, FrameworkFacts, PackageFacts
+from envdoctor.facts import Distribution, FrameworkFacts, LiveFramework, NvidiaFacts, PackageFacts
 
 _UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
                     "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
@@ -86,8 +89,9 @@ def keras_row(tf_version: Any) -> dict[str, Any] | None:
                                 if in_range(v, r.get("tensorflow", ""))), None))
 
 
-@reads(fw="frameworks", os=optional("host.os", ""))
-def cpu_only_frameworks(*, fw: FrameworkFacts, os: str) -> list[str]:
+@reads(fw="frameworks", os=optional("host.os", ""), live_jax=optional("live.jax"))
+def cpu_only_frameworks(*, fw: FrameworkFacts, os: str,
+                        live_jax: LiveFramework | None) -> list[str]:
     """The installed frameworks that cannot use an NVIDIA GPU whatever the machine has.
 
     ``["torch 2.13.0+cpu (CPU-only build)", "tensorflow-cpu 2.21.0 (CPU-only build)",
@@ -98,15 +102,45 @@ def cpu_only_frameworks(*, fw: FrameworkFacts, os: str) -> list[str]:
         return []
     out = []
     t = fw.torch
-    if t is not None and t.version is not None and t.cuda is None:
+    if t is not None and t.version is not None and t.cuda is None and t.build_known:
         out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
     tf = fw.tensorflow
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
         out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
     j = fw.jax
-    if j is not None and j.version is not None \
-            and not any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in j.plugins) \
-            and not (j.jaxlib is not None and j.jaxlib.local and "cuda" in j.jaxlib.local):
+    if j is not None and j.version is not None and gpu_build(j, live_jax) is False:
         out.append(f"jax {j.version} (no CUDA plugin)")
     return out
+
+
+@reads(fw="frameworks", nv=optional("nvidia"), host_arch=optional("host.arch"), os=OS_READ,
+       live_jax=optional("live.jax"))
+def gpu_install_lines(*, fw: FrameworkFacts, nv: NvidiaFacts | None, host_arch: str | None,
+                      os: str, live_jax: LiveFramework | None) -> str | None:
+    """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
+    each for this machine's driver when it is known; a pointer to the selector otherwise."""
+    driver = nv.driver_version if nv is not None else None
+    lines = []
+    t = fw.torch
+    if t is not None and t.cuda is None and t.build_known:
+        cmd = torch_gpu_command(nv, t, host_arch, os) if nv is not None and driver else None
+        lines.append(f"PyTorch: {cmd}" if cmd else
+                     "PyTorch: the CUDA wheel for your driver, from "
+                     "https://pytorch.org/get-started/locally/")
+    tf = fw.tensorflow
+    if tf is not None and tf.version is not None and (
+            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
+        release = f"{tf.version.major}.{tf.version.minor}"
+        lines.append(f"TensorFlow (Linux): pip uninstall -y {tf.distribution} && "
+                     f'pip install "tensorflow[and-cuda]=={release}.*"'
+                     if tf.version >= Version("2.14") else
+                     "TensorFlow: a GPU build, see https://www.tensorflow.org/install/pip")
+    if fw.jax is not None and gpu_build(fw.jax, live_jax) is False:
+        d = ver(driver)
+        extra = ("cuda13" if d is not None and d.major >= 580 else
+                 "cuda12" if d is not None and d.major >= 525 else None)
+        lines.append(f'JAX: pip install -U "jax[{extra}]"' if extra else
+                     'JAX: pip install -U "jax[cuda12]" (driver >= 525) or "jax[cuda13]" '
+                     "(driver >= 580)")
+    return "\n".join(lines) or None

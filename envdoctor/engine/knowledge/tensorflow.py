@@ -118,3 +118,26 @@ def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) 
     if pk.get("tensorflow-gpu") is not None or pk.get("tensorflow") is None and pk.distributions:
         return None  # tensorflow-gpu provides it, or the list shows no `tensorflow` package
     return f"tensorflow {tf.version}"
+
+
+@reads(tf="frameworks.tensorflow")
+def tf_cuda_libs_fix(*, tf: TensorflowBuild | None) -> str | None:
+    """The command that gives the installed TensorFlow the CUDA libraries it was built for.
+
+    2.14+ wheels take them from the ``[and-cuda]`` extra (pinned nvidia-*-cu12 wheels);
+    older GPU wheels dlopen a system CUDA/cuDNN of the tested configuration, which conda-forge
+    provides (any cuDNN of the same major with a minor >= the build's loads).
+    """
+    if tf is None or tf.version is None:
+        return None
+    release = f"{tf.version.major}.{tf.version.minor}"
+    if tf.version >= Version("2.14"):
+        return f'pip install "tensorflow[and-cuda]=={release}.*"'
+    row = lookup_tf_release(tf.version) or {}
+    cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
+    if cuda is None or cudnn is None:
+        return None
+    cudnn_range = f"cudnn>={cudnn},<{cudnn.major + 1}"
+    return (f'conda install -c conda-forge cudatoolkit={cuda} "{cudnn_range}"'
+            "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
+            " with pip install \"tensorflow[and-cuda]\"")

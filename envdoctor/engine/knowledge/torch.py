@@ -17,7 +17,7 @@ from envdoctor.engine.knowledge._common import (
     with_confirmed,
 )
 from envdoctor.engine.knowledge._reads import optional, reads, result
-from envdoctor.engine.knowledge.cuda import OS_READ, lookup_compat_floor
+from envdoctor.engine.knowledge.cuda import OS_READ, lookup_compat_floor, lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
@@ -59,7 +59,8 @@ def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str,
     return None
 
 
-def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...], build_cuda: Any) -> list[str]:
+def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
+                               build_cuda: Any) -> list[str]:
     """GPUs whose architecture the build's CUDA version cannot compile for at all.
 
     An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
@@ -68,7 +69,7 @@ def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...], build_cuda: Any) -> list[s
     """
     cuda = series(build_cuda)
     out = []
-    for gpu in gpus:
+    for gpu in gpus.gpus if isinstance(gpus, NvidiaFacts) else gpus:
         cc = gpu_cc_of(gpu)
         row = lookup_arch(cc) if cc is not None else None
         first = ver(row.get("first_cuda")) if row and confirmed(row) else None
@@ -77,13 +78,35 @@ def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...], build_cuda: Any) -> list[s
     return out
 
 
+def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
+    """Whether a driver branch can run GPUs of ``arch`` at all: a driver branch older than the
+    one bundled with the first CUDA that knew the architecture predates the GPU (470 cannot
+    drive an RTX 4090, sm_89 arrived with CUDA 11.8 / 520). Compared by branch (the major
+    number) only, so a driver released within that branch is never called too old. None when
+    the matrix does not know (no confirmed first CUDA)."""
+    d, cc = ver(driver), arch_cc(arch)
+    if d is None or cc is None:
+        return None
+    row = lookup_arch(cc[1])
+    first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+    floor = lookup_min_driver(first, os_name) if first is not None else None
+    if floor is None:
+        return None
+    return d.major >= floor[0].major
+
+
 def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
                     driver: Any) -> tuple[str, str] | None:
     """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
     can run: the installed release first (same version, other CUDA variant), else the newest
-    release that has one. The lowest such CUDA variant is chosen (it runs on the most drivers).
-    None when no listed wheel fits (then the driver or the GPU is the problem, not the wheel).
+    release that has one. Of its variants, the newest CUDA the driver fully supports (no
+    minor-version-compatibility caveat); else the oldest one it runs under that compatibility;
+    with the driver unknown, the oldest (it runs on the most drivers).
+    None when no listed wheel fits, or the driver cannot drive one of these GPUs at all (then
+    the driver is the problem, not the wheel).
     """
+    if any(driver_supports_arch(driver, t, os_name) is False for t in targets):
+        return None
     rows = [r for r in matrix("torch").get("variant", [])
             if r.get("platform", "default") == platform]
     releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
@@ -102,12 +125,41 @@ def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: 
             floor = lookup_compat_floor(cuda, os_name)
             if d is not None and (floor is None or d < floor):
                 continue
-            fits.append((cuda, row["cuda"]))
+            bundled = lookup_min_driver(cuda, os_name)
+            full = d is not None and bundled is not None and d >= bundled[0]
+            fits.append((full, cuda, row["cuda"]))
         if fits:
             pin = f"torch=={release}" if index == 0 and inst is not None else \
                 f"torch=={release.major}.{release.minor}.*"
-            return pin, min(fits)[1]
+            full = [f for f in fits if f[0]]
+            return pin, (max(full) if full else min(fits))[2]
     return None
+
+
+def torch_command(pin: str, tag: str) -> str:
+    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
+            f"https://download.pytorch.org/whl/{tag}")
+
+
+SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
+            "https://pytorch.org/get-started/locally/")
+
+
+def torch_gpu_command(nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                      os_name: str, keep_release: bool = True) -> str:
+    """The torch CUDA wheel for the GPUs and driver here (see ``torch_wheel_for``)."""
+    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+    if None in targets or not targets:
+        return SELECTOR
+    installed = torch.version if torch is not None and keep_release else None
+    got = torch_wheel_for(targets, installed, wheel_platform(host_arch), os_name,  # type: ignore[arg-type]
+                          nv.driver_version)
+    if got is None:
+        if nv.driver_version is None:
+            return SELECTOR
+        return (f"upgrade the NVIDIA driver first: no listed torch wheel runs these GPUs on "
+                f"driver {nv.driver_version}")
+    return torch_command(*got)
 
 
 def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
@@ -239,21 +291,36 @@ def torch_archs_confirmed(*, got: dict[str, Any] | None, gpus: tuple[Gpu, ...] |
 
 @reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
 def torch_arch_fix(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
-                   os: str) -> str | None:
+                   os: str) -> str:
     """The install command that gives every GPU here a torch with its kernels, computed from
     the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
-    a driver upgrade when no listed wheel fits. None when a GPU's capability is unknown."""
-    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
-    if not targets or None in targets:
+    a driver upgrade when no listed wheel fits; the selector when a GPU's capability is
+    unknown."""
+    return torch_gpu_command(nv, torch, host_arch, os)
+
+
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+def torch_gpu_install(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                      os: str) -> str:
+    """``torch_gpu_install()``: the command that installs a torch CUDA wheel of the installed
+    release for this machine's GPUs, driver, OS and CPU architecture."""
+    return torch_gpu_command(nv, torch, host_arch, os)
+
+
+@reads(pk="packages", build=optional("frameworks.torch"))
+def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) -> str | None:
+    """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
+    installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
+    torch = pk.get("torch")
+    if torch is None or torch.version is None:
         return None
-    got = torch_wheel_for(targets, torch.version if torch is not None else None,  # type: ignore[arg-type]
-                          wheel_platform(host_arch), os, nv.driver_version)
-    if got is None:
-        return ("no listed torch wheel has kernels for these GPUs and runs on driver "
-                f"{nv.driver_version}: upgrade the NVIDIA driver first")
-    pin, tag = got
-    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
-            f"https://download.pytorch.org/whl/{tag}")
+    v = torch.version
+    tag = v.local or (torch_variant_name(v, build.cuda) if build is not None and build.cuda
+                      else None)
+    base = f'pip install --force-reinstall "torch=={v.base_version}" torchvision torchaudio'
+    if tag is None:
+        return base
+    return f"{base} --index-url https://download.pytorch.org/whl/{tag}"
 
 
 @reads(torch="frameworks.torch", host_arch=ARCH_READ)
