@@ -36,6 +36,7 @@ def section(facts: Facts, name: str) -> Any:
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
     import envdoctor.engine.knowledge.compat
     import envdoctor.engine.knowledge.live  # noqa: F401 - live_* / smoke_* functions over Facts.live
+    import envdoctor.suggest.knowledge  # noqa: F401 - install_line() etc. for install fixes
 
     names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}
     env = names["env"]
