@@ -3,11 +3,11 @@ matrices before `suggest` ran on them. Every command is also checked against the
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
-from tests.suggest.conftest import check_all
+import tomllib
+from suggest_support import check_all
 
 from envdoctor.facts import Facts
 from envdoctor.suggest import suggest

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from suggest_support import MACHINES, check_command
+
 from envdoctor import engine, pipeline
 from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts
 from envdoctor.suggest.machine import machine_of
-from tests.suggest.conftest import MACHINES, check_command
 
 
 def _names(machine: str):

@@ -7,7 +7,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -124,14 +123,11 @@ def check_all(name: str, got: Suggestion, m: Machine) -> None:
     assert all(r.text for r in got.reasons)
 
 
-@pytest.fixture
-def run():
-    """run("a100-driver550", "torch") -> the checked Suggestion (or all, with several names)."""
-    def _run(name: str, *frameworks: str, installer: str = "pip"):
-        facts = pipeline.load_facts_file(str(MACHINES / f"{name}.json"))
-        m = machine_of(facts)
-        result = suggest(facts, list(frameworks) or None, installer)
-        for s in result.suggestions:
-            check_all(name, s, m)
-        return result.suggestions[0] if len(frameworks) == 1 else result.suggestions
-    return _run
+def run(name: str, *frameworks: str, installer: str = "pip"):
+    """run("a100-driver550", "torch") -> the checked Suggestion (a tuple with several names)."""
+    facts = pipeline.load_facts_file(str(MACHINES / f"{name}.json"))
+    m = machine_of(facts)
+    result = suggest(facts, list(frameworks) or None, installer)
+    for s in result.suggestions:
+        check_all(name, s, m)
+    return result.suggestions[0] if len(frameworks) == 1 else result.suggestions
