@@ -26,6 +26,9 @@ def line_of(facts: Facts, framework: str) -> str:
     s = _suggestion(facts, framework)
     if s.command:
         return s.command
+    if s.status == "installed":
+        return (f"{framework} {s.version} ({s.variant}) is already the right install: "
+                "nothing to change")
     first = next((r.text for r in s.reasons if r.constraint not in ("platform", "python")),
                  s.reasons[0].text if s.reasons else "")
     return f"envdoctor suggest {framework}   ({first})"

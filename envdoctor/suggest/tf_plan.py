@@ -193,8 +193,13 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                                            pick["tensorflow"], variant, cmd))
         return Suggestion("tensorflow", "keep", str(installed), None, None, (), None,
                           tuple(reasons), tuple(alternatives), refs)
-    if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2]:
-        reasons.insert(0, Reason("installed", f"tensorflow {installed} (TF {pick['tensorflow']}) "
-                                 "is already installed", ""))
+    cuda_libs = any(n.startswith("nvidia-cudnn-cu") for n in m.installed)
+    if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
+            and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
+                                              or "tensorflow-cpu" not in m.installed):
+        reasons.insert(0, Reason("installed", f"tensorflow {installed} (TF {pick['tensorflow']}, "
+                                 f"{variant}) is already installed: nothing to change", ""))
+        return Suggestion("tensorflow", "installed", _spec(pick), variant, None, (), None,
+                          tuple(reasons), tuple(alternatives), refs)
     return Suggestion("tensorflow", "ok", _spec(pick), variant, cmd, (req,), None,
                       tuple(reasons), tuple(alternatives), refs)

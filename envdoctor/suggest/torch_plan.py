@@ -277,8 +277,17 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"every release in the data ({data.data_as_of()}); keep it "
                                      "unless it fails", newest.get("source", ""), False))
         elif Version(installed.public) == Version(pick.version) and m.torch_variant == pick.variant:
-            reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is already "
-                                     "installed: nothing to change", ""))
+            missing = _missing(reqs, m, pick.variant)
+            if not missing:
+                status, cmd, reqs = "installed", None, []
+                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) and its "
+                                         "companions are already installed: nothing to change", ""))
+            else:
+                reqs = missing
+                cmd = command(missing, url, installer) if installer != "conda" or url else cmd
+                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
+                                         f"already installed; only {', '.join(missing)} is "
+                                         "missing or from another build", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
@@ -287,6 +296,22 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                           tuple(reasons), tuple(alternatives), _refs(reasons))
     return Suggestion("torch", status, pick.version, pick.variant, cmd, tuple(reqs), url,
                       tuple(reasons), tuple(alternatives), _refs(reasons))
+
+
+def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
+    """The pins of ``reqs`` installed as another version or build (local label); a companion
+    that is not installed at all is not pushed onto a working torch."""
+    out = []
+    for req in reqs:
+        name, _, want = req.partition("==")
+        have = m.installed.get(name)
+        if have is None and name != "torch":
+            continue
+        local = have.local if have is not None else None
+        if have is None or Version(have.public) != Version(want) \
+                or (local is not None and local != variant):
+            out.append(req)
+    return out
 
 
 def _refs(reasons: list[Reason]) -> tuple[str, ...]:

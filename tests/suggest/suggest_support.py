@@ -51,7 +51,10 @@ def _platform(m: Machine, price: str) -> str:
 def check_torch(tokens: list[str], m: Machine, price: str) -> None:
     reqs = _reqs(tokens)
     version = reqs.get("torch") or reqs.get("pytorch")
-    row = next(r for r in matrix("wheel_index")["torch"] if r["torch"] == version)
+    rows = matrix("wheel_index")["torch"]
+    row = next(r for r in rows if r["torch"] == version) if version else \
+        next(r for r in rows if r.get("torchvision") == reqs.get("torchvision"))  # companion only
+    version = row["torch"]
     platform = _platform(m, price)
     if tokens[0] == "conda":
         assert Version(version) <= Version("2.5.1"), "PyTorch's conda channel ends at 2.5"

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import tomllib
-from suggest_support import MACHINES, check_command
 
 from envdoctor import pipeline
 from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import MACHINES, check_command
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "corpus" / "reports"

@@ -6,7 +6,11 @@ is checked against the index data by ``run`` (suggest_support.check_all).
 
 from __future__ import annotations
 
-from suggest_support import run
+from envdoctor import pipeline
+from envdoctor.suggest import suggest
+from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import MACHINES, check_all, run
 
 
 def _texts(s) -> str:
@@ -149,7 +153,22 @@ def test_gpu_not_probed_is_undecided_not_guessed():
 def test_installed_matching_build_is_left_alone():
     s = run("h200-torch213-cu130-installed", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert s.status == "installed" and s.command is None
     assert s.reasons[0].constraint == "installed" and "nothing to change" in s.reasons[0].text
+
+
+def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
+    import json
+    data = json.loads((MACHINES / "h200-torch213-cu130-installed.json").read_text())
+    dists = data["packages"]["distributions"]
+    next(d for d in dists if d["name"] == "torchvision")["version"] = "0.27.1+cu130"
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    facts = pipeline.load_facts_file(str(path))
+    s = suggest(facts, ["torch"]).suggestions[0]
+    check_all("torchvision-mismatch", s, machine_of(facts))
+    assert s.command == ("pip install torchvision==0.28.0 "
+                         "--index-url https://download.pytorch.org/whl/cu130")
 
 
 def test_a_torch_newer_than_the_data_is_not_downgraded():

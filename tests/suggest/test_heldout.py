@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from suggest_support import check_all
 
 from envdoctor.facts import Facts
 from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import check_all
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "labels.toml").read_text("utf-8"))
 MACHINES = LABELS["machine"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from suggest_support import MACHINES, check_command
-
 from envdoctor import engine, pipeline
 from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts
 from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import MACHINES, check_command
 
 
 def _names(machine: str):
@@ -31,8 +31,11 @@ def test_install_line_without_facts_points_to_suggest_instead_of_guessing():
 
 def test_install_lines_lists_each_installed_framework():
     facts, names = _names("h200-torch213-cu130-installed")
+    assert names["install_lines"]() == ("torch: torch 2.13.0 (cu130) is already the right "
+                                        "install: nothing to change")
+    facts, names = _names("rtx4090-torch-cpu-installed")
     assert names["install_lines"]() == ("torch: pip install torch==2.13.0 torchvision==0.28.0 "
-                                        "--index-url https://download.pytorch.org/whl/cu130")
+                                        "--index-url https://download.pytorch.org/whl/cu126")
 
 
 def test_a_check_fix_can_use_it(tmp_path):
