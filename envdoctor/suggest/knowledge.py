@@ -7,14 +7,71 @@ when nothing in the data runs here or the facts cannot decide, a pointer to
 ``envdoctor suggest FRAMEWORK`` with the deciding reason. ``install_why(framework)``: one line
 on what decided it. ``install_lines()``: one line per installed torch/tensorflow/jax.
 Always strings, so a fix never prints "unknown".
+
+Two wirings: the functions declare their reads (``@reads``, for the explicit knowledge
+registry: ``envdoctor.engine.knowledge.REGISTRY`` maps a name to a module that re-exports
+them), and, while the engine still has ``engine.vocabulary.register``, they are registered
+there too. Every read is optional: `suggest` itself says "undecided" on missing facts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.vocabulary import register
-from envdoctor.facts import Facts
+from envdoctor.facts import (
+    CudaFacts,
+    Distribution,
+    Facts,
+    FrameworkFacts,
+    HostFacts,
+    NvidiaFacts,
+    PackageFacts,
+    ProbeInfo,
+    Status,
+)
+
+try:  # the explicit registry (declared reads)
+    from envdoctor.engine.knowledge._reads import optional, reads
+except ImportError:  # engine without it: the declarations are inert
+    def optional(path: str, default: Any = None) -> Any:  # type: ignore[misc]
+        return (path, default)
+
+    def reads(**declared: Any) -> Any:  # type: ignore[misc]
+        return lambda fn: fn
+
+_READS = dict(
+    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
+    python=optional("host.python_version", None),
+    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
+    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
+    nvml_error=optional("nvidia.nvml_error", ""),
+    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
+    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
+    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
+    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
+)
+
+
+def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
+             nvidia_probe: ProbeInfo, driver: Any, gpus: Any, pci_devices: Any, nvml_error: str,
+             cuda_probe: ProbeInfo, nvcc: Any, packages_probe: ProbeInfo,
+             distributions: Any, frameworks_probe: ProbeInfo, torch: Any, tensorflow: Any,
+             jax: Any) -> Facts:
+    """The part of a snapshot `suggest` reads, rebuilt from declared reads."""
+    def probe(p: Any) -> ProbeInfo:
+        return p if isinstance(p, ProbeInfo) else ProbeInfo(Status.UNKNOWN)
+    return Facts(
+        host=HostFacts(probe=probe(host_probe), os=os or "", arch=arch or "",
+                       python_version=python),
+        nvidia=NvidiaFacts(probe=probe(nvidia_probe), driver_version=driver,
+                           gpus=tuple(gpus or ()), pci_devices=pci_devices,
+                           nvml_error=nvml_error or ""),
+        cuda=CudaFacts(probe=probe(cuda_probe), nvcc_version=nvcc),
+        packages=PackageFacts(probe=probe(packages_probe),
+                              distributions=tuple(d for d in distributions or ()
+                                                  if isinstance(d, Distribution))),
+        frameworks=FrameworkFacts(probe=probe(frameworks_probe), torch=torch,
+                                  tensorflow=tensorflow, jax=jax))
 
 
 def _suggestion(facts: Facts, framework: str) -> Any:
@@ -44,24 +101,37 @@ def why_of(facts: Facts, framework: str) -> str:
     return f"{what} is the newest build for this GPU, driver and Python{tail}"
 
 
-@register("install_line")
-def _install_line(facts: Facts, intent: str) -> Any:
+def lines_of(facts: Facts) -> str:
+    fw = facts.frameworks
+    names = [n for n, b in (("torch", fw.torch), ("tensorflow", fw.tensorflow),
+                            ("jax", fw.jax)) if b is not None]
+    return "\n".join(f"{n}: {line_of(facts, n)}" for n in names or ["torch"])
+
+
+@reads(**_READS)
+def install_line(framework: str, **facts: Any) -> str:
     """``install_line('torch')``: the install command `envdoctor suggest torch` gives here."""
-    return lambda framework: line_of(facts, str(framework))
+    return line_of(facts_of(**facts), str(framework))
 
 
-@register("install_why")
-def _install_why(facts: Facts, intent: str) -> Any:
+@reads(**_READS)
+def install_why(framework: str, **facts: Any) -> str:
     """``install_why('torch')``: one line on which constraints decided that command."""
-    return lambda framework: why_of(facts, str(framework))
+    return why_of(facts_of(**facts), str(framework))
 
 
-@register("install_lines")
-def _install_lines(facts: Facts, intent: str) -> Any:
+@reads(**_READS)
+def install_lines(**facts: Any) -> str:
     """``install_lines()``: "torch: <command>" for each installed torch / tensorflow / jax."""
-    def fn() -> str:
-        fw = facts.frameworks
-        names = [n for n, b in (("torch", fw.torch), ("tensorflow", fw.tensorflow),
-                                ("jax", fw.jax)) if b is not None]
-        return "\n".join(f"{n}: {line_of(facts, n)}" for n in names or ["torch"])
-    return fn
+    return lines_of(facts_of(**facts))
+
+
+try:  # the engine's older registry: factory(facts, intent) -> callable
+    from envdoctor.engine.vocabulary import register
+except ImportError:
+    register = None
+
+if register is not None:
+    register("install_line")(lambda facts, intent: lambda fw: line_of(facts, str(fw)))
+    register("install_why")(lambda facts, intent: lambda fw: why_of(facts, str(fw)))
+    register("install_lines")(lambda facts, intent: lambda: lines_of(facts))

@@ -86,7 +86,8 @@ def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | Non
     gpus = tuple(GpuInfo(g.name, gpu_cc_of(g)) for g in nv.gpus)
     if nv.probe.status is Status.OK and gpus:
         return "gpus", gpus, nv.driver_version
-    pasted_header = facts.origin == "report" and nv.driver_version is not None
+    pasted = facts.origin == "report" or nv.probe.source.startswith("report")
+    pasted_header = pasted and nv.driver_version is not None
     if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
                                                        or pasted_header):
         # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut

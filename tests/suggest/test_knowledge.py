@@ -73,3 +73,21 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
     assert result.state == "fired"
     assert result.finding.fix == ("pip install torch==2.13.0 torchvision==0.28.0 "
                                   "--index-url https://download.pytorch.org/whl/cu126")
+
+
+def test_declared_reads_rebuild_the_same_answer():
+    """For the explicit registry: install_line(framework, **reads) == the facts-based answer."""
+    from envdoctor.suggest import knowledge
+
+    for machine in ("rtx5090-driver570", "gtx1080-driver580", "macos-arm64", "gpu-not-probed"):
+        facts = pipeline.load_facts_file(str(MACHINES / f"{machine}.json"))
+        values = {}
+        for key, decl in knowledge._READS.items():
+            path = decl if isinstance(decl, str) else getattr(decl, "path", decl[0])
+            section, _, rest = path.partition(".")
+            obj = getattr(facts, section)
+            for part in rest.split("."):
+                obj = getattr(obj, part)
+            values[key] = obj
+        assert knowledge.install_line("torch", **values) == knowledge.line_of(facts, "torch")
+        assert knowledge.install_lines(**values) == knowledge.lines_of(facts)
