@@ -83,7 +83,8 @@ def test_declared_reads_rebuild_the_same_answer():
         facts = pipeline.load_facts_file(str(MACHINES / f"{machine}.json"))
         values = {}
         for key, decl in knowledge._READS.items():
-            path = decl if isinstance(decl, str) else getattr(decl, "path", decl[0])
+            path = decl if isinstance(decl, str) else \
+                decl.path if hasattr(decl, "path") else decl[0]
             section, _, rest = path.partition(".")
             obj = getattr(facts, section)
             for part in rest.split("."):
