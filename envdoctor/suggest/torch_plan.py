@@ -136,10 +136,20 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
         _driver(check, cuda, m)
         _arch(check, cuda, m, platform)
     elif data.variant_rocm(variant) is not None:
-        check.notes.append(Reason("gpu", f"the ROCm release of this machine is not in the facts; "
-                                  f"{variant} is the newest ROCm index for torch "
-                                  f"{release['torch']} (match it to the installed ROCm)",
-                                  release.get("source", ""), False))
+        have = data.variant_rocm(m.torch_variant or "")
+        want = data.variant_rocm(variant)
+        if have is not None and want.release[:2] != have.release[:2]:
+            check.failures.append(Reason(
+                "gpu", f"{variant} is another ROCm release than the installed torch's "
+                f"({m.torch_variant}); whether this machine's ROCm stack runs it is not in the "
+                "facts", release.get("source", ""), False))
+        else:
+            check.notes.append(Reason("gpu", f"{variant} matches the ROCm of the installed torch"
+                                      if have is not None else
+                                      f"the ROCm release of this machine is not in the facts; "
+                                      f"{variant} is the newest ROCm index for torch "
+                                      f"{release['torch']}", release.get("source", ""),
+                                      have is not None))
     return check
 
 
@@ -352,6 +362,15 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
                 f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
                 f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
+    if rocm_only:
+        best = rocm_only[0]
+        cmd, *_ = _command(best, platform, installer, audio)
+        out.append(Alternative(
+            f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
+            f"{best.variant}",
+            best.version, best.variant, cmd, f"ROCm {data.variant_rocm(best.variant)}",
+            best.release.get("source", "")))
     python_only = [c for c in better if c.kinds() == {"python"}]
     if python_only:
         best = python_only[0]

@@ -275,3 +275,18 @@ def test_no_framework_named_means_the_installed_ones():
     got = run("rtx4090-torch-cpu-installed")
     assert [s.framework for s in got] == ["torch", "xformers"]
     assert got[0].variant == "cu126"   # the CPU wheel on a GPU box gets the CUDA build
+
+
+def test_platforms_without_wheels_in_the_data_are_none_not_assumed():
+    for machine in ("windows-arm64-cpu", "linux-ppc64le-cpu"):
+        for s in run(machine, "torch", "jax", "tensorflow"):
+            assert s.status == "none" and s.command is None, (machine, s.framework)
+            assert not any("assumed" in r.text or "this answer is for" in r.text
+                           for r in s.reasons)
+
+
+def test_rocm_torch_stays_on_its_rocm_release_and_prices_the_newer_one():
+    s = run("rocm-torch291-installed", "torch")
+    assert (s.status, s.version, s.variant) == ("installed", "2.9.1", "rocm6.4")
+    alt = next(a for a in s.alternatives if a.variant == "rocm7.2")
+    assert alt.version == "2.13.0" and alt.price == "ROCm 7.2"
