@@ -131,5 +131,5 @@ def test_saved_check_reports_bring_their_own_results(tmp_path: Path) -> None:
                             "--no-redact").stdout)
     found = {f["code"]: f for f in report["findings"]}
     assert found["DRV001"]["evidence"]["nodes"] == ["node2"]
-    assert found["DRV001"]["title"].endswith("[as saved]")
+    assert found["DRV001"]["title"].endswith("[as saved] (on node2)")
     assert found["FLEET001"]["evidence"]["nodes"] == ["node2"]
