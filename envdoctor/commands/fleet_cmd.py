@@ -140,6 +140,8 @@ def compare(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str |
     gate_policy = gate.load(policy_file, requires)
     intent, fail_on = gate_policy.settings(intent, fail_on)
     view = fleet_compare.load(paths)
+    import gc
+    gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not no_redact)
     report.extra["fleet"]["differences"] = fleet_compare.differences(view, report.findings)
