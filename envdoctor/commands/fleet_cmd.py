@@ -10,9 +10,9 @@ import click
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
-from envdoctor.outputs.renderers import RENDERERS
+from envdoctor.outputs.renderers import formats
 
-FORMATS = sorted(RENDERERS)
+FORMATS = formats("check")
 
 
 def _gate_options(fn):
@@ -43,7 +43,8 @@ def _publish(report, fmt: str, output: str | None, redact: bool) -> None:
     if redact:
         report = redact_report(report)
     color = use_color(output) and fmt == "text"
-    text = render.render(report, color) if fmt == "text" else render_as(fmt, report, color)
+    text = render.render(report, color) if fmt == "text" else \
+        render_as("check", fmt, report, color)
     emit(text, output)
 
 
@@ -144,7 +145,10 @@ def compare(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str |
     gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not no_redact)
-    report.extra["fleet"]["differences"] = fleet_compare.differences(view, report.findings)
+    import dataclasses
+    fleet_block = {**report.extra["fleet"],
+                   "differences": fleet_compare.differences(view, report.findings)}
+    report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
     if fmt == "text":
         from envdoctor.fleet import render
         from envdoctor.outputs.redact import redact_report

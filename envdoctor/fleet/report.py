@@ -214,8 +214,7 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
         if r.state == "fired":
             by_node.setdefault(r.id.rpartition(" @ ")[2], []).append(r.code)
     first = next((n.facts for n in fleet.nodes if n.facts is not None), None) or Facts()
-    report = Report(first, results, findings, intent, fail_on, [])
-    report.extra["fleet"] = fleet_dict(fleet, by_node)
+    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node)}
     if policy is not None and not policy.empty:
-        report.extra["policy"] = {**policy.to_dict(), "ignored": ignored}
-    return report
+        extra["policy"] = {**policy.to_dict(), "ignored": ignored}
+    return Report(first, results, findings, intent, fail_on, [], extra)
