@@ -133,3 +133,15 @@ def test_saved_check_reports_bring_their_own_results(tmp_path: Path) -> None:
     assert found["DRV001"]["evidence"]["nodes"] == ["node2"]
     assert found["DRV001"]["title"].endswith("[as saved] (on node2)")
     assert found["FLEET001"]["evidence"]["nodes"] == ["node2"]
+
+
+def test_several_outputs_from_one_run(cluster: Path, tmp_path: Path) -> None:
+    junit, text = tmp_path / "fleet.xml", tmp_path / "fleet.txt"
+    proc = run("fleet", "compare", str(cluster), "--format", "json", "--report",
+               f"junit:{junit}", "--report", f"text:{text}")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["fleet"]["source"] == "snapshots"
+    assert "<testsuites" in junit.read_text()
+    assert "Differences between nodes" in text.read_text()
+    bad = run("fleet", "compare", str(cluster), "--report", "nonsense")
+    assert bad.returncode == 2 and "FORMAT:FILE" in bad.stderr
