@@ -173,9 +173,9 @@ def _host(facts: Facts) -> str:
     if h.cpu_count:
         parts.append(f"{h.cpu_count} CPUs")
     if h.ram_total_gb is not None:
-        parts.append(f"{h.ram_total_gb:.1f} GB RAM")
+        parts.append(f"{h.ram_total_gb:.1f} GiB RAM")
     if h.shm_total_gb is not None:
-        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GB")
+        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GiB")
     if h.container:
         parts.append(f"in {h.container}")
     if h.wsl:
