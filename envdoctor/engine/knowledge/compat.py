@@ -1113,10 +1113,19 @@ def _visible_devices_missing(facts: Facts, intent: str) -> Any:
     return fn
 
 
-def alloc_conf_keys() -> dict[str, str]:
-    """Allocator options and the value pattern of each (rules/matrices/torch.toml
-    ``[alloc_conf.keys]``, read from PyTorch's AllocatorConfig sources)."""
-    return dict(matrix("torch").get("alloc_conf", {}).get("keys", {}))
+ALLOC_CONF_KEYS = {
+    "max_split_size_mb": r"\d+",
+    "roundup_power2_divisions": r"\d+|\[[0-9a-z_:, >]+\]",
+    "garbage_collection_threshold": r"0?\.\d+|1(\.0*)?",
+    "expandable_segments": r"True|False",
+    "backend": r"native|cudaMallocAsync",
+    "release_lock_on_cudamalloc": r"True|False",
+    "pinned_use_cuda_host_register": r"True|False",
+    "pinned_num_register_threads": r"\d+",
+    "pinned_use_background_threads": r"True|False",
+    "per_process_memory_fraction": r"0?\.\d+|1(\.0*)?",
+    "graph_capture_record_stream_reuse": r"True|False",
+}
 
 
 def alloc_conf_problem(text: str) -> str | None:
@@ -1142,10 +1151,9 @@ def alloc_conf_problem(text: str) -> str | None:
         key, value = key.strip(), value.strip()
         if not sep:
             return f"{part!r} is not key:value"
-        keys = alloc_conf_keys()
-        if key not in keys:
+        if key not in ALLOC_CONF_KEYS:
             return f"unknown option {key!r}"
-        if not re.fullmatch(keys[key], value):
+        if not re.fullmatch(ALLOC_CONF_KEYS[key], value):
             return f"bad value {value!r} for {key}"
     return None
 
