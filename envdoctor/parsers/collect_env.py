@@ -117,8 +117,32 @@ def parse(text: str) -> Partial:
             add_cudnn(part, " ".join([v, *more]))
         elif key == "libs":
             _libs(part, more)
+        elif key == "gcc" and not missing(v):
+            part.set("host.gcc_version", _gcc(v))
+        elif key == "cpu":
+            part.set("host.cpu_model", _cpu_model([v, *more]))
     _absent(part, text, rocm)
     return part
+
+
+def _gcc(value: str) -> str:
+    """ "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0" -> 11.4.0; "(GCC) 8.5.0 20210514 (Red Hat …)"
+    -> 8.5.0: the first version after the vendor's parenthesis."""
+    rest = value.split(")", 1)[1] if value.startswith("(") and ")" in value else value
+    m = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", rest)
+    return m.group(1) if m else ""
+
+
+def _cpu_model(lines: list[str]) -> str:
+    """The CPU section: lscpu's "Model name:", wmic's "Name=", or macOS's one line (Apple M1)."""
+    for line in lines:
+        low = line.lower()
+        if low.startswith("model name") and ":" in line:
+            return " ".join(line.split(":", 1)[1].split())[:120]
+        if low.startswith("name="):
+            return line[5:].strip()[:120]
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    return first[:120] if first and ":" not in first and "=" not in first else ""
 
 
 def _series(value: str):
