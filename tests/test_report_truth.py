@@ -68,3 +68,12 @@ def test_a_bare_torch_version_is_build_unknown():
     """A report naming only 'torch==2.9.1' (no +local, no OS) says nothing of its build."""
     torch = parse_text("torch==2.9.1\nnumpy==2.1.3\n").frameworks.torch
     assert torch is not None and torch.cuda is not None or torch.build_known is False
+
+
+def test_pip_show_block_is_one_distribution_not_a_listing():
+    text = ("Name: jaxlib\nVersion: 0.4.26\nSummary: XLA library for JAX\n"
+            "Location: /home/u/venv/lib/python3.10/site-packages\nRequires: numpy, scipy\n")
+    facts = parse_text(text)
+    assert facts.packages.get("jaxlib").version.public == "0.4.26"
+    assert str(facts.host.python_version) == "3.10" and facts.host.os == "Linux"
+    assert facts.frameworks.jax.plugins_known is False  # pip show jaxlib lists no plugins
