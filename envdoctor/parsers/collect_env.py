@@ -181,16 +181,15 @@ def _libs(part: Partial, lines: list[str]) -> None:
 
 
 def _absent(part: Partial, text: str, rocm: bool) -> None:
-    """"No CUDA"/"Could not collect" for both the GPUs and the driver: no NVIDIA driver answered.
+    """Nothing: "Could not collect" and "No CUDA" for the GPUs and the driver are not absence.
 
-    Not said for ROCm builds (their GPUs are not NVIDIA's) and not when a GPU or driver was read.
+    collect_env prints "Could not collect" when its nvidia-smi call failed (not on PATH, as on
+    many Windows and container setups, or no driver), and "No CUDA" when torch itself cannot
+    use CUDA (a CPU wheel on a GPU machine prints it too). Neither observes the driver, so the
+    NVIDIA section stays not observed. On macOS it is absent: CUDA 10.2 was NVIDIA's last
+    release for macOS (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/).
     """
     if rocm or part.gpus or "nvidia.driver_version" in part.values:
         return
-    low = text.lower()
-    driver = re.search(r"nvidia driver version\s*:\s*(.*)", low)
-    gpus = re.search(r"gpu models and configuration\s*:\s*(.*)", low)
-    if driver and gpus and missing(driver.group(1)) and missing(gpus.group(1).strip() or "n/a"):
-        if gpus.group(1).strip() == "":
-            return  # value on the next lines, which we could not read
-        part.absent["nvidia"] = "collect_env found no NVIDIA driver (nvidia-smi did not answer)"
+    if part.values.get("host.os") == "Darwin":
+        part.absent["nvidia"] = "macOS has no NVIDIA CUDA driver (none since CUDA 10.2)"
