@@ -35,13 +35,14 @@ def section(facts: Facts, name: str) -> Any:
 
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
     import envdoctor.engine.knowledge.compat
+    import envdoctor.engine.knowledge.frameworks  # noqa: F401 - Paddle/MindSpore/MXNet, live_warned
     import envdoctor.engine.knowledge.live  # noqa: F401 - live_* / smoke_* functions over Facts.live
 
     names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}
     env = names["env"]
     names["env"] = UNKNOWN if env is UNKNOWN else dict(env.vars)
     fw = names["frameworks"]
-    for name in ("torch", "tensorflow", "jax", "keras"):
+    for name in ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet"):
         names[name] = UNKNOWN if fw is UNKNOWN else getattr(fw, name)
     nv = names["nvidia"]
     names["gpus"] = UNKNOWN if nv is UNKNOWN else nv.gpus
