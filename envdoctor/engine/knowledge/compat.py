@@ -133,15 +133,32 @@ def torch_variant_name(version: Any, cuda: Any) -> str | None:
     return f"cu{c.major}{c.minor}" if c is not None else None
 
 
-def lookup_torch_variant(version: Any, cuda: Any) -> dict[str, Any] | None:
-    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None."""
+def wheel_platform(arch: Any) -> str:
+    """The torch wheel platform tag family of a CPU architecture: ``aarch64``/``arm64`` ->
+    ``linux-aarch64``; anything else (x86_64, unknown) -> ``default`` (the x86_64/Windows rows)."""
+    return "linux-aarch64" if str(arch or "").lower() in ("aarch64", "arm64", "sbsa") else "default"
+
+
+def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str, Any] | None:
+    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None.
+
+    aarch64 wheels are built with their own TORCH_CUDA_ARCH_LIST (.ci/aarch64_linux/), so a row
+    applies only to the platform it names (``platform = "linux-aarch64"``; no field: x86_64 and
+    Windows). An aarch64 wheel without its own row has no known arch list: None, no verdict.
+    """
     v, name = ver(version), torch_variant_name(version, cuda)
     if v is None or name is None:
         return None
+    want = wheel_platform(arch)
     for row in matrix("torch").get("variant", []):
-        if row.get("cuda") == name and in_range(v, row.get("torch", "")):
+        if (row.get("cuda") == name and in_range(v, row.get("torch", ""))
+                and row.get("platform", "default") == want):
             return row
     return None
+
+
+def _host_arch(facts: Facts) -> Any:
+    return facts.host.arch if facts.host.probe.status.known else None
 
 
 def _arch_cc(arch: str) -> tuple[str, Version] | None:
@@ -191,7 +208,7 @@ def _torch_has_arch(facts: Facts, intent: str) -> Any:
             return UNKNOWN
         if torch is None or torch.cuda is None:
             return None
-        row = lookup_torch_variant(torch.version, torch.cuda)
+        row = lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts))
         return None if row is None else archs_run_on(row.get("archs", []), arch)
     return fn
 
@@ -255,7 +272,7 @@ def torch_archs_of(facts: Facts) -> Any:
         return UNKNOWN
     if torch is None or torch.cuda is None:
         return None
-    row = lookup_torch_variant(torch.version, torch.cuda)
+    row = lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts))
     if row is None:
         return None
     return {"archs": list(row.get("archs", [])), "source": "torch matrix",
@@ -268,29 +285,71 @@ def _torch_archs(facts: Facts, intent: str) -> Any:
     return lambda: torch_archs_of(facts)
 
 
+def gpus_newer_than_build_cuda(nv: Any, build_cuda: Any) -> list[str]:
+    """GPUs whose architecture the build's CUDA version cannot compile for at all.
+
+    An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
+    ``first_cuda`` of the ``gpus`` matrix counts).
+    """
+    cuda = series(build_cuda)
+    out = []
+    for gpu in nv.gpus:
+        cc = gpu_cc_of(gpu)
+        row = lookup_arch(cc) if cc is not None else None
+        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+        if cuda is not None and first is not None and cuda < first:
+            out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
+    return out
+
+
+def _missing_archs(facts: Facts) -> Any:
+    nv = _nvidia(facts)
+    if nv is UNKNOWN:
+        return UNKNOWN
+    got = torch_archs_of(facts)
+    if got is UNKNOWN:
+        return got
+    torch = _torch(facts)
+    impossible = [] if torch in (None, UNKNOWN) or torch.cuda is None or \
+        (got is not None and got["source"] != "torch matrix") else \
+        gpus_newer_than_build_cuda(nv, torch.cuda)
+    if got is None:
+        return impossible or None
+    missing = []
+    for gpu in nv.gpus:
+        sm = sm_of(gpu_cc_of(gpu))
+        if sm is None:
+            return impossible or None
+        if not archs_run_on(got["archs"], sm):
+            missing.append(f"{gpu.name} ({sm})")
+    return missing
+
+
 @register("torch_missing_archs")
 def _torch_missing_archs(facts: Facts, intent: str) -> Any:
     """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
 
     Uses torch's own arch list when a live worker or a pasted warning gave one (the torch
-    version may then be unknown), else the matrix row of the wheel. None when the arch list is
-    unknown (CPU build, no matrix row) or a GPU's capability is unknown: no verdict then.
+    version may then be unknown), else the matrix row of the wheel; GPUs the build's CUDA
+    predates are missing even without a row. None when nothing is known (CPU build, no row and
+    no impossibility, a GPU's capability unknown): no verdict then.
     """
+    return lambda: _missing_archs(facts)
+
+
+@register("torch_archs_confirmed")
+def _torch_archs_confirmed(facts: Facts, intent: str) -> Any:
+    """Whether GPU001's verdict is confirmed: a live arch list, a confirmed matrix row, or a
+    GPU the build's CUDA version cannot target at all (an impossibility needs no list)."""
     def fn() -> Any:
-        nv = _nvidia(facts)
-        if nv is UNKNOWN:
-            return UNKNOWN
         got = torch_archs_of(facts)
-        if got is UNKNOWN or got is None:
-            return got
-        missing = []
-        for gpu in nv.gpus:
-            sm = sm_of(gpu_cc_of(gpu))
-            if sm is None:
-                return None
-            if not archs_run_on(got["archs"], sm):
-                missing.append(f"{gpu.name} ({sm})")
-        return missing
+        if got not in (None, UNKNOWN) and got["confirmed"]:
+            return True
+        nv, torch = _nvidia(facts), _torch(facts)
+        if UNKNOWN in (nv, torch) or torch is None or torch.cuda is None:
+            return False
+        return bool(gpus_newer_than_build_cuda(nv, torch.cuda))
     return fn
 
 
@@ -303,7 +362,7 @@ def _torch_variant(facts: Facts, intent: str) -> Any:
             return UNKNOWN
         if torch is None:
             return None
-        return _with_confirmed(lookup_torch_variant(torch.version, torch.cuda))
+        return _with_confirmed(lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts)))
     return fn
 
 
@@ -1213,3 +1272,65 @@ def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
                 if _arch_cc(arch) is None:
                     problems.append(f"{where}.archs: {arch!r} is not sm_XY or compute_XY")
     return problems
+
+
+# ---------------------------------------------------------------------------- torch wheel fix
+def _cu_version(tag: str) -> Version | None:
+    m = _LOCAL_CUDA.match(tag or "")
+    return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
+
+
+def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
+                    driver: Any) -> tuple[str, str] | None:
+    """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
+    can run: the installed release first (same version, other CUDA variant), else the newest
+    release that has one. The lowest such CUDA variant is chosen (it runs on the most drivers).
+    None when no listed wheel fits (then the driver or the GPU is the problem, not the wheel).
+    """
+    rows = [r for r in matrix("torch").get("variant", [])
+            if r.get("platform", "default") == platform]
+    releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
+                       if v is not None}, reverse=True)
+    inst = ver(installed)
+    order = ([Version(inst.base_version)] if inst is not None else []) + releases
+    d = ver(driver)
+    for index, release in enumerate(order):
+        fits = []
+        for row in rows:
+            cuda = _cu_version(row.get("cuda", ""))
+            if cuda is None or not in_range(release, row.get("torch", "")):
+                continue
+            if not all(archs_run_on(row.get("archs", []), t) for t in targets):
+                continue
+            floor = lookup_compat_floor(cuda, os_name)
+            if d is not None and (floor is None or d < floor):
+                continue
+            fits.append((cuda, row["cuda"]))
+        if fits:
+            pin = f"torch=={release}" if index == 0 and inst is not None else \
+                f"torch=={release.major}.{release.minor}.*"
+            return pin, min(fits)[1]
+    return None
+
+
+@register("torch_arch_fix")
+def _torch_arch_fix(facts: Facts, intent: str) -> Any:
+    """The install command that gives every GPU here a torch with its kernels, computed from
+    the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
+    a driver upgrade when no listed wheel fits. None when a GPU's capability is unknown."""
+    def fn() -> Any:
+        nv, torch = _nvidia(facts), _torch(facts)
+        if UNKNOWN in (nv, torch):
+            return UNKNOWN
+        targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+        if not targets or None in targets:
+            return None
+        got = torch_wheel_for(targets, torch.version if torch is not None else None,
+                              wheel_platform(_host_arch(facts)), _os(facts), nv.driver_version)
+        if got is None:
+            return ("no listed torch wheel has kernels for these GPUs and runs on driver "
+                    f"{nv.driver_version}: upgrade the NVIDIA driver first")
+        pin, tag = got
+        return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
+                f"https://download.pytorch.org/whl/{tag}")
+    return fn
