@@ -69,6 +69,8 @@ def test_frameworks_that_need_numpy_fail_and_torch_does_not():
     for name in ("tensorflow", "jax", "paddle"):
         if name in smoke:
             assert smoke[name]["status"] == "error"
+    for name in ("tensorflow", "paddle"):  # jaxlib says only "error while initializing"
+        if name in smoke:
             assert "No module named 'numpy'" in smoke[name]["steps"][0]["detail"]
     if importlib.util.find_spec("torch"):
         assert smoke["torch"]["status"] == "passed"  # torch's plan needs no NumPy

@@ -157,6 +157,22 @@ def _numpy_dependents(facts: Facts, intent: str) -> Any:
     return fn
 
 
+NEEDS_NUMPY = (("paddle", "PaddlePaddle"), ("mindspore", "MindSpore"), ("mxnet", "MXNet"),
+               ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("keras", "Keras"))
+
+
+@register("numpy_dependents")
+def _numpy_dependents(facts: Facts, intent: str) -> Any:
+    """``numpy_dependents()``: the installed frameworks that import NumPy when imported
+    themselves (torch does not). UNKNOWN when the framework probe did not answer."""
+    def fn() -> Any:
+        fw = facts.frameworks
+        if not fw.probe.status.known:
+            return UNKNOWN
+        return [label for name, label in NEEDS_NUMPY if getattr(fw, name) is not None]
+    return fn
+
+
 @register("live_import_failed_except")
 def _live_import_failed_except(facts: Facts, intent: str) -> Any:
     """``live_import_failed_except(["mxnet:ENUMPY004", "*:No module named 'numpy'"])``: like
@@ -174,6 +190,40 @@ def _live_import_failed_except(facts: Facts, intent: str) -> Any:
             codes = {d.code for d in lf.diagnoses}
             if any(who in ("*", name) and (what in codes or what in lf.import_error)
                    for who, what in rules):
+                continue
+            out.append(f"{name}: {lf.import_error}")
+        return out
+    return fn
+
+
+def numpy_absent(facts: Facts) -> bool:
+    """NumPy is confirmed absent: the package probe of this machine answered without it (a
+    pasted report that does not list NumPy says nothing)."""
+    pk = facts.packages
+    return facts.origin != "report" and pk.probe.status.known and pk.get("numpy") is None
+
+
+@register("live_import_failed_except")
+def _live_import_failed_except(facts: Facts, intent: str) -> Any:
+    """``live_import_failed_except(["mxnet:ENUMPY004"])``: like ``live_import_failed()``,
+    without the failures a static check already names (one cause, one finding): each entry is
+    ``<framework or *>:<signature code or text in the error>``; and, when NumPy is confirmed
+    absent (NP002), the frameworks that import it, whatever their error says (jaxlib's is
+    "Encountered an error while initializing the extension")."""
+    def fn(explained: Any = ()) -> Any:
+        if not facts.live:
+            return UNKNOWN
+        rules = [tuple(e.split(":", 1)) for e in (explained or ()) if ":" in e]
+        need_numpy = {name for name, _ in NEEDS_NUMPY} if numpy_absent(facts) else set()
+        out = []
+        for name, lf in facts.live.items():
+            if not isinstance(lf, LiveFramework) or lf.probe.status is Status.ERROR \
+                    or lf.probe.status is Status.SKIPPED or lf.import_ok is not False:
+                continue
+            codes = {d.code for d in lf.diagnoses}
+            if name in need_numpy or any(who in ("*", name) and (what in codes
+                                                                  or what in lf.import_error)
+                                         for who, what in rules):
                 continue
             out.append(f"{name}: {lf.import_error}")
         return out
