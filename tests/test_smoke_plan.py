@@ -146,3 +146,27 @@ def test_paddles_cpu_cuda_false_no_longer_breaks_the_answer():
     # what the worker sends after finish() cleaned it: built_cuda dropped, the answer kept
     lf = to_live(run("paddle", answer("paddle", built_cuda=c.version_text("False")), ""))
     assert lf.probe.status is Status.OK and lf.built_cuda is None
+
+
+# ---------------------------------------------------------------------------- options, summary
+@pytest.mark.parametrize("given, names", [
+    ("mx", ("mxnet",)), ("paddlepaddle,ms", ("paddle", "mindspore")),
+    ("pytorch,tf,jax", ("torch", "tensorflow", "jax")), ("MX, mxnet", ("mxnet",))])
+def test_framework_aliases(given, names):
+    from envdoctor.live.cli import live_options
+    assert live_options(given, None).frameworks == names
+
+
+def test_a_paddle_only_box_names_paddle_in_the_summary():
+    from packaging.version import Version
+
+    from envdoctor.facts import Facts, FrameworkFacts, PaddleBuild, ProbeInfo
+    from envdoctor.outputs.summary import summarize
+    fw = FrameworkFacts(probe=ProbeInfo(Status.OK),
+                        paddle=PaddleBuild(version=Version("3.3.1"), distribution="paddlepaddle"))
+    lines = {line.area: line for line in summarize(Facts(frameworks=fw), [])}
+    assert lines["paddle"].detail == "3.3.1 from paddlepaddle (CPU-only build)"
+    assert "frameworks" not in lines  # no "none installed" line next to it
+    empty = {line.area: line for line in summarize(
+        Facts(frameworks=FrameworkFacts(probe=ProbeInfo(Status.OK))), [])}
+    assert "PaddlePaddle" in empty["frameworks"].detail and "MXNet" in empty["frameworks"].detail
