@@ -10,9 +10,9 @@ import click
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
-from envdoctor.outputs.renderers import RENDERERS
+from envdoctor.outputs.renderers import formats
 
-FORMATS = sorted(RENDERERS)
+FORMATS = formats("check")
 
 
 def _gate_options(fn):
@@ -43,7 +43,8 @@ def _publish(report, fmt: str, output: str | None, redact: bool) -> None:
     if redact:
         report = redact_report(report)
     color = use_color(output) and fmt == "text"
-    text = render.render(report, color) if fmt == "text" else render_as(fmt, report, color)
+    text = render.render(report, color) if fmt == "text" else \
+        render_as("check", fmt, report, color)
     emit(text, output)
 
 
@@ -62,8 +63,9 @@ def _leave(code: int) -> None:
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
-              metavar="S", help="Seconds for rendezvous, probes and barrier together; ranks not "
-              "there by then are named, not waited for.")
+              metavar="S", help="Seconds the rendezvous waits for every rank, then seconds each "
+              "rank has to probe and reach the barrier; ranks not there are named, not waited "
+              "for.")
 @click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
               "TFLOP/s, NCCL transport.")
 @click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
@@ -141,7 +143,10 @@ def compare(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str |
     view = fleet_compare.load(paths)
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not no_redact)
-    report.extra["fleet"]["differences"] = fleet_compare.differences(view, report.findings)
+    import dataclasses
+    fleet_block = {**report.extra["fleet"],
+                   "differences": fleet_compare.differences(view, report.findings)}
+    report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
     if fmt == "text":
         from envdoctor.fleet import render
         from envdoctor.outputs.redact import redact_report
