@@ -19,7 +19,7 @@ from envdoctor.facts import SECTIONS, Facts
 
 # Names a rule may use besides the builtins and the knowledge functions.
 SHORTCUTS = ("torch", "tensorflow", "jax", "keras", "gpus", "python", "pkg", "has", "live",
-             "intent", "origin")
+             "intent", "origin", "paddle", "mindspore", "mxnet")
 
 
 class Knowledge:
