@@ -13,10 +13,12 @@ over the snapshots: time and memory grow linearly with their number.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from envdoctor.engine.findings import CheckResult, Finding, Severity
 from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts
 from envdoctor.fleet import model
@@ -56,6 +58,34 @@ def _host_of(facts: Facts) -> str:
     return ""
 
 
+def saved_results(path: Path) -> tuple[str, list[CheckResult]] | None:
+    """The results a saved ``check --format json`` report carries (None for bare facts).
+
+    The report is read a second time (the facts loader read it first); JSON parsing is cheap
+    next to evaluating every check again, and these results are what the check saw there.
+    """
+    with reading(str(path), "a snapshot"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    checks, found = data.get("checks"), data.get("findings")
+    intent = (data.get("summary") or {}).get("intent")
+    if not (isinstance(checks, list) and isinstance(found, list) and isinstance(intent, str)):
+        return None
+    try:
+        by_code = {f["code"]: Finding(code=f["code"], id=f["id"],
+                                      severity=Severity(f["severity"]), title=f["title"],
+                                      why=f.get("why", ""), fix=f.get("fix", ""),
+                                      references=tuple(f.get("references", ())),
+                                      evidence=f.get("evidence") or {}, area=f.get("area", ""))
+                   for f in found}
+        results = [CheckResult(c["code"], c["id"], c["state"],
+                               by_code.get(c["code"]) if c["state"] == "fired" else None,
+                               c.get("detail", "")) for c in checks
+                   if not str(c["code"]).startswith("REQ")]  # the policy is judged again
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInput(f"{path}: a check report whose findings do not fit: {exc}") from None
+    return intent, results
+
+
 def load(paths: tuple[str, ...]) -> model.Fleet:
     """Every snapshot as a node (rank snapshots grouped by their node)."""
     from envdoctor import pipeline
@@ -83,11 +113,13 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
         host = _host_of(facts)
         name = host or path.stem
         names[name] += 1
-        plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host))
+        plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
+                      saved_results(path)))
     fleet = model.build(payloads, None, "snapshots", unfinished) if payloads else model.Fleet()
     fleet.compare = True
-    for name, facts, host in plain:
-        fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name))
+    for name, facts, host, saved in plain:
+        fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,
+                                          saved=saved))
     return fleet
 
 

@@ -56,6 +56,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
     "live_diagnoses": "live",
+    # install commands, planned by envdoctor.suggest
+    "install_line": "install", "install_why": "install", "install_lines": "install",
     # probes that broke
     "probe_failure": "probe", "probe_failures": "probe",
 }
