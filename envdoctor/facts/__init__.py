@@ -83,6 +83,8 @@ class HostFacts:
     python_env: str = ""              # venv | conda | system
     cpu_count: int | None = None      # CPUs this process may use (affinity)
     cpu_flags: tuple[str, ...] = ()   # the SIMD flags that wheels need: avx, avx2, fma, avx512f
+    cpu_model: str = ""               # "AMD EPYC 7763 64-Core Processor" (/proc/cpuinfo)
+    gcc_version: str = ""             # the gcc on PATH, which CUDA/C++ extension builds use
     ram_total_gb: float | None = None
     ram_available_gb: float | None = None
     shm_total_gb: float | None = None  # size of /dev/shm (PyTorch DataLoader workers use it)

@@ -105,9 +105,14 @@ def _cuda(facts: Facts) -> str:
     if not cu.probe.status.known:
         return f"unknown ({cu.probe.reason or cu.probe.status.value})"
     parts = []
+    pasted = facts.origin == "report"
     for tk in cu.toolkits:
-        via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
-        parts.append(f"{tk.version or '?'} at {tk.path} ({via})")
+        if pasted:  # the report shows what ran, rarely where from: say only what it shows
+            via = "nvcc, as the report shows" if tk.source == "nvcc" else "stated in the report"
+        else:
+            via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
+        where = f" at {tk.path}" if tk.path else ""
+        parts.append(f"{tk.version or '?'}{where} ({via})")
     if cu.nvcc_path and not any(t.source == "nvcc" for t in cu.toolkits):
         parts.insert(0, f"nvcc {cu.nvcc_version or '?'} at {cu.nvcc_path}")
     return "; ".join(parts) or "none"
@@ -193,7 +198,9 @@ def _python(facts: Facts) -> str:
     text = f"{h.python_version}"
     if h.python_env:
         text += f" ({h.python_env})"
-    return text + (f" at {h.python_executable}" if h.python_executable else "")
+    text += f" at {h.python_executable}" if h.python_executable else ""
+    numpy = facts.packages.get("numpy") if facts.packages.probe.status.known else None
+    return text + (f"; NumPy {numpy.version}" if numpy is not None and numpy.version else "")
 
 
 def _host(facts: Facts) -> str:
@@ -201,14 +208,18 @@ def _host(facts: Facts) -> str:
     if not h.probe.status.known:
         return "unknown"
     parts = [h.distro or h.os, h.arch]
+    if h.cpu_model:
+        parts.append(h.cpu_model)
     if h.cpu_count:
         parts.append(f"{h.cpu_count} CPUs")
     if h.ram_total_gb is not None:
-        parts.append(f"{h.ram_total_gb:.1f} GB RAM")
+        parts.append(f"{h.ram_total_gb:.1f} GiB RAM")
     if h.shm_total_gb is not None:
-        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GB")
+        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GiB")
     if h.container:
         parts.append(f"in {h.container}")
     if h.wsl:
         parts.append(f"WSL{h.wsl}")
+    if h.gcc_version:
+        parts.append(f"gcc {h.gcc_version}")
     return ", ".join(p for p in parts if p)

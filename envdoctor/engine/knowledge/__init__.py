@@ -60,6 +60,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     # PaddlePaddle, MindSpore, MXNet
     "driver_runs_cuda": "frameworks", "paddle_variant": "frameworks",
     "paddle_install": "frameworks", "numpy_dependents": "frameworks",
+    # install commands, planned by envdoctor.suggest
+    "install_line": "install", "install_why": "install", "install_lines": "install",
     # probes that broke
     "probe_failure": "probe", "probe_failures": "probe",
 }
