@@ -1,10 +1,13 @@
 """The facts snapshot: one typed, frozen, JSON-serialisable record of a machine.
 
-Probes fill it, rules read it, ``check --facts FILE`` replays it. Every section carries a
-``ProbeInfo`` so that "not installed" (status ``not_found``) is never confused with "the probe
-broke" (``error``) or "nobody looked" (``unknown``, e.g. a section missing from a pasted report).
-Rules that read a section whose status is neither ``ok`` nor ``not_found`` evaluate to
-*unknown* and never produce a finding.
+Probes fill it, rules read it, ``check --facts FILE`` replays it. Every fact is in one of four
+states (``envdoctor.facts.states``): *observed* (with its source), confirmed *absent*, *not
+observed* (nobody looked: a section missing from a pasted report, a skipped probe) or *failed*
+(the looking broke: a hung ``nvidia-smi``). Each section's ``ProbeInfo`` says it for the whole
+section (``status``) and, where a section is only partly known, per field (``unobserved``,
+``failed``): a pasted ``jax.print_environment_info()`` block shows jax's devices but not its
+plugins, so ``frameworks.probe.unobserved`` holds ``"jax.plugins"``. The rule engine turns every
+fact that is not observed or confirmed absent into *unknown*, never into a finding.
 
 Bump ``SCHEMA_VERSION`` on any incompatible change and regenerate ``schema/facts.schema.json``
 (``python -m envdoctor.facts.schema``).
@@ -21,7 +24,10 @@ from packaging.version import Version
 
 from envdoctor.facts.serialize import DecodeError, from_jsonable, to_jsonable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Versions whose snapshots still decode: 1 had no per-field states (every field of a section that
+# answered counted as observed), which is what 2 reads when ``unobserved``/``failed`` are empty.
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 class Status(str, Enum):
@@ -40,13 +46,24 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class ProbeInfo:
-    """How a section was obtained: status, why, what was run or read, which source answered."""
+    """How a section was obtained: status, why, what was run or read, which source answered.
+
+    ``status`` speaks for the whole section. Within a section that answered (``ok``), a field
+    can still be unknown: ``unobserved`` lists paths relative to the section (``"gpus"``,
+    ``"torch.cuda"``, ``"jax.plugins"``) that nobody observed, so their stored value is only a
+    default; ``failed`` maps paths to why the probe that fills them broke (what ran, how it
+    failed). A path covers everything below it. ``sources`` names, per path, where an
+    observed value came from when a section mixes sources. See ``envdoctor.facts.states``.
+    """
 
     status: Status = Status.UNKNOWN
     reason: str = ""
     ran: tuple[str, ...] = ()
     source: str = ""
     seconds: float = 0.0
+    unobserved: tuple[str, ...] = ()
+    failed: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- host
@@ -447,11 +464,11 @@ class Facts:
         if isinstance(data.get("facts"), dict) and "host" not in data:
             data = data["facts"]  # a whole `check --format json` output
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise FactsError(f"schema_version {version!r} is not supported "
-                             f"(this envdoctor reads {SCHEMA_VERSION})")
+        if version not in READABLE_SCHEMA_VERSIONS:
+            raise FactsError(f"schema_version {version!r} is not supported (this envdoctor "
+                             f"reads {', '.join(map(str, READABLE_SCHEMA_VERSIONS))})")
         try:
-            return from_jsonable(cls, data)
+            return replace(from_jsonable(cls, data), schema_version=SCHEMA_VERSION)
         except DecodeError as exc:
             raise FactsError(f"facts do not fit the schema: {exc}") from None
 

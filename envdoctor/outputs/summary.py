@@ -12,10 +12,11 @@ from typing import Any
 from envdoctor.engine.findings import Finding, worst
 from envdoctor.facts import Facts, Status
 
-# finding.area -> summary line
-AREA_OF = {"driver": "driver", "gpu": "driver", "cuda": "cuda", "cudnn": "libraries",
-           "nccl": "libraries", "torch": "torch", "tensorflow": "tensorflow", "jax": "jax",
-           "keras": "keras", "python": "python", "host": "host", "env": "host"}
+
+def line_of(area: str) -> str:
+    """The summary line a finding's area counts on (rules/areas.toml ``[line]``)."""
+    from envdoctor.engine.loader import load_file_cached
+    return load_file_cached("areas").get("line", {}).get(area, area)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
     out = []
     for area, label, probe_status, detail in lines:
-        mine = [f for f in findings if AREA_OF.get(f.area, f.area) == area]
+        mine = [f for f in findings if line_of(f.area) == area]
         sev = worst(mine)
         if sev is not None:
             status = sev.value

@@ -83,7 +83,7 @@ def _requirements(report: Report) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- bug report
-def render_bug_report(report: Report) -> str:
+def render_bug_report(report: Report, color: bool = False) -> str:
     """The full report to paste into an issue: summary, findings, smoke, facts, raw JSON."""
     out = _head(report, "envdoctor report")
     out += _smoke(report.extra.get("smoke"))
