@@ -227,8 +227,13 @@ def load_tree_cached(kind: str, root: Path | None = None,
 
 def load_file_cached(name: str, root: Path | None = None) -> dict[str, Any]:
     """One top-level rules file (``rules/<name>.toml``), parsed, through the same
-    content-checked cache; {} when the rules folder has none."""
-    path = (root or rules_dir()) / f"{name}.toml"
+    content-checked cache, once per process; {} when the rules folder has none."""
+    return _top_file(name, str(root or rules_dir()))
+
+
+@lru_cache(maxsize=16)
+def _top_file(name: str, root: str) -> dict[str, Any]:
+    path = Path(root) / f"{name}.toml"
     if not path.is_file():
         return {}
 

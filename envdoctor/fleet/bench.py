@@ -120,8 +120,14 @@ def _matmul(torch: Any, device: str, sync: Any) -> float:
     return _sig(2 * n ** 3 / seconds / 1e12)
 
 
-def run(layout: Layout, node_key: int) -> dict[str, Any]:
-    """This rank's bench results (every rank calls it, in the same order: it is collective)."""
+def run(layout: Layout, node_key: int, timeout: float = 60.0) -> dict[str, Any]:
+    """This rank's bench results (every rank calls it, in the same order: it is collective).
+
+    Every group gets ``timeout`` explicitly: new_group's own default (minutes, for NCCL) would
+    let one rank that failed a step hold the others far past --timeout.
+    """
+    import datetime
+
     import torch
     import torch.distributed as dist
 
@@ -143,18 +149,23 @@ def run(layout: Layout, node_key: int) -> dict[str, Any]:
         if device.startswith("cuda"):
             torch.cuda.synchronize()
 
+    limit = datetime.timedelta(seconds=max(1.0, timeout))
+
+    def group(ranks: list[int]) -> Any:
+        return dist.new_group(ranks, backend=backend, timeout=limit)
+
     # groups are created collectively, in the same order on every rank
-    world = dist.new_group(list(range(n)), backend=backend) if backend == "nccl" else None
+    world = group(list(range(n))) if backend == "nccl" else None
     nodes: dict[int, list[int]] = {}
     for r, k in enumerate(keys):
         nodes.setdefault(k, []).append(r)
     local_group = None
     for _key, members in sorted(nodes.items(), key=lambda kv: kv[1][0]):
-        g = dist.new_group(members, backend=backend)
+        g = group(members)
         if layout.rank in members:
             local_group = g
     leaders = [members[0] for members in nodes.values()]
-    cross = dist.new_group(sorted(leaders), backend=backend) if len(leaders) > 1 else None
+    cross = group(sorted(leaders)) if len(leaders) > 1 else None
 
     x = torch.full((1024,), float(layout.rank + 1), dtype=torch.float32, device=device)
     dist.all_reduce(x, group=world)

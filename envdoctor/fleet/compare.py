@@ -45,9 +45,18 @@ def snapshot_files(paths: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _is_rank_snapshot(path: Path) -> bool:
+def _head(path: Path) -> bytes:
     with reading(str(path), "a snapshot"), open(path, "rb") as fh:
-        return b'"payload_version"' in fh.read(HEAD)
+        return fh.read(HEAD)
+
+
+def _is_rank_snapshot(head: bytes) -> bool:
+    return b'"payload_version"' in head
+
+
+def _is_check_report(head: bytes) -> bool:
+    """`check --format json` writes facts_schema_version second, right after schema_version."""
+    return b'"facts_schema_version"' in head
 
 
 def _host_of(facts: Facts) -> str:
@@ -95,7 +104,8 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
     plain: list[tuple[str, Facts, str]] = []
     names: Counter[str] = Counter()
     for path in snapshot_files(paths):
-        if _is_rank_snapshot(path):
+        head = _head(path)
+        if _is_rank_snapshot(head):
             with reading(str(path), "a snapshot"):
                 text = path.read_text(encoding="utf-8")
             try:
@@ -114,7 +124,7 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
         name = host or path.stem
         names[name] += 1
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
-                      saved_results(path)))
+                      saved_results(path) if _is_check_report(head) else None))
     fleet = model.build(payloads, None, "snapshots", unfinished) if payloads else model.Fleet()
     fleet.compare = True
     for name, facts, host, saved in plain:

@@ -74,6 +74,13 @@ def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
     return results, findings
 
 
+def _on(nodes: list[str], shown: int = 6) -> str:
+    """Where a single-machine finding fired, in its title (every renderer shows titles)."""
+    if len(nodes) <= shown:
+        return ", ".join(nodes)
+    return f"{len(nodes)} nodes: {', '.join(nodes[:shown])} …"
+
+
 def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool = False
            ) -> tuple[list[CheckResult], list[Finding]]:
     """Per-node results of single-machine checks -> one finding per (code, title) naming every
@@ -90,7 +97,8 @@ def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool 
                 fired_codes.add(r.code)
     findings: dict[tuple[str, str], Finding] = {}
     for key, (f, nodes) in merged.items():
-        findings[key] = replace(f, evidence={**f.evidence, "nodes": nodes})
+        findings[key] = replace(f, title=f"{f.title} (on {_on(nodes)})",
+                                evidence={**f.evidence, "nodes": nodes})
     out: list[CheckResult] = []
     summary: dict[str, CheckResult] = {}
     for node, results in per_node:

@@ -148,7 +148,8 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
         from envdoctor.fleet import bench
         bench_start = time.monotonic()
         try:
-            data["bench"] = bench.run(layout, collective.node_key(layout.node))
+            data["bench"] = bench.run(layout, collective.node_key(layout.node),
+                                      options.timeout)
         except Exception as exc:  # noqa: BLE001 - a failed benchmark is a result
             data["bench"] = {"error": f"{type(exc).__name__}: {exc}"[:400]}
         outcome.seconds["bench"] = round(time.monotonic() - bench_start, 3)

@@ -52,7 +52,7 @@ def test_gpu_fleet_findings_name_node_and_ranks() -> None:
 
 def test_host_names_are_redacted_and_stable() -> None:
     report = redact_report(fleet_report.build(build()))
-    text = render("json", report)
+    text = render("check", "json", report)
     assert "alpha" not in text and "beta" not in text
     nodes = json.loads(text)["fleet"]["nodes"]
     assert [(n["node"], n["host"]) for n in nodes] == [("host-1#0", "host-1"),
@@ -66,6 +66,6 @@ def test_no_redact_keeps_host_names() -> None:
 
 
 def test_junit_has_one_case_per_node_for_a_fleet_rule() -> None:
-    xml = render("junit", fleet_report.build(build()))
+    xml = render("check", "junit", fleet_report.build(build()))
     assert xml.count('name="FLEET013 fleet-gpus-fewer-than-ranks @ host-1#0"') == 1
     assert xml.count('name="FLEET013 fleet-gpus-fewer-than-ranks @ host-2#1"') == 1
