@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import sys
 
-import click
-
 from envdoctor.errors import BadInput
 
 
@@ -24,7 +22,8 @@ def emit(text: str, output: str | None) -> None:
         except OSError as exc:
             raise BadInput(f"{output}: cannot write: {exc.strerror or exc}") from None
     else:
-        click.echo(text, nl=False)
+        from envdoctor.streams import write_stdout
+        write_stdout(text)
 
 
 def use_color(output: str | None) -> bool:
