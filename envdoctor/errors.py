@@ -64,9 +64,9 @@ FIFO_WAIT = 10.0       # seconds a FIFO may stay silent before we say so
 def open_input(path: str, what: str):
     """A binary file object for an input file or ``-`` (stdin), refusing what cannot be one.
 
-    A directory, a device (``/dev/zero``) or a socket is a one-line BadInput; a FIFO (also
-    ``<(cmd)``) is accepted, but one that nobody writes to within ``FIFO_WAIT`` seconds is a
-    BadInput too, rather than a hang. The caller closes the file.
+    A directory, a device (``/dev/zero``) or a socket is a one-line BadInput. Stdin and
+    ``<(cmd)`` pipes are read as they come (like ``cat``); a named FIFO that nobody writes to
+    within ``FIFO_WAIT`` seconds is a BadInput, rather than a hang. The caller closes it.
     """
     import select
     import stat
@@ -85,17 +85,22 @@ def open_input(path: str, what: str):
                 raise IsADirectoryError(path)
             if path != "-" and (stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)):
                 raise BadInput(f"{path}: is a device or socket, not {what}")
-            if stat.S_ISFIFO(mode):
+            if stat.S_ISFIFO(mode) and path != "-" and not _inherited_pipe(path):
                 ready, _, _ = select.select([fd], [], [], FIFO_WAIT)
                 if not ready:
                     raise BadInput(f"{path}: nothing was written to this pipe within "
                                    f"{FIFO_WAIT:g} s, not {what}")
             if path != "-":
                 os.set_blocking(fd, True)
-            return os.fdopen(fd, "rb", buffering=0)
+            return os.fdopen(fd, "rb")
         except BaseException:
             os.close(fd)
             raise
+
+
+def _inherited_pipe(path: str) -> bool:
+    """``<(cmd)`` gives /dev/fd/N: a pipe whose writer already runs; read it like stdin."""
+    return path.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin"))
 
 
 def read_input(path: str, what: str, limit: int = MAX_INPUT) -> bytes:

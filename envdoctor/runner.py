@@ -67,7 +67,7 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
                              f"could not run: {getattr(exc, 'strerror', None) or exc}")
     register(proc)
     try:
-        out, err, error = _collect(proc, start + timeout)
+        out, err, error = collect_output(proc, start + timeout)
         if error:
             kill_tree(proc)
             error = error.replace("{timeout}", f"{timeout:g}s")
@@ -85,11 +85,14 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
                          time.monotonic() - start, error)
 
 
-def _collect(proc: subprocess.Popen, deadline: float) -> tuple[bytes, bytes, str]:
+def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = False
+                   ) -> tuple[bytes, bytes, str]:
     """Read both pipes until EOF, the deadline or ``MAX_OUTPUT`` bytes on one of them.
 
     Returns (stdout, stderr, error); ``error`` is "" when the command closed its output in
     time. A command that prints without end is stopped at the cap, not read into memory.
+    With ``stderr_tail`` (framework workers, whose logs may be long) stderr is never a reason
+    to stop: only its last ``MAX_OUTPUT`` bytes are kept.
     """
     import selectors
 
@@ -110,6 +113,11 @@ def _collect(proc: subprocess.Popen, deadline: float) -> tuple[bytes, bytes, str
                     sel.unregister(key.fileobj)
                     continue
                 buf = bufs[key.fileobj]
+                if stderr_tail and key.fileobj is proc.stderr:
+                    buf += piece
+                    if len(buf) > 2 * MAX_OUTPUT:
+                        del buf[:-MAX_OUTPUT]
+                    continue
                 buf += piece[: MAX_OUTPUT - len(buf)]
                 if len(buf) >= MAX_OUTPUT:
                     error = f"printed more than {MAX_OUTPUT >> 20} MB (stopped)"
@@ -120,7 +128,8 @@ def _collect(proc: subprocess.Popen, deadline: float) -> tuple[bytes, bytes, str
         sel.close()
         for f in bufs:
             f.close()
-    return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), error
+    err = bufs[proc.stderr]
+    return bytes(bufs[proc.stdout]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
 
 
 def _signal_name(number: int) -> str:

@@ -164,10 +164,8 @@ def _open(source: str):
         raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
     if stat.S_ISDIR(st.st_mode):
         raise BadInput(f"{source}: is a directory; give a log file or pipe the text on stdin")
-    try:
-        return open(source, "rb")
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
+    from envdoctor.errors import open_input
+    return open_input(source, "a log or a traceback")  # a FIFO or device never hangs us
 
 
 def _code_doc(code: str) -> str:

@@ -1,0 +1,237 @@
+"""Find regular expressions that go super-linear on hostile text (a test helper and a tool).
+
+``patterns()`` collects every pattern that can see untrusted text: module-level compiled
+patterns and literal patterns passed to ``re.*`` in envdoctor's parsers, probes, explain and
+redaction code, plus the error signatures in rules/signatures. ``attacks(pattern)`` builds
+hostile inputs: a string the pattern (nearly) matches, with a long run of one filler
+character inserted at every token boundary; that is how a nested or overlapping quantifier
+(``(.+?)\\s+`` over spaces, ``\\s*(\\d+\\s*)*``) is driven into backtracking. ``slow(pattern)``
+times a search on runs of N and 4N characters and reports those whose time grows by more than
+``RATIO`` (linear work grows 4x).
+
+Run as a script to print every slow pattern: ``python tests/faults/regex_audit.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+import sys
+import time
+from pathlib import Path
+
+try:  # Python 3.11+
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+    from re._constants import (  # type: ignore[import-not-found]
+        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, GROUPREF, IN, LITERAL, MAX_REPEAT,
+        MIN_REPEAT, NEGATE, NOT_LITERAL, RANGE, SUBPATTERN,
+    )
+except ImportError:  # Python 3.10
+    import sre_parse  # type: ignore[no-redef]
+    from sre_constants import (  # type: ignore[no-redef]
+        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, GROUPREF, IN, LITERAL, MAX_REPEAT,
+        MIN_REPEAT, NEGATE, NOT_LITERAL, RANGE, SUBPATTERN,
+    )
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("envdoctor.parsers", "envdoctor.probes", "envdoctor.explain")
+MODULES = ("envdoctor.outputs.redact", "envdoctor.secrets", "envdoctor.bounded",
+           "envdoctor.live.parse", "envdoctor.diff")
+FILLERS = (" ", "a", "0", ".", "-", "|", ":", "=", "/", "\t", "_", ",", "A", "x ", "0.", "a,",
+           "a ", "0 ", "| ", "a=", "(", "[", '"', "'", "<", "\\", "%", "+", "\n", "\n ", "a\n")
+N = 1000
+RATIO = 9.0
+FLOOR = 0.004  # seconds: below this at 4N, nothing to worry about
+
+
+def _modules() -> list[str]:
+    names = list(MODULES)
+    for pkg_name in PACKAGES:
+        pkg = importlib.import_module(pkg_name)
+        names.append(pkg_name)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            names.append(f"{pkg_name}.{info.name}")
+    return names
+
+
+def _inline(path: Path) -> list[tuple[str, int]]:
+    """Literal patterns passed to re.search/match/sub/... in a source file: (pattern, flags)."""
+    out = []
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return out
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+                and node.func.attr in ("search", "match", "fullmatch", "sub", "subn", "findall",
+                                       "finditer", "split", "compile")
+                and node.args and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
+            flags = 0
+            for kw in node.keywords:
+                if kw.arg == "flags" and isinstance(kw.value, ast.Attribute):
+                    flags |= getattr(re, kw.value.attr, 0)
+            out.append((node.args[0].value, flags))
+    return out
+
+
+def patterns() -> dict[str, re.Pattern]:
+    """name -> compiled pattern, for every pattern that sees untrusted text."""
+    found: dict[str, re.Pattern] = {}
+    for name in _modules():
+        try:
+            mod = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a module that cannot import has no patterns to test
+            continue
+        for attr, value in vars(mod).items():
+            if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+                found[f"{name}.{attr}"] = value
+        src = getattr(mod, "__file__", None)
+        if src:
+            for i, (pat, flags) in enumerate(_inline(Path(src))):
+                try:
+                    found[f"{name}:inline{i}"] = re.compile(pat, flags)
+                except re.error:
+                    continue
+    try:
+        from envdoctor.explain.signatures import load_signatures
+        for sig in load_signatures():
+            for i, pat in enumerate(_signature_patterns(sig)):
+                found[f"signature {sig.code}#{i}"] = pat
+    except Exception:  # noqa: BLE001 - signatures are audited when they load
+        pass
+    return found
+
+
+def _signature_patterns(sig) -> list[re.Pattern]:
+    out = []
+    for value in vars(sig).values():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, re.Pattern) and isinstance(item.pattern, str):
+                out.append(item)
+            elif hasattr(item, "__dict__"):
+                out.extend(v for v in vars(item).values()
+                           if isinstance(v, re.Pattern) and isinstance(v.pattern, str))
+    return out
+
+
+# ------------------------------------------------------------------ building hostile inputs
+def _char_for(items) -> str:
+    """A character an IN (character class) accepts."""
+    negate = any(op is NEGATE for op, _ in items)
+    if negate:
+        banned = set()
+        for op, av in items:
+            if op is LITERAL:
+                banned.add(chr(av))
+        for c in "a0 .x":
+            if c not in banned:
+                return c
+        return "~"
+    for op, av in items:
+        if op is LITERAL:
+            return chr(av)
+        if op is RANGE:
+            return chr(av[0])
+        if op is CATEGORY:
+            name = str(av).lower()
+            if "digit" in name and "not" not in name:
+                return "0"
+            if "space" in name and "not" not in name:
+                return " "
+            return "a"
+    return "a"
+
+
+def _example(parsed) -> list[str]:
+    """Pieces of one string the parsed pattern matches (a cut point between pieces)."""
+    pieces: list[str] = []
+    for op, av in parsed:
+        if op is LITERAL:
+            pieces.append(chr(av))
+        elif op is NOT_LITERAL:
+            pieces.append("a" if chr(av) != "a" else "b")
+        elif op is ANY:
+            pieces.append("a")
+        elif op is IN:
+            pieces.append(_char_for(av))
+        elif op in (MAX_REPEAT, MIN_REPEAT):
+            lo, _hi, sub = av
+            inner = "".join(_example(sub))
+            pieces.append(inner * max(lo, 1))
+        elif op is SUBPATTERN:
+            sub = av[-1]
+            pieces.extend(_example(sub))
+        elif op is BRANCH:
+            pieces.extend(_example(av[1][0]))
+        elif op in (ASSERT, ASSERT_NOT, AT, GROUPREF):
+            continue
+        else:
+            continue
+    return pieces
+
+
+def attacks(pattern: re.Pattern, n: int = N) -> list[tuple[str, str]]:
+    """(label, text) pairs: the example match with ``filler * n`` at each cut point."""
+    try:
+        pieces = _example(sre_parse.parse(pattern.pattern, pattern.flags))
+    except Exception:  # noqa: BLE001
+        pieces = []
+    out = []
+    for filler in FILLERS:
+        run = filler * (n // len(filler))
+        out.append((f"{filler!r}*n", run))
+        for cut in range(0, len(pieces) + 1):
+            text = "".join(pieces[:cut]) + run + "".join(pieces[cut:])
+            out.append((f"cut {cut} {filler!r}*n", text))
+            tail = "".join(pieces[:cut]) + run  # the match never completes
+            out.append((f"cut {cut} {filler!r}*n, no tail", tail))
+    return out
+
+
+def _time(pattern: re.Pattern, text: str) -> float:
+    start = time.perf_counter()
+    for _ in pattern.finditer(text):
+        pass
+    return time.perf_counter() - start
+
+
+def slow(pattern: re.Pattern) -> list[str]:
+    """The attacks on which ``pattern`` grows super-linearly (empty: linear on all of them)."""
+    bad = []
+    small = dict(attacks(pattern, N))
+    for label, text in attacks(pattern, 4 * N):
+        big_t = _time(pattern, text)
+        if big_t < FLOOR:
+            continue
+        small_t = max(_time(pattern, small[label]), 1e-6)
+        big_t = min(big_t, _time(pattern, text))
+        if big_t < FLOOR:
+            continue
+        if big_t / small_t > RATIO:
+            bad.append(f"{label}: {small_t * 1000:.1f} ms -> {big_t * 1000:.1f} ms")
+    return bad
+
+
+def main() -> int:
+    sys.path.insert(0, str(ROOT))
+    found = patterns()
+    print(f"{len(found)} patterns")
+    n_bad = 0
+    for name, pattern in sorted(found.items()):
+        bad = slow(pattern)
+        if bad:
+            n_bad += 1
+            print(f"SLOW {name}: {pattern.pattern[:120]!r}")
+            for line in bad[:3]:
+                print(f"     {line}")
+    print(f"{n_bad} slow")
+    return 1 if n_bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
