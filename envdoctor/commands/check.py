@@ -66,6 +66,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     fmt = default_format(fmt)
     for spec in reports:
         parse_report_spec(spec)  # a wrong --report fails before any probing
+    from envdoctor.commands._output import check_output_paths
+    check_output_paths(output, reports)  # so does an unwritable or doubly used path
     if report_file:
         from envdoctor.parsers import load_report_file
         facts = load_report_file(report_file)

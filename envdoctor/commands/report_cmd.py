@@ -83,8 +83,9 @@ def _saved_smoke(path: str) -> dict[str, Any] | None:
 def report(fmt: str, facts_file: str | None, output: str | None, intent: str, static: bool,
            no_smoke: bool, no_redact: bool) -> None:
     """A bug report to paste into an issue: facts, findings, smoke results (redacted)."""
-    from envdoctor.commands._output import emit
+    from envdoctor.commands._output import check_output_paths, emit
 
+    check_output_paths(output, ())  # an unwritable -o fails before the run, not after
     if facts_file:
         facts = pipeline.load_facts_file(facts_file)
     else:

@@ -467,6 +467,7 @@ def parse_smi_table(text: str) -> dict[str, Version]:
     return out
 
 
+MAX_ROW = 512  # characters; nvidia-smi's rows are ~120 wide
 _TABLE_GPU = re.compile(
     r"^\|\s+(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|MCDM)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f:.]+")
 _TABLE_USE = re.compile(
@@ -488,6 +489,8 @@ def parse_smi_table_gpus(text: str) -> tuple[Gpu, ...]:
     procs: dict[int, list[GpuProcess]] = {}
     section = "gpus"
     for line in text.splitlines():
+        if len(line) > MAX_ROW:  # not a table row: the row patterns are only bounded on rows
+            continue
         if "Processes:" in line:
             section = "processes"
         elif "MIG devices:" in line:
