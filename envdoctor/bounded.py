@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import stat
 
-MAX_LINE = 4096          # characters kept of one line; the rest of the line is dropped
+MAX_LINE = 16384         # characters kept of one line; the rest of the line is dropped
 MAX_FILE = 1 << 20       # default cap for a probe's file read (version files, METADATA)
 
 

@@ -98,12 +98,25 @@ def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
 
 
+@contextlib.contextmanager
+def _scratch(name: str) -> Iterator[str]:
+    """A scratch folder as the worker's cwd (what it writes goes away with it); with no usable
+    temp dir, the root folder, so a missing /tmp cannot turn into an internal error."""
+    try:
+        tmp = tempfile.TemporaryDirectory(prefix=f"envdoctor-{name}-")
+    except OSError:
+        yield os.path.abspath(os.sep)
+        return
+    with tmp as cwd:
+        yield cwd
+
+
 def run_one(name: str, args: Sequence[str], timeout: float,
             on_done: Callable[[WorkerRun], None] | None = None) -> WorkerRun:
     """Run one worker to completion or timeout; never raises."""
     argv = tuple(_command(name, args))
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"envdoctor-{name}-") as cwd:
+    with _scratch(name) as cwd:
         try:
             proc = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -57,7 +57,8 @@ _HOME = re.compile(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
                    r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
 _KV_SECRET = re.compile(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
                         r"|auth)=([^\s&;,'\"]+)")
-_URL_AUTH = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@")
+_URL_AUTH = re.compile(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
+                       r"[^/\s:@]+:[^/\s@]+@")
 # Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
 _TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
                      r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"

@@ -11,7 +11,6 @@ what was read and kept, for the message when no report is found.
 from __future__ import annotations
 
 import codecs
-import re
 from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -23,12 +22,15 @@ KEEP = 2_000_000          # characters handed to the parsers (reports are kiloby
 HEAD = 512 << 10          # always kept: issue templates put versions first
 TAIL = 256 << 10          # always kept: a crash log often ends with its environment
 BEFORE, AFTER = 4 << 10, 96 << 10   # bytes around an anchor (snapped to whole lines)
-# Literal openings of the formats in PARSERS; a bytes regex of alternatives is a linear scan.
-ANCHORS = re.compile(
-    rb"NVIDIA-SMI|NVSMI LOG|Collecting environment information|Cuda compilation tools"
-    rb"|nvcc: NVIDIA|PyTorch version:|jaxlib|Successfully installed|Requirement already satisfied"
-    rb"|\"schema_version\"|# packages in environment|Package  +Version|CUDA used to build"
-    rb"|`transformers` version|Ultralytics|tf\.sysconfig|build_info|Driver Version:")
+# Literal openings of the formats in PARSERS, found with bytes.find (memchr speed, linear; a
+# regex alternation of the same literals scans ~30 MB/s, too slow for a 50 MB line in 2 s).
+ANCHORS = (b"NVIDIA-SMI", b"NVSMI LOG", b"Collecting environment information",
+           b"Cuda compilation tools", b"nvcc: NVIDIA", b"PyTorch version:", b"jaxlib",
+           b"Successfully installed", b"Requirement already satisfied", b'"schema_version"',
+           b"# packages in environment", b"Package   ", b"CUDA used to build",
+           b"`transformers` version", b"Ultralytics", b"tf.sysconfig", b"build_info",
+           b"Driver Version:")
+MAX_HITS = 64   # anchors taken per block: a block full of them is one long region anyway
 
 
 @dataclass
@@ -40,11 +42,13 @@ class Summary:
     regions: int = 0
     regions_dropped: int = 0
     binary: bool = False
+    unterminated: bool = False  # the last line has no newline
 
     def describe(self) -> str:
         mb = self.bytes_read / (1 << 20)
         size = f"{mb:.1f} MB" if mb >= 1 else f"{self.bytes_read} bytes"
-        text = f"read all {self.lines} lines ({size})"
+        lines = self.lines + (1 if self.unterminated else 0)
+        text = f"read all {lines} line{'s' if lines != 1 else ''} ({size})"
         if self.regions_dropped:
             text += (f"; kept the first and last of {self.regions} report-like regions "
                      f"({self.regions_dropped} in the middle not parsed)")
@@ -86,6 +90,7 @@ def read_report_text(stream: BinaryIO) -> tuple[str, Summary]:
             else:
                 block, carry = data[:cut + 1], data[cut + 1:]
         summary.lines += block.count(b"\n")
+        summary.unterminated = not block.endswith(b"\n")
         if whole:
             head += block
             whole = len(head) <= KEEP
@@ -127,10 +132,18 @@ def _binary(chunk: bytes) -> bool:
 
 def _windows(data: bytes, offset: int) -> list[tuple[int, int, int]]:
     """(start, end, bytes still wanted after ``data``) around each anchor, merged."""
+    hits: list[tuple[int, int]] = []
+    for anchor in ANCHORS:
+        pos = data.find(anchor, offset)
+        taken = 0
+        while pos != -1 and taken < MAX_HITS:
+            hits.append((pos, pos + len(anchor)))
+            taken += 1
+            pos = data.find(anchor, pos + AFTER // 2)  # the next one is in this window anyway
     out: list[list[int]] = []
-    for m in ANCHORS.finditer(data, offset):
-        start = data.rfind(b"\n", 0, max(0, m.start() - BEFORE)) + 1
-        want = m.end() + AFTER
+    for hit_start, hit_end in sorted(hits):
+        start = data.rfind(b"\n", 0, max(0, hit_start - BEFORE)) + 1
+        want = hit_end + AFTER
         end = min(len(data), want)
         if out and start <= out[-1][1]:
             out[-1][1] = max(out[-1][1], end)

@@ -25,14 +25,40 @@ from pathlib import Path
 try:  # Python 3.11+
     import re._parser as sre_parse  # type: ignore[import-not-found]
     from re._constants import (  # type: ignore[import-not-found]
-        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, GROUPREF, IN, LITERAL, MAX_REPEAT,
-        MIN_REPEAT, NEGATE, NOT_LITERAL, RANGE, SUBPATTERN,
+        ANY,
+        ASSERT,
+        ASSERT_NOT,
+        AT,
+        BRANCH,
+        CATEGORY,
+        GROUPREF,
+        IN,
+        LITERAL,
+        MAX_REPEAT,
+        MIN_REPEAT,
+        NEGATE,
+        NOT_LITERAL,
+        RANGE,
+        SUBPATTERN,
     )
 except ImportError:  # Python 3.10
     import sre_parse  # type: ignore[no-redef]
     from sre_constants import (  # type: ignore[no-redef]
-        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, GROUPREF, IN, LITERAL, MAX_REPEAT,
-        MIN_REPEAT, NEGATE, NOT_LITERAL, RANGE, SUBPATTERN,
+        ANY,
+        ASSERT,
+        ASSERT_NOT,
+        AT,
+        BRANCH,
+        CATEGORY,
+        GROUPREF,
+        IN,
+        LITERAL,
+        MAX_REPEAT,
+        MIN_REPEAT,
+        NEGATE,
+        NOT_LITERAL,
+        RANGE,
+        SUBPATTERN,
     )
 
 ROOT = Path(__file__).resolve().parents[2]
