@@ -29,6 +29,7 @@ RUN = 64
 LINE = 1 << 16  # characters of one line kept (nvidia-smi --query-gpu with every field: ~10 KB)
 _LONG_SPACES = re.compile(rf"[ ]{{{RUN + 1},}}")
 _LONG_DIGITS = re.compile(rf"\d{{{RUN + 1},}}")
+_LONG_BLANKS = re.compile(rf"\n{{{RUN + 1},}}")
 
 
 def defuse(text: str) -> str:
@@ -55,7 +56,10 @@ def clean(text: str) -> str:
         line = _FENCE.sub("", line)
         line = re.sub(r"(?:```|~~~)+\s*$", "", line)
         out.append(line.rstrip())
-    return "\n".join(out)
+    text = "\n".join(out)
+    if "\n" * (RUN + 1) in text:  # blank lines: a ^\s* could span them all
+        text = _LONG_BLANKS.sub("\n" * RUN, text)
+    return text
 
 
 def ver(text: object) -> Version | None:

@@ -9,7 +9,8 @@ character inserted at every token boundary; that is how a nested or overlapping 
 times a search on runs of N and 4N characters and reports those whose time grows by more than
 ``RATIO`` (linear work grows 4x).
 
-Run as a script to print every slow pattern: ``python tests/faults/regex_audit.py``.
+Run as a script to print every slow pattern: ``python benchmarks/regex_audit.py [NAME]``
+(or ``python benchmarks/bench_linearity.py --patterns``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ except ImportError:  # Python 3.10
         SUBPATTERN,
     )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("envdoctor.parsers", "envdoctor.probes", "envdoctor.explain")
 MODULES = ("envdoctor.outputs.redact", "envdoctor.secrets", "envdoctor.bounded",
            "envdoctor.live.parse", "envdoctor.diff")
@@ -224,6 +225,25 @@ def attacks(pattern: re.Pattern, n: int = N) -> list[tuple[str, str]]:
     return out
 
 
+ROW_PATTERNS = ("envdoctor.parsers.nvidia_smi.GPU_ROW", "envdoctor.parsers.nvidia_smi.LIST_ROW",
+                "envdoctor.parsers.nvidia_smi.MEM", "envdoctor.probes.nvidia._TABLE_",
+                "envdoctor.parsers.installer._WHEEL", "envdoctor.parsers.installer:inline")
+
+
+def seen_as(name: str, text: str) -> str:
+    """The text as the pattern's caller hands it over: parsers get ``clean()``ed text (runs
+    of spaces, digits and blank lines capped), table-row and wheel patterns at most 512
+    characters, signatures lines of at most 4096 (explain's reader)."""
+    if name.startswith(ROW_PATTERNS):
+        return text[:512]
+    if name.startswith("envdoctor.parsers"):
+        from envdoctor.parsers._text import clean
+        return clean(text)
+    if name.startswith("signature"):
+        return "\n".join(line[:4096] for line in text.split("\n"))
+    return text
+
+
 def _time(pattern: re.Pattern, text: str) -> float:
     start = time.perf_counter()
     for _ in pattern.finditer(text):
@@ -231,11 +251,12 @@ def _time(pattern: re.Pattern, text: str) -> float:
     return time.perf_counter() - start
 
 
-def slow(pattern: re.Pattern) -> list[str]:
+def slow(pattern: re.Pattern, name: str = "") -> list[str]:
     """The attacks on which ``pattern`` grows super-linearly (empty: linear on all of them)."""
     bad = []
-    small = dict(attacks(pattern, N))
+    small = {label: seen_as(name, text) for label, text in attacks(pattern, N)}
     for label, text in attacks(pattern, 4 * N):
+        text = seen_as(name, text)
         big_t = _time(pattern, text)
         if big_t < FLOOR:
             continue
@@ -248,7 +269,7 @@ def slow(pattern: re.Pattern) -> list[str]:
     return bad
 
 
-def slow_isolated(pattern: re.Pattern, limit: float = 30.0) -> list[str]:
+def slow_isolated(pattern: re.Pattern, name: str = "", limit: float = 30.0) -> list[str]:
     """``slow`` in a forked child: a pattern that backtracks for minutes (the regex engine
     holds the GIL, so no timer in this process can stop it) is reported, not waited for."""
     import json
@@ -260,7 +281,7 @@ def slow_isolated(pattern: re.Pattern, limit: float = 30.0) -> list[str]:
     if pid == 0:  # child
         os.close(read)
         try:
-            data = json.dumps(slow(pattern)).encode()
+            data = json.dumps(slow(pattern, name)).encode()
         except BaseException as exc:  # noqa: BLE001
             data = json.dumps([f"audit failed: {exc}"]).encode()
         os.write(write, data)
@@ -295,7 +316,7 @@ def main() -> int:
     for name, pattern in sorted(found.items()):
         if only and only not in name:
             continue
-        bad = slow_isolated(pattern)
+        bad = slow_isolated(pattern, name)
         if bad:
             n_bad += 1
             print(f"SLOW {name}: {pattern.pattern[:120]!r}", flush=True)
