@@ -118,7 +118,9 @@ def planted_text() -> str:
         f"{t['pem body']}\n"
         "-----END RSA PRIVATE KEY-----\n"
         f"NCCL WARN NET/Socket : peer {IP}<49152> on {MAC} {UUID}\n"
-        "RuntimeError: CUDA error: out of memory\n"
+        "RuntimeError: CUDA error: out of memory (while uploading to https://api.example.com/u"
+        f"?key={t['key= in url']} with Authorization: Bearer {t['bearer header']} as {USER} "
+        f"from {IP})\n"
     )
 
 
