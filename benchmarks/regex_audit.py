@@ -85,7 +85,10 @@ def _modules() -> list[str]:
 
 
 def _inline(path: Path) -> list[tuple[str, int]]:
-    """Literal patterns passed to re.search/match/sub/... in a source file: (pattern, flags)."""
+    """Literal patterns passed to re.search/match/sub/... in a source file: (pattern, flags).
+
+    A pattern given to ``re.match``/``re.fullmatch`` only ever starts at the beginning, so it
+    is audited anchored (``\\A``), as it runs."""
     out = []
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -102,7 +105,10 @@ def _inline(path: Path) -> list[tuple[str, int]]:
             for kw in node.keywords:
                 if kw.arg == "flags" and isinstance(kw.value, ast.Attribute):
                     flags |= getattr(re, kw.value.attr, 0)
-            out.append((node.args[0].value, flags))
+            pat = node.args[0].value
+            if node.func.attr in ("match", "fullmatch") and not pat.startswith("(?"):
+                pat = r"\A(?:" + pat + ")"
+            out.append((pat, flags))
     return out
 
 
@@ -234,9 +240,11 @@ def seen_as(name: str, text: str) -> str:
     """The text as the pattern's caller hands it over: parsers get ``clean()``ed text (runs
     of spaces, digits and blank lines capped), table-row and wheel patterns at most 512
     characters, signatures lines of at most 4096 (explain's reader)."""
+    from envdoctor.bounded import defuse
     if name.startswith(ROW_PATTERNS):
-        return text[:512]
-    if name.startswith("envdoctor.parsers"):
+        return defuse(text)[:512]
+    if name.startswith("envdoctor.probes"):  # tool output and files: runner / bounded.read_text
+        return defuse(text)
         from envdoctor.parsers._text import clean
         return clean(text)
     if name.startswith("signature"):

@@ -10,6 +10,7 @@ pattern that scans a line costs a bounded amount per line).
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 MAX_LINE = 16384         # characters kept of one line; the rest of the line is dropped
@@ -28,6 +29,21 @@ def cap_lines(text: str, max_line: int = MAX_LINE) -> str:
     else:
         return text
     return "\n".join(line[:max_line] for line in text.split("\n"))
+
+
+# Runs no parsed text needs, shortened before any pattern sees them: a pattern like
+# ``\s*X\s*$`` or ``(\d+)\s*MiB`` costs the square of the run it starts in, so capping runs
+# at RUN characters (alignment in tables needs a few dozen spaces at most) bounds every one.
+RUN = 64
+_LONG_SPACES = re.compile(rf"[ ]{{{RUN + 1},}}")
+_LONG_DIGITS = re.compile(rf"\d{{{RUN + 1},}}")
+
+
+def defuse(text: str) -> str:
+    """``text`` with every run of spaces or digits longer than ``RUN`` cut to ``RUN``."""
+    if " " * (RUN + 1) in text:
+        text = _LONG_SPACES.sub(" " * RUN, text)
+    return _LONG_DIGITS.sub(lambda m: m.group(0)[:RUN], text)
 
 
 def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE) -> bytes | None:
@@ -60,8 +76,8 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE) -> bytes |
 
 def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE,
               max_line: int = MAX_LINE) -> str | None:
-    """``read_regular`` decoded as UTF-8 (invalid bytes replaced), lines capped."""
+    """``read_regular`` decoded as UTF-8 (invalid bytes replaced), lines and runs capped."""
     data = read_regular(path, limit)
     if data is None:
         return None
-    return cap_lines(data.decode("utf-8", errors="replace"), max_line)
+    return defuse(cap_lines(data.decode("utf-8", errors="replace"), max_line))

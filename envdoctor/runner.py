@@ -229,13 +229,13 @@ def _kill_marked(mark: str) -> None:
 
 
 def _text(data: bytes | str | None) -> str:
-    """Decoded output, every line capped, ready for a regex."""
-    from envdoctor.bounded import cap_lines
+    """Decoded output, every line and run capped (``bounded``), ready for a regex."""
+    from envdoctor.bounded import cap_lines, defuse
     if data is None:
         return ""
     if isinstance(data, bytes):
         data = data.decode("utf-8", errors="replace")
-    return cap_lines(data)
+    return defuse(cap_lines(data))
 
 
 _runner: Runner = _real_run

@@ -12,7 +12,7 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.bounded import cap_lines
+from envdoctor import bounded
 from envdoctor.versions import DisplayVersion
 
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
@@ -22,21 +22,9 @@ _TAG = re.compile(r"</?(?:details|summary|br|p|pre|code|b|i|strong|em|div|span|s
 _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+_]?[A-Za-z0-9]+)*|\d+")
 
 
-# Runs no report needs, shortened before any parser's pattern sees them: a pattern like
-# ``\s*X\s*$`` or ``(\d+)\s*MiB`` costs the square of the run it starts in, so capping runs
-# at RUN characters (alignment in tables needs a few dozen spaces at most) bounds every one.
-RUN = 64
+RUN = bounded.RUN
 LINE = 1 << 16  # characters of one line kept (nvidia-smi --query-gpu with every field: ~10 KB)
-_LONG_SPACES = re.compile(rf"[ ]{{{RUN + 1},}}")
-_LONG_DIGITS = re.compile(rf"\d{{{RUN + 1},}}")
 _LONG_BLANKS = re.compile(rf"\n{{{RUN + 1},}}")
-
-
-def defuse(text: str) -> str:
-    """``text`` with every run of spaces or digits longer than ``RUN`` cut to ``RUN``."""
-    if " " * (RUN + 1) in text:
-        text = _LONG_SPACES.sub(" " * RUN, text)
-    return _LONG_DIGITS.sub(lambda m: m.group(0)[:RUN], text)
 
 
 def clean(text: str) -> str:
@@ -44,7 +32,7 @@ def clean(text: str) -> str:
     if not isinstance(text, str):
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
-    text = defuse(cap_lines(text, LINE))
+    text = bounded.defuse(bounded.cap_lines(text, LINE))
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     if "&" in text:
         text = html.unescape(text)
