@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from envdoctor.bounded import cap_lines
+from envdoctor.bounded import MAX_LINE, cap_lines
 
 BLOCK = 1 << 20
 KEEP = 2_000_000          # characters handed to the parsers (reports are kilobytes)
@@ -43,12 +43,17 @@ class Summary:
     regions_dropped: int = 0
     binary: bool = False
     unterminated: bool = False  # the last line has no newline
+    long_lines: int = 0         # lines longer than MAX_LINE: their head only was read
 
     def describe(self) -> str:
         mb = self.bytes_read / (1 << 20)
         size = f"{mb:.1f} MB" if mb >= 1 else f"{self.bytes_read} bytes"
         lines = self.lines + (1 if self.unterminated else 0)
         text = f"read all {lines} line{'s' if lines != 1 else ''} ({size})"
+        if self.long_lines:
+            text += (f"; {self.long_lines} line(s) longer than {MAX_LINE // 1024} KB: only "
+                     "their first {MAX_LINE // 1024} KB searched".replace(
+                         "{MAX_LINE // 1024}", str(MAX_LINE // 1024)))
         if self.regions_dropped:
             text += (f"; kept the first and last of {self.regions} report-like regions "
                      f"({self.regions_dropped} in the middle not parsed)")
@@ -68,6 +73,7 @@ def read_report_text(stream: BinaryIO) -> tuple[str, Summary]:
     prev_end = b""             # the previous block's last BEFORE bytes (a window may start there)
     whole = True               # everything so far fits in KEEP: ``head`` holds all of it
     carry = b""
+    skipping = False           # inside a line longer than MAX_LINE
     while True:
         chunk = stream.read(BLOCK)
         if not summary.bytes_read and chunk and _binary(chunk):
@@ -77,20 +83,28 @@ def read_report_text(stream: BinaryIO) -> tuple[str, Summary]:
         if not chunk:
             block, carry = carry, b""
             if not block:
+                summary.lines += 1 if skipping else 0  # the over-long last line
                 break
         else:
             summary.bytes_read += len(chunk)
+            if skipping:  # the rest of an over-long line: a memchr to its end, nothing else
+                cut = chunk.find(b"\n")
+                if cut == -1:
+                    continue
+                chunk, skipping = chunk[cut + 1:], False
+                summary.lines += 1
             data = carry + chunk
             cut = data.rfind(b"\n")
-            if cut == -1 and len(data) < 4 * BLOCK:
+            if cut == -1 and len(data) <= MAX_LINE:
                 carry = data
                 continue
-            if cut == -1:       # one endless line: keep moving, it is cut later anyway
-                block, carry = data, b""
+            if cut == -1:  # a line longer than any report line: keep its head, skip the rest
+                block, carry, skipping = data[:MAX_LINE], b"", True
+                summary.long_lines += 1
             else:
                 block, carry = data[:cut + 1], data[cut + 1:]
         summary.lines += block.count(b"\n")
-        summary.unterminated = not block.endswith(b"\n")
+        summary.unterminated = not block.endswith(b"\n") and not skipping
         if whole:
             head += block
             whole = len(head) <= KEEP
