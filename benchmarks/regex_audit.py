@@ -245,6 +245,7 @@ def seen_as(name: str, text: str) -> str:
         return defuse(text)[:512]
     if name.startswith("envdoctor.probes"):  # tool output and files: runner / bounded.read_text
         return defuse(text)
+    if name.startswith("envdoctor.parsers"):
         from envdoctor.parsers._text import clean
         return clean(text)
     if name.startswith("signature"):
