@@ -109,6 +109,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     if seen is not None:
         seen.append(head.text())
     return Explanation(diagnoses, lines=result.lines if result.chars else 0, chars=result.chars,
+                       first_line=first_line,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
                        signatures=len(ex_mod.scanner().signatures), notes=notes)
 

@@ -34,6 +34,9 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "any_gpu_cc": ("nvidia",), "gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "env"),
     "torch_has_arch": ("frameworks", "libraries"),
     "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
+    # expression builtins read no facts
+    **{name: () for name in ("any", "all", "list", "len", "known", "min", "max", "version",
+                             "spec", "major", "minor", "round", "str", "sorted", "set")},
 }
 
 
@@ -72,7 +75,7 @@ class ConditionEvaluator:
         from envdoctor.engine import expr
         from envdoctor.engine.vocabulary import names_for
         self.expr = expr
-        self.ev = expr.Evaluator(names_for(facts))
+        self.ev = expr.Evaluator({**expr.BUILTINS, **names_for(facts)})
 
     def _value(self, tree: Any) -> Any:
         try:
@@ -91,8 +94,9 @@ class ConditionEvaluator:
             return "unknown" if value is expr.UNKNOWN or value is None else str(value)
         return _PLACEHOLDER.sub(one, note)
 
-    def __call__(self, sig: Signature) -> tuple[str | None, tuple[str, ...]]:
-        confidence, notes = None, []
+    def __call__(self, sig: Signature) -> tuple[str | None, tuple[str, ...], str | None]:
+        """(new confidence, notes, new category) from the conditions that hold."""
+        confidence, notes, category = None, [], None
         for cond in sig.conditions:
             value = self._value(cond.when)
             if value is self.expr.UNKNOWN or not value:
@@ -101,4 +105,6 @@ class ConditionEvaluator:
                 notes.append(self._fill(cond.note))
             if cond.confidence:
                 confidence = cond.confidence
-        return confidence, tuple(notes)
+            if cond.category:
+                category = cond.category
+        return confidence, tuple(notes), category

@@ -11,6 +11,9 @@ The score of a matched signature, highest first:
   exception was the direct cause…") is closer to the root: +4 per level (at most 2).
 - where the line is: on an exception line +3; only inside stack frames (the code that raised,
   not the message) -25 and low confidence, because quoting code is not an error.
+- co-occurrence (a signature's ``[[context]]``): other lines of the same text may change the
+  category (a warning that the text shows to be harmless), add a rank delta, a note, or the
+  fix that fits the framework that raised the error.
 - benign warnings always rank below every real error (they are called harmless).
 
 Ties go to the signature seen first in the text (the first error usually causes the others).
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.explain.scan import Hit, ScanResult, SigHits
-from envdoctor.explain.signatures import Signature
+from envdoctor.explain.signatures import Context, Signature
 
 CONF_BONUS = {"high": 2, "medium": 1, "low": 0}
 ANTI_WINDOW = 200        # an anti-pattern cancels hits within this many lines of it
@@ -81,22 +84,50 @@ def _live_hits(sh: SigHits) -> list[Hit]:
     return keep
 
 
+def applying_contexts(sh: SigHits) -> list[Context]:
+    """The signature's contexts that hold in this text (``text`` seen, no ``absent`` seen)."""
+    out = []
+    for ci, ctx in enumerate(sh.signature.contexts):
+        if ctx.text and (ci << 1) not in sh.context_seen:
+            continue
+        if ctx.absent and (ci << 1 | 1) in sh.context_seen:
+            continue
+        out.append(ctx)
+    return out
+
+
 def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
-    """Rank the matched signatures; ``conditions(sig) -> (confidence|None, notes)`` optional."""
+    """Rank the matched signatures.
+
+    ``conditions(sig) -> (confidence|None, notes[, category|None])`` is optional (facts).
+    """
     out: list[Diagnosis] = []
     for sh in result.by_code.values():
         hits = _live_hits(sh)
         if not hits:
             continue
         sig = sh.signature
-        confidence, notes = sig.confidence, ()
+        confidence, notes, category, fix = sig.confidence, (), sig.category, sig.fix
         cond_bonus = 0
+        contexts = applying_contexts(sh)
+        if any(ctx.drop for ctx in contexts):
+            continue
+        for ctx in contexts:
+            category = ctx.category or category
+            confidence = ctx.confidence or confidence
+            cond_bonus += ctx.rank
+            fix = ctx.fix or fix
+            notes += (ctx.note,) if ctx.note else ()
         if conditions is not None:
-            new_conf, notes = conditions(sig)
+            answer = conditions(sig)
+            new_conf, cond_notes = answer[0], answer[1]
+            notes += tuple(cond_notes)
+            if len(answer) > 2 and answer[2]:
+                category = answer[2]
             if new_conf:
-                confidence, cond_bonus = new_conf, 5
-            elif notes:
-                cond_bonus = 2
+                confidence, cond_bonus = new_conf, cond_bonus + 5
+            elif cond_notes:
+                cond_bonus += 2
         only_frames = all(h.role == "frame" for h in hits)
         if only_frames:
             confidence = "low"
@@ -106,14 +137,14 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
             score += 3
         if only_frames:
             score -= 25
-        if sig.category == "benign":
+        if category == "benign":
             score -= 200
         ordered = sorted(hits, key=lambda h: (h.role == "frame", -h.cause_depth, h.line))
         evidence = tuple(Evidence(h.line, h.text)
                          for h in sorted(ordered[:MAX_EVIDENCE], key=lambda h: h.line))
         hit_count = sh.count - (len(sh.hits) - len(hits))
-        out.append(Diagnosis(sig.code, sig.id, sig.title, sig.category, confidence, evidence,
-                             sig.why, sig.fix, sig.references, score, hit_count, tuple(notes),
+        out.append(Diagnosis(sig.code, sig.id, sig.title, category, confidence, evidence,
+                             sig.why, fix, sig.references, score, hit_count, tuple(notes),
                              min(h.line for h in hits), sig))
     out.sort(key=lambda d: (-d.score, d.first_line, d.code))
     return out

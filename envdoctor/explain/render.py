@@ -37,9 +37,10 @@ class Explanation:
     """What the renderers need: the ranked diagnoses and a few facts about the input."""
 
     diagnoses: list[Diagnosis]
-    lines: int = 0
+    lines: int = 0          # the number of the last line read
     chars: int = 0
     tracebacks: int = 0
+    first_line: int = 1     # > 1 when only the tail of a big file was read (--max-mb)
     facts_source: str = "none"      # live | file | report | live+report | file+report | none
     signatures: int = 0
     notes: list[str] = field(default_factory=list)
@@ -62,8 +63,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def lines_read(ex: Explanation) -> int:
+    return max(ex.lines - ex.first_line + 1, 0) if ex.lines else 0
+
+
 def _input_line(ex: Explanation) -> str:
-    parts = [_plural(ex.lines, "line")]
+    parts = [f"{lines_read(ex):,} line{'' if lines_read(ex) == 1 else 's'}"]
+    if ex.first_line > 1:
+        parts[0] += f" (lines {ex.first_line:,}-{ex.lines:,})"
     if ex.tracebacks:
         parts.append(_plural(ex.tracebacks, "traceback"))
     facts = {"none": "text only"}.get(ex.facts_source, f"facts: {ex.facts_source}")
@@ -173,7 +180,8 @@ def to_dict(ex: Explanation) -> dict[str, Any]:
             "verdict": VERDICT[main.category] if main else
             ("harmless warnings only" if ex.diagnoses else "nothing recognised"),
             "diagnoses": [d.to_dict() for d in ex.diagnoses],
-            "input": {"lines": ex.lines, "chars": ex.chars, "tracebacks": ex.tracebacks},
+            "input": {"lines": lines_read(ex), "chars": ex.chars, "tracebacks": ex.tracebacks,
+                      "first_line": ex.first_line, "last_line": ex.lines},
             "facts": ex.facts_source}
 
 

@@ -55,7 +55,8 @@ _BYTES_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnop
 # Deleted before searching: digits, separators and spaces are ~60 % of a training log's bytes
 # (timestamps, losses, paths, progress bars) and say little about an error. Never "\n".
 DROP = b"0123456789#:.-/=[]|_,%<> "
-RED_CHUNK = 8192                # reduce in pieces, to map a hit back to its line cheaply
+LINE_CHUNK = 65536              # LFs counted per piece, to find a hit line's offset
+DISTINCT_RATIO = 2              # search distinct lines only when lines repeat at least 2x
 MIN_REDUCED = 3                 # a literal shorter than this once reduced cannot anchor
 _CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
@@ -82,6 +83,7 @@ class SigHits:
     hits: list[Hit] = field(default_factory=list)
     count: int = 0
     anti_lines: list[int] = field(default_factory=list)
+    context_seen: set[int] = field(default_factory=set)  # (context index << 1) | is_absent
 
 
 @dataclass
@@ -161,9 +163,11 @@ def reduce_text(text: str) -> str:
     return reduce_bytes(text.encode("utf-8", "surrogatepass")).decode("latin-1")
 
 
-# (order, signature index, pattern, is_anti); order = position among all patterns, so a line
-# is checked against its patterns in the order the signatures list them, whatever the anchors
-Entry = tuple[int, int, Pattern, bool]
+# (order, signature index, pattern, kind); order = position among all patterns, so a line
+# is checked against its patterns in the order the signatures list them, whatever the anchors.
+# kind: PATTERN, ANTI, or CONTEXT + ((context index << 1) | 1 for an ``absent`` regex)
+Entry = tuple[int, int, Pattern, int]
+PATTERN, ANTI, CONTEXT = 0, 1, 2
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
 
@@ -177,9 +181,12 @@ class Scanner:
         self.unfiltered: list[Entry] = []
         order = 0
         for i, sig in enumerate(self.signatures):
-            for pats, anti in ((sig.patterns, False), (sig.anti_patterns, True)):
+            kinds = [(sig.patterns, PATTERN), (sig.anti_patterns, ANTI)]
+            for ci, ctx in enumerate(sig.contexts):
+                kinds += [(ctx.text, CONTEXT + (ci << 1)), (ctx.absent, CONTEXT + (ci << 1 | 1))]
+            for pats, kind in kinds:
                 for pat in pats:
-                    entry = (order, i, pat, anti)
+                    entry = (order, i, pat, kind)
                     order += 1
                     lits = pat.literals
                     if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
@@ -231,17 +238,19 @@ class _State:
         self._block(first_line, text.encode("utf-8", "surrogatepass"), True, False)
 
     def raw_block(self, data: bytes, normalised: bool) -> None:
-        """A raw UTF-8 block of whole lines from ``read_raw``."""
+        """A block of whole lines from ``read_raw``: raw UTF-8, or (``normalised``) UTF-16
+        input that ``read_raw`` already decoded, normalised and re-encoded."""
         patched = None
-        if not normalised and raw_needs_block_normalise(data):
+        if normalised:
+            self.chars += _chars(data)
+        elif raw_needs_block_normalise(data):
             patched = patch_escapes(data)
             if patched is None:  # only normalising the whole block is exact
                 text = normalise(data.decode("utf-8", "replace"))
                 data, normalised = text.encode("utf-8", "surrogatepass"), True
                 self.chars += len(text)
-        if not normalised:  # characters read (an invalid byte counts as one, as decoded)
-            self.chars += len(data) if data.isascii() else \
-                len(data.translate(None, _CONTINUATION))
+        if not normalised:
+            self.chars += _chars(data)
             data = data if patched is None else patched
         self._block(self.next_line, data, normalised, not normalised and raw_quoted(data))
 
@@ -249,49 +258,21 @@ class _State:
         if self.s.unfiltered:
             self._every_line(first_line, data, normalised, quoted)
             return
-        red, starts = _reduce(data)
-        newlines = red.count(b"\n")  # the same LFs as data, in half the bytes
-        self.next_line = first_line + newlines + 1
-        self.lines = first_line + newlines
-        found: list[tuple[int, int]] = []  # (position in red, anchor index | ~marker index)
-        for ai, (anchor, _) in enumerate(self.s.plan):
-            pos = red.find(anchor)
-            while pos != -1:
-                found.append((pos, ai))
-                end = red.find(b"\n", pos)
-                if end == -1:
-                    break
-                pos = red.find(anchor, end)
-        for mi, (needle, _, sink) in enumerate(self.s.markers):
-            if len(self.sinks[sink]) >= MAX_MARKERS:
-                continue
-            pos = red.find(needle)
-            while pos != -1:
-                found.append((pos, ~mi))
-                end = red.find(b"\n", pos)
-                if end == -1:
-                    break
-                pos = red.find(needle, end)
-        if not found:
+        red = reduce_bytes(data)
+        lines = red.split(b"\n")  # the same LFs as data, in half the bytes
+        self.next_line = first_line + len(lines)
+        self.lines = first_line + len(lines) - 1
+        hit_lines = self._find(red, lines)  # line index in the block -> needle indices
+        if not hit_lines:
             return
-        found.sort()
-        # group by line: index within the block, counted incrementally in red (same LFs)
-        lines: dict[int, tuple[int, set[int]]] = {}
-        k, prev = 0, 0
-        for pos, ai in found:
-            k += red.count(b"\n", prev, pos)
-            prev = pos
-            if k in lines:
-                lines[k][1].add(ai)
-            else:
-                lines[k] = (pos, {ai})
         line_at = _LineReader(data, normalised, quoted)
-        for k, (pos, ais) in lines.items():
-            start = _line_start(data, red, starts, pos)
+        starts = _LineStarts(data)
+        for k in sorted(hit_lines):
+            start = starts(k)
             text = line_at(start)
             low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
             entries: list[Entry] = []
-            for ai in ais:
+            for ai in hit_lines[k]:
                 if ai < 0:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
@@ -302,6 +283,47 @@ class _State:
             if entries:
                 self._match(first_line + k, text, entries,
                             lambda start=start: line_at.above(start))
+
+    def _needles(self) -> list[tuple[bytes, int]]:
+        """Anchors (index >= 0) and the structural markers still wanted (~index)."""
+        out = [(anchor, ai) for ai, (anchor, _) in enumerate(self.s.plan)]
+        out += [(needle, ~mi) for mi, (needle, _, sink) in enumerate(self.s.markers)
+                if len(self.sinks[sink]) < MAX_MARKERS]
+        return out
+
+    def _find(self, red: bytes, lines: list[bytes]) -> dict[int, set[int]]:
+        """Which needles each line of the block holds: ``{line index: {needle index}}``.
+
+        A big log repeats a few line shapes over and over, and once digits and separators are
+        gone (``reduce_bytes``) those lines are byte-for-byte equal. So the needles are searched
+        in the block's *distinct* lines only (one ``set`` in C; a few KB to search instead of
+        half a MB), and the lines equal to a distinct line that holds a needle are picked out
+        by one C-level ``map`` over the block. A block of mostly distinct lines is searched
+        directly.
+        """
+        needles = self._needles()
+        distinct = set(lines)
+        if len(distinct) * DISTINCT_RATIO > len(lines):
+            return _by_line(red, _occurrences(red, needles))
+        joined = b"\n".join(distinct)
+        by_content: dict[bytes, set[int]] = {}
+        for pos, ni in _occurrences(joined, needles):
+            begin = joined.rfind(b"\n", 0, pos) + 1
+            end = joined.find(b"\n", pos)
+            line = joined[begin:len(joined) if end == -1 else end]
+            by_content.setdefault(line, set()).add(ni)
+        if not by_content:
+            return {}
+        flags = list(map(by_content.__contains__, lines))
+        out: dict[int, set[int]] = {}
+        k = flags.index(True) if True in flags else -1
+        while k != -1:
+            out[k] = by_content[lines[k]]
+            try:
+                k = flags.index(True, k + 1)
+            except ValueError:
+                k = -1
+        return out
 
     def _every_line(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
         """Rules with a pattern that has no literal: every line goes to the regexes (slow)."""
@@ -331,7 +353,7 @@ class _State:
         """Run each pattern (once, in signature order) on one line; record hits."""
         entries.sort(key=_order)
         last = -1
-        for order, i, pat, anti in entries:
+        for order, i, pat, kind in entries:
             if order == last:
                 continue
             last = order
@@ -339,9 +361,12 @@ class _State:
             if m is None:
                 continue
             sh = self.sig_hits[i]
-            if anti:
+            if kind == ANTI:
                 if len(sh.anti_lines) < 10_000:
                     sh.anti_lines.append(line_no)
+                continue
+            if kind >= CONTEXT:
+                sh.context_seen.add(kind - CONTEXT)
                 continue
             if sh.hits and sh.hits[-1].line == line_no:
                 continue  # two patterns on one line: one piece of evidence
@@ -360,31 +385,73 @@ class _State:
                           chains=len(chains))
 
 
+def _chars(data: bytes) -> int:
+    """Characters in UTF-8 bytes (an invalid byte counts as one, as decoding replaces it)."""
+    return len(data) if data.isascii() else len(data.translate(None, _CONTINUATION))
+
+
+def _occurrences(text: bytes, needles: list[tuple[bytes, int]]) -> list[tuple[int, int]]:
+    """``(position, needle index)`` of each needle in ``text``, at most once per line."""
+    found: list[tuple[int, int]] = []
+    for needle, ni in needles:
+        pos = text.find(needle)
+        while pos != -1:
+            found.append((pos, ni))
+            end = text.find(b"\n", pos)
+            if end == -1:
+                break
+            pos = text.find(needle, end)
+    return found
+
+
 def _order(entry: Entry) -> int:
     return entry[0]
 
 
-def _reduce(data: bytes) -> tuple[bytes, list[int]]:
-    """``reduce_bytes`` in RED_CHUNK pieces; -> (reduced, where each piece starts in it)."""
-    if len(data) <= RED_CHUNK:
-        return reduce_bytes(data), [0]
-    parts = [reduce_bytes(data[i:i + RED_CHUNK]) for i in range(0, len(data), RED_CHUNK)]
-    return b"".join(parts), list(accumulate(map(len, parts[:-1]), initial=0))
+def _by_line(text: bytes, found: list[tuple[int, int]]) -> dict[int, set[int]]:
+    """``(position, needle)`` pairs -> ``{line index: {needle}}`` (LFs counted incrementally)."""
+    out: dict[int, set[int]] = {}
+    k, prev = 0, 0
+    for pos, ni in sorted(found):
+        k += text.count(b"\n", prev, pos)
+        prev = pos
+        out.setdefault(k, set()).add(ni)
+    return out
 
 
-def _line_start(data: bytes, red: bytes, starts: list[int], pos: int) -> int:
-    """Offset in ``data`` of the line holding ``red[pos]``.
+class _LineStarts:
+    """Offset in a block of line ``k``, for the few lines that hold a needle (ascending ``k``).
 
-    Piece j of ``red`` is ``data[j * RED_CHUNK:(j + 1) * RED_CHUNK]`` reduced, with the same
-    LFs: count the LFs before ``pos`` inside the piece, then skip as many in ``data``.
+    Hit lines come in runs (a traceback is many consecutive lines), so the next line of a run
+    is one ``find`` away. Otherwise the LFs of each LINE_CHUNK piece are counted once (C-level
+    ``count``, only for blocks with a hit), the piece is found by bisection and the line in
+    it by one bounded ``split``.
     """
-    j = bisect_right(starts, pos) - 1
-    lfs = red.count(b"\n", starts[j], pos)
-    base = j * RED_CHUNK
-    if lfs == 0:
-        return data.rfind(b"\n", 0, base) + 1
-    piece = data[base:base + RED_CHUNK]
-    return base + len(piece) - len(piece.split(b"\n", lfs)[-1])
+
+    NEAR = 8  # lines ahead of the last answer that are cheaper to step through
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.before: list[int] | None = None  # LFs before each piece
+        self.last_k, self.last_start = 0, 0
+
+    def __call__(self, k: int) -> int:
+        data = self.data
+        if 0 <= k - self.last_k <= self.NEAR:
+            start = self.last_start
+            for _ in range(k - self.last_k):
+                start = data.find(b"\n", start) + 1
+        else:
+            if self.before is None:
+                counts = [data.count(b"\n", i, i + LINE_CHUNK)
+                          for i in range(0, len(data), LINE_CHUNK)]
+                self.before = list(accumulate(counts[:-1], initial=0))
+            j = bisect_right(self.before, k - 1) - 1  # the piece holding the k-th LF
+            base = j * LINE_CHUNK
+            piece = data[base:base + LINE_CHUNK]
+            start = base + len(piece) - len(piece.split(b"\n", k - self.before[j])[-1])
+        self.last_k, self.last_start = k, start
+        return start
 
 
 class _LineReader:

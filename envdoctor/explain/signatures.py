@@ -69,19 +69,21 @@ class Pattern:
 
 
 class Condition:
-    """``when`` (an expression over facts) -> a note and, optionally, a new confidence.
+    """``when`` (an expression over facts) -> a note and, optionally, a new confidence and
+    category (facts that show an environment cause turn "usually your input" into one).
 
     ``when`` is parsed on first use when the file came from the cache (it was validated when
     the cache was written), so explaining a plain traceback never imports the expression
     language.
     """
 
-    __slots__ = ("when_source", "note", "confidence", "_tree")
+    __slots__ = ("when_source", "note", "confidence", "category", "_tree")
 
     def __init__(self, when_source: str, note: str, confidence: str | None = None,
-                 tree: Any = None):
+                 tree: Any = None, category: str | None = None):
         self.when_source, self.note, self.confidence, self._tree = \
             when_source, note, confidence, tree
+        self.category = category
 
     @property
     def when(self) -> Any:  # ast.Expression
@@ -89,6 +91,27 @@ class Condition:
             from envdoctor.engine import expr
             self._tree = expr.compile_expr(self.when_source)
         return self._tree
+
+
+@dataclass(frozen=True)
+class Context:
+    """Co-occurrence: other lines of the same text change what a hit means.
+
+    Applies when one of ``text`` occurs anywhere in the text (or ``text`` is empty) and none
+    of ``absent`` does. It may drop the hit (``drop``: "a bare KeyError only counts inside a
+    framework wrapper"), re-categorise it ("a TensorFlow dlerror with *Ignore above
+    ... if you do not have a GPU* and no GPU in sight is harmless"), move it in the ranking,
+    add a note, or give the fix that fits the framework that raised it.
+    """
+
+    text: tuple[Pattern, ...] = ()
+    absent: tuple[Pattern, ...] = ()
+    category: str | None = None
+    confidence: str | None = None
+    rank: int = 0
+    note: str = ""
+    fix: str = ""
+    drop: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +136,7 @@ class Signature:
     references: tuple[str, ...]
     conditions: tuple[Condition, ...] = ()
     examples: tuple[SigExample, ...] = ()
+    contexts: tuple[Context, ...] = ()
     family: str = ""
     path: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -237,15 +261,18 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     conditions = tuple(_condition(c, path, i, validate=known is None)
                        for i, c in enumerate(data.get("conditions", [])))
     examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
+    contexts = tuple(_context(c, path, i, known) for i, c in enumerate(data.get("context", [])))
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")
-    known = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions"}
+    known = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
+                             "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
                      category=data["category"], confidence=confidence, root_cause_rank=rank,
                      patterns=patterns, anti_patterns=anti, why=data["why"].strip(),
                      fix=data["fix"].strip(), references=tuple(refs), conditions=conditions,
-                     examples=examples, family=Path(str(path)).parent.name, path=str(path),
+                     examples=examples, contexts=contexts, family=Path(str(path)).parent.name,
+                     path=str(path),
                      extra={k: v for k, v in data.items() if k not in known})
 
 
@@ -266,7 +293,52 @@ def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Con
     note = raw.get("note", "")
     if not isinstance(note, str):
         raise RuleFileError(path, f"{fld}.note", "must be a string")
-    return Condition(raw["when"], note, conf, tree)
+    category = raw.get("category")
+    if category is not None and category not in CATEGORIES:
+        raise RuleFileError(path, f"{fld}.category", f"{category!r} is not one of {CATEGORIES}")
+    return Condition(raw["when"], note, conf, tree, category)
+
+
+CONTEXT_KEYS = {"text", "absent", "category", "confidence", "rank", "note", "fix", "drop"}
+
+
+def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None) -> Context:
+    """One ``[[context]]`` table; its regexes need a prefilter literal (they are scanned)."""
+    fld = f"context[{i}]"
+    if not isinstance(raw, dict):
+        raise RuleFileError(path, fld, "must be a table")
+    extra = set(raw) - CONTEXT_KEYS
+    if extra:
+        raise RuleFileError(path, fld, f"unknown key(s) {sorted(extra)}; allowed: "
+                                       f"{sorted(CONTEXT_KEYS)}")
+    pats: dict[str, tuple[Pattern, ...]] = {}
+    for key in ("text", "absent"):
+        value = raw.get(key, [])
+        if not isinstance(value, list):
+            raise RuleFileError(path, f"{fld}.{key}", "must be a list of regexes")
+        pats[key] = tuple(compile_pattern(v, path, f"{fld}.{key}", known) for v in value)
+        for pat in pats[key]:
+            if pat.literals is None:
+                raise RuleFileError(path, f"{fld}.{key}", f"{pat.source!r} has no literal of "
+                                    f"{MIN_LITERAL}+ characters to search for")
+    if not pats["text"] and not pats["absent"]:
+        raise RuleFileError(path, fld, "needs text or absent (or both)")
+    category, conf = raw.get("category"), raw.get("confidence")
+    if category is not None and category not in CATEGORIES:
+        raise RuleFileError(path, f"{fld}.category", f"{category!r} is not one of {CATEGORIES}")
+    if conf is not None and conf not in CONFIDENCES:
+        raise RuleFileError(path, f"{fld}.confidence", f"{conf!r} is not one of {CONFIDENCES}")
+    rank = raw.get("rank", 0)
+    if not isinstance(rank, int) or isinstance(rank, bool) or not -100 <= rank <= 100:
+        raise RuleFileError(path, f"{fld}.rank", f"{rank!r} is not an integer -100..100")
+    for key in ("note", "fix"):
+        if not isinstance(raw.get(key, ""), str):
+            raise RuleFileError(path, f"{fld}.{key}", "must be a string")
+    if not isinstance(raw.get("drop", False), bool):
+        raise RuleFileError(path, f"{fld}.drop", "must be true or false")
+    return Context(pats["text"], pats["absent"], category, conf, rank,
+                   raw.get("note", "").strip(), raw.get("fix", "").strip(),
+                   raw.get("drop", False))
 
 
 def _example(raw: Any, path: Path | str, i: int) -> SigExample:
@@ -304,7 +376,7 @@ def _load(root: str) -> tuple[Signature, ...]:
             built.append(parse_signature(data, path))
             entries.append({"data": data, "literals": {
                 p.source: None if p.literals is None else list(p.literals)
-                for p in built[-1].patterns + built[-1].anti_patterns}})
+                for p in all_patterns(built[-1])}})
         _unique(built)
         return entries
 
@@ -321,6 +393,12 @@ def _load(root: str) -> tuple[Signature, ...]:
     return tuple(sigs)
 
 
+def all_patterns(sig: Signature) -> tuple[Pattern, ...]:
+    """Every regex the scanner searches for this signature (patterns, anti, contexts)."""
+    ctx = tuple(p for c in sig.contexts for p in c.text + c.absent)
+    return sig.patterns + sig.anti_patterns + ctx
+
+
 def _unique(sigs: list[Signature]) -> None:
     seen: dict[str, str] = {}
     for sig in sigs:
@@ -334,7 +412,7 @@ def _unique(sigs: list[Signature]) -> None:
 # cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
 # and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
 # ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def _valid_entries(value: Any) -> bool:

@@ -228,6 +228,9 @@ class TorchBuild:
     hip: Version | None = None
     git_version: str = ""
     bundled: tuple[str, ...] = ()   # shared libraries shipped in torch/lib (libcudnn.so.9 …)
+    # False when nothing said which build this is (torch/version.py missing or unparseable, a
+    # report naming only "torch 2.5.1"): cuda None then means "not observed", not "CPU-only".
+    build_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,9 @@ class JaxBuild:
     version: Version | None = None
     jaxlib: Version | None = None
     plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
+    # False when nothing listed the installed distributions (a jax.print_environment_info()
+    # block names jax and jaxlib only): no plugin then means "not observed", not "none".
+    plugins_known: bool = True
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,8 @@ def _driver(facts: Facts) -> str:
     names: dict[str, int] = {}
     for g in nv.gpus:
         names[g.name] = names.get(g.name, 0) + 1
-    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "no GPU"
+    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or (
+        "GPUs not listed in the report" if facts.origin == "report" else "no GPU")
     return f"{', '.join(parts)}; {gpus} (via {nv.probe.source})"
 
 
@@ -121,6 +122,8 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
+    elif not t.build_known:
+        build = "build unknown"
     else:
         build = "CPU-only build"
     return f"{t.version} ({build})"
@@ -139,7 +142,16 @@ def _tf(facts: Facts) -> str:
 
 def _jax(facts: Facts) -> str:
     j = facts.frameworks.jax
-    plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "no GPU plugin: CPU only"
+    plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins)
+    if not plugins:
+        live = facts.live.get("jax") if facts.live else None
+        gpus = [d for d in getattr(live, "devices", ()) or () if d.kind in ("cuda", "gpu")]
+        if gpus:
+            plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
+        elif j.plugins_known:
+            plugins = "no GPU plugin: CPU only"
+        else:
+            plugins = "plugins not listed"
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
 
 

@@ -72,6 +72,7 @@ def parse(text: str) -> Partial:
     if not recognises(text):
         return part
     rocm = False
+    torch_imported = False
     for key, value, more in _fields(text):
         v = plain(value)
         if key == "torch":
@@ -80,8 +81,14 @@ def parse(text: str) -> Partial:
             else:
                 part.set("frameworks.torch.version", ver(v))
                 part.observe("torch", "import", "ok")
+                torch_imported = True
         elif key == "cuda":
-            if v.lower() in ("none",):
+            # "CUDA used to build PyTorch" is torch.version.cuda itself, no command behind it:
+            # "None" for a CPU build, and collect_env's replace_nones() prints a None field as
+            # "Could not collect" (old releases did so here), so with torch imported that too
+            # is the CPU build, not a failed probe (torch/utils/collect_env.py pretty_str).
+            if v.lower() == "none" or (torch_imported and missing(v)
+                                       and v.lower().startswith("could not")):
                 part.set("frameworks.torch.cpu_only", True)
             elif not missing(v):
                 part.set("frameworks.torch.cuda", _series(v))

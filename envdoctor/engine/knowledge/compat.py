@@ -22,6 +22,7 @@ from envdoctor.engine.expr import UNKNOWN
 from envdoctor.engine.loader import matrix
 from envdoctor.engine.vocabulary import register
 from envdoctor.facts import Facts, Gpu
+from envdoctor.versions import DisplayVersion
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -33,6 +34,17 @@ def ver(value: Any) -> Version | None:
         return None
     try:
         return Version(str(value).strip())
+    except InvalidVersion:
+        return None
+
+
+def driver_ver(value: Any) -> Version | None:
+    """A driver version from the matrices that prints as NVIDIA writes it (``560.28.03``, not
+    PEP 440's ``560.28.3``) and compares numerically."""
+    if value is None or isinstance(value, (bool, Version)):
+        return value if isinstance(value, Version) else None
+    try:
+        return DisplayVersion(str(value).strip())
     except InvalidVersion:
         return None
 
@@ -133,15 +145,32 @@ def torch_variant_name(version: Any, cuda: Any) -> str | None:
     return f"cu{c.major}{c.minor}" if c is not None else None
 
 
-def lookup_torch_variant(version: Any, cuda: Any) -> dict[str, Any] | None:
-    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None."""
+def wheel_platform(arch: Any) -> str:
+    """The torch wheel platform tag family of a CPU architecture: ``aarch64``/``arm64`` ->
+    ``linux-aarch64``; anything else (x86_64, unknown) -> ``default`` (the x86_64/Windows rows)."""
+    return "linux-aarch64" if str(arch or "").lower() in ("aarch64", "arm64", "sbsa") else "default"
+
+
+def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str, Any] | None:
+    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None.
+
+    aarch64 wheels are built with their own TORCH_CUDA_ARCH_LIST (.ci/aarch64_linux/), so a row
+    applies only to the platform it names (``platform = "linux-aarch64"``; no field: x86_64 and
+    Windows). An aarch64 wheel without its own row has no known arch list: None, no verdict.
+    """
     v, name = ver(version), torch_variant_name(version, cuda)
     if v is None or name is None:
         return None
+    want = wheel_platform(arch)
     for row in matrix("torch").get("variant", []):
-        if row.get("cuda") == name and in_range(v, row.get("torch", "")):
+        if (row.get("cuda") == name and in_range(v, row.get("torch", ""))
+                and row.get("platform", "default") == want):
             return row
     return None
+
+
+def _host_arch(facts: Facts) -> Any:
+    return facts.host.arch if facts.host.probe.status.known else None
 
 
 def _arch_cc(arch: str) -> tuple[str, Version] | None:
@@ -191,7 +220,7 @@ def _torch_has_arch(facts: Facts, intent: str) -> Any:
             return UNKNOWN
         if torch is None or torch.cuda is None:
             return None
-        row = lookup_torch_variant(torch.version, torch.cuda)
+        row = lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts))
         return None if row is None else archs_run_on(row.get("archs", []), arch)
     return fn
 
@@ -255,7 +284,7 @@ def torch_archs_of(facts: Facts) -> Any:
         return UNKNOWN
     if torch is None or torch.cuda is None:
         return None
-    row = lookup_torch_variant(torch.version, torch.cuda)
+    row = lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts))
     if row is None:
         return None
     return {"archs": list(row.get("archs", [])), "source": "torch matrix",
@@ -268,29 +297,71 @@ def _torch_archs(facts: Facts, intent: str) -> Any:
     return lambda: torch_archs_of(facts)
 
 
+def gpus_newer_than_build_cuda(nv: Any, build_cuda: Any) -> list[str]:
+    """GPUs whose architecture the build's CUDA version cannot compile for at all.
+
+    An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
+    ``first_cuda`` of the ``gpus`` matrix counts).
+    """
+    cuda = series(build_cuda)
+    out = []
+    for gpu in nv.gpus:
+        cc = gpu_cc_of(gpu)
+        row = lookup_arch(cc) if cc is not None else None
+        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+        if cuda is not None and first is not None and cuda < first:
+            out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
+    return out
+
+
+def _missing_archs(facts: Facts) -> Any:
+    nv = _nvidia(facts)
+    if nv is UNKNOWN:
+        return UNKNOWN
+    got = torch_archs_of(facts)
+    if got is UNKNOWN:
+        return got
+    torch = _torch(facts)
+    impossible = [] if torch in (None, UNKNOWN) or torch.cuda is None or \
+        (got is not None and got["source"] != "torch matrix") else \
+        gpus_newer_than_build_cuda(nv, torch.cuda)
+    if got is None:
+        return impossible or None
+    missing = []
+    for gpu in nv.gpus:
+        sm = sm_of(gpu_cc_of(gpu))
+        if sm is None:
+            return impossible or None
+        if not archs_run_on(got["archs"], sm):
+            missing.append(f"{gpu.name} ({sm})")
+    return missing
+
+
 @register("torch_missing_archs")
 def _torch_missing_archs(facts: Facts, intent: str) -> Any:
     """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
 
     Uses torch's own arch list when a live worker or a pasted warning gave one (the torch
-    version may then be unknown), else the matrix row of the wheel. None when the arch list is
-    unknown (CPU build, no matrix row) or a GPU's capability is unknown: no verdict then.
+    version may then be unknown), else the matrix row of the wheel; GPUs the build's CUDA
+    predates are missing even without a row. None when nothing is known (CPU build, no row and
+    no impossibility, a GPU's capability unknown): no verdict then.
     """
+    return lambda: _missing_archs(facts)
+
+
+@register("torch_archs_confirmed")
+def _torch_archs_confirmed(facts: Facts, intent: str) -> Any:
+    """Whether GPU001's verdict is confirmed: a live arch list, a confirmed matrix row, or a
+    GPU the build's CUDA version cannot target at all (an impossibility needs no list)."""
     def fn() -> Any:
-        nv = _nvidia(facts)
-        if nv is UNKNOWN:
-            return UNKNOWN
         got = torch_archs_of(facts)
-        if got is UNKNOWN or got is None:
-            return got
-        missing = []
-        for gpu in nv.gpus:
-            sm = sm_of(gpu_cc_of(gpu))
-            if sm is None:
-                return None
-            if not archs_run_on(got["archs"], sm):
-                missing.append(f"{gpu.name} ({sm})")
-        return missing
+        if got not in (None, UNKNOWN) and got["confirmed"]:
+            return True
+        nv, torch = _nvidia(facts), _torch(facts)
+        if UNKNOWN in (nv, torch) or torch is None or torch.cuda is None:
+            return False
+        return bool(gpus_newer_than_build_cuda(nv, torch.cuda))
     return fn
 
 
@@ -303,7 +374,7 @@ def _torch_variant(facts: Facts, intent: str) -> Any:
             return UNKNOWN
         if torch is None:
             return None
-        return _with_confirmed(lookup_torch_variant(torch.version, torch.cuda))
+        return _with_confirmed(lookup_torch_variant(torch.version, torch.cuda, _host_arch(facts)))
     return fn
 
 
@@ -371,7 +442,7 @@ def lookup_min_driver(cuda: Any, os_name: str = "linux") -> tuple[Version, bool]
     rows = [r for r in matrix("cuda_driver").get("toolkit", []) if series(r["cuda"]) == want]
     rows.sort(key=lambda r: ver(r["cuda"]) or Version("0"))
     for row in rows:
-        value = ver(row.get(col))
+        value = driver_ver(row.get(col))
         if value is not None:
             return value, confirmed(row)
     return None
@@ -384,7 +455,7 @@ def lookup_compat_floor(cuda: Any, os_name: str = "linux") -> Version | None:
         return None
     row = next((r for r in matrix("cuda_driver").get("minor_compat", [])
                 if r.get("major") == v.major), None)
-    return ver(row.get(col)) if row and confirmed(row) else None
+    return driver_ver(row.get(col)) if row and confirmed(row) else None
 
 
 def lookup_max_cuda(driver: Any, os_name: str = "linux") -> Version | None:
@@ -1131,16 +1202,14 @@ def cpu_only_frameworks_of(facts: Facts) -> Any:
         return []
     out = []
     t = fw.torch
-    if t is not None and t.version is not None and t.cuda is None:
+    if t is not None and t.version is not None and t.cuda is None and t.build_known:
         out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
     tf = fw.tensorflow
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in ("tensorflow-cpu", "tf-nightly-cpu")):
         out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
     j = fw.jax
-    if j is not None and j.version is not None \
-            and not any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in j.plugins) \
-            and not (j.jaxlib is not None and j.jaxlib.local and "cuda" in j.jaxlib.local):
+    if j is not None and j.version is not None and jax_gpu_build_of(facts) is False:
         out.append(f"jax {j.version} (no CUDA plugin)")
     return out
 
@@ -1213,3 +1282,261 @@ def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
                 if _arch_cc(arch) is None:
                     problems.append(f"{where}.archs: {arch!r} is not sm_XY or compute_XY")
     return problems
+
+
+# ---------------------------------------------------------------------------- torch wheel fix
+def _cu_version(tag: str) -> Version | None:
+    m = _LOCAL_CUDA.match(tag or "")
+    return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
+
+
+def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
+    """Whether a driver branch can run GPUs of ``arch`` at all: a driver branch older than the
+    one bundled with the first CUDA that knew the architecture predates the GPU (470 cannot
+    drive an RTX 4090, sm_89 arrived with CUDA 11.8 / 520). Compared by branch (the major
+    number) only, so a driver released within that branch is never called too old. None when
+    the matrix does not know (no confirmed first CUDA)."""
+    d, cc = ver(driver), _arch_cc(arch)
+    if d is None or cc is None:
+        return None
+    row = lookup_arch(cc[1])
+    first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+    floor = lookup_min_driver(first, os_name) if first is not None else None
+    if floor is None:
+        return None
+    return d.major >= floor[0].major
+
+
+def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
+                    driver: Any) -> tuple[str, str] | None:
+    """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
+    can run: the installed release first (same version, other CUDA variant), else the newest
+    release that has one. Of its variants, the newest CUDA the driver fully supports (no
+    minor-version-compatibility caveat); else the oldest one it runs under that compatibility;
+    with the driver unknown, the oldest (it runs on the most drivers).
+    None when no listed wheel fits, or the driver cannot drive one of these GPUs at all (then
+    the driver is the problem, not the wheel).
+    """
+    if any(driver_supports_arch(driver, t, os_name) is False for t in targets):
+        return None
+    rows = [r for r in matrix("torch").get("variant", [])
+            if r.get("platform", "default") == platform]
+    releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
+                       if v is not None}, reverse=True)
+    inst = ver(installed)
+    order = ([Version(inst.base_version)] if inst is not None else []) + releases
+    d = ver(driver)
+    for index, release in enumerate(order):
+        fits = []
+        for row in rows:
+            cuda = _cu_version(row.get("cuda", ""))
+            if cuda is None or not in_range(release, row.get("torch", "")):
+                continue
+            if not all(archs_run_on(row.get("archs", []), t) for t in targets):
+                continue
+            floor = lookup_compat_floor(cuda, os_name)
+            if d is not None and (floor is None or d < floor):
+                continue
+            bundled = lookup_min_driver(cuda, os_name)
+            full = d is not None and bundled is not None and d >= bundled[0]
+            fits.append((full, cuda, row["cuda"]))
+        if fits:
+            pin = f"torch=={release}" if index == 0 and inst is not None else \
+                f"torch=={release.major}.{release.minor}.*"
+            full = [f for f in fits if f[0]]
+            return pin, (max(full) if full else min(fits))[2]
+    return None
+
+
+def torch_command(pin: str, tag: str) -> str:
+    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
+            f"https://download.pytorch.org/whl/{tag}")
+
+
+def _torch_gpu_command(facts: Facts, keep_release: bool = True) -> Any:
+    """The torch CUDA wheel for the GPUs and driver here (see ``torch_wheel_for``)."""
+    nv, torch = _nvidia(facts), _torch(facts)
+    if UNKNOWN in (nv, torch):
+        return UNKNOWN
+    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+    if None in targets or not targets:
+        return SELECTOR
+    installed = torch.version if torch is not None and keep_release else None
+    got = torch_wheel_for(targets, installed, wheel_platform(_host_arch(facts)), _os(facts),
+                          nv.driver_version)
+    if got is None:
+        if nv.driver_version is None:
+            return SELECTOR
+        return (f"upgrade the NVIDIA driver first: no listed torch wheel runs these GPUs on "
+                f"driver {nv.driver_version}")
+    return torch_command(*got)
+
+
+SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
+            "https://pytorch.org/get-started/locally/")
+
+
+@register("driver_fix")
+def _driver_fix(facts: Facts, intent: str) -> Any:
+    """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
+    CUDA majors), and a torch wheel that runs on the current driver when one exists for these
+    GPUs; never a wheel for a GPU the driver cannot drive."""
+    def fn() -> Any:
+        floors = [f for f in (lookup_compat_floor(c, _os(facts))
+                              for _, c in framework_cudas(facts)) if f is not None]
+        need = f" to {max(floors)} or newer" if floors else ""
+        how = ("https://www.nvidia.com/Download/index.aspx or the NVIDIA App"
+               if _os(facts).lower().startswith("win") else
+               "Ubuntu: sudo ubuntu-drivers install; others: "
+               "https://www.nvidia.com/Download/index.aspx")
+        line = f"Upgrade the NVIDIA driver{need} ({how})."
+        nv, torch = _nvidia(facts), _torch(facts)
+        if UNKNOWN in (nv, torch) or torch is None:
+            return line
+        targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+        if not targets or None in targets:
+            return line
+        got = torch_wheel_for(targets, torch.version, wheel_platform(_host_arch(facts)),
+                              _os(facts), nv.driver_version)
+        if got is None:
+            got = torch_wheel_for(targets, None, wheel_platform(_host_arch(facts)), _os(facts),
+                                  nv.driver_version)
+        if got is None:
+            return line
+        return line + "\nOr keep the driver and install a torch built for an older CUDA: " + \
+            torch_command(*got)
+    return fn
+
+
+@register("torch_gpu_install")
+def _torch_gpu_install(facts: Facts, intent: str) -> Any:
+    """``torch_gpu_install()``: the command that installs a torch CUDA wheel of the installed
+    release for this machine's GPUs, driver, OS and CPU architecture (None if not computable)."""
+    return lambda: _torch_gpu_command(facts)
+
+
+@register("torch_reinstall_same_build")
+def _torch_reinstall_same_build(facts: Facts, intent: str) -> Any:
+    """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
+    installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
+    def fn() -> Any:
+        if not facts.packages.probe.status.known:
+            return UNKNOWN
+        torch = facts.packages.get("torch")
+        if torch is None or torch.version is None:
+            return None
+        v = torch.version
+        fw = facts.frameworks.torch if facts.frameworks.probe.status.known else None
+        tag = v.local or (torch_variant_name(v, fw.cuda) if fw is not None and fw.cuda else None)
+        base = f'pip install --force-reinstall "torch=={v.base_version}" torchvision torchaudio'
+        if tag is None:
+            return base
+        return f"{base} --index-url https://download.pytorch.org/whl/{tag}"
+    return fn
+
+
+@register("torch_arch_fix")
+def _torch_arch_fix(facts: Facts, intent: str) -> Any:
+    """The install command that gives every GPU here a torch with its kernels, computed from
+    the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
+    a driver upgrade when no listed wheel fits. None when a GPU's capability is unknown."""
+    return lambda: _torch_gpu_command(facts)
+
+
+# ---------------------------------------------------------------------------- TensorFlow libs
+@register("tf_cuda_libs_fix")
+def _tf_cuda_libs_fix(facts: Facts, intent: str) -> Any:
+    """The command that gives the installed TensorFlow the CUDA libraries it was built for.
+
+    2.14+ wheels take them from the ``[and-cuda]`` extra (pinned nvidia-*-cu12 wheels);
+    older GPU wheels dlopen a system CUDA/cuDNN of the tested configuration, which conda-forge
+    provides (any cuDNN of the same major with a minor >= the build's loads).
+    """
+    def fn() -> Any:
+        fw = facts.frameworks
+        if not fw.probe.status.known:
+            return UNKNOWN
+        tf = fw.tensorflow
+        if tf is None or tf.version is None:
+            return None
+        release = f"{tf.version.major}.{tf.version.minor}"
+        if tf.version >= Version("2.14"):
+            return f'pip install "tensorflow[and-cuda]=={release}.*"'
+        row = lookup_tf_release(tf.version) or {}
+        cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
+        if cuda is None or cudnn is None:
+            return None
+        cudnn_range = f"cudnn>={cudnn},<{cudnn.major + 1}"
+        return (f'conda install -c conda-forge cudatoolkit={cuda} "{cudnn_range}"'
+                "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
+                " with pip install \"tensorflow[and-cuda]\"")
+    return fn
+
+
+# ---------------------------------------------------------------------------- JAX
+def jax_gpu_build_of(facts: Facts) -> Any:
+    """Can the installed JAX use an NVIDIA GPU: True, False, or None when not observed.
+
+    Observed evidence first: devices JAX itself listed (a live worker, a pasted
+    ``jax.devices``) beat package metadata. Then a jax-cuda plugin or a CUDA jaxlib (old
+    ``+cuda`` wheels). False only when the installed distributions were listed and have none.
+    """
+    fw = facts.frameworks
+    if not fw.probe.status.known:
+        return UNKNOWN
+    j = fw.jax
+    if j is None:
+        return None
+    live = facts.live.get("jax") if facts.live else None
+    kinds = {d.kind for d in getattr(live, "devices", ()) or ()}
+    if kinds & {"cuda", "gpu"}:
+        return True
+    if any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in j.plugins) or \
+            (j.jaxlib is not None and j.jaxlib.local and "cuda" in j.jaxlib.local):
+        return True
+    if kinds == {"cpu"}:
+        return False  # JAX itself says it runs on the CPU
+    return False if j.plugins_known else None
+
+
+@register("jax_gpu_build")
+def _jax_gpu_build(facts: Facts, intent: str) -> Any:
+    """``jax_gpu_build()``: True/False, None when the report did not show it (see above)."""
+    return lambda: jax_gpu_build_of(facts)
+
+
+@register("gpu_install_lines")
+def _gpu_install_lines(facts: Facts, intent: str) -> Any:
+    """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
+    each for this machine's driver when it is known; a pointer to the selector otherwise."""
+    def fn() -> Any:
+        fw = facts.frameworks
+        if not fw.probe.status.known:
+            return UNKNOWN
+        nv = facts.nvidia if facts.nvidia.probe.status.known else None
+        driver = nv.driver_version if nv is not None else None
+        lines = []
+        t = fw.torch
+        if t is not None and t.cuda is None and t.build_known:
+            cmd = _torch_gpu_command(facts) if driver is not None else None
+            lines.append(f"PyTorch: {cmd}" if cmd and cmd is not UNKNOWN else
+                         "PyTorch: the CUDA wheel for your driver, from "
+                         "https://pytorch.org/get-started/locally/")
+        tf = fw.tensorflow
+        cpu_dists = ("tensorflow-cpu", "tf-nightly-cpu")
+        if tf is not None and tf.version is not None and (
+                tf.is_cuda_build is False or tf.distribution in cpu_dists):
+            release = f"{tf.version.major}.{tf.version.minor}"
+            lines.append(f"TensorFlow (Linux): pip uninstall -y {tf.distribution} && "
+                         f'pip install "tensorflow[and-cuda]=={release}.*"'
+                         if tf.version >= Version("2.14") else
+                         "TensorFlow: a GPU build, see https://www.tensorflow.org/install/pip")
+        if fw.jax is not None and jax_gpu_build_of(facts) is False:
+            d = ver(driver)
+            extra = ("cuda13" if d is not None and d.major >= 580 else
+                     "cuda12" if d is not None and d.major >= 525 else None)
+            lines.append(f'JAX: pip install -U "jax[{extra}]"' if extra else
+                         'JAX: pip install -U "jax[cuda12]" (driver >= 525) or "jax[cuda13]" '
+                         "(driver >= 580)")
+        return "\n".join(lines) or None
+    return fn

@@ -1,0 +1,107 @@
+"""Reads the matrices `suggest` reasons from: wheel_index (which index carries what), torch,
+jax, tensorflow and cuda_driver. Nothing here decides; it only looks up.
+
+The driver floor of a CUDA wheel is the minor-version-compatibility floor of its major (CUDA
+Compatibility guide, Table 1): a cu126 wheel bundles the CUDA 12.6 runtime, which runs on any
+driver of the 12.x range (>= 525.60.13 on Linux) for SASS code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge.compat import (
+    confirmed,
+    hard_floor,
+    in_range,
+    lookup_torch_variant,
+    ver,
+)
+from envdoctor.engine.loader import matrix
+
+INDEX_BASE = "https://download.pytorch.org/whl/"
+COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+_CUDA_VARIANT = re.compile(r"^cu(\d{2})(\d)$")
+_ROCM_VARIANT = re.compile(r"^rocm(\d+(?:\.\d+)*)$")
+
+
+def wheel_index() -> dict[str, Any]:
+    return matrix("wheel_index")
+
+
+def data_as_of() -> str:
+    return str(wheel_index().get("meta", {}).get("data_as_of", ""))
+
+
+def torch_rows() -> list[dict[str, Any]]:
+    """Releases, newest first."""
+    rows = list(wheel_index().get("torch", []))
+    rows.sort(key=lambda r: ver(r.get("torch")) or Version("0"), reverse=True)
+    return rows
+
+
+def variant_cuda(variant: str) -> Version | None:
+    """``cu126`` -> 12.6; None for cpu / rocm."""
+    m = _CUDA_VARIANT.match(variant)
+    return Version(f"{int(m.group(1))}.{m.group(2)}") if m else None
+
+
+def variant_rocm(variant: str) -> Version | None:
+    m = _ROCM_VARIANT.match(variant)
+    return ver(m.group(1)) if m else None
+
+
+def driver_str(v: Version) -> str:
+    """NVIDIA spelling of a driver version: ``450.80.2`` -> ``450.80.02``."""
+    parts = list(v.release)
+    if len(parts) == 3:
+        return f"{parts[0]}.{parts[1]:02d}.{parts[2]:02d}"
+    return str(v)
+
+
+def index_url(variant: str) -> str:
+    return INDEX_BASE + variant
+
+
+def driver_floor(cuda: Version, os_name: str) -> tuple[Version, str, bool] | None:
+    """(oldest driver that runs a CUDA ``cuda`` wheel, source URL, confirmed) on this OS.
+
+    The guide's Table 1 gives one floor per CUDA major for both OSes (">= 580" for 13.x);
+    where the matrix has no per-OS cell (Windows, 13.x) its ``branch_min`` is that floor.
+    """
+    got = hard_floor(cuda, os_name)
+    if got is not None:
+        return got[0], COMPAT_URL, got[1]
+    row = next((r for r in matrix("cuda_driver").get("minor_compat", [])
+                if r.get("major") == cuda.major), None)
+    if row and ver(row.get("branch_min")) is not None:
+        return ver(row["branch_min"]), row.get("source", COMPAT_URL), confirmed(row)
+    return None
+
+
+def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str], str, bool] | None:
+    """(arch list, source, confirmed) of one torch wheel; None when the data has no row."""
+    for row in wheel_index().get("torch_arch_exception", []):
+        if row.get("platform") == platform and row.get("cuda") == variant \
+                and in_range(torch, row.get("torch", "")):
+            return list(row.get("archs", [])), row.get("source", ""), confirmed(row)
+    cuda = variant_cuda(variant)
+    row = lookup_torch_variant(f"{torch}+{variant}", cuda)
+    if row is None:
+        return None
+    return list(row.get("archs", [])), row.get("source", ""), confirmed(row)
+
+
+def conda_row(package: str) -> dict[str, Any] | None:
+    return next((r for r in wheel_index().get("conda", []) if r.get("package") == package), None)
+
+
+def rows(table: str) -> list[dict[str, Any]]:
+    return list(wheel_index().get(table, []))
+
+
+def platform_row(table: str, platform: str) -> dict[str, Any] | None:
+    return next((r for r in wheel_index().get(table, []) if r.get("platform") == platform), None)

@@ -1,0 +1,165 @@
+"""jax: the newest release for this Python, with the CUDA plugin this driver and GPU allow.
+
+Releases and Python ranges: the jax matrix ([[release]], newest ``last`` of each range).
+Plugins: its [[plugin]] rows (jax[cuda13]: driver >= 580, SM >= 7.5, from jax 0.7.0;
+jax[cuda12]: driver >= 525, SM >= 5.2). Wheels per platform: wheel_index [[jax_platform]]
+(NVIDIA wheels only on Linux; Windows and macOS get CPU jaxlib).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from envdoctor.engine.knowledge.compat import confirmed, ver
+from envdoctor.engine.loader import matrix
+from envdoctor.suggest import data
+from envdoctor.suggest.install import CONDA_NOTE, command
+from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
+from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
+from envdoctor.suggest.torch_plan import _assumed
+
+INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
+_FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")
+
+
+def _releases() -> list[dict[str, Any]]:
+    rows = list(matrix("jax").get("release", []))
+    rows.sort(key=lambda r: ver(r.get("last")) or Version("0"), reverse=True)
+    return rows
+
+
+def _plugins() -> list[dict[str, Any]]:
+    """CUDA plugins, newest CUDA major first (the JAX docs recommend CUDA 13)."""
+    rows = list(matrix("jax").get("plugin", []))
+    return sorted(rows, key=lambda r: r.get("cuda_major", 0), reverse=True)
+
+
+def _first_jax(plugin: dict[str, Any]) -> Version | None:
+    m = _FIRST.match(str(plugin.get("first_jax", "")))
+    return ver(m.group(1)) if m else None
+
+
+def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[Reason]:
+    src = plugin.get("source", INSTALL_URL)
+    out = []
+    first = _first_jax(plugin)
+    if first is None or jax < first or jax < Version("0.4.30"):
+        out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
+                          "data", plugin.get("repo_source", src)))
+    need = ver(plugin.get("min_driver_linux"))
+    if need is not None and m.driver is not None and m.driver < need:
+        out.append(Reason("driver", f"{plugin['extra']} needs driver >= "
+                          f"{plugin['min_driver_linux']} on Linux; this driver is "
+                          f"{data.driver_str(m.driver)}", src,
+                          confirmed(plugin)))
+    min_cc = ver(plugin.get("min_cc"))
+    for gpu in dict.fromkeys(m.gpus):
+        if min_cc is not None and gpu.cc is not None and gpu.cc < min_cc:
+            out.append(Reason("arch", f"{plugin['extra']} supports SM {plugin['min_cc']} and "
+                              f"newer; {gpu.name} is {gpu.sm}", src, confirmed(plugin)))
+    return out
+
+
+def _cmd(jax: str, extra: str | None, installer: str) -> str:
+    req = f"jax[{extra}]=={jax}" if extra else f"jax=={jax}"
+    return command([req], None, installer)
+
+
+def plan(m: Machine, installer: str = "pip") -> Suggestion:
+    platform, reasons = _assumed(m)
+    wheels = (data.platform_row("jax_platform", platform) or {}).get("wheels", [])
+    prow = data.platform_row("jax_platform", platform) or {}
+    if not wheels:
+        reasons.append(Reason("platform", f"no jaxlib wheels for {PLATFORM_NAMES.get(platform)} in "
+                              "the data", INSTALL_URL))
+        return Suggestion("jax", "none", reasons=tuple(reasons), references=(INSTALL_URL,))
+    release = None
+    for row in _releases():
+        spec = row.get("python", "")
+        if m.python is None or SpecifierSet(spec).contains(m.python):
+            release = row
+            break
+    if release is None:
+        newest = _releases()[0]
+        reasons.append(Reason("python", f"no jax release in the data supports Python {m.python}; "
+                              f"jax {newest['last']} needs Python {newest['python']}",
+                              newest.get("source", "")))
+        alt = Alternative(f"use Python {newest['python']} to get jax {newest['last']}",
+                          newest["last"], None, _cmd(newest["last"], None, installer),
+                          f"Python {newest['python']}", newest.get("source", ""))
+        return Suggestion("jax", "none", reasons=tuple(reasons), alternatives=(alt,),
+                          references=(INSTALL_URL,))
+    jax = Version(release["last"])
+    py_text = (f"Python {m.python} is inside jax {jax}'s range {release['python']}" if m.python
+               else f"the snapshot does not state Python; jax {jax} needs {release['python']}")
+    reasons.append(Reason("python", py_text, release.get("source", ""), m.python is not None))
+    alternatives: list[Alternative] = []
+    newest = _releases()[0]
+    if newest is not release:
+        alternatives.append(Alternative(
+            f"use Python {newest['python']} to get jax {newest['last']}", newest["last"], None,
+            None, f"Python {newest['python']}", newest.get("source", "")))
+    extra, variant = None, "cpu"
+    if m.has_nvidia and any(w.startswith("cuda") for w in wheels):
+        for plugin in _plugins():
+            fails = _plugin_failures(plugin, jax, m)
+            if not fails:
+                extra, variant = plugin["extra"][4:-1], plugin["extra"]
+                need = plugin.get("min_driver_linux")
+                reasons.append(Reason("driver", f"{plugin['extra']}: driver "
+                                      f"{data.driver_str(m.driver) if m.driver else '(not stated)'}"
+                                      f" meets its floor >= {need}", plugin.get("source", ""),
+                                      m.driver is not None))
+                sms = ", ".join(sorted({g.sm or "?" for g in m.gpus}))
+                reasons.append(Reason("arch", f"{plugin['extra']} supports SM "
+                                      f"{plugin['min_cc']}+: {sms}",
+                                      plugin.get("source", ""), confirmed(plugin)))
+                break
+            reasons.extend(fails)
+            kinds = {f.constraint for f in fails}
+            if kinds == {"driver"}:
+                alternatives.append(Alternative(
+                    f"upgrade the NVIDIA driver to >= {plugin['min_driver_linux']} to use "
+                    f"{plugin['extra']}", str(jax), plugin["extra"],
+                    _cmd(str(jax), plugin["extra"][4:-1], installer),
+                    f"driver >= {plugin['min_driver_linux']}", plugin.get("source", "")))
+        if extra is None:
+            reasons.append(Reason("gpu", "no JAX CUDA plugin in the data runs on this GPU and "
+                                  "driver: CPU jaxlib", INSTALL_URL))
+    elif m.has_nvidia:
+        reasons.append(Reason("platform", f"JAX has no NVIDIA GPU wheels for "
+                              f"{PLATFORM_NAMES.get(platform)}: CPU jaxlib",
+                              prow.get("source", "")))
+        if platform == "win_amd64":
+            alternatives.append(Alternative(
+                "under WSL2 (experimental in the JAX docs): jax[cuda13] or jax[cuda12]",
+                str(jax), "jax[cuda13]", _cmd(str(jax), "cuda13", installer), "WSL2",
+                prow.get("source", "")))
+    elif m.nvidia == "unknown":
+        reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
+                              "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    reasons.append(Reason("index", f"jaxlib {jax} wheels for {PLATFORM_NAMES.get(platform)} on "
+                          f"PyPI ({', '.join(wheels)})", prow.get("source", ""), confirmed(prow)))
+    if installer == "conda":
+        reasons.append(Reason("installer", CONDA_NOTE, ""))
+    installed = m.installed.get("jax")
+    status = "ok"
+    if installed is not None and installed.release > jax.release:
+        status = "keep"
+        reasons.insert(0, Reason("installed", f"installed jax {installed} is newer than the data "
+                                 f"({data.data_as_of()}); keep it unless it fails",
+                                 release.get("source", ""), False))
+    cmd = _cmd(str(jax), extra, installer)
+    pkgs = (f"jax[{extra}]=={jax}" if extra else f"jax=={jax}",)
+    refs = unique([INSTALL_URL, *(r.source for r in reasons)])
+    if status == "keep":
+        alternatives.insert(0, Alternative(f"the newest jax in the data: {jax}", str(jax),
+                                           variant, cmd))
+        return Suggestion("jax", "keep", str(installed), None, None, (), None, tuple(reasons),
+                          tuple(alternatives), refs)
+    return Suggestion("jax", "ok", str(jax), variant, cmd, pkgs, None, tuple(reasons),
+                      tuple(alternatives), refs)

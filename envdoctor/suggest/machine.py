@@ -1,0 +1,135 @@
+"""The few facts an install decision depends on, read once from a Facts snapshot.
+
+Only what was observed counts: a platform or Python that the snapshot does not state stays
+None, and the planners then say they cannot decide rather than assume one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge.compat import gpu_cc_of, sm_of, ver
+from envdoctor.facts import Facts, Status
+
+PLATFORMS = ("linux_x86_64", "linux_aarch64", "win_amd64", "macos_arm64", "macos_x86_64")
+PLATFORM_NAMES = {"linux_x86_64": "Linux x86_64", "linux_aarch64": "Linux aarch64",
+                  "win_amd64": "Windows x86_64", "macos_arm64": "macOS arm64",
+                  "macos_x86_64": "macOS x86_64"}
+
+_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64",
+         "aarch64": "aarch64", "arm64": "aarch64"}
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    name: str
+    cc: Version | None
+
+    @property
+    def sm(self) -> str | None:
+        return sm_of(self.cc) if self.cc is not None else None
+
+
+@dataclass(frozen=True)
+class Machine:
+    platform: str | None            # one of PLATFORMS; None when the snapshot does not say
+    python: Version | None          # major.minor of the interpreter
+    nvidia: str                     # "gpus" | "none" | "unknown"
+    gpus: tuple[GpuInfo, ...]
+    driver: Version | None
+    installed: dict[str, Version]   # canonical distribution name -> version
+    torch_variant: str | None       # cu126 / cpu / rocm6.4 of the installed torch, if any
+    torch_hip: bool
+    nvcc: Version | None = None     # CUDA toolkit compiler, for packages built from source
+
+    @property
+    def os(self) -> str | None:
+        if self.platform is None:
+            return None
+        return "windows" if self.platform.startswith("win") else self.platform.split("_")[0]
+
+    @property
+    def has_nvidia(self) -> bool:
+        return self.nvidia == "gpus"
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "platform": self.platform,
+            "python": str(self.python) if self.python else None,
+            "nvidia": self.nvidia,
+            "gpus": [{"name": g.name, "cc": str(g.cc) if g.cc else None} for g in self.gpus],
+            "driver": str(self.driver) if self.driver else None,
+            "installed": {k: str(v) for k, v in sorted(self.installed.items())},
+        }
+
+
+def _platform(facts: Facts) -> str | None:
+    host = facts.host
+    if not host.probe.status.known or not host.os:
+        return None
+    arch = _ARCH.get((host.arch or "").lower())
+    system = host.os.lower()
+    if system.startswith("win"):
+        return "win_amd64" if arch in ("x86_64", None) else None
+    if system == "darwin" or system.startswith("mac"):
+        return {"aarch64": "macos_arm64", "x86_64": "macos_x86_64"}.get(arch or "")
+    if system == "linux" and arch:
+        return f"linux_{arch}"
+    return None
+
+
+def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | None]:
+    nv = facts.nvidia
+    gpus = tuple(GpuInfo(g.name, gpu_cc_of(g)) for g in nv.gpus)
+    if nv.probe.status is Status.OK and gpus:
+        return "gpus", gpus, nv.driver_version
+    pasted_header = facts.origin == "report" and nv.driver_version is not None
+    if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
+                                                       or pasted_header):
+        # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut
+        # off: an NVIDIA GPU is there, its model is unknown.
+        return "gpus", (GpuInfo("NVIDIA GPU (model not readable)", None),), nv.driver_version
+    if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus):
+        return "none", (), None
+    if gpus:  # a pasted nvidia-smi table without a probe status still names the GPUs
+        return "gpus", gpus, nv.driver_version
+    return "unknown", (), None
+
+
+def _installed(facts: Facts) -> dict[str, Version]:
+    out: dict[str, Version] = {}
+    for dist in facts.packages.distributions:
+        if dist.version is not None:
+            out[dist.name.lower().replace("_", "-")] = dist.version
+    fw = facts.frameworks
+    for name, build in (("torch", fw.torch), ("tensorflow", fw.tensorflow), ("jax", fw.jax)):
+        if build is not None and build.version is not None:
+            out.setdefault(name, build.version)
+    return out
+
+
+def _torch_variant(facts: Facts) -> tuple[str | None, bool]:
+    torch = facts.frameworks.torch
+    if torch is None or torch.version is None:
+        return None, False
+    local = torch.version.local or ""
+    if torch.hip is not None or local.startswith("rocm"):
+        return (local or "rocm"), True
+    if torch.cuda is not None:
+        return f"cu{torch.cuda.major}{torch.cuda.minor}", False
+    return (local or "cpu"), False
+
+
+def machine_of(facts: Facts) -> Machine:
+    """The decision-relevant view of one machine."""
+    py = facts.host.python_version  # a pasted report may state Python without a probe status
+    python = Version(f"{py.major}.{py.minor}") if py is not None else None
+    state, gpus, driver = _nvidia_state(facts)
+    variant, hip = _torch_variant(facts)
+    nvcc = facts.cuda.nvcc_version if facts.cuda.probe.status.known else None
+    return Machine(platform=_platform(facts), python=python, nvidia=state, gpus=gpus,
+                   driver=ver(driver), installed=_installed(facts), torch_variant=variant,
+                   torch_hip=hip, nvcc=nvcc)

@@ -1,0 +1,53 @@
+"""Text and JSON output of a SuggestResult (formatting only; the decisions are made already)."""
+
+from __future__ import annotations
+
+import json
+
+from envdoctor.suggest.machine import PLATFORM_NAMES
+from envdoctor.suggest.model import SuggestResult
+
+_HEAD = {"ok": "", "keep": "keep the installed version", "none": "nothing in the data runs here",
+         "undecided": "the facts cannot decide"}
+
+
+def to_json(result: SuggestResult) -> str:
+    return json.dumps(result.to_dict(), indent=2) + "\n"
+
+
+def _machine_line(machine: dict) -> str:
+    parts = [PLATFORM_NAMES.get(machine.get("platform") or "", "platform not stated"),
+             f"Python {machine['python']}" if machine.get("python") else "Python not stated"]
+    if machine.get("nvidia") == "gpus":
+        names = sorted({g["name"] for g in machine.get("gpus", [])})
+        parts.append(", ".join(names) + (f", driver {machine['driver']}" if machine.get("driver")
+                                         else ", driver not stated"))
+    elif machine.get("nvidia") == "none":
+        parts.append("no NVIDIA GPU")
+    else:
+        parts.append("NVIDIA GPU not probed")
+    return " · ".join(parts)
+
+
+def to_text(result: SuggestResult, verbose: bool = False) -> str:
+    lines = [f"Machine: {_machine_line(result.machine)}",
+             f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no network used)", ""]
+    for s in result.suggestions:
+        title = s.framework
+        if s.version:
+            title += f" {s.version}"
+        if s.variant:
+            title += f" ({s.variant})"
+        if _HEAD[s.status]:
+            title += f" — {_HEAD[s.status]}"
+        lines.append(title)
+        if s.command:
+            lines.append(f"  $ {s.command}")
+        for r in s.reasons[: None if verbose else 12]:
+            mark = "" if r.confirmed else " [unconfirmed]"
+            src = f"  <{r.source}>" if r.source and verbose else ""
+            lines.append(f"  - {r.text}{mark}{src}")
+        for a in s.alternatives:
+            lines.append(f"  * {a.text}" + (f"\n      $ {a.command}" if a.command else ""))
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,188 @@
+"""tensorflow: the newest release for this Python, as a GPU install where the platform allows.
+
+Releases, Python ranges and CUDA builds: the tensorflow matrix (tested build configurations).
+GPU per platform: wheel_index [[tensorflow_platform]]: Linux x86_64 gets ``tensorflow[and-cuda]``
+(CUDA wheels from pip, from TF 2.14), native Windows had GPU until 2.10, Linux aarch64 and
+macOS are CPU only. Pins are ``==X.Y.*``: the data knows release series, not every patch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from envdoctor.engine.knowledge.compat import confirmed, ver
+from envdoctor.engine.loader import matrix
+from envdoctor.suggest import data
+from envdoctor.suggest.install import CONDA_NOTE, command
+from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
+from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
+from envdoctor.suggest.torch_plan import _assumed
+
+PIP_URL = "https://www.tensorflow.org/install/pip"
+TESTED_URL = "https://www.tensorflow.org/install/source#gpu"
+
+
+def _releases() -> list[dict[str, Any]]:
+    rows = list(matrix("tensorflow").get("release", []))
+    rows.sort(key=lambda r: ver(r.get("tensorflow")) or Version("0"), reverse=True)
+    return rows
+
+
+def _python_ok(row: dict[str, Any], m: Machine) -> bool:
+    return m.python is None or SpecifierSet(row.get("python", "")).contains(m.python)
+
+
+def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list[Reason]:
+    """Why release ``row`` cannot use this machine's GPU; [] when it can."""
+    tf, src = Version(row["tensorflow"]), prow.get("source", PIP_URL)
+    out: list[Reason] = []
+    if not prow.get("gpu"):
+        return [Reason("platform", f"TensorFlow has no GPU build for "
+                       f"{PLATFORM_NAMES.get(prow.get('platform', ''))}", src)]
+    if prow.get("gpu_from") and tf < Version(prow["gpu_from"]):
+        out.append(Reason("index", f"tensorflow[and-cuda] starts at {prow['gpu_from']}; TF {tf} "
+                          f"needs a system CUDA {row.get('cuda')} / cuDNN {row.get('cudnn')}", src))
+    if prow.get("gpu_until") and tf > Version(prow["gpu_until"]):
+        out.append(Reason("platform", f"TF {prow['gpu_until']} was the last release with GPU on "
+                          "native Windows", src))
+    cuda = ver(row.get("cuda"))
+    if cuda is not None:
+        floor = data.driver_floor(cuda, m.os or "linux")
+        if floor and m.driver is not None and m.driver < floor[0]:
+            out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}: driver >= "
+                              f"{data.driver_str(floor[0])}; this driver is "
+                              f"{data.driver_str(m.driver)}", floor[1], floor[2]))
+        for gpu in dict.fromkeys(m.gpus):
+            if gpu.cc is not None and cuda.major >= 12 and gpu.cc < Version("5.0"):
+                out.append(Reason("arch", f"CUDA {cuda} builds have no Kepler support; "
+                                  f"{gpu.name} is {gpu.sm}",
+                                  "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
+            elif gpu.cc is not None and gpu.cc < Version("3.5"):
+                out.append(Reason("arch", f"TF wheels need CUDA architecture 3.5 or newer; "
+                                  f"{gpu.name} is {gpu.sm}", PIP_URL))
+    return out
+
+
+def _spec(row: dict[str, Any]) -> str:
+    return f"{row['tensorflow']}.*"
+
+
+def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str) -> tuple[str, str]:
+    name = prow.get("gpu") if gpu and prow.get("gpu") else "tensorflow"
+    req = f"{name}=={_spec(row)}"
+    return command([req], None, installer), req
+
+
+def plan(m: Machine, installer: str = "pip") -> Suggestion:
+    platform, reasons = _assumed(m)
+    prow = data.platform_row("tensorflow_platform", platform)
+    if prow is None:
+        reasons.append(Reason("platform", f"no TensorFlow wheels for "
+                              f"{PLATFORM_NAMES.get(platform)} in the data", PIP_URL))
+        return Suggestion("tensorflow", "none", reasons=tuple(reasons), references=(PIP_URL,))
+    rows = [r for r in _releases() if _python_ok(r, m)]
+    cap = prow.get("cpu_until_confirmed")
+    unconfirmed_newer = []
+    if cap:
+        unconfirmed_newer = [r for r in rows if Version(r["tensorflow"]) > Version(cap)]
+        rows = [r for r in rows if Version(r["tensorflow"]) <= Version(cap)]
+    if not rows:
+        newest = _releases()[0]
+        reasons.append(Reason("python", f"no TensorFlow release in the data has wheels for "
+                              f"Python {m.python} here; TF {newest['tensorflow']} needs "
+                              f"{newest['python']}", newest.get("source", TESTED_URL)))
+        cmd, _ = _cmd(newest, False, prow, installer)
+        alt = Alternative(f"use Python {newest['python']} to get TF {newest['tensorflow']}",
+                          newest["tensorflow"], None, cmd, f"Python {newest['python']}",
+                          newest.get("source", TESTED_URL))
+        return Suggestion("tensorflow", "none", reasons=tuple(reasons), alternatives=(alt,),
+                          references=(PIP_URL, TESTED_URL))
+    alternatives: list[Alternative] = []
+    pick, gpu = rows[0], False
+    if m.has_nvidia:
+        for row in rows:
+            fails = _gpu_failures(row, prow, m)
+            if not fails:
+                pick, gpu = row, True
+                break
+            if row is rows[0]:
+                reasons.extend(fails)
+                if {f.constraint for f in fails} == {"driver"}:
+                    cmd, _ = _cmd(row, True, prow, installer)
+                    alternatives.append(Alternative(
+                        f"upgrade the NVIDIA driver to get TF {row['tensorflow']} on the GPU",
+                        row["tensorflow"], prow.get("gpu"), cmd, fails[0].text.split(":")[-1],
+                        fails[0].source))
+        if not gpu:
+            reasons.append(Reason("gpu", "no TensorFlow release in the data uses this GPU here: "
+                                  "CPU install", prow.get("source", PIP_URL)))
+            if platform == "win_amd64":
+                old = next((r for r in _releases() if Version(r["tensorflow"]) <= Version(
+                    prow.get("gpu_until", "0"))), None)
+                if old is not None and not _python_ok(old, m):
+                    cmd, _ = _cmd(old, True, prow, installer)
+                    alternatives.append(Alternative(
+                        f"native Windows GPU: TF {old['tensorflow']} with Python {old['python']} "
+                        f"and a system CUDA {old.get('cuda')} / cuDNN {old.get('cudnn')}",
+                        old["tensorflow"], "tensorflow", cmd, f"Python {old['python']}",
+                        prow.get("source", PIP_URL)))
+                lin = data.platform_row("tensorflow_platform", "linux_x86_64") or {}
+                newest_any = _releases()[0]
+                cmd, _ = _cmd(newest_any, True, lin, installer)
+                alternatives.append(Alternative(
+                    f"GPU under WSL2: TF {newest_any['tensorflow']} with tensorflow[and-cuda]",
+                    newest_any["tensorflow"], "tensorflow[and-cuda]", cmd, "WSL2",
+                    prow.get("source", PIP_URL)))
+    elif m.nvidia == "unknown":
+        reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
+                              "the plain tensorflow package is shown", "", False))
+    if gpu and Version(pick["tensorflow"]) < Version(rows[0]["tensorflow"]):
+        cmd, _ = _cmd(rows[0], False, prow, installer)
+        alternatives.append(Alternative(f"TF {rows[0]['tensorflow']} on the CPU",
+                                        rows[0]["tensorflow"], "cpu", cmd, "no GPU",
+                                        prow.get("source", PIP_URL)))
+    reasons.append(Reason("python", f"Python {m.python} is inside TF {pick['tensorflow']}'s range "
+                          f"{pick['python']}" if m.python else
+                          f"the snapshot does not state Python; TF {pick['tensorflow']} needs "
+                          f"{pick['python']}", pick.get("source", TESTED_URL),
+                          m.python is not None))
+    if gpu:
+        reasons.append(Reason("gpu", f"TF {pick['tensorflow']} is built with CUDA "
+                              f"{pick.get('cuda')} / cuDNN {pick.get('cudnn')}"
+                              + (" (pip installs them with [and-cuda])" if prow.get("gpu_from")
+                                 else " (install them on the system)"),
+                              pick.get("source", TESTED_URL)))
+        if any(g.cc is not None and g.cc >= Version("10.0") for g in m.gpus):
+            reasons.append(Reason("arch", "TF packages carry PTX only for the newest architecture "
+                                  "they support, so this GPU runs through PTX JIT (slow first "
+                                  "start)", PIP_URL, False))
+    for row in unconfirmed_newer[:1]:
+        cmd, _ = _cmd(row, False, prow, installer)
+        alternatives.append(Alternative(
+            f"TF {row['tensorflow']} may have {PLATFORM_NAMES.get(platform)} wheels (not "
+            "confirmed in the data)", row["tensorflow"], "cpu", cmd, "an unconfirmed wheel",
+            prow.get("source", PIP_URL)))
+    kind = {"linux_aarch64": " (the AWS-built tensorflow-cpu-aws, CPU only)",
+            "macos_arm64": " (CPU only)"}.get(platform, "")
+    reasons.append(Reason("index", f"PyPI has TF {pick['tensorflow']} for "
+                          f"{PLATFORM_NAMES.get(platform)}{kind}", prow.get("source", PIP_URL),
+                          confirmed(prow)))
+    if installer == "conda":
+        reasons.append(Reason("installer", CONDA_NOTE, ""))
+    cmd, req = _cmd(pick, gpu, prow, installer)
+    variant = (prow.get("gpu") or "tensorflow") if gpu else "cpu"
+    installed = m.installed.get("tensorflow")
+    refs = unique([PIP_URL, TESTED_URL, *(r.source for r in reasons)])
+    if installed is not None and installed.release[:2] > Version(pick["tensorflow"]).release[:2] \
+            and installed.release[:2] > Version(_releases()[0]["tensorflow"]).release[:2]:
+        reasons.insert(0, Reason("installed", f"installed tensorflow {installed} is newer than the "
+                                 f"data ({data.data_as_of()}); keep it unless it fails", "", False))
+        alternatives.insert(0, Alternative(f"the newest TF in the data: {pick['tensorflow']}",
+                                           pick["tensorflow"], variant, cmd))
+        return Suggestion("tensorflow", "keep", str(installed), None, None, (), None,
+                          tuple(reasons), tuple(alternatives), refs)
+    return Suggestion("tensorflow", "ok", _spec(pick), variant, cmd, (req,), None,
+                      tuple(reasons), tuple(alternatives), refs)

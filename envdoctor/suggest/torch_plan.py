@@ -1,0 +1,406 @@
+"""torch (+ torchvision, torchaudio): the newest release and wheel variant that run here.
+
+For each release (newest first) and each variant its index carries for this platform, the
+constraints are: Python inside the release's range; on an NVIDIA machine, the driver at or above
+the minor-version-compatibility floor of the variant's CUDA major, and every GPU's architecture
+in the wheel's arch list (SASS of the same major and a lower or equal minor, or PTX to JIT).
+Among the variants that pass, the release's stable variant (the PyPI default) wins, else the
+newest CUDA. What failed on newer releases and better variants becomes the alternatives, with
+their price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from envdoctor.engine.knowledge.compat import (
+    archs_run_on,
+    confirmed,
+    lookup_min_driver,
+    ver,
+)
+from envdoctor.suggest import data
+from envdoctor.suggest.install import CONDA_NOTE, command
+from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
+from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
+
+GET_STARTED = "https://pytorch.org/get-started/locally/"
+RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+ASSUMED_PLATFORM = "linux_x86_64"
+
+
+@dataclass
+class Check:
+    """The verdict on one (release, variant) for this machine."""
+
+    release: dict[str, Any]
+    variant: str
+    failures: list[Reason] = field(default_factory=list)   # blocking constraints
+    notes: list[Reason] = field(default_factory=list)      # what held, and caveats
+    driver_needed: Version | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def version(self) -> str:
+        return str(self.release["torch"])
+
+    def kinds(self) -> set[str]:
+        return {f.constraint for f in self.failures}
+
+
+def _python_reason(release: dict[str, Any], m: Machine) -> Reason | None:
+    """A failure when the machine's Python is outside the release's range; None otherwise."""
+    spec = release.get("python", "")
+    if m.python is None or not spec:
+        return None
+    if SpecifierSet(spec).contains(m.python):
+        return None
+    return Reason("python", f"torch {release['torch']} has wheels for Python {spec}, this is "
+                  f"Python {m.python}", release.get("source", ""), confirmed(release))
+
+
+def _driver(check: Check, cuda: Version, m: Machine) -> None:
+    os_name = m.os or "linux"
+    floor = data.driver_floor(cuda, os_name)
+    if floor is None:
+        check.notes.append(Reason("driver", f"no driver floor for CUDA {cuda} on {os_name} in "
+                                  "the data; not checked", data.COMPAT_URL, False))
+        return
+    need, source, ok_cell = floor
+    check.driver_needed = need
+    have, need_s = data.driver_str(m.driver) if m.driver else "", data.driver_str(need)
+    if m.driver is None:
+        check.notes.append(Reason("driver", f"{check.variant} needs an NVIDIA driver >= {need_s}; "
+                                  "the snapshot does not state the driver", source, False))
+        return
+    if m.driver < need:
+        check.failures.append(Reason(
+            "driver", f"{check.variant} (CUDA {cuda}) needs driver >= {need_s} (minor-version "
+            f"compatibility floor of CUDA {cuda.major}.x); this driver is {have}",
+            source, ok_cell))
+        return
+    text = f"driver {have} >= {need_s}, the CUDA {cuda.major}.x floor for {check.variant}"
+    bundled = lookup_min_driver(cuda, os_name)
+    if bundled and m.driver < bundled[0]:
+        text += (f" (through minor-version compatibility: PTX JIT and CUDA {cuda} features that "
+                 f"need a newer driver want >= {data.driver_str(bundled[0])})")
+    check.notes.append(Reason("driver", text, source, ok_cell))
+
+
+def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
+    torch = Version(check.version)
+    got = data.torch_archs(torch, check.variant, platform)
+    for gpu in dict.fromkeys(m.gpus):
+        if gpu.sm is None:
+            check.notes.append(Reason("arch", f"compute capability of {gpu.name!r} unknown; "
+                                      "architecture not checked", "", False))
+            continue
+        if got is not None:
+            archs, source, ok_cell = got
+            if archs_run_on(archs, gpu.sm):
+                check.notes.append(Reason("arch", f"{gpu.name} ({gpu.sm}) is in the "
+                                          f"{check.variant} arch list of torch {torch}",
+                                          source, ok_cell))
+            else:
+                check.failures.append(Reason(
+                    "arch", f"the {check.variant} build of torch {torch} has no code for "
+                    f"{gpu.name} ({gpu.sm}); its arch list is {', '.join(archs)}",
+                    source, ok_cell))
+            continue
+        # No arch list in the data: only what the toolkit itself cannot do decides.
+        if cuda.major >= 13 and gpu.cc < Version("7.5"):
+            check.failures.append(Reason(
+                "arch", f"CUDA {cuda} cannot build code for {gpu.name} ({gpu.sm}): CUDA 13 "
+                "dropped Maxwell, Pascal and Volta",
+                "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
+        elif cuda < Version("12.8") and gpu.cc >= Version("10.0"):
+            check.failures.append(Reason(
+                "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); Blackwell needs a "
+                "CUDA 12.8+ build", "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
+        else:
+            check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
+                                      f"not in the data; {gpu.sm} not checked", "", False))
+
+
+def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> Check:
+    check = Check(release, variant)
+    cuda = data.variant_cuda(variant)
+    if cuda is not None:
+        _driver(check, cuda, m)
+        _arch(check, cuda, m, platform)
+    elif data.variant_rocm(variant) is not None:
+        check.notes.append(Reason("gpu", f"the ROCm release of this machine is not in the facts; "
+                                  f"{variant} is the newest ROCm index for torch "
+                                  f"{release['torch']} (match it to the installed ROCm)",
+                                  release.get("source", ""), False))
+    return check
+
+
+def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list[str]:
+    """The variants worth trying on this machine, best first."""
+    carried = list(release.get(platform, []))
+    if platform.startswith("macos"):
+        return ["cpu"] if "cpu" in carried else []
+    if m.has_nvidia:
+        cudas = [v for v in carried if data.variant_cuda(v) is not None]
+        pypi = release.get("pypi") or {}
+        # The release's stable CUDA (STABLE_CUDA_VERSIONS, what PyPI serves on Linux x86_64)
+        # is preferred on every platform; Windows' PyPI wheel is the CPU one.
+        default = pypi.get(platform) if data.variant_cuda(pypi.get(platform, "")) else \
+            pypi.get("linux_x86_64")
+        cudas.sort(key=lambda v: data.variant_cuda(v), reverse=True)
+        if default in cudas:
+            cudas.remove(default)
+            cudas.insert(0, default)
+        return cudas
+    if m.torch_hip:
+        rocms = [v for v in carried if data.variant_rocm(v) is not None]
+        return sorted(rocms, key=lambda v: data.variant_rocm(v), reverse=True)
+    return ["cpu"] if "cpu" in carried else []
+
+
+def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list[Reason]]:
+    reqs = [f"torch=={release['torch']}"]
+    notes: list[Reason] = []
+    if release.get("torchvision"):
+        reqs.append(f"torchvision=={release['torchvision']}")
+    else:
+        notes.append(Reason("data", f"no torchvision pairing for torch {release['torch']} in "
+                            "the data; torch only", release.get("source", ""), False))
+    if audio:
+        if release.get("torchaudio"):
+            reqs.append(f"torchaudio=={release['torchaudio']}")
+        else:
+            notes.append(Reason("data", f"no torchaudio wheel paired with torch "
+                                f"{release['torch']} in the data (torchaudio's last release is "
+                                "2.11.0)", release.get("source", ""), False))
+    return reqs, notes
+
+
+def _command(check: Check, platform: str, installer: str, audio: bool
+             ) -> tuple[str, list[str], str | None, list[Reason]]:
+    release, variant = check.release, check.variant
+    reqs, notes = _requirements(release, audio)
+    conda = data.conda_row("torch")
+    last_conda = ver(conda["last_channel_release"]) if conda else None
+    if installer == "conda" and last_conda and ver(release["torch"]) <= last_conda:
+        names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
+        cuda = data.variant_cuda(variant)
+        extra = [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else \
+            ["cpuonly", "-c", "pytorch"]
+        return "conda install " + " ".join(names + extra), reqs, None, notes
+    if installer == "conda":
+        notes.append(Reason("installer", "PyTorch's conda channel stopped at "
+                            f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
+                            conda.get("source", "") if conda else ""))
+    url = None if platform.startswith("macos") else data.index_url(variant)
+    return command(reqs, url, installer), reqs, url, notes
+
+
+def _assumed(m: Machine) -> tuple[str, list[Reason]]:
+    if m.platform is not None:
+        return m.platform, []
+    return ASSUMED_PLATFORM, [Reason("platform", "the snapshot does not state the OS and CPU; "
+                                     "this answer is for Linux x86_64", "", False)]
+
+
+def plan(m: Machine, installer: str = "pip", audio: bool = False) -> Suggestion:
+    """The torch suggestion for machine ``m``."""
+    platform, notes = _assumed(m)
+    if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
+        return _undecided(m, platform, installer, audio, notes)
+    checks: list[Check] = []
+    pick: Check | None = None
+    for release in data.torch_rows():
+        bad_python = _python_reason(release, m)
+        variants = _wanted_variants(release, m, platform)
+        if not variants:
+            checks.append(Check(release, "-", [Reason(
+                "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
+                "wheel for this machine on any index", release.get("source", ""),
+                confirmed(release))]))
+            continue
+        for variant in variants:
+            check = _check(release, variant, m, platform)
+            if bad_python:
+                check.failures.insert(0, bad_python)
+            checks.append(check)
+            if check.ok and pick is None and confirmed(release):
+                pick = check
+        if pick is not None:
+            break
+    if pick is None:
+        return _none(m, platform, checks, installer, audio, notes)
+    return _suggestion(m, platform, pick, checks, installer, audio, notes)
+
+
+def _python_note(release: dict[str, Any], m: Machine) -> Reason:
+    spec = release.get("python", "")
+    if m.python is None:
+        return Reason("python", f"the snapshot does not state Python; torch {release['torch']} "
+                      f"has wheels for Python {spec}", release.get("source", ""), False)
+    return Reason("python", f"Python {m.python} is inside torch {release['torch']}'s range "
+                  f"{spec}", release.get("source", ""), confirmed(release))
+
+
+def _index_reason(check: Check, platform: str) -> Reason:
+    where = PLATFORM_NAMES.get(platform, platform)
+    if platform.startswith("macos"):
+        text = f"torch {check.version} for {where} is the CPU/MPS wheel on PyPI"
+    else:
+        text = (f"{data.index_url(check.variant)} carries torch {check.version} for {where} "
+                f"and Python {check.release.get('python')}")
+    return Reason("index", text, check.release.get("source", ""), confirmed(check.release))
+
+
+def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
+                audio: bool, notes: list[Reason]) -> Suggestion:
+    cmd, reqs, url, cmd_notes = _command(pick, platform, installer, audio)
+    reasons = [*notes, _python_note(pick.release, m), _index_reason(pick, platform),
+               *pick.notes, *cmd_notes]
+    newer = [c for c in checks if c is not pick and not c.ok]
+    reasons += _why_not_better(pick, newer, m)
+    installed = m.installed.get("torch")
+    status = "ok"
+    if installed is not None:
+        newest = data.torch_rows()[0]
+        if installed.release > Version(str(newest["torch"])).release:
+            status = "keep"
+            reasons.insert(0, Reason("installed", f"installed torch {installed} is newer than "
+                                     f"every release in the data ({data.data_as_of()}); keep it "
+                                     "unless it fails", newest.get("source", ""), False))
+        elif Version(installed.public) == Version(pick.version) and m.torch_variant == pick.variant:
+            reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is already "
+                                     "installed: nothing to change", ""))
+    alternatives = _alternatives(m, platform, pick, checks, installer, audio)
+    if status == "keep":
+        alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
+                                           f"{pick.variant}", pick.version, pick.variant, cmd))
+        return Suggestion("torch", "keep", str(installed), m.torch_variant, None, (), None,
+                          tuple(reasons), tuple(alternatives), _refs(reasons))
+    return Suggestion("torch", status, pick.version, pick.variant, cmd, tuple(reqs), url,
+                      tuple(reasons), tuple(alternatives), _refs(reasons))
+
+
+def _refs(reasons: list[Reason]) -> tuple[str, ...]:
+    return unique([GET_STARTED, RELEASE_MATRIX, *(r.source for r in reasons)])
+
+
+def _why_not_better(pick: Check, rejected: list[Check], m: Machine) -> list[Reason]:
+    """Why the newer releases and the preferred variants of the pick's release lost."""
+    out: list[Reason] = []
+    seen: set[str] = set()
+    for check in rejected:
+        if not confirmed(check.release):
+            continue
+        for failure in check.failures:
+            key = "python" if failure.constraint == "python" else \
+                f"{failure.constraint}:{check.variant}"
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(failure)
+    return out[:8]
+
+
+def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
+                  audio: bool) -> list[Alternative]:
+    out: list[Alternative] = []
+    pick_v = Version(pick.version)
+    better = [c for c in checks if not c.ok and c.variant != "-"
+              and (Version(c.version) > pick_v or c.variant != pick.variant)
+              and confirmed(c.release)]
+    driver_only = [c for c in better if c.kinds() == {"driver"} and c.driver_needed is not None]
+    if driver_only:
+        top = [c for c in driver_only if c.version == driver_only[0].version]
+        cheapest = min(top, key=lambda c: c.driver_needed)
+        for best in [cheapest] + ([top[0]] if top[0] is not cheapest else []):  # smallest, stable
+            cmd, *_ = _command(best, platform, installer, audio)
+            out.append(Alternative(
+                f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
+                f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
+                f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+    python_only = [c for c in better if c.kinds() == {"python"}]
+    if python_only:
+        best = python_only[0]
+        cmd, *_ = _command(best, platform, installer, audio)
+        out.append(Alternative(
+            f"use Python {best.release.get('python')} to get torch {best.version} {best.variant}",
+            best.version, best.variant, cmd, f"Python {best.release.get('python')}",
+            best.release.get("source", "")))
+    arch_blocked = [c for c in checks if "arch" in c.kinds() and Version(c.version) >= pick_v]
+    newest = next((c for c in checks if confirmed(c.release)), None)
+    newest_all = [c for c in checks if newest is not None and c.version == newest.version]
+    if arch_blocked and newest is not None and Version(newest.version) > pick_v \
+            and all("arch" in c.kinds() for c in newest_all):
+        sms = ", ".join(sorted({g.sm for g in m.gpus if g.sm}))
+        out.append(Alternative(
+            f"this GPU ({sms}) is not supported by any build of the newest torch in the data "
+            f"({newest.version}): the last release that runs it is torch {pick.version} "
+            f"{pick.variant}", pick.version, pick.variant, None, "a newer GPU",
+            arch_blocked[0].failures[-1].source))
+    for check in checks:
+        if not confirmed(check.release) and check.ok:
+            cmd, *_ = _command(check, platform, installer, audio)
+            out.append(Alternative(
+                f"torch {check.version} {check.variant} would run here but is not confirmed in "
+                f"the data (a release candidate as of {data.data_as_of()})", check.version,
+                check.variant, cmd, "an unconfirmed release", check.release.get("source", "")))
+            break
+    return out
+
+
+def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio: bool,
+          notes: list[Reason]) -> Suggestion:
+    """No release in the data runs here: the reasons of the newest, and the ways out."""
+    newest = next((c for c in checks if confirmed(c.release)), None)
+    reasons = list(notes)
+    if newest is not None:
+        for check in checks:
+            if check.version == newest.version:
+                reasons += check.failures
+    oldest = data.torch_rows()[-1]
+    reasons = list({(r.constraint, r.text): r for r in reasons}.values())
+    reasons.append(Reason("data", f"no torch release in the data (torch {oldest['torch']} to "
+                          f"{newest.version if newest else '?'}) runs on this machine",
+                          oldest.get("source", "")))
+    alternatives = []
+    fixable = [c for c in checks if c.failures and c.kinds() <= {"driver", "python"}
+               and confirmed(c.release) and c.variant != "-"]
+    if fixable:
+        best = fixable[0]
+        cmd, *_ = _command(best, platform, installer, audio)
+        price = " and ".join(
+            f"driver >= {data.driver_str(best.driver_needed)}" if k == "driver" else
+            f"Python {best.release.get('python')}" for k in sorted(best.kinds()))
+        alternatives.append(Alternative(f"with {price}: torch {best.version} {best.variant}",
+                                        best.version, best.variant, cmd, price,
+                                        best.failures[0].source))
+    return Suggestion("torch", "none", None, None, None, (), None, tuple(reasons),
+                      tuple(alternatives), _refs(reasons))
+
+
+def _undecided(m: Machine, platform: str, installer: str, audio: bool,
+               notes: list[Reason]) -> Suggestion:
+    """The NVIDIA probe did not answer: the GPU variant cannot be chosen."""
+    reasons = [*notes, Reason("gpu", "the snapshot does not say whether this machine has an "
+                              "NVIDIA GPU (or which driver): the wheel variant cannot be chosen",
+                              "")]
+    cpu_machine = Machine(platform, m.python, "none", (), None, m.installed, m.torch_variant,
+                          False)
+    cpu = plan(cpu_machine, installer, audio)
+    alternatives = []
+    if cpu.command:
+        alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu", cpu.version,
+                                        "cpu", cpu.command, "no GPU use"))
+    alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
+                                    "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", None, None, None, (), None, tuple(reasons),
+                      tuple(alternatives), _refs(reasons))
