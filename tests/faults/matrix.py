@@ -258,10 +258,11 @@ def _(d):
                 bound=30, check=want_torch_failed)
 
 
-@fault("S04", "shadowed package", "torch on PYTHONPATH prints 5 MB to stdout")
+@fault("S04", "shadowed package", "torch on PYTHONPATH prints 5 MB of JSON to stdout, then fails")
 def _(d):
-    return dict(args=LIVE, env=shadow(d, "import sys\nsys.stdout.write('{\"x\": 1}' * 600000)\n"),
-                rc={1}, bound=30, check=want_torch_failed)
+    body = ("import sys\nsys.stdout.write('{\"protocol\": 1, \"x\": 1}' * 150000)\n"
+            "raise OSError('libtorch_cuda.so: cannot open shared object file')\n")
+    return dict(args=LIVE, env=shadow(d, body), rc={1}, bound=30, check=want_torch_failed)
 
 
 @fault("S05", "shadowed package", "torch on PYTHONPATH exits silently (os._exit(0))")
