@@ -58,7 +58,7 @@ class OutputError(click.ClickException):
 # ---------------------------------------------------------------------------- bounded inputs
 MAX_INPUT = 32 << 20   # a facts snapshot or a policy is kilobytes; 32 MB is not one
 MAX_DEPTH = 64         # nesting of a facts snapshot is about 6; JSON deeper than this is hostile
-FIFO_WAIT = 10.0       # seconds a FIFO may stay silent before we say so
+FIFO_WAIT = 5.0        # seconds a named FIFO may stay silent before we say so
 
 
 def open_input(path: str, what: str):
