@@ -87,6 +87,10 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # the crash boundary: one line + a log to attach
+        stdout_error = _stdout_broken(exc)
+        if stdout_error:  # a write to stdout failed deep inside click.echo (ENOSPC, EIO)
+            _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
+            sys.exit(EXIT_USAGE)
         try:
             path = write_crash_log(exc)
         except Exception as log_exc:  # noqa: BLE001
@@ -95,6 +99,23 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _stdout_broken(exc: Exception) -> str:
+    """The reason when ``exc`` is a failed write to stdout (``click.echo`` on a full disk, a
+    closed descriptor, an I/O error), else ""."""
+    if not isinstance(exc, OSError):
+        return ""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "echo" and code.co_filename.replace("\\", "/").endswith(
+                "click/utils.py"):
+            from envdoctor import streams
+            streams.silence_stdout()
+            return exc.strerror or str(exc)
+        tb = tb.tb_next
+    return ""
 
 
 def _say(line: str) -> None:

@@ -170,7 +170,6 @@ def write_crash_log(exc: BaseException) -> str:
     0700 folder of the user's own (a symlink planted there, or a folder another user can
     write, is refused), and argv, environment and traceback are redacted.
     """
-    import secrets
     import stat
     import traceback
 
@@ -182,7 +181,7 @@ def write_crash_log(exc: BaseException) -> str:
         if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) \
                 or st.st_mode & 0o022:
             return f"(no crash log: {folder} is not a private folder of this user)"
-        name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(8)}.log"
+        name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(8).hex()}.log"
         path = os.path.join(folder, name)
         flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                  | getattr(os, "O_CLOEXEC", 0))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import matrix
+from . import matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 # Covered by faster in-process tests below or too slow for every CI run (1 GB file).
