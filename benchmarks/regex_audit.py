@@ -112,6 +112,10 @@ def _inline(path: Path) -> list[tuple[str, int]]:
     return out
 
 
+# Patterns their callers only ever apply with fullmatch (to one token): audited anchored.
+FULLMATCH = ("envdoctor.parsers.installer._WHEEL",)
+
+
 def patterns() -> dict[str, re.Pattern]:
     """name -> compiled pattern, for every pattern that sees untrusted text."""
     found: dict[str, re.Pattern] = {}
@@ -122,7 +126,9 @@ def patterns() -> dict[str, re.Pattern]:
             continue
         for attr, value in vars(mod).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
-                found[f"{name}.{attr}"] = value
+                key = f"{name}.{attr}"
+                found[key] = (re.compile(rf"\A(?:{value.pattern})\Z", value.flags)
+                              if key in FULLMATCH else value)
         src = getattr(mod, "__file__", None)
         if src:
             for i, (pat, flags) in enumerate(_inline(Path(src))):
@@ -269,7 +275,7 @@ def slow(pattern: re.Pattern, name: str = "") -> list[str]:
         big_t = _time(pattern, text)
         if big_t < FLOOR:
             continue
-        small_t = max(_time(pattern, small[label]), 1e-6)
+        small_t = max(min(_time(pattern, small[label]), _time(pattern, small[label])), 1e-6)
         big_t = min(big_t, _time(pattern, text))
         if big_t < FLOOR:
             continue
