@@ -130,8 +130,11 @@ def patterns() -> dict[str, re.Pattern]:
                 found[key] = (re.compile(rf"\A(?:{value.pattern})\Z", value.flags)
                               if key in FULLMATCH else value)
         src = getattr(mod, "__file__", None)
+        known = {v.pattern for v in vars(mod).values() if isinstance(v, re.Pattern)}
         if src:
             for i, (pat, flags) in enumerate(_inline(Path(src))):
+                if pat in known:  # the re.compile of a module constant: audited by name
+                    continue
                 try:
                     found[f"{name}:inline{i}"] = re.compile(pat, flags)
                 except re.error:

@@ -781,7 +781,8 @@ def _(d):
         "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
         f"OSError: 401 Client Error for url https://huggingface.co/api?key={SECRET_TOKENS[3]} "
         f"(headers: {{'Authorization': 'Bearer {SECRET_TOKENS[4]}'}})\n"
-        "RuntimeError: CUDA error: out of memory\n")
+        "RuntimeError: CUDA error: out of memory (upload to https://hub.example.com/u?key="
+        f"{SECRET_TOKENS[3]} with Authorization: Bearer {SECRET_TOKENS[4]})\n")
     return dict(args=["explain", str(d / "e.txt"), "--no-facts", "--format", "markdown"],
                 rc={0}, bound=5, check=no_secret)
 
