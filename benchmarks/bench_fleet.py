@@ -6,8 +6,10 @@
    Acceptance (issue 13): fleet ≤ 1.5 × bare with 16 ranks. Also the payload sizes per rank
    (from one extra ``--out-dir`` run).
 2. compare: ``envdoctor fleet compare DIR`` over 100, 200 and 400 generated snapshots (the H100
-   fixture with drift planted every few nodes): wall time and peak memory of the process, and
-   the marginal cost per snapshot between sizes (linear when the two slopes agree).
+   fixture with drift planted every few nodes), as saved ``check --format json`` reports and
+   as bare facts (where every check is evaluated again per node): wall time and peak memory of
+   the process, and the marginal cost per snapshot between sizes (linear when the slopes
+   agree).
    Acceptance: 400 snapshots ≤ 5 s, linear.
 
     python benchmarks/bench_fleet.py [--ranks 16] [--runs 5] [--sizes 100,200,400]
@@ -103,28 +105,43 @@ def bench_ranks(n: int, runs: int, work: Path) -> dict:
             "payload_bytes": {"with_node_facts": node_payload, "rank_only": rank_payload}}
 
 
-def make_snapshots(folder: Path, count: int) -> None:
+def make_snapshots(folder: Path, count: int, kind: str) -> None:
+    """``count`` snapshots of the H100 fixture with drift planted every few nodes: bare facts
+    (``envdoctor facts``), or ``check --format json`` reports (the documented Slurm workflow,
+    ``srun … envdoctor check --format json --output DIR/$(hostname).json``)."""
     base = json.loads(FIXTURE.read_text())
     folder.mkdir(parents=True, exist_ok=True)
+    rendered: dict[tuple, str] = {}
     for i in range(count):
-        data = json.loads(json.dumps(base))
-        data["env"]["vars"]["HOSTNAME"] = f"gpu{i:05d}"
-        if i % 50 == 7:
-            data["nvidia"]["driver_version"] = "535.104.05"
-        if i % 40 == 3:
-            data["nvidia"]["gpus"][i % 8]["ecc_uncorrected"] = 1
-        if i % 25 == 11:
+        variant = ("535.104.05" if i % 50 == 7 else "", i % 8 if i % 40 == 3 else -1,
+                   "2.1.0" if i % 25 == 11 else "")
+        if variant not in rendered:
+            data = json.loads(json.dumps(base))
+            if variant[0]:
+                data["nvidia"]["driver_version"] = variant[0]
+            if variant[1] >= 0:
+                data["nvidia"]["gpus"][variant[1]]["ecc_uncorrected"] = 1
             for d in data["packages"]["distributions"]:
-                if d["name"] == "numpy":
-                    d["version"] = "2.1.0"
-        (folder / f"gpu{i:05d}.json").write_text(json.dumps(data))
+                if d["name"] == "numpy" and variant[2]:
+                    d["version"] = variant[2]
+            text = json.dumps(data)
+            if kind == "check":
+                src = folder / "variant.tmp"
+                src.write_text(text)
+                proc = subprocess.run([sys.executable, "-m", "envdoctor", "check", "--facts",
+                                       str(src), "--format", "json", "--no-redact"], env=env(),
+                                      cwd=REPO, capture_output=True, text=True, timeout=120)
+                src.unlink()
+                text = proc.stdout
+            rendered[variant] = text
+        (folder / f"gpu{i:05d}.json").write_text(rendered[variant])
 
 
-def bench_compare(sizes: list[int], runs: int, work: Path) -> dict:
-    out: dict = {"sizes": {}}
+def bench_compare(sizes: list[int], runs: int, work: Path, kind: str) -> dict:
+    out: dict = {"kind": kind, "sizes": {}}
     for count in sizes:
-        folder = work / f"snaps{count}"
-        make_snapshots(folder, count)
+        folder = work / f"{kind}{count}"
+        make_snapshots(folder, count, kind)
         argv = [sys.executable, "-m", "envdoctor", "fleet", "compare", str(folder), "--format",
                 "json", "--output", str(work / f"compare{count}.json")]
         timed(argv)  # warm-up
@@ -164,16 +181,18 @@ def main() -> None:
                   f"node's facts (local rank 0), {r['payload_bytes']['rank_only']} without")
         if "compare" not in args.skip:
             sizes = [int(x) for x in args.sizes.split(",")]
-            c = bench_compare(sizes, max(3, args.runs // 2), work)
-            result["compare"] = c
-            for count, row in c["sizes"].items():
-                print(f"fleet compare {count:5d} snapshots: median {row['median_s']:.2f} s, "
-                      f"peak RSS {row['peak_rss_mib']:.0f} MiB")
-            if "per_snapshot_ms" in c:
-                print("marginal cost per snapshot: " + ", ".join(
-                    f"{k}: {v:.2f} ms" for k, v in c["per_snapshot_ms"].items())
-                    + f" (slope ratio {c['slope_ratio']:.2f}; 1.0 = linear)")
-                print(f"estimate for 1000 snapshots: {c['estimate_1000_s']:.1f} s")
+            for kind in ("check", "facts"):
+                c = bench_compare(sizes, max(3, args.runs // 2), work, kind)
+                result[f"compare_{kind}"] = c
+                what = "check reports" if kind == "check" else "bare facts"
+                for count, row in c["sizes"].items():
+                    print(f"fleet compare {count:5d} {what}: median {row['median_s']:.2f} s, "
+                          f"peak RSS {row['peak_rss_mib']:.0f} MiB")
+                if "per_snapshot_ms" in c:
+                    print("  marginal cost per snapshot: " + ", ".join(
+                        f"{k}: {v:.2f} ms" for k, v in c["per_snapshot_ms"].items())
+                        + f" (slope ratio {c['slope_ratio']:.2f}; 1.0 = linear); "
+                        f"1000 snapshots ≈ {c['estimate_1000_s']:.1f} s")
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     path = results / f"bench_fleet-{time.strftime('%Y%m%d-%H%M%S')}.json"

@@ -58,3 +58,19 @@ def test_cuda_predating_the_gpu_is_an_impossibility_without_a_row():
     assert compat.gpus_newer_than_build_cuda(nv, "12.4") == [
         "NVIDIA GeForce RTX 5090 (sm_120, needs CUDA >= 12.8)"]
     assert compat.gpus_newer_than_build_cuda(nv, "12.8") == []
+
+
+@pytest.mark.parametrize(("code", "tf", "want"), [
+    ("KERAS003", "2.15.1", 'pip install "keras~=2.15.0"'),   # keras 2.15.1 does not exist
+    ("KERAS002", "2.16.2", 'pip install "tf-keras~=2.16.0"'),  # nor does tf-keras 2.16.2
+])
+def test_keras_pins_name_a_release_series_that_exists(code, tf, want):
+    from envdoctor import engine
+    check = next(c for c in engine.load_checks() if c.code == code)
+    facts = engine.example_facts({
+        "frameworks": {"tensorflow": {"version": tf, "distribution": "tensorflow"}},
+        "packages": {"distributions": {"tensorflow": tf, "keras": "3.3.3"}},
+        "env": {"TF_USE_LEGACY_KERAS": "1"}})
+    finding = next(f for f in engine.findings_of(engine.evaluate(facts, [check]))
+                   if f.code == code)
+    assert want in finding.fix

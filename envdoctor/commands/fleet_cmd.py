@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from envdoctor.commands._output import emit, use_color
+from envdoctor.commands._output import (
+    default_format,
+    emit,
+    parse_report_spec,
+    prepare,
+    use_color,
+    write_reports,
+)
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
-from envdoctor.outputs.renderers import RENDERERS
+from envdoctor.outputs.renderers import formats
 
-FORMATS = sorted(RENDERERS)
+FORMATS = formats("check")
 
 
 def _gate_options(fn):
     for option in reversed([
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
-                     show_default=True, help="Output format."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                     help="Output format [default: text; github under GITHUB_ACTIONS=true]."),
         click.option("--output", "-o", metavar="FILE", help="Write the report to FILE."),
+        click.option("--report", "reports", multiple=True, metavar="FORMAT:FILE",
+                     help="Also write FORMAT to FILE, e.g. junit:fleet.xml (repeatable)."),
         click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
                      default=None, help="Exit 1 when a finding is at or above this severity "
                      "[default: the policy's fail_on, else error]."),
@@ -35,16 +46,33 @@ def _gate_options(fn):
     return fn
 
 
-def _publish(report, fmt: str, output: str | None, redact: bool) -> None:
-    from envdoctor.fleet import render
-    from envdoctor.outputs.redact import redact_report
-    from envdoctor.outputs.renderers import render as render_as
+def _check_reports(reports: tuple[str, ...]) -> None:
+    """A wrong --report fails before any rendezvous (on every rank alike)."""
+    for spec in reports:
+        parse_report_spec(spec)
 
+
+def _text(report, fmt: str, color: bool, tail: Callable[[Any], str] | None = None) -> str:
+    from envdoctor.fleet import render
+    from envdoctor.outputs.renderers import render as render_as
+    if fmt == "text":
+        return render.render(report, color) + (tail(report) if tail else "")
+    return render_as("check", fmt, report, color)
+
+
+def _publish(report, fmt: str | None, output: str | None, redact: bool,
+             reports: tuple[str, ...] = (), tail: Callable[[Any], str] | None = None) -> None:
+    """The report, redacted once, to --output/stdout and to every --report FORMAT:FILE;
+    ``tail`` adds text after the fleet text (from the redacted report)."""
     if redact:
-        report = redact_report(report)
-    color = use_color(output) and fmt == "text"
-    text = render.render(report, color) if fmt == "text" else render_as(fmt, report, color)
-    emit(text, output)
+        report = prepare(report)
+    fmt = default_format(fmt)
+    write_reports(report, [s for s in reports if parse_report_spec(s)[0] != "text"])
+    for spec in reports:
+        kind, path = parse_report_spec(spec)
+        if kind == "text":
+            emit(_text(report, "text", False, tail), path)
+    emit(_text(report, fmt, use_color(output) and fmt == "text", tail), output)
 
 
 def _leave(code: int) -> None:
@@ -62,8 +90,9 @@ def _leave(code: int) -> None:
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
-              metavar="S", help="Seconds for rendezvous, probes and barrier together; ranks not "
-              "there by then are named, not waited for.")
+              metavar="S", help="Seconds the rendezvous waits for every rank, then seconds each "
+              "rank has to probe and reach the barrier; ranks not there are named, not waited "
+              "for.")
 @click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
               "TFLOP/s, NCCL transport.")
 @click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
@@ -77,9 +106,10 @@ def _leave(code: int) -> None:
 @_gate_options
 @click.pass_context
 def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir: str | None,
-          store: str | None, frameworks: str | None, suite: str, fmt: str, output: str | None,
-          fail_on: str | None, intent: str | None, policy_file: str | None,
-          requires: tuple[str, ...], no_redact: bool) -> None:
+          store: str | None, frameworks: str | None, suite: str, fmt: str | None,
+          output: str | None, reports: tuple[str, ...], fail_on: str | None,
+          intent: str | None, policy_file: str | None, requires: tuple[str, ...],
+          no_redact: bool) -> None:
     """Check a cluster as its job sees it: run as every rank, e.g.
     `torchrun --nnodes=N --nproc-per-node=G -m envdoctor fleet`."""
     if ctx.invoked_subcommand is not None:
@@ -91,6 +121,7 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
 
     gate_policy = gate.load(policy_file, requires)  # a bad policy fails before any rendezvous
     intent, fail_on = gate_policy.settings(intent, fail_on)
+    _check_reports(reports)
     names = tuple(n.strip() for n in (frameworks or "").split(",") if n.strip() and
                   n.strip() != "torch")
     options = Options(static=static, timeout=timeout, bench=bench, out_dir=out_dir or "",
@@ -120,34 +151,36 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
                       if bench_view.get(k) is not None}
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not no_redact)
-    _publish(report, fmt, output, not no_redact)
+    _publish(report, fmt, output, not no_redact, reports)
     _leave(report.exit_code)
 
 
 @fleet.command("compare")
 @click.argument("paths", nargs=-1, required=True, metavar="DIR|FILE...")
 @_gate_options
-def compare(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str | None,
-            intent: str | None, policy_file: str | None, requires: tuple[str, ...],
-            no_redact: bool) -> None:
+def compare(paths: tuple[str, ...], fmt: str | None, output: str | None,
+            reports: tuple[str, ...], fail_on: str | None, intent: str | None,
+            policy_file: str | None, requires: tuple[str, ...], no_redact: bool) -> None:
     """The fleet rules over saved snapshots (`envdoctor check --format json` per node, or the
     rank snapshots of `fleet --out-dir`); no torch needed."""
+    import dataclasses
+    import gc
+
     from envdoctor.fleet import compare as fleet_compare
     from envdoctor.fleet import report as fleet_report
     from envdoctor.gate import policy as gate
 
     gate_policy = gate.load(policy_file, requires)
     intent, fail_on = gate_policy.settings(intent, fail_on)
+    _check_reports(reports)
     view = fleet_compare.load(paths)
+    gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not no_redact)
-    report.extra["fleet"]["differences"] = fleet_compare.differences(view, report.findings)
-    if fmt == "text":
-        from envdoctor.fleet import render
-        from envdoctor.outputs.redact import redact_report
-        shown = redact_report(report) if not no_redact else report
-        emit(render.render(shown) + "\n" + fleet_compare.text_block(
-            shown.extra["fleet"]["differences"]), output)
-    else:
-        _publish(report, fmt, output, not no_redact)
+    fleet_block = {**report.extra["fleet"],
+                   "differences": fleet_compare.differences(view, report.findings)}
+    report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
+    _publish(report, fmt, output, not no_redact, reports,
+             tail=lambda shown: "\n" + fleet_compare.text_block(
+                 shown.extra["fleet"]["differences"]))
     raise SystemExit(report.exit_code)

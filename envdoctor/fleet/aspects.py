@@ -199,6 +199,13 @@ def _nvlink(node: NodeView, fleet: Fleet) -> Value:
     return _nvml(node, "nvlink_down")
 
 
+@node_aspect("p2p", "GPU pairs without peer-to-peer access")
+def _p2p(node: NodeView, fleet: Fleet) -> Value:
+    """How many GPU pairs on the node cannot use P2P (a count, comparable across nodes)."""
+    peers = _nvml(node, "p2p_unreadable_peers")
+    return None if peers is None else sum(peers.values()) // 2
+
+
 @node_aspect("xid", "XID errors in the kernel log")
 def _xid(node: NodeView, fleet: Fleet) -> Value:
     found = node.extra.get("xids") if isinstance(node.extra, dict) else None

@@ -70,6 +70,12 @@ def prepare_nccl_log(layout: Layout) -> str:
     return path
 
 
+def _sig(value: float) -> float:
+    """Four significant digits: CPU bandwidths are tiny, GPU ones large, both stay exact
+    enough that busbw / algbw is the nccl-tests factor to 1e-3."""
+    return float(f"{value:.4g}")
+
+
 def _timed(fn: Any, sync: Any, iters: int = ITERS) -> float:
     fn()
     sync()
@@ -90,8 +96,8 @@ def _sweep(torch: Any, dist: Any, group: Any, n: int, device: str, sizes: tuple[
         x = torch.ones(size // 4, dtype=torch.float32, device=device)
         seconds = _timed(lambda: dist.all_reduce(x, group=group), sync)
         algbw = size / seconds / 1e9
-        rows.append({"bytes": size, "seconds": round(seconds, 6), "algbw_gbs": round(algbw, 4),
-                     "busbw_gbs": round(algbw * bus_factor("all_reduce", n), 4)})
+        rows.append({"bytes": size, "seconds": _sig(seconds), "algbw_gbs": _sig(algbw),
+                     "busbw_gbs": _sig(algbw * bus_factor("all_reduce", n))})
     return {"ranks": n, "sizes": rows, "busbw_gbs": rows[-1]["busbw_gbs"] if rows else None}
 
 
@@ -102,8 +108,8 @@ def _all_gather(torch: Any, dist: Any, group: Any, n: int, device: str, size: in
     seconds = _timed(lambda: dist.all_gather(outs, x, group=group), sync)
     total = x.numel() * 4 * n
     algbw = total / seconds / 1e9
-    return {"bytes": total, "seconds": round(seconds, 6), "algbw_gbs": round(algbw, 4),
-            "busbw_gbs": round(algbw * bus_factor("all_gather", n), 4)}
+    return {"bytes": total, "seconds": _sig(seconds), "algbw_gbs": _sig(algbw),
+            "busbw_gbs": _sig(algbw * bus_factor("all_gather", n))}
 
 
 def _matmul(torch: Any, device: str, sync: Any) -> float:
@@ -111,11 +117,17 @@ def _matmul(torch: Any, device: str, sync: Any) -> float:
     a = torch.randn(n, n, dtype=dtype, device=device)
     b = torch.randn(n, n, dtype=dtype, device=device)
     seconds = _timed(lambda: a @ b, sync, iters=5)
-    return round(2 * n ** 3 / seconds / 1e12, 4)
+    return _sig(2 * n ** 3 / seconds / 1e12)
 
 
-def run(layout: Layout, node_key: int) -> dict[str, Any]:
-    """This rank's bench results (every rank calls it, in the same order: it is collective)."""
+def run(layout: Layout, node_key: int, timeout: float = 60.0) -> dict[str, Any]:
+    """This rank's bench results (every rank calls it, in the same order: it is collective).
+
+    Every group gets ``timeout`` explicitly: new_group's own default (minutes, for NCCL) would
+    let one rank that failed a step hold the others far past --timeout.
+    """
+    import datetime
+
     import torch
     import torch.distributed as dist
 
@@ -137,18 +149,23 @@ def run(layout: Layout, node_key: int) -> dict[str, Any]:
         if device.startswith("cuda"):
             torch.cuda.synchronize()
 
+    limit = datetime.timedelta(seconds=max(1.0, timeout))
+
+    def group(ranks: list[int]) -> Any:
+        return dist.new_group(ranks, backend=backend, timeout=limit)
+
     # groups are created collectively, in the same order on every rank
-    world = dist.new_group(list(range(n)), backend=backend) if backend == "nccl" else None
+    world = group(list(range(n))) if backend == "nccl" else None
     nodes: dict[int, list[int]] = {}
     for r, k in enumerate(keys):
         nodes.setdefault(k, []).append(r)
     local_group = None
     for _key, members in sorted(nodes.items(), key=lambda kv: kv[1][0]):
-        g = dist.new_group(members, backend=backend)
+        g = group(members)
         if layout.rank in members:
             local_group = g
     leaders = [members[0] for members in nodes.values()]
-    cross = dist.new_group(sorted(leaders), backend=backend) if len(leaders) > 1 else None
+    cross = group(sorted(leaders)) if len(leaders) > 1 else None
 
     x = torch.full((1024,), float(layout.rank + 1), dtype=torch.float32, device=device)
     dist.all_reduce(x, group=world)

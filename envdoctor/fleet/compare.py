@@ -13,10 +13,12 @@ over the snapshots: time and memory grow linearly with their number.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from envdoctor.engine.findings import CheckResult, Finding, Severity
 from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts
 from envdoctor.fleet import model
@@ -43,9 +45,18 @@ def snapshot_files(paths: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _is_rank_snapshot(path: Path) -> bool:
+def _head(path: Path) -> bytes:
     with reading(str(path), "a snapshot"), open(path, "rb") as fh:
-        return b'"payload_version"' in fh.read(HEAD)
+        return fh.read(HEAD)
+
+
+def _is_rank_snapshot(head: bytes) -> bool:
+    return b'"payload_version"' in head
+
+
+def _is_check_report(head: bytes) -> bool:
+    """`check --format json` writes facts_schema_version second, right after schema_version."""
+    return b'"facts_schema_version"' in head
 
 
 def _host_of(facts: Facts) -> str:
@@ -54,6 +65,34 @@ def _host_of(facts: Facts) -> str:
         if value and not value.startswith("<"):  # "<host>": a redacted report
             return value
     return ""
+
+
+def saved_results(path: Path) -> tuple[str, list[CheckResult]] | None:
+    """The results a saved ``check --format json`` report carries (None for bare facts).
+
+    The report is read a second time (the facts loader read it first); JSON parsing is cheap
+    next to evaluating every check again, and these results are what the check saw there.
+    """
+    with reading(str(path), "a snapshot"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    checks, found = data.get("checks"), data.get("findings")
+    intent = (data.get("summary") or {}).get("intent")
+    if not (isinstance(checks, list) and isinstance(found, list) and isinstance(intent, str)):
+        return None
+    try:
+        by_code = {f["code"]: Finding(code=f["code"], id=f["id"],
+                                      severity=Severity(f["severity"]), title=f["title"],
+                                      why=f.get("why", ""), fix=f.get("fix", ""),
+                                      references=tuple(f.get("references", ())),
+                                      evidence=f.get("evidence") or {}, area=f.get("area", ""))
+                   for f in found}
+        results = [CheckResult(c["code"], c["id"], c["state"],
+                               by_code.get(c["code"]) if c["state"] == "fired" else None,
+                               c.get("detail", "")) for c in checks
+                   if not str(c["code"]).startswith("REQ")]  # the policy is judged again
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInput(f"{path}: a check report whose findings do not fit: {exc}") from None
+    return intent, results
 
 
 def load(paths: tuple[str, ...]) -> model.Fleet:
@@ -65,7 +104,8 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
     plain: list[tuple[str, Facts, str]] = []
     names: Counter[str] = Counter()
     for path in snapshot_files(paths):
-        if _is_rank_snapshot(path):
+        head = _head(path)
+        if _is_rank_snapshot(head):
             with reading(str(path), "a snapshot"):
                 text = path.read_text(encoding="utf-8")
             try:
@@ -83,11 +123,13 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
         host = _host_of(facts)
         name = host or path.stem
         names[name] += 1
-        plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host))
+        plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
+                      saved_results(path) if _is_check_report(head) else None))
     fleet = model.build(payloads, None, "snapshots", unfinished) if payloads else model.Fleet()
     fleet.compare = True
-    for name, facts, host in plain:
-        fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name))
+    for name, facts, host, saved in plain:
+        fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,
+                                          saved=saved))
     return fleet
 
 

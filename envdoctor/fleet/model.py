@@ -44,6 +44,8 @@ class NodeView:
     extra: dict[str, Any] = field(default_factory=dict)  # node_probe: IB, NCCL plugin, NVML
     ranks: list[RankView] = field(default_factory=list)
     source: str = ""              # which rank or file the facts came from
+    # a saved `check --format json` report: (its intent, its results with their findings)
+    saved: tuple[str, list[Any]] | None = None
 
     @property
     def rank_numbers(self) -> list[int]:

@@ -90,7 +90,7 @@ def nccl_net_plugins(env: dict[str, str], extra_dirs: tuple[str, ...] = ()) -> l
 
 
 def _nvml_gpus() -> list[dict[str, Any]] | str:
-    """Per GPU: row remapping pending, SM clock now/max, NVLink links up/down; or why not."""
+    """Per GPU: row remapping pending, SM clocks, NVLink links up/down, P2P; or why not."""
     try:
         import pynvml as nv
     except ImportError:
@@ -126,12 +126,32 @@ def _nvml_gpus() -> list[dict[str, Any]] | str:
             if up or down:
                 gpu["nvlink_up"], gpu["nvlink_down"] = up, down
             gpus.append(gpu)
+        _p2p(nv, gpus)
     finally:
         try:
             nv.nvmlShutdown()
         except Exception:  # noqa: BLE001
             pass
     return gpus
+
+
+def _p2p(nv: Any, gpus: list[dict[str, Any]]) -> None:
+    """Per GPU, the peers it cannot read from over P2P (NVML's P2P status, read caps)."""
+    caps = getattr(nv, "NVML_P2P_CAPS_INDEX_READ", None)
+    ok = getattr(nv, "NVML_P2P_STATUS_OK", 0)
+    if caps is None or len(gpus) < 2:
+        return
+    handles = [nv.nvmlDeviceGetHandleByIndex(g["index"]) for g in gpus]
+    for i, g in enumerate(gpus):
+        bad = 0
+        for j in range(len(gpus)):
+            if i == j:
+                continue
+            try:
+                bad += nv.nvmlDeviceGetP2PStatus(handles[i], handles[j], caps) != ok
+            except Exception:  # noqa: BLE001 - not supported: unknown, not "no P2P"
+                return
+        g["p2p_unreadable_peers"] = bad
 
 
 def _s(value: Any) -> str:

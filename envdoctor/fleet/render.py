@@ -59,9 +59,6 @@ def render(report: Report, color: bool = False) -> str:
     lines.append("")
     for f in report.findings:
         lines.append(f"{f.severity.value.upper()} {f.code} {f.title}")
-        where = f.evidence.get("nodes")
-        if where and not f.code.startswith("FLEET"):
-            lines.append(f"    on: {', '.join(where[:12])}" + (" …" if len(where) > 12 else ""))
         if f.why:
             lines.append(textwrap.fill(" ".join(f.why.split()), 96, initial_indent="    ",
                                        subsequent_indent="    "))

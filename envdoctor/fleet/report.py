@@ -52,10 +52,16 @@ def _subjects(rule: rules.FleetRule, fleet: Fleet) -> list[rules.Subject]:
 
 def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
                   ) -> tuple[list[CheckResult], list[Finding]]:
+    """One result per node × rule; a rule no node could be judged on (no bench, no InfiniBand,
+    snapshots without ranks) is one ``unknown`` result, not one per node."""
     results, findings = [], []
     for rule in fleet_rules:
         verdict = rules.judge(rule, _subjects(rule, fleet))
         findings += verdict.findings
+        if not verdict.judged:
+            results.append(CheckResult(rule.code, rule.id, "unknown", None,
+                                       "not known on any node"))
+            continue
         for node in fleet.nodes:
             if node.name in verdict.named:
                 state, finding = "fired", verdict.named[node.name]
@@ -68,35 +74,63 @@ def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
     return results, findings
 
 
-def _group(per_node: list[tuple[NodeView, list[CheckResult]]]
+def _on(nodes: list[str], shown: int = 6) -> str:
+    """Where a single-machine finding fired, in its title (every renderer shows titles)."""
+    if len(nodes) <= shown:
+        return ", ".join(nodes)
+    return f"{len(nodes)} nodes: {', '.join(nodes[:shown])} …"
+
+
+def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool = False
            ) -> tuple[list[CheckResult], list[Finding]]:
-    """Per-node results of single-machine checks -> results per node × check, and one finding
-    per (code, title) that names every node it fired on."""
+    """Per-node results of single-machine checks -> one finding per (code, title) naming every
+    node it fired on, and results: per node × check for the checks that fired somewhere (or all,
+    with ``every_node``), else one result per check (its state where it is the same on every
+    node, "unknown" otherwise) so that a 1000-node report stays readable."""
     merged: dict[tuple[str, str], tuple[Finding, list[str]]] = {}
+    fired_codes: set[str] = set()
     for node, results in per_node:
         for r in results:
             if r.finding is not None:
                 key = (r.finding.code, r.finding.title)
                 merged.setdefault(key, (r.finding, []))[1].append(node.name)
+                fired_codes.add(r.code)
     findings: dict[tuple[str, str], Finding] = {}
     for key, (f, nodes) in merged.items():
-        findings[key] = replace(f, evidence={**f.evidence, "nodes": nodes})
-    out = []
+        findings[key] = replace(f, title=f"{f.title} (on {_on(nodes)})",
+                                evidence={**f.evidence, "nodes": nodes})
+    out: list[CheckResult] = []
+    summary: dict[str, CheckResult] = {}
     for node, results in per_node:
         for r in results:
-            f = findings[(r.finding.code, r.finding.title)] if r.finding is not None else None
-            out.append(CheckResult(r.code, f"{r.id} @ {node.name}", r.state, f, r.detail))
-    return out, list(findings.values())
+            if every_node or r.code in fired_codes:
+                f = findings[(r.finding.code, r.finding.title)] if r.finding is not None \
+                    else None
+                out.append(CheckResult(r.code, f"{r.id} @ {node.name}", r.state, f, r.detail))
+            elif r.code not in summary:
+                summary[r.code] = r
+            elif summary[r.code].state != r.state:
+                summary[r.code] = CheckResult(r.code, r.id, "unknown", None,
+                                              "differs between nodes")
+    return out + list(summary.values()), list(findings.values())
 
 
 def node_checks(fleet: Fleet, intent: str) -> tuple[list[CheckResult], list[Finding]]:
-    """The single-machine checks (rules/checks) on each node's facts, through the engine."""
+    """The single-machine checks (rules/checks) on each node's facts, through the engine; a
+    snapshot that is a saved `check` report for the same intent brings its own results (what
+    the check saw on that node), which are used as they are."""
     from envdoctor import pipeline
     from envdoctor.engine import evaluate
 
-    checks = pipeline.load_checks()
-    return _group([(n, evaluate(n.facts, checks, intent)) for n in fleet.nodes
-                   if n.facts is not None])
+    checks = None
+    per_node = []
+    for n in fleet.nodes:
+        if n.saved is not None and n.saved[0] == intent:
+            per_node.append((n, n.saved[1]))
+        elif n.facts is not None:
+            checks = checks if checks is not None else pipeline.load_checks()
+            per_node.append((n, evaluate(n.facts, checks, intent)))
+    return _group(per_node)
 
 
 def policy_checks(fleet: Fleet, policy: Any) -> tuple[list[CheckResult], list[Finding]]:
@@ -105,7 +139,7 @@ def policy_checks(fleet: Fleet, policy: Any) -> tuple[list[CheckResult], list[Fi
     if not policy.requirements:
         return [], []
     return _group([(n, gate.evaluate(policy, n.facts, {})) for n in fleet.nodes
-                   if n.facts is not None])
+                   if n.facts is not None], every_node=True)
 
 
 def _ignore(results: list[CheckResult], findings: list[Finding], policy: Any
@@ -180,8 +214,7 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
         if r.state == "fired":
             by_node.setdefault(r.id.rpartition(" @ ")[2], []).append(r.code)
     first = next((n.facts for n in fleet.nodes if n.facts is not None), None) or Facts()
-    report = Report(first, results, findings, intent, fail_on, [])
-    report.extra["fleet"] = fleet_dict(fleet, by_node)
+    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node)}
     if policy is not None and not policy.empty:
-        report.extra["policy"] = {**policy.to_dict(), "ignored": ignored}
-    return report
+        extra["policy"] = {**policy.to_dict(), "ignored": ignored}
+    return Report(first, results, findings, intent, fail_on, [], extra)

@@ -1,10 +1,10 @@
 """One rank's part of ``envdoctor fleet``: meet, probe, wait, (bench), send; rank 0 reports.
 
 The order matters. The rendezvous comes first, so a node that cannot reach MASTER_ADDR is found
-within the deadline, and each rank says hello (its node) to the store before probing, so a rank
-whose probes then hang can still be placed on its node. The barrier's deadline is the one
-``--timeout`` set at start: a slow rank is named, not waited for. Every rank leaves with exit 0
-except rank 0, whose exit code is the report's.
+within ``--timeout``, and each rank says hello (its node) to the store before probing, so a
+rank whose probes then hang can still be placed on its node. Then every rank has ``--timeout``
+again to probe and reach the barrier: a slow rank is named, not waited for. Every rank leaves
+with exit 0 except rank 0, whose exit code is the report's.
 """
 
 from __future__ import annotations
@@ -122,12 +122,15 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     """Everything one rank does; raises BadInput only before any collective (bad layout,
     no torch), so every rank of a badly launched job stops alike."""
     start = time.monotonic()
-    deadline = start + options.timeout
     try:
         layout = detect(os.environ if environ is None else environ, options.store)
     except LayoutError as exc:
         raise BadInput(f"envdoctor fleet: {exc}") from None
     torch = import_torch()
+    # Two phases, each bounded by --timeout: the rendezvous waits for every rank to join
+    # (which absorbs ranks that import torch slowly), then every rank has --timeout to probe
+    # and reach the barrier, so the barrier measures the probes and nothing else.
+    deadline = time.monotonic() + options.timeout
     if options.out_dir:  # a first record, in case this rank is killed while it probes
         write_snapshot(options.out_dir, layout, {
             "payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(),
@@ -136,6 +139,7 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     store, outcome = collective.meet(layout, deadline)
     if store is not None:
         collective.say_hello(store, layout)
+    deadline = time.monotonic() + options.timeout
     data = payload(layout, torch, options, deadline)
     if outcome.joined:
         collective.barrier(store, layout, outcome, deadline)
@@ -144,7 +148,8 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
         from envdoctor.fleet import bench
         bench_start = time.monotonic()
         try:
-            data["bench"] = bench.run(layout, collective.node_key(layout.node))
+            data["bench"] = bench.run(layout, collective.node_key(layout.node),
+                                      options.timeout)
         except Exception as exc:  # noqa: BLE001 - a failed benchmark is a result
             data["bench"] = {"error": f"{type(exc).__name__}: {exc}"[:400]}
         outcome.seconds["bench"] = round(time.monotonic() - bench_start, 3)

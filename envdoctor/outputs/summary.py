@@ -12,10 +12,11 @@ from typing import Any
 from envdoctor.engine.findings import Finding, worst
 from envdoctor.facts import Facts, Status
 
-# finding.area -> summary line
-AREA_OF = {"driver": "driver", "gpu": "driver", "cuda": "cuda", "cudnn": "libraries",
-           "nccl": "libraries", "torch": "torch", "tensorflow": "tensorflow", "jax": "jax",
-           "keras": "keras", "python": "python", "host": "host", "env": "host"}
+
+def line_of(area: str) -> str:
+    """The summary line a finding's area counts on (rules/areas.toml ``[line]``)."""
+    from envdoctor.engine.loader import load_file_cached
+    return load_file_cached("areas").get("line", {}).get(area, area)
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,17 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
         if fw.keras:
             lines.append(("keras", "Keras", Status.OK,
                           f"{fw.keras.version}, backend {fw.keras.backend or 'unknown'}"))
-        if not (fw.torch or fw.tensorflow or fw.jax):
+        if fw.paddle:
+            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts)))
+        if fw.mindspore:
+            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts)))
+        if fw.mxnet:
+            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts)))
+        if not any((fw.torch, fw.tensorflow, fw.jax, fw.keras, fw.paddle, fw.mindspore,
+                    fw.mxnet)):
             lines.append(("frameworks", "Frameworks", Status.OK,
-                          "no PyTorch, TensorFlow or JAX installed"))
+                          "none of PyTorch, TensorFlow, JAX, Keras, PaddlePaddle, MindSpore or "
+                          "MXNet is installed"))
     else:
         lines.append(("frameworks", "Frameworks", fw.probe.status,
                       f"unknown ({fw.probe.reason or fw.probe.status.value})"))
@@ -58,7 +67,7 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
     out = []
     for area, label, probe_status, detail in lines:
-        mine = [f for f in findings if AREA_OF.get(f.area, f.area) == area]
+        mine = [f for f in findings if line_of(f.area) == area]
         sev = worst(mine)
         if sev is not None:
             status = sev.value
@@ -96,9 +105,14 @@ def _cuda(facts: Facts) -> str:
     if not cu.probe.status.known:
         return f"unknown ({cu.probe.reason or cu.probe.status.value})"
     parts = []
+    pasted = facts.origin == "report"
     for tk in cu.toolkits:
-        via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
-        parts.append(f"{tk.version or '?'} at {tk.path} ({via})")
+        if pasted:  # the report shows what ran, rarely where from: say only what it shows
+            via = "nvcc, as the report shows" if tk.source == "nvcc" else "stated in the report"
+        else:
+            via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
+        where = f" at {tk.path}" if tk.path else ""
+        parts.append(f"{tk.version or '?'}{where} ({via})")
     if cu.nvcc_path and not any(t.source == "nvcc" for t in cu.toolkits):
         parts.insert(0, f"nvcc {cu.nvcc_version or '?'} at {cu.nvcc_path}")
     return "; ".join(parts) or "none"
@@ -155,6 +169,28 @@ def _jax(facts: Facts) -> str:
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
 
 
+def _paddle(facts: Facts) -> str:
+    p = facts.frameworks.paddle
+    if p.cuda:
+        build = f"CUDA {p.cuda}" + (f" / cuDNN {p.cudnn}" if p.cudnn else "") + " build"
+    else:
+        build = "CPU-only build"
+    return f"{p.version} from {p.distribution} ({build})"
+
+
+def _mindspore(facts: Facts) -> str:
+    m = facts.frameworks.mindspore
+    targets = ", ".join(f"GPU (CUDA {'/'.join(str(c) for c in m.cuda)})" if t == "GPU" and m.cuda
+                        else t for t in m.targets) or "unknown"
+    return f"{m.version} from {m.distribution} (device targets: {targets})"
+
+
+def _mxnet(facts: Facts) -> str:
+    x = facts.frameworks.mxnet
+    build = f"CUDA {x.cuda} build" if x.cuda else "CPU build"
+    return f"{x.version} from {x.distribution} ({build}; retired project)"
+
+
 def _python(facts: Facts) -> str:
     h = facts.host
     if not h.python_version:
@@ -162,7 +198,9 @@ def _python(facts: Facts) -> str:
     text = f"{h.python_version}"
     if h.python_env:
         text += f" ({h.python_env})"
-    return text + (f" at {h.python_executable}" if h.python_executable else "")
+    text += f" at {h.python_executable}" if h.python_executable else ""
+    numpy = facts.packages.get("numpy") if facts.packages.probe.status.known else None
+    return text + (f"; NumPy {numpy.version}" if numpy is not None and numpy.version else "")
 
 
 def _host(facts: Facts) -> str:
@@ -170,14 +208,18 @@ def _host(facts: Facts) -> str:
     if not h.probe.status.known:
         return "unknown"
     parts = [h.distro or h.os, h.arch]
+    if h.cpu_model:
+        parts.append(h.cpu_model)
     if h.cpu_count:
         parts.append(f"{h.cpu_count} CPUs")
     if h.ram_total_gb is not None:
-        parts.append(f"{h.ram_total_gb:.1f} GB RAM")
+        parts.append(f"{h.ram_total_gb:.1f} GiB RAM")
     if h.shm_total_gb is not None:
-        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GB")
+        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GiB")
     if h.container:
         parts.append(f"in {h.container}")
     if h.wsl:
         parts.append(f"WSL{h.wsl}")
+    if h.gcc_version:
+        parts.append(f"gcc {h.gcc_version}")
     return ", ".join(p for p in parts if p)

@@ -172,7 +172,7 @@ def _pick(values: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
                "python_executable", "python_implementation", "python_env", "cpu_count",
-               "ram_total_gb", "container", "wsl")
+               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version")
 
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:

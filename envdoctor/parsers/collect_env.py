@@ -118,8 +118,32 @@ def parse(text: str) -> Partial:
             add_cudnn(part, " ".join([v, *more]))
         elif key == "libs":
             _libs(part, more)
+        elif key == "gcc" and not missing(v):
+            part.set("host.gcc_version", _gcc(v))
+        elif key == "cpu":
+            part.set("host.cpu_model", _cpu_model([v, *more]))
     _absent(part, text, rocm)
     return part
+
+
+def _gcc(value: str) -> str:
+    """ "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0" -> 11.4.0; "(GCC) 8.5.0 20210514 (Red Hat …)"
+    -> 8.5.0: the first version after the vendor's parenthesis."""
+    rest = value.split(")", 1)[1] if value.startswith("(") and ")" in value else value
+    m = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", rest)
+    return m.group(1) if m else ""
+
+
+def _cpu_model(lines: list[str]) -> str:
+    """The CPU section: lscpu's "Model name:", wmic's "Name=", or macOS's one line (Apple M1)."""
+    for line in lines:
+        low = line.lower()
+        if low.startswith("model name") and ":" in line:
+            return " ".join(line.split(":", 1)[1].split())[:120]
+        if low.startswith("name="):
+            return line[5:].strip()[:120]
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    return first[:120] if first and ":" not in first and "=" not in first else ""
 
 
 def _series(value: str):
@@ -158,16 +182,15 @@ def _libs(part: Partial, lines: list[str]) -> None:
 
 
 def _absent(part: Partial, text: str, rocm: bool) -> None:
-    """"No CUDA"/"Could not collect" for both the GPUs and the driver: no NVIDIA driver answered.
+    """Nothing: "Could not collect" and "No CUDA" for the GPUs and the driver are not absence.
 
-    Not said for ROCm builds (their GPUs are not NVIDIA's) and not when a GPU or driver was read.
+    collect_env prints "Could not collect" when its nvidia-smi call failed (not on PATH, as on
+    many Windows and container setups, or no driver), and "No CUDA" when torch itself cannot
+    use CUDA (a CPU wheel on a GPU machine prints it too). Neither observes the driver, so the
+    NVIDIA section stays not observed. On macOS it is absent: CUDA 10.2 was NVIDIA's last
+    release for macOS (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/).
     """
     if rocm or part.gpus or "nvidia.driver_version" in part.values:
         return
-    low = text.lower()
-    driver = re.search(r"nvidia driver version\s*:\s*(.*)", low)
-    gpus = re.search(r"gpu models and configuration\s*:\s*(.*)", low)
-    if driver and gpus and missing(driver.group(1)) and missing(gpus.group(1).strip() or "n/a"):
-        if gpus.group(1).strip() == "":
-            return  # value on the next lines, which we could not read
-        part.absent["nvidia"] = "collect_env found no NVIDIA driver (nvidia-smi did not answer)"
+    if part.values.get("host.os") == "Darwin":
+        part.absent["nvidia"] = "macOS has no NVIDIA CUDA driver (none since CUDA 10.2)"

@@ -113,3 +113,35 @@ def test_bad_snapshots_are_one_line_exit_2(tmp_path: Path, content: str, message
 def test_missing_path_is_exit_2(tmp_path: Path) -> None:
     proc = run("fleet", "compare", str(tmp_path / "nothing"))
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_saved_check_reports_bring_their_own_results(tmp_path: Path) -> None:
+    """The documented Slurm workflow: `check --format json` per node, then compare."""
+    for i, source in enumerate([H100_550, H100_550, H100_470]):
+        proc = run("check", "--facts", str(source), "--format", "json", "--output",
+                   str(tmp_path / f"node{i}.json"))
+        assert proc.returncode in (0, 1), proc.stderr
+    # mark node2's own finding: compare must show what that node's check saw, not recompute
+    saved = json.loads((tmp_path / "node2.json").read_text())
+    for f in saved["findings"]:
+        if f["code"] == "DRV001":
+            f["title"] += " [as saved]"
+    (tmp_path / "node2.json").write_text(json.dumps(saved))
+    report = json.loads(run("fleet", "compare", str(tmp_path), "--format", "json",
+                            "--no-redact").stdout)
+    found = {f["code"]: f for f in report["findings"]}
+    assert found["DRV001"]["evidence"]["nodes"] == ["node2"]
+    assert found["DRV001"]["title"].endswith("[as saved] (on node2)")
+    assert found["FLEET001"]["evidence"]["nodes"] == ["node2"]
+
+
+def test_several_outputs_from_one_run(cluster: Path, tmp_path: Path) -> None:
+    junit, text = tmp_path / "fleet.xml", tmp_path / "fleet.txt"
+    proc = run("fleet", "compare", str(cluster), "--format", "json", "--report",
+               f"junit:{junit}", "--report", f"text:{text}")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["fleet"]["source"] == "snapshots"
+    assert "<testsuites" in junit.read_text()
+    assert "Differences between nodes" in text.read_text()
+    bad = run("fleet", "compare", str(cluster), "--report", "nonsense")
+    assert bad.returncode == 2 and "FORMAT:FILE" in bad.stderr

@@ -75,3 +75,51 @@ def test_xids_from_kernel_log_lines() -> None:
            "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
     assert node_probe.parse_xids(log) == {"0000:44:00": [79], "0000:b3:00": [79]}
     assert node_probe.parse_xids("nothing here\n" * 1000) == {}
+
+
+class FakeNvml:
+    """Two GPUs as NVML answers (the calls envdoctor makes, nvidia-ml-py's names); GPU 1 has a
+    pending row remap, a lower application clock, one NVLink down and no P2P to GPU 0."""
+
+    NVML_CLOCK_SM = 1
+    NVML_P2P_CAPS_INDEX_READ = 0
+    NVML_P2P_STATUS_OK = 0
+    NVML_NVLINK_MAX_LINKS = 4
+
+    def nvmlInit(self): pass
+    def nvmlShutdown(self): pass
+    def nvmlDeviceGetCount(self): return 2
+    def nvmlDeviceGetHandleByIndex(self, i): return i
+    def nvmlDeviceGetRemappedRows(self, h): return (0, 0, h == 1, 0)
+    def nvmlDeviceGetClockInfo(self, h, kind): return 345
+    def nvmlDeviceGetMaxClockInfo(self, h, kind): return 1980
+    def nvmlDeviceGetApplicationsClock(self, h, kind): return 1980 if h == 0 else 1410
+
+    def nvmlDeviceGetPciInfo(self, h):
+        return type("Pci", (), {"busId": b"00000000:1%d:00.0" % h})()
+
+    def nvmlDeviceGetNvLinkState(self, h, link):
+        if link >= 2:
+            raise RuntimeError("NVML_ERROR_INVALID_ARGUMENT")
+        return 0 if (h, link) == (1, 1) else 1
+
+    def nvmlDeviceGetP2PStatus(self, a, b, caps): return 0 if {a, b} != {0, 1} else 4
+
+
+def test_nvml_extras_with_a_fake_nvml(monkeypatch) -> None:
+    import sys
+    monkeypatch.setitem(sys.modules, "pynvml", FakeNvml())
+    gpus, why = node_probe.nvml_gpus()
+    assert why == ""
+    assert [g["remap_pending"] for g in gpus] == [False, True]
+    assert [g["app_clock_mhz"] for g in gpus] == [1980, 1410]
+    assert [(g["nvlink_up"], g["nvlink_down"]) for g in gpus] == [(2, 0), (1, 1)]
+    assert [g["p2p_unreadable_peers"] for g in gpus] == [1, 1]
+    assert gpus[1]["pci_bus_id"] == "00000000:11:00.0"
+
+
+def test_nvml_missing_is_said_not_guessed(monkeypatch) -> None:
+    import sys
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    gpus, why = node_probe.nvml_gpus()
+    assert gpus == [] and "pynvml" in why

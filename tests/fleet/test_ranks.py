@@ -34,9 +34,9 @@ def _codes(report: dict) -> dict[str, dict]:
 def test_sixteen_ranks_gather_on_one_node(tmp_path: Path) -> None:
     out = tmp_path / "fleet16.json"
     run = Launched(torchrun("--standalone", "--nproc-per-node=16", "-m", "envdoctor", "fleet",
-                            "--static", "--timeout", "90", "--format", "json", "--output",
+                            "--static", "--timeout", "240", "--format", "json", "--output",
                             str(out)), rank_env(), REPO)
-    rc, stdout, stderr = run.wait(240)
+    rc, stdout, stderr = run.wait(600)
     assert rc == 0, stderr[-3000:]
     report = json.loads(out.read_text())
     fleet = report["fleet"]
@@ -75,7 +75,7 @@ def test_two_nodes_drift_and_a_hung_probe_are_named(tmp_path: Path) -> None:
     snaps = tmp_path / "snaps"
     common = ["--nnodes=2", "--nproc-per-node=2", "--rdzv-backend=c10d",
               f"--rdzv-endpoint=127.0.0.1:{port}", f"--rdzv-id=fleet{port}", "--max-restarts=0",
-              "-m", "envdoctor", "fleet", "--static", "--timeout", "12", "--out-dir", str(snaps)]
+              "-m", "envdoctor", "fleet", "--static", "--timeout", "8", "--out-dir", str(snaps)]
     a = Launched(torchrun(*common, "--format", "json", "--output", str(out)), rank_env(), REPO)
     time.sleep(1.0)  # the first agent gets the lower pid, hence group rank 0 (c10d sorts)
     b_env = rank_env(NCCL_SOCKET_IFNAME="eth9",
@@ -83,8 +83,8 @@ def test_two_nodes_drift_and_a_hung_probe_are_named(tmp_path: Path) -> None:
                      PYTHONPATH=f"{REPO}:{_fake_site(tmp_path)}")
     b = Launched(torchrun(*common, "--format", "json", "--output", str(tmp_path / "b.json")),
                  b_env, REPO)
-    rc_a, _, err_a = a.wait(180)
-    b.wait(180)
+    rc_a, _, err_a = a.wait(400)
+    b.wait(400)
     assert rc_a == 1, err_a[-3000:]  # findings at error severity
     report = json.loads(out.read_text())
     fleet = report["fleet"]
@@ -107,7 +107,7 @@ def test_two_nodes_drift_and_a_hung_probe_are_named(tmp_path: Path) -> None:
     # every rank left a snapshot, the late one at least its first record
     assert sorted(p.name.split("-")[0] for p in snaps.glob("*.json")) == \
         ["rank00000", "rank00001", "rank00002", "rank00003"]
-    assert a.seconds < 12 + 60  # bounded: the hung probe was not waited for
+    assert a.seconds < 300  # a hang guard: the fake nvidia-smi would sleep 600 s
     assert no_leftovers(str(snaps)) == []
 
 
@@ -117,14 +117,14 @@ def test_package_drift_between_nodes_is_named(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     common = ["--nnodes=2", "--nproc-per-node=1", "--rdzv-backend=c10d",
               f"--rdzv-endpoint=127.0.0.1:{port}", f"--rdzv-id=pkg{port}", "--max-restarts=0",
-              "-m", "envdoctor", "fleet", "--static", "--bench", "--timeout", "40",
+              "-m", "envdoctor", "fleet", "--static", "--bench", "--timeout", "120",
               "--format", "json"]
     a = Launched(torchrun(*common, "--output", str(out)), rank_env(), REPO)
     time.sleep(1.0)
     b = Launched(torchrun(*common, "--output", str(tmp_path / "b.json")),
                  rank_env(PYTHONPATH=f"{REPO}:{_fake_site(tmp_path)}"), REPO)
-    rc_a, _, err_a = a.wait(180)
-    b.wait(180)
+    rc_a, _, err_a = a.wait(400)
+    b.wait(400)
     assert rc_a in (0, 1), err_a[-3000:]
     found = _codes(json.loads(out.read_text()))
     drift = found["FLEET009"]
@@ -148,10 +148,10 @@ def test_rendezvous_that_never_completes_ends_in_time_with_snapshots(tmp_path: P
                      rank_env(RANK=str(r), WORLD_SIZE="3", LOCAL_RANK=str(r),
                               MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)), REPO)
             for r in (0, 1)]
-    results = [r.wait(120) for r in runs]
+    results = [r.wait(300) for r in runs]
     assert [rc for rc, _, _ in results] == [1, 0]  # rank 0 reports the missing ranks
     for r in runs:
-        assert r.seconds < 6 + 40
+        assert r.seconds < 200  # a hang guard; the rendezvous itself gives up after 6 s
     report = json.loads(results[0][1])
     assert report["fleet"]["late_ranks"] == [1, 2]
     assert any("rendezvous failed" in e for e in report["fleet"]["errors"])
@@ -171,9 +171,9 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
     exactly and reports bus bandwidth by the nccl-tests definition."""
     out = tmp_path / "bench.json"
     run = Launched(torchrun("--standalone", "--nproc-per-node=3", "-m", "envdoctor", "fleet",
-                            "--bench", "--timeout", "120", "--format", "json", "--output",
+                            "--bench", "--timeout", "240", "--format", "json", "--output",
                             str(out)), rank_env(), REPO)
-    rc, _, stderr = run.wait(240)
+    rc, _, stderr = run.wait(500)
     assert rc == 0, stderr[-3000:]
     report = json.loads(out.read_text())
     ranks = report["fleet"]["nodes"][0]["ranks"]
@@ -181,9 +181,9 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
     assert [r["bench"]["allreduce_check"] for r in ranks] == ["exact"] * 3
     world = report["fleet"]["bench"]["world"]
     for row in world["sizes"]:
-        assert row["busbw_gbs"] == pytest.approx(row["algbw_gbs"] * 2 * 2 / 3, rel=0.01)
+        assert row["busbw_gbs"] == pytest.approx(row["algbw_gbs"] * 2 * 2 / 3, rel=0.002)
     gather = world["all_gather"]
-    assert gather["busbw_gbs"] == pytest.approx(gather["algbw_gbs"] * 2 / 3, rel=0.01)
+    assert gather["busbw_gbs"] == pytest.approx(gather["algbw_gbs"] * 2 / 3, rel=0.002)
     codes = {f["code"] for f in report["findings"]}
     assert not codes & {"FLEET030", "FLEET031", "FLEET032", "FLEET033"}
     assert no_leftovers(str(out)) == []
@@ -192,12 +192,12 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
 def test_file_store_rendezvous_without_master_addr(tmp_path: Path) -> None:
     """Launchers without MASTER_ADDR meet through a file on a shared file system."""
     store = tmp_path / "rdzv-store"
-    runs = [Launched(envdoctor("fleet", "--static", "--timeout", "60", "--store", str(store),
+    runs = [Launched(envdoctor("fleet", "--static", "--timeout", "120", "--store", str(store),
                                "--format", "json"),
                      rank_env(OMPI_COMM_WORLD_RANK=str(r), OMPI_COMM_WORLD_SIZE="2",
                               OMPI_COMM_WORLD_LOCAL_RANK=str(r)), REPO)
             for r in (0, 1)]
-    results = [r.wait(120) for r in runs]
+    results = [r.wait(300) for r in runs]
     assert [rc for rc, _, _ in results] == [0, 0], results[0][2][-2000:]
     fleet = json.loads(results[0][1])["fleet"]
     assert fleet["launcher"] == "openmpi" and fleet["world_size"] == 2

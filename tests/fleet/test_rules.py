@@ -27,7 +27,7 @@ def test_every_issue_area_has_a_rule() -> None:
                    "ecc_uncorrected", "remap_pending", "xid", "throttle", "app_clocks",
                    "temperature", "pcie_width", "nvlink_down", "ib_port_state", "ib_rates",
                    "clock_skew", "late", "allreduce_exact", "tflops", "busbw_local",
-                   "socket_not_ib"):
+                   "socket_not_ib", "p2p"):
         assert aspect in used, aspect
     assert set(used) <= set(aspects.NODE) | set(aspects.RANK)
 
