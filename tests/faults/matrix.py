@@ -432,7 +432,7 @@ def _(d):
 
 INJECT = ("import sys\nsys.argv=['envdoctor']+sys.argv[1:]\nimport envdoctor.pipeline as p\n"
           "def boom(*a, **k):\n    raise RuntimeError('injected internal error')\n"
-          "p.diagnose = boom\nfrom envdoctor.cli import run\nrun()\n")
+          "p.build = boom\np.diagnose = boom\nfrom envdoctor.cli import run\nrun()\n")
 
 
 def crash_check(out, err, d):

@@ -25,17 +25,11 @@ SKIP = {"F04": "1 GB input: run by `python tests/faults/matrix.py --only F04` an
                "same real hang with a short timeout"}
 NEEDS_CC = {"N01", "N02", "N03"}
 NEEDS_TORCH = {"S01", "S02", "S03", "S04", "S05", "S06"}
-CORE_PENDING = {"R01", "R02"}  # fail closed on missing rules: the rules loader (issue 10)
 
 
 def _params():
     for fid, (category, title, _) in matrix.FAULTS.items():
         marks = []
-        if fid in CORE_PENDING:
-            marks.append(pytest.mark.xfail(
-                strict=True, reason="a missing or empty rules folder exits 2 once the rules "
-                "loader fails closed (issue 11 point 5, owned by the rules core); remove this "
-                "mark when it lands"))
         if fid in SKIP:
             marks.append(pytest.mark.skip(reason=SKIP[fid]))
         if fid in NEEDS_CC and shutil.which("gcc") is None:
