@@ -35,14 +35,14 @@ def cap_lines(text: str, max_line: int = MAX_LINE) -> str:
 # ``\s*X\s*$`` or ``(\d+)\s*MiB`` costs the square of the run it starts in, so capping runs
 # at RUN characters (alignment in tables needs a few dozen spaces at most) bounds every one.
 RUN = 64
-_LONG_SPACES = re.compile(rf"[ ]{{{RUN + 1},}}")
+_LONG_SPACES = re.compile(rf"[^\S\n]{{{RUN + 1},}}")  # any whitespace but newlines: tabs too
 _LONG_DIGITS = re.compile(rf"\d{{{RUN + 1},}}")
 
 
 def defuse(text: str) -> str:
-    """``text`` with every run of spaces or digits longer than ``RUN`` cut to ``RUN``."""
-    if " " * (RUN + 1) in text:
-        text = _LONG_SPACES.sub(" " * RUN, text)
+    """``text`` with every run of whitespace (but newlines) or digits longer than ``RUN``
+    cut to ``RUN`` (whitespace runs become spaces)."""
+    text = _LONG_SPACES.sub(" " * RUN, text)
     return _LONG_DIGITS.sub(lambda m: m.group(0)[:RUN], text)
 
 
