@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -55,35 +56,82 @@ cli.add_lazy("fleet", "envdoctor.commands.fleet_cmd:fleet")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: the one error boundary that turns failures into exit codes."""
+    """Entry point: the one error boundary that turns failures into exit codes.
+
+    0 and 1 come only from a command's verdict; bad input and output that cannot be written
+    (closed or full stdout) are 2 with one line on stderr; anything unexpected is 3 with a
+    crash log. Never a traceback.
+    """
+    from envdoctor import streams
+    streams.guard()
     try:
         code = cli.main(args=argv, prog_name="envdoctor", standalone_mode=False)
+        streams.flush_stdout()
     except click.exceptions.Abort:
-        click.echo("envdoctor: aborted", err=True)
+        _say("envdoctor: aborted")
         code = 130
     except click.ClickException as exc:
-        exc.show()
+        with contextlib.suppress(Exception):
+            exc.show()
         code = exc.exit_code if exc.exit_code else EXIT_USAGE
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 0
-    except BrokenPipeError:
+        try:
+            streams.flush_stdout()
+        except click.ClickException as out_exc:
+            out_exc.show()
+            code = out_exc.exit_code
+    except BrokenPipeError:  # the reader left (| head): the verdict stands, if there was one
+        streams.silence_stdout()
         code = 0
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # the crash boundary: one line + a log to attach
-        path = write_crash_log(exc)
-        click.echo(f"envdoctor: internal error: {type(exc).__name__}: {exc} "
-                   f"(details in {path})", err=True)
+        stdout_error = _stdout_broken(exc)
+        if stdout_error:  # a write to stdout failed deep inside click.echo (ENOSPC, EIO)
+            _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
+            sys.exit(EXIT_USAGE)
+        try:
+            path = write_crash_log(exc)
+        except Exception as log_exc:  # noqa: BLE001
+            path = f"(no crash log: {type(log_exc).__name__})"
+        message = str(exc).splitlines()[0][:300] if str(exc) else ""
+        _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _stdout_broken(exc: Exception) -> str:
+    """The reason when ``exc`` is a failed write to stdout (``click.echo`` on a full disk, a
+    closed descriptor, an I/O error), else ""."""
+    if not isinstance(exc, OSError):
+        return ""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "echo" and code.co_filename.replace("\\", "/").endswith(
+                "click/utils.py"):
+            from envdoctor import streams
+            streams.silence_stdout()
+            return exc.strerror or str(exc)
+        tb = tb.tb_next
+    return ""
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(Exception):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def run() -> None:
     """Console-script entry: ``main``, then leave without interpreter teardown.
 
     Everything is written and flushed by then; tearing down ~300 modules costs ~30 ms of a
-    0.3 s `check --static`, and skipping it also means a probe thread stuck in a C call (a
-    hung NVML) can never delay the exit. ``main`` itself stays importable and testable.
+    0.3 s `check --static`, and skipping it also means a probe thread stuck in a C call can
+    never delay the exit. Commands still running (a probe abandoned at its deadline) are
+    killed with their process groups first: no process outlives envdoctor.
+    ``main`` itself stays importable and testable.
     """
     try:
         main()
@@ -91,9 +139,12 @@ def run() -> None:
         code = exc.code if isinstance(exc.code, int) else 0
     else:
         code = 0
+    finally:
+        if "envdoctor.runner" in sys.modules:
+            sys.modules["envdoctor.runner"].kill_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more to say
+        except (OSError, ValueError, AttributeError):  # a closed pipe: nothing more to say
             pass
     os._exit(code)

@@ -44,19 +44,165 @@ def reading(path: str | os.PathLike[str], what: str) -> Iterator[None]:
         raise BadInput(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
+class OutputError(click.ClickException):
+    """Output that cannot be written (closed or full stdout, an unwritable --output): exit 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"envdoctor: error: {self.format_message()}\n")
+            sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------- bounded inputs
+MAX_INPUT = 32 << 20   # a facts snapshot or a policy is kilobytes; 32 MB is not one
+MAX_DEPTH = 64         # nesting of a facts snapshot is about 6; JSON deeper than this is hostile
+FIFO_WAIT = 5.0        # seconds a named FIFO may stay silent before we say so
+
+
+def open_input(path: str, what: str):
+    """A binary file object for an input file or ``-`` (stdin), refusing what cannot be one.
+
+    A directory, a device (``/dev/zero``) or a socket is a one-line BadInput. Stdin and
+    ``<(cmd)`` pipes are read as they come (like ``cat``); a named FIFO that nobody writes to
+    within ``FIFO_WAIT`` seconds is a BadInput, rather than a hang. The caller closes it.
+    """
+    import select
+    import stat
+
+    with reading(path, what):
+        if path == "-":
+            fd = os.dup(sys.stdin.fileno()) if sys.stdin is not None else -1
+            if fd < 0:
+                raise BadInput("-: stdin is closed")
+        else:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(path)
+            if path != "-" and (stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)):
+                raise BadInput(f"{path}: is a device or socket, not {what}")
+            if stat.S_ISFIFO(mode) and path != "-" and not _inherited_pipe(path):
+                ready, _, _ = select.select([fd], [], [], FIFO_WAIT)
+                if not ready:
+                    raise BadInput(f"{path}: nothing was written to this pipe within "
+                                   f"{FIFO_WAIT:g} s, not {what}")
+            if path != "-":
+                os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+def _inherited_pipe(path: str) -> bool:
+    """``<(cmd)`` gives /dev/fd/N: a pipe whose writer already runs; read it like stdin."""
+    return path.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin"))
+
+
+def read_input(path: str, what: str, limit: int = MAX_INPUT) -> bytes:
+    """An input file read whole, at most ``limit`` bytes (more: one-line BadInput)."""
+    fh = open_input(path, what)
+    with fh, reading(path, what):
+        chunks, size = [], 0
+        while size <= limit:
+            piece = fh.read(min(1 << 20, limit + 1 - size))
+            if not piece:
+                break
+            chunks.append(piece)
+            size += len(piece)
+    if size > limit:
+        raise BadInput(f"{path}: larger than {limit >> 20} MB, not {what}")
+    return b"".join(chunks)
+
+
+def load_json_file(path: str, what: str, limit: int = MAX_INPUT) -> object:
+    """JSON from a file, with size and depth capped: every failure is one line, exit 2."""
+    import json
+
+    data = read_input(path, what, limit)
+    if b"\x00" in data[:8192]:
+        raise BadInput(f"{path}: binary data, not {what}")
+    with reading(path, what):
+        text = data.decode("utf-8-sig")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise BadInput(f"{path}: JSON nested deeper than {MAX_DEPTH} levels, not {what}") from None
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if hasattr(exc, "lineno") else ""
+        raise BadInput(f"{path}: not valid JSON ({getattr(exc, 'msg', exc)}{where})") from None
+    if json_depth(value) > MAX_DEPTH:
+        raise BadInput(f"{path}: JSON nested deeper than {MAX_DEPTH} levels, not {what}")
+    return value
+
+
+def json_depth(value: object) -> int:
+    """Nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return deepest
+
+
+# ---------------------------------------------------------------------------- crash log
+def crash_dir() -> str:
+    """Where crash logs go: the user's state dir (``$XDG_STATE_HOME/envdoctor/crash``, else
+    ``~/.local/state/envdoctor/crash``), created 0700; never a shared temp dir."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                           ".local", "state")
+    return os.path.join(base, "envdoctor", "crash")
+
+
 def write_crash_log(exc: BaseException) -> str:
-    """Save the traceback where a user can find it and attach it to an issue."""
-    import tempfile
+    """Save the (redacted) traceback where a user can find it and attach it to an issue.
+
+    The file gets a random name, is created with ``O_EXCL | O_NOFOLLOW`` and mode 0600 in a
+    0700 folder of the user's own (a symlink planted there, or a folder another user can
+    write, is refused), and argv, environment and traceback are redacted.
+    """
+    import stat
     import traceback
 
     from envdoctor import __version__
-    name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    path = os.path.join(tempfile.gettempdir(), name)
+    folder = crash_dir()
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(f"envdoctor {__version__} on Python {sys.version.split()[0]}\n")
-            fh.write(f"argv: {sys.argv!r}\n\n")
-            fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    except OSError:
-        return "(could not write a crash log)"
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) \
+                or st.st_mode & 0o022:
+            return f"(no crash log: {folder} is not a private folder of this user)"
+        name = f"envdoctor-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(8).hex()}.log"
+        path = os.path.join(folder, name)
+        flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags, 0o600)
+    except OSError as err:
+        return f"(could not write a crash log in {folder}: {err.strerror or err})"
+    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    body = (f"envdoctor {__version__} on Python {sys.version.split()[0]} ({sys.platform})\n"
+            f"argv: {sys.argv[1:]!r}\n\n{trace}")
+    try:
+        from envdoctor.probes.envvars import select
+        env = select(os.environ)
+        body += "\nenvironment (allowlisted):\n" + "".join(f"  {k}={v}\n" for k, v in env.items())
+        from envdoctor.outputs.redact import for_data
+        body = for_data({"argv": sys.argv, "env": env}).text(body)
+    except Exception:  # noqa: BLE001 - redaction failed: keep only what cannot leak
+        body = (f"envdoctor {__version__} on Python {sys.version.split()[0]}\n"
+                f"{type(exc).__name__} (redaction failed; argv and details left out)\n")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
+            fh.write(body)
+    except OSError as err:
+        return f"(could not write a crash log: {err.strerror or err})"
     return path

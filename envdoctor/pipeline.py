@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from envdoctor.errors import BadInput, reading
+from envdoctor.errors import BadInput, load_json_file
 from envdoctor.facts import Facts, FactsError
 from envdoctor.outputs.report import Report
 
@@ -26,12 +26,7 @@ if TYPE_CHECKING:
 
 def load_facts_file(path: str) -> Facts:
     """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
-    with reading(path, "a facts file"):
-        text = Path(path).read_text(encoding="utf-8") if path != "-" else _stdin()
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise BadInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    data = load_json_file(path, "a facts file")  # size, depth, FIFO and device capped
     try:
         facts = Facts.from_dict(data)
     except FactsError as exc:
@@ -44,7 +39,7 @@ def saved_smoke(path: str) -> dict[str, Any] | None:
     """The ``smoke`` block of a saved `check --format json` output, if the file is one."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     smoke = data.get("smoke") if isinstance(data, dict) else None
     return smoke if isinstance(smoke, dict) else None

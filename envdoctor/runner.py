@@ -2,6 +2,9 @@
 
 Every probe goes through ``run`` so that tests can swap in recorded real outputs
 (``use_runner``) and so that a hung ``nvidia-smi`` costs its timeout, not the whole report.
+Output is bounded (``MAX_OUTPUT`` bytes per stream, lines capped at ``bounded.MAX_LINE``), and
+every started command is tracked until it ends: a deadline or envdoctor's exit kills its
+process group and every descendant carrying this run's mark (``MARK_VAR``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,10 +44,17 @@ class CommandResult:
 Runner = Callable[[Sequence[str], float], CommandResult]
 
 
+MAX_OUTPUT = 4 << 20   # bytes kept per stream; a tool that prints more is stopped
+MARK_VAR = "ENVDOCTOR_RUN_MARK"  # set in every child's environment to find its descendants
+
+
 def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
     argv = tuple(argv)
     start = time.monotonic()
     env = dict(os.environ, LC_ALL="C", LANG="C")
+    env[MARK_VAR] = run_mark()
+    if _closing or threading.get_ident() in _cancelled:
+        return CommandResult(argv, None, "", "", 0.0, "not started: the probe's deadline passed")
     try:
         proc = subprocess.Popen(
             list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -51,40 +62,183 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
         )
     except FileNotFoundError:
         return CommandResult(argv, None, "", "", time.monotonic() - start, "not found")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         return CommandResult(argv, None, "", "", time.monotonic() - start,
-                             f"could not run: {exc.strerror or exc}")
+                             f"could not run: {getattr(exc, 'strerror', None) or exc}")
+    register(proc)
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        out, err, error = collect_output(proc, start + timeout)
+        if error:
+            kill_tree(proc)
+            error = error.replace("{timeout}", f"{timeout:g}s")
+        returncode = proc.wait(timeout=2.0) if not error else None
     except subprocess.TimeoutExpired:
-        _kill_tree(proc)
-        try:
-            stdout, stderr = proc.communicate(timeout=1.0)
-        except subprocess.TimeoutExpired:  # a grandchild escaped its session and holds the pipe
-            stdout = stderr = b""
-        return CommandResult(argv, None, _text(stdout), _text(stderr),
-                             time.monotonic() - start, f"timed out after {timeout:g}s")
-    return CommandResult(argv, proc.returncode, _text(stdout), _text(stderr),
-                         time.monotonic() - start)
+        kill_tree(proc)
+        returncode, error = None, f"did not exit after closing its output ({timeout:g}s)"
+    finally:
+        if proc.poll() is None:
+            kill_tree(proc)
+        unregister(proc)
+    if returncode is not None and returncode < 0:
+        error = f"killed by {_signal_name(-returncode)}"
+    return CommandResult(argv, returncode, _text(out), _text(err),
+                         time.monotonic() - start, error)
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
-    """Kill a timed-out command and everything it started (a wrapper script's children too)."""
+def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = False
+                   ) -> tuple[bytes, bytes, str]:
+    """Read both pipes until EOF, the deadline or ``MAX_OUTPUT`` bytes on one of them.
+
+    Returns (stdout, stderr, error); ``error`` is "" when the command closed its output in
+    time. A command that prints without end is stopped at the cap, not read into memory.
+    With ``stderr_tail`` (framework workers, whose logs may be long) stderr is never a reason
+    to stop: only its last ``MAX_OUTPUT`` bytes are kept.
+    """
+    import selectors
+
+    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    sel = selectors.DefaultSelector()
+    for f in bufs:
+        sel.register(f, selectors.EVENT_READ)
+    error = ""
     try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the whole group goes
-        else:
-            proc.kill()
-    except OSError:
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                error = "timed out after {timeout}"
+                break
+            for key, _ in sel.select(min(left, 1.0)):
+                piece = os.read(key.fd, 1 << 16)
+                if not piece:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf = bufs[key.fileobj]
+                if stderr_tail and key.fileobj is proc.stderr:
+                    buf += piece
+                    if len(buf) > 2 * MAX_OUTPUT:
+                        del buf[:-MAX_OUTPUT]
+                    continue
+                buf += piece[: MAX_OUTPUT - len(buf)]
+                if len(buf) >= MAX_OUTPUT:
+                    error = f"printed more than {MAX_OUTPUT >> 20} MB (stopped)"
+                    break
+            if error:
+                break
+    finally:
+        sel.close()
+        for f in bufs:
+            f.close()
+    err = bufs[proc.stderr]
+    return bytes(bufs[proc.stdout]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+# ------------------------------------------------------------------ no process left behind
+_live: dict[int, tuple[subprocess.Popen, int]] = {}
+_lock = threading.Lock()
+_mark = ""
+_cancelled: set[int] = set()   # threads past their deadline: they start nothing more
+_closing = False
+_killed = False                # some command was killed: look for its marked descendants
+
+
+def run_mark() -> str:
+    """A token unique to this envdoctor process, inherited by everything it starts."""
+    global _mark
+    if not _mark:
+        _mark = f"{os.getpid()}-{os.urandom(6).hex()}"
+    return _mark
+
+
+def register(proc: subprocess.Popen) -> None:
+    """Track a started child (owned by the calling thread) until ``unregister``."""
+    with _lock:
+        _live[proc.pid] = (proc, threading.get_ident())
+
+
+def unregister(proc: subprocess.Popen) -> None:
+    with _lock:
+        _live.pop(proc.pid, None)
+
+
+def kill_owned_by(thread_ident: int) -> int:
+    """Kill what a timed-out probe thread started, and let it start nothing more (a retry
+    loop would otherwise start the next attempt); returns how many commands were killed."""
+    with _lock:
+        _cancelled.add(thread_ident)
+        procs = [p for p, owner in _live.values() if owner == thread_ident]
+    for proc in procs:
+        kill_tree(proc)
+    return len(procs)
+
+
+def kill_all() -> None:
+    """Kill every command still running, with its process group and marked descendants.
+
+    Called before envdoctor exits, so a probe abandoned at its deadline (a hung nvidia-smi
+    in its field-retry loop) never leaves a process behind.
+    """
+    global _closing
+    with _lock:
+        _closing = True
+        procs = [p for p, _ in _live.values()]
+    for proc in procs:
+        kill_tree(proc)
+    if _mark and _killed:  # a killed command may have left marked descendants; else nothing
+        _kill_marked(_mark)  # to look for (and /proc costs ~20 ms of a 0.3 s check)
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Kill a command, its process group (it runs in its own session) and every descendant
+    that carries this run's mark, including one that escaped into a session of its own."""
+    global _killed
+    _killed = True
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
         proc.kill()
+    if _mark:
+        _kill_marked(_mark)
+    with contextlib.suppress(Exception):
+        proc.wait(timeout=1.0)
+
+
+def _kill_marked(mark: str) -> None:
+    """SIGKILL every process of ours whose environment carries ``mark`` (Linux /proc)."""
+    needle = f"{MARK_VAR}={mark}".encode()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    me = os.getpid()
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                env = fh.read(1 << 20)
+        except OSError:
+            continue
+        if needle in env:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _text(data: bytes | str | None) -> str:
+    """Decoded output, every line and run capped (``bounded``), ready for a regex."""
+    from envdoctor.bounded import cap_lines, defuse
     if data is None:
         return ""
-    if isinstance(data, str):
-        return data
-    return data.decode("utf-8", errors="replace")
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    return defuse(cap_lines(data))
 
 
 _runner: Runner = _real_run

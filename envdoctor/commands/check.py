@@ -59,6 +59,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     fmt = default_format(fmt)
     for spec in reports:
         parse_report_spec(spec)  # a wrong --report fails before any probing
+    from envdoctor.commands._output import check_output_paths
+    check_output_paths(output, reports)  # so does an unwritable or doubly used path
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,

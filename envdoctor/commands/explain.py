@@ -43,18 +43,22 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
         return
     if facts_file and no_facts:
         raise BadInput("--facts and --no-facts exclude each other")
-    ex = run(source, facts_file, no_facts, max_mb)
+    seen: list[str] = []
+    ex = run(source, facts_file, no_facts, max_mb, seen)
     from envdoctor.outputs.renderers import render
     text = render("explain", fmt, ex, use_color(output) and fmt == "text")
     if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
         from envdoctor.outputs.redact import for_data
-        text = for_data({}).text(text)
+        # names learnt from the input (a /home/NAME path) are redacted wherever they appear
+        text = for_data([text, *seen]).text(text)
     emit(text, output)
 
 
 def run(source: str, facts_file: str | None = None, no_facts: bool = False,
-        max_mb: int | None = None):
-    """Read, scan, rank; returns an ``Explanation`` (BadInput on unusable input)."""
+        max_mb: int | None = None, seen: list[str] | None = None):
+    """Read, scan, rank; returns an ``Explanation`` (BadInput on unusable input).
+
+    ``seen`` (if given) receives the head of the input, for redaction to learn names from."""
     from envdoctor import explain as ex_mod
     from envdoctor.engine.loader import RuleFileError
     from envdoctor.explain.render import Explanation
@@ -102,6 +106,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         used.append("report")
     if not (result.lines or result.chars):
         notes.append("the input is empty")
+    if seen is not None:
+        seen.append(head.text())
     return Explanation(diagnoses, lines=result.lines if result.chars else 0, chars=result.chars,
                        first_line=first_line,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
@@ -165,10 +171,8 @@ def _open(source: str):
         raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
     if stat.S_ISDIR(st.st_mode):
         raise BadInput(f"{source}: is a directory; give a log file or pipe the text on stdin")
-    try:
-        return open(source, "rb")
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
+    from envdoctor.errors import open_input
+    return open_input(source, "a log or a traceback")  # a FIFO or device never hangs us
 
 
 def _code_doc(code: str) -> str:

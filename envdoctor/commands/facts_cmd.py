@@ -1,6 +1,8 @@
-"""`envdoctor facts`: dump the snapshot that `check` would judge (JSON)."""
+"""`envdoctor facts`: dump the snapshot that `check` would judge (JSON), redacted by default."""
 
 from __future__ import annotations
+
+import json
 
 import click
 
@@ -9,7 +11,19 @@ from envdoctor.commands._output import emit
 
 @click.command("facts")
 @click.option("--output", "-o", metavar="FILE", help="Write the snapshot to FILE.")
-def facts(output: str | None) -> None:
-    """Print the facts snapshot as JSON (replay it later with `check --facts FILE`)."""
+@click.option("--no-redact", is_flag=True,
+              help="Keep host and user names, home paths, addresses, GPU UUIDs and credentials.")
+def facts(output: str | None, no_redact: bool = False) -> None:
+    """Print the facts snapshot as JSON (replay it later with `check --facts FILE`).
+
+    Redacted like every other output (a snapshot is made to be shared); ``--no-redact`` keeps
+    it verbatim for your own replay.
+    """
+    from envdoctor.commands._output import check_output_paths
     from envdoctor.probes import collect
-    emit(collect().to_json() + "\n", output)
+    check_output_paths(output, ())
+    data = collect().to_dict()
+    if not no_redact:
+        from envdoctor.outputs.redact import redact_data
+        data = redact_data(data)
+    emit(json.dumps(data, indent=2) + "\n", output)

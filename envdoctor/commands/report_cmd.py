@@ -30,6 +30,9 @@ def report(fmt: str, facts_file: str | None, output: str | None, intent: str | N
            static: bool, no_smoke: bool, no_redact: bool, policy_file: str | None = None,
            requires: tuple[str, ...] = ()) -> None:
     """A bug report to paste into an issue: facts, findings, smoke results (redacted)."""
+    from envdoctor.commands._output import check_output_paths
+
+    check_output_paths(output, ())  # an unwritable -o fails before the run, not after
     from envdoctor.gate import policy as policy_mod
 
     gate = policy_mod.load(policy_file, requires)

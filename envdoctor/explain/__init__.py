@@ -102,7 +102,7 @@ def rank_result(result: ScanResult, facts: Callable[[], Facts | None] | None = N
 
 # "PyTorch version: 2.1.0", "- CUDA used to build PyTorch: 12.1", "| NVIDIA-SMI 535.54", …
 _REPORT_HINT = re.compile(
-    r"(?im)^[\s>*|-]*(?:pytorch|torch|tensorflow|tf|jax|jaxlib|cuda|cudnn|python|nvidia|driver"
+    r"(?im)^[ \t>*|-]*(?:pytorch|torch|tensorflow|tf|jax|jaxlib|cuda|cudnn|python|nvidia|driver"
     r"|gpu|os|platform|numpy)\b[^:=\n]{0,40}[:=]\s*\S|NVIDIA-SMI \d|Collecting environment inf")
 
 

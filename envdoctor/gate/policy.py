@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
 from envdoctor.engine.loader import tomllib
-from envdoctor.errors import BadInput, reading
+from envdoctor.errors import BadInput, read_input
 from envdoctor.facts import Facts, Status
 from envdoctor.versions import canonical_name as canonicalize_name
 
@@ -209,12 +209,13 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    with reading(path, "a policy file"):
-        with open(path, "rb") as fh:
-            try:
-                return tomllib().load(fh)
-            except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise BadInput(f"{path}: not valid TOML ({exc})") from None
+    data = read_input(str(path), "a policy file", limit=4 << 20)
+    try:
+        return tomllib().loads(data.decode("utf-8"))
+    except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise BadInput(f"{path}: nested too deeply, not a policy file") from None
 
 
 def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any, str] | None:

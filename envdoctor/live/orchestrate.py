@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,20 @@ from pathlib import Path
 from envdoctor.workers import WORKERS
 
 DEFAULT_TIMEOUT = 120.0
-REPO_ROOT = str(Path(__file__).resolve().parents[2])
+PACKAGE_DIR = str(Path(__file__).resolve().parents[1])   # .../envdoctor
+# Loads envdoctor from PACKAGE_DIR without putting anything on sys.path, then runs the worker
+# as ``python -m`` would: the worker imports exactly what the user's interpreter imports (the
+# user's PYTHONPATH and site-packages, in their order), and nothing of envdoctor's location
+# can shadow the user's torch.
+BOOT = (
+    "import importlib.util as u, runpy, sys\n"
+    "pkg, mod = sys.argv[1], sys.argv[2]\n"
+    "spec = u.spec_from_file_location('envdoctor', pkg + '/__init__.py',"
+    " submodule_search_locations=[pkg])\n"
+    "m = u.module_from_spec(spec); sys.modules['envdoctor'] = m; spec.loader.exec_module(m)\n"
+    "sys.argv = [mod] + sys.argv[3:]\n"
+    "runpy.run_module(mod, run_name='__main__', alter_sys=True)\n"
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +56,7 @@ CommandFactory = Callable[[str, Sequence[str]], Sequence[str]]
 
 
 def default_command(name: str, args: Sequence[str]) -> Sequence[str]:
-    return [sys.executable, "-m", WORKERS[name], *args]
+    return [sys.executable, "-c", BOOT, PACKAGE_DIR, WORKERS[name], *args]
 
 
 _command: CommandFactory = default_command
@@ -62,7 +74,8 @@ def use_worker_command(factory: CommandFactory) -> Iterator[None]:
 
 
 def worker_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a worker: quiet logs, no whole-GPU grabs, envdoctor importable."""
+    """The environment of a worker: the user's own (PYTHONPATH untouched), quiet logs, no
+    whole-GPU grabs, and this run's mark so a timeout finds every descendant."""
     env = dict(os.environ if base is None else base)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")            # keep warnings (why no GPU), no INFO
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX: not 75 % of GPU memory
@@ -70,21 +83,32 @@ def worker_env(base: dict[str, str] | None = None) -> dict[str, str]:
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.setdefault("KMP_WARNINGS", "0")
     env["PYTHONWARNINGS"] = env.get("PYTHONWARNINGS") or "ignore"
-    path = env.get("PYTHONPATH", "")
-    env["PYTHONPATH"] = REPO_ROOT + (os.pathsep + path if path else "")
+    from envdoctor import runner
+    env[runner.MARK_VAR] = runner.run_mark()
     return env
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError, OSError):
-        with contextlib.suppress(OSError):
-            proc.kill()
+    """The worker, its process group and every marked descendant (one that left the group)."""
+    from envdoctor import runner
+    runner.kill_tree(proc)
 
 
 def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def _scratch(name: str) -> Iterator[str]:
+    """A scratch folder as the worker's cwd (what it writes goes away with it); with no usable
+    temp dir, the root folder, so a missing /tmp cannot turn into an internal error."""
+    try:
+        tmp = tempfile.TemporaryDirectory(prefix=f"envdoctor-{name}-")
+    except OSError:
+        yield os.path.abspath(os.sep)
+        return
+    with tmp as cwd:
+        yield cwd
 
 
 def run_one(name: str, args: Sequence[str], timeout: float,
@@ -92,7 +116,7 @@ def run_one(name: str, args: Sequence[str], timeout: float,
     """Run one worker to completion or timeout; never raises."""
     argv = tuple(_command(name, args))
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"envdoctor-{name}-") as cwd:
+    with _scratch(name) as cwd:
         try:
             proc = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -104,19 +128,25 @@ def run_one(name: str, args: Sequence[str], timeout: float,
             if on_done:
                 on_done(run)
             return run
+        from envdoctor import runner
+        runner.register(proc)
         timed_out = False
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        try:  # bounded: stdout capped, only the tail of a long stderr kept
+            out, err, error = runner.collect_output(proc, start + timeout, stderr_tail=True)
+            if error:
+                timed_out = "timed out" in error
+                _kill(proc)
+                if not timed_out:
+                    err += f"\nenvdoctor: the worker {error}\n".encode()
+            else:
+                proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # closed its output but did not exit
             timed_out = True
             _kill(proc)
-            try:
-                out, err = proc.communicate(timeout=5)
-            except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores KILL
-                out, err = b"", b""
         finally:
             if proc.poll() is None:
                 _kill(proc)
+            runner.unregister(proc)
         run = WorkerRun(name, argv, proc.returncode, _text(out), _text(err),
                         round(time.monotonic() - start, 3), timed_out)
     if on_done:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from envdoctor.secrets import SECRET_NAME, SECRET_VALUE
+from envdoctor.secrets import SECRET_NAME, SECRET_VALUE, scrub
 
 SECRET = "<redacted>"
 USER, HOST, IP, MAC, GPU_UUID = "<user>", "<host>", "<ip>", "<mac>", "<gpu-uuid>"
@@ -46,18 +46,27 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 VERSION_KEYS = re.compile(r"(^|_)(version|cuda|cudnn|hip|jaxlib|cc|nccl|glibc|kernel)$")
 SECRET_KEYS = frozenset({"password", "passwd", "token", "secret", "api_key", "apikey",
                          "access_token", "auth_token", "private_key"})
+# Words of envdoctor's own output that a short host name may equal ("gpu", "node"): replacing
+# them everywhere would wreck the report while hiding nothing.
+OUTPUT_WORDS = frozenset({"gpu", "cpu", "node", "host", "auto", "cuda", "torch", "jax", "tf",
+                          "nvidia", "driver", "python", "linux", "error", "warning", "info",
+                          "ok", "main", "master", "worker", "x86_64", "amd64", "arm64"})
 COMMON_USERS = frozenset({"root", "user", "admin", "runner", "ubuntu", "nobody", "jovyan"})
 
 _HOME = re.compile(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
                    r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
 _KV_SECRET = re.compile(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
                         r"|auth)=([^\s&;,'\"]+)")
-_URL_AUTH = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@")
+_URL_AUTH = re.compile(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
+                       r"[^/\s:@]+:[^/\s@]+@")
 # Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
 _TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
                      r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
                      r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
                      r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
+# "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
+_HOST_PORT = re.compile(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
+                        r"(?![\w.])")
 _GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                        r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b(?:/\d+/\d+)?")
 _MAC = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
@@ -83,11 +92,11 @@ class Redactor:
     # ------------------------------------------------------------------ text
     def text(self, value: str) -> str:
         """One string with every secret, name and address replaced."""
-        out = value
+        out = scrub(value, SECRET)  # secrets inside values: JSON keys, URLs, headers, PEM
         for literal, placeholder in sorted(self.literals, key=lambda p: -len(p[0])):
             if literal in out:
                 if placeholder == USER or placeholder == HOST:
-                    out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(literal)}(?![A-Za-z0-9])",
+                    out = re.sub(rf"(?<![\w.-]){re.escape(literal)}(?![\w-])",
                                  placeholder, out)
                 else:
                     out = out.replace(literal, placeholder)
@@ -127,6 +136,8 @@ class Redactor:
             if key.isupper() and HOST_NAMES.search(key) and value.strip():
                 ip = _IPV4.fullmatch(value.strip()) or _IPV6.fullmatch(value.strip())
                 return IP if ip else HOST
+            if key.isupper() and ENV_NAME.match(key) and ":" in value:
+                value = _HOST_PORT.sub(lambda m: HOST + m.group(2), value)  # TF_CONFIG cluster
         return self.data(value, key)
 
 
@@ -157,8 +168,10 @@ def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
             r.add(user, USER)
     for host in hosts:
         if host and host.lower() not in ("localhost", "localhost.localdomain"):
-            r.add(host, HOST)
-            r.add(host.split(".")[0], HOST, minimum=4)
+            r.add(host, HOST, minimum=2)  # any real length: "n1", "gpu-node-0017.cluster…"
+            short = host.split(".")[0]
+            if short.lower() not in OUTPUT_WORDS:
+                r.add(short, HOST, minimum=2)
     _local_addresses(r)
     return r
 

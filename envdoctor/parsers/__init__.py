@@ -95,19 +95,19 @@ def _enough(parts: list[Partial]) -> bool:
 
 
 def load_report_file(path: str) -> Facts:
-    """``check --from FILE|-``: read a pasted report; BadInput (exit 2, one line) when the file
-    cannot be read or holds no report."""
-    import sys
-    from pathlib import Path
-
-    from envdoctor.errors import BadInput, reading
-    with reading(path, "a report"):
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+    """``check --from FILE|-``: a pasted report found anywhere in the input, read as a stream
+    (bounded memory, any size); BadInput (exit 2, one line) when the input cannot be read or
+    holds no report, saying exactly what was read."""
+    from envdoctor.errors import BadInput, open_input, reading
+    from envdoctor.parsers._stream import read_report_text
+    stream = open_input(path, "a report")
+    with stream, reading(path, "a report"):
+        text, summary = read_report_text(stream)
+    if summary.binary:
+        raise BadInput(f"{path}: binary data, not a report")
     facts = parse_text(text)
     if facts is None:
-        raise BadInput(f"{path}: no environment report found (expected collect_env, "
-                       "nvidia-smi, nvcc, pip/conda list, jax or transformers env output)")
+        raise BadInput(f"{path}: no environment report found ({summary.describe()}; expected "
+                       "collect_env, nvidia-smi, nvcc, pip/conda list, jax or transformers "
+                       "env output)")
     return facts

@@ -12,6 +12,7 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor import bounded
 from envdoctor.versions import DisplayVersion
 
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
@@ -21,11 +22,17 @@ _TAG = re.compile(r"</?(?:details|summary|br|p|pre|code|b|i|strong|em|div|span|s
 _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+_]?[A-Za-z0-9]+)*|\d+")
 
 
+RUN = bounded.RUN
+LINE = 1 << 16  # characters of one line kept (nvidia-smi --query-gpu with every field: ~10 KB)
+_LONG_BLANKS = re.compile(rf"\n{{{RUN + 1},}}")
+
+
 def clean(text: str) -> str:
     """The text as lines a parser can read; never raises."""
     if not isinstance(text, str):
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
+    text = bounded.defuse(bounded.cap_lines(text, LINE))
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     if "&" in text:
         text = html.unescape(text)
@@ -37,7 +44,10 @@ def clean(text: str) -> str:
         line = _FENCE.sub("", line)
         line = re.sub(r"(?:```|~~~)+\s*$", "", line)
         out.append(line.rstrip())
-    return "\n".join(out)
+    text = "\n".join(out)
+    if "\n" * (RUN + 1) in text:  # blank lines: a ^\s* could span them all
+        text = _LONG_BLANKS.sub("\n" * RUN, text)
+    return text
 
 
 def ver(text: object) -> Version | None:

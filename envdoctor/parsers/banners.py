@@ -20,7 +20,9 @@ RANK = 20
 
 _BANNER = re.compile(r"(?:Ultralytics|YOLOv\d)\S*(?:\s+\S+){0,3}?\s+Python-(\d+\.\d+(?:\.\d+)?)"
                      r"\s+torch-(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)\s+(.*)$", re.MULTILINE)
-_DEVICE = re.compile(r"CUDA:(\d+)\s*\(([^,()]+(?:\([^()]*\))?[^,()]*),\s*(\d+)\s*MiB\)")
+# the name may hold one "(...)"; the class after it only follows that group, so no two
+# adjacent repeats of one class can split a long run between them (that is quadratic)
+_DEVICE = re.compile(r"CUDA:(\d+)\s*\(([^,()]+(?:\([^()]*\)[^,()]*)?),\s*(\d+)\s*MiB\)")
 
 
 def parse(text: str) -> Partial:

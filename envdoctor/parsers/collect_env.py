@@ -34,7 +34,8 @@ KEYS = {
     "is xnnpack available": "xnnpack", "is xpu available": "xpu",
     "versions of relevant libraries": "libs", "cpu": "cpu", "vllm version": "vllm",
 }
-_KEY = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z][A-Za-z0-9_ ./()-]*?)\s*:\s?(.*)$")
+# keys are short: a bounded lazy key keeps "key ... :" linear on a long line of spaces
+_KEY = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z][A-Za-z0-9_ ./()-]{0,80}?)\s*:\s?(.*)$")
 _NOCOLON = re.compile(r"^\s*(?:[-*]\s+)?(pytorch version|is debug build|cuda used to build pytorch|"
                       r"python version|is cuda available|cuda runtime version|"
                       r"nvidia driver version|cudnn version)\s+(\S.*)$", re.IGNORECASE)

@@ -33,7 +33,9 @@ _PRINTS = (  # (expression, fact key or observation)
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
                     r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.IGNORECASE)
 _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.IGNORECASE)
-_PIN = re.compile(r"[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
+# starts only at the start of a token (lookbehind): from inside a long token the name would
+# be rescanned from every character
+_PIN = re.compile(r"(?<![\w.-])[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
 _SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+) is not "
                       r"compatible with the current PyTorch installation", re.MULTILINE)
 _SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_"

@@ -48,7 +48,7 @@ def parse(text: str) -> Partial:
                 part.package(m.group(1), ver(m.group(3)))
             _python_from_path(part, m.group(2))
             continue
-        for w in _WHEEL.finditer(unquote(line)):
+        for w in _wheels(line):
             hits += 1
             name, version, pytag, _abi, plat = w.groups()
             part.package(name.replace("_", "-"), ver(version))
@@ -67,6 +67,23 @@ def parse(text: str) -> Partial:
     if "pytorch" in part.packages and "torch" not in part.packages:
         part.packages["torch"] = part.packages["pytorch"]
     return part if hits else Partial(NAME, RANK)
+
+
+# Wheel file names are whole tokens of a line: split once (linear), then match each token that
+# ends in .whl from its start. Searching the line with _WHEEL at every position instead would
+# rescan a long token from each of its characters (quadratic).
+_TOKEN = re.compile(r"[^\s'\"()<>\[\]=,;/\\]+")
+
+
+def _wheels(line: str):
+    if ".whl" not in line:
+        return
+    for token in _TOKEN.findall(unquote(line)):
+        end = token.find(".whl")
+        if 0 < end < 512:
+            m = _WHEEL.fullmatch(token[:end + 4])
+            if m:
+                yield m
 
 
 def _python_from_path(part: Partial, path: str) -> None:

@@ -21,8 +21,10 @@ def parse(text: str) -> Partial:
     m = RELEASE.search(text)
     if m:
         part.set("cuda.nvcc_version", ver(m.group(2) or m.group(1)))
-        p = re.search(r"(/[\w./+-]*?/bin/nvcc|[A-Za-z]:\\[^\s\"']*?\\bin\\nvcc(?:\.exe)?)\b",
-                      text)
+        # from the start of a path token only (lookbehind): a lazy scan from every "/" of a
+        # long line would be quadratic
+        p = re.search(r"(?<![\w./+-])(/[\w./+-]*?/bin/nvcc|[A-Za-z]:\\[^\s\"']*?\\bin\\nvcc"
+                      r"(?:\.exe)?)\b", text) if "nvcc" in text else None
         if p:
             part.set("cuda.nvcc_path", p.group(1))
     elif NOT_FOUND.search(text):

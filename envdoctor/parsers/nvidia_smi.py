@@ -25,6 +25,7 @@ SMI_VERSION = re.compile(r"NVIDIA-SMI\s+(\d+\.\d+(?:\.\d+)?)")
 GPU_ROW = re.compile(
     r"^\|?\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC|MCDM|N/A)\s*\|\s*"
     r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
+MAX_ROW = 512  # characters: a real table row is ~120; longer lines are not matched as rows
 MEM = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 LIST_ROW = re.compile(r"^\s*GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 ERRORS = (
@@ -50,12 +51,14 @@ def parse(text: str) -> Partial:
             if c:
                 part.set("nvidia.cuda_driver_version", ver(c.group(1)))
     for i, line in enumerate(lines):
+        if len(line) > MAX_ROW:  # not a table row; and (.+?)\s+ on a long run is quadratic
+            continue
         m = GPU_ROW.match(line.strip())
         if m:
             gpu = Gpu(index=int(m.group(1)), name=clean_name(m.group(2)),
                       persistence_mode={"On": True, "Off": False}.get(m.group(3)))
             follow = lines[i + 1:i + 3]
-            mem = MEM.search(follow[0]) if follow else None
+            mem = MEM.search(follow[0]) if follow and len(follow[0]) <= MAX_ROW else None
             if mem:
                 gpu = _with(gpu, memory_used_mb=int(mem.group(1)),
                             memory_total_mb=int(mem.group(2)))

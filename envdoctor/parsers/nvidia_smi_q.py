@@ -18,7 +18,7 @@ from envdoctor.parsers.gpus import clean_name
 NAME = "nvidia_smi_q"
 RANK = 90
 
-_KV = re.compile(r"^(\s*)([A-Za-z][\w ./()-]*?)\s+:\s*(.*)$")
+_KV = re.compile(r"^(\s*)([A-Za-z][\w ./()-]{0,80}?)\s+:\s*(.*)$")  # keys are short: bounded
 _GPU = re.compile(r"^\s*GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$")
 
 
@@ -80,7 +80,8 @@ def _parse_csv(part: Partial, text: str) -> None:
                    if re.match(r"^\s*(?:index|name|timestamp)\s*,", ln, re.IGNORECASE)), None)
     if head_i is None:
         return
-    fields = [re.sub(r"\s*\[.*?\]\s*$", "", c.strip()).lower() for c in lines[head_i].split(",")]
+    fields = [re.sub(r"\s*\[[^\[\]]*\]\s*$", "", c.strip()).lower()
+              for c in lines[head_i].split(",")]
     if "name" not in fields:
         return
     for ln in lines[head_i + 1:]:

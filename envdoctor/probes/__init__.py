@@ -51,7 +51,11 @@ def run_probe(section: str, module: ModuleType, deadline: float = DEFAULT_DEADLI
     thread.join(deadline)
     seconds = round(time.monotonic() - start, 4)
     if thread.is_alive():
-        info = ProbeInfo(Status.ERROR, f"probe timed out after {deadline:g}s", seconds=seconds)
+        from envdoctor import runner
+        killed = runner.kill_owned_by(thread.ident or 0)
+        what = f"; killed {killed} command(s) it had started" if killed else ""
+        info = ProbeInfo(Status.ERROR, f"probe timed out after {deadline:g}s{what}",
+                         seconds=seconds)
         return replace(_empty(section), probe=info)
     if "value" not in box:
         info = ProbeInfo(Status.ERROR, f"probe crashed: {box.get('error')}", seconds=seconds)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from envdoctor import runner
+from envdoctor.bounded import read_text
 from envdoctor.facts import ProbeInfo, Status
 
 
@@ -21,13 +22,10 @@ class Trail:
         return result
 
     def read(self, path: str | Path, limit: int = 1 << 20) -> str | None:
-        """Read at most ``limit`` bytes of a text file; None when it is missing or unreadable."""
+        """At most ``limit`` bytes of a regular text file, lines capped (``bounded``); None
+        when it is missing, unreadable or not a regular file (a FIFO never blocks us)."""
         self.ran.append(f"read {path}")
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(limit).decode("utf-8", errors="replace")
-        except OSError:
-            return None
+        return read_text(path, limit)
 
     def info(self, status: Status, reason: str = "", source: str = "") -> ProbeInfo:
         return ProbeInfo(status=status, reason=reason, ran=tuple(self.ran), source=source)

@@ -44,10 +44,9 @@ class InstalledDist:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    """A regular file, capped (a FIFO or a 300 MB METADATA must not hang or flood the probe)."""
+    from envdoctor.bounded import read_text
+    return read_text(path, limit=8 << 20)
 
 
 def _from_meta_file(text: str) -> tuple[str, str]:

@@ -134,7 +134,7 @@ def parse_version_json(text: str) -> Version | None:
     try:
         data = json.loads(text)
         v = data.get("cuda", {}).get("version") if isinstance(data, dict) else None
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         m = re.search(r'"cuda"\s*:\s*\{[^{}]*?"version"\s*:\s*"([^"]+)"', text)
         v = m.group(1) if m else None
     try:

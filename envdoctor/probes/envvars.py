@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from envdoctor.facts import EnvFacts, Status
 from envdoctor.probes._base import Trail
-from envdoctor.secrets import REDACTED, SECRET_NAME, SECRET_VALUE
+from envdoctor.secrets import REDACTED, SECRET_NAME, SECRET_VALUE, scrub
 
 SECTION = "env"
 
@@ -23,8 +23,14 @@ LD_PRELOAD HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES KERAS_BACKEND KERAS_HOME OMP
 MKL_NUM_THREADS OPENBLAS_NUM_THREADS CONDA_PREFIX CONDA_DEFAULT_ENV VIRTUAL_ENV PYTHONPATH
 WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT
 """.split())
-PREFIXES = ("PYTORCH_", "TORCH_", "TORCHINDUCTOR_", "TF_", "XLA_", "JAX_", "NCCL_", "CUBLAS_",
-            "CUDNN_", "FLAGS_", "MXNET_", "MS_", "GLOG_")
+# TensorFlow's own variables by family; a bare "TF_" would also collect Terraform's
+# (TF_VAR_*, TF_CLI_CONFIG_FILE, TF_TOKEN_*), which say nothing about training.
+TF_PREFIXES = ("TF_CPP_", "TF_GPU_", "TF_XLA_", "TF_CUDA_", "TF_CUDNN_", "TF_ENABLE_",
+               "TF_FORCE_", "TF_NUM_", "TF_USE_", "TF_DETERMINISTIC", "TF_MIN_GPU_",
+               "TF_DISABLE_", "TF_KERAS")
+EXACT = EXACT | {"TF_CONFIG"}
+PREFIXES = ("PYTORCH_", "TORCH_", "TORCHINDUCTOR_", *TF_PREFIXES, "XLA_", "JAX_", "NCCL_",
+            "CUBLAS_", "CUDNN_", "FLAGS_", "MXNET_", "MS_", "GLOG_")
 
 
 def looks_secret(name: str, value: str) -> bool:
@@ -36,8 +42,10 @@ def wanted(name: str) -> bool:
 
 
 def select(environ: Mapping[str, str]) -> dict[str, str]:
-    """The allowlisted variables, with credential-like values replaced by ``<redacted>``."""
-    return {name: (REDACTED if looks_secret(name, value) else value)
+    """The allowlisted variables, with credential-like values replaced by ``<redacted>`` and
+    secrets inside other values (TF_CONFIG's ``auth_token``, a presigned URL's signature)
+    replaced in place."""
+    return {name: (REDACTED if looks_secret(name, value) else scrub(value))
             for name, value in sorted(environ.items()) if wanted(name)}
 
 

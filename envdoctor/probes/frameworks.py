@@ -76,7 +76,7 @@ def module_constants(source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return out
     for node in tree.body:
         targets: list[ast.expr] = []
@@ -97,7 +97,7 @@ def _literal(node: ast.expr) -> Any:
         node = node.args[0]
     try:
         value = ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         return None
     if isinstance(value, list) and all(isinstance(x, tuple) and len(x) == 2 for x in value):
         return dict(value)
@@ -169,7 +169,7 @@ def keras_info(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Kera
         text = trail.read(home / "keras.json")
         try:
             backend = json.loads(text).get("backend", "") if text else ""
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             backend = ""
         source = "keras.json" if backend else "default"
     if not backend and dist.version and dist.version.major >= 3:

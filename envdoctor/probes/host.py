@@ -142,9 +142,9 @@ def _memory(root: Path) -> dict[str, float | None]:
 
 def _meminfo(root: Path) -> tuple[int | None, int | None]:
     """MemTotal and MemAvailable in bytes from /proc/meminfo (what psutil reads on Linux)."""
-    try:
-        text = (root / "proc/meminfo").read_text()
-    except OSError:
+    from envdoctor.bounded import read_text
+    text = read_text(root / "proc/meminfo", limit=1 << 16)
+    if text is None:
         return None, None
     values = {}
     for line in text.splitlines():

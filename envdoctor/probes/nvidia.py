@@ -11,6 +11,7 @@ import glob
 import os
 import re
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, Status
+from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, ProbeInfo, Status
 from envdoctor.probes._base import Trail
 from envdoctor.versions import DisplayVersion
 
@@ -39,26 +40,49 @@ QUERY_FIELDS_MINIMAL = "index,name,uuid,driver_version,memory.total,memory.used"
 
 
 def probe(root: Path = Path("/")) -> NvidiaFacts:
+    """NVML (in a child process), then nvidia-smi, then /proc, all within ``BUDGET`` seconds.
+
+    The states follow what was seen: a source that confirms there is no driver (no device
+    nodes, no libnvidia-ml, no nvidia-smi; "NVML Shared Library Not Found", "couldn't
+    communicate with the NVIDIA driver") gives NOT_FOUND; a source that hung, crashed, printed
+    garbage or said "No devices were found" gives ERROR with what ran and why, never
+    "not installed".
+    """
     trail = Trail()
+    end = time.monotonic() + BUDGET
     pci = count_pci_devices(root / "sys/bus/pci/devices")
     kernel_module = parse_proc_version(trail.read(root / "proc/driver/nvidia/version") or "")
 
     absent = driver_absent_reason(root)
+    broke: list[str] = []  # sources that failed (not: said there is no driver)
     if absent:
         trail.ran.append(f"nvml: not tried ({absent})")
         facts, nvml_error = None, ""
     else:
-        facts, nvml_error = _from_nvml(trail)
+        facts, nvml_error, nvml_broke = _from_nvml(trail, min(NVML_TIMEOUT, _left(end)))
+        library = nvml_library(root) if "library not found" in nvml_error.lower() else ""
+        if library:  # a libnvidia-ml is there, and it would not load: broken, not absent
+            nvml_error, nvml_broke = f"{library} could not be loaded ({nvml_error})", True
+        if nvml_broke:
+            broke.append(nvml_error if nvml_error.startswith("NVML") else f"NVML: {nvml_error}")
     if facts is None:
-        facts, smi_error = _from_smi(trail)
+        facts, smi_error, smi_broke = _from_smi(trail, end)
         if facts is not None and nvml_error and not facts.nvml_error:
             facts = replace(facts, nvml_error=nvml_error)
         if facts is None:
             nvml_error = smi_error or nvml_error
-    if facts is None and kernel_module is not None:
+            if smi_broke:
+                broke.append(smi_error if smi_error.startswith("nvidia-smi")
+                             else f"nvidia-smi: {smi_error}")
+    if facts is None and kernel_module is not None and not broke:
         reason = "only the kernel module answered" + (f" ({nvml_error})" if nvml_error else "")
         facts = NvidiaFacts(driver_version=kernel_module, nvml_error=nvml_error,
                             probe=trail.info(Status.OK, reason, "procfs"))
+    if facts is None and broke:
+        seen = f"; kernel module {kernel_module} is loaded" if kernel_module else ""
+        return NvidiaFacts(pci_devices=pci, nvml_error=nvml_error,
+                           kernel_module_version=kernel_module,
+                           probe=trail.info(Status.ERROR, "; ".join(broke) + seen))
     if facts is None:
         why = nvml_error or absent
         reason = "no NVIDIA driver found" + (f" ({why})" if why else "")
@@ -66,6 +90,25 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
                            probe=trail.info(Status.NOT_FOUND, reason))
     return replace(facts, pci_devices=pci, kernel_module_version=kernel_module,
                    probe=replace(facts.probe, ran=tuple(trail.ran)))
+
+
+BUDGET = 18.0          # the whole probe, under the registry's 20 s deadline
+NVML_TIMEOUT = 8.0     # nvmlInit on a big box takes a second or two; a hung one never returns
+# What NVML and nvidia-smi say about the driver stack itself: there is no driver, or its
+# kernel and user-space parts disagree (DRV003). A state with its own check, not a failed
+# probe; anything else they say (a hang, a crash, "No devices were found") is a failure.
+STATED_MESSAGES = ("nvml shared library not found", "driver not loaded",
+                   "couldn't communicate with the nvidia driver", "nvml library not found",
+                   "driver/library version mismatch")
+
+
+def _left(end: float) -> float:
+    return max(0.5, end - time.monotonic())
+
+
+def says_absent(message: str) -> bool:
+    low = message.lower()
+    return any(m in low for m in STATED_MESSAGES)
 
 
 # --------------------------------------------------------------------------- is a driver possible?
@@ -87,12 +130,21 @@ def driver_absent_reason(root: Path = Path("/")) -> str:
         return ""
     if any((root / node).exists() for node in DEVICE_NODES):
         return ""
-    dirs = [str(root / d) for d in NVML_DIRS]
-    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
-    if any(glob.glob(f"{d}/libnvidia-ml.so*") for d in dirs):
+    if nvml_library(root):
         return ""
     return ("no NVIDIA kernel driver (no /proc/driver/nvidia, /dev/nvidiactl or /dev/dxg) "
             "and no libnvidia-ml")
+
+
+def nvml_library(root: Path = Path("/")) -> str:
+    """The first libnvidia-ml found in the usual folders or on LD_LIBRARY_PATH ("" if none)."""
+    dirs = [str(root / d) for d in NVML_DIRS]
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":")[:256] if d]
+    for d in dirs:
+        found = glob.glob(f"{glob.escape(d)}/libnvidia-ml.so*")
+        if found:
+            return sorted(found)[0]
+    return ""
 
 
 # --------------------------------------------------------------------------- PCI and /proc
@@ -130,96 +182,115 @@ def _v(text: str | None) -> Version | None:
 
 
 # --------------------------------------------------------------------------- NVML
-def _load_nvml() -> Any:
-    import pynvml  # nvidia-ml-py; loads libnvidia-ml.so lazily at nvmlInit
-    return pynvml
+CHILD_SOURCE = Path(__file__).with_name("_nvml_child.py")
 
 
-def _from_nvml(trail: Trail) -> tuple[NvidiaFacts | None, str]:
-    trail.ran.append("nvml: nvmlInit")
+def _nvml_raw(trail: Trail, timeout: float) -> dict[str, Any]:
+    """What NVML answered, from a child process (``_nvml_child``): a crash or hang of
+    libnvidia-ml ends that child, not envdoctor. Tests replace this with
+    ``_nvml_child.collect`` on a fake pynvml."""
+    import importlib.util
+    import json
+
     try:
-        nv = _load_nvml()
-    except Exception as exc:
-        return None, f"pynvml unavailable: {exc}"
+        spec = importlib.util.find_spec("pynvml")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        trail.ran.append("nvml: pynvml not importable")
+        return {"ok": False, "stage": "import", "error": "pynvml unavailable"}
+    source = CHILD_SOURCE.read_text(encoding="utf-8")
+    where = os.path.dirname(os.path.dirname(spec.origin)) if spec.origin.endswith(
+        "__init__.py") else os.path.dirname(spec.origin)
+    result = runner.run([sys.executable, "-I", "-S", "-c", source, where], timeout)
+    trail.ran.append(f"nvml: nvmlInit in a child process ({result.seconds:.2f}s)")
+    step = _last_step(result.stderr)
+    if result.error:
+        what = (f"did not answer within {timeout:g}s" if "timed out" in result.error
+                else "crashed: its process was " + result.error if "killed by" in result.error
+                else result.error)
+        return {"ok": False, "stage": "child",
+                "error": f"NVML {what}" + (f" (in {step})" if step else "")}
     try:
-        nv.nvmlInit()
-    except Exception as exc:
-        return None, _nvml_message(exc)
+        answer = json.loads(result.stdout)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        return {"ok": False, "stage": "child",
+                "error": f"NVML child printed no answer (exit {result.returncode})"
+                         + (f" after {step}" if step else "")}
+    return answer
+
+
+def _last_step(stderr: str) -> str:
+    for line in reversed(stderr.splitlines()):
+        if line.startswith("step "):
+            return line[5:].strip()[:80]
+    return ""
+
+
+def _from_nvml(trail: Trail, timeout: float) -> tuple[NvidiaFacts | None, str, bool]:
+    """(facts, error, broke): ``broke`` when NVML failed rather than said "no driver"."""
+    raw = _nvml_raw(trail, timeout)
+    if not raw.get("ok"):
+        error = str(raw.get("error") or "NVML failed")[:500]
+        broke = raw.get("stage") != "import" and not says_absent(error)
+        return None, error, broke
     try:
-        driver = _v(_s(nv.nvmlSystemGetDriverVersion()))
-        cuda = _call(lambda: nv.nvmlSystemGetCudaDriverVersion_v2())
-        if cuda is None:
-            cuda = _call(lambda: nv.nvmlSystemGetCudaDriverVersion())
-        count = nv.nvmlDeviceGetCount()
-        gpus = tuple(_nvml_gpu(nv, i) for i in range(count))
-    except Exception as exc:
-        return None, _nvml_message(exc)
-    finally:
-        _call(nv.nvmlShutdown)
-    return NvidiaFacts(driver_version=driver, cuda_driver_version=cuda_int_to_version(cuda),
-                       gpus=gpus, probe=trail.info(Status.OK, source="nvml")), ""
+        facts = _facts_from_nvml(raw)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        return None, f"NVML answered something unreadable: {exc}", True
+    if facts.driver_version is None:
+        return None, f"NVML gave an unreadable driver version {raw.get('driver')!r:.80}", True
+    return facts, "", False
 
 
-def _nvml_message(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.strip()
-
-
-def _s(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _call(fn: Any) -> Any:
-    """One NVML query; unsupported fields (NVML_ERROR_NOT_SUPPORTED …) become None."""
-    try:
-        return fn()
-    except Exception:
-        return None
+def _facts_from_nvml(raw: dict[str, Any]) -> NvidiaFacts:
+    gpus = tuple(_nvml_gpu(g) for g in raw.get("gpus") or ())
+    return NvidiaFacts(driver_version=_v(str(raw.get("driver") or "")),
+                       cuda_driver_version=cuda_int_to_version(raw.get("cuda")),
+                       gpus=gpus, probe=ProbeInfo(Status.OK, source="nvml"))
 
 
 def cuda_int_to_version(value: int | None) -> Version | None:
     """NVML encodes CUDA 12.4 as 12040."""
-    if not value:
+    if not isinstance(value, int) or not 1000 <= value < 1_000_000:
         return None
     return Version(f"{value // 1000}.{(value % 1000) // 10}")
 
 
-def _nvml_gpu(nv: Any, index: int) -> Gpu:
-    h = nv.nvmlDeviceGetHandleByIndex(index)
-    cc = _call(lambda: nv.nvmlDeviceGetCudaComputeCapability(h))
-    mem = _call(lambda: nv.nvmlDeviceGetMemoryInfo(h))
-    mig = _call(lambda: nv.nvmlDeviceGetMigMode(h))
-    reasons = _call(lambda: nv.nvmlDeviceGetCurrentClocksThrottleReasons(h))
-    power = _call(lambda: nv.nvmlDeviceGetPowerUsage(h))
-    limit = _call(lambda: nv.nvmlDeviceGetEnforcedPowerLimit(h))
-    ecc = _call(lambda: nv.nvmlDeviceGetTotalEccErrors(h, 1, 0))  # uncorrected, volatile
-    pending = _call(lambda: nv.nvmlDeviceGetRetiredPagesPendingStatus(h))
-    procs = _call(lambda: nv.nvmlDeviceGetComputeRunningProcesses(h)) or []
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _nvml_gpu(g: dict[str, Any]) -> Gpu:
+    cc, mem, mig = g.get("cc"), g.get("memory") or {}, g.get("mig")
+    power, limit = _int_or_none(g.get("power")), _int_or_none(g.get("limit"))
+    mib = 1024 * 1024
     return Gpu(
-        index=index,
-        name=_s(_call(lambda: nv.nvmlDeviceGetName(h)) or ""),
-        uuid=_s(_call(lambda: nv.nvmlDeviceGetUUID(h)) or ""),
-        cc=_v(f"{cc[0]}.{cc[1]}") if cc else None,
-        memory_total_mb=mem.total // (1024 * 1024) if mem else None,
-        memory_used_mb=mem.used // (1024 * 1024) if mem else None,
-        mig_mode=bool(mig[0]) if mig else None,
-        persistence_mode=_bool(_call(lambda: nv.nvmlDeviceGetPersistenceMode(h))),
-        temperature_c=_call(lambda: nv.nvmlDeviceGetTemperature(h, 0)),
+        index=int(g["index"]),
+        name=str(g.get("name") or ""),
+        uuid=str(g.get("uuid") or ""),
+        cc=_v(f"{cc[0]}.{cc[1]}") if isinstance(cc, list) and len(cc) == 2 else None,
+        memory_total_mb=mem["total"] // mib if isinstance(mem.get("total"), int) else None,
+        memory_used_mb=mem["used"] // mib if isinstance(mem.get("used"), int) else None,
+        mig_mode=bool(mig[0]) if isinstance(mig, list) and mig else None,
+        persistence_mode=_bool(g.get("persistence")),
+        temperature_c=_int_or_none(g.get("temperature")),
         power_draw_w=power / 1000 if power is not None else None,
         power_limit_w=limit / 1000 if limit is not None else None,
-        throttle_reasons=throttle_names(reasons),
-        ecc_uncorrected=ecc,
-        retired_pages_pending=_bool(pending),
-        pcie_gen=_call(lambda: nv.nvmlDeviceGetCurrPcieLinkGeneration(h)),
-        pcie_gen_max=_call(lambda: nv.nvmlDeviceGetMaxPcieLinkGeneration(h)),
-        pcie_width=_call(lambda: nv.nvmlDeviceGetCurrPcieLinkWidth(h)),
-        pcie_width_max=_call(lambda: nv.nvmlDeviceGetMaxPcieLinkWidth(h)),
+        throttle_reasons=throttle_names(_int_or_none(g.get("reasons"))),
+        ecc_uncorrected=_int_or_none(g.get("ecc")),
+        retired_pages_pending=_bool(g.get("pending")),
+        pcie_gen=_int_or_none(g.get("pcie_gen")),
+        pcie_gen_max=_int_or_none(g.get("pcie_gen_max")),
+        pcie_width=_int_or_none(g.get("pcie_width")),
+        pcie_width_max=_int_or_none(g.get("pcie_width_max")),
         processes=tuple(
-            GpuProcess(pid=p.pid, name=_s(_call(lambda p=p: nv.nvmlSystemGetProcessName(p.pid))
-                                          or ""),
-                       used_mb=(p.usedGpuMemory // (1024 * 1024))
-                       if getattr(p, "usedGpuMemory", None) else None)
-            for p in procs),
+            GpuProcess(pid=int(p["pid"]), name=str(p.get("name") or ""),
+                       used_mb=p["usedGpuMemory"] // mib
+                       if isinstance(p.get("usedGpuMemory"), int) and p["usedGpuMemory"] else None)
+            for p in g.get("processes") or () if isinstance(p, dict) and "pid" in p),
     )
 
 
@@ -234,22 +305,24 @@ def throttle_names(mask: int | None) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- nvidia-smi
-def _from_smi(trail: Trail) -> tuple[NvidiaFacts | None, str]:
+def _from_smi(trail: Trail, end: float) -> tuple[NvidiaFacts | None, str, bool]:
+    """(facts, error, broke) from nvidia-smi; every attempt shares the probe's time budget."""
     if runner.which("nvidia-smi") is None:
-        return None, ""
+        return None, "", False
     fields = QUERY_FIELDS.split(",")
     for _attempt in range(4):  # an older driver refuses newer fields one at a time: drop them
         result = trail.run(["nvidia-smi", f"--query-gpu={','.join(fields)}",
-                            "--format=csv,noheader,nounits"], SMI_TIMEOUT)
+                            "--format=csv,noheader,nounits"], min(SMI_TIMEOUT, _left(end)))
         bad = invalid_field(result)
         if not bad:
             break
         fields = ([f for f in fields if f != bad] if bad in fields
                   else QUERY_FIELDS_MINIMAL.split(","))
     if result.error or _smi_broken(result):
-        return None, smi_failure(result)
+        message = smi_failure(result)
+        return None, message, not says_absent(message)
     gpus, driver = parse_query_csv(result.stdout, fields) if result.ok else ((), None)
-    header = trail.run(["nvidia-smi"], SMI_TIMEOUT)
+    header = trail.run(["nvidia-smi"], min(SMI_TIMEOUT, _left(end)))
     table = parse_smi_table(header.stdout) if header.ok else {}
     table_gpus = parse_smi_table_gpus(header.stdout) if header.ok else ()
     if not gpus:
@@ -260,10 +333,11 @@ def _from_smi(trail: Trail) -> tuple[NvidiaFacts | None, str]:
     driver = driver or table.get("driver")
     if driver is None and not gpus:
         if result.ok and header.ok:
-            return None, "nvidia-smi printed no GPU and no driver version"
-        return None, smi_failure(result if not result.ok else header)
+            return None, "nvidia-smi printed no GPU and no driver version", True
+        message = smi_failure(result if not result.ok else header)
+        return None, message, not says_absent(message)
     return NvidiaFacts(driver_version=driver, cuda_driver_version=table.get("cuda"), gpus=gpus,
-                       probe=trail.info(Status.OK, source="nvidia-smi")), ""
+                       probe=trail.info(Status.OK, source="nvidia-smi")), "", False
 
 
 def invalid_field(result: runner.CommandResult) -> str:
@@ -393,6 +467,7 @@ def parse_smi_table(text: str) -> dict[str, Version]:
     return out
 
 
+MAX_ROW = 512  # characters; nvidia-smi's rows are ~120 wide
 _TABLE_GPU = re.compile(
     r"^\|\s+(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|MCDM)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f:.]+")
 _TABLE_USE = re.compile(
@@ -414,6 +489,8 @@ def parse_smi_table_gpus(text: str) -> tuple[Gpu, ...]:
     procs: dict[int, list[GpuProcess]] = {}
     section = "gpus"
     for line in text.splitlines():
+        if len(line) > MAX_ROW:  # not a table row: the row patterns are only bounded on rows
+            continue
         if "Processes:" in line:
             section = "processes"
         elif "MIG devices:" in line:

@@ -2,7 +2,7 @@
 
 Commands are replaced through ``envdoctor.runner.use_runner`` (recorded real outputs, real error
 texts); hangs use a real ``sleep`` under the real runner with a tiny timeout; NVML is replaced
-by monkeypatching ``envdoctor.probes.nvidia._load_nvml``.
+by replacing ``envdoctor.probes.nvidia._nvml_raw`` with ``_nvml_child.collect`` on a fake pynvml.
 """
 
 from __future__ import annotations
@@ -158,7 +158,15 @@ def driver_root(tmp_path):
 
 
 def with_nvml(monkeypatch, fake):
-    monkeypatch.setattr(nvidia, "_load_nvml", lambda: fake)
+    """NVML answers as the child process would, from a fake pynvml, in this process."""
+    from envdoctor.probes import _nvml_child
+
+    def raw(trail, timeout):
+        try:
+            return _nvml_child.collect(fake)
+        except Exception as exc:  # what the child reports for an nvmlInit that raises
+            return {"ok": False, "stage": "query", "error": str(exc)}
+    monkeypatch.setattr(nvidia, "_nvml_raw", raw)
 
 
 # --------------------------------------------------------------------------- NVIDIA probe
@@ -281,7 +289,7 @@ def test_nvidia_smi_failure_modes(monkeypatch, driver_root, answer, expected):
     with_nvml(monkeypatch, RaisingNVML("NVML Shared Library Not Found"))
     with runner.use_runner(fake_runner({"nvidia-smi": answer}), which_only(nvidia_smi="/x")):
         facts = nvidia.probe(driver_root)
-    assert facts.probe.status is Status.NOT_FOUND
+    assert facts.probe.status is Status.ERROR  # a failed probe, never "no driver"
     assert facts.nvml_error == expected
     assert expected in facts.probe.reason
 
@@ -295,17 +303,19 @@ def test_nvidia_smi_real_hang_costs_only_its_timeout(monkeypatch, driver_root, t
     facts = nvidia.probe(driver_root)
     assert time.monotonic() - start < 5
     assert facts.nvml_error == "nvidia-smi timed out after 0.3s"
-    assert facts.probe.status is Status.NOT_FOUND
+    assert facts.probe.status is Status.ERROR
     assert hung in " ".join(facts.probe.ran) or "nvidia-smi --query-gpu" in facts.probe.ran[-1]
 
 
-def test_load_nvml_import_error(monkeypatch, driver_root):
-    def boom():
-        raise ImportError("No module named 'pynvml'")
-    monkeypatch.setattr(nvidia, "_load_nvml", boom)
+def test_pynvml_not_importable(monkeypatch, driver_root):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pynvml" else real(name, *a))
     with runner.use_runner(fake_runner({}), which_only()):
         facts = nvidia.probe(driver_root)
-    assert facts.nvml_error == "pynvml unavailable: No module named 'pynvml'"
+    assert facts.nvml_error == "pynvml unavailable"
+    assert facts.probe.status is Status.NOT_FOUND  # nothing broke: NVML could not be asked
 
 
 def test_nvml_raising_after_init_is_an_nvml_error(monkeypatch, driver_root):
@@ -323,7 +333,7 @@ def test_no_driver_possible_skips_nvml_and_says_why(monkeypatch, tmp_path):
     """No /proc/driver/nvidia, /dev/nvidiactl, /dev/dxg, libnvidia-ml: NVML is not loaded."""
     def must_not_load():
         raise AssertionError("NVML loaded on a machine without an NVIDIA driver")
-    monkeypatch.setattr(nvidia, "_load_nvml", must_not_load)
+    monkeypatch.setattr(nvidia, "_nvml_raw", lambda *a: must_not_load())
     monkeypatch.setenv("LD_LIBRARY_PATH", "")
     monkeypatch.setattr("sys.platform", "linux")
     with runner.use_runner(fake_runner({}), which_only()):
