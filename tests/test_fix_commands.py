@@ -17,9 +17,9 @@ from envdoctor.engine.knowledge.compat import driver_supports_arch, torch_wheel_
     (["sm_90"], "2.5.1+cpu", "560.35.03", ("torch==2.5.1", "cu124")),
     # V100 with torch 2.9.0+cu130: CUDA 13 cannot target sm_70, cu128 of 2.9 can
     (["sm_70"], "2.9.0+cu130", "580.65.06", ("torch==2.9.0", "cu128")),
-    # RTX 5090 with torch 2.6 (no sm_120 variant) on driver 570: the newest release with a
-    # variant the driver runs (cu130 needs 580), not whl/cu128 of a torch cu128 never had
-    (["sm_120"], "2.6.0+cu124", "570.133.07", ("torch==2.11.*", "cu128")),
+    # RTX 5090 with torch 2.6 (no sm_120 variant) on driver 570: the newest confirmed release
+    # with a variant the driver runs (cu130 needs 580); unconfirmed rows (2.10+) are not offered
+    (["sm_120"], "2.6.0+cu124", "570.133.07", ("torch==2.9.*", "cu128")),
 ])
 def test_wheel_for_these_gpus_and_driver(targets, installed, driver, want):
     assert torch_wheel_for(targets, installed, "default", "linux", driver) == want
@@ -74,3 +74,9 @@ def test_keras_pins_name_a_release_series_that_exists(code, tf, want):
     finding = next(f for f in engine.findings_of(engine.evaluate(facts, [check]))
                    if f.code == code)
     assert want in finding.fix
+
+
+def test_no_wheel_for_a_python_the_release_does_not_support():
+    """Python 3.8: torch 2.5+ has no cp38 wheel, so the newest release offered is older."""
+    pin, tag = torch_wheel_for(["sm_89"], None, "default", "linux", "560.35.03", "3.8.18")
+    assert pin in ("torch==2.4.*", "torch==2.3.*", "torch==2.2.*") and tag.startswith("cu12")

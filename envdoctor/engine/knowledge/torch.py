@@ -96,21 +96,24 @@ def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool
 
 
 def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
-                    driver: Any) -> tuple[str, str] | None:
+                    driver: Any, python: Any = None) -> tuple[str, str] | None:
     """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
     can run: the installed release first (same version, other CUDA variant), else the newest
     release that has one. Of its variants, the newest CUDA the driver fully supports (no
     minor-version-compatibility caveat); else the oldest one it runs under that compatibility;
     with the driver unknown, the oldest (it runs on the most drivers).
-    None when no listed wheel fits, or the driver cannot drive one of these GPUs at all (then
-    the driver is the problem, not the wheel).
+    Only confirmed releases (their wheels exist) whose Python range holds ``python`` (when
+    known) are proposed. None when no listed wheel fits, or the driver cannot drive one of
+    these GPUs at all (then the driver is the problem, not the wheel).
     """
     if any(driver_supports_arch(driver, t, os_name) is False for t in targets):
         return None
     rows = [r for r in matrix("torch").get("variant", [])
             if r.get("platform", "default") == platform]
-    releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
-                       if v is not None}, reverse=True)
+    py = ver(python)
+    releases = sorted({v for r in matrix("torch").get("release", [])
+                       if (v := ver(r.get("torch"))) is not None and confirmed(r)
+                       and (py is None or in_range(py, r.get("python", "")))}, reverse=True)
     inst = ver(installed)
     order = ([Version(inst.base_version)] if inst is not None else []) + releases
     d = ver(driver)
@@ -146,14 +149,14 @@ SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
 
 
 def torch_gpu_command(nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
-                      os_name: str, keep_release: bool = True) -> str:
+                      os_name: str, keep_release: bool = True, python: Any = None) -> str:
     """The torch CUDA wheel for the GPUs and driver here (see ``torch_wheel_for``)."""
     targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
     if None in targets or not targets:
         return SELECTOR
     installed = torch.version if torch is not None and keep_release else None
     got = torch_wheel_for(targets, installed, wheel_platform(host_arch), os_name,  # type: ignore[arg-type]
-                          nv.driver_version)
+                          nv.driver_version, python)
     if got is None:
         if nv.driver_version is None:
             return SELECTOR
@@ -289,22 +292,26 @@ def torch_archs_confirmed(*, got: dict[str, Any] | None, gpus: tuple[Gpu, ...] |
     return bool(gpus_newer_than_build_cuda(gpus, torch.cuda))
 
 
-@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ,
+       python=optional("host.python_version", None))
 def torch_arch_fix(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                   python: Any,
                    os: str) -> str:
     """The install command that gives every GPU here a torch with its kernels, computed from
     the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
     a driver upgrade when no listed wheel fits; the selector when a GPU's capability is
     unknown."""
-    return torch_gpu_command(nv, torch, host_arch, os)
+    return torch_gpu_command(nv, torch, host_arch, os, python=python)
 
 
-@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ,
+       python=optional("host.python_version", None))
 def torch_gpu_install(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                      python: Any,
                       os: str) -> str:
     """``torch_gpu_install()``: the command that installs a torch CUDA wheel of the installed
     release for this machine's GPUs, driver, OS and CPU architecture."""
-    return torch_gpu_command(nv, torch, host_arch, os)
+    return torch_gpu_command(nv, torch, host_arch, os, python=python)
 
 
 @reads(pk="packages", build=optional("frameworks.torch"))
