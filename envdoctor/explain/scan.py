@@ -43,10 +43,11 @@ from envdoctor.explain.signatures import Pattern, Signature
 MAX_HITS_PER_SIGNATURE = 50     # evidence kept per signature (the count goes on)
 MAX_MARKERS = 200_000           # structural markers kept (a pathological log may have more)
 ANCHOR_MIN, ANCHOR_MAX = 4, 10  # anchor lengths considered
-# Weights of choose_anchors' cost model, tuned by measuring whole scans of the benchmark log
-# (benchmarks/bench_explain.py) over a grid: a heavier find weight (fewer anchors) won, since
-# a find over the reduced text of 1 MB costs ~0.25 ms and a block has only a few hit lines.
-FIND_MS = 16.0                  # one find over the reduced text of 1 MB, per unit of advance
+# Weights of choose_anchors' cost model. Anchors are searched in a block's distinct lines only
+# (a few KB; see _State._find), so one more anchor costs little, while every line an anchor
+# finds is decoded and checked (~15 us): an anchor that occurs in ordinary log lines ("device")
+# costs far more than three longer ones that do not.
+FIND_MS = 1.0                   # one find over the distinct lines of 1 MB, per unit of advance
 LINE_MS = 18.0                  # an anchor present on every line
 SHOW_CHARS = 300                # evidence text is cut to this
 
@@ -168,6 +169,9 @@ def reduce_text(text: str) -> str:
 # kind: PATTERN, ANTI, or CONTEXT + ((context index << 1) | 1 for an ``absent`` regex)
 Entry = tuple[int, int, Pattern, int]
 PATTERN, ANTI, CONTEXT = 0, 1, 2
+Plan = tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]
+CTX = 1 << 20        # needle ids of the context plan start here (anchors < CTX, markers < 0)
+CTX_LINES = 8        # lines per context needle and block handed to the regexes (presence only)
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
 
@@ -178,6 +182,7 @@ class Scanner:
         self.signatures = tuple(signatures)
         # literal -> entries; patterns without a (reducible) literal are searched on every line
         self.by_literal: dict[str, list[Entry]] = {}
+        self.ctx_by_literal: dict[str, list[Entry]] = {}
         self.unfiltered: list[Entry] = []
         order = 0
         for i, sig in enumerate(self.signatures):
@@ -192,19 +197,28 @@ class Scanner:
                     if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
                         self.unfiltered.append(entry)
                         continue
+                    target = self.by_literal if kind < CONTEXT else self.ctx_by_literal
                     for lit in lits:
-                        self.by_literal.setdefault(lit, []).append(entry)
-        reduced = {lit: reduce_text(lit) for lit in self.by_literal}
-        self.anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures)
-        # anchor bytes -> ((literal, entries), ...) for the literals it stands for
-        self.plan: list[tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]] = []
-        for anchor, rlits in self.anchors.items():
-            covered = set(rlits)
-            self.plan.append((anchor.encode("latin-1"), tuple(
-                (lit, tuple(self.by_literal[lit])) for lit in sorted(self.by_literal)
-                if reduced[lit] in covered)))
+                        target.setdefault(lit, []).append(entry)
+        self.plan = self._plan(self.by_literal)
+        self.anchors = {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
+                        for a, lits in self.plan}
+        # contexts only need to be seen once per text: their own, separate plan
+        self.ctx_plan = self._plan(self.ctx_by_literal)
         self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
                              for text, sink in MARKERS)
+
+    def _plan(self, by_literal: dict[str, list[Entry]]) -> list[Plan]:
+        """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
+        reduced = {lit: reduce_text(lit) for lit in by_literal}
+        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures)
+        plan: list[Plan] = []
+        for anchor, rlits in anchors.items():
+            covered = set(rlits)
+            plan.append((anchor.encode("latin-1"), tuple(
+                (lit, tuple(by_literal[lit])) for lit in sorted(by_literal)
+                if reduced[lit] in covered)))
+        return plan
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
         """Scan ``(first_line, normalised_text)`` blocks (``reader.read_blocks``)."""
@@ -262,7 +276,13 @@ class _State:
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        hit_lines = self._find(red, lines)  # line index in the block -> needle indices
+        distinct = set(lines)
+        # line index in the block -> needle indices
+        hit_lines = self._find(red, lines, distinct, self._needles(), all_lines=True)
+        ctx = self._ctx_needles()
+        if ctx:
+            for k, nis in self._find(red, lines, distinct, ctx, all_lines=False).items():
+                hit_lines.setdefault(k, set()).update(nis)
         if not hit_lines:
             return
         line_at = _LineReader(data, normalised, quoted)
@@ -277,7 +297,8 @@ class _State:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                for lit, ents in self.s.plan[ai][1]:
+                plan = self.s.ctx_plan[ai - CTX] if ai >= CTX else self.s.plan[ai]
+                for lit, ents in plan[1]:
                     if lit in low:
                         entries.extend(ents)
             if entries:
@@ -291,7 +312,17 @@ class _State:
                 if len(self.sinks[sink]) < MAX_MARKERS]
         return out
 
-    def _find(self, red: bytes, lines: list[bytes]) -> dict[int, set[int]]:
+    def _ctx_needles(self) -> list[tuple[bytes, int]]:
+        """Context anchors whose regexes have not all been seen yet (presence is enough)."""
+        out = []
+        for ci, (anchor, lits) in enumerate(self.s.ctx_plan):
+            if any(kind - CONTEXT not in self.sig_hits[i].context_seen
+                   for _, ents in lits for _, i, _, kind in ents):
+                out.append((anchor, CTX + ci))
+        return out
+
+    def _find(self, red: bytes, lines: list[bytes], distinct: set[bytes],
+              needles: list[tuple[bytes, int]], all_lines: bool) -> dict[int, set[int]]:
         """Which needles each line of the block holds: ``{line index: {needle index}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
@@ -299,12 +330,21 @@ class _State:
         in the block's *distinct* lines only (one ``set`` in C; a few KB to search instead of
         half a MB), and the lines equal to a distinct line that holds a needle are picked out
         by one C-level ``map`` over the block. A block of mostly distinct lines is searched
-        directly.
+        directly. ``all_lines=False`` (context needles, which only need to be seen once) keeps
+        the first line of each distinct shape, at most CTX_LINES per needle.
         """
-        needles = self._needles()
-        distinct = set(lines)
         if len(distinct) * DISTINCT_RATIO > len(lines):
-            return _by_line(red, _occurrences(red, needles))
+            found = _by_line(red, _occurrences(red, needles))
+            if not all_lines:
+                kept: dict[int, set[int]] = {}
+                per: dict[int, int] = {}
+                for k in sorted(found):
+                    for ni in found[k]:
+                        if per.get(ni, 0) < CTX_LINES:
+                            per[ni] = per.get(ni, 0) + 1
+                            kept.setdefault(k, set()).add(ni)
+                found = kept
+            return found
         joined = b"\n".join(distinct)
         by_content: dict[bytes, set[int]] = {}
         for pos, ni in _occurrences(joined, needles):
@@ -314,6 +354,8 @@ class _State:
             by_content.setdefault(line, set()).add(ni)
         if not by_content:
             return {}
+        if not all_lines:
+            return {lines.index(line): nis for line, nis in by_content.items()}
         flags = list(map(by_content.__contains__, lines))
         out: dict[int, set[int]] = {}
         k = flags.index(True) if True in flags else -1
@@ -339,9 +381,10 @@ class _State:
                 if len(self.sinks[sink]) < MAX_MARKERS:
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
             entries = list(self.s.unfiltered)
-            for lit, ents in self.s.by_literal.items():
-                if lit in low:
-                    entries.extend(ents)
+            for table in (self.s.by_literal, self.s.ctx_by_literal):
+                for lit, ents in table.items():
+                    if lit in low:
+                        entries.extend(ents)
             self._match(first_line + k, text, entries, lambda start=start: line_at.above(start))
             end = data.find(b"\n", start)
             if end == -1:
