@@ -48,6 +48,9 @@ ANCHOR_MIN, ANCHOR_MAX = 4, 10  # anchor lengths considered
 # finds is decoded and checked (~15 us): an anchor that occurs in ordinary log lines ("device")
 # costs far more than three longer ones that do not.
 FIND_MS = 1.0                   # one find over the distinct lines of 1 MB, per unit of advance
+# A block of mostly distinct lines is searched whole, one full pass per anchor: there fewer
+# anchors win (the weight the scanner used before it searched distinct lines).
+FIND_MS_DIRECT = 16.0
 LINE_MS = 18.0                  # an anchor present on every line
 SHOW_CHARS = 300                # evidence text is cut to this
 
@@ -96,7 +99,8 @@ class ScanResult:
     chains: int = 0
 
 
-def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple[str, ...]]:
+def choose_anchors(literals: list[str], reference: list[str], find_ms: float = FIND_MS
+                   ) -> dict[str, tuple[str, ...]]:
     """A few short substrings ("anchors") such that every literal contains one of them.
 
     One ``str.find`` over a 1 MB block costs ~1 ms, so searching ~200 literals one by one caps
@@ -133,7 +137,7 @@ def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple
     def cost_of(c: str) -> float:
         q = min(sum(by_bit[b] for b in {ord(ch) & 63 for ch in c}) / total, 1.0)
         advance = (1 - q) * (len(c) + 1) + q
-        return FIND_MS / advance + LINE_MS * line_hits.get(c, 0) / nref
+        return find_ms / advance + LINE_MS * line_hits.get(c, 0) / nref
 
     cost = {c: cost_of(c) for c in cover}
     left = set(range(len(literals)))
@@ -170,7 +174,6 @@ def reduce_text(text: str) -> str:
 Entry = tuple[int, int, Pattern, int]
 PATTERN, ANTI, CONTEXT = 0, 1, 2
 Plan = tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]
-CTX = 1 << 20        # needle ids of the context plan start here (anchors < CTX, markers < 0)
 CTX_LINES = 8        # lines per context needle and block handed to the regexes (presence only)
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
@@ -200,18 +203,28 @@ class Scanner:
                     target = self.by_literal if kind < CONTEXT else self.ctx_by_literal
                     for lit in lits:
                         target.setdefault(lit, []).append(entry)
-        self.plan = self._plan(self.by_literal)
+        # needle id -> (literal, entries) pairs; markers have negative ids. Four plans: for
+        # patterns and for contexts (which only need to be seen once per text), each for a
+        # search of a block's distinct lines and for a direct search of the whole block.
+        self.needles: list[tuple[tuple[str, tuple[Entry, ...]], ...]] = []
+        self.plans: dict[tuple[bool, bool], list[tuple[bytes, int]]] = {}
+        for ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
+            for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
+                needles = []
+                for anchor, lits in self._plan(table, weight):
+                    needles.append((anchor, len(self.needles)))
+                    self.needles.append(lits)
+                self.plans[ctx, direct] = needles
+        self.plan = [(anchor, self.needles[ni]) for anchor, ni in self.plans[False, False]]
         self.anchors = {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
                         for a, lits in self.plan}
-        # contexts only need to be seen once per text: their own, separate plan
-        self.ctx_plan = self._plan(self.ctx_by_literal)
         self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
                              for text, sink in MARKERS)
 
-    def _plan(self, by_literal: dict[str, list[Entry]]) -> list[Plan]:
+    def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
         reduced = {lit: reduce_text(lit) for lit in by_literal}
-        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures)
+        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures, find_ms)
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
             covered = set(rlits)
@@ -277,11 +290,12 @@ class _State:
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
         distinct = set(lines)
-        # line index in the block -> needle indices
-        hit_lines = self._find(red, lines, distinct, self._needles(), all_lines=True)
-        ctx = self._ctx_needles()
+        direct = len(distinct) * DISTINCT_RATIO > len(lines)  # few repeats: search the block
+        # line index in the block -> needle ids
+        hit_lines = self._find(red, lines, distinct, self._needles(direct), direct, True)
+        ctx = self._ctx_needles(direct)
         if ctx:
-            for k, nis in self._find(red, lines, distinct, ctx, all_lines=False).items():
+            for k, nis in self._find(red, lines, distinct, ctx, direct, False).items():
                 hit_lines.setdefault(k, set()).update(nis)
         if not hit_lines:
             return
@@ -297,32 +311,29 @@ class _State:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                plan = self.s.ctx_plan[ai - CTX] if ai >= CTX else self.s.plan[ai]
-                for lit, ents in plan[1]:
+                for lit, ents in self.s.needles[ai]:
                     if lit in low:
                         entries.extend(ents)
             if entries:
                 self._match(first_line + k, text, entries,
                             lambda start=start: line_at.above(start))
 
-    def _needles(self) -> list[tuple[bytes, int]]:
-        """Anchors (index >= 0) and the structural markers still wanted (~index)."""
-        out = [(anchor, ai) for ai, (anchor, _) in enumerate(self.s.plan)]
+    def _needles(self, direct: bool) -> list[tuple[bytes, int]]:
+        """Pattern anchors and the structural markers still wanted (negative ids)."""
+        out = list(self.s.plans[False, direct])
         out += [(needle, ~mi) for mi, (needle, _, sink) in enumerate(self.s.markers)
                 if len(self.sinks[sink]) < MAX_MARKERS]
         return out
 
-    def _ctx_needles(self) -> list[tuple[bytes, int]]:
+    def _ctx_needles(self, direct: bool) -> list[tuple[bytes, int]]:
         """Context anchors whose regexes have not all been seen yet (presence is enough)."""
-        out = []
-        for ci, (anchor, lits) in enumerate(self.s.ctx_plan):
-            if any(kind - CONTEXT not in self.sig_hits[i].context_seen
-                   for _, ents in lits for _, i, _, kind in ents):
-                out.append((anchor, CTX + ci))
-        return out
+        return [(anchor, ni) for anchor, ni in self.s.plans[True, direct]
+                if any(kind - CONTEXT not in self.sig_hits[i].context_seen
+                       for _, ents in self.s.needles[ni] for _, i, _, kind in ents)]
 
     def _find(self, red: bytes, lines: list[bytes], distinct: set[bytes],
-              needles: list[tuple[bytes, int]], all_lines: bool) -> dict[int, set[int]]:
+              needles: list[tuple[bytes, int]], direct: bool, all_lines: bool
+              ) -> dict[int, set[int]]:
         """Which needles each line of the block holds: ``{line index: {needle index}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
@@ -333,7 +344,7 @@ class _State:
         directly. ``all_lines=False`` (context needles, which only need to be seen once) keeps
         the first line of each distinct shape, at most CTX_LINES per needle.
         """
-        if len(distinct) * DISTINCT_RATIO > len(lines):
+        if direct:
             found = _by_line(red, _occurrences(red, needles))
             if not all_lines:
                 kept: dict[int, set[int]] = {}
@@ -517,15 +528,16 @@ class _LineReader:
         return self(self.data.rfind(b"\n", 0, start - 1) + 1)
 
 
-def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...]
-                    ) -> dict[str, tuple[str, ...]]:
+def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
+                    find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
     from envdoctor.engine.loader import cached_json
-    key = [ANCHOR_MIN, ANCHOR_MAX, FIND_MS, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
+    key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), literals]
     anchors, _ = cached_json(
         "anchors", key,
-        lambda: {k: list(v) for k, v in choose_anchors(literals, _reference(signatures)).items()},
+        lambda: {k: list(v) for k, v in
+                 choose_anchors(literals, _reference(signatures), find_ms).items()},
         lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()))
     return {k: tuple(v) for k, v in anchors.items()}
 
