@@ -206,7 +206,11 @@ def render_signature_doc(sig: Any) -> str:
         out += [f"  {p.source}" for p in sig.anti_patterns]
     if sig.conditions:
         out += ["Sharpened by facts:"]
-        out += [f"  when {c.when_source}: {c.note}" for c in sig.conditions]
+        out += [f"  when {c.when_source}: {c.note}"
+                + (f" [category: {c.category}]" if c.category else "") for c in sig.conditions]
+    if sig.contexts:
+        out += ["Changed by other lines of the same text:"]
+        out += [f"  {_context_doc(c)}" for c in sig.contexts]
     out += ["", "References:"] + [f"  {r}" for r in sig.references]
     sources = sorted({e.source for e in sig.examples if e.matches})
     out += [f"Examples: {sum(e.matches for e in sig.examples)} matching, "
@@ -214,6 +218,21 @@ def render_signature_doc(sig: Any) -> str:
     out += [f"  {s}" for s in sources]
     out.append(f"File: {sig.path}")
     return "\n".join(out) + "\n"
+
+
+def _context_doc(ctx: Any) -> str:
+    """One ``[[context]]`` in words: when it applies, then what it does."""
+    when = []
+    if ctx.text:
+        when.append("with " + " or ".join(repr(p.source) for p in ctx.text))
+    if ctx.absent:
+        when.append("without " + " or ".join(repr(p.source) for p in ctx.absent))
+    then = ["not claimed"] if ctx.drop else []
+    then += [f"category {ctx.category}"] if ctx.category else []
+    then += [f"rank {ctx.rank:+d}"] if ctx.rank else []
+    then += ["framework-specific fix"] if ctx.fix else []
+    then += [ctx.note] if ctx.note else []
+    return f"{'; '.join(when)}: {'; '.join(then) or 'noted'}"
 
 
 def render_check_doc(check: Any) -> str:
