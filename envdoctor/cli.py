@@ -51,6 +51,7 @@ cli.add_lazy("explain", "envdoctor.commands.explain:explain")
 cli.add_lazy("report", "envdoctor.commands.report_cmd:report")
 cli.add_lazy("diff", "envdoctor.commands.diff_cmd:diff")
 cli.add_lazy("suggest", "envdoctor.commands.suggest_cmd:suggest")
+cli.add_lazy("fleet", "envdoctor.commands.fleet_cmd:fleet")
 
 
 def main(argv: list[str] | None = None) -> None:

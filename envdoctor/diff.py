@@ -6,14 +6,15 @@ frameworks read …), each with a weight per kind of change: a new driver branch
 outweighs a patch release. Then the rules run on both snapshots; a finding present on one
 side only is attached to the difference that explains it (its evidence names a value that
 changed, else it concerns the same area), and such a difference ranks above every difference
-without one, errors first. Weights are judgement, written once here; findings are knowledge,
-from rules/.
+without one, errors first. Weights are judgement, kept as data in rules/diff.toml; findings
+are knowledge, from rules/.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -22,21 +23,39 @@ from envdoctor.engine.findings import Finding
 from envdoctor.facts import Facts, Status
 from envdoctor.versions import DisplayVersion
 
-# change level -> weight for each aspect kind: (major, minor, patch). "major" also covers a
-# value appearing or disappearing; for Python "minor" is the ABI-breaking step (3.10 -> 3.11).
-FRAMEWORK = (85, 80, 35)
-ENV_WEIGHTS = {"CUDA_VISIBLE_DEVICES": 60, "NVIDIA_VISIBLE_DEVICES": 55, "KERAS_BACKEND": 55,
-               "PYTORCH_CUDA_ALLOC_CONF": 50, "XLA_FLAGS": 50, "LD_LIBRARY_PATH": 50,
-               "LD_PRELOAD": 50, "XLA_PYTHON_CLIENT_PREALLOCATE": 45,
-               "XLA_PYTHON_CLIENT_MEM_FRACTION": 45, "CUDA_HOME": 40, "CUDA_PATH": 40,
-               "CUDA_DEVICE_ORDER": 40, "TF_FORCE_GPU_ALLOW_GROWTH": 40}
-ENV_PREFIX_WEIGHTS = (("NCCL_", 40), ("XLA_", 45), ("TF_", 35), ("PYTORCH_", 40),
-                      ("TORCH_", 30), ("JAX_", 35))
-KEY_PACKAGES = {"numpy": (80, 30, 10), "nvidia-cudnn-cu12": (80, 50, 20),
-                "nvidia-cudnn-cu11": (80, 50, 20), "nvidia-cudnn-cu13": (80, 50, 20),
-                "nvidia-nccl-cu12": (75, 45, 20), "nvidia-nccl-cu13": (75, 45, 20),
-                "nvidia-cuda-runtime-cu12": (70, 45, 15), "nvidia-cublas-cu12": (60, 40, 15),
-                "protobuf": (40, 20, 5), "ml-dtypes": (45, 25, 5), "triton": (60, 45, 15)}
+# How much each difference matters is judgement kept as data: rules/diff.toml.
+FRAMEWORK_KEYS = ("torch", "tensorflow", "jax", "jaxlib")
+
+
+@lru_cache(maxsize=1)
+def weights() -> dict[str, Any]:
+    """rules/diff.toml, parsed (through the rules cache)."""
+    from envdoctor.engine.loader import load_file_cached
+    return load_file_cached("diff")
+
+
+def weight_of(key: str) -> tuple[int, int, int]:
+    """[major, minor, patch] weights of the difference ``key`` (``nvidia.driver``,
+    ``pkg.numpy``, ``env.XLA_FLAGS``, ``probe.nvidia``)."""
+    w = weights()
+    if key in FRAMEWORK_KEYS:
+        return tuple(w["framework"])  # type: ignore[return-value]
+    if key in w.get("aspect", {}):
+        return tuple(w["aspect"][key])  # type: ignore[return-value]
+    kind, _, name = key.partition(".")
+    if kind == "pkg":
+        return tuple(w.get("packages", {}).get(name, w["package"]))  # type: ignore[return-value]
+    if kind == "env":
+        by_name = w.get("env_vars", {})
+        value = by_name[name] if name in by_name else next(
+            (v for prefix, v in w.get("env_prefixes", {}).items() if name.startswith(prefix)),
+            w["env"])
+        return (value, 0, 0)
+    if kind == "probe":
+        return tuple(w["probe"])  # type: ignore[return-value]
+    return (20, 0, 0)
+
+
 # finding area -> difference areas it can explain
 AREA_ALIASES = {"gpu": ("driver", "gpu"), "driver": ("driver", "gpu"), "env": ("env",),
                 "python": ("python",), "host": ("host",)}
@@ -100,103 +119,89 @@ def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int]
     """key -> (label, area, value, weights, kind) where kind is "version" or "value"."""
     out: dict[str, tuple[str, str, Any, tuple[int, int, int], str]] = {}
 
-    def put(key: str, label: str, area: str, value: Any, weights: tuple[int, int, int],
-            kind: str = "version") -> None:
-        out[key] = (label, area, value, weights, kind)
+    def put(key: str, label: str, area: str, value: Any, kind: str = "version") -> None:
+        out[key] = (label, area, value, weight_of(key), kind)
 
     nv = facts.nvidia
     if nv.probe.status.known:
-        put("nvidia.driver", "NVIDIA driver (branch = major)", "driver", nv.driver_version,
-            (100, 45, 30))
-        put("nvidia.cuda", "CUDA the driver supports", "driver", nv.cuda_driver_version,
-            (95, 60, 20))
+        put("nvidia.driver", "NVIDIA driver (branch = major)", "driver", nv.driver_version)
+        put("nvidia.cuda", "CUDA the driver supports", "driver", nv.cuda_driver_version)
         names = Counter(g.name for g in nv.gpus)
         put("gpu.model", "GPU model", "gpu",
-            ", ".join(f"{n} ×{c}" for n, c in sorted(names.items())) or None, (70, 0, 0),
+            ", ".join(f"{n} ×{c}" for n, c in sorted(names.items())) or None,
             "value")
-        put("gpu.count", "GPU count", "gpu", str(nv.gpu_count), (65, 0, 0), "value")
+        put("gpu.count", "GPU count", "gpu", str(nv.gpu_count), "value")
         ccs = sorted({str(g.cc) for g in nv.gpus if g.cc is not None})
-        put("gpu.cc", "GPU compute capability", "gpu", ", ".join(ccs) or None, (68, 0, 0),
+        put("gpu.cc", "GPU compute capability", "gpu", ", ".join(ccs) or None,
             "value")
         mig = sorted({str(g.mig_mode) for g in nv.gpus if g.mig_mode is not None})
-        put("gpu.mig", "MIG mode", "gpu", ", ".join(mig) or None, (55, 0, 0), "value")
+        put("gpu.mig", "MIG mode", "gpu", ", ".join(mig) or None, "value")
     fw = facts.frameworks
     if fw.probe.status.known:
         t = fw.torch
-        put("torch", "PyTorch", "torch", t.version if t else None, FRAMEWORK)
+        put("torch", "PyTorch", "torch", t.version if t else None)
         put("torch.cuda", "PyTorch CUDA build", "torch",
-            (t.cuda or (f"ROCm {t.hip}" if t.hip else "cpu")) if t else None, (88, 70, 20),
+            (t.cuda or (f"ROCm {t.hip}" if t.hip else "cpu")) if t else None,
             "value" if t and not t.cuda else "version")
         tf = fw.tensorflow
-        put("tensorflow", "TensorFlow", "tensorflow", tf.version if tf else None, FRAMEWORK)
+        put("tensorflow", "TensorFlow", "tensorflow", tf.version if tf else None)
         put("tensorflow.dist", "TensorFlow distribution", "tensorflow",
-            tf.distribution if tf else None, (75, 0, 0), "value")
+            tf.distribution if tf else None, "value")
         put("tensorflow.cuda", "TensorFlow CUDA build", "tensorflow",
-            tf.cuda if tf and tf.is_cuda_build else ("cpu" if tf else None), (88, 70, 20),
+            tf.cuda if tf and tf.is_cuda_build else ("cpu" if tf else None),
             "version" if tf and tf.is_cuda_build else "value")
         put("tensorflow.cudnn", "TensorFlow cuDNN build", "tensorflow",
-            tf.cudnn if tf else None, (80, 50, 10))
+            tf.cudnn if tf else None)
         j = fw.jax
-        put("jax", "JAX", "jax", j.version if j else None, FRAMEWORK)
-        put("jaxlib", "jaxlib", "jax", j.jaxlib if j else None, FRAMEWORK)
+        put("jax", "JAX", "jax", j.version if j else None)
+        put("jaxlib", "jaxlib", "jax", j.jaxlib if j else None)
         put("jax.plugins", "JAX GPU plugins", "jax",
-            ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "none" if j else None,
-            (85, 0, 0), "value")
+            ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "none" if j else None, "value")
         k = fw.keras
-        put("keras", "Keras", "keras", k.version if k else None, (70, 50, 20))
-        put("keras.backend", "Keras backend", "keras", k.backend if k else None, (70, 0, 0),
+        put("keras", "Keras", "keras", k.version if k else None)
+        put("keras.backend", "Keras backend", "keras", k.backend if k else None,
             "value")
     libs = facts.libraries
     pk = facts.packages
-    for name, label, weights in (("cudnn", "cuDNN", (80, 50, 20)),
-                                 ("nccl", "NCCL", (75, 45, 20)),
-                                 ("cublas", "cuBLAS", (60, 40, 15))):
+    for name, label in (("cudnn", "cuDNN"), ("nccl", "NCCL"), ("cublas", "cuBLAS")):
         if libs.probe.status.known:
             versions = sorted({lib.version for lib in libs.named(name) if lib.version})
             put(f"lib.{name}", f"{label} (system)", name if name != "cublas" else "cuda",
-                versions[-1] if versions else None, weights)
+                versions[-1] if versions else None)
     cu = facts.cuda
     if cu.probe.status.known:
-        put("cuda.nvcc", "CUDA toolkit (nvcc on PATH)", "cuda", cu.nvcc_version, (70, 45, 20))
+        put("cuda.nvcc", "CUDA toolkit (nvcc on PATH)", "cuda", cu.nvcc_version)
         put("cuda.toolkits", "CUDA toolkits installed", "cuda",
-            ", ".join(str(v) for v in cu.versions) or None, (40, 0, 0), "value")
+            ", ".join(str(v) for v in cu.versions) or None, "value")
     h = facts.host
     if h.probe.status.known:
-        put("python", "Python", "python", h.python_version, (90, 75, 10))
-        put("host.arch", "CPU architecture", "host", h.arch or None, (90, 0, 0), "value")
-        put("host.os", "Operating system", "host", h.os or None, (60, 0, 0), "value")
-        put("host.glibc", "glibc", "host", h.glibc.partition("-")[2] or h.glibc or None,
-            (40, 40, 5))
-        put("host.distro", "Distribution", "host", h.distro or None, (25, 0, 0), "value")
-        put("host.kernel", "Kernel", "host", h.kernel or None, (15, 0, 0), "value")
-        put("host.container", "Container", "host", h.container or "none", (30, 0, 0), "value")
-        put("host.wsl", "WSL", "host", str(h.wsl) if h.wsl else None, (30, 0, 0), "value")
+        put("python", "Python", "python", h.python_version)
+        put("host.arch", "CPU architecture", "host", h.arch or None, "value")
+        put("host.os", "Operating system", "host", h.os or None, "value")
+        put("host.glibc", "glibc", "host", h.glibc.partition("-")[2] or h.glibc or None)
+        put("host.distro", "Distribution", "host", h.distro or None, "value")
+        put("host.kernel", "Kernel", "host", h.kernel or None, "value")
+        put("host.container", "Container", "host", h.container or "none", "value")
+        put("host.wsl", "WSL", "host", str(h.wsl) if h.wsl else None, "value")
         missing_simd = [f for f in ("avx", "avx2", "fma") if f not in h.cpu_flags]
         put("host.simd", "CPU SIMD flags missing", "host", ", ".join(missing_simd) or "none",
-            (50, 0, 0), "value")
+            "value")
         if h.shm_total_gb is not None:
             put("host.shm", "/dev/shm size (GiB, rounded)", "host",
-                str(round(h.shm_total_gb)), (20, 0, 0), "value")
+                str(round(h.shm_total_gb)), "value")
     if pk.probe.status.known:
         for d in pk.distributions:
             if d.name in ("torch", "tensorflow", "tensorflow-cpu", "jax", "jaxlib", "keras"):
                 continue  # covered by the framework aspects
-            put(f"pkg.{d.name}", f"package {d.name}", "python", d.version,
-                KEY_PACKAGES.get(d.name, (25, 15, 5)))
+            put(f"pkg.{d.name}", f"package {d.name}", "python", d.version)
     if facts.env.probe.status.known:
         for name, value in facts.env.vars.items():
-            put(f"env.{name}", f"${name}", "env", value, (_env_weight(name), 0, 0), "value")
+            put(f"env.{name}", f"${name}", "env", value, "value")
     for section in ("host", "nvidia", "cuda", "libraries", "packages", "frameworks", "env"):
         status = getattr(facts, section).probe.status
         put(f"probe.{section}", f"{section} probe status", "probe",
-            status.value if status is not Status.OK else None, (10, 0, 0), "value")
+            status.value if status is not Status.OK else None, "value")
     return out
-
-
-def _env_weight(name: str) -> int:
-    if name in ENV_WEIGHTS:
-        return ENV_WEIGHTS[name]
-    return next((w for prefix, w in ENV_PREFIX_WEIGHTS if name.startswith(prefix)), 20)
 
 
 def differences(a: Facts, b: Facts) -> list[Difference]:
@@ -322,3 +327,13 @@ def render_text(result: dict[str, Any], name_a: str, name_b: str) -> str:
             lines += ["", f"Findings only in {side.upper()} (not tied to one difference):"]
             lines += [f"  {f['severity'].upper()} {f['code']} {f['title']}" for f in rest]
     return "\n".join(lines) + "\n"
+
+
+def render_document(doc: dict[str, Any], color: bool = False) -> str:
+    """The renderer registry's ("diff", "text"): ``doc`` is ``{"a": name, "b": name, **result}``."""
+    return render_text(doc, doc["a"], doc["b"])
+
+
+def render_json(doc: dict[str, Any], color: bool = False) -> str:
+    import json
+    return json.dumps(doc, indent=2) + "\n"

@@ -1,15 +1,26 @@
-"""probes -> facts -> rules -> findings: the flow that `check` and later commands share."""
+"""probes -> facts -> rules -> findings -> report: the one flow every command runs.
+
+``collect`` gets the facts (probe this machine, replay a saved snapshot, or parse a pasted
+report) and runs the live workers and smoke kernels on them; ``build`` owns everything after:
+rules, then the policy, then the summary and the smoke block, then redaction, and returns the
+report frozen. ``check`` and ``report`` are ``build(collect(...))`` with different renderers;
+nothing after ``build`` changes the report.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from envdoctor import engine
-from envdoctor.engine.loader import RuleFileError
 from envdoctor.errors import BadInput, reading
 from envdoctor.facts import Facts, FactsError
 from envdoctor.outputs.report import Report
+
+if TYPE_CHECKING:
+    from envdoctor.engine.checks import Check
+    from envdoctor.gate.policy import Policy
 
 
 def load_facts_file(path: str) -> Facts:
@@ -27,18 +38,118 @@ def load_facts_file(path: str) -> Facts:
     return facts
 
 
+def saved_smoke(path: str) -> dict[str, Any] | None:
+    """The ``smoke`` block of a saved `check --format json` output, if the file is one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    smoke = data.get("smoke") if isinstance(data, dict) else None
+    return smoke if isinstance(smoke, dict) else None
+
+
 def _stdin() -> str:
     import sys
     return sys.stdin.read()
 
 
-def load_checks() -> list[engine.Check]:
+def load_checks() -> list[Check]:
+    from envdoctor.engine import checks
+    from envdoctor.engine.loader import RuleFileError
     try:
-        return engine.load_checks()
+        return checks.load_checks()
     except RuleFileError as exc:
         raise BadInput(f"invalid rule file: {exc}") from None
 
 
+class _Preload:
+    """Load the checks in a thread while the probes wait on their subprocesses (nvcc,
+    ldconfig): the import and the cache read overlap with I/O instead of following it.
+    The result (or the error) is handed over on ``get``, so nothing changes but the time."""
+
+    def __init__(self) -> None:
+        import threading
+        self.box: dict[str, Any] = {}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.box["checks"] = load_checks()
+        except BaseException as exc:  # handed to the main thread by get()
+            self.box["error"] = exc
+
+    def get(self) -> list[Check]:
+        self.thread.join()
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["checks"]
+
+
+# ---------------------------------------------------------------------------- collect
+def collect(*, report_file: str | None = None, facts_file: str | None = None,
+            live: bool = False, frameworks: str | None = None, timeout: float | None = None,
+            suite: str = "quick", smoke: bool = True) -> Facts:
+    """The facts of one run: a pasted report, a saved snapshot, or this machine's probes
+    (then, with ``live``, the framework workers and smoke kernels too)."""
+    if report_file and facts_file:
+        raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
+    if report_file:
+        from envdoctor.parsers import load_report_file
+        return load_report_file(report_file)
+    if facts_file:
+        return load_facts_file(facts_file)
+    from envdoctor.probes import collect as probe
+    if not live:
+        return probe()
+
+    from envdoctor.live.cli import live_options, run_for_check
+    options = live_options(frameworks, timeout)  # a bad --framework: exit 2 before probing
+    return run_for_check(probe(), options, suite, smoke)
+
+
+# ---------------------------------------------------------------------------- build
+def preload_checks() -> _Preload:
+    """Start loading the checks now (pass the result to ``build(checks=...)``)."""
+    return _Preload()
+
+
+def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
+          policy: Policy | None = None, redact: bool = False,
+          extra: Mapping[str, Any] | None = None,
+          checks: Sequence[Check] | _Preload | None = None) -> Report:
+    """The report, built once and frozen, in this order: checks -> smoke block -> policy
+    (requirements, ignores) -> findings and summary -> redaction.
+
+    ``extra`` holds blocks a caller already has (the ``smoke`` block of a replayed check
+    JSON); the run's own smoke results win over it.
+    """
+    from envdoctor.engine import checks as engine
+    blocks: dict[str, Any] = dict(extra or {})
+    more_areas = []
+    if facts.live:
+        from envdoctor.live import smoke_report
+        from envdoctor.live.cli import smoke_areas
+        own = smoke_report(facts)
+        if own or "smoke" not in blocks:
+            blocks["smoke"] = own
+        more_areas = smoke_areas(facts)
+    if isinstance(checks, _Preload):
+        checks = checks.get()
+    results = engine.evaluate(facts, list(checks) if checks is not None else load_checks(),
+                              intent)
+    if policy is not None and not policy.empty:
+        from envdoctor.gate.policy import judge
+        results, block = judge(policy, facts, results, blocks)
+        blocks["policy"] = block
+    report = Report.build(facts, results, engine.findings_of(results), intent, fail_on,
+                          extra=blocks, more_areas=more_areas)
+    if redact:
+        from envdoctor.outputs.redact import redact_report
+        report = redact_report(report)
+    return report
+
+
 def diagnose(facts: Facts, intent: str = "auto", fail_on: str = "error") -> Report:
-    results = engine.evaluate(facts, load_checks(), intent)
-    return Report.build(facts, results, engine.findings_of(results), intent, fail_on)
+    """The report of the checks alone (no policy, no redaction): for tests and ``diff``."""
+    return build(facts, intent=intent, fail_on=fail_on)

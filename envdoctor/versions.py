@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 
 class DisplayVersion(Version):
@@ -39,3 +39,28 @@ def canonical_name(name: str) -> str:
     `check --static`). Spec: https://peps.python.org/pep-0503/#normalized-names
     """
     return _SEPARATORS.sub("-", name).lower()
+
+
+_CU_TAG = re.compile(r"^cu(\d{2,4})$")
+
+
+def cuda_of_tag(tag: object) -> Version | None:
+    """The CUDA version a wheel tag names: ``cu124`` -> 12.4, ``cu92`` -> 9.2, ``cu130`` ->
+    13.0; None for ``cpu``, ``rocm6.2``, a git hash or anything else. The one parser of
+    ``cuNNN`` tags (local version labels, index URLs, matrix cells)."""
+    m = _CU_TAG.match(str(tag or "").strip().lower())
+    if not m:
+        return None
+    digits = m.group(1)
+    return Version(f"{digits[:-1]}.{digits[-1]}")
+
+
+def tag_of_cuda(cuda: object) -> str | None:
+    """``12.4`` (or 12.4.131) -> ``cu124``: the wheel tag of a CUDA series."""
+    if cuda is None:
+        return None
+    try:
+        v = cuda if isinstance(cuda, Version) else Version(str(cuda).strip())
+    except InvalidVersion:
+        return None
+    return f"cu{v.major}{v.minor}"

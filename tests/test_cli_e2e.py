@@ -18,6 +18,7 @@ from conftest import REPO, run_cli
 
 from envdoctor import __version__
 from envdoctor.facts import SCHEMA_VERSION
+from envdoctor.outputs.report import REPORT_SCHEMA_VERSION
 
 
 def _torch_version() -> str | None:
@@ -64,7 +65,8 @@ def test_check_reports_this_machine(live_json):
     assert nvidia["probe"]["status"] == "not_found"
     assert nvidia["driver_version"] is None and nvidia["gpus"] == []
     assert not nvidia["pci_devices"]
-    assert live_json["schema_version"] == SCHEMA_VERSION
+    assert live_json["schema_version"] == REPORT_SCHEMA_VERSION
+    assert live_json["facts_schema_version"] == live_json["facts"]["schema_version"] == SCHEMA_VERSION
     assert live_json["envdoctor_version"] == __version__
     # a toolkit without a driver on a GPU-less machine is an info line, never worse
     assert ("CUDA001", "info") in _codes(live_json)
@@ -150,7 +152,7 @@ def _bad(tmp_path: Path, kind: str) -> str:
 
 @pytest.mark.parametrize("kind,says", [
     ("missing", "no such file"), ("directory", "directory"), ("invalid", "not valid JSON"),
-    ("binary", "bad.json"), ("list", "JSON object"), ("schema", "schema_version 42"),
+    ("binary", "bad.json"), ("list", "JSON object"), ("schema", f"schema_version {SCHEMA_VERSION + 41}"),
     ("empty", "not valid JSON"), ("shape", "gpus"),
 ])
 def test_bad_facts_file_is_one_line_and_exit_2(tmp_path, kind, says):

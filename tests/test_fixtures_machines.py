@@ -14,6 +14,7 @@ import pytest
 
 from envdoctor import pipeline
 from envdoctor.cli import main
+from envdoctor.facts import SCHEMA_VERSION
 
 FOLDER = Path(__file__).parent / "fixtures" / "machines"
 NAMES = sorted(p.name[: -len(".expected.json")] for p in FOLDER.glob("*.expected.json"))
@@ -33,7 +34,7 @@ def test_there_are_enough_machines():
 def test_machine_yields_exactly_its_findings(name):
     want = expected(name)
     facts = pipeline.load_facts_file(str(FOLDER / f"{name}.json"))
-    assert facts.schema_version == 1
+    assert facts.schema_version == SCHEMA_VERSION
     report = pipeline.diagnose(facts, intent=want["intent"])
     assert sorted(f.code for f in report.findings) == sorted(want["codes"])
 

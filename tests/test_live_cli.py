@@ -12,12 +12,18 @@ from dataclasses import replace
 
 import pytest
 
-from envdoctor.engine.knowledge.live import gpu_blind
+from envdoctor.engine.expr import UNKNOWN
+from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts, Gpu, LiveDevice, LiveFramework, NvidiaFacts, ProbeInfo, Status
 from envdoctor.live import installed, select
 from tests.conftest import REPO, run_cli
 
 FRAMEWORKS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
+
+
+def gpu_blind(facts):
+    """``live_gpu_blind()`` as a rule calls it, on one snapshot."""
+    return names_for(facts)["live_gpu_blind"]()
 
 
 def test_unknown_framework_is_a_usage_error():
@@ -83,4 +89,4 @@ def test_gpu_blind_names_the_reason():
     assert "CUDA_VISIBLE_DEVICES=''" in gpu_blind(hidden)[0]
     seen = _gpu_box(build="cuda", devices=(LiveDevice(kind="cuda", name="NVIDIA L4"),))
     assert gpu_blind(seen) == []
-    assert gpu_blind(Facts()) is None  # no worker ran: unknown, not "fine"
+    assert gpu_blind(Facts()) is UNKNOWN  # no worker ran: unknown, not "fine"

@@ -112,7 +112,11 @@ def test_collect_env_1x_quoted_multiline_gpus_windows():
     assert facts.libraries.named("cudnn")[0].version == Version("7")
 
 
-def test_collect_env_no_cuda_means_no_driver_but_rocm_does_not():
+def test_collect_env_could_not_collect_is_not_observed_except_on_macos():
+    """"Could not collect" is a failed nvidia-smi call, not an absent driver (issue 10); macOS
+    has had no NVIDIA CUDA driver since CUDA 10.2."""
+    linux = parse_text(report("024"))
+    assert linux.nvidia.probe.status is Status.UNKNOWN and linux.host.os == "Linux"
     mac = parse_text(report("028"))
     assert mac.nvidia.probe.status is Status.NOT_FOUND and mac.host.os == "Darwin"
     assert mac.frameworks.torch.cuda is None

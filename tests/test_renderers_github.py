@@ -21,7 +21,7 @@ def test_one_annotation_per_finding_then_folded_text():
     facts = pipeline.load_facts_file(str(FIX / "h100-driver-470.json"))
     gate = policy.parse_policy({"require": ["driver>=550", "smoke=torch"]}, "envdoctor.toml")
     report = policy.apply(pipeline.diagnose(facts), gate)
-    lines = render("github", report).splitlines()
+    lines = render("check", "github", report).splitlines()
     notes = [ln for ln in lines if ln.startswith(("::error ", "::warning ", "::notice "))]
     assert len(notes) == len(report.findings)
     req = next(ln for ln in notes if "REQ004" in ln)

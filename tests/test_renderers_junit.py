@@ -22,7 +22,7 @@ def _report(fail_on: str = "error"):
 
 def test_one_case_per_check_failures_skips_and_counts():
     report = _report()
-    root = ET.fromstring(render("junit", report))
+    root = ET.fromstring(render("check", "junit", report))
     suite = root.find("testsuite")
     cases = suite.findall("testcase")
     assert len(cases) == len(report.results) == int(suite.get("tests"))
@@ -43,7 +43,7 @@ def test_one_case_per_check_failures_skips_and_counts():
 
 
 def test_findings_below_fail_on_pass_with_output():
-    strict, lax = (ET.fromstring(render("junit", _report(f))).find("testsuite")
+    strict, lax = (ET.fromstring(render("check", "junit", _report(f))).find("testsuite")
                    for f in ("warning", "never"))
     assert int(lax.get("failures")) == 0
     assert int(strict.get("failures")) >= 2

@@ -25,7 +25,7 @@ def test_cells_stay_on_one_line_and_escape_pipes():
 
 def test_summary_has_areas_requirements_and_findings():
     report = _report()
-    text = render("markdown", report)
+    text = render("check", "markdown", report)
     assert text.startswith("## ❌ envdoctor check: FAIL")
     assert "| `driver>=550` | ❌ not met | driver 470.256.02 |" in text
     assert "| `gpus>=8` | ✅ met | 8 NVIDIA GPU(s) |" in text
@@ -35,9 +35,11 @@ def test_summary_has_areas_requirements_and_findings():
 
 
 def test_bug_report_adds_facts_smoke_and_snapshot():
-    report = _report()
-    report.extra["smoke"] = {"torch": {"status": "failed", "device": "cuda:0", "steps": [
+    smoke = {"torch": {"status": "failed", "device": "cuda:0", "steps": [
         {"name": "matmul", "status": "failed", "detail": "CUDA driver version is insufficient"}]}}
+    facts = pipeline.load_facts_file(str(FIX / "h100-driver-470.json"))
+    gate = policy.parse_policy({"require": ["driver>=550", "gpus>=8"]}, "envdoctor.toml")
+    report = pipeline.build(facts, policy=gate, extra={"smoke": smoke})
     text = render_bug_report(report)
     assert "| torch | failed | cuda:0 | matmul: failed CUDA driver version is insufficient |" \
         in text

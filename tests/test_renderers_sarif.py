@@ -36,7 +36,7 @@ def test_sarif_validates_and_carries_every_finding(source):
     facts = pipeline.load_facts_file(str(FIX / "h100-driver-470.json"))
     gate = policy.parse_policy({"require": ["driver>=550", "smoke=torch"]}, source)
     report = policy.apply(pipeline.diagnose(facts), gate)
-    log = json.loads(render("sarif", report))
+    log = json.loads(render("check", "sarif", report))
     _validate(log)
     run = log["runs"][0]
     assert [r["ruleId"] for r in run["results"]] == [f.code for f in report.findings]

@@ -13,12 +13,16 @@ from pathlib import Path
 from conftest import REPO, run_cli
 
 from envdoctor import pipeline
-from envdoctor.engine.knowledge.compat import cpu_only_frameworks_of
+from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts
 from envdoctor.outputs.redact import Redactor
 from envdoctor.outputs.summary import summarize
 
 MACHINES = REPO / "tests" / "fixtures" / "machines"
+
+
+def cpu_only_frameworks_of(facts):
+    return names_for(facts)["cpu_only_frameworks"]()
 
 
 def _one_error_line(proc) -> None:

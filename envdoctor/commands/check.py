@@ -8,7 +8,7 @@ from envdoctor import pipeline
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
-from envdoctor.outputs.renderers import RENDERERS, render
+from envdoctor.outputs.renderers import formats, render
 
 
 @click.command("check")
@@ -18,7 +18,7 @@ from envdoctor.outputs.renderers import RENDERERS, render
 @click.option("--from", "report_file", metavar="FILE|-",
               help="Diagnose someone else's environment from a pasted report "
                    "(collect_env, nvidia-smi, pip list, issue text …).")
-@click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default=None,
+@click.option("--format", "fmt", type=click.Choice(formats("check")), default=None,
               help="Output format [default: text; github under GITHUB_ACTIONS=true].")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
 @click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
@@ -51,41 +51,22 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
           frameworks: str | None = None, worker_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
-    from envdoctor.commands.report_cmd import (
-        default_format,
-        parse_report_spec,
-        prepare,
-        write_reports,
-    )
+    from envdoctor.commands._output import default_format, parse_report_spec, write_reports
     from envdoctor.gate import policy as policy_mod
-    if report_file and facts_file:
-        from envdoctor.errors import BadInput
-        raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
+
     gate = policy_mod.load(policy_file, requires)
     intent, fail_on = gate.settings(intent, fail_on)
     fmt = default_format(fmt)
     for spec in reports:
         parse_report_spec(spec)  # a wrong --report fails before any probing
-    if report_file:
-        from envdoctor.parsers import load_report_file
-        facts = load_report_file(report_file)
-    elif facts_file:
-        facts = pipeline.load_facts_file(facts_file)
-    elif static:
-        from envdoctor.probes import collect
-        facts = collect()
-    else:
-        from envdoctor.live.cli import live_options, run_for_check
-        from envdoctor.probes import collect
-        options = live_options(frameworks, worker_timeout)  # bad --framework: exit 2 first
-        facts = run_for_check(collect(), options, smoke_suite, not no_smoke)
-    report = pipeline.diagnose(facts, intent=intent, fail_on=fail_on)
-    if facts.live:
-        from envdoctor.live.cli import add_smoke
-        add_smoke(report)
-    report = prepare(policy_mod.apply(report, gate), redact=not no_redact)
+    checks = pipeline.preload_checks()  # overlaps with the probes' waiting
+    facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
+                             live=not static, frameworks=frameworks, timeout=worker_timeout,
+                             suite=smoke_suite, smoke=not no_smoke)
+    report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
+                            redact=not no_redact, checks=checks)
     write_reports(report, reports)
-    text = render(fmt, report, color=use_color(output) and fmt == "text")
+    text = render("check", fmt, report, color=use_color(output) and fmt == "text")
     if verbose and fmt == "text":
         text += "".join(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n"
                         for r in report.results)

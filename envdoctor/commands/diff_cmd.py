@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from envdoctor import pipeline
@@ -27,7 +25,8 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     Exit 0 when both files were read (whatever the differences), 2 on bad input.
     """
     from envdoctor.commands._output import emit
-    from envdoctor.diff import compare, render_text
+    from envdoctor.diff import compare
+    from envdoctor.outputs.renderers import render
 
     facts_a = pipeline.load_facts_file(file_a)
     facts_b = pipeline.load_facts_file(file_b)
@@ -38,8 +37,4 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     report_a = pipeline.diagnose(facts_a, intent=intent)
     report_b = pipeline.diagnose(facts_b, intent=intent)
     result = compare(facts_a, facts_b, report_a.findings, report_b.findings)
-    if fmt == "json":
-        text = json.dumps({"a": file_a, "b": file_b, **result}, indent=2) + "\n"
-    else:
-        text = render_text(result, file_a, file_b)
-    emit(text, output)
+    emit(render("diff", fmt, {"a": file_a, "b": file_b, **result}), output)

@@ -44,8 +44,8 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
     if facts_file and no_facts:
         raise BadInput("--facts and --no-facts exclude each other")
     ex = run(source, facts_file, no_facts, max_mb)
-    from envdoctor.explain.render import RENDERERS
-    text = RENDERERS[fmt](ex, use_color(output) and fmt == "text")
+    from envdoctor.outputs.renderers import render
+    text = render("explain", fmt, ex, use_color(output) and fmt == "text")
     if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
         from envdoctor.outputs.redact import for_data
         text = for_data({}).text(text)
@@ -172,17 +172,13 @@ def _open(source: str):
 
 
 def _code_doc(code: str) -> str:
+    """`explain CODE`: the rule's documentation, from the same printer as `rules show`."""
+    from envdoctor.engine import catalog
     from envdoctor.engine.loader import RuleFileError
-    from envdoctor.explain.render import render_check_doc, render_signature_doc
-    from envdoctor.explain.signatures import load_signatures
     try:
-        for sig in load_signatures():
-            if sig.code == code:
-                return render_signature_doc(sig)
-        from envdoctor import engine
-        for check in engine.load_checks():
-            if check.code == code:
-                return render_check_doc(check)
+        doc = catalog.find(code)
     except RuleFileError as exc:
         raise BadInput(f"invalid rule file: {exc}") from None
-    raise BadInput(f"{code}: no such signature or check code (and no such file)")
+    if doc is None:
+        raise BadInput(f"{code}: no such signature, check or requirement code (and no such file)")
+    return catalog.render(doc)

@@ -41,6 +41,58 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
+class Partial:
+    """A collection seen only in part (a pasted ``pip list`` excerpt, a jax block that lists
+    devices but no plugins): its items are observed, "and nothing else" is not.
+
+    ``any(...)`` over it is True when an observed item matches, else UNKNOWN; ``len``, ``== 0``,
+    ``not in`` and indexing are UNKNOWN; ``x in`` it is True or UNKNOWN. Made by the vocabulary
+    (``envdoctor.engine.views``) from the fact states; evidence texts show the observed items.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Iterable[Any] = ()):
+        self.items = tuple(items)
+
+    def __repr__(self) -> str:
+        return f"Partial({list(self.items)!r})"
+
+    def __bool__(self) -> bool:  # pragma: no cover - guarded by the interpreter
+        raise TypeError("a Partial has no truth value; the interpreter handles it")
+
+
+class PartialMap(dict):  # type: ignore[type-arg]
+    """A mapping seen only in part (environment variables a pasted report happens to show):
+    a key it holds is observed; a key it lacks is UNKNOWN, not "unset"."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, key, UNKNOWN)
+
+    def __repr__(self) -> str:
+        return f"PartialMap({dict.__repr__(self)})"
+
+
+def _partial_items(value: Any) -> tuple[Any, ...] | None:
+    """The observed items of a partly seen collection, else None (not partial)."""
+    if isinstance(value, Partial):
+        return value.items
+    if isinstance(value, PartialMap):
+        return tuple(value)
+    return None
+
+
+def truth(value: Any) -> Any:
+    """Three-valued truth: True, False or UNKNOWN (a partial collection is non-empty or
+    unknown, never "empty")."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    items = _partial_items(value)
+    if items is not None:
+        return True if items else UNKNOWN
+    return bool(value)
+
+
 class ExprError(ValueError):
     """An expression that is not allowed or does not parse; the message says which part."""
 
@@ -98,8 +150,10 @@ def free_names(tree: ast.Expression) -> set[str]:
 class Evaluator:
     """Interprets a compiled expression against ``names`` (variables and functions)."""
 
-    def __init__(self, names: Mapping[str, Any]):
+    def __init__(self, names: Mapping[str, Any], lenient: bool = False):
         self.names = names
+        # lenient: for evidence texts, a partial collection reads as its observed items
+        self.lenient = lenient
 
     def __call__(self, tree: ast.Expression) -> Any:
         return self.eval(tree.body, {})
@@ -119,7 +173,15 @@ class Evaluator:
             return {"True": True, "False": False, "None": None}[node.id]
         if node.id not in self.names:
             raise ExprError(f"unknown name {node.id!r}")
-        return self.names[node.id]
+        return self._settle(self.names[node.id])
+
+    def _settle(self, value: Any) -> Any:
+        if self.lenient:
+            if isinstance(value, Partial):
+                return value.items
+            if isinstance(value, PartialMap):
+                return dict(value)
+        return value
 
     def _List(self, node: ast.List, local: dict[str, Any]) -> Any:
         return [self.eval(e, local) for e in node.elts]
@@ -135,10 +197,11 @@ class Evaluator:
             return None
         if node.attr.startswith("_"):  # also enforced at compile time; defence in depth
             raise ExprError(f"private attribute {node.attr!r}")
+        if isinstance(base, Partial):
+            return UNKNOWN
         if isinstance(base, Mapping):
-            return base.get(node.attr)
-        value = getattr(base, node.attr, None)
-        return value
+            return self._settle(base.get(node.attr))
+        return self._settle(getattr(base, node.attr, None))
 
     def _Subscript(self, node: ast.Subscript, local: dict[str, Any]) -> Any:
         base = self.eval(node.value, local)
@@ -147,9 +210,13 @@ class Evaluator:
             return UNKNOWN
         if base is None:
             return None
+        if isinstance(base, Partial):
+            return UNKNOWN  # the n-th observed item is not the n-th item
         try:
-            return base[key]
-        except (KeyError, IndexError, TypeError):
+            return self._settle(base[key])
+        except KeyError:
+            return UNKNOWN if isinstance(base, PartialMap) else None
+        except (IndexError, TypeError):
             return None
 
     def _Slice(self, node: ast.Slice, local: dict[str, Any]) -> Any:
@@ -168,10 +235,14 @@ class Evaluator:
                 return None
             if node.func.attr not in _STR_METHODS:
                 raise ExprError(f"method {node.func.attr!r} is not allowed")
+            if isinstance(base, Partial):
+                return UNKNOWN
             fn = getattr(base, node.func.attr, None)
             if fn is None:
                 return None
-            return fn(*args, **kwargs)
+            if fn is UNKNOWN:  # a method over facts that were not observed
+                return UNKNOWN
+            return self._settle(fn(*args, **kwargs))
         fn = self.eval(node.func, local)
         if not callable(fn):
             raise ExprError(f"{ast.unparse(node.func)} is not a function")
@@ -188,12 +259,13 @@ class Evaluator:
         value: Any = None
         for sub in node.values:
             value = self.eval(sub, local)
-            if value is UNKNOWN:
+            decided = truth(value)
+            if decided is UNKNOWN:
                 saw_unknown = True
                 continue
-            if is_and and not value:
+            if is_and and not decided:
                 return value
-            if not is_and and value:
+            if not is_and and decided:
                 return value
         return UNKNOWN if saw_unknown else value
 
@@ -202,11 +274,12 @@ class Evaluator:
         if value is UNKNOWN:
             return UNKNOWN
         if isinstance(node.op, ast.Not):
-            return not value
+            decided = truth(value)
+            return UNKNOWN if decided is UNKNOWN else not decided
         return None if value is None else -value
 
     def _IfExp(self, node: ast.IfExp, local: dict[str, Any]) -> Any:
-        test = self.eval(node.test, local)
+        test = truth(self.eval(node.test, local))
         if test is UNKNOWN:
             return UNKNOWN
         return self.eval(node.body if test else node.orelse, local)
@@ -250,7 +323,13 @@ class _LazyGen:
             return
         if not isinstance(gen.target, ast.Name):
             raise ExprError("only `for name in …` is supported")
+        items = _partial_items(source)
+        if items is not None:
+            source = (*items, UNKNOWN)  # "and maybe more": an item nobody observed
         for item in source or ():
+            if item is UNKNOWN:
+                yield UNKNOWN
+                continue
             local = dict(self.local, **{gen.target.id: item})
             conds = [self.ev.eval(c, local) for c in gen.ifs]
             if any(c is UNKNOWN for c in conds):
@@ -281,6 +360,11 @@ def compare(op: type, left: Any, right: Any) -> Any:
     if op in (ast.In, ast.NotIn):
         if right is None:
             return op is ast.NotIn
+        items = _partial_items(right)
+        if items is not None:
+            if left in items:
+                return op is ast.In
+            return UNKNOWN
         if isinstance(right, SpecifierSet):
             left = as_version(left)
             if not isinstance(left, Version):
@@ -301,8 +385,16 @@ def compare(op: type, left: Any, right: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------- builtins
+def _values(items: Any) -> Any:
+    """Iterate a generator, a list, or a partial collection (its items, then one UNKNOWN)."""
+    if isinstance(items, _LazyGen):
+        return items.values()
+    partial = _partial_items(items)
+    return (*partial, UNKNOWN) if partial is not None else items
+
+
 def _tri_any(items: Any) -> Any:
-    values = items.values() if isinstance(items, _LazyGen) else items
+    values = _values(items)
     if values is UNKNOWN:
         return UNKNOWN
     saw_unknown = False
@@ -315,7 +407,7 @@ def _tri_any(items: Any) -> Any:
 
 
 def _tri_all(items: Any) -> Any:
-    values = items.values() if isinstance(items, _LazyGen) else items
+    values = _values(items)
     if values is UNKNOWN:
         return UNKNOWN
     saw_unknown = False
@@ -328,6 +420,8 @@ def _tri_all(items: Any) -> Any:
 
 
 def _collect(items: Any) -> Any:
+    if _partial_items(items) is not None:
+        return UNKNOWN
     values = list(items.values()) if isinstance(items, _LazyGen) else items
     if values is UNKNOWN or (isinstance(values, list) and UNKNOWN in values):
         return UNKNOWN
@@ -350,6 +444,56 @@ def _known(x: Any) -> bool:
     return x is not UNKNOWN
 
 
+def _absent(x: Any) -> Any:
+    """``absent(x)``: True only when x was looked for and is not there (None or empty, from
+    a fact that was observed); UNKNOWN when x was not observed or was seen only in part."""
+    if x is UNKNOWN:
+        return UNKNOWN
+    if isinstance(x, _LazyGen):
+        values = list(x.values())
+        seen = [v for v in values if v is not UNKNOWN]
+        if seen:
+            return False
+        return UNKNOWN if values else True
+    partial = _partial_items(x)
+    if partial is not None:
+        return False if partial else UNKNOWN
+    if x is None:
+        return True
+    if isinstance(x, (tuple, list, dict, str, set, frozenset)):
+        return len(x) == 0
+    return False
+
+
+def _present(x: Any) -> Any:
+    """``present(x)``: the three-valued opposite of ``absent(x)``."""
+    gone = _absent(x)
+    return UNKNOWN if gone is UNKNOWN else not gone
+
+
+def _first(*values: Any) -> Any:
+    """``first(a, b, …)``: the first value that is known and not None, so that what was
+    observed outranks what is inferred (``first(live_gpus(), inferred_gpus())``); UNKNOWN when
+    none is and one of them was unknown, else None."""
+    saw_unknown = False
+    for v in values:
+        if v is UNKNOWN:
+            saw_unknown = True
+        elif v is not None:
+            return v
+    return UNKNOWN if saw_unknown else None
+
+
+def _sorted(x: Any) -> Any:
+    got = _collect(x)
+    return UNKNOWN if got is UNKNOWN else sorted(got or ())
+
+
+def _set(x: Any) -> Any:
+    got = _collect(x)
+    return UNKNOWN if got is UNKNOWN else sorted(set(got or ()))
+
+
 def _major(v: Any) -> Any:
     v = as_version(v)
     return v.major if isinstance(v, Version) else None
@@ -363,7 +507,7 @@ def _minor(v: Any) -> Any:
 
 def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     values = _collect(args[0]) if len(args) == 1 else list(args)
-    if values is UNKNOWN or UNKNOWN in values:
+    if values is UNKNOWN or any(v is UNKNOWN for v in values):
         return UNKNOWN
     present = [v for v in values if v is not None]
     return pick(present) if present else None
@@ -380,6 +524,9 @@ BUILTINS: dict[str, Any] = {
     "list": _sees_unknown(_collect),
     "len": _sees_unknown(_len),
     "known": _sees_unknown(_known),
+    "absent": _sees_unknown(_absent),
+    "present": _sees_unknown(_present),
+    "first": _sees_unknown(_first),
     "min": _sees_unknown(lambda *a: _extreme(min, a)),
     "max": _sees_unknown(lambda *a: _extreme(max, a)),
     "version": as_version,
@@ -388,8 +535,8 @@ BUILTINS: dict[str, Any] = {
     "minor": _minor,
     "round": lambda x, n=0: None if x is None else round(x, n) if n else round(x),
     "str": lambda x: "" if x is None else str(x),
-    "sorted": lambda x: sorted(_collect(x)),
-    "set": lambda x: sorted(set(_collect(x) or ())),
+    "sorted": _sees_unknown(_sorted),
+    "set": _sees_unknown(_set),
 }
 
 

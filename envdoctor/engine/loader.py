@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from envdoctor.errors import BadInput
+
 
 def tomllib():
     """The TOML parser (stdlib tomllib, tomli on 3.10), imported on first use: runs that hit
@@ -37,15 +39,44 @@ class RuleFileError(ValueError):
         super().__init__(f"{path}: {field}: {message}")
 
 
+class RulesMissing(BadInput):
+    """The rules folder is missing, empty or unreadable: nothing can be judged (exit 2)."""
+
+
 def rules_dir() -> Path:
-    """The rules folder: $ENVDOCTOR_RULES, the copy inside the wheel, or the source tree's."""
+    """The rules folder: $ENVDOCTOR_RULES, the copy inside the wheel, or the source tree's.
+
+    Raises ``RulesMissing`` (one line, exit 2) when it is missing, empty or unreadable: a run
+    without rules would report a broken machine as healthy.
+    """
     override = os.environ.get("ENVDOCTOR_RULES")
     if override:
-        return Path(override)
-    shipped = PACKAGE_DIR / "_rules"
-    if shipped.is_dir():
-        return shipped
-    return PACKAGE_DIR.parent / "rules"
+        path, where = Path(override), f"ENVDOCTOR_RULES={override}"
+    else:
+        shipped = PACKAGE_DIR / "_rules"
+        path = shipped if shipped.is_dir() else PACKAGE_DIR.parent / "rules"
+        where = str(path)
+    _verify_rules(str(path), where)
+    return path
+
+
+@lru_cache(maxsize=8)
+def _verify_rules(path: str, where: str) -> None:
+    folder = Path(path)
+    try:
+        if not folder.is_dir():
+            raise RulesMissing(f"{where}: no such rules folder" if not folder.exists()
+                               else f"{where}: not a folder")
+        if not os.access(folder, os.R_OK | os.X_OK):
+            raise RulesMissing(f"{where}: the rules folder is not readable")
+        if not any((folder / kind).is_dir() for kind in ("checks", "signatures")):
+            raise RulesMissing(f"{where}: not a rules folder (it has no checks/ or signatures/)")
+        if not any((folder / "checks").glob("*/*.toml")) and \
+                not any((folder / "checks").glob("*.toml")):
+            raise RulesMissing(f"{where}: the rules folder has no checks (checks/*/*.toml)")
+    except OSError as exc:
+        raise RulesMissing(f"{where}: cannot read the rules folder: "
+                           f"{exc.strerror or exc}") from None
 
 
 def load_toml(path: Path) -> dict[str, Any]:
@@ -89,13 +120,31 @@ def cache_dir() -> Path | None:
     return Path(base) / "envdoctor"
 
 
-def file_stamps(files: list[Path]) -> list[tuple[str, int, int]] | None:
-    """(path, mtime_ns, size) of each file: a cache key that changes with any edit; None if
-    a file cannot be stat'ed (then nothing is cached)."""
+def _blake2b() -> Any:
+    """blake2b without importing hashlib (which loads OpenSSL: ~70 ms of start-up)."""
     try:
-        return [(str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()]]
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import blake2b
+    return blake2b
+
+
+def digest(data: bytes) -> str:
+    return _blake2b()(data, digest_size=16).hexdigest()
+
+
+def file_stamps(files: list[Path]) -> list[tuple[str, str]] | None:
+    """(path, digest of the file's bytes) of each file: a cache key that changes with any
+    edit of the content (not of the clock); None if a file cannot be read (then nothing is
+    cached and the loader reports the file)."""
+    try:
+        return [(str(p), digest(p.read_bytes())) for p in files]
     except OSError:
         return None
+
+
+def _seal(key_text: str, value_text: str) -> str:
+    return digest(f"{key_text}\n{value_text}".encode())
 
 
 def cached_json(kind: str, key: Any, build: Callable[[], Any],
@@ -103,24 +152,33 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     """``build()``'s JSON-able value, cached as ``<cache_dir>/<kind>-<hash>.json``; -> (value,
     from_cache).
 
-    The hash covers the envdoctor version, ``kind`` and ``key`` (JSON); key None, or caching
-    off, means build every time. ``build`` validates before anything is written, so a value
-    it raises on is never cached; ``valid`` rejects a cached value of the wrong shape (then it
-    is rebuilt). A cache that cannot be read or written only costs time. JSON, never pickle.
+    The entry is trusted only when its key (the envdoctor version, ``kind`` and ``key``: the
+    digests of the source files' bytes) equals this run's and its seal (a digest over key and
+    value) still matches: a corrupt, truncated or hand-edited entry is discarded and rebuilt,
+    never used, so editing the cache cannot change a verdict. ``build`` validates before
+    anything is written, so a value it raises on is never cached; ``valid`` rejects a value of
+    the wrong shape. A cache that cannot be read or written only costs time. JSON, never pickle.
     """
     folder = cache_dir()
     cache = None
     if folder is not None and key is not None:
         from envdoctor import __version__
         full_key = json.loads(json.dumps([__version__, kind, key]))  # as it reads back
-        # crc32 names the file (zlib is already loaded; hashlib costs ~5 ms of start-up);
-        # the full key is stored inside and compared, so a collision only costs a rebuild.
-        digest = zlib.crc32(json.dumps(full_key).encode())
-        cache = folder / f"{kind}-{digest:08x}.json"
+        # one file per kind and file list: a new content replaces the old entry
+        names = [p for p, *_ in key] if isinstance(key, list) and all(
+            isinstance(k, (list, tuple)) for k in key) else key
+        where = zlib.crc32(json.dumps([kind, names]).encode())
+        cache = folder / f"{kind}-{where:08x}.json"
+        key_text = json.dumps(full_key)
         try:
-            stored = json.loads(cache.read_text(encoding="utf-8"))
-            if stored.get("key") == full_key and (valid is None or valid(stored["value"])):
-                return stored["value"], True
+            # line 1: {"key": …, "seal": …}; the rest: the value's JSON, sealed as text
+            head, _, value_text = cache.read_text(encoding="utf-8").partition("\n")
+            stored = json.loads(head)
+            if stored.get("key") == full_key and stored.get("seal") == _seal(key_text,
+                                                                             value_text):
+                value = json.loads(value_text)
+                if valid is None or valid(value):
+                    return value, True
         except (OSError, ValueError, TypeError, AttributeError, KeyError):
             pass
     value = build()
@@ -128,7 +186,9 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"key": full_key, "value": value}), encoding="utf-8")
+            value_text = json.dumps(value)
+            head = json.dumps({"key": full_key, "seal": _seal(key_text, value_text)})
+            tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
             os.replace(tmp, cache)
         except (OSError, TypeError, ValueError):
             pass  # read-only home, or a value JSON cannot hold: build again next time
@@ -143,12 +203,14 @@ def load_tree(kind: str, root: Path | None = None) -> list[tuple[Path, dict[str,
 def load_tree_cached(kind: str, root: Path | None = None,
                      accept: Callable[[list[tuple[Path, dict[str, Any]]]], Any] | None = None
                      ) -> tuple[list[tuple[Path, dict[str, Any]]], bool]:
-    """Every TOML file of ``rules/<kind>``, parsed; cached as JSON keyed by names, sizes, mtimes.
+    """Every TOML file of ``rules/<kind>``, parsed; cached as JSON keyed by the digest of
+    every file's bytes (see ``cached_json``).
 
     tomllib is pure Python and parsing ~100 rule files (with their examples) was a third of
-    `check --static`'s wall time; JSON is parsed in C. Any change to a file changes the key; a
-    cache that cannot be read or written is ignored, and a file that fails to parse is never
-    cached, so errors always surface.
+    `check --static`'s wall time; JSON is parsed in C. Any change to a file's content changes
+    the key; a cache that cannot be read or written is ignored, and a file that fails to parse
+    is never cached, so errors always surface. ``accept`` validates the parsed files before
+    anything is cached.
     """
     files = toml_files(kind, root)
 
@@ -161,6 +223,25 @@ def load_tree_cached(kind: str, root: Path | None = None,
     value, from_cache = cached_json(kind, file_stamps(files), build, valid=lambda v: isinstance(
         v, list) and all(isinstance(x, list) and len(x) == 2 for x in v))
     return [(Path(p), d) for p, d in value], from_cache
+
+
+def load_file_cached(name: str, root: Path | None = None) -> dict[str, Any]:
+    """One top-level rules file (``rules/<name>.toml``), parsed, through the same
+    content-checked cache, once per process; {} when the rules folder has none."""
+    return _top_file(name, str(root or rules_dir()))
+
+
+@lru_cache(maxsize=16)
+def _top_file(name: str, root: str) -> dict[str, Any]:
+    path = Path(root) / f"{name}.toml"
+    if not path.is_file():
+        return {}
+
+    def build() -> dict[str, Any]:
+        return load_toml(path)
+
+    value, _ = cached_json(name, file_stamps([path]), build, valid=lambda v: isinstance(v, dict))
+    return value
 
 
 def is_url(value: Any) -> bool:

@@ -1,45 +1,99 @@
 """The vocabulary that rule expressions see: facts sections, shortcuts and knowledge functions.
 
-A section whose probe did not answer (status error/skipped/unknown) is ``UNKNOWN`` here, so a
-rule that needs it is "unknown", never a finding. ``None`` means "answered: not there".
-Knowledge functions (matrix look-ups) live in ``envdoctor.engine.knowledge.compat`` and register
-into
-``FUNCTIONS``; adding one is how a new kind of rule becomes possible without engine changes.
+Every value obeys the fact states (``envdoctor.engine.views``): a section or field that was not
+observed, or whose probe failed, is ``UNKNOWN``, so a rule that needs it is "unknown", never
+a finding; ``None`` / empty means "looked: not there". Knowledge functions come from the one
+registry in ``envdoctor.engine.knowledge``; this module binds them to a snapshot and resolves
+the facts each declares, answering UNKNOWN itself when one is not known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from envdoctor.engine.expr import UNKNOWN
+from envdoctor.engine.expr import UNKNOWN, Partial, PartialMap
+from envdoctor.engine.knowledge import REGISTRY, function
+from envdoctor.engine.knowledge._reads import FirstOf, Read, Undetermined
+from envdoctor.engine.views import resolve, section_view, unwrap
 from envdoctor.facts import SECTIONS, Facts
 
-# name -> factory(facts, intent) -> value. Filled by envdoctor.engine.knowledge.compat and
-# later modules.
-FUNCTIONS: dict[str, Callable[[Facts, str], Any]] = {}
+# Names a rule may use besides the builtins and the knowledge functions.
+SHORTCUTS = ("torch", "tensorflow", "jax", "keras", "gpus", "python", "pkg", "has", "live",
+             "intent", "origin")
 
 
-def register(name: str) -> Callable[[Callable[[Facts, str], Any]], Callable[[Facts, str], Any]]:
-    """Decorator: ``@register("min_driver")`` on ``def f(facts, intent) -> value``."""
-    def wrap(factory: Callable[[Facts, str], Any]) -> Callable[[Facts, str], Any]:
-        FUNCTIONS[name] = factory
-        return factory
-    return wrap
+class Knowledge:
+    """The knowledge functions bound to one snapshot and intent, with their results memoised
+    for the evaluation of one snapshot (``torch_archs()`` is asked by several checks)."""
 
+    def __init__(self, facts: Facts, intent: str):
+        self.facts, self.intent = facts, intent
+        self._memo: dict[tuple[Any, ...], Any] = {}
 
-def section(facts: Facts, name: str) -> Any:
-    value = getattr(facts, name)
-    return value if value.probe.status.known else UNKNOWN
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        plain = tuple(unwrap(a) for a in args)
+        if any(a is UNKNOWN for a in plain):
+            return UNKNOWN
+        try:
+            key: tuple[Any, ...] | None = (name, plain, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._memo:
+            return self._memo[key]
+        value = self._run(name, plain, kwargs)
+        if key is not None:
+            self._memo[key] = value
+        return value
+
+    def _run(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        fn = function(name)
+        if isinstance(fn, FirstOf):
+            saw_unknown = False
+            for part in fn.names:
+                value = self.call(part, args, kwargs)
+                if value is UNKNOWN:
+                    saw_unknown = True
+                elif value is not None:
+                    return value
+            return UNKNOWN if saw_unknown else None
+        resolved = {}
+        for param, read in getattr(fn, "reads", {}).items():
+            value = self.read(read)
+            if value is UNKNOWN:
+                if read.required:
+                    return UNKNOWN
+                value = read.default
+            resolved[param] = value
+        try:
+            return fn(*args, **kwargs, **resolved)
+        except Undetermined:
+            return UNKNOWN
+
+    def read(self, read: Read) -> Any:
+        if read.function:
+            return self.call(read.function, (), {})
+        if read.path == "intent":
+            return self.intent
+        if read.path == "origin":
+            return self.facts.origin
+        return resolve(self.facts, read.path, read.partial_ok)
+
+    def bound(self, name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self.call(name, args, kwargs)
+        call.__name__ = name
+        return call
 
 
 def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
-    import envdoctor.engine.knowledge.compat
-    import envdoctor.engine.knowledge.live  # noqa: F401 - live_* / smoke_* functions over Facts.live
-
-    names: dict[str, Any] = {name: section(facts, name) for name in SECTIONS}
+    """Every name a rule expression can read, for one snapshot and ``--expect`` intent."""
+    names: dict[str, Any] = {name: section_view(getattr(facts, name)) for name in SECTIONS}
     env = names["env"]
-    names["env"] = UNKNOWN if env is UNKNOWN else dict(env.vars)
+    if env is not UNKNOWN:
+        env_vars = env.vars  # a dict, a PartialMap (seen in part) or UNKNOWN (failed)
+        names["env"] = env_vars if env_vars is UNKNOWN or isinstance(env_vars, PartialMap) \
+            else dict(env_vars)
     fw = names["frameworks"]
     for name in ("torch", "tensorflow", "jax", "keras"):
         names[name] = UNKNOWN if fw is UNKNOWN else getattr(fw, name)
@@ -50,14 +104,33 @@ def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
     packages = names["packages"]
 
     def pkg(name: str) -> Any:
-        return UNKNOWN if packages is UNKNOWN else packages.get(name)
+        """``pkg('numpy')``: the installed distribution, None when confirmed absent."""
+        if packages is UNKNOWN:
+            return UNKNOWN
+        found = packages.get(name)
+        return UNKNOWN if found is UNKNOWN else found
+
+    def has(name: str) -> Any:
+        """``has('tf-keras')``: installed (True), confirmed absent (False), or UNKNOWN."""
+        found = pkg(name)
+        return UNKNOWN if found is UNKNOWN else found is not None
 
     names["pkg"] = pkg
-    names["has"] = lambda name: UNKNOWN if packages is UNKNOWN else packages.get(name) is not None
+    names["has"] = has
     # framework -> LiveFramework (envdoctor.facts); UNKNOWN when no worker ran (--static)
     names["live"] = facts.live if facts.live else UNKNOWN
     names["intent"] = intent
     names["origin"] = facts.origin
-    for fname, factory in FUNCTIONS.items():
-        names[fname] = factory(facts, intent)
+    knowledge = Knowledge(facts, intent)
+    for fname in REGISTRY:
+        names[fname] = knowledge.bound(fname)
     return names
+
+
+def known_names() -> frozenset[str]:
+    """Every name a rule may use: facts sections, shortcuts and knowledge functions (the
+    expression builtins come on top)."""
+    return frozenset(SECTIONS) | frozenset(SHORTCUTS) | frozenset(REGISTRY)
+
+
+__all__ = ["Knowledge", "Partial", "known_names", "names_for"]

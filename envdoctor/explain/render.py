@@ -194,57 +194,5 @@ RENDERERS: dict[str, Callable[[Explanation, bool], str]] = {
 
 
 # ---------------------------------------------------------------------------- rule docs
-def render_signature_doc(sig: Any) -> str:
-    """`envdoctor explain ECODE`: the signature's own documentation."""
-    out = [f"{sig.code}  {sig.title}", f"id: {sig.id}   category: {sig.category}   "
-           f"confidence: {sig.confidence}   root_cause_rank: {sig.root_cause_rank}", "",
-           "Why:", _wrap(sig.why), "", "Fix:", _wrap(sig.fix), "",
-           "Recognised by (regex, per line):"]
-    out += [f"  {p.source}" for p in sig.patterns]
-    if sig.anti_patterns:
-        out += ["Not claimed when the text contains:"]
-        out += [f"  {p.source}" for p in sig.anti_patterns]
-    if sig.conditions:
-        out += ["Sharpened by facts:"]
-        out += [f"  when {c.when_source}: {c.note}"
-                + (f" [category: {c.category}]" if c.category else "") for c in sig.conditions]
-    if sig.contexts:
-        out += ["Changed by other lines of the same text:"]
-        out += [f"  {_context_doc(c)}" for c in sig.contexts]
-    out += ["", "References:"] + [f"  {r}" for r in sig.references]
-    sources = sorted({e.source for e in sig.examples if e.matches})
-    out += [f"Examples: {sum(e.matches for e in sig.examples)} matching, "
-            f"{sum(not e.matches for e in sig.examples)} not matching, from:"]
-    out += [f"  {s}" for s in sources]
-    out.append(f"File: {sig.path}")
-    return "\n".join(out) + "\n"
-
-
-def _context_doc(ctx: Any) -> str:
-    """One ``[[context]]`` in words: when it applies, then what it does."""
-    when = []
-    if ctx.text:
-        when.append("with " + " or ".join(repr(p.source) for p in ctx.text))
-    if ctx.absent:
-        when.append("without " + " or ".join(repr(p.source) for p in ctx.absent))
-    then = ["not claimed"] if ctx.drop else []
-    then += [f"category {ctx.category}"] if ctx.category else []
-    then += [f"rank {ctx.rank:+d}"] if ctx.rank else []
-    then += ["framework-specific fix"] if ctx.fix else []
-    then += [ctx.note] if ctx.note else []
-    return f"{'; '.join(when)}: {'; '.join(then) or 'noted'}"
-
-
-def render_check_doc(check: Any) -> str:
-    """`envdoctor explain CHECKCODE`: a check's own documentation (rules/checks)."""
-    sev = ", ".join(f"{k}={v}" for k, v in check.severity.items())
-    out = [f"{check.code}  {check.title}", f"id: {check.id}   severity: {sev}   "
-           f"area: {check.area}", "", f"When: {check.when_source}", "", "Why:", _wrap(check.why),
-           "", "Fix:", _wrap(check.fix), "", "References:"]
-    out += [f"  {r}" for r in check.references]
-    out.append(f"File: {check.path}")
-    return "\n".join(out) + "\n"
-
-
 def _wrap(text: str) -> str:
     return "\n".join("  " + line for line in text.strip().splitlines())

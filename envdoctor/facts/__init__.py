@@ -1,10 +1,13 @@
 """The facts snapshot: one typed, frozen, JSON-serialisable record of a machine.
 
-Probes fill it, rules read it, ``check --facts FILE`` replays it. Every section carries a
-``ProbeInfo`` so that "not installed" (status ``not_found``) is never confused with "the probe
-broke" (``error``) or "nobody looked" (``unknown``, e.g. a section missing from a pasted report).
-Rules that read a section whose status is neither ``ok`` nor ``not_found`` evaluate to
-*unknown* and never produce a finding.
+Probes fill it, rules read it, ``check --facts FILE`` replays it. Every fact is in one of four
+states (``envdoctor.facts.states``): *observed* (with its source), confirmed *absent*, *not
+observed* (nobody looked: a section missing from a pasted report, a skipped probe) or *failed*
+(the looking broke: a hung ``nvidia-smi``). Each section's ``ProbeInfo`` says it for the whole
+section (``status``) and, where a section is only partly known, per field (``unobserved``,
+``failed``): a pasted ``jax.print_environment_info()`` block shows jax's devices but not its
+plugins, so ``frameworks.probe.unobserved`` holds ``"jax.plugins"``. The rule engine turns every
+fact that is not observed or confirmed absent into *unknown*, never into a finding.
 
 Bump ``SCHEMA_VERSION`` on any incompatible change and regenerate ``schema/facts.schema.json``
 (``python -m envdoctor.facts.schema``).
@@ -21,7 +24,10 @@ from packaging.version import Version
 
 from envdoctor.facts.serialize import DecodeError, from_jsonable, to_jsonable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Versions whose snapshots still decode: 1 had no per-field states (every field of a section that
+# answered counted as observed), which is what 2 reads when ``unobserved``/``failed`` are empty.
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 class Status(str, Enum):
@@ -40,13 +46,24 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class ProbeInfo:
-    """How a section was obtained: status, why, what was run or read, which source answered."""
+    """How a section was obtained: status, why, what was run or read, which source answered.
+
+    ``status`` speaks for the whole section. Within a section that answered (``ok``), a field
+    can still be unknown: ``unobserved`` lists paths relative to the section (``"gpus"``,
+    ``"torch.cuda"``, ``"jax.plugins"``) that nobody observed, so their stored value is only a
+    default; ``failed`` maps paths to why the probe that fills them broke (what ran, how it
+    failed). A path covers everything below it. ``sources`` names, per path, where an
+    observed value came from when a section mixes sources. See ``envdoctor.facts.states``.
+    """
 
     status: Status = Status.UNKNOWN
     reason: str = ""
     ran: tuple[str, ...] = ()
     source: str = ""
     seconds: float = 0.0
+    unobserved: tuple[str, ...] = ()
+    failed: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- host
@@ -66,6 +83,8 @@ class HostFacts:
     python_env: str = ""              # venv | conda | system
     cpu_count: int | None = None      # CPUs this process may use (affinity)
     cpu_flags: tuple[str, ...] = ()   # the SIMD flags that wheels need: avx, avx2, fma, avx512f
+    cpu_model: str = ""               # "AMD EPYC 7763 64-Core Processor" (/proc/cpuinfo)
+    gcc_version: str = ""             # the gcc on PATH, which CUDA/C++ extension builds use
     ram_total_gb: float | None = None
     ram_available_gb: float | None = None
     shm_total_gb: float | None = None  # size of /dev/shm (PyTorch DataLoader workers use it)
@@ -228,6 +247,9 @@ class TorchBuild:
     hip: Version | None = None
     git_version: str = ""
     bundled: tuple[str, ...] = ()   # shared libraries shipped in torch/lib (libcudnn.so.9 …)
+    # False when nothing said which build this is (torch/version.py missing or unparseable, a
+    # report naming only "torch 2.5.1"): cuda None then means "not observed", not "CPU-only".
+    build_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -250,6 +272,9 @@ class JaxBuild:
     version: Version | None = None
     jaxlib: Version | None = None
     plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
+    # False when nothing listed the installed distributions (a jax.print_environment_info()
+    # block names jax and jaxlib only): no plugin then means "not observed", not "none".
+    plugins_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -439,11 +464,11 @@ class Facts:
         if isinstance(data.get("facts"), dict) and "host" not in data:
             data = data["facts"]  # a whole `check --format json` output
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise FactsError(f"schema_version {version!r} is not supported "
-                             f"(this envdoctor reads {SCHEMA_VERSION})")
+        if version not in READABLE_SCHEMA_VERSIONS:
+            raise FactsError(f"schema_version {version!r} is not supported (this envdoctor "
+                             f"reads {', '.join(map(str, READABLE_SCHEMA_VERSIONS))})")
         try:
-            return from_jsonable(cls, data)
+            return replace(from_jsonable(cls, data), schema_version=SCHEMA_VERSION)
         except DecodeError as exc:
             raise FactsError(f"facts do not fit the schema: {exc}") from None
 

@@ -1,7 +1,7 @@
 """The published JSON Schema of a facts snapshot, derived from the dataclasses in facts.py.
 
 One source of truth: the schema is generated from the types, never written by hand, and
-``tests/test_schema.py`` fails when the committed ``schema/facts.schema.json`` is stale.
+``tests/facts/test_schema.py`` fails when the committed ``schema/facts.schema.json`` is stale.
 Regenerate after changing facts.py::
 
     python -m envdoctor.facts.schema            # writes schema/facts.schema.json

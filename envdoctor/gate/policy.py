@@ -40,25 +40,9 @@ POLICY_DOC = "https://github.com/envdoctor/envdoctor#policy"
 CUDNN_DOC = ("https://docs.nvidia.com/deeplearning/cudnn/backend/latest/reference/"
              "support-matrix.html")
 
-# kind -> (code, value kind, reference). "version" kinds take a PEP 440 specifier; "number"
-# kinds a comparison with a number; "flag" kinds no value; "list" a comma-separated list.
-KINDS: dict[str, tuple[str, str, str]] = {
-    "package": ("REQ001", "version",
-                "https://packaging.python.org/en/latest/specifications/version-specifiers/"),
-    "python": ("REQ002", "version", "https://docs.python.org/3/library/platform.html"),
-    "cuda": ("REQ003", "version", "https://docs.nvidia.com/deploy/cuda-compatibility/"),
-    "driver": ("REQ004", "version", "https://docs.nvidia.com/deploy/cuda-compatibility/"),
-    "cudnn": ("REQ005", "version", CUDNN_DOC),
-    "nccl": ("REQ006", "version", "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"),
-    "gpus": ("REQ007", "number", "https://docs.nvidia.com/deploy/nvidia-smi/index.html"),
-    "gpu_memory_gb": ("REQ008", "number", "https://docs.nvidia.com/deploy/nvml-api/"),
-    # torch.cuda.is_bf16_supported(): native bf16 needs get_device_properties().major >= 8
-    "bf16": ("REQ009", "flag",
-             "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"),
-    "smoke": ("REQ010", "list", POLICY_DOC),
-    "shm_gb": ("REQ011", "number",
-               "https://docs.docker.com/reference/cli/docker/container/run/#ipc"),
-}
+# The kinds of requirement, their codes, value types, texts and sources are data:
+# rules/requirements/REQ*.toml (``envdoctor.engine.requirements``), read only when a policy
+# states a requirement.
 SMOKE_FRAMEWORKS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
 # Frameworks whose version comes from the build facts (tensorflow may be tensorflow-cpu …).
 FRAMEWORK_VERSIONS = ("torch", "tensorflow", "jax", "jaxlib", "keras")
@@ -75,7 +59,7 @@ class Need:
     """One parsed requirement: its text as written, its kind and what it compares against."""
 
     text: str
-    kind: str                     # a key of KINDS
+    kind: str                     # a requirement rule's kind (rules/requirements)
     name: str = ""                # the package name for kind "package"
     spec: SpecifierSet | None = None
     op: str = ""                  # number kinds
@@ -85,7 +69,7 @@ class Need:
 
     @property
     def code(self) -> str:
-        return KINDS[self.kind][0]
+        return rule_of(self.kind).code
 
     @property
     def id(self) -> str:
@@ -294,8 +278,26 @@ def evaluate(policy: Policy, facts: Facts, extra: dict[str, Any] | None = None
     return results
 
 
+def rule_of(kind: str) -> Any:
+    """The requirement rule (rules/requirements) of a kind; BadInput when the rules lack it."""
+    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.engine.requirements import by_kind
+    try:
+        rules = by_kind()
+    except RuleFileError as exc:
+        raise BadInput(f"invalid rule file: {exc}") from None
+    if kind not in rules:
+        raise BadInput(f"no requirement rule for {kind!r} in {rules_folder()}/requirements")
+    return rules[kind]
+
+
+def rules_folder() -> str:
+    from envdoctor.engine.loader import rules_dir
+    return str(rules_dir())
+
+
 def _result(req: Need, verdict: Any, actual: str, source: str) -> CheckResult:
-    ref = KINDS[req.kind][2]
+    ref = rule_of(req.kind).reference
     evidence = {"requirement": req.text, "actual": actual, "policy": source}
     if verdict is True:
         return CheckResult(req.code, req.id, "passed", detail=f"{req.text}: {actual}")
@@ -484,15 +486,20 @@ def _shm(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
-    """bfloat16 arithmetic needs compute capability 8.0 (Ampere) or newer on every GPU."""
+    """bfloat16 arithmetic needs the bf16 compute-capability floor (``[features]`` of
+    rules/matrices/gpus.toml: 8.0, Ampere) or newer on every GPU."""
+    from envdoctor.engine.knowledge.gpu import bf16_min_cc
     nv = facts.nvidia
     if (missing := _no_gpus(facts)) is not None:
         return missing
     if any(g.cc is None for g in nv.gpus):
         return UNKNOWN, "a GPU's compute capability is unknown"
-    old = [g for g in nv.gpus if g.cc < Version("8.0")]
+    floor = bf16_min_cc()
+    if floor is None:
+        return UNKNOWN, "the bf16 floor is missing from rules/matrices/gpus.toml"
+    old = [g for g in nv.gpus if g.cc < floor]
     if old:
-        return False, f"{old[0].name} has compute capability {old[0].cc} (< 8.0)"
+        return False, f"{old[0].name} has compute capability {old[0].cc} (< {floor})"
     return True, "compute capability " + ", ".join(sorted({str(g.cc) for g in nv.gpus}))
 
 
@@ -525,36 +532,39 @@ _JUDGES = {"package": _package, "python": _python, "driver": _driver, "cuda": _c
            "shm_gb": _shm, "bf16": _bf16, "smoke": _smoke}
 
 
-def apply(report: Any, policy: Policy) -> Any:
-    """The report with the requirements' results added and ignored codes set aside.
+def judge(policy: Policy, facts: Facts, results: list[CheckResult],
+          extra: dict[str, Any] | None = None) -> tuple[list[CheckResult], dict[str, Any]]:
+    """The checks' results plus one per requirement, with ignored codes set aside, and the
+    ``policy`` block of the JSON contract. Pure: the pipeline builds the report from it.
 
     Ignored findings leave the findings list (so they neither fail the gate nor print) and
-    their results become state ``ignored`` with the policy's reason; the policy itself is
-    published under the report's ``policy`` key.
+    their results become state ``ignored`` with the policy's reason.
     """
-    from envdoctor.engine import findings_of
-    from envdoctor.outputs.report import Report
-
     if policy.empty:
-        return report
-    results = list(report.results) + evaluate(policy, report.facts, report.extra)
+        return list(results), {}
     ignored = []
     kept = []
-    for r in results:
+    for r in list(results) + evaluate(policy, facts, extra):
         if r.code in policy.ignore and r.state in ("fired", "unknown"):
             ignored.append({"code": r.code, "id": r.id, "reason": policy.ignore[r.code]})
             r = CheckResult(r.code, r.id, "ignored", None,
                             detail=f"ignored by policy: {policy.ignore[r.code]}")
         kept.append(r)
-    findings = findings_of(kept)
-    # findings that did not come from a result (e.g. added by a later stage) are kept too
-    own = {id(r.finding) for r in results if r.finding is not None}
-    findings += [f for f in report.findings if id(f) not in own and f.code not in policy.ignore]
-    out = Report.build(report.facts, kept, sorted(findings, key=lambda f: (-f.severity.rank,
-                                                                            f.code)),
-                       report.intent, report.fail_on)
-    # lines other stages appended to the summary (e.g. one per smoke-tested framework) stay
-    standard = {a.area for a in out.areas}
-    out.areas += [a for a in report.areas if a.area not in standard]
-    out.extra = {**report.extra, "policy": {**policy.to_dict(), "ignored": ignored}}
-    return out
+    return kept, {**policy.to_dict(), "ignored": ignored}
+
+
+def apply(report: Any, policy: Policy) -> Any:
+    """A new report: ``report``'s results judged by ``policy`` (see ``judge``), the summary
+    made again from the findings that remain, other summary lines and blocks kept."""
+    from envdoctor.engine import findings_of
+    from envdoctor.outputs.report import Report
+
+    if policy.empty:
+        return report
+    from envdoctor.outputs.summary import summarize
+
+    kept, block = judge(policy, report.facts, list(report.results), dict(report.extra))
+    standard = {a.area for a in summarize(report.facts, [])}
+    return Report.build(report.facts, kept, findings_of(kept), report.intent, report.fail_on,
+                        extra={**report.extra, "policy": block},
+                        more_areas=[a for a in report.areas if a.area not in standard])

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 from envdoctor.errors import BadInput
 from envdoctor.facts import Facts
-from envdoctor.live import run_live, smoke_lines, smoke_report
+from envdoctor.live import run_live, smoke_lines
 from envdoctor.live.orchestrate import DEFAULT_TIMEOUT
-from envdoctor.outputs.report import Report
 from envdoctor.outputs.summary import AreaLine
 from envdoctor.workers import WORKERS
 
@@ -43,10 +42,7 @@ def run_for_check(facts: Facts, options: LiveOptions, suite: str, smoke: bool) -
     return run_live(facts, options.frameworks, suite=suite, smoke=smoke, timeout=timeout)
 
 
-def add_smoke(report: Report) -> None:
-    """Put the ``smoke`` block into the JSON contract and a line per framework in the summary."""
-    report.extra["smoke"] = smoke_report(report.facts)
-    for name, status, detail in smoke_lines(report.facts):
-        report.areas.append(AreaLine(f"smoke:{name}", f"Smoke {name}", STATUS.get(status,
-                                                                                  "unknown"),
-                                     f"{status}: {detail}"))
+def smoke_areas(facts: Facts) -> list[AreaLine]:
+    """One summary line per smoke-tested framework (the pipeline adds them to the report)."""
+    return [AreaLine(f"smoke:{name}", f"Smoke {name}", STATUS.get(status, "unknown"),
+                     f"{status}: {detail}") for name, status, detail in smoke_lines(facts)]

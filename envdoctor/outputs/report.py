@@ -2,11 +2,16 @@
 
 This is what renderers format and what ``--format json`` publishes. The JSON contract
 (``REPORT_SCHEMA_VERSION``) is documented in README.md; later stages add keys, never rename.
+A report is built once (``envdoctor.pipeline.build``) and frozen: its fields are tuples and a
+read-only mapping, assigning to one raises, and a later stage that needs a different report
+(redaction) makes a new one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from envdoctor import __version__
@@ -17,20 +22,31 @@ from envdoctor.outputs.summary import AreaLine, summarize
 REPORT_SCHEMA_VERSION = 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
     facts: Facts
-    results: list[CheckResult]
-    findings: list[Finding]
+    results: tuple[CheckResult, ...]
+    findings: tuple[Finding, ...]
     intent: str = "auto"
     fail_on: str = "error"
-    areas: list[AreaLine] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)  # later stages: "smoke", "policy" …
+    areas: tuple[AreaLine, ...] = ()
+    # more blocks of the JSON contract: "smoke", "policy", "redacted" (read-only)
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        for name in ("results", "findings", "areas"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
 
     @classmethod
-    def build(cls, facts: Facts, results: list[CheckResult], findings: list[Finding],
-              intent: str = "auto", fail_on: str = "error") -> Report:
-        return cls(facts, results, findings, intent, fail_on, summarize(facts, findings))
+    def build(cls, facts: Facts, results: Iterable[CheckResult], findings: Iterable[Finding],
+              intent: str = "auto", fail_on: str = "error",
+              extra: Mapping[str, Any] | None = None,
+              more_areas: Iterable[AreaLine] = ()) -> Report:
+        """The report of evaluated results: the summary lines come from the findings."""
+        findings = tuple(findings)
+        return cls(facts, tuple(results), findings, intent, fail_on,
+                   (*summarize(facts, list(findings)), *more_areas), extra or {})
 
     @property
     def exit_code(self) -> int:

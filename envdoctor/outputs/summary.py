@@ -12,10 +12,11 @@ from typing import Any
 from envdoctor.engine.findings import Finding, worst
 from envdoctor.facts import Facts, Status
 
-# finding.area -> summary line
-AREA_OF = {"driver": "driver", "gpu": "driver", "cuda": "cuda", "cudnn": "libraries",
-           "nccl": "libraries", "torch": "torch", "tensorflow": "tensorflow", "jax": "jax",
-           "keras": "keras", "python": "python", "host": "host", "env": "host"}
+
+def line_of(area: str) -> str:
+    """The summary line a finding's area counts on (rules/areas.toml ``[line]``)."""
+    from envdoctor.engine.loader import load_file_cached
+    return load_file_cached("areas").get("line", {}).get(area, area)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
     out = []
     for area, label, probe_status, detail in lines:
-        mine = [f for f in findings if AREA_OF.get(f.area, f.area) == area]
+        mine = [f for f in findings if line_of(f.area) == area]
         sev = worst(mine)
         if sev is not None:
             status = sev.value
@@ -84,7 +85,8 @@ def _driver(facts: Facts) -> str:
     names: dict[str, int] = {}
     for g in nv.gpus:
         names[g.name] = names.get(g.name, 0) + 1
-    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "no GPU"
+    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or (
+        "GPUs not listed in the report" if facts.origin == "report" else "no GPU")
     return f"{', '.join(parts)}; {gpus} (via {nv.probe.source})"
 
 
@@ -95,9 +97,14 @@ def _cuda(facts: Facts) -> str:
     if not cu.probe.status.known:
         return f"unknown ({cu.probe.reason or cu.probe.status.value})"
     parts = []
+    pasted = facts.origin == "report"
     for tk in cu.toolkits:
-        via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
-        parts.append(f"{tk.version or '?'} at {tk.path} ({via})")
+        if pasted:  # the report shows what ran, rarely where from: say only what it shows
+            via = "nvcc, as the report shows" if tk.source == "nvcc" else "stated in the report"
+        else:
+            via = "nvcc on PATH" if tk.source == "nvcc" else tk.source
+        where = f" at {tk.path}" if tk.path else ""
+        parts.append(f"{tk.version or '?'}{where} ({via})")
     if cu.nvcc_path and not any(t.source == "nvcc" for t in cu.toolkits):
         parts.insert(0, f"nvcc {cu.nvcc_version or '?'} at {cu.nvcc_path}")
     return "; ".join(parts) or "none"
@@ -121,6 +128,8 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
+    elif not t.build_known:
+        build = "build unknown"
     else:
         build = "CPU-only build"
     return f"{t.version} ({build})"
@@ -139,7 +148,16 @@ def _tf(facts: Facts) -> str:
 
 def _jax(facts: Facts) -> str:
     j = facts.frameworks.jax
-    plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins) or "no GPU plugin: CPU only"
+    plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins)
+    if not plugins:
+        live = facts.live.get("jax") if facts.live else None
+        gpus = [d for d in getattr(live, "devices", ()) or () if d.kind in ("cuda", "gpu")]
+        if gpus:
+            plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
+        elif j.plugins_known:
+            plugins = "no GPU plugin: CPU only"
+        else:
+            plugins = "plugins not listed"
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
 
 
@@ -150,7 +168,9 @@ def _python(facts: Facts) -> str:
     text = f"{h.python_version}"
     if h.python_env:
         text += f" ({h.python_env})"
-    return text + (f" at {h.python_executable}" if h.python_executable else "")
+    text += f" at {h.python_executable}" if h.python_executable else ""
+    numpy = facts.packages.get("numpy") if facts.packages.probe.status.known else None
+    return text + (f"; NumPy {numpy.version}" if numpy is not None and numpy.version else "")
 
 
 def _host(facts: Facts) -> str:
@@ -158,14 +178,18 @@ def _host(facts: Facts) -> str:
     if not h.probe.status.known:
         return "unknown"
     parts = [h.distro or h.os, h.arch]
+    if h.cpu_model:
+        parts.append(h.cpu_model)
     if h.cpu_count:
         parts.append(f"{h.cpu_count} CPUs")
     if h.ram_total_gb is not None:
-        parts.append(f"{h.ram_total_gb:.1f} GB RAM")
+        parts.append(f"{h.ram_total_gb:.1f} GiB RAM")
     if h.shm_total_gb is not None:
-        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GB")
+        parts.append(f"/dev/shm {h.shm_total_gb:.1f} GiB")
     if h.container:
         parts.append(f"in {h.container}")
     if h.wsl:
         parts.append(f"WSL{h.wsl}")
+    if h.gcc_version:
+        parts.append(f"gcc {h.gcc_version}")
     return ", ".join(p for p in parts if p)

@@ -25,6 +25,7 @@ from envdoctor.parsers import (
     nvidia_smi,
     nvidia_smi_q,
     packages,
+    pip_show,
     system_info,
     tf_build_info,
 )
@@ -40,6 +41,7 @@ PARSERS = {
     jax_env.NAME: jax_env.parse,
     collect_env.NAME: collect_env.parse,
     packages.NAME: packages.parse,
+    pip_show.NAME: pip_show.parse,
     system_info.NAME: system_info.parse,
     installer.NAME: installer.parse,
     banners.NAME: banners.parse,

@@ -128,7 +128,7 @@ def merge(parts: list[Partial]) -> Facts | None:
         cuda=_cuda(values, sources),
         libraries=_libraries(ranked, sources),
         packages=_packages(packages, sources),
-        frameworks=_frameworks(values, packages, sources),
+        frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
     )
     return facts
@@ -172,7 +172,7 @@ def _pick(values: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
                "python_executable", "python_implementation", "python_env", "cpu_count",
-               "ram_total_gb", "container", "wsl")
+               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version")
 
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
@@ -246,6 +246,15 @@ def _local_cuda(version: Version | None) -> Version | None:
     return Version(f"{digits[:-1]}.{digits[-1]}")
 
 
+def _pypi_cpu_wheel(version: Version | None, values: dict[str, Any]) -> bool:
+    """A bare torch version where the report shows Windows, macOS or aarch64: PyPI serves CPU
+    wheels there, so the build is known. Anywhere else a bare version says nothing of it."""
+    if version is None or version.local or version.is_devrelease:
+        return False
+    return values.get("host.os") in ("Windows", "Darwin") or \
+        str(values.get("host.arch", "")).lower() in ("aarch64", "arm64")
+
+
 def _pypi_default_cuda(version: Version | None, values: dict[str, Any]) -> Version | None:
     """A bare ``torch 2.3.1`` (pip list, freeze, banners) on Linux x86_64 is PyPI's default
     wheel, a CUDA build (cu121 for 2.3): the torch matrix's ``pypi_default``. Without this a
@@ -272,8 +281,15 @@ def _local_rocm(version: Version | None) -> Version | None:
     return Version(m.group(1)) if m else None
 
 
+def _lists_jax_packages(ranked: list[Partial]) -> bool:
+    """Whether a package listing (pip list/freeze, conda list) names jax or jaxlib: only then
+    does a missing jax-cuda plugin in it mean the plugin is not installed."""
+    return any(p.source == "packages" and ("jax" in p.packages or "jaxlib" in p.packages)
+               for p in ranked)
+
+
 def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
-                sources: _Sources) -> FrameworkFacts:
+                sources: _Sources, jax_listed: bool = False) -> FrameworkFacts:
     t = _pick(values, "frameworks.torch")
     tf = _pick(values, "frameworks.tensorflow")
     jx = _pick(values, "frameworks.jax")
@@ -283,12 +299,14 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     if version is not None or t:
         cuda = t.get("cuda") or _local_cuda(version)
         hip = t.get("hip") or _local_rocm(version)
-        if t.get("cpu_only") or (version is not None and version.local
-                                 and version.local.startswith("cpu")):
+        cpu = bool(t.get("cpu_only") or (version is not None and version.local
+                                         and version.local.startswith("cpu")))
+        if cpu:
             cuda = None
         elif cuda is None and hip is None:
             cuda = _pypi_default_cuda(version, values)
-        torch = TorchBuild(version=version, cuda=cuda, hip=hip)
+        known = cpu or cuda is not None or hip is not None or _pypi_cpu_wheel(version, values)
+        torch = TorchBuild(version=version, cuda=cuda, hip=hip, build_known=known)
     tensorflow = None
     dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
@@ -304,7 +322,8 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     if jax_v is not None or jaxlib_v is not None:
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))
-        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
+        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins,
+                       plugins_known=jax_listed or bool(plugins))
     keras = None
     keras_v = ks.get("version") or packages.get("keras") or packages.get("keras-nightly")
     if keras_v is not None:

@@ -71,6 +71,7 @@ def parse(text: str) -> Partial:
     if not recognises(text):
         return part
     rocm = False
+    torch_imported = False
     for key, value, more in _fields(text):
         v = plain(value)
         if key == "torch":
@@ -79,8 +80,14 @@ def parse(text: str) -> Partial:
             else:
                 part.set("frameworks.torch.version", ver(v))
                 part.observe("torch", "import", "ok")
+                torch_imported = True
         elif key == "cuda":
-            if v.lower() in ("none",):
+            # "CUDA used to build PyTorch" is torch.version.cuda itself, no command behind it:
+            # "None" for a CPU build, and collect_env's replace_nones() prints a None field as
+            # "Could not collect" (old releases did so here), so with torch imported that too
+            # is the CPU build, not a failed probe (torch/utils/collect_env.py pretty_str).
+            if v.lower() == "none" or (torch_imported and missing(v)
+                                       and v.lower().startswith("could not")):
                 part.set("frameworks.torch.cpu_only", True)
             elif not missing(v):
                 part.set("frameworks.torch.cuda", _series(v))
@@ -110,8 +117,32 @@ def parse(text: str) -> Partial:
             add_cudnn(part, " ".join([v, *more]))
         elif key == "libs":
             _libs(part, more)
+        elif key == "gcc" and not missing(v):
+            part.set("host.gcc_version", _gcc(v))
+        elif key == "cpu":
+            part.set("host.cpu_model", _cpu_model([v, *more]))
     _absent(part, text, rocm)
     return part
+
+
+def _gcc(value: str) -> str:
+    """ "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0" -> 11.4.0; "(GCC) 8.5.0 20210514 (Red Hat …)"
+    -> 8.5.0: the first version after the vendor's parenthesis."""
+    rest = value.split(")", 1)[1] if value.startswith("(") and ")" in value else value
+    m = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", rest)
+    return m.group(1) if m else ""
+
+
+def _cpu_model(lines: list[str]) -> str:
+    """The CPU section: lscpu's "Model name:", wmic's "Name=", or macOS's one line (Apple M1)."""
+    for line in lines:
+        low = line.lower()
+        if low.startswith("model name") and ":" in line:
+            return " ".join(line.split(":", 1)[1].split())[:120]
+        if low.startswith("name="):
+            return line[5:].strip()[:120]
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    return first[:120] if first and ":" not in first and "=" not in first else ""
 
 
 def _series(value: str):
@@ -150,16 +181,15 @@ def _libs(part: Partial, lines: list[str]) -> None:
 
 
 def _absent(part: Partial, text: str, rocm: bool) -> None:
-    """"No CUDA"/"Could not collect" for both the GPUs and the driver: no NVIDIA driver answered.
+    """Nothing: "Could not collect" and "No CUDA" for the GPUs and the driver are not absence.
 
-    Not said for ROCm builds (their GPUs are not NVIDIA's) and not when a GPU or driver was read.
+    collect_env prints "Could not collect" when its nvidia-smi call failed (not on PATH, as on
+    many Windows and container setups, or no driver), and "No CUDA" when torch itself cannot
+    use CUDA (a CPU wheel on a GPU machine prints it too). Neither observes the driver, so the
+    NVIDIA section stays not observed. On macOS it is absent: CUDA 10.2 was NVIDIA's last
+    release for macOS (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/).
     """
     if rocm or part.gpus or "nvidia.driver_version" in part.values:
         return
-    low = text.lower()
-    driver = re.search(r"nvidia driver version\s*:\s*(.*)", low)
-    gpus = re.search(r"gpu models and configuration\s*:\s*(.*)", low)
-    if driver and gpus and missing(driver.group(1)) and missing(gpus.group(1).strip() or "n/a"):
-        if gpus.group(1).strip() == "":
-            return  # value on the next lines, which we could not read
-        part.absent["nvidia"] = "collect_env found no NVIDIA driver (nvidia-smi did not answer)"
+    if part.values.get("host.os") == "Darwin":
+        part.absent["nvidia"] = "macOS has no NVIDIA CUDA driver (none since CUDA 10.2)"

@@ -109,6 +109,7 @@ def torch_build(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Tor
         hip=_v((consts.get("hip") or "").split("-")[0] if consts.get("hip") else None),
         git_version=str(consts.get("git_version") or ""),
         bundled=bundled,
+        build_known="cuda" in consts,
     )
 
 

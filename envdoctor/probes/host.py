@@ -1,12 +1,17 @@
-"""Host probe: OS, Python, CPU, RAM, /dev/shm, disk, container and WSL.
+"""Host probe: OS, Python, CPU, RAM, /dev/shm, disk, container, WSL and the C compiler.
 
-Reads files and asks psutil; runs no program, so it cannot hang.
+Reads files and asks psutil; runs no program, so it cannot hang. The gcc version (what
+torch.utils.cpp_extension, flash-attn or apex builds compile with) is read from the name of
+the gcc on PATH (``gcc -> gcc-12``) or from the one versioned folder under /usr/lib/gcc.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import platform
+import re
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +31,7 @@ def probe(root: Path = Path("/")) -> HostFacts:
     trail = Trail()
     os_release = _key_values(trail.read(root / "etc/os-release") or "")
     proc_version = trail.read(root / "proc/version") or ""
+    cpuinfo = trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""
     facts = HostFacts(
         os=platform.system(),
         distro=os_release.get("PRETTY_NAME", ""),
@@ -37,7 +43,9 @@ def probe(root: Path = Path("/")) -> HostFacts:
         python_implementation=platform.python_implementation(),
         python_env=_python_env(),
         cpu_count=_cpu_count(),
-        cpu_flags=_cpu_flags(trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""),
+        cpu_flags=_cpu_flags(cpuinfo),
+        cpu_model=_cpu_model(cpuinfo),
+        gcc_version=gcc_version(root),
         container=_container(root, trail),
         wsl=_wsl(proc_version),
         **_memory(root),
@@ -82,6 +90,30 @@ def _cpu_flags(cpuinfo: str) -> tuple[str, ...]:
             present = set(line.partition(":")[2].split())
             return tuple(f for f in SIMD_FLAGS if f in present)
     return ()
+
+
+def _cpu_model(cpuinfo: str) -> str:
+    """``model name`` of the first CPU (x86); ``platform.processor()`` where there is none."""
+    for line in cpuinfo.splitlines():
+        if line.lower().startswith(("model name", "hardware")):
+            return " ".join(line.partition(":")[2].split())[:120]
+    return (platform.processor() or "")[:120]
+
+
+_GCC_NAME = re.compile(r"gcc-(\d+(?:\.\d+)*)$")
+
+
+def gcc_version(root: Path = Path("/")) -> str:
+    """The version of the gcc on PATH, without running it; "" when it cannot be read."""
+    found = shutil.which("gcc")
+    if not found:
+        return ""
+    m = _GCC_NAME.search(os.path.basename(os.path.realpath(found)))
+    if m:
+        return m.group(1)
+    folders = {os.path.basename(d) for d in glob.glob(str(root / "usr/lib/gcc/*/*"))
+               if re.fullmatch(r"\d+(?:\.\d+)*", os.path.basename(d))}
+    return folders.pop() if len(folders) == 1 else ""
 
 
 def _memory(root: Path) -> dict[str, float | None]:

@@ -1,4 +1,9 @@
-"""Python distributions that matter for deep learning, read from dist-info folder names.
+"""Installed Python distributions, read from dist-info folder names.
+
+Every distribution on ``sys.path`` is recorded (name, version, folder), so ``--require`` and
+policies can name any package (``tqdm>=4``, ``einops``); the import names a distribution
+provides (top_level.txt / RECORD, one file read each) are read only for the ones that matter for
+deep learning, which keeps ``check --static`` to one directory listing per path entry.
 
 Also finds two distributions that install the same import name (``tensorflow`` and
 ``tensorflow-cpu`` both provide ``tensorflow``: whichever was installed last wins, silently).
@@ -43,9 +48,9 @@ def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
     trail = Trail()
     trail.ran.append("scan sys.path for *.dist-info")
     installed = _dists.installed(paths)
-    wanted = sorted((d for d in installed.values() if matters(d.name)), key=lambda d: d.name)
     dists = tuple(Distribution(name=d.name, version=d.version, location=str(d.location),
-                               modules=d.top_level()) for d in wanted)
+                               modules=d.top_level() if matters(d.name) else ())
+                  for d in sorted(installed.values(), key=lambda d: d.name))
     return replace(PackageFacts(distributions=dists, conflicts=find_conflicts(dists)),
                    probe=trail.info(Status.OK, source="dist-info"))
 

@@ -154,6 +154,13 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                                  f"({data.data_as_of()}); keep it unless it fails",
                                  release.get("source", ""), False))
     cmd = _cmd(str(jax), extra, installer)
+    plugin = m.installed.get(f"jax-{extra}-plugin") if extra else None
+    if installed is not None and installed.release == jax.release \
+            and (extra is None or (plugin is not None and plugin.release == jax.release)):
+        reasons.insert(0, Reason("installed", f"jax {installed} ({variant}) is already "
+                                 "installed: nothing to change", ""))
+        return Suggestion("jax", "installed", str(jax), variant, None, (), None, tuple(reasons),
+                          tuple(alternatives), unique([INSTALL_URL, *(r.source for r in reasons)]))
     pkgs = (f"jax[{extra}]=={jax}" if extra else f"jax=={jax}",)
     refs = unique([INSTALL_URL, *(r.source for r in reasons)])
     if status == "keep":

@@ -15,9 +15,21 @@ from envdoctor.engine.knowledge.compat import gpu_cc_of, sm_of, ver
 from envdoctor.facts import Facts, Status
 
 PLATFORMS = ("linux_x86_64", "linux_aarch64", "win_amd64", "macos_arm64", "macos_x86_64")
-PLATFORM_NAMES = {"linux_x86_64": "Linux x86_64", "linux_aarch64": "Linux aarch64",
-                  "win_amd64": "Windows x86_64", "macos_arm64": "macOS arm64",
-                  "macos_x86_64": "macOS x86_64"}
+
+
+class _Names(dict):
+    """Platform key -> readable name; keys without wheels in the data read as themselves."""
+
+    def __missing__(self, key: str) -> str:
+        return str(key)
+
+    def get(self, key, default=None):  # noqa: D102 - same as [] for any key
+        return self[key]
+
+
+PLATFORM_NAMES = _Names({"linux_x86_64": "Linux x86_64", "linux_aarch64": "Linux aarch64",
+                         "win_amd64": "Windows x86_64", "win_arm64": "Windows arm64",
+                         "macos_arm64": "macOS arm64", "macos_x86_64": "macOS x86_64"})
 
 _ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64",
          "aarch64": "aarch64", "arm64": "aarch64"}
@@ -70,10 +82,12 @@ def _platform(facts: Facts) -> str | None:
     host = facts.host
     if not host.probe.status.known or not host.os:
         return None
-    arch = _ARCH.get((host.arch or "").lower())
+    raw = (host.arch or "").lower()
+    arch = _ARCH.get(raw, raw or None)   # ppc64le, s390x … stay as they are: no wheels in the data
     system = host.os.lower()
     if system.startswith("win"):
-        return "win_amd64" if arch in ("x86_64", None) else None
+        return {"x86_64": "win_amd64", None: "win_amd64", "aarch64": "win_arm64"}.get(arch,
+                                                                                     f"win_{arch}")
     if system == "darwin" or system.startswith("mac"):
         return {"aarch64": "macos_arm64", "x86_64": "macos_x86_64"}.get(arch or "")
     if system == "linux" and arch:
@@ -86,7 +100,8 @@ def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | Non
     gpus = tuple(GpuInfo(g.name, gpu_cc_of(g)) for g in nv.gpus)
     if nv.probe.status is Status.OK and gpus:
         return "gpus", gpus, nv.driver_version
-    pasted_header = facts.origin == "report" and nv.driver_version is not None
+    pasted = facts.origin == "report" or nv.probe.source.startswith("report")
+    pasted_header = pasted and nv.driver_version is not None
     if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
                                                        or pasted_header):
         # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut

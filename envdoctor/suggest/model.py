@@ -55,7 +55,7 @@ class Suggestion:
     """
 
     framework: str
-    status: str                       # ok | keep | none | undecided
+    status: str                       # ok | installed | keep | none | undecided
     version: str | None = None
     variant: str | None = None
     command: str | None = None
@@ -67,7 +67,7 @@ class Suggestion:
 
     @property
     def runs(self) -> bool:
-        return self.status in ("ok", "keep")
+        return self.status in ("ok", "installed", "keep")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -7,7 +7,8 @@ import json
 from envdoctor.suggest.machine import PLATFORM_NAMES
 from envdoctor.suggest.model import SuggestResult
 
-_HEAD = {"ok": "", "keep": "keep the installed version", "none": "nothing in the data runs here",
+_HEAD = {"ok": "", "installed": "already installed, nothing to change",
+         "keep": "keep the installed version", "none": "nothing in the data runs here",
          "undecided": "the facts cannot decide"}
 
 

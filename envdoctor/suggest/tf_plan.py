@@ -70,8 +70,9 @@ def _spec(row: dict[str, Any]) -> str:
     return f"{row['tensorflow']}.*"
 
 
-def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str) -> tuple[str, str]:
-    name = prow.get("gpu") if gpu and prow.get("gpu") else "tensorflow"
+def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str,
+         cpu_name: str = "tensorflow") -> tuple[str, str]:
+    name = prow.get("gpu") if gpu and prow.get("gpu") else cpu_name
     req = f"{name}=={_spec(row)}"
     return command([req], None, installer), req
 
@@ -172,7 +173,15 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                           confirmed(prow)))
     if installer == "conda":
         reasons.append(Reason("installer", CONDA_NOTE, ""))
-    cmd, req = _cmd(pick, gpu, prow, installer)
+    cpu_name = "tensorflow"
+    if "tensorflow-cpu" in m.installed and platform in ("linux_x86_64", "win_amd64"):
+        if gpu:
+            reasons.append(Reason("installed", "tensorflow-cpu is installed: uninstall it first "
+                                  "(pip uninstall -y tensorflow-cpu), both provide the tensorflow "
+                                  "module", PIP_URL))
+        else:
+            cpu_name = "tensorflow-cpu"  # keep the installed CPU-only distribution
+    cmd, req = _cmd(pick, gpu, prow, installer, cpu_name)
     variant = (prow.get("gpu") or "tensorflow") if gpu else "cpu"
     installed = m.installed.get("tensorflow")
     refs = unique([PIP_URL, TESTED_URL, *(r.source for r in reasons)])
@@ -183,6 +192,14 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
         alternatives.insert(0, Alternative(f"the newest TF in the data: {pick['tensorflow']}",
                                            pick["tensorflow"], variant, cmd))
         return Suggestion("tensorflow", "keep", str(installed), None, None, (), None,
+                          tuple(reasons), tuple(alternatives), refs)
+    cuda_libs = any(n.startswith("nvidia-cudnn-cu") for n in m.installed)
+    if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
+            and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
+                                              or "tensorflow-cpu" not in m.installed):
+        reasons.insert(0, Reason("installed", f"tensorflow {installed} (TF {pick['tensorflow']}, "
+                                 f"{variant}) is already installed: nothing to change", ""))
+        return Suggestion("tensorflow", "installed", _spec(pick), variant, None, (), None,
                           tuple(reasons), tuple(alternatives), refs)
     return Suggestion("tensorflow", "ok", _spec(pick), variant, cmd, (req,), None,
                       tuple(reasons), tuple(alternatives), refs)

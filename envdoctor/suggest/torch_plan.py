@@ -136,10 +136,20 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
         _driver(check, cuda, m)
         _arch(check, cuda, m, platform)
     elif data.variant_rocm(variant) is not None:
-        check.notes.append(Reason("gpu", f"the ROCm release of this machine is not in the facts; "
-                                  f"{variant} is the newest ROCm index for torch "
-                                  f"{release['torch']} (match it to the installed ROCm)",
-                                  release.get("source", ""), False))
+        have = data.variant_rocm(m.torch_variant or "")
+        want = data.variant_rocm(variant)
+        if have is not None and want.release[:2] != have.release[:2]:
+            check.failures.append(Reason(
+                "gpu", f"{variant} is another ROCm release than the installed torch's "
+                f"({m.torch_variant}); whether this machine's ROCm stack runs it is not in the "
+                "facts", release.get("source", ""), False))
+        else:
+            check.notes.append(Reason("gpu", f"{variant} matches the ROCm of the installed torch"
+                                      if have is not None else
+                                      f"the ROCm release of this machine is not in the facts; "
+                                      f"{variant} is the newest ROCm index for torch "
+                                      f"{release['torch']}", release.get("source", ""),
+                                      have is not None))
     return check
 
 
@@ -277,8 +287,17 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"every release in the data ({data.data_as_of()}); keep it "
                                      "unless it fails", newest.get("source", ""), False))
         elif Version(installed.public) == Version(pick.version) and m.torch_variant == pick.variant:
-            reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is already "
-                                     "installed: nothing to change", ""))
+            missing = _missing(reqs, m, pick.variant)
+            if not missing:
+                status, cmd, reqs = "installed", None, []
+                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) and its "
+                                         "companions are already installed: nothing to change", ""))
+            else:
+                reqs = missing
+                cmd = command(missing, url, installer) if installer != "conda" or url else cmd
+                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
+                                         f"already installed; only {', '.join(missing)} is "
+                                         "missing or from another build", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
@@ -287,6 +306,22 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                           tuple(reasons), tuple(alternatives), _refs(reasons))
     return Suggestion("torch", status, pick.version, pick.variant, cmd, tuple(reqs), url,
                       tuple(reasons), tuple(alternatives), _refs(reasons))
+
+
+def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
+    """The pins of ``reqs`` installed as another version or build (local label); a companion
+    that is not installed at all is not pushed onto a working torch."""
+    out = []
+    for req in reqs:
+        name, _, want = req.partition("==")
+        have = m.installed.get(name)
+        if have is None and name != "torch":
+            continue
+        local = have.local if have is not None else None
+        if have is None or Version(have.public) != Version(want) \
+                or (local is not None and local != variant):
+            out.append(req)
+    return out
 
 
 def _refs(reasons: list[Reason]) -> tuple[str, ...]:
@@ -327,6 +362,15 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
                 f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
                 f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
+    if rocm_only:
+        best = rocm_only[0]
+        cmd, *_ = _command(best, platform, installer, audio)
+        out.append(Alternative(
+            f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
+            f"{best.variant}",
+            best.version, best.variant, cmd, f"ROCm {data.variant_rocm(best.variant)}",
+            best.release.get("source", "")))
     python_only = [c for c in better if c.kinds() == {"python"}]
     if python_only:
         best = python_only[0]

@@ -97,6 +97,20 @@ def test_torch_with_a_broken_version_file_keeps_the_dist_info_version(site):
     dist(site, "torch", "2.13.0+cpu", "torch", {"torch/version.py": "cuda = '12.4\n  ((("})
     build = frameworks.torch_build(installed(site), Trail())
     assert build.version == Version("2.13.0+cpu") and build.cuda is None
+    assert build.build_known is False  # an unreadable version.py is not "CPU-only"
+
+
+def test_torch_without_version_py_is_build_unknown(site):
+    dist(site, "torch", "2.5.1", "torch", {"torch/__init__.py": ""})
+    build = frameworks.torch_build(installed(site), Trail())
+    assert (build.version, build.cuda, build.build_known) == (Version("2.5.1"), None, False)
+
+
+def test_cpu_torch_version_py_is_a_known_cpu_build(site):
+    text = TORCH_CU124.replace("'2.4.0+cu124'", "'2.4.0+cpu'").replace("= '12.4'", "= None")
+    dist(site, "torch", "2.4.0+cpu", "torch", {"torch/version.py": text})
+    build = frameworks.torch_build(installed(site), Trail())
+    assert (build.cuda, build.build_known) == (None, True)
 
 
 def test_torch_version_py_is_never_executed(site, tmp_path):
@@ -214,7 +228,31 @@ def test_no_frameworks_installed(site):
     fw = frameworks.probe(paths=(str(site),))
     assert fw.probe.status is Status.OK
     assert (fw.torch, fw.tensorflow, fw.jax, fw.keras) == (None, None, None, None)
-    assert packages.probe(paths=(str(site),)).distributions == ()
+    dists = packages.probe(paths=(str(site),)).distributions
+    assert [(d.name, str(d.version), d.modules) for d in dists] == [("requests", "2.32.0", ())]
+
+
+def test_every_distribution_is_recorded_for_require(site):
+    """``--require 'tqdm>=4'`` must see any installed distribution, not a fixed list of names;
+    import names are read only for the deep-learning ones (one file read each)."""
+    from envdoctor.gate import policy
+    dist(site, "tqdm", "4.66.5", "tqdm")
+    dist(site, "einops", "0.8.0", "einops")
+    dist(site, "torch", "2.5.1", "torch")
+    facts = packages.probe(paths=(str(site),))
+    assert {d.name: d.modules for d in facts.distributions} == {
+        "einops": (), "torch": ("torch",), "tqdm": ()}
+    need = policy.parse_requirement("tqdm>=4")
+    assert policy._package(need, _with_packages(facts), {})[0] is True
+    need = policy.parse_requirement("einops>=1.0")
+    assert policy._package(need, _with_packages(facts), {})[0] is False
+
+
+def _with_packages(pk):
+    from dataclasses import replace as _replace
+
+    from envdoctor.facts import Facts
+    return _replace(Facts(), packages=pk)
 
 
 def test_first_folder_on_the_path_wins(site, tmp_path):

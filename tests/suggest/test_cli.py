@@ -12,7 +12,8 @@ import tomllib
 
 from envdoctor import pipeline
 from envdoctor.suggest.machine import machine_of
-from tests.suggest.conftest import MACHINES, check_command
+
+from .suggest_support import MACHINES, check_command
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "corpus" / "reports"

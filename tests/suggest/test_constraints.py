@@ -1,10 +1,16 @@
 """One machine per constraint where that constraint decides the answer.
 
 Machines are facts snapshots in tests/suggest/machines; every command any of these tests sees
-is checked against the index data by the ``run`` fixture (conftest.check_all).
+is checked against the index data by ``run`` (suggest_support.check_all).
 """
 
 from __future__ import annotations
+
+from envdoctor import pipeline
+from envdoctor.suggest import suggest
+from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import MACHINES, check_all, run
 
 
 def _texts(s) -> str:
@@ -12,7 +18,7 @@ def _texts(s) -> str:
 
 
 # ------------------------------------------------------------------ driver ceiling
-def test_driver_550_keeps_cuda_12_and_prices_the_cuda_13_upgrade(run):
+def test_driver_550_keeps_cuda_12_and_prices_the_cuda_13_upgrade():
     s = run("a100-driver550", "torch")
     assert (s.status, s.version, s.variant) == ("ok", "2.13.0", "cu126")
     assert s.index_url == "https://download.pytorch.org/whl/cu126"
@@ -22,28 +28,28 @@ def test_driver_550_keeps_cuda_12_and_prices_the_cuda_13_upgrade(run):
     assert "upgrade the NVIDIA driver to >= 580 to get torch 2.13.0 cu130" in up.text
 
 
-def test_driver_580_gets_the_stable_cuda_13_build(run):
+def test_driver_580_gets_the_stable_cuda_13_build():
     s = run("h100-driver580-nvcc", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
     assert not any(a.price.startswith("driver") for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ minor-version compatibility
-def test_minor_version_compat_lets_a_cuda_12_1_driver_run_a_cu126_wheel(run):
+def test_minor_version_compat_lets_a_cuda_12_1_driver_run_a_cu126_wheel():
     """Driver 530 shipped with CUDA 12.1, but 12.x wheels run on >= 525.60.13."""
     s = run("rtx4090-driver530", "torch")
     assert s.variant == "cu126"
     assert "through minor-version compatibility" in _texts(s)
 
 
-def test_below_the_cuda_12_floor_only_cuda_11_builds_remain(run):
+def test_below_the_cuda_12_floor_only_cuda_11_builds_remain():
     s = run("rtx3090-driver520", "torch")
     assert (s.version, s.variant) == ("2.7.1", "cu118")
     assert any(a.price == "driver >= 525.60.13" for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ arch list
-def test_pascal_gtx1080_is_not_in_cuda_13_builds(run):
+def test_pascal_gtx1080_is_not_in_cuda_13_builds():
     s = run("gtx1080-driver580", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu126")
     assert "the cu130 build of torch 2.13.0 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
@@ -51,51 +57,51 @@ def test_pascal_gtx1080_is_not_in_cuda_13_builds(run):
     assert not any(a.variant in ("cu130", "cu132") for a in s.alternatives)
 
 
-def test_blackwell_rtx5090_needs_cu128_or_newer(run):
+def test_blackwell_rtx5090_needs_cu128_or_newer():
     s = run("rtx5090-driver570", "torch")
     assert (s.version, s.variant) == ("2.11.0", "cu128")   # cu126 lacks sm_120, cu13x need 580
     assert "the cu126 build of torch 2.13.0 has no code for NVIDIA GeForce RTX 5090" in _texts(s)
     assert s.alternatives[0].variant == "cu130" and s.alternatives[0].price == "driver >= 580"
 
 
-def test_blackwell_with_driver_580_gets_cu130(run):
+def test_blackwell_with_driver_580_gets_cu130():
     s = run("rtx5090-driver580", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
 
 
-def test_kepler_k80_last_runs_on_torch_27_cu118(run):
+def test_kepler_k80_last_runs_on_torch_27_cu118():
     s = run("k80-driver470", "torch")
     assert (s.version, s.variant) == ("2.7.1", "cu118")
     assert any("not supported by any build of the newest torch" in a.text
                and "torch 2.7.1 cu118" in a.text for a in s.alternatives)
 
 
-def test_volta_v100_stays_on_cu126_with_a_new_driver(run):
+def test_volta_v100_stays_on_cu126_with_a_new_driver():
     s = run("v100-driver580", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu126")
 
 
 # ------------------------------------------------------------------ index has no such release
-def test_the_cu128_index_has_no_torch_212_or_newer(run):
+def test_the_cu128_index_has_no_torch_212_or_newer():
     """Driver 570 runs CUDA 12.x only; the newest torch on cu128 is 2.11, so 2.13 comes as cu126."""
     s = run("rtx4090-driver570", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu126")
 
 
-def test_aarch64_cu126_build_only_has_sm80_and_sm90(run):
+def test_aarch64_cu126_build_only_has_sm80_and_sm90():
     s = run("gh200-aarch64-driver560", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu126")
     assert "cu126 arch list of torch 2.13.0" in _texts(s)
 
 
 # ------------------------------------------------------------------ Python version
-def test_python_39_gets_the_last_torch_for_39(run):
+def test_python_39_gets_the_last_torch_for_39():
     s = run("rtx4090-py39", "torch")
     assert (s.version, s.variant) == ("2.8.0", "cu128")
     assert any(a.price.startswith("Python") and a.version == "2.13.0" for a in s.alternatives)
 
 
-def test_python_38_has_no_torch_in_the_data_and_says_the_way_out(run):
+def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
     s = run("rtx4090-py38", "torch")
     assert s.status == "none" and s.command is None
     assert "Python 3.8" in _texts(s)
@@ -103,96 +109,111 @@ def test_python_38_has_no_torch_in_the_data_and_says_the_way_out(run):
 
 
 # ------------------------------------------------------------------ platform
-def test_aarch64_grace_hopper_gets_cu130(run):
+def test_aarch64_grace_hopper_gets_cu130():
     s = run("gh200-aarch64-driver580", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
 
 
-def test_windows_uses_the_windows_driver_floor(run):
+def test_windows_uses_the_windows_driver_floor():
     s = run("windows-rtx3070-driver546", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu126")
     assert "527.41" in _texts(s)
 
 
-def test_windows_blackwell_with_a_580_driver_gets_cu130(run):
+def test_windows_blackwell_with_a_580_driver_gets_cu130():
     s = run("windows-rtx5080-driver581", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
 
 
-def test_macos_arm64_is_the_pypi_wheel_without_an_index(run):
+def test_macos_arm64_is_the_pypi_wheel_without_an_index():
     s = run("macos-arm64", "torch")
     assert (s.version, s.variant, s.index_url) == ("2.13.0", "cpu", None)
     assert s.command == "pip install torch==2.13.0 torchvision==0.28.0"
 
 
-def test_macos_x86_64_has_no_torch_in_the_data(run):
+def test_macos_x86_64_has_no_torch_in_the_data():
     s = run("macos-x86_64", "torch")
     assert s.status == "none"
     assert "macOS x86_64" in _texts(s)
 
 
 # ------------------------------------------------------------------ CPU only
-def test_cpu_only_linux_uses_the_cpu_index(run):
+def test_cpu_only_linux_uses_the_cpu_index():
     s = run("linux-cpu-only", "torch")
     assert (s.variant, s.index_url) == ("cpu", "https://download.pytorch.org/whl/cpu")
 
 
-def test_gpu_not_probed_is_undecided_not_guessed(run):
+def test_gpu_not_probed_is_undecided_not_guessed():
     s = run("gpu-not-probed", "torch")
     assert s.status == "undecided" and s.command is None
     assert any(a.variant == "cpu" and a.command for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ installed versions
-def test_installed_matching_build_is_left_alone(run):
+def test_installed_matching_build_is_left_alone():
     s = run("h200-torch213-cu130-installed", "torch")
     assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert s.status == "installed" and s.command is None
     assert s.reasons[0].constraint == "installed" and "nothing to change" in s.reasons[0].text
 
 
-def test_a_torch_newer_than_the_data_is_not_downgraded(run):
+def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
+    import json
+    data = json.loads((MACHINES / "h200-torch213-cu130-installed.json").read_text())
+    dists = data["packages"]["distributions"]
+    next(d for d in dists if d["name"] == "torchvision")["version"] = "0.27.1+cu130"
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    facts = pipeline.load_facts_file(str(path))
+    s = suggest(facts, ["torch"]).suggestions[0]
+    check_all("torchvision-mismatch", s, machine_of(facts))
+    assert s.command == ("pip install torchvision==0.28.0 "
+                         "--index-url https://download.pytorch.org/whl/cu130")
+
+
+def test_a_torch_newer_than_the_data_is_not_downgraded():
     s = run("h200-torch215-newer-than-data", "torch")
     assert s.status == "keep" and s.command is None and s.version == "2.15.0+cu130"
     assert s.alternatives[0].version == "2.13.0"
 
 
 # ------------------------------------------------------------------ JAX
-def test_jax_cuda13_needs_driver_580(run):
+def test_jax_cuda13_needs_driver_580():
     s = run("h100-driver565", "jax")
     assert (s.version, s.variant) == ("0.11.0", "jax[cuda12]")
     assert any(a.variant == "jax[cuda13]" and a.price == "driver >= 580" for a in s.alternatives)
     assert run("h100-driver580-nvcc", "jax").variant == "jax[cuda13]"
 
 
-def test_jax_cuda13_needs_sm75_so_pascal_gets_cuda12(run):
+def test_jax_cuda13_needs_sm75_so_pascal_gets_cuda12():
     s = run("gtx1080-driver580", "jax")
     assert s.variant == "jax[cuda12]"
     assert "SM 7.5" in _texts(s)
 
 
-def test_jax_on_kepler_falls_back_to_cpu(run):
+def test_jax_on_kepler_falls_back_to_cpu():
     s = run("k80-driver470", "jax")
     assert s.variant == "cpu" and s.command == "pip install jax==0.6.2"  # Python 3.10
 
 
-def test_jax_on_windows_is_cpu_with_wsl2_as_the_gpu_route(run):
+def test_jax_on_windows_is_cpu_with_wsl2_as_the_gpu_route():
     s = run("windows-rtx3070-driver546", "jax")
     assert (s.version, s.variant) == ("0.10.2", "cpu")   # Python 3.11: jax 0.11 needs 3.12
     assert any(a.price == "WSL2" for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ TensorFlow
-def test_tensorflow_and_cuda_on_linux(run):
+def test_tensorflow_and_cuda_on_linux():
     s = run("h100-driver565", "tensorflow")
     assert s.command == 'pip install "tensorflow[and-cuda]==2.21.*"'
 
 
-def test_tensorflow_old_driver_falls_back_to_the_cuda_11_release(run):
+def test_tensorflow_old_driver_falls_back_to_the_cuda_11_release():
     s = run("l40s-driver470", "tensorflow")
     assert (s.version, s.variant) == ("2.14.*", "tensorflow[and-cuda]")
 
 
-def test_tensorflow_native_windows_gpu_stops_at_210(run):
+def test_tensorflow_native_windows_gpu_stops_at_210():
     s = run("windows-rtx3070-driver546", "tensorflow")
     assert s.variant == "cpu" and s.version == "2.21.*"
     assert any(a.price == "WSL2" for a in s.alternatives)
@@ -201,40 +222,40 @@ def test_tensorflow_native_windows_gpu_stops_at_210(run):
     assert (old.version, old.variant) == ("2.10.*", "tensorflow")
 
 
-def test_tensorflow_aarch64_is_cpu_only(run):
+def test_tensorflow_aarch64_is_cpu_only():
     s = run("gh200-aarch64-driver580", "tensorflow")
     assert s.variant == "cpu"
 
 
-def test_tensorflow_macos_is_capped_at_the_confirmed_release(run):
+def test_tensorflow_macos_is_capped_at_the_confirmed_release():
     s = run("macos-arm64", "tensorflow")
     assert s.version == "2.16.*"
     assert any("not confirmed" in a.text for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ companions
-def test_xformers_follows_the_installed_torch_index(run):
+def test_xformers_follows_the_installed_torch_index():
     s = run("h200-torch213-cu130-installed", "xformers")
     assert s.command == ("pip install xformers==0.0.35 "
                          "--index-url https://download.pytorch.org/whl/cu130")
 
 
-def test_xformers_has_no_cpu_build_in_the_data(run):
+def test_xformers_has_no_cpu_build_in_the_data():
     s = run("rtx4090-torch-cpu-installed", "xformers")
     assert s.status == "none" and "not cpu" in _texts(s)
 
 
-def test_xformers_dropped_volta(run):
+def test_xformers_dropped_volta():
     s = run("v100-driver580", "xformers")
     assert s.status == "none" and "sm_70" in _texts(s)
 
 
-def test_bitsandbytes_needs_pascal_or_newer(run):
+def test_bitsandbytes_needs_pascal_or_newer():
     assert run("maxwell-gtx980-driver580", "bitsandbytes").status == "none"
     assert run("gtx1080-driver580", "bitsandbytes").command == "pip install bitsandbytes==0.50.0"
 
 
-def test_flash_attn_needs_ampere_and_a_toolkit(run):
+def test_flash_attn_needs_ampere_and_a_toolkit():
     assert run("t4-driver550", "flash-attn").status == "none"           # sm_75
     assert run("a100-driver550", "flash-attn").status == "none"         # no nvcc
     ok = run("h100-driver580-nvcc", "flash-attn")
@@ -242,7 +263,7 @@ def test_flash_attn_needs_ampere_and_a_toolkit(run):
 
 
 # ------------------------------------------------------------------ installers
-def test_uv_and_conda_spellings(run):
+def test_uv_and_conda_spellings():
     uv = run("a100-driver550", "torch", installer="uv")
     assert uv.command.startswith("uv pip install torch==2.13.0 ")
     conda = run("a100-driver550", "torch", installer="conda")
@@ -250,7 +271,22 @@ def test_uv_and_conda_spellings(run):
     assert any(r.constraint == "installer" and "2.5.1" in r.text for r in conda.reasons)
 
 
-def test_no_framework_named_means_the_installed_ones(run):
+def test_no_framework_named_means_the_installed_ones():
     got = run("rtx4090-torch-cpu-installed")
     assert [s.framework for s in got] == ["torch", "xformers"]
     assert got[0].variant == "cu126"   # the CPU wheel on a GPU box gets the CUDA build
+
+
+def test_platforms_without_wheels_in_the_data_are_none_not_assumed():
+    for machine in ("windows-arm64-cpu", "linux-ppc64le-cpu"):
+        for s in run(machine, "torch", "jax", "tensorflow"):
+            assert s.status == "none" and s.command is None, (machine, s.framework)
+            assert not any("assumed" in r.text or "this answer is for" in r.text
+                           for r in s.reasons)
+
+
+def test_rocm_torch_stays_on_its_rocm_release_and_prices_the_newer_one():
+    s = run("rocm-torch291-installed", "torch")
+    assert (s.status, s.version, s.variant) == ("installed", "2.9.1", "rocm6.4")
+    alt = next(a for a in s.alternatives if a.variant == "rocm7.2")
+    assert alt.version == "2.13.0" and alt.price == "ROCm 7.2"

@@ -1,1 +1,72 @@
-"""Knowledge functions over the compatibility matrices, called from rule expressions."""
+"""Knowledge functions: what rule expressions may call, in one explicit registry.
+
+``REGISTRY`` maps each name a rule may call to the module of this package that defines a
+function of that name (or to a ``FirstOf`` of other names). Modules are imported on first
+use; importing one registers nothing. Each function declares the facts it reads with
+``@reads`` (``envdoctor.engine.knowledge._reads``); the engine resolves them, and answers
+UNKNOWN itself when one is not known, so no function ever sees or guards an unknown.
+
+Adding a function: write it in the module of its family with ``@reads(...)``, add one line
+here, and use it in a rule (``when = "len(my_fn()) > 0"``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from envdoctor.engine.knowledge._reads import FirstOf
+
+REGISTRY: dict[str, str | FirstOf] = {
+    # gpu: names, compute capabilities, datasheets, health
+    "any_gpu_cc": "gpu", "gpu_cc": "gpu", "arch_name": "gpu", "gpu_row": "gpu",
+    "datasheet": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
+    # cuda and the driver
+    "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
+    "driver_below_floor": "driver", "driver_below_floor_confirmed": "driver",
+    "driver_below_bundled": "driver", "driver_fix": "driver",
+    # cudnn
+    "cudnn_min_cc": "cudnn", "cudnn_row": "cudnn", "gpus_below_cudnn": "cudnn",
+    "gpus_below_cudnn_confirmed": "cudnn",
+    # torch
+    "torch_has_arch": "torch", "torch_variant": "torch", "torch_release": "torch",
+    "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
+    "torch_archs_live": "torch", "torch_archs_matrix": "torch",
+    "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
+    "torch_reinstall_same_build": "torch",
+    "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
+                           "the arch list torch printed about itself, else its matrix row"),
+    # tensorflow
+    "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
+    "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
+    "tf_cuda_libs_fix": "tensorflow",
+    # jax
+    "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
+    "jax_gpu_build": "jax",
+    # installed packages
+    "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
+    "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
+    "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
+    # environment and visibility
+    "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
+    "alloc_conf_problem": "env", "no_gpu_reason": "env",
+    # live workers and smoke
+    "live_failed": "live", "live_import_failed": "live", "smoke_failed": "live",
+    "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
+    "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
+    "live_diagnoses": "live",
+    # install commands, planned by envdoctor.suggest
+    "install_line": "install", "install_why": "install", "install_lines": "install",
+    # probes that broke
+    "probe_failure": "probe", "probe_failures": "probe",
+}
+
+
+def function(name: str) -> Callable[..., Any] | FirstOf:
+    """The function (or ``FirstOf``) registered as ``name``; KeyError when there is none."""
+    entry = REGISTRY[name]
+    if isinstance(entry, FirstOf):
+        return entry
+    module = importlib.import_module(f"envdoctor.engine.knowledge.{entry}")
+    return getattr(module, name)

@@ -1,36 +1,46 @@
-"""Renderers turn a report into text; they format and decide nothing.
+"""Renderers turn a document into text; they format and decide nothing.
 
-One explicit registry: ``--format`` choices come from it, and later outputs (markdown, junit,
-sarif, github) are one module and one line here.
+One explicit registry keyed by (document, format): ``check`` (a Report), ``report`` (the bug
+report of a Report), ``explain`` (an Explanation) and ``diff`` (a comparison). Each entry
+names ``module:function`` with the signature ``render(obj, color) -> str``; modules are
+imported when used, so a command pays only for the format it prints. ``--format`` choices
+come from here (``formats(document)``).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from envdoctor.outputs.report import Report
+Renderer = Callable[[Any, bool], str]
 
-Renderer = Callable[["Report", bool], str]
-
-# format name -> module in envdoctor.outputs.renderers with `render(report, color) -> str`.
-# Modules are
-# imported when used, so `check` pays only for the format it prints.
-RENDERERS: dict[str, str] = {
-    "text": "text",
-    "json": "json_renderer",
-    "markdown": "markdown",
-    "junit": "junit",
-    "sarif": "sarif",
-    "github": "github",
+RENDERERS: dict[tuple[str, str], str] = {
+    ("check", "text"): "envdoctor.outputs.renderers.text:render",
+    ("check", "json"): "envdoctor.outputs.renderers.json_renderer:render",
+    ("check", "markdown"): "envdoctor.outputs.renderers.markdown:render",
+    ("check", "junit"): "envdoctor.outputs.renderers.junit:render",
+    ("check", "sarif"): "envdoctor.outputs.renderers.sarif:render",
+    ("check", "github"): "envdoctor.outputs.renderers.github:render",
+    ("report", "markdown"): "envdoctor.outputs.renderers.markdown:render_bug_report",
+    ("report", "json"): "envdoctor.outputs.renderers.json_renderer:render_bug_report",
+    ("explain", "text"): "envdoctor.explain.render:render_text",
+    ("explain", "markdown"): "envdoctor.explain.render:render_markdown",
+    ("explain", "json"): "envdoctor.explain.render:render_json",
+    ("diff", "text"): "envdoctor.diff:render_document",
+    ("diff", "json"): "envdoctor.diff:render_json",
 }
 
 
-def renderer(name: str) -> Renderer:
-    return importlib.import_module(f"envdoctor.outputs.renderers.{RENDERERS[name]}").render
+def formats(document: str) -> list[str]:
+    """The formats a document can be rendered in, sorted (``--format`` choices)."""
+    return sorted(fmt for doc, fmt in RENDERERS if doc == document)
 
 
-def render(name: str, report: Report, color: bool = False) -> str:
-    return renderer(name)(report, color)
+def renderer(document: str, fmt: str) -> Renderer:
+    module, _, name = RENDERERS[(document, fmt)].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def render(document: str, fmt: str, obj: Any, color: bool = False) -> str:
+    return renderer(document, fmt)(obj, color)

@@ -33,9 +33,9 @@ def _body(f: Finding) -> str:
 def _area(code: str, finding: Finding | None) -> str:
     if finding is not None and finding.area:
         return finding.area
-    from envdoctor.engine import AREAS
+    from envdoctor.engine.checks import area_of_family
     prefix = re.match(r"[A-Z]+", code)
-    return AREAS.get(prefix.group(0), "checks") if prefix else "checks"
+    return area_of_family(prefix.group(0), "checks") if prefix else "checks"
 
 
 def render(report: Report, color: bool = False) -> str:

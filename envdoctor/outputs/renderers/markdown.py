@@ -83,7 +83,7 @@ def _requirements(report: Report) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- bug report
-def render_bug_report(report: Report) -> str:
+def render_bug_report(report: Report, color: bool = False) -> str:
     """The full report to paste into an issue: summary, findings, smoke, facts, raw JSON."""
     out = _head(report, "envdoctor report")
     out += _smoke(report.extra.get("smoke"))
@@ -126,7 +126,7 @@ def _facts_tables(facts: Facts) -> list[str]:
                  ("Python", (f"{h.python_version} {h.python_implementation} ({h.python_env}) "
                              f"at {h.python_executable}")),
                  ("CPU / RAM", (f"{h.cpu_count} CPUs ({', '.join(h.cpu_flags)}), "
-                                f"{h.ram_total_gb} GB RAM, /dev/shm {h.shm_total_gb} GB")),
+                                f"{h.ram_total_gb} GiB RAM, /dev/shm {h.shm_total_gb} GiB")),
                  ("Container", h.container or "none seen")]
     nv = facts.nvidia
     if nv.probe.status is Status.OK:

@@ -16,7 +16,7 @@ from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, ProbeInfo, Status
 from envdoctor.gate import policy
 
-FIX = Path(__file__).parent / "fixtures" / "diff"
+FIX = Path(__file__).parents[1] / "fixtures" / "diff"
 H100 = FIX / "h100-driver-550.json"       # 8x H100 80GB, driver 550, torch 2.5.1+cu121
 H100_470 = FIX / "h100-driver-470.json"   # the same node after a driver downgrade
 

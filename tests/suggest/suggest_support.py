@@ -7,7 +7,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -52,7 +51,10 @@ def _platform(m: Machine, price: str) -> str:
 def check_torch(tokens: list[str], m: Machine, price: str) -> None:
     reqs = _reqs(tokens)
     version = reqs.get("torch") or reqs.get("pytorch")
-    row = next(r for r in matrix("wheel_index")["torch"] if r["torch"] == version)
+    rows = matrix("wheel_index")["torch"]
+    row = next(r for r in rows if r["torch"] == version) if version else \
+        next(r for r in rows if r.get("torchvision") == reqs.get("torchvision"))  # companion only
+    version = row["torch"]
     platform = _platform(m, price)
     if tokens[0] == "conda":
         assert Version(version) <= Version("2.5.1"), "PyTorch's conda channel ends at 2.5"
@@ -124,14 +126,11 @@ def check_all(name: str, got: Suggestion, m: Machine) -> None:
     assert all(r.text for r in got.reasons)
 
 
-@pytest.fixture
-def run():
-    """run("a100-driver550", "torch") -> the checked Suggestion (or all, with several names)."""
-    def _run(name: str, *frameworks: str, installer: str = "pip"):
-        facts = pipeline.load_facts_file(str(MACHINES / f"{name}.json"))
-        m = machine_of(facts)
-        result = suggest(facts, list(frameworks) or None, installer)
-        for s in result.suggestions:
-            check_all(name, s, m)
-        return result.suggestions[0] if len(frameworks) == 1 else result.suggestions
-    return _run
+def run(name: str, *frameworks: str, installer: str = "pip"):
+    """run("a100-driver550", "torch") -> the checked Suggestion (a tuple with several names)."""
+    facts = pipeline.load_facts_file(str(MACHINES / f"{name}.json"))
+    m = machine_of(facts)
+    result = suggest(facts, list(frameworks) or None, installer)
+    for s in result.suggestions:
+        check_all(name, s, m)
+    return result.suggestions[0] if len(frameworks) == 1 else result.suggestions

@@ -66,18 +66,21 @@ def test_bad_expression_names_file_and_field():
 
 def test_rules_test_command_function_finds_no_problem():
     """The same function as `envdoctor rules test`: every check and matrix file, every example."""
-    from envdoctor.commands.rules_cmd import validate_rules
-    checks, problems = validate_rules()
+    from envdoctor.engine.loader import rules_dir
+    from envdoctor.engine.validate import validate
+    outcome = validate(rules_dir())
+    checks, problems = outcome.checks, outcome.problems
     assert problems == [] and len(checks) >= 40
 
 
 def test_rules_test_reports_file_and_field(tmp_path):
-    from envdoctor.commands.rules_cmd import validate_rules
+    from envdoctor.engine.validate import validate
     bad = tmp_path / "checks" / "x"
     bad.mkdir(parents=True)
     (bad / "TEST001.toml").write_text('code = "TEST001"\nid = "t"\nseverity = "error"\n'
                                       'title = "t"\nwhen = "True"\nwhy = "w"\nfix = "f"\n'
                                       'references = []\nexamples = []\n')
-    checks, problems = validate_rules(tmp_path)
+    outcome = validate(tmp_path)
+    checks, problems = outcome.checks, outcome.problems
     assert checks == [] and problems == [f"{bad / 'TEST001.toml'}: references: must be a "
                                          "non-empty list of URLs (sources)"]

@@ -13,7 +13,7 @@ from envdoctor import engine
 from envdoctor.engine import loader as knowledge
 from envdoctor.engine.loader import RuleFileError
 
-RULES = Path(__file__).resolve().parents[1] / "rules"
+RULES = Path(__file__).resolve().parents[2] / "rules"
 
 
 @pytest.fixture

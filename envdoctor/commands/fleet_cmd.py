@@ -1,0 +1,186 @@
+"""`envdoctor fleet`: run as every rank of the job's launcher; `fleet compare` over snapshots."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from envdoctor.commands._output import (
+    default_format,
+    emit,
+    parse_report_spec,
+    prepare,
+    use_color,
+    write_reports,
+)
+from envdoctor.engine import INTENTS
+from envdoctor.engine.findings import FAIL_ON
+from envdoctor.outputs.renderers import formats
+
+FORMATS = formats("check")
+
+
+def _gate_options(fn):
+    for option in reversed([
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                     help="Output format [default: text; github under GITHUB_ACTIONS=true]."),
+        click.option("--output", "-o", metavar="FILE", help="Write the report to FILE."),
+        click.option("--report", "reports", multiple=True, metavar="FORMAT:FILE",
+                     help="Also write FORMAT to FILE, e.g. junit:fleet.xml (repeatable)."),
+        click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
+                     default=None, help="Exit 1 when a finding is at or above this severity "
+                     "[default: the policy's fail_on, else error]."),
+        click.option("--expect", "intent", type=click.Choice(INTENTS), default=None,
+                     help="What the nodes should train on [default: the policy's, else auto]."),
+        click.option("--policy", "policy_file", metavar="FILE", help="Policy TOML (as check)."),
+        click.option("--require", "requires", multiple=True, metavar="REQ",
+                     help="A requirement per node, e.g. gpus>=8, torch>=2.4 (repeatable)."),
+        click.option("--no-redact", is_flag=True,
+                     help="Keep host names (else host-1, host-2 …), addresses and UUIDs."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def _check_reports(reports: tuple[str, ...]) -> None:
+    """A wrong --report fails before any rendezvous (on every rank alike)."""
+    for spec in reports:
+        parse_report_spec(spec)
+
+
+def _text(report, fmt: str, color: bool, tail: Callable[[Any], str] | None = None) -> str:
+    from envdoctor.fleet import render
+    from envdoctor.outputs.renderers import render as render_as
+    if fmt == "text":
+        return render.render(report, color) + (tail(report) if tail else "")
+    return render_as("check", fmt, report, color)
+
+
+def _publish(report, fmt: str | None, output: str | None, redact: bool,
+             reports: tuple[str, ...] = (), tail: Callable[[Any], str] | None = None) -> None:
+    """The report, redacted once, to --output/stdout and to every --report FORMAT:FILE;
+    ``tail`` adds text after the fleet text (from the redacted report)."""
+    if redact:
+        report = prepare(report)
+    fmt = default_format(fmt)
+    write_reports(report, [s for s in reports if parse_report_spec(s)[0] != "text"])
+    for spec in reports:
+        kind, path = parse_report_spec(spec)
+        if kind == "text":
+            emit(_text(report, "text", False, tail), path)
+    emit(_text(report, fmt, use_color(output) and fmt == "text", tail), output)
+
+
+def _leave(code: int) -> None:
+    """Exit without interpreter teardown: gloo's threads (and a probe stuck in a C call) must
+    not keep a finished rank alive."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+@click.group("fleet", invoke_without_command=True)
+@click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
+              "rendezvous only).")
+@click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
+              metavar="S", help="Seconds the rendezvous waits for every rank, then seconds each "
+              "rank has to probe and reach the barrier; ranks not there are named, not waited "
+              "for.")
+@click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
+              "TFLOP/s, NCCL transport.")
+@click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
+              "with `fleet compare DIR`, e.g. after a failed rendezvous).")
+@click.option("--store", metavar="FILE", help="Rendezvous through a file on a shared file system "
+              "instead of MASTER_ADDR (also $ENVDOCTOR_FLEET_STORE).")
+@click.option("--framework", "frameworks", metavar="NAMES", help="Also live-probe these other "
+              "frameworks on each node (tensorflow,jax …), in child workers.")
+@click.option("--smoke", "suite", type=click.Choice(["quick", "full"]), default="quick",
+              show_default=True, help="The torch smoke suite run in each rank.")
+@_gate_options
+@click.pass_context
+def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir: str | None,
+          store: str | None, frameworks: str | None, suite: str, fmt: str | None,
+          output: str | None, reports: tuple[str, ...], fail_on: str | None,
+          intent: str | None, policy_file: str | None, requires: tuple[str, ...],
+          no_redact: bool) -> None:
+    """Check a cluster as its job sees it: run as every rank, e.g.
+    `torchrun --nnodes=N --nproc-per-node=G -m envdoctor fleet`."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from envdoctor.fleet import model
+    from envdoctor.fleet import report as fleet_report
+    from envdoctor.fleet.run import Options, late_after_failure, run_rank
+    from envdoctor.gate import policy as gate
+
+    gate_policy = gate.load(policy_file, requires)  # a bad policy fails before any rendezvous
+    intent, fail_on = gate_policy.settings(intent, fail_on)
+    _check_reports(reports)
+    names = tuple(n.strip() for n in (frameworks or "").split(",") if n.strip() and
+                  n.strip() != "torch")
+    options = Options(static=static, timeout=timeout, bench=bench, out_dir=out_dir or "",
+                      store=store or "", frameworks=names, suite=suite)
+    result = run_rank(options)
+    layout, outcome = result.layout, result.outcome
+    if layout.rank != 0:
+        if not outcome.barrier:
+            where = f"; snapshot in {result.snapshot}" if result.snapshot else \
+                " (give --out-dir DIR to keep this rank's snapshot)"
+            click.echo(f"envdoctor fleet: rank {layout.rank} on {layout.node}: "
+                       f"{outcome.error or 'did not complete'}{where}", err=True)
+        _leave(0)
+    payloads, errors = {}, ([outcome.error] if outcome.error else [])
+    for rank, data in outcome.payloads.items():
+        try:
+            payloads[rank] = model.decode_payload(data)
+        except ValueError as exc:
+            errors.append(f"rank {rank}: {exc}")
+    late = late_after_failure(result)
+    view = model.build(payloads, layout.world_size, layout.launcher, late, outcome.hello,
+                       errors)
+    view.timeout = timeout
+    bench_view = (payloads.get(0) or {}).get("bench") or {}
+    if bench_view:
+        view.bench = {k: bench_view.get(k) for k in ("backend", "device", "world", "cross")
+                      if bench_view.get(k) is not None}
+    report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
+                                redact=not no_redact)
+    _publish(report, fmt, output, not no_redact, reports)
+    _leave(report.exit_code)
+
+
+@fleet.command("compare")
+@click.argument("paths", nargs=-1, required=True, metavar="DIR|FILE...")
+@_gate_options
+def compare(paths: tuple[str, ...], fmt: str | None, output: str | None,
+            reports: tuple[str, ...], fail_on: str | None, intent: str | None,
+            policy_file: str | None, requires: tuple[str, ...], no_redact: bool) -> None:
+    """The fleet rules over saved snapshots (`envdoctor check --format json` per node, or the
+    rank snapshots of `fleet --out-dir`); no torch needed."""
+    import dataclasses
+    import gc
+
+    from envdoctor.fleet import compare as fleet_compare
+    from envdoctor.fleet import report as fleet_report
+    from envdoctor.gate import policy as gate
+
+    gate_policy = gate.load(policy_file, requires)
+    intent, fail_on = gate_policy.settings(intent, fail_on)
+    _check_reports(reports)
+    view = fleet_compare.load(paths)
+    gc.freeze()  # the snapshots live until exit: later collections need not rescan them
+    report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
+                                redact=not no_redact)
+    fleet_block = {**report.extra["fleet"],
+                   "differences": fleet_compare.differences(view, report.findings)}
+    report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
+    _publish(report, fmt, output, not no_redact, reports,
+             tail=lambda shown: "\n" + fleet_compare.text_block(
+                 shown.extra["fleet"]["differences"]))
+    raise SystemExit(report.exit_code)

@@ -1,0 +1,73 @@
+"""How a knowledge function declares the facts it reads (no registry, no side effects).
+
+    @reads(gpus="nvidia.gpus", os=optional("host.os", "linux"))
+    def any_gpu_cc(spec, *, gpus, os): ...
+
+Each keyword names a parameter and the dotted facts path the engine resolves for it
+(``envdoctor.engine.views.resolve``). A required read that is not known (not observed, probe
+failed, or something below it unknown) makes the call UNKNOWN without running the function,
+so functions only ever see facts that are whole. ``optional(path, default)`` passes
+``default`` instead: for a function that decides without that fact (say so in its doc).
+``some(path)`` accepts the observed items of a collection seen in part: for functions that
+report what they find among the items, never an absence. ``result(name)`` is another
+knowledge function's value; ``"intent"`` is the ``--expect`` intent.
+
+A function whose facts are all known but not enough for an answer (a GPU that neither NVML
+nor the name table knows) raises ``Undetermined``; the engine answers UNKNOWN for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+REQUIRED = object()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Undetermined(Exception):
+    """Raised by a knowledge function whose known facts do not decide the answer."""
+
+
+@dataclass(frozen=True)
+class Read:
+    path: str
+    default: Any = REQUIRED
+    partial_ok: bool = False
+    function: str = ""          # result(name): the value of that knowledge function
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def optional(path: str, default: Any = None) -> Read:
+    return Read(path, default)
+
+
+def some(path: str) -> Read:
+    return Read(path, partial_ok=True)
+
+
+def result(name: str, default: Any = REQUIRED) -> Read:
+    return Read("", default=default, function=name)
+
+
+def reads(**declared: str | Read) -> Callable[[F], F]:
+    """Attach the declaration to the function (``fn.reads``); nothing is registered."""
+    def mark(fn: F) -> F:
+        fn.reads = {k: v if isinstance(v, Read) else Read(v)  # type: ignore[attr-defined]
+                    for k, v in declared.items()}
+        return fn
+    return mark
+
+
+@dataclass(frozen=True)
+class FirstOf:
+    """A registry entry: the first of these functions whose value is known and not None,
+    so that what was observed outranks what is inferred (``torch_archs``: the arch list the
+    installed torch printed, else the matrix row of its wheel)."""
+
+    names: tuple[str, ...]
+    doc: str = ""

@@ -1,0 +1,90 @@
+"""cuDNN: which GPUs a cuDNN release supports (cudnn.toml, NVIDIA's cuDNN support matrix)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import confirmed, series, ver, with_confirmed
+from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge.gpu import gpu_cc_of
+from envdoctor.engine.loader import matrix
+from envdoctor.facts import Distribution, Gpu
+
+
+def series_range(text: str) -> tuple[Version, Version] | None:
+    """``"9.1-9.4"`` -> (9.1, 9.4); ``"9.10"`` -> (9.10, 9.10)."""
+    parts = [ver(p) for p in str(text).split("-")]
+    if not parts or None in parts or len(parts) > 2:
+        return None
+    return parts[0], parts[-1]  # type: ignore[return-value]
+
+
+def lookup_cudnn(version: Any) -> dict[str, Any] | None:
+    """The cuDNN support-matrix row covering a version (``9.13.0.50`` -> the "9.11-9.16" row)."""
+    want = series(version)
+    if want is None:
+        return None
+    for row in matrix("cudnn").get("release", []):
+        rng = series_range(row.get("cudnn", ""))
+        if rng and rng[0] <= want <= rng[1]:
+            return row
+    return None
+
+
+def lookup_cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
+    """Oldest compute capability a cuDNN release supports (CUDA-11 packages may differ)."""
+    row = lookup_cudnn(version)
+    if row is None:
+        return None
+    if cuda_major == 11 and row.get("min_cc_cuda11"):
+        return ver(row["min_cc_cuda11"])
+    return ver(row.get("min_cc"))
+
+
+def cudnn_wheels(distributions: tuple[Distribution, ...]) -> list[tuple[str, Version, int | None]]:
+    """pip cuDNN wheels: (distribution, version, CUDA major from the -cuNN suffix)."""
+    out = []
+    for d in distributions:
+        m = re.match(r"^nvidia-cudnn(?:-cu(\d+))?$", d.name)
+        if m and d.version is not None:
+            out.append((d.name, d.version, int(m.group(1)) if m.group(1) else None))
+    return out
+
+
+@reads()
+def cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
+    """``cudnn_min_cc("9.13.0")`` -> 7.5; None when the support matrix has no row."""
+    return lookup_cudnn_min_cc(version, cuda_major)
+
+
+@reads()
+def cudnn_row(version: Any) -> dict[str, Any] | None:
+    """``cudnn_row(version)`` -> the support-matrix row (with ``confirmed``) or None."""
+    return with_confirmed(lookup_cudnn(version))
+
+
+@reads(gpus="nvidia.gpus", dists="packages.distributions")
+def gpus_below_cudnn(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) -> list[str]:
+    """GPUs older than the installed pip cuDNN supports.
+
+    E.g. ``["GTX 1080 Ti (cc 6.1 < 7.5, nvidia-cudnn-cu12 9.13)"]``; whether every row used
+    was confirmed is ``gpus_below_cudnn_confirmed()``.
+    """
+    out = []
+    for dist, version, major in cudnn_wheels(dists):
+        floor = lookup_cudnn_min_cc(version, major)
+        for gpu in gpus:
+            cc = gpu_cc_of(gpu)
+            if floor is not None and cc is not None and cc < floor:
+                out.append(f"{gpu.name} (cc {cc} < {floor}, {dist} {version})")
+    return out
+
+
+@reads(dists="packages.distributions")
+def gpus_below_cudnn_confirmed(*, dists: tuple[Distribution, ...]) -> bool:
+    """Whether every cuDNN row behind ``gpus_below_cudnn()`` is confirmed."""
+    return all(confirmed(lookup_cudnn(v)) for _, v, _ in cudnn_wheels(dists)
+               if lookup_cudnn(v) is not None)

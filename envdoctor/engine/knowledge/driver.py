@@ -1,0 +1,111 @@
+"""The driver against the frameworks installed: can it run the CUDA they were built for?"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import ver
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge.cuda import (
+    OS_READ,
+    hard_floor,
+    lookup_compat_floor,
+    lookup_min_driver,
+)
+from envdoctor.engine.knowledge.gpu import gpu_cc_of, sm_of
+from envdoctor.engine.knowledge.jax import jax_plugin_major
+from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
+from envdoctor.engine.knowledge.torch import torch_command, torch_wheel_for, wheel_platform
+from envdoctor.facts import FrameworkFacts, NvidiaFacts
+
+
+def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
+    """(what, CUDA version) for each installed framework built for CUDA.
+
+    torch: torch.version.cuda. TensorFlow: its build_info CUDA, else the tested-configuration
+    row. JAX: the CUDA major of its plugin (``jax-cuda12-plugin`` -> 12.0: the plugin's floor).
+    """
+    out: list[tuple[str, Version]] = []
+    if fw.torch is not None and fw.torch.cuda is not None:
+        out.append((f"torch {fw.torch.version}", fw.torch.cuda))
+    tf = fw.tensorflow
+    if tf is not None and tf.is_cuda_build is not False and tf.version is not None:
+        cuda = tf.cuda or ver((lookup_tf_release(tf.version) or {}).get("cuda"))
+        if cuda is not None and (tf.is_cuda_build or tf.cuda is not None):
+            out.append((f"tensorflow {tf.version}", cuda))
+    if fw.jax is not None:
+        for major in sorted({m for m in (jax_plugin_major(p.name) for p in fw.jax.plugins) if m}):
+            out.append((f"jax-cuda{major}-plugin", Version(f"{major}.0")))
+    return out
+
+
+def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_floor: bool,
+                confirmed_only: bool = False) -> list[str]:
+    """Frameworks the driver cannot run (below_floor) or runs only under minor-version
+    compatibility (not below_floor), as readable strings."""
+    if driver is None:
+        return []
+    gaps = []
+    for what, cuda in framework_cudas(fw):
+        floor = hard_floor(cuda, os_name)
+        bundled = lookup_min_driver(cuda, os_name)
+        if below_floor and floor is not None and driver < floor[0]:
+            if not confirmed_only or floor[1]:
+                gaps.append(f"{what} (CUDA {cuda} needs driver >= {floor[0]})")
+        elif not below_floor and bundled is not None and driver < bundled[0] \
+                and (floor is None or driver >= floor[0]) \
+                and not what.startswith("jax"):
+            gaps.append(f"{what} (CUDA {cuda}: full support from driver {bundled[0]})")
+    return gaps
+
+
+
+@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
+    """Frameworks whose CUDA major the driver cannot run at all (below the compat floor)."""
+    return driver_gaps(driver, fw, os, below_floor=True)
+
+
+@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
+                                 os: str) -> bool:
+    """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell."""
+    every = driver_gaps(driver, fw, os, below_floor=True)
+    return len(driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True)) == len(every)
+
+
+@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+def driver_below_bundled(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
+    """Frameworks running under minor-version compatibility (driver older than their CUDA's)."""
+    return driver_gaps(driver, fw, os, below_floor=False)
+
+
+@reads(fw="frameworks", os=OS_READ, nv=optional("nvidia"), host_arch=optional("host.arch"))
+def driver_fix(*, fw: FrameworkFacts, os: str, nv: NvidiaFacts | None,
+               host_arch: str | None) -> str:
+    """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
+    CUDA majors), and a torch wheel that runs on the current driver when one exists for these
+    GPUs; never a wheel for a GPU the driver cannot drive."""
+    floors = [f for f in (lookup_compat_floor(c, os) for _, c in framework_cudas(fw))
+              if f is not None]
+    need = f" to {max(floors)} or newer" if floors else ""
+    how = ("https://www.nvidia.com/Download/index.aspx or the NVIDIA App"
+           if os.lower().startswith("win") else
+           "Ubuntu: sudo ubuntu-drivers install; others: "
+           "https://www.nvidia.com/Download/index.aspx")
+    line = f"Upgrade the NVIDIA driver{need} ({how})."
+    torch = fw.torch
+    if nv is None or torch is None:
+        return line
+    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+    if not targets or None in targets:
+        return line
+    got = torch_wheel_for(targets, torch.version, wheel_platform(host_arch), os,  # type: ignore[arg-type]
+                          nv.driver_version)
+    if got is None:
+        got = torch_wheel_for(targets, None, wheel_platform(host_arch), os,  # type: ignore[arg-type]
+                              nv.driver_version)
+    if got is None:
+        return line
+    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + \
+        torch_command(*got)

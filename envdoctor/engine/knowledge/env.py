@@ -1,0 +1,127 @@
+"""Environment variables and GPU visibility: CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH,
+PYTORCH_CUDA_ALLOC_CONF, and why no GPU can be used."""
+
+from __future__ import annotations
+
+import re
+
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.facts import NvidiaFacts
+
+# Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
+# stops the list"), and the NVIDIA container runtime's "none" / "NoDevFiles"
+# (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html).
+HIDE_ALL = ("", "-1", "none", "NoDevFiles")
+
+
+def hides_every_gpu(value: str | None) -> bool:
+    """Whether a CUDA_VISIBLE_DEVICES value hides every GPU (None: the variable is unset)."""
+    return value is not None and value.strip() in HIDE_ALL
+
+
+ALLOC_CONF_KEYS = {
+    "max_split_size_mb": r"\d+",
+    "roundup_power2_divisions": r"\d+|\[[0-9a-z_:, >]+\]",
+    "garbage_collection_threshold": r"0?\.\d+|1(\.0*)?",
+    "expandable_segments": r"True|False",
+    "backend": r"native|cudaMallocAsync",
+    "release_lock_on_cudamalloc": r"True|False",
+    "pinned_use_cuda_host_register": r"True|False",
+    "pinned_num_register_threads": r"\d+",
+    "pinned_use_background_threads": r"True|False",
+    "per_process_memory_fraction": r"0?\.\d+|1(\.0*)?",
+    "graph_capture_record_stream_reuse": r"True|False",
+}
+
+
+@reads()
+def alloc_conf_problem(text: str | None) -> str | None:
+    """What is wrong with a PYTORCH_CUDA_ALLOC_CONF value, or None when it parses (or is
+    unset).
+
+    Grammar from c10/cuda/CUDAAllocatorConfig.cpp: comma-separated ``key:value`` pairs
+    (roundup_power2_divisions may be a bracketed list); keys and True/False are case-sensitive.
+    """
+    if text is None:
+        return None
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in (p.strip() for p in parts):
+        if not part:
+            continue
+        key, sep, value = part.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep:
+            return f"{part!r} is not key:value"
+        if key not in ALLOC_CONF_KEYS:
+            return f"unknown option {key!r}"
+        if not re.fullmatch(ALLOC_CONF_KEYS[key], value):
+            return f"bad value {value!r} for {key}"
+    return None
+
+
+# ---------------------------------------------------------------------------- rule functions
+@reads(vars="env.vars")
+def on_ld_path(path: str, *, vars: dict[str, str]) -> bool:
+    """``on_ld_path(path)``: is the folder of ``path`` listed in LD_LIBRARY_PATH?"""
+    dirs = {d.rstrip("/") for d in vars.get("LD_LIBRARY_PATH", "").split(":") if d}
+    folder = path.rsplit("/", 1)[0].rstrip("/") if "/" in path else ""
+    return bool(folder) and folder in dirs
+
+
+@reads()
+def hides_all_gpus(value: str | None) -> bool:
+    """``hides_all_gpus(env.CUDA_VISIBLE_DEVICES)``: the value hides every GPU."""
+    return hides_every_gpu(value)
+
+
+@reads(nv="nvidia", vars="env.vars")
+def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[str]:
+    """Entries of CUDA_VISIBLE_DEVICES that name no GPU here (index past the count, unknown
+    UUID or MIG id); [] when unset, empty or all valid. CUDA stops at the first bad entry."""
+    value = vars.get("CUDA_VISIBLE_DEVICES")
+    if value is None or hides_every_gpu(value) or not nv.gpus:
+        return []
+    uuids = [g.uuid.lower() for g in nv.gpus if g.uuid]
+    bad = []
+    for entry in (e.strip() for e in value.split(",")):
+        if re.fullmatch(r"\d+", entry):
+            if int(entry) >= len(nv.gpus):
+                bad.append(entry)
+        elif entry.lower().startswith(("gpu-", "mig-")):
+            if uuids and not any(u.startswith(entry.lower()) for u in uuids) \
+                    and not entry.lower().startswith("mig-"):
+                bad.append(entry)
+        elif entry:
+            bad.append(entry)
+    return bad
+
+
+@reads(nv="nvidia", vars=optional("env.vars", {}))
+def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str]) -> str | None:
+    """Why no GPU can be used here, in one sentence, or None when one can.
+
+    Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
+    Without the environment, CUDA_VISIBLE_DEVICES is taken as unset.
+    """
+    if nv.gpus:
+        visible = vars.get("CUDA_VISIBLE_DEVICES")
+        if hides_every_gpu(visible):
+            return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
+        return None
+    if nv.nvml_error and "mismatch" in nv.nvml_error.lower():
+        return f"the NVIDIA driver cannot be used: {nv.nvml_error}"
+    if nv.pci_devices:
+        return (f"{nv.pci_devices} NVIDIA GPU(s) are on the PCI bus but no NVIDIA driver "
+                "is loaded")
+    if nv.driver_version is not None:
+        return f"driver {nv.driver_version} is loaded but reports no GPU"
+    return "no NVIDIA GPU and no NVIDIA driver were found on this machine"

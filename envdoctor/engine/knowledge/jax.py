@@ -1,0 +1,126 @@
+"""JAX: releases, CUDA plugins and their version rules (jax.toml)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import ver, with_confirmed
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge.gpu import gpu_cc_of
+from envdoctor.engine.loader import matrix
+from envdoctor.facts import Gpu, JaxBuild, LiveFramework, PackageFacts
+
+
+def jax_plugin_major(name: str) -> int | None:
+    """``jax-cuda12-plugin`` / ``jax-cuda12-pjrt`` -> 12."""
+    m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", name)
+    return int(m.group(1)) if m else None
+
+
+def lookup_jax_release(version: Any) -> dict[str, Any] | None:
+    """The JAX row whose first..last range holds ``version``."""
+    v = ver(version)
+    if v is None:
+        return None
+    for row in matrix("jax").get("release", []):
+        first, last = ver(row.get("first")), ver(row.get("last"))
+        if first and last and first <= Version(v.base_version) <= last:
+            return row
+    return None
+
+
+def lookup_jax_plugin(cuda_major: Any) -> dict[str, Any] | None:
+    """The CUDA plugin rule (package names, min driver/cuDNN/cc) of a CUDA major."""
+    return next((r for r in matrix("jax").get("plugin", [])
+                 if str(r.get("cuda_major")) == str(cuda_major)), None)
+
+
+@reads()
+def jax_release(version: Any) -> dict[str, Any] | None:
+    """``jax_release(version)`` -> python range, numpy floor; None past the table."""
+    return with_confirmed(lookup_jax_release(version))
+
+
+@reads()
+def jax_plugin(major: Any) -> dict[str, Any] | None:
+    """``jax_plugin(12)`` -> plugin/pjrt names, min driver, min cuDNN, min cc."""
+    return with_confirmed(lookup_jax_plugin(major))
+
+
+@reads(pk="packages")
+def jax_mismatch(*, pk: PackageFacts) -> list[str]:
+    """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.
+
+    jax setup.py: jaxlib and the plugin must lie in [jaxlib floor, jax]; the plugin pins its
+    pjrt to its own version (jax_plugins/cuda/plugin_setup.py).
+    """
+    jax, jaxlib = pk.get("jax"), pk.get("jaxlib")
+    if jax is None or jax.version is None:
+        return []
+    out = []
+    jv = Version(jax.version.base_version)
+    if jaxlib is not None and jaxlib.version is not None \
+            and Version(jaxlib.version.base_version) > jv:
+        out.append(f"jaxlib {jaxlib.version} is newer than jax {jax.version}")
+    by_major: dict[int, dict[str, Version]] = {}
+    for d in pk.distributions:
+        m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", d.name)
+        if m and d.version is not None:
+            by_major.setdefault(int(m.group(1)), {})[m.group(2)] = d.version
+    for major, parts in sorted(by_major.items()):
+        plugin, pjrt = parts.get("plugin"), parts.get("pjrt")
+        if plugin is not None and pjrt is not None and plugin != pjrt:
+            out.append(f"jax-cuda{major}-plugin {plugin} needs jax-cuda{major}-pjrt "
+                       f"=={plugin}, found {pjrt}")
+        if plugin is not None and Version(plugin.base_version) > jv:
+            out.append(f"jax-cuda{major}-plugin {plugin} is newer than jax {jax.version}")
+        if plugin is not None and jaxlib is not None and jaxlib.version is not None \
+                and Version(plugin.base_version) < Version(jaxlib.version.base_version):
+            out.append(f"jax-cuda{major}-plugin {plugin} is older than jaxlib "
+                       f"{jaxlib.version}")
+    return out
+
+
+@reads(gpus="nvidia.gpus", jax="frameworks.jax")
+def gpus_below_jax(*, gpus: tuple[Gpu, ...], jax: JaxBuild | None) -> list[str]:
+    """GPUs older than the installed JAX CUDA plugin's minimum compute capability."""
+    if jax is None:
+        return []
+    out = []
+    for major in sorted({m for m in (jax_plugin_major(p.name) for p in jax.plugins) if m}):
+        floor = ver((lookup_jax_plugin(major) or {}).get("min_cc"))
+        for gpu in gpus:
+            cc = gpu_cc_of(gpu)
+            if floor is not None and cc is not None and cc < floor:
+                out.append(f"{gpu.name} (cc {cc} < {floor} for jax-cuda{major}-plugin)")
+    return out
+
+
+def gpu_build(jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+    """Can the installed JAX use an NVIDIA GPU: True, False, or None when not observed.
+
+    Observed evidence first: devices JAX itself listed (a live worker, a pasted
+    ``jax.devices``) beat package metadata. Then a jax-cuda plugin or a CUDA jaxlib (old
+    ``+cuda`` wheels). False only when the installed distributions were listed and have none.
+    """
+    if jax is None:
+        return None
+    kinds = {d.kind for d in (live.devices if live is not None else ())}
+    if kinds & {"cuda", "gpu"}:
+        return True
+    if any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in jax.plugins) or \
+            (jax.jaxlib is not None and jax.jaxlib.local and "cuda" in jax.jaxlib.local):
+        return True
+    if kinds == {"cpu"}:
+        return False  # JAX itself says it runs on the CPU
+    return False if jax.plugins_known else None
+
+
+@reads(jax="frameworks.jax", live=optional("live.jax"))
+def jax_gpu_build(*, jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+    """``jax_gpu_build()``: True/False, None when the report did not show it (see
+    ``gpu_build``)."""
+    return gpu_build(jax, live)

@@ -1,0 +1,146 @@
+"""Installed distributions: CUDA wheel families, NumPy 1 builds, Keras and MXNet rows, and
+frameworks whose build cannot use an NVIDIA GPU (misc.toml, tensorflow.toml)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge.cuda import OS_READ
+from envdoctor.engine.knowledge.jax import gpu_build
+from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
+from envdoctor.engine.knowledge.torch import torch_gpu_command
+from envdoctor.engine.loader import matrix
+from envdoctor.facts import Distribution, FrameworkFacts, LiveFramework, NvidiaFacts, PackageFacts
+
+_UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
+                    "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
+                    "nvidia-cuda-nvrtc", "nvidia-cuda-cupti", "nvidia-cuda-nvcc", "nvidia-nvtx")
+
+
+def nvidia_wheel_major(name: str, version: Version | None) -> int | None:
+    """CUDA major of a pip ``nvidia-*`` wheel: its ``-cuNN`` suffix, or for CUDA 13's
+    unsuffixed component wheels (``nvidia-cublas 13.0.0.19``) its version's major."""
+    m = re.match(r"^nvidia-.+-cu(\d+)$", name)
+    if m:
+        return int(m.group(1))
+    if name in _UNSUFFIXED_CUDA and version is not None and version.major >= 13:
+        return version.major
+    return None
+
+
+def first_numpy2(package: str) -> tuple[Version, bool] | None:
+    """The first release of ``package`` built against NumPy 2, and whether it is confirmed."""
+    row = next((r for r in matrix("misc").get("numpy", []) if r.get("package") == package), None)
+    v = ver(row.get("first_numpy2")) if row else None
+    return (v, confirmed(row)) if v is not None else None
+
+
+@reads(dists="packages.distributions")
+def nvidia_wheel_majors(*, dists: tuple[Distribution, ...]) -> list[int]:
+    """Sorted CUDA majors of the pip ``nvidia-*`` CUDA wheels installed (``[12, 13]``)."""
+    return sorted({m for d in dists if (m := nvidia_wheel_major(d.name, d.version)) is not None})
+
+
+@reads(dists="packages.distributions")
+def nvidia_wheels_of(major: int, *, dists: tuple[Distribution, ...]) -> list[str]:
+    """``nvidia_wheels_of(12)`` -> names of the pip nvidia-* wheels built for that CUDA major."""
+    return [f"{d.name}=={d.version}" for d in dists
+            if nvidia_wheel_major(d.name, d.version) == major]
+
+
+@reads(pk="packages")
+def numpy1_builds(*, pk: PackageFacts) -> list[dict[str, Any]]:
+    """Installed packages built against NumPy 1 (misc.toml ``[[numpy]]``), each a dict with
+    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1."""
+    numpy = pk.get("numpy")
+    if numpy is None or numpy.version is None or numpy.version.major < 2:
+        return []
+    out = []
+    for name in ("torch", "tensorflow", "tensorflow-cpu", "jaxlib"):
+        dist = pk.get(name)
+        first = first_numpy2("tensorflow" if name.startswith("tensorflow") else name)
+        if dist is not None and dist.version is not None and first \
+                and Version(dist.version.base_version) < first[0]:
+            out.append({"name": name, "version": str(dist.version),
+                        "first_numpy2": str(first[0]), "confirmed": first[1]})
+    return out
+
+
+@reads()
+def misc_row(table: str, field: str) -> dict[str, Any] | None:
+    """``misc_row("mxnet", "numpy_max")``: the first ``[[mxnet]]`` row of misc.toml that has
+    that field (with ``confirmed``), for checks that cite one fact of that table."""
+    rows = matrix("misc").get(table, [])
+    return with_confirmed(next((r for r in rows if field in r), None))
+
+
+@reads()
+def keras_row(tf_version: Any) -> dict[str, Any] | None:
+    """``keras_row(tf_version)``: the Keras <-> TensorFlow row whose range holds that TF."""
+    v = ver(tf_version)
+    if v is None:
+        return None
+    return with_confirmed(next((r for r in matrix("misc").get("keras", [])
+                                if in_range(v, r.get("tensorflow", ""))), None))
+
+
+@reads(fw="frameworks", os=optional("host.os", ""), live_jax=optional("live.jax"))
+def cpu_only_frameworks(*, fw: FrameworkFacts, os: str,
+                        live_jax: LiveFramework | None) -> list[str]:
+    """The installed frameworks that cannot use an NVIDIA GPU whatever the machine has.
+
+    ``["torch 2.13.0+cpu (CPU-only build)", "tensorflow-cpu 2.21.0 (CPU-only build)",
+    "jax 0.10.2 (no CUDA plugin)"]``; [] when none. macOS is left out: its wheels use Metal,
+    and no NVIDIA GPU runs there anyway (an unknown OS is not taken for macOS).
+    """
+    if os == "Darwin":
+        return []
+    out = []
+    t = fw.torch
+    if t is not None and t.version is not None and t.cuda is None and t.build_known:
+        out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
+    tf = fw.tensorflow
+    if tf is not None and tf.version is not None and (
+            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
+        out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
+    j = fw.jax
+    if j is not None and j.version is not None and gpu_build(j, live_jax) is False:
+        out.append(f"jax {j.version} (no CUDA plugin)")
+    return out
+
+
+@reads(fw="frameworks", nv=optional("nvidia"), host_arch=optional("host.arch"), os=OS_READ,
+       live_jax=optional("live.jax"))
+def gpu_install_lines(*, fw: FrameworkFacts, nv: NvidiaFacts | None, host_arch: str | None,
+                      os: str, live_jax: LiveFramework | None) -> str | None:
+    """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
+    each for this machine's driver when it is known; a pointer to the selector otherwise."""
+    driver = nv.driver_version if nv is not None else None
+    lines = []
+    t = fw.torch
+    if t is not None and t.cuda is None and t.build_known:
+        cmd = torch_gpu_command(nv, t, host_arch, os) if nv is not None and driver else None
+        lines.append(f"PyTorch: {cmd}" if cmd else
+                     "PyTorch: the CUDA wheel for your driver, from "
+                     "https://pytorch.org/get-started/locally/")
+    tf = fw.tensorflow
+    if tf is not None and tf.version is not None and (
+            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
+        release = f"{tf.version.major}.{tf.version.minor}"
+        lines.append(f"TensorFlow (Linux): pip uninstall -y {tf.distribution} && "
+                     f'pip install "tensorflow[and-cuda]=={release}.*"'
+                     if tf.version >= Version("2.14") else
+                     "TensorFlow: a GPU build, see https://www.tensorflow.org/install/pip")
+    if fw.jax is not None and gpu_build(fw.jax, live_jax) is False:
+        d = ver(driver)
+        extra = ("cuda13" if d is not None and d.major >= 580 else
+                 "cuda12" if d is not None and d.major >= 525 else None)
+        lines.append(f'JAX: pip install -U "jax[{extra}]"' if extra else
+                     'JAX: pip install -U "jax[cuda12]" (driver >= 525) or "jax[cuda13]" '
+                     "(driver >= 580)")
+    return "\n".join(lines) or None

@@ -1,0 +1,143 @@
+"""TensorFlow: tested build configurations, Windows GPU cut-off, CPU-only packages
+(tensorflow.toml)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import series, ver, with_confirmed
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
+from envdoctor.engine.knowledge.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
+from envdoctor.engine.loader import matrix
+from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts, TensorflowBuild
+
+
+def lookup_tf_release(version: Any) -> dict[str, Any] | None:
+    """The tested-build-configuration row of a TensorFlow version (major.minor)."""
+    want = series(version)
+    return next((r for r in matrix("tensorflow").get("release", [])
+                 if want is not None and ver(r["tensorflow"]) == want), None)
+
+
+def last_windows_gpu() -> Version | None:
+    """The last TensorFlow with GPU support on native Windows (2.10)."""
+    return ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
+
+
+def no_cuda_distributions() -> tuple[str, ...]:
+    """TensorFlow distributions that cannot use an NVIDIA GPU whatever CUDA is installed
+    (``[distributions] no_cuda`` in tensorflow.toml)."""
+    return tuple(matrix("tensorflow").get("distributions", {}).get("no_cuda", ()))
+
+
+def cpu_only_distributions() -> tuple[str, ...]:
+    """Distributions that are CPU-only builds by name (``tensorflow-cpu``, ``tf-nightly-cpu``)."""
+    return tuple(matrix("tensorflow").get("distributions", {}).get("cpu_only", ()))
+
+
+# ---------------------------------------------------------------------------- rule functions
+@reads()
+def tf_release(version: Any) -> dict[str, Any] | None:
+    """``tf_release(version)`` -> python range, tested CUDA and cuDNN, confirmed; or None."""
+    return with_confirmed(lookup_tf_release(version))
+
+
+@reads()
+def tf_last_windows_gpu() -> Version | None:
+    """The last TensorFlow with GPU support on native Windows (2.10)."""
+    return last_windows_gpu()
+
+
+@reads(tf="frameworks.tensorflow", os=optional("host.os", ""),
+       dists=optional("packages.distributions"), cuda="cuda",
+       libraries=optional("libraries"))
+def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
+                     dists: tuple[Distribution, ...] | None, cuda: CudaFacts,
+                     libraries: LibraryFacts | None) -> list[str]:
+    """Why a CUDA TensorFlow cannot load the installed CUDA/cuDNN, as readable strings.
+
+    Only for builds that load the system CUDA (not ``[and-cuda]`` pip wheels): the CUDA and
+    cuDNN TensorFlow was built with (build_info, else the tested-configuration row) against
+    every installed toolkit and cuDNN library. [] when nothing to compare or all fits. Decides
+    without the package list for TF < 2.14 (no ``[and-cuda]`` then); undetermined for newer
+    TF when it is unknown. Without the library facts only CUDA is compared.
+    """
+    if tf is None or tf.version is None or tf.is_cuda_build is False \
+            or tf.distribution in no_cuda_distributions():
+        return []
+    last_win = last_windows_gpu()
+    if os == "Darwin" or (os == "Windows" and last_win is not None
+                          and series(tf.version) > last_win):
+        return []
+    row = lookup_tf_release(tf.version) or {}
+    want_cuda = tf.cuda or ver(row.get("cuda"))
+    want_cudnn = tf.cudnn or ver(row.get("cudnn"))
+    if want_cuda is None:
+        return []
+    if dists is not None:
+        if any(d.name.startswith(("nvidia-cuda-runtime", "nvidia-cudnn")) for d in dists):
+            return []  # tensorflow[and-cuda]: TF loads the pip wheels (TF002 covers gaps)
+    elif tf.version >= Version("2.14"):
+        raise Undetermined("may be an [and-cuda] install: cannot tell without the packages")
+    out = []
+    have = cuda.versions
+    if have and not any(cuda_fits(h, want_cuda) for h in have):
+        need = f"{want_cuda.major}.x" if want_cuda.major >= FIRST_MINOR_COMPAT_MAJOR \
+            else f"{want_cuda.major}.{want_cuda.minor}"
+        out.append(f"CUDA {need} needed, installed: " + ", ".join(str(h) for h in have))
+    if want_cudnn is not None and libraries is not None:
+        cudnn = [lib.version for lib in libraries.named("cudnn") if lib.version]
+        if cudnn and not any(v.major == want_cudnn.major for v in cudnn):
+            out.append(f"cuDNN {want_cudnn.major}.x needed, installed: "
+                       + ", ".join(str(v) for v in cudnn))
+    return out
+
+
+# The `tensorflow` (not `tensorflow-gpu`) pip package had no GPU support before 1.15, in
+# 1.15.2 (a build-script change: tensorflow/tensorflow#36347, answered by a TF maintainer) and
+# in 2.0; 1.15.0 and from 2.1 on it includes GPU support (RELEASE.md, Release 2.1.0: "The
+# `tensorflow` pip package now includes GPU support by default (same as `tensorflow-gpu`)").
+# 1.15.3-1.15.5 are not judged: not confirmed in this session.
+@reads(tf="frameworks.tensorflow", pk=optional("packages"))
+def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) -> str | None:
+    """``"tensorflow 1.15.2"`` when the installed `tensorflow` pip package is a CPU-only one;
+    None when it is not (or another distribution provides TF). Without the package list (an
+    issue template) the answer says which package name it assumes."""
+    if tf is None or tf.version is None or tf.distribution != "tensorflow" \
+            or tf.is_cuda_build is True:
+        return None
+    v = Version(tf.version.base_version)
+    cpu_only = v < Version("1.15") or v == Version("1.15.2") \
+        or Version("2.0") <= v < Version("2.1")
+    if not cpu_only:
+        return None
+    if pk is None:  # e.g. an issue template: the package name is not stated
+        return f"tensorflow {tf.version} (if installed as `tensorflow`, not `tensorflow-gpu`)"
+    if pk.get("tensorflow-gpu") is not None or pk.get("tensorflow") is None and pk.distributions:
+        return None  # tensorflow-gpu provides it, or the list shows no `tensorflow` package
+    return f"tensorflow {tf.version}"
+
+
+@reads(tf="frameworks.tensorflow")
+def tf_cuda_libs_fix(*, tf: TensorflowBuild | None) -> str | None:
+    """The command that gives the installed TensorFlow the CUDA libraries it was built for.
+
+    2.14+ wheels take them from the ``[and-cuda]`` extra (pinned nvidia-*-cu12 wheels);
+    older GPU wheels dlopen a system CUDA/cuDNN of the tested configuration, which conda-forge
+    provides (any cuDNN of the same major with a minor >= the build's loads).
+    """
+    if tf is None or tf.version is None:
+        return None
+    release = f"{tf.version.major}.{tf.version.minor}"
+    if tf.version >= Version("2.14"):
+        return f'pip install "tensorflow[and-cuda]=={release}.*"'
+    row = lookup_tf_release(tf.version) or {}
+    cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
+    if cuda is None or cudnn is None:
+        return None
+    cudnn_range = f"cudnn>={cudnn},<{cudnn.major + 1}"
+    return (f'conda install -c conda-forge cudatoolkit={cuda} "{cudnn_range}"'
+            "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
+            " with pip install \"tensorflow[and-cuda]\"")

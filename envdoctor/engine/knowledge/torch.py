@@ -1,0 +1,365 @@
+"""PyTorch wheels: CUDA variants, arch lists, releases and companions (torch.toml)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import (
+    confirmed,
+    cuda_of_tag,
+    in_range,
+    series,
+    tag_of_cuda,
+    ver,
+    with_confirmed,
+)
+from envdoctor.engine.knowledge._reads import optional, reads, result
+from envdoctor.engine.knowledge.cuda import OS_READ, lookup_compat_floor, lookup_min_driver
+from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
+from envdoctor.engine.loader import matrix
+from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+
+# The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
+ARCH_READ = optional("host.arch", None)
+
+
+def torch_variant_name(version: Any, cuda: Any) -> str | None:
+    """``2.6.0+cu124`` -> ``cu124``; without a local label, built from torch.version.cuda."""
+    v = ver(version)
+    if v is not None and v.local and cuda_of_tag(v.local) is not None \
+            and len(v.local) >= 5:
+        return v.local
+    return tag_of_cuda(cuda)
+
+
+def wheel_platform(arch: Any) -> str:
+    """The torch wheel platform tag family of a CPU architecture: ``aarch64``/``arm64`` ->
+    ``linux-aarch64``; anything else (x86_64, unknown) -> ``default`` (the x86_64/Windows rows)."""
+    return "linux-aarch64" if str(arch or "").lower() in ("aarch64", "arm64", "sbsa") else "default"
+
+
+def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str, Any] | None:
+    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None.
+
+    aarch64 wheels are built with their own TORCH_CUDA_ARCH_LIST (.ci/aarch64_linux/), so a row
+    applies only to the platform it names (``platform = "linux-aarch64"``; no field: x86_64 and
+    Windows). An aarch64 wheel without its own row has no known arch list: None, no verdict.
+    """
+    v, name = ver(version), torch_variant_name(version, cuda)
+    if v is None or name is None:
+        return None
+    want = wheel_platform(arch)
+    for row in matrix("torch").get("variant", []):
+        if (row.get("cuda") == name and in_range(v, row.get("torch", ""))
+                and row.get("platform", "default") == want):
+            return row
+    return None
+
+
+def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
+                               build_cuda: Any) -> list[str]:
+    """GPUs whose architecture the build's CUDA version cannot compile for at all.
+
+    An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
+    ``first_cuda`` of the ``gpus`` matrix counts).
+    """
+    cuda = series(build_cuda)
+    out = []
+    for gpu in gpus.gpus if isinstance(gpus, NvidiaFacts) else gpus:
+        cc = gpu_cc_of(gpu)
+        row = lookup_arch(cc) if cc is not None else None
+        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+        if cuda is not None and first is not None and cuda < first:
+            out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
+    return out
+
+
+def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
+    """Whether a driver branch can run GPUs of ``arch`` at all: a driver branch older than the
+    one bundled with the first CUDA that knew the architecture predates the GPU (470 cannot
+    drive an RTX 4090, sm_89 arrived with CUDA 11.8 / 520). Compared by branch (the major
+    number) only, so a driver released within that branch is never called too old. None when
+    the matrix does not know (no confirmed first CUDA)."""
+    d, cc = ver(driver), arch_cc(arch)
+    if d is None or cc is None:
+        return None
+    row = lookup_arch(cc[1])
+    first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+    floor = lookup_min_driver(first, os_name) if first is not None else None
+    if floor is None:
+        return None
+    return d.major >= floor[0].major
+
+
+def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
+                    driver: Any) -> tuple[str, str] | None:
+    """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
+    can run: the installed release first (same version, other CUDA variant), else the newest
+    release that has one. Of its variants, the newest CUDA the driver fully supports (no
+    minor-version-compatibility caveat); else the oldest one it runs under that compatibility;
+    with the driver unknown, the oldest (it runs on the most drivers).
+    None when no listed wheel fits, or the driver cannot drive one of these GPUs at all (then
+    the driver is the problem, not the wheel).
+    """
+    if any(driver_supports_arch(driver, t, os_name) is False for t in targets):
+        return None
+    rows = [r for r in matrix("torch").get("variant", [])
+            if r.get("platform", "default") == platform]
+    releases = sorted({v for v in (ver(r.get("torch")) for r in matrix("torch").get("release", []))
+                       if v is not None}, reverse=True)
+    inst = ver(installed)
+    order = ([Version(inst.base_version)] if inst is not None else []) + releases
+    d = ver(driver)
+    for index, release in enumerate(order):
+        fits = []
+        for row in rows:
+            cuda = cuda_of_tag(row.get("cuda", ""))
+            if cuda is None or not in_range(release, row.get("torch", "")):
+                continue
+            if not all(archs_run_on(row.get("archs", []), t) for t in targets):
+                continue
+            floor = lookup_compat_floor(cuda, os_name)
+            if d is not None and (floor is None or d < floor):
+                continue
+            bundled = lookup_min_driver(cuda, os_name)
+            full = d is not None and bundled is not None and d >= bundled[0]
+            fits.append((full, cuda, row["cuda"]))
+        if fits:
+            pin = f"torch=={release}" if index == 0 and inst is not None else \
+                f"torch=={release.major}.{release.minor}.*"
+            full = [f for f in fits if f[0]]
+            return pin, (max(full) if full else min(fits))[2]
+    return None
+
+
+def torch_command(pin: str, tag: str) -> str:
+    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
+            f"https://download.pytorch.org/whl/{tag}")
+
+
+SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
+            "https://pytorch.org/get-started/locally/")
+
+
+def torch_gpu_command(nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                      os_name: str, keep_release: bool = True) -> str:
+    """The torch CUDA wheel for the GPUs and driver here (see ``torch_wheel_for``)."""
+    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
+    if None in targets or not targets:
+        return SELECTOR
+    installed = torch.version if torch is not None and keep_release else None
+    got = torch_wheel_for(targets, installed, wheel_platform(host_arch), os_name,  # type: ignore[arg-type]
+                          nv.driver_version)
+    if got is None:
+        if nv.driver_version is None:
+            return SELECTOR
+        return (f"upgrade the NVIDIA driver first: no listed torch wheel runs these GPUs on "
+                f"driver {nv.driver_version}")
+    return torch_command(*got)
+
+
+def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
+    """torch's "supported capability (7.0) - (12.0)" as the sm list it stands for.
+
+    torch prints that range (min and max of its own arch list) when a GPU falls outside it;
+    every known architecture from the GPU table inside the range is taken as covered, so a
+    GPU below the minimum or above the maximum is missing and one inside is not.
+    """
+    if not cc_range or len(cc_range) != 2:
+        return None
+    low, high = ver(cc_range[0]), ver(cc_range[1])
+    if low is None or high is None or low > high:
+        return None
+    ccs = {low, high} | {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
+                         if v is not None and low <= v <= high}
+    return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
+
+
+def live_arch_list(live: LiveFramework | None) -> tuple[str, ...] | None:
+    """torch's own arch list (``torch.cuda.get_arch_list()`` from a live worker, or the list a
+    pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
+    printed); None when absent or when it names no CUDA arch (a ROCm build lists gfx*)."""
+    if live is None:
+        return None
+    if not live.arch_list:
+        return archs_in_range(live.cc_range)
+    cuda = tuple(a for a in live.arch_list if arch_cc(a) is not None)
+    return cuda or None
+
+
+def lookup_torch_release(version: Any) -> dict[str, Any] | None:
+    """The RELEASE.md row of a torch version (matched on major.minor)."""
+    want = series(version)
+    return next((r for r in matrix("torch").get("release", [])
+                 if want is not None and ver(r["torch"]) == want), None)
+
+
+def local_variant(version: Any) -> str | None:
+    """``0.19.0+cu121`` -> ``cu121``; ``+cpu`` -> ``cpu``; anything else (no label, a source
+    build's git hash like ``+a9603c7``) -> None."""
+    v = ver(version)
+    if v is None or not v.local:
+        return None
+    return v.local if re.fullmatch(r"cu\d+|cpu|rocm[\d.]+|xpu", v.local) else None
+
+
+# ---------------------------------------------------------------------------- rule functions
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_has_arch(arch: str, *, torch: TorchBuild | None, host_arch: str | None) -> bool | None:
+    """``torch_has_arch("sm_120")``: does the installed torch wheel carry code for that arch?
+
+    True when its arch list (torch matrix, by CUDA variant and release) has SASS that runs on
+    it (same major, lower or equal minor) or PTX it can JIT; None when torch is absent, not a
+    CUDA build, or the matrix has no row for the wheel.
+    """
+    if torch is None or torch.cuda is None:
+        return None
+    row = lookup_torch_variant(torch.version, torch.cuda, host_arch)
+    return None if row is None else archs_run_on(row.get("archs", []), arch)
+
+
+@reads(live="live.torch", build=optional("frameworks.torch"))
+def torch_archs_live(*, live: LiveFramework | None,
+                     build: TorchBuild | None) -> dict[str, Any] | None:
+    """The arch list the installed torch printed about itself (a live worker, or a pasted
+    warning): confirmed, needs no version. None when it printed none."""
+    archs = live_arch_list(live)
+    if archs is None or live is None:
+        return None
+    version = live.version if live.version is not None else \
+        build.version if build is not None else None
+    source = "torch's own arch list" if live.arch_list else \
+        "torch's supported capability range " + " - ".join(live.cc_range)
+    return {"archs": list(archs), "source": source, "confirmed": True,
+            "torch": str(version) if version is not None else "(version not reported)"}
+
+
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_archs_matrix(*, torch: TorchBuild | None,
+                       host_arch: str | None) -> dict[str, Any] | None:
+    """The arch list of the installed wheel's CUDA variant in the torch matrix, or None."""
+    if torch is None or torch.cuda is None:
+        return None
+    row = lookup_torch_variant(torch.version, torch.cuda, host_arch)
+    if row is None:
+        return None
+    return {"archs": list(row.get("archs", [])), "source": "torch matrix",
+            "confirmed": confirmed(row), "torch": str(torch.version)}
+
+
+@reads(gpus="nvidia.gpus", got=result("torch_archs", None), torch=optional("frameworks.torch"))
+def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
+                        torch: TorchBuild | None) -> list[str] | None:
+    """GPUs the installed torch has no kernels for, as ``"NAME (sm_XY)"``.
+
+    Uses torch's own arch list when a live worker or a pasted warning gave one (the torch
+    version may then be unknown), else the matrix row of the wheel; GPUs the build's CUDA
+    predates are missing even without a row. None when nothing is known (CPU build, no row and
+    no impossibility, a GPU's capability unknown): no verdict then.
+    """
+    impossible = [] if torch is None or torch.cuda is None or \
+        (got is not None and got["source"] != "torch matrix") else \
+        gpus_newer_than_build_cuda(gpus, torch.cuda)
+    if got is None:
+        return impossible or None
+    missing = []
+    for gpu in gpus:
+        sm = sm_of(gpu_cc_of(gpu))
+        if sm is None:
+            return impossible or None
+        if not archs_run_on(got["archs"], sm):
+            missing.append(f"{gpu.name} ({sm})")
+    return missing
+
+
+@reads(got=result("torch_archs", None), gpus=optional("nvidia.gpus"),
+       torch=optional("frameworks.torch"))
+def torch_archs_confirmed(*, got: dict[str, Any] | None, gpus: tuple[Gpu, ...] | None,
+                          torch: TorchBuild | None) -> bool:
+    """Whether GPU001's verdict is confirmed: a live arch list, a confirmed matrix row, or a
+    GPU the build's CUDA version cannot target at all (an impossibility needs no list)."""
+    if got is not None and got["confirmed"]:
+        return True
+    if gpus is None or torch is None or torch.cuda is None:
+        return False
+    return bool(gpus_newer_than_build_cuda(gpus, torch.cuda))
+
+
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+def torch_arch_fix(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                   os: str) -> str:
+    """The install command that gives every GPU here a torch with its kernels, computed from
+    the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
+    a driver upgrade when no listed wheel fits; the selector when a GPU's capability is
+    unknown."""
+    return torch_gpu_command(nv, torch, host_arch, os)
+
+
+@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ)
+def torch_gpu_install(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
+                      os: str) -> str:
+    """``torch_gpu_install()``: the command that installs a torch CUDA wheel of the installed
+    release for this machine's GPUs, driver, OS and CPU architecture."""
+    return torch_gpu_command(nv, torch, host_arch, os)
+
+
+@reads(pk="packages", build=optional("frameworks.torch"))
+def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) -> str | None:
+    """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
+    installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
+    torch = pk.get("torch")
+    if torch is None or torch.version is None:
+        return None
+    v = torch.version
+    tag = v.local or (torch_variant_name(v, build.cuda) if build is not None and build.cuda
+                      else None)
+    base = f'pip install --force-reinstall "torch=={v.base_version}" torchvision torchaudio'
+    if tag is None:
+        return base
+    return f"{base} --index-url https://download.pytorch.org/whl/{tag}"
+
+
+@reads(torch="frameworks.torch", host_arch=ARCH_READ)
+def torch_variant(*, torch: TorchBuild | None, host_arch: str | None) -> dict[str, Any] | None:
+    """The torch ``[[variant]]`` row of the installed wheel (cuda, archs, cudnn, confirmed)."""
+    if torch is None:
+        return None
+    return with_confirmed(lookup_torch_variant(torch.version, torch.cuda, host_arch))
+
+
+@reads()
+def torch_release(version: Any) -> dict[str, Any] | None:
+    """``torch_release(version)`` -> python range, torchvision/torchaudio, variants, confirmed."""
+    return with_confirmed(lookup_torch_release(version))
+
+
+@reads(pk="packages")
+def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
+    """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
+
+    Returns ``["torchvision 0.19.0+cu121 (torch 2.6 needs 0.21)"]``; a pairing the matrix does
+    not list is not judged.
+    """
+    torch = pk.get("torch")
+    if torch is None or torch.version is None:
+        return []
+    row, out = lookup_torch_release(torch.version) or {}, []
+    tv = local_variant(torch.version)
+    for comp in ("torchvision", "torchaudio"):
+        dist = pk.get(comp)
+        if dist is None or dist.version is None:
+            continue
+        want = ver(row.get(comp))
+        if want is not None and series(dist.version) != want:
+            out.append(f"{comp} {dist.version} (torch {series(torch.version)} needs "
+                       f"{want}.x)")
+            continue
+        cv = local_variant(dist.version)
+        if tv and cv and tv != cv:
+            out.append(f"{comp} {dist.version} is a {cv} build, torch {torch.version} "
+                       f"is {tv}")
+    return out

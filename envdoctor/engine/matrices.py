@@ -1,0 +1,78 @@
+"""Validation of the compatibility matrices in ``rules/matrices`` (``rules test``).
+
+Every row of every table needs a ``source`` URL; ``confirmed`` must be a boolean; typed fields
+must parse (versions, specifiers, cuDNN series ranges); arch lists must look like sm_XY.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from envdoctor.engine.knowledge._common import ver
+from envdoctor.engine.knowledge.cudnn import series_range
+from envdoctor.engine.knowledge.gpu import arch_cc
+from envdoctor.engine.loader import is_url
+
+# Fields whose values must parse, per matrix and table: "version", "spec" or "series".
+_TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
+    ("cuda_driver", "toolkit"): {"cuda": "version", "linux": "version", "windows": "version"},
+    ("cuda_driver", "minor_compat"): {"linux": "version", "windows": "version"},
+    ("gpus", "arch"): {"cc": "version", "first_cuda": "version", "last_cuda": "version"},
+    ("gpus", "gpu"): {"cc": "version"},
+    ("torch", "release"): {"torch": "version", "python": "spec", "torchvision": "version",
+                           "torchaudio": "version"},
+    ("torch", "variant"): {"torch": "spec"},
+    ("gpus", "features"): {"bf16_min_cc": "version"},
+    ("tensorflow", "release"): {"tensorflow": "version", "python": "spec", "cuda": "version",
+                                "cudnn": "version"},
+    ("jax", "release"): {"first": "version", "last": "version", "python": "spec"},
+    ("jax", "plugin"): {"min_cudnn": "version", "min_cc": "version"},
+    ("cudnn", "release"): {"cudnn": "series", "min_cc": "version"},
+    ("misc", "keras"): {"tensorflow": "spec"},
+}
+
+
+def _type_problem(kind: str, value: Any) -> str | None:
+    if value == "" and kind == "version":
+        return None  # an empty cell: the matrix does not know (e.g. last_cuda of a live arch)
+    if kind == "version" and ver(value) is None:
+        return f"{value!r} is not a version"
+    if kind == "spec":
+        try:
+            SpecifierSet(str(value))
+        except InvalidSpecifier:
+            return f"{value!r} is not a version specifier"
+    if kind == "series" and series_range(str(value)) is None:
+        return f"{value!r} is not a version or a range like 9.1-9.4"
+    return None
+
+
+def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
+    """What is wrong with one matrix's data: ``"<table>[i].<field>: message"`` per problem.
+
+    Every row (any table other than ``meta``) needs a ``source`` URL; ``confirmed`` must be a
+    boolean; typed fields must parse; arch lists must look like sm_XY / compute_XY.
+    """
+    problems = []
+    for table, value in data.items():
+        if table == "meta":
+            continue
+        rows = value if isinstance(value, list) else [value]
+        for i, row in enumerate(rows):
+            where = f"{table}[{i}]" if isinstance(value, list) else table
+            if not isinstance(row, dict):
+                problems.append(f"{where}: must be a table")
+                continue
+            if not is_url(row.get("source")):
+                problems.append(f"{where}.source: every row needs a source URL")
+            if "confirmed" in row and not isinstance(row["confirmed"], bool):
+                problems.append(f"{where}.confirmed: must be true or false")
+            for key, kind in _TYPED_FIELDS.get((name, table), {}).items():
+                if key in row and (msg := _type_problem(kind, row[key])):
+                    problems.append(f"{where}.{key}: {msg}")
+            for arch in row.get("archs", []) if table == "variant" else []:
+                if arch_cc(arch) is None:
+                    problems.append(f"{where}.archs: {arch!r} is not sm_XY or compute_XY")
+    return problems

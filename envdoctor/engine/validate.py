@@ -1,0 +1,201 @@
+"""`envdoctor rules test`: every rule and matrix file validated, every example run.
+
+One function for every kind: checks (their examples must fire or stay quiet, at the stated
+severity), error signatures (each example must be recognised, or not, by the whole set),
+requirements (each example met or not) and matrices (every row sourced, typed cells parse,
+the JSON Schema of that matrix in rules/schemas holds). Every problem names its file.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envdoctor.engine.loader import RuleFileError, load_toml
+from envdoctor.engine.schemas import file_problems
+
+KIND_FOLDERS = ("checks", "signatures", "requirements", "matrices")
+TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
+
+
+@dataclass
+class Outcome:
+    checks: list[Any] = field(default_factory=list)
+    signatures: list[Any] = field(default_factory=list)
+    requirements: list[Any] = field(default_factory=list)
+    matrices: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = []
+        for name, rules in (("checks", self.checks), ("signatures", self.signatures),
+                            ("requirements", self.requirements)):
+            if rules or (name == "checks" and not (self.signatures or self.requirements)):
+                parts.append(f"{len(rules)} {name}, "
+                             f"{sum(len(r.examples) for r in rules)} examples")
+        if self.matrices:
+            parts.append(f"{len(self.matrices)} matrices")
+        return "; ".join(parts) + ": " + (f"{len(self.problems)} problem(s)" if self.problems
+                                          else "all good")
+
+
+def is_rules_root(path: Path) -> bool:
+    return any((path / kind).is_dir() for kind in KIND_FOLDERS)
+
+
+def kind_of(path: Path, data: dict[str, Any]) -> str:
+    """Which kind a file is: by the folder it sits in, else by its keys."""
+    for part in reversed(path.parts[:-1]):
+        if part in KIND_FOLDERS:
+            return part
+    if "patterns" in data:
+        return "signatures"
+    if "when" in data:
+        return "checks"
+    if "kind" in data and "value" in data:
+        return "requirements"
+    return "matrices" if "code" not in data else "checks"
+
+
+def validate(root: Path) -> Outcome:
+    """Validate a rules folder, a folder of rule files, or one file."""
+    if root.is_file():
+        files = [root]
+    elif is_rules_root(root):
+        files = [f for kind in KIND_FOLDERS for f in sorted((root / kind).rglob("*.toml"))]
+    else:
+        files = sorted(root.rglob("*.toml"))
+    out = Outcome()
+    parsed: dict[str, list[tuple[Path, dict[str, Any]]]] = {k: [] for k in KIND_FOLDERS}
+    for file in files:
+        try:
+            data = load_toml(file)
+        except RuleFileError as exc:
+            out.problems.append(str(exc))
+            continue
+        parsed[kind_of(file, data)].append((file, data))
+    if root.is_dir() and is_rules_root(root):
+        for name in TOP_FILES:
+            _top_file(root / f"{name}.toml", name, out)
+    _checks(parsed["checks"], out)
+    _signatures(parsed["signatures"], out)
+    _requirements(parsed["requirements"], out)
+    _matrices(parsed["matrices"], out)
+    return out
+
+
+def _unique(rule: Any, seen: dict[str, str], out: Outcome, keys: tuple[str, ...]) -> None:
+    for key in keys:
+        if key in seen:
+            out.problems.append(f"{rule.path}: code/id: {key} is also used by {seen[key]}")
+        seen[key] = rule.path
+
+
+def _schema(file: Path, data: dict[str, Any], kind: str, out: Outcome) -> None:
+    """What the kind's JSON Schema finds beyond the loader (an unknown key, a typo)."""
+    out.problems.extend(f"{file}: {p}" for p in file_problems(file, data, kind))
+
+
+def _top_file(path: Path, name: str, out: Outcome) -> None:
+    if not path.is_file():
+        return
+    try:
+        data = load_toml(path)
+    except RuleFileError as exc:
+        out.problems.append(str(exc))
+        return
+    out.problems.extend(f"{path}: {p}" for p in file_problems(path, data, name))
+
+
+def _checks(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    from envdoctor.engine.checks import parse_check, run_examples
+    seen: dict[str, str] = {}
+    for file, data in files:
+        try:
+            check = parse_check(data, file)
+        except RuleFileError as exc:
+            out.problems.append(str(exc))
+            continue
+        _unique(check, seen, out, (check.code, check.id))
+        _schema(file, data, "check", out)
+        out.checks.append(check)
+        out.problems.extend(run_examples(check))
+    out.checks.sort(key=lambda c: c.code)
+
+
+def _signatures(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    if not files:
+        return
+    from envdoctor.explain.signatures import parse_signature
+    seen: dict[str, str] = {}
+    for file, data in files:
+        try:
+            sig = parse_signature(data, file)
+        except RuleFileError as exc:
+            out.problems.append(str(exc))
+            continue
+        _unique(sig, seen, out, (sig.code,))
+        _schema(file, data, "signature", out)
+        out.signatures.append(sig)
+    if not out.signatures:
+        return
+    from envdoctor.explain.rank import rank
+    from envdoctor.explain.scan import Scanner
+    scanner = Scanner(tuple(out.signatures))
+    for sig in out.signatures:
+        for i, ex in enumerate(sig.examples):
+            result = scanner.scan_stream(io.BytesIO(ex.text.encode("utf-8", "replace")))
+            got = {d.code for d in rank(result, None)}
+            if ex.matches and sig.code not in got:
+                out.problems.append(f"{sig.path}: examples[{i}] ({ex.source}): expected to "
+                                    f"match, but it did not")
+            elif not ex.matches and sig.code in got:
+                out.problems.append(f"{sig.path}: examples[{i}] ({ex.source}): must not "
+                                    f"match, but it did")
+
+
+def _requirements(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    if not files:
+        return
+    from envdoctor.engine.requirements import parse_requirement_rule
+    seen: dict[str, str] = {}
+    for file, data in files:
+        try:
+            rule = parse_requirement_rule(data, file)
+        except RuleFileError as exc:
+            out.problems.append(str(exc))
+            continue
+        _unique(rule, seen, out, (rule.code, rule.id, f"kind {rule.kind}"))
+        _schema(file, data, "requirement", out)
+        out.requirements.append(rule)
+    from envdoctor.engine.checks import example_facts
+    from envdoctor.errors import BadInput
+    from envdoctor.facts import FactsError
+    from envdoctor.gate import policy
+    for rule in out.requirements:
+        for i, ex in enumerate(rule.examples):
+            where = f"{rule.path}: examples[{i}] ({ex.require})"
+            try:
+                need = policy.parse_requirement(ex.require)
+                facts = example_facts(ex.facts)
+            except (BadInput, FactsError, TypeError, ValueError) as exc:
+                out.problems.append(f"{where}: {exc}")
+                continue
+            if need.kind != rule.kind:
+                out.problems.append(f"{where}: is a {need.kind!r} requirement, not {rule.kind!r}")
+                continue
+            (result,) = policy.evaluate(policy.Policy(requirements=(need,)), facts)
+            met = result.state == "passed"
+            if met != ex.met or result.state not in ("passed", "fired"):
+                out.problems.append(f"{where}: expected {'met' if ex.met else 'not met'}, "
+                                    f"but it was {result.state} ({result.detail or ''})")
+
+
+def _matrices(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    from envdoctor.engine.matrices import matrix_problems
+    for file, data in files:
+        out.matrices.append(file.stem)
+        out.problems.extend(f"{file}: {p}" for p in matrix_problems(file.stem, data))
+        out.problems.extend(f"{file}: {p}" for p in file_problems(file, data, "matrix"))

@@ -1,0 +1,74 @@
+"""Fleet text: one line per node (its ranks, its stack, its findings), then each finding with
+the nodes and ranks it names and its fix. Formats only; decides nothing."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from envdoctor.outputs.report import Report
+
+MARK = {"error": "✗", "warning": "!", "info": "✓"}
+
+
+def _ranks(ranks: list[dict[str, Any]]) -> str:
+    numbers = [r["rank"] for r in ranks]
+    if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"ranks {numbers[0]}–{numbers[-1]}"
+    return ("rank " if len(numbers) == 1 else "ranks ") + ", ".join(map(str, numbers[:16])) + \
+        (" …" if len(numbers) > 16 else "")
+
+
+def _stack(summary: dict[str, Any]) -> str:
+    parts = []
+    if "driver" in summary:
+        parts.append(f"driver {summary['driver']}")
+    if summary.get("gpu_model") not in (None, "none"):
+        parts.append(summary["gpu_model"])
+    elif "gpu_count" in summary:
+        parts.append(f"{summary['gpu_count']} GPU(s)")
+    for key, name in (("nccl", "NCCL"), ("torch", "torch"), ("python", "Python")):
+        if summary.get(key) not in (None, "none"):
+            parts.append(f"{name} {summary[key]}")
+    return ", ".join(parts) or "no node facts (its local rank 0 did not report)"
+
+
+def render(report: Report, color: bool = False) -> str:
+    fleet = report.extra.get("fleet") or {}
+    rank = {"error": 3, "warning": 2, "info": 1}
+    worst: dict[str, str] = {}
+    for f in report.findings:
+        for node in f.evidence.get("nodes", ()):
+            if rank[f.severity.value] > rank.get(worst.get(node, ""), 0):
+                worst[node] = f.severity.value
+    nodes = fleet.get("nodes", [])
+    source = "saved snapshots" if fleet.get("source") == "snapshots" else \
+        f"{fleet.get('launcher') or '?'}, {fleet.get('world_size')} rank(s)"
+    lines = [f"envdoctor fleet — {source} on {len(nodes)} node(s)"]
+    for n in nodes:
+        mark = MARK.get(worst.get(n["node"], "info"), "✓")
+        late = [r["rank"] for r in n["ranks"] if not r.get("arrived", True)]
+        codes = sorted(set(n.get("findings", [])))
+        tail = f"  [{', '.join(codes)}]" if codes else ""
+        late_text = f"; late: {', '.join(map(str, late))}" if late else ""
+        who = _ranks(n["ranks"]) if n["ranks"] else "snapshot"
+        lines.append(f"[{mark}] {n['node']}: {who}{late_text} — "
+                     f"{_stack(n.get('summary', {}))}{tail}")
+    for error in fleet.get("errors", []):
+        lines.append(f"    note: {error}")
+    lines.append("")
+    for f in report.findings:
+        lines.append(f"{f.severity.value.upper()} {f.code} {f.title}")
+        if f.why:
+            lines.append(textwrap.fill(" ".join(f.why.split()), 96, initial_indent="    ",
+                                       subsequent_indent="    "))
+        if f.fix:
+            lines.append("    fix: " + " ".join(f.fix.split()))
+        for ref in f.references[:2]:
+            lines.append(f"    see: {ref}")
+        lines.append("")
+    counts = report.counts()
+    verdict = "FAIL" if report.exit_code else "OK"
+    lines.append(f"{verdict}: {counts['error']} error(s), {counts['warning']} warning(s), "
+                 f"{counts['info']} info across {len(nodes)} node(s)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,220 @@
+"""The fleet report: fleet rules, each node's own checks and the policy, per node, as one Report.
+
+One ``outputs.report.Report`` so that the JSON, JUnit, SARIF and Markdown renderers and the exit
+code work as for ``check``: ``results`` hold one entry per node × check (JUnit's test cases),
+``findings`` one per cause, each naming the nodes (and ranks) it concerns, and the report's
+``fleet`` key the layout: nodes, their ranks, bindings and timings.
+
+Host names are replaced by ``host-1``, ``host-2`` … (in node order) unless ``--no-redact``: stable
+within one report, so findings and the node list still match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from envdoctor.engine.findings import CheckResult, Finding
+from envdoctor.facts import Facts
+from envdoctor.fleet import aspects, rules
+from envdoctor.fleet.model import Fleet, NodeView
+from envdoctor.outputs.report import Report
+
+FLEET_SCHEMA_VERSION = 1
+
+
+def alias_hosts(fleet: Fleet) -> dict[str, str]:
+    """Replace host names in node names by host-N (first seen first); returns the map."""
+    aliases: dict[str, str] = {}
+    for node in fleet.nodes:
+        if node.host and node.host not in aliases:
+            aliases[node.host] = f"host-{len(aliases) + 1}"
+    renamed: dict[str, str] = {}
+    for node in fleet.nodes:
+        if node.host in aliases:
+            new = aliases[node.host] + node.name[len(node.host):] \
+                if node.name.startswith(node.host) else node.name
+            renamed[node.name] = new
+            node.name, node.host = new, aliases[node.host]
+        for r in node.ranks:
+            r.node = node.name
+    return aliases
+
+
+def _subjects(rule: rules.FleetRule, fleet: Fleet) -> list[rules.Subject]:
+    if rule.scope == "node":
+        return [rules.Subject(n.name, n.name, aspects.node_value(rule.aspect, n, fleet))
+                for n in fleet.nodes]
+    return [rules.Subject(f"rank {r.rank}", n.name,
+                          aspects.rank_value(rule.aspect, r, n, fleet), r.rank)
+            for n in fleet.nodes for r in n.ranks]
+
+
+def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
+                  ) -> tuple[list[CheckResult], list[Finding]]:
+    """One result per node × rule; a rule no node could be judged on (no bench, no InfiniBand,
+    snapshots without ranks) is one ``unknown`` result, not one per node."""
+    results, findings = [], []
+    for rule in fleet_rules:
+        verdict = rules.judge(rule, _subjects(rule, fleet))
+        findings += verdict.findings
+        if not verdict.judged:
+            results.append(CheckResult(rule.code, rule.id, "unknown", None,
+                                       "not known on any node"))
+            continue
+        for node in fleet.nodes:
+            if node.name in verdict.named:
+                state, finding = "fired", verdict.named[node.name]
+            elif node.name in verdict.judged:
+                state, finding = "passed", None
+            else:
+                state, finding = "unknown", None
+            results.append(CheckResult(rule.code, f"{rule.id} @ {node.name}", state, finding,
+                                       "" if state != "unknown" else "value not known"))
+    return results, findings
+
+
+def _on(nodes: list[str], shown: int = 6) -> str:
+    """Where a single-machine finding fired, in its title (every renderer shows titles)."""
+    if len(nodes) <= shown:
+        return ", ".join(nodes)
+    return f"{len(nodes)} nodes: {', '.join(nodes[:shown])} …"
+
+
+def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool = False
+           ) -> tuple[list[CheckResult], list[Finding]]:
+    """Per-node results of single-machine checks -> one finding per (code, title) naming every
+    node it fired on, and results: per node × check for the checks that fired somewhere (or all,
+    with ``every_node``), else one result per check (its state where it is the same on every
+    node, "unknown" otherwise) so that a 1000-node report stays readable."""
+    merged: dict[tuple[str, str], tuple[Finding, list[str]]] = {}
+    fired_codes: set[str] = set()
+    for node, results in per_node:
+        for r in results:
+            if r.finding is not None:
+                key = (r.finding.code, r.finding.title)
+                merged.setdefault(key, (r.finding, []))[1].append(node.name)
+                fired_codes.add(r.code)
+    findings: dict[tuple[str, str], Finding] = {}
+    for key, (f, nodes) in merged.items():
+        findings[key] = replace(f, title=f"{f.title} (on {_on(nodes)})",
+                                evidence={**f.evidence, "nodes": nodes})
+    out: list[CheckResult] = []
+    summary: dict[str, CheckResult] = {}
+    for node, results in per_node:
+        for r in results:
+            if every_node or r.code in fired_codes:
+                f = findings[(r.finding.code, r.finding.title)] if r.finding is not None \
+                    else None
+                out.append(CheckResult(r.code, f"{r.id} @ {node.name}", r.state, f, r.detail))
+            elif r.code not in summary:
+                summary[r.code] = r
+            elif summary[r.code].state != r.state:
+                summary[r.code] = CheckResult(r.code, r.id, "unknown", None,
+                                              "differs between nodes")
+    return out + list(summary.values()), list(findings.values())
+
+
+def node_checks(fleet: Fleet, intent: str) -> tuple[list[CheckResult], list[Finding]]:
+    """The single-machine checks (rules/checks) on each node's facts, through the engine; a
+    snapshot that is a saved `check` report for the same intent brings its own results (what
+    the check saw on that node), which are used as they are."""
+    from envdoctor import pipeline
+    from envdoctor.engine import evaluate
+
+    checks = None
+    per_node = []
+    for n in fleet.nodes:
+        if n.saved is not None and n.saved[0] == intent:
+            per_node.append((n, n.saved[1]))
+        elif n.facts is not None:
+            checks = checks if checks is not None else pipeline.load_checks()
+            per_node.append((n, evaluate(n.facts, checks, intent)))
+    return _group(per_node)
+
+
+def policy_checks(fleet: Fleet, policy: Any) -> tuple[list[CheckResult], list[Finding]]:
+    """``--require`` and the policy's requirements, judged per node (gpus>=8 means per node)."""
+    from envdoctor.gate import policy as gate
+    if not policy.requirements:
+        return [], []
+    return _group([(n, gate.evaluate(policy, n.facts, {})) for n in fleet.nodes
+                   if n.facts is not None], every_node=True)
+
+
+def _ignore(results: list[CheckResult], findings: list[Finding], policy: Any
+            ) -> tuple[list[CheckResult], list[Finding], list[dict[str, str]]]:
+    ignore = getattr(policy, "ignore", None) or {}
+    if not ignore:
+        return results, findings, []
+    kept = [CheckResult(r.code, r.id, "ignored", None, f"ignored by policy: {ignore[r.code]}")
+            if r.code in ignore and r.state in ("fired", "unknown") else r for r in results]
+    ignored = [{"code": c, "reason": why} for c, why in ignore.items()]
+    return kept, [f for f in findings if f.code not in ignore], ignored
+
+
+def _rank_dict(r: Any, fleet: Fleet, node: NodeView) -> dict[str, Any]:
+    b = r.binding
+    out: dict[str, Any] = {"rank": r.rank, "local_rank": r.local_rank, "arrived": r.arrived}
+    for key in ("device", "gpu_name", "gpu_uuid", "pci_bus_id", "cuda_visible_devices",
+                "torch", "nccl", "binding_error"):
+        if b.get(key) is not None:
+            out[key] = b[key]
+    skew = aspects.rank_value("clock_skew", r, node, fleet)
+    if skew is not None:
+        out["clock_skew_s"] = skew
+    if r.live is not None and r.live.smoke is not None:
+        out["smoke"] = {"status": r.live.smoke.status, "device": r.live.smoke.device,
+                        "failed": [f"{s.name}: {s.detail}" for s in r.live.smoke.failed]}
+    if r.bench:
+        out["bench"] = r.bench
+    if r.seconds:
+        out["seconds"] = r.seconds
+    if r.error:
+        out["error"] = r.error
+    return out
+
+
+def _node_summary(node: NodeView, fleet: Fleet) -> dict[str, Any]:
+    keys = ("driver", "cuda_driver", "gpu_model", "gpu_count", "nccl", "cudnn", "torch",
+            "torch_build", "python", "nccl_net_plugin", "ib_rates")
+    return {k: v for k in keys if (v := aspects.node_value(k, node, fleet)) is not None}
+
+
+def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]]) -> dict[str, Any]:
+    return {
+        "schema_version": FLEET_SCHEMA_VERSION,
+        "world_size": fleet.world_size, "launcher": fleet.launcher,
+        "source": "snapshots" if fleet.compare else "ranks",
+        "timeout_s": fleet.timeout, "late_ranks": fleet.late, "errors": fleet.errors,
+        "nodes": [{"node": n.name, "host": n.host, "node_rank": n.node_rank,
+                   "facts_from": n.source, "summary": _node_summary(n, fleet),
+                   "findings": by_node.get(n.name, []),
+                   "ranks": [_rank_dict(r, fleet, n) for r in n.ranks]} for n in fleet.nodes],
+        **({"bench": fleet.bench} if fleet.bench else {}),
+    }
+
+
+def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy: Any = None,
+          redact: bool = True, single_checks: bool = True) -> Report:
+    """The one fleet report; built once, then only rendered."""
+    if redact:
+        alias_hosts(fleet)
+    results, findings = fleet_results(fleet, rules.load_rules())
+    if single_checks:
+        more, found = node_checks(fleet, intent)
+        results, findings = results + more, findings + found
+    if policy is not None:
+        more, found = policy_checks(fleet, policy)
+        results, findings = results + more, findings + found
+    results, findings, ignored = _ignore(results, findings, policy)
+    findings.sort(key=lambda f: (-f.severity.rank, f.code, f.title))
+    by_node: dict[str, list[str]] = {}
+    for r in results:
+        if r.state == "fired":
+            by_node.setdefault(r.id.rpartition(" @ ")[2], []).append(r.code)
+    first = next((n.facts for n in fleet.nodes if n.facts is not None), None) or Facts()
+    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node)}
+    if policy is not None and not policy.empty:
+        extra["policy"] = {**policy.to_dict(), "ignored": ignored}
+    return Report(first, results, findings, intent, fail_on, [], extra)

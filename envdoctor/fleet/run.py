@@ -1,0 +1,178 @@
+"""One rank's part of ``envdoctor fleet``: meet, probe, wait, (bench), send; rank 0 reports.
+
+The order matters. The rendezvous comes first, so a node that cannot reach MASTER_ADDR is found
+within ``--timeout``, and each rank says hello (its node) to the store before probing, so a
+rank whose probes then hang can still be placed on its node. Then every rank has ``--timeout``
+again to probe and reach the barrier: a slow rank is named, not waited for. Every rank leaves
+with exit 0 except rank 0, whose exit code is the report's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envdoctor import __version__
+from envdoctor.errors import BadInput
+from envdoctor.fleet import collective
+from envdoctor.fleet.layout import Layout, LayoutError, detect
+from envdoctor.fleet.model import PAYLOAD_VERSION
+
+NO_TORCH = ("envdoctor fleet runs inside the job's ranks and needs torch (torch.distributed) "
+            "there: {why}; without torch, save `envdoctor check --format json` per node and run "
+            "`envdoctor fleet compare DIR`")
+
+
+@dataclass
+class Options:
+    static: bool = False
+    timeout: float = 60.0
+    bench: bool = False
+    out_dir: str = ""
+    store: str = ""
+    frameworks: tuple[str, ...] = ()
+    suite: str = "quick"
+
+
+@dataclass
+class RankResult:
+    layout: Layout
+    outcome: collective.Outcome
+    payload: dict[str, Any]
+    snapshot: str = ""                     # where this rank's snapshot was written
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def import_torch() -> Any:
+    """torch, or BadInput (exit 2) with the one line that points to ``fleet compare``."""
+    try:
+        import torch
+        import torch.distributed as dist
+    except Exception as exc:  # noqa: BLE001 - ImportError, a broken install's OSError …
+        raise BadInput(NO_TORCH.format(why=f"{type(exc).__name__}: {exc}"[:200])) from None
+    if not dist.is_available() or not dist.is_gloo_available():
+        raise BadInput(NO_TORCH.format(why="this torch build has no gloo backend"))
+    return torch
+
+
+def _node_part(layout: Layout, options: Options, deadline: float) -> dict[str, Any]:
+    """The node's static facts and fleet extras; run by the node's local rank 0 only.
+
+    Rank 0 collects the report, so its probes are cut at the deadline (a hung probe there
+    becomes a failed probe in its facts); any other node's probes get their usual deadline,
+    and a node whose probes hang past ``--timeout`` misses the barrier and is named.
+    """
+    from envdoctor.fleet import node_probe
+    from envdoctor.probes import DEFAULT_DEADLINE, collect
+
+    if layout.rank == 0:
+        facts = collect(deadline=max(1.0, min(DEFAULT_DEADLINE,
+                                              deadline - time.monotonic() - 1.0)))
+    else:
+        facts = collect()
+    if options.frameworks:
+        from envdoctor.live import run_live
+        facts = run_live(facts, list(options.frameworks), suite=options.suite,
+                         timeout=max(5.0, deadline - time.monotonic()))
+    extra = node_probe.probe(dict(os.environ), facts.nvidia.gpu_count > 0)
+    return {"facts": facts.to_dict(), "extra": extra}
+
+
+def payload(layout: Layout, torch: Any, options: Options, deadline: float) -> dict[str, Any]:
+    from envdoctor.fleet import rank_probe
+
+    start = time.monotonic()
+    out: dict[str, Any] = {"payload_version": PAYLOAD_VERSION, "envdoctor_version": __version__,
+                           "layout": layout.to_dict(),
+                           "env": rank_probe.rank_env(os.environ), "node": None, "live": None,
+                           "bench": None, "clock": None, "error": ""}
+    out["binding"] = rank_probe.binding(torch, layout.local_rank)
+    if layout.local_rank == 0:
+        out["node"] = _node_part(layout, options, deadline)
+    if not options.static:
+        out["live"] = rank_probe.smoke(torch, options.suite)
+    out["seconds"] = {"probes": round(time.monotonic() - start, 3)}
+    return out
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:80] or "host"
+
+
+def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
+    """``DIR/rank00003-HOST.json``: this rank's payload and what it learned of the rendezvous."""
+    path = Path(folder) / f"rank{layout.rank:05d}-{_safe(layout.host)}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise BadInput(f"{folder}: cannot write the rank snapshot: {exc.strerror or exc}") from None
+    return str(path)
+
+
+def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> RankResult:
+    """Everything one rank does; raises BadInput only before any collective (bad layout,
+    no torch), so every rank of a badly launched job stops alike."""
+    start = time.monotonic()
+    try:
+        layout = detect(os.environ if environ is None else environ, options.store)
+    except LayoutError as exc:
+        raise BadInput(f"envdoctor fleet: {exc}") from None
+    torch = import_torch()
+    # Two phases, each bounded by --timeout: the rendezvous waits for every rank to join
+    # (which absorbs ranks that import torch slowly), then every rank has --timeout to probe
+    # and reach the barrier, so the barrier measures the probes and nothing else.
+    deadline = time.monotonic() + options.timeout
+    if options.out_dir:  # a first record, in case this rank is killed while it probes
+        write_snapshot(options.out_dir, layout, {
+            "payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(),
+            "outcome": {"started": time.time(), "error": "the rank did not finish (killed "
+                        "or still probing when its launcher stopped it)"}})
+    store, outcome = collective.meet(layout, deadline)
+    if store is not None:
+        collective.say_hello(store, layout)
+    deadline = time.monotonic() + options.timeout
+    data = payload(layout, torch, options, deadline)
+    if outcome.joined:
+        collective.barrier(store, layout, outcome, deadline)
+        data["clock"] = time.time()  # all ranks leave the barrier within milliseconds
+    if outcome.barrier and options.bench:
+        from envdoctor.fleet import bench
+        bench_start = time.monotonic()
+        try:
+            data["bench"] = bench.run(layout, collective.node_key(layout.node),
+                                      options.timeout)
+        except Exception as exc:  # noqa: BLE001 - a failed benchmark is a result
+            data["bench"] = {"error": f"{type(exc).__name__}: {exc}"[:400]}
+        outcome.seconds["bench"] = round(time.monotonic() - bench_start, 3)
+    data["seconds"] = {**data.get("seconds", {}), **outcome.seconds}
+    data["error"] = outcome.error
+    encoded = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    collective.gather(store, layout, outcome, encoded)
+    result = RankResult(layout, outcome, data, seconds={"total": time.monotonic() - start})
+    if options.out_dir:
+        snapshot = {**data, "outcome": {"joined": outcome.joined, "barrier": outcome.barrier,
+                                        "error": outcome.error, "world_size": layout.world_size,
+                                        "late": outcome.late}}
+        result.snapshot = write_snapshot(options.out_dir, layout, snapshot)
+    if layout.rank == 0 and not outcome.payloads:
+        outcome.payloads = {0: encoded}  # rendezvous failed: rank 0 reports what it alone saw
+    return result
+
+
+def late_after_failure(result: RankResult) -> list[int]:
+    """Ranks rank 0 cannot vouch for: the barrier's late list, and, when the rendezvous never
+    completed, every rank it heard nothing from."""
+    out = result.outcome
+    if out.barrier:
+        return []
+    heard = set(out.payloads)
+    return sorted(set(out.late) | {r for r in range(result.layout.world_size) if r not in heard})
