@@ -1,6 +1,6 @@
 """Find signature hits in a stream of blocks, fast and with bounded memory.
 
-Per block (about 1 MB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
+Per block (about 256 KB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
 single C-level ``bytes.translate``: ASCII lower-cased, with digits and the separators that fill
 logs (``DROP``) deleted — under half the bytes of a typical log. In it we search a few dozen
 *anchors* with ``bytes.find`` (C speed): short byte strings chosen so that every pattern's
