@@ -58,12 +58,16 @@ def test_cudnn_integer_versions(raw, text):
 
 def test_compare_passes_within_and_fails_beyond_the_tolerance():
     a, b = c.operands()
-    ref = a @ b
-    assert "max rel err" in c.compare(ref.astype(np.float32), ref, "fp32")
+    ref = c.matmul(a, b)
+    assert np.allclose(ref, np.asarray(a) @ np.asarray(b), rtol=0, atol=1e-12)
+    assert "max rel err" in c.compare(np.asarray(ref, np.float32), ref, "fp32")
+    top = float(np.abs(np.asarray(ref)).max())
     with pytest.raises(c.StepFailed, match="wrong results"):
-        c.compare(ref + 0.05 * np.abs(ref).max(), ref, "fp32")
+        c.compare(np.asarray(ref) + 0.05 * top, ref, "fp32")
     with pytest.raises(c.StepFailed, match="NaN"):
-        c.compare(ref * np.nan, ref, "bf16")
+        c.compare(np.asarray(ref) * np.nan, ref, "bf16")
+    with pytest.raises(c.StepFailed, match="shape"):
+        c.compare([row[:-1] for row in ref], ref, "fp32")
 
 
 def test_gradient_and_loss_checks():

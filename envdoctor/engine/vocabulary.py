@@ -19,7 +19,7 @@ from envdoctor.facts import SECTIONS, Facts
 
 # Names a rule may use besides the builtins and the knowledge functions.
 SHORTCUTS = ("torch", "tensorflow", "jax", "keras", "gpus", "python", "pkg", "has", "live",
-             "intent", "origin")
+             "intent", "origin", "paddle", "mindspore", "mxnet")
 
 
 class Knowledge:
@@ -95,7 +95,7 @@ def names_for(facts: Facts, intent: str = "auto") -> dict[str, Any]:
         names["env"] = env_vars if env_vars is UNKNOWN or isinstance(env_vars, PartialMap) \
             else dict(env_vars)
     fw = names["frameworks"]
-    for name in ("torch", "tensorflow", "jax", "keras"):
+    for name in ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet"):
         names[name] = UNKNOWN if fw is UNKNOWN else getattr(fw, name)
     nv = names["nvidia"]
     names["gpus"] = UNKNOWN if nv is UNKNOWN else nv.gpus

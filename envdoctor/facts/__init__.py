@@ -287,6 +287,46 @@ class KerasInfo:
 
 
 @dataclass(frozen=True)
+class PaddleBuild:
+    """paddle/version/__init__.py (plain assignments, read without importing Paddle).
+
+    A CPU build writes ``cuda_version = 'False'``: that becomes ``cuda = None``."""
+
+    version: Version | None = None
+    distribution: str = ""          # paddlepaddle | paddlepaddle-gpu
+    cuda: Version | None = None
+    cudnn: Version | None = None
+    nccl: Version | None = None
+    with_mkl: bool | None = None
+    pip_cuda_libraries: bool | None = None  # CUDA libraries come from nvidia-* wheels
+    cuda_archs: tuple[str, ...] = ()        # compiled_cuda_archs, e.g. 80, 90
+    commit: str = ""
+
+
+@dataclass(frozen=True)
+class MindsporeBuild:
+    """The device plugins a MindSpore wheel ships (mindspore/lib/plugin/), read from its files.
+
+    ``gpu11.6`` is the GPU plugin built for CUDA 11.6; ``ascend`` the Ascend (CANN) one."""
+
+    version: Version | None = None
+    distribution: str = ""          # mindspore | mindspore-gpu | mindspore-ascend
+    targets: tuple[str, ...] = ()   # CPU, GPU, Ascend: device targets this build can run on
+    cuda: tuple[Version, ...] = ()  # CUDA versions of its GPU plugins
+
+
+@dataclass(frozen=True)
+class MxnetBuild:
+    """MXNet's build from its distribution name (mxnet-cu112 -> CUDA 11.2) and shipped files."""
+
+    version: Version | None = None
+    distribution: str = ""          # mxnet | mxnet-mkl | mxnet-cu112 | mxnet-cu102mkl …
+    cuda: Version | None = None
+    mkl: bool | None = None
+    bundled: tuple[str, ...] = ()   # CUDA libraries shipped next to libmxnet.so
+
+
+@dataclass(frozen=True)
 class FrameworkFacts:
     """Build information of installed frameworks; None means not installed."""
 
@@ -295,6 +335,9 @@ class FrameworkFacts:
     tensorflow: TensorflowBuild | None = None
     jax: JaxBuild | None = None
     keras: KerasInfo | None = None
+    paddle: PaddleBuild | None = None
+    mindspore: MindsporeBuild | None = None
+    mxnet: MxnetBuild | None = None
 
 
 # --------------------------------------------------------------------------- environment
@@ -399,6 +442,10 @@ class LiveFramework:
     stderr_tail: str = ""
     diagnoses: tuple[LiveDiagnosis, ...] = ()
     smoke: SmokeResult | None = None
+    features: tuple[str, ...] = ()      # MXNet: mx.runtime.Features() enabled (CUDA, MKLDNN …)
+    # what the signature engine recognised in the stderr of a worker that otherwise answered
+    # (an import warning such as MindSpore's "compiled using NumPy 1.x")
+    warnings: tuple[LiveDiagnosis, ...] = ()
 
     @property
     def gpus(self) -> tuple[LiveDevice, ...]:

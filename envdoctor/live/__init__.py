@@ -22,21 +22,12 @@ from envdoctor.workers import WORKERS
 
 SUITES = ("quick", "full")
 CORE = ("torch", "tensorflow", "jax")
-# Frameworks without a static build probe: found through their pip distributions.
-DISTS = {"paddle": ("paddlepaddle", "paddlepaddle-gpu"), "mindspore": ("mindspore",
-                                                                        "mindspore-gpu"),
-         "mxnet": ("mxnet", "mxnet-mkl")}
 
 
 def installed(facts: Facts) -> list[str]:
     """Frameworks the static facts say are installed, in WORKERS order."""
-    fw, pkgs = facts.frameworks, facts.packages
-    found = {"torch": fw.torch is not None, "tensorflow": fw.tensorflow is not None,
-             "jax": fw.jax is not None, "keras": fw.keras is not None}
-    for name, dists in DISTS.items():
-        found[name] = any(pkgs.get(d) is not None for d in dists) or any(
-            d.name.startswith(name + "-cu") for d in pkgs.distributions)
-    return [name for name in WORKERS if found.get(name)]
+    fw = facts.frameworks
+    return [name for name in WORKERS if getattr(fw, name, None) is not None]
 
 
 def select(facts: Facts, requested: Sequence[str] | None, suite: str

@@ -12,7 +12,9 @@ from envdoctor.live.orchestrate import DEFAULT_TIMEOUT
 from envdoctor.outputs.summary import AreaLine
 from envdoctor.workers import WORKERS
 
-ALIASES = {"pytorch": "torch", "tf": "tensorflow", "paddlepaddle": "paddle", "ms": "mindspore"}
+ALIASES = {"pytorch": "torch", "tf": "tensorflow", "tensorflow-cpu": "tensorflow",
+           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "ms": "mindspore",
+           "mx": "mxnet", "apache-mxnet": "mxnet", "tf-keras": "keras"}
 FULL_TIMEOUT = 300.0
 STATUS = {"passed": "ok", "failed": "error", "error": "error", "skipped": "unknown"}
 

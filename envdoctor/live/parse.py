@@ -65,8 +65,13 @@ def failure_reason(run: WorkerRun) -> str | None:
     return None
 
 
-def diagnoses_for(text: str) -> tuple[LiveDiagnosis, ...]:
-    """What ``envdoctor explain`` recognises in ``text``; () when it cannot say."""
+def diagnoses_for(text: str, problems_only: bool = False) -> tuple[LiveDiagnosis, ...]:
+    """What ``envdoctor explain`` recognises in ``text``; () when it cannot say.
+
+    ``problems_only`` keeps the diagnoses that name a problem of the environment with high
+    confidence: what a worker that otherwise answered printed (an import warning such as
+    MindSpore's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2") is a
+    finding only then, never TensorFlow's harmless start-up chatter."""
     if not text.strip():
         return ()
     from envdoctor.explain import diagnose_text  # the one signature engine, reused
@@ -74,10 +79,18 @@ def diagnoses_for(text: str) -> tuple[LiveDiagnosis, ...]:
         found = diagnose_text(text)
     except Exception:  # noqa: BLE001 - a broken signature file must not break `check`
         return ()
+    if problems_only:
+        found = [d for d in found if d.category == "environment" and d.confidence == "high"]
     out = []
     for d in found[:MAX_DIAGNOSES]:
         out.append(LiveDiagnosis(code=d.code, title=d.title, fix=" ".join(d.fix.split())))
     return tuple(out)
+
+
+def _framework_missing(name: str, import_error: str) -> bool:
+    """The import failed because the framework itself is absent ("No module named 'mxnet'"),
+    not because something it imports is ("No module named 'numpy'" from inside paddle)."""
+    return f"No module named '{name}'" in import_error  # each worker imports its own name
 
 
 def to_live(run: WorkerRun, ran: str = "") -> LiveFramework:
@@ -102,10 +115,14 @@ def to_live(run: WorkerRun, ran: str = "") -> LiveFramework:
                     live.gpu_error if live.build in ("cuda", "rocm") else "",
                 ]))
                 diag = diagnoses_for(problems + "\n" + tail) if problems else ()
-                absent = live.import_ok is False and "No module named" in live.import_error
+                warned = () if problems else diagnoses_for(run.stderr[-TAIL_CHARS * 4:],
+                                                           problems_only=True)
+                absent = live.import_ok is False and _framework_missing(run.name,
+                                                                        live.import_error)
                 status = Status.NOT_FOUND if absent else Status.OK
-                return replace(live, name=run.name, stderr_tail=tail if problems else "",
-                               diagnoses=diag,
+                return replace(live, name=run.name,
+                               stderr_tail=tail if problems or warned else "",
+                               diagnoses=diag, warnings=warned,
                                probe=ProbeInfo(status, live.import_error, (shown,), "worker",
                                                round(run.seconds, 3)))
     return LiveFramework(

@@ -48,9 +48,17 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
         if fw.keras:
             lines.append(("keras", "Keras", Status.OK,
                           f"{fw.keras.version}, backend {fw.keras.backend or 'unknown'}"))
-        if not (fw.torch or fw.tensorflow or fw.jax):
+        if fw.paddle:
+            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts)))
+        if fw.mindspore:
+            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts)))
+        if fw.mxnet:
+            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts)))
+        if not any((fw.torch, fw.tensorflow, fw.jax, fw.keras, fw.paddle, fw.mindspore,
+                    fw.mxnet)):
             lines.append(("frameworks", "Frameworks", Status.OK,
-                          "no PyTorch, TensorFlow or JAX installed"))
+                          "none of PyTorch, TensorFlow, JAX, Keras, PaddlePaddle, MindSpore or "
+                          "MXNet is installed"))
     else:
         lines.append(("frameworks", "Frameworks", fw.probe.status,
                       f"unknown ({fw.probe.reason or fw.probe.status.value})"))
@@ -159,6 +167,28 @@ def _jax(facts: Facts) -> str:
         else:
             plugins = "plugins not listed"
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
+
+
+def _paddle(facts: Facts) -> str:
+    p = facts.frameworks.paddle
+    if p.cuda:
+        build = f"CUDA {p.cuda}" + (f" / cuDNN {p.cudnn}" if p.cudnn else "") + " build"
+    else:
+        build = "CPU-only build"
+    return f"{p.version} from {p.distribution} ({build})"
+
+
+def _mindspore(facts: Facts) -> str:
+    m = facts.frameworks.mindspore
+    targets = ", ".join(f"GPU (CUDA {'/'.join(str(c) for c in m.cuda)})" if t == "GPU" and m.cuda
+                        else t for t in m.targets) or "unknown"
+    return f"{m.version} from {m.distribution} (device targets: {targets})"
+
+
+def _mxnet(facts: Facts) -> str:
+    x = facts.frameworks.mxnet
+    build = f"CUDA {x.cuda} build" if x.cuda else "CPU build"
+    return f"{x.version} from {x.distribution} ({build}; retired project)"
 
 
 def _python(facts: Facts) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ from envdoctor.facts import (
     FrameworkFacts,
     JaxBuild,
     KerasInfo,
+    MindsporeBuild,
+    MxnetBuild,
+    PaddleBuild,
     Status,
     TensorflowBuild,
     TorchBuild,
@@ -34,6 +38,12 @@ TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel"
             "tf-nightly-cpu", "tf-nightly-gpu")
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
 BUNDLED_PREFIXES = ("libcudnn", "libnccl", "libcublas", "libcudart", "libnvrtc", "libamdhip")
+PADDLE_DISTS = ("paddlepaddle", "paddlepaddle-gpu")
+MINDSPORE_DISTS = ("mindspore", "mindspore-gpu", "mindspore-ascend", "mindspore-cpu")
+MINDSPORE_TARGET_OF_DIST = {"mindspore-gpu": "GPU", "mindspore-ascend": "Ascend",
+                            "mindspore-cpu": "CPU"}
+_MX_DIST = re.compile(r"^mxnet(?:-cu(\d{2,3}))?(-?mkl)?$")
+_MS_GPU_PLUGIN = re.compile(r"^gpu(\d+\.\d+)$")
 
 
 def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
@@ -45,6 +55,9 @@ def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
         tensorflow=tensorflow_build(installed, trail),
         jax=jax_build(installed),
         keras=keras_info(installed, trail),
+        paddle=paddle_build(installed, trail),
+        mindspore=mindspore_build(installed),
+        mxnet=mxnet_build(installed),
     )
     return replace(facts, probe=trail.info(Status.OK, source="files"))
 
@@ -162,3 +175,91 @@ def keras_info(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Kera
     if not backend and dist.version and dist.version.major >= 3:
         backend = "tensorflow"  # Keras 3's default backend
     return KerasInfo(version=dist.version, backend=backend, backend_source=source)
+
+
+def _flag(value: Any) -> bool | None:
+    """Paddle writes build switches as 'ON'/'OFF' (and booleans as 'True'/'False')."""
+    text = str(value).strip().upper() if value is not None else ""
+    if text in ("ON", "TRUE", "1"):
+        return True
+    if text in ("OFF", "FALSE", "0"):
+        return False
+    return None
+
+
+def paddle_build(installed: dict[str, _dists.InstalledDist], trail: Trail
+                 ) -> PaddleBuild | None:
+    """``paddle/version/__init__.py``: ``cuda_version = '12.6'`` on a GPU build, ``'False'`` on
+    a CPU build (not a version, so ``cuda`` stays None)."""
+    dist = next((installed[n] for n in PADDLE_DISTS if n in installed), None)
+    if dist is None:
+        return None
+    consts = module_constants(trail.read(dist.location / "paddle" / "version" / "__init__.py")
+                              or "")
+    archs = consts.get("compiled_cuda_archs") or ()
+    nccl = consts.get("nccl_version")
+    return PaddleBuild(
+        version=_v(consts.get("full_version")) or dist.version,
+        distribution=dist.name,
+        cuda=_v(consts.get("cuda_version")),
+        cudnn=_v(consts.get("cudnn_version")),
+        nccl=_v(nccl) if nccl not in ("0", 0) else None,
+        with_mkl=_flag(consts.get("with_mkl")),
+        pip_cuda_libraries=_flag(consts.get("with_pip_cuda_libraries")),
+        cuda_archs=tuple(str(a) for a in archs) if isinstance(archs, (list, tuple)) else (),
+        commit=str(consts.get("commit") or ""),
+    )
+
+
+def mindspore_build(installed: dict[str, _dists.InstalledDist]) -> MindsporeBuild | None:
+    """Device targets from ``mindspore/lib/plugin/`` (``cpu``, ``gpu11.6``, ``ascend``); a
+    wheel without that folder (MindSpore 1.x) is known by its distribution name."""
+    dist = next((installed[n] for n in MINDSPORE_DISTS if n in installed), None)
+    if dist is None:
+        return None
+    targets: list[str] = []
+    cudas: list[Version] = []
+    try:
+        plugins = sorted(os.listdir(dist.location / "mindspore" / "lib" / "plugin"))
+    except OSError:
+        plugins = []
+    for entry in plugins:
+        m = _MS_GPU_PLUGIN.match(entry)
+        if m:
+            cudas.append(Version(m.group(1)))
+        elif entry == "ascend":
+            targets.append("Ascend")
+        elif entry == "cpu":
+            targets.append("CPU")
+    if cudas:
+        targets.append("GPU")
+    if not plugins:
+        targets.append(MINDSPORE_TARGET_OF_DIST.get(dist.name, "CPU"))
+    order = {"CPU": 0, "GPU": 1, "Ascend": 2}
+    return MindsporeBuild(version=dist.version, distribution=dist.name,
+                          targets=tuple(sorted(set(targets), key=lambda t: order.get(t, 3))),
+                          cuda=tuple(sorted(cudas)))
+
+
+def _mx_cuda(digits: str | None) -> Version | None:
+    """``cu92`` -> 9.2, ``cu102`` -> 10.2, ``cu112`` -> 11.2 (the last digit is the minor)."""
+    if not digits:
+        return None
+    return Version(f"{int(digits[:-1])}.{digits[-1]}")
+
+
+def mxnet_build(installed: dict[str, _dists.InstalledDist]) -> MxnetBuild | None:
+    """MXNet's CUDA build is in its distribution name (mxnet-cu112); the CUDA libraries it
+    ships lie next to libmxnet.so."""
+    found = [(m, d) for name, d in sorted(installed.items())
+             if (m := _MX_DIST.match(name)) is not None]
+    if not found:
+        return None
+    m, dist = found[0]
+    try:
+        bundled = tuple(sorted(n for n in os.listdir(dist.location / "mxnet")
+                               if n.startswith(BUNDLED_PREFIXES)))
+    except OSError:
+        bundled = ()
+    return MxnetBuild(version=dist.version, distribution=dist.name, cuda=_mx_cuda(m.group(1)),
+                      mkl=True if m.group(2) else None, bundled=bundled)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import math
 import os
 import re
 import sys
@@ -23,7 +24,7 @@ from typing import Any
 
 PROTOCOL = 1
 
-# Tolerances, as the largest |got - ref| divided by max |ref| (ref: NumPy float64).
+# Tolerances, as the largest |got - ref| divided by max |ref| (ref: float64, in Python).
 # fp32 allows TF32 tensor cores (10-bit mantissa), which TF and JAX use by default on Ampere+.
 TOLERANCE = {"fp32": 5e-3, "bf16": 5e-2, "fp16": 1e-2}
 MATMUL_N = 64
@@ -54,9 +55,31 @@ def reserve_stdout() -> Any:
     return real
 
 
+VERSION_FIELDS = ("version", "built_cuda", "built_cudnn", "cudnn", "nccl")
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)*[-+._a-z0-9]*$", re.IGNORECASE)
+
+
+def version_text(value: Any) -> str | None:
+    """A version string, or None for the non-answers frameworks give: Paddle's CPU build says
+    ``paddle.version.cuda() == 'False'``, others 'None', '0', 'OFF' or ''."""
+    if value is None or isinstance(value, bool):
+        return None
+    text = dotted(value) if isinstance(value, (tuple, list)) else str(value).strip()
+    if not text or text.lower() in ("false", "none", "0", "off", "unknown") \
+            or not _VERSION.match(text):
+        return None
+    return text
+
+
 def finish(out: Any, result: dict[str, Any]) -> None:
     """Write the one JSON answer and leave at once: skipping framework teardown (atexit hooks,
-    thread pools) saves time and avoids the crashes some frameworks have at interpreter exit."""
+    thread pools) saves time and avoids the crashes some frameworks have at interpreter exit.
+
+    Version fields that are not versions are dropped here, once for every worker: one odd value
+    must not make the parent reject the whole answer."""
+    for key in VERSION_FIELDS:
+        if key in result:
+            result[key] = version_text(result[key])
     result = {"protocol": PROTOCOL, **result}
     out.write(json.dumps(result, default=str) + "\n")
     out.flush()
@@ -88,6 +111,34 @@ def guarded(facts: dict[str, Any], fn: Callable[[], dict[str, Any]]) -> None:
         print(f"envdoctor worker: {note}", file=sys.stderr)
 
 
+# ---------------------------------------------------------------------------- the plan
+# The smoke plan every framework runs, declared once, in order. A worker maps each name to its
+# own implementation; a name it leaves out is reported "not supported by this framework", so a
+# thin suite is visible in the report instead of silently shorter.
+PLAN: tuple[tuple[str, str], ...] = (
+    ("tensor", "a tensor created on the device and summed"),
+    ("matmul_fp32", f"{MATMUL_N}x{MATMUL_N} fp32 matmul against a float64 reference"),
+    ("matmul_bf16", "the same matmul in bfloat16, where the device has it"),
+    ("matmul_fp16", "the same matmul in float16, where the device has it"),
+    ("gradient", "d/dx (x² + 2x) at x = 3 is 8"),
+    ("mlp_train", f"a two-layer MLP trained {MLP_STEPS} steps; the loss must fall"),
+    ("compile", "the framework's compile path gives what eager mode gives"),
+    ("save_load", "a save/load round trip in the framework's own safe format"),
+    ("self_check", "the framework's own installation check, judged by its result"),
+)
+PLAN_STEPS = tuple(name for name, _ in PLAN)
+UNSUPPORTED = "not supported by this framework"
+
+
+class Skip(str):
+    """A plan step this framework has but does not run here; the text says why."""
+
+
+def unsupported(why: str = "") -> Skip:
+    """A plan step this framework does not have at all (why: what it has instead, if any)."""
+    return Skip(UNSUPPORTED + (f": {why}" if why else ""))
+
+
 # ---------------------------------------------------------------------------- smoke steps
 class Suite:
     """Runs steps in order; each reports status passed|failed|skipped, seconds and detail."""
@@ -102,6 +153,24 @@ class Suite:
 
     def skip(self, name: str, reason: str) -> None:
         self.steps.append({"name": name, "status": "skipped", "seconds": 0.0, "detail": reason})
+
+    def plan(self, impls: dict[str, Callable[[], Any] | Skip]) -> None:
+        """Run every step of ``PLAN`` with this framework's implementation of it.
+
+        A callable runs; a ``Skip`` is recorded as skipped with its reason; a name that is not in
+        ``impls`` is recorded as not supported. Names outside the plan are a worker bug.
+        """
+        extra = set(impls) - set(PLAN_STEPS)
+        if extra:
+            raise ValueError(f"steps outside the plan: {sorted(extra)}")
+        for name in PLAN_STEPS:
+            impl = impls.get(name)
+            if impl is None:
+                self.skip(name, UNSUPPORTED)
+            elif isinstance(impl, Skip):
+                self.skip(name, str(impl))
+            else:
+                self.run(name, impl)
 
     def run(self, name: str, fn: Callable[[], Any]) -> bool:
         """``fn`` returns a detail string, or (detail, metrics); raising fails the step."""
@@ -139,26 +208,83 @@ def skipped_smoke(suite: str, device: str, reason: str) -> dict[str, Any]:
             "steps": [{"name": "smoke", "status": "skipped", "seconds": 0.0, "detail": reason}]}
 
 
+def printed_by(fn: Callable[[], Any]) -> tuple[Any, str]:
+    """(fn's return value, what it printed through sys.stdout), the text echoed to stderr.
+
+    Self-checks such as ``mindspore.run_check()`` report failure only in what they print (they
+    catch their own exceptions), so the step must read that text. Echoing it keeps it in the
+    worker's stderr, where the parent's signature engine reads it."""
+    import contextlib
+    import io
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            value = fn()
+    finally:
+        sys.stderr.write(buffer.getvalue())
+    return value, buffer.getvalue()
+
+
 # ---------------------------------------------------------------------------- references
-def operands(n: int = MATMUL_N) -> tuple[Any, Any]:
-    """Two fixed n×n matrices in [-1, 1] (same for every framework) as float64."""
-    import numpy as np
-    rng = np.random.default_rng(20240607)
-    return rng.uniform(-1, 1, (n, n)), rng.uniform(-1, 1, (n, n))
+# Pure Python: a framework that does not need NumPy (a CPU torch) must pass without it, and at
+# these sizes (64×64) a float64 reference in Python takes a few tens of milliseconds.
+def _matrix(rows: int, cols: int, rng: Any) -> list[list[float]]:
+    return [[rng.uniform(-1.0, 1.0) for _ in range(cols)] for _ in range(rows)]
+
+
+def operands(n: int = MATMUL_N) -> tuple[list[list[float]], list[list[float]]]:
+    """Two fixed n×n matrices in [-1, 1] (the same for every framework), as lists of floats."""
+    import random
+    rng = random.Random(20240607)
+    return _matrix(n, n, rng), _matrix(n, n, rng)
+
+
+def matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    """The float64 product, in Python."""
+    columns = list(zip(*b, strict=True))
+    return [[math.fsum(x * y for x, y in zip(row, col, strict=True)) for col in columns]
+            for row in a]
+
+
+def transpose(m: list[list[float]]) -> list[list[float]]:
+    return [list(col) for col in zip(*m, strict=True)]
+
+
+def rows_of(value: Any) -> Any:
+    """Nested Python lists from a framework tensor, a NumPy array or lists."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+def _flat(value: Any) -> tuple[list[float], tuple[int, ...]]:
+    """(values, shape) of a nested list or a scalar."""
+    value = rows_of(value)
+    if not isinstance(value, (list, tuple)):
+        return [float(value)], ()
+    if not value:
+        return [], (0,)
+    parts = [_flat(v) for v in value]
+    shape = parts[0][1]
+    if any(p[1] != shape for p in parts):
+        raise StepFailed("ragged result")
+    return [x for p in parts for x in p[0]], (len(value), *shape)
 
 
 def compare(got: Any, ref: Any, dtype: str) -> str:
     """Normalised max error against the float64 reference; StepFailed when above tolerance."""
-    import numpy as np
-    got = np.asarray(got, dtype=np.float64)
-    if got.shape != ref.shape:
-        raise StepFailed(f"shape {got.shape}, expected {ref.shape}")
-    if not np.all(np.isfinite(got)):
+    values, shape = _flat(got)
+    want, want_shape = _flat(ref)
+    if shape != want_shape:
+        raise StepFailed(f"shape {shape}, expected {want_shape}")
+    if not all(math.isfinite(v) for v in values):
         raise StepFailed("result contains NaN or Inf")
-    err = float(np.max(np.abs(got - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
+    scale = max((abs(v) for v in want), default=0.0)
+    worst = max((abs(g - w) for g, w in zip(values, want, strict=True)), default=0.0)
+    err = worst / max(scale, 1e-30)
     tol = TOLERANCE[dtype]
-    text = f"{dtype} {ref.shape[0]}×{ref.shape[1]} max rel err {err:.2e} (tolerance {tol:g})"
-    if err > tol:
+    text = f"{dtype} {'×'.join(map(str, want_shape))} max rel err {err:.2e} (tolerance {tol:g})"
+    if not err <= tol:
         raise StepFailed(text + ": wrong results")
     return text
 
@@ -171,20 +297,21 @@ def check_gradient(value: float) -> str:
 
 
 def mlp_data() -> dict[str, Any]:
-    """A fixed regression problem and initial weights for the two-layer MLP (8 -> 16 -> 1)."""
-    import numpy as np
-    rng = np.random.default_rng(7)
-    x = rng.normal(size=(64, 8)).astype(np.float32)
-    y = np.tanh(x @ rng.normal(size=(8, 1))).astype(np.float32)
+    """A fixed regression problem and initial weights for the two-layer MLP (8 -> 16 -> 1), as
+    lists: x 64×8, y = tanh(x·v) 64×1, w1 8×16, b1 16, w2 16×1, b2 1; lr for plain SGD."""
+    import random
+    rng = random.Random(7)
+    x = [[rng.gauss(0.0, 1.0) for _ in range(8)] for _ in range(64)]
+    v = [rng.gauss(0.0, 1.0) for _ in range(8)]
+    y = [[math.tanh(sum(a * b for a, b in zip(row, v, strict=True)))] for row in x]
     return {"x": x, "y": y, "lr": 0.1,
-            "w1": (rng.normal(size=(8, 16)) * 0.3).astype(np.float32),
-            "b1": np.zeros(16, np.float32),
-            "w2": (rng.normal(size=(16, 1)) * 0.3).astype(np.float32),
-            "b2": np.zeros(1, np.float32)}
+            "w1": [[rng.gauss(0.0, 1.0) * 0.3 for _ in range(16)] for _ in range(8)],
+            "b1": [0.0] * 16,
+            "w2": [[rng.gauss(0.0, 1.0) * 0.3] for _ in range(16)],
+            "b2": [0.0]}
 
 
 def check_losses(losses: list[float]) -> str:
-    import math
     if len(losses) < 2 or not all(math.isfinite(v) for v in losses):
         raise StepFailed(f"losses {losses!r}")
     text = f"loss {losses[0]:.4f} -> {losses[-1]:.4f} in {len(losses) - 1} steps"
@@ -194,9 +321,10 @@ def check_losses(losses: list[float]) -> str:
 
 
 def check_same(a: Any, b: Any, what: str, tol: float = 1e-5) -> str:
-    import numpy as np
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    err = float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
+    (va, sa), (vb, sb) = _flat(a), _flat(b)
+    err = float("inf")
+    if sa == sb:
+        err = max((abs(x - y) for x, y in zip(va, vb, strict=True)), default=0.0)
     if not err <= tol:
         raise StepFailed(f"{what}: max abs difference {err:.3g} > {tol:g}")
     return f"{what}: max abs difference {err:.1e}"

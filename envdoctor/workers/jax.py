@@ -86,8 +86,9 @@ def smoke(jax: Any, suite: c.Suite, where: str, facts: dict[str, Any]) -> None:
     jnp = jax.numpy
     device = jax.devices()[0] if where == "accel" else jax.devices("cpu")[0]
     a64, b64 = c.operands()
-    ref = a64 @ b64
-    data = c.mlp_data()
+    ref = c.matmul(a64, b64)
+    data = {k: np.asarray(v, dtype=np.float32) if isinstance(v, list) else v
+            for k, v in c.mlp_data().items()}
 
     def put(x: Any) -> Any:
         return jax.device_put(x, device)
@@ -147,17 +148,22 @@ def smoke(jax: Any, suite: c.Suite, where: str, facts: dict[str, Any]) -> None:
         return c.check_same(np.asarray(forward(restored, x)), np.asarray(forward(params, x)),
                             "np.save/np.load (.npy, no pickle) round trip", 0.0)
 
-    suite.run("tensor", tensor)
-    suite.run("matmul_fp32", matmul("fp32", jnp.float32))
-    for name, dtype in (("bf16", jnp.bfloat16), ("fp16", jnp.float16)):
-        if facts.get(name):
-            suite.run(f"matmul_{name}", matmul(name, dtype))
-        else:
-            suite.skip(f"matmul_{name}", f"{name} is not supported on {device}")
-    suite.run("gradient", gradient)
-    suite.run("mlp_train", train)
-    suite.run("compile", compiled)
-    suite.run("save_load", save_load)
+    def precision(name: str, dtype: Any) -> Any:
+        return matmul(name, dtype) if facts.get(name) else c.Skip(
+            f"{name} is not supported on {device}")
+
+    suite.plan({
+        "tensor": tensor,
+        "matmul_fp32": matmul("fp32", jnp.float32),
+        "matmul_bf16": precision("bf16", jnp.bfloat16),
+        "matmul_fp16": precision("fp16", jnp.float16),
+        "gradient": gradient,
+        "mlp_train": train,
+        "compile": compiled,
+        "save_load": save_load,
+        "self_check": c.unsupported("JAX has no installation self-check "
+                                    "(jax.print_environment_info() only prints versions)"),
+    })
     if not suite.full:
         return
     suite.run("memory", lambda: memory(jax, device))

@@ -50,23 +50,54 @@ def collect(keras: Any, facts: dict[str, Any]) -> str:
     return f"{backend} backend, " + ("gpu" if facts.get("cuda_available") else "cpu")
 
 
-def smoke(keras: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
-    import numpy as np
+def gradient_on_backend(keras: Any) -> Any:
+    """d/dx (x² + 2x) at 3 through the backend's own autodiff (Keras 3 has no portable
+    gradient API); None when the backend has none (numpy, openvino)."""
+    backend = keras.backend.backend()
     ops = keras.ops
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        def tf_grad() -> float:
+            x = keras.Variable(3.0)
+            with tf.GradientTape() as tape:
+                y = x * x + 2.0 * x
+            return float(tape.gradient(y, x))
+        return tf_grad
+    if backend == "torch":
+        import torch
+
+        def torch_grad() -> float:
+            x = torch.tensor(3.0, requires_grad=True)
+            ops.add(ops.multiply(x, x), ops.multiply(2.0, x)).backward()
+            return float(x.grad)
+        return torch_grad
+    if backend == "jax":
+        import jax
+        return lambda: float(jax.grad(lambda x: ops.add(ops.multiply(x, x),
+                                                        ops.multiply(2.0, x)))(3.0))
+    return None
+
+
+def smoke(keras: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
+    import numpy as np  # Keras itself requires NumPy
+    ops = keras.ops
+    backend = keras.backend.backend()
     a64, b64 = c.operands()
-    data = c.mlp_data()
+    data = {k: np.asarray(v, dtype=np.float32) if isinstance(v, list) else v
+            for k, v in c.mlp_data().items()}
     keras.utils.set_random_seed(0)
 
     def tensor() -> str:
         total = float(ops.convert_to_numpy(ops.sum(ops.arange(10, dtype="float32"))))
         if total != 45.0:
             raise StepFailed(f"sum(arange(10)) = {total}, expected 45")
-        return f"keras.ops.arange(10) on the {keras.backend.backend()} backend: sum 45"
+        return f"keras.ops.arange(10) on the {backend} backend: sum 45"
 
     def matmul() -> str:
         got = ops.convert_to_numpy(ops.matmul(ops.convert_to_tensor(a64, "float32"),
                                               ops.convert_to_tensor(b64, "float32")))
-        return c.compare(got, a64 @ b64, "fp32")
+        return c.compare(got, c.matmul(a64, b64), "fp32")
 
     def model() -> Any:
         m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh"),
@@ -83,6 +114,13 @@ def smoke(keras: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
         after = float(m.evaluate(data["x"], data["y"], verbose=0))
         return c.check_losses([before, *history.history["loss"][1:], after])
 
+    def compiled() -> str:
+        eager, jit = model(), model()
+        eager.compile(loss="mse", jit_compile=False)
+        jit.compile(loss="mse", jit_compile=True)
+        return c.check_same(jit.predict(data["x"], verbose=0), eager.predict(data["x"], verbose=0),
+                            f"jit_compile=True vs eager on the {backend} backend", 1e-5)
+
     def save_load() -> str:
         m = model()
         with tempfile.TemporaryDirectory() as tmp:
@@ -93,10 +131,26 @@ def smoke(keras: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
                             np.asarray(m.predict(data["x"], verbose=0)), ".keras save -> load",
                             1e-6)
 
-    suite.run("tensor", tensor)
-    suite.run("matmul_fp32", matmul)
-    suite.run("mlp_train", train)
-    suite.run("save_load", save_load)
+    grad = gradient_on_backend(keras)
+    if backend == "torch" and not suite.full:
+        compile_step: Any = c.Skip("jit_compile on the torch backend is torch.compile: runs "
+                                   "with --smoke full")
+    elif backend in ("tensorflow", "jax", "torch"):
+        compile_step = compiled
+    else:
+        compile_step = c.unsupported(f"the {backend} backend has no jit_compile")
+    suite.plan({
+        "tensor": tensor,
+        "matmul_fp32": matmul,
+        "matmul_bf16": c.Skip("reduced precision is run by the backend's own worker"),
+        "matmul_fp16": c.Skip("reduced precision is run by the backend's own worker"),
+        "gradient": (lambda: c.check_gradient(grad())) if grad else c.unsupported(
+            f"the {backend} backend has no autodiff"),
+        "mlp_train": train,
+        "compile": compile_step,
+        "save_load": save_load,
+        "self_check": c.unsupported("Keras has no installation self-check"),
+    })
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -69,7 +69,7 @@ def collect(tf: Any, facts: dict[str, Any]) -> str:
 
 def smoke(tf: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
     a64, b64 = c.operands()
-    ref = a64 @ b64
+    ref = c.matmul(a64, b64)
     data = c.mlp_data()
 
     def tensor() -> str:
@@ -148,17 +148,22 @@ def smoke(tf: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
                 got = loaded.f(x).numpy()
             return c.check_same(got, forward(p, x).numpy(), "SavedModel save -> load", 1e-6)
 
-    suite.run("tensor", tensor)
-    suite.run("matmul_fp32", matmul("fp32", tf.float32))
-    for name, dtype in (("bf16", tf.bfloat16), ("fp16", tf.float16)):
-        if facts.get(name):
-            suite.run(f"matmul_{name}", matmul(name, dtype))
-        else:
-            suite.skip(f"matmul_{name}", f"{name} is not supported on {device}")
-    suite.run("gradient", gradient)
-    suite.run("mlp_train", train)
-    suite.run("compile", compiled)
-    suite.run("save_load", checkpoint)
+    def precision(name: str, dtype: Any) -> Any:
+        return matmul(name, dtype) if facts.get(name) else c.Skip(
+            f"{name} is not supported on {device}")
+
+    suite.plan({
+        "tensor": tensor,
+        "matmul_fp32": matmul("fp32", tf.float32),
+        "matmul_bf16": precision("bf16", tf.bfloat16),
+        "matmul_fp16": precision("fp16", tf.float16),
+        "gradient": gradient,
+        "mlp_train": train,
+        "compile": compiled,
+        "save_load": checkpoint,
+        "self_check": c.unsupported("TensorFlow has no installation self-check; the steps "
+                                    "above are the check"),
+    })
     if not suite.full:
         return
     suite.run("saved_model", saved_model)

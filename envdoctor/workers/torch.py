@@ -79,7 +79,8 @@ def collect(torch: Any, facts: dict[str, Any]) -> str:
 
 def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
     a64, b64 = c.operands()
-    ref = a64 @ b64
+    ref = c.matmul(a64, b64)
+    data = c.mlp_data()
 
     def tensor() -> str:
         x = torch.arange(10, dtype=torch.float32, device=device)
@@ -92,7 +93,7 @@ def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
         def step() -> str:
             a = torch.tensor(a64, dtype=dtype, device=device)
             b = torch.tensor(b64, dtype=dtype, device=device)
-            return c.compare((a @ b).float().cpu().numpy(), ref, dtype_name)
+            return c.compare((a @ b).float().cpu().tolist(), ref, dtype_name)
         return step
 
     def gradient() -> str:
@@ -100,20 +101,18 @@ def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
         (x * x + 2 * x).backward()
         return c.check_gradient(x.grad.item())
 
-    data = c.mlp_data()
-
     def mlp() -> Any:
         model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(),
                                     torch.nn.Linear(16, 1)).to(device)
-        with torch.no_grad():
-            model[0].weight.copy_(torch.from_numpy(data["w1"].T.copy()))
+        with torch.no_grad():  # torch.tensor from lists: no NumPy needed
+            model[0].weight.copy_(torch.tensor(c.transpose(data["w1"])))
             model[0].bias.zero_()
-            model[2].weight.copy_(torch.from_numpy(data["w2"].T.copy()))
+            model[2].weight.copy_(torch.tensor(c.transpose(data["w2"])))
             model[2].bias.zero_()
         return model
 
-    x = torch.from_numpy(data["x"]).to(device)
-    y = torch.from_numpy(data["y"]).to(device)
+    x = torch.tensor(data["x"], dtype=torch.float32, device=device)
+    y = torch.tensor(data["y"], dtype=torch.float32, device=device)
 
     def train() -> str:
         model = mlp()
@@ -132,7 +131,7 @@ def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
         model = mlp()
         fast = torch.compile(model)
         with torch.no_grad():
-            return c.check_same(fast(x).cpu().numpy(), model(x).cpu().numpy(),
+            return c.check_same(fast(x).cpu().tolist(), model(x).cpu().tolist(),
                                 "torch.compile vs eager", 1e-4)
 
     def save_load() -> str:
@@ -146,22 +145,28 @@ def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
             again[0].weight.zero_()
         again.load_state_dict(state)
         with torch.no_grad():
-            return c.check_same(again(x).cpu().numpy(), model(x).cpu().numpy(),
+            return c.check_same(again(x).cpu().tolist(), model(x).cpu().tolist(),
                                 "torch.save -> torch.load(weights_only=True)", 0.0)
 
-    suite.run("tensor", tensor)
-    suite.run("matmul_fp32", matmul("fp32", torch.float32))
-    for name, dtype, flag in (("bf16", torch.bfloat16, "bf16"), ("fp16", torch.float16, "fp16")):
-        if facts.get(flag):
-            suite.run(f"matmul_{name}", matmul(name, dtype))
-        else:
-            suite.skip(f"matmul_{name}", f"{name} is not supported on {device}")
-    suite.run("gradient", gradient)
-    suite.run("mlp_train", train)
-    suite.run("save_load", save_load)
+    def precision(name: str, dtype: Any) -> Any:
+        return matmul(name, dtype) if facts.get(name) else c.Skip(
+            f"{name} is not supported on {device}")
+
+    suite.plan({
+        "tensor": tensor,
+        "matmul_fp32": matmul("fp32", torch.float32),
+        "matmul_bf16": precision("bf16", torch.bfloat16),
+        "matmul_fp16": precision("fp16", torch.float16),
+        "gradient": gradient,
+        "mlp_train": train,
+        # torch.compile builds C++ with the system compiler: about a minute of CPU on 2 cores
+        "compile": compiled if suite.full else c.Skip("torch.compile runs with --smoke full"),
+        "save_load": save_load,
+        "self_check": c.unsupported("PyTorch has no installation self-check; the steps above "
+                                    "are the check"),
+    })
     if not suite.full:
         return
-    suite.run("compile", compiled)
     suite.run("memory", lambda: memory(torch, device))
     gpus = [d for d in facts.get("devices", []) if d["kind"] in ("cuda", "rocm")]
     if len(gpus) > 1:

@@ -55,7 +55,11 @@ REGISTRY: dict[str, str | FirstOf] = {
     "live_failed": "live", "live_import_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
-    "live_diagnoses": "live",
+    "live_diagnoses": "live", "live_warned_with": "live", "live_warned": "live",
+    "live_import_failed_except": "live",
+    # PaddlePaddle, MindSpore, MXNet
+    "driver_runs_cuda": "frameworks", "paddle_variant": "frameworks",
+    "paddle_install": "frameworks", "numpy_dependents": "frameworks",
     # install commands, planned by envdoctor.suggest
     "install_line": "install", "install_why": "install", "install_lines": "install",
     # probes that broke

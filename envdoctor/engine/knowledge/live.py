@@ -144,3 +144,50 @@ def live_stderr(*, live: dict[str, Any]) -> dict[str, str]:
 def live_diagnoses(*, live: dict[str, Any]) -> list[str]:
     """What ``explain`` recognised in the workers' error texts, for evidence."""
     return [f"{lf.name}: {lf.diagnosis_text}" for lf in ran(live) if lf.diagnoses]
+
+
+@reads(live="live")
+def live_warned_with(name: str, code: str, *, live: dict[str, Any]) -> bool:
+    """Did that framework's worker answer (its import worked) but print text the signature
+    ``code`` recognises? False when that framework's worker did not run."""
+    lf = live.get(name)
+    if not isinstance(lf, LiveFramework) or lf.probe.status is Status.SKIPPED:
+        return False
+    return any(d.code == code for d in lf.warnings)
+
+
+@reads(live="live")
+def live_warned(excluded: Any = (), *, live: dict[str, Any]) -> list[str]:
+    """"<framework>: <code>: <title>" for each problem a worker that answered printed, leaving
+    out the codes (or framework:code pairs) listed: those have their own check."""
+    skip = set(excluded or ())
+    return [f"{name} {lf.version or ''}".rstrip() + f": {d.code}: {d.title}"
+            for name, lf in live.items() if isinstance(lf, LiveFramework)
+            for d in lf.warnings if d.code not in skip and f"{name}:{d.code}" not in skip]
+
+
+@reads(live="live", pk=optional("packages"))
+def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: Any
+                              ) -> list[str]:
+    """Like ``live_import_failed()``, without the failures a static check already names (one
+    cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
+    and, when NumPy is confirmed absent (NP002), the frameworks that import it, whatever their
+    error says (jaxlib's is "Encountered an error while initializing the extension")."""
+    from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY
+    rules = [tuple(e.split(":", 1)) for e in (explained or ()) if ":" in e]
+    # packages seen in part (a pasted report) resolve to None here: NumPy not listed there is
+    # not NumPy absent
+    numpy_absent = pk is not None and pk.get("numpy") is None
+    need_numpy = {name for name, _ in NEEDS_NUMPY} if numpy_absent else set()
+    out = []
+    for name, lf in live.items():
+        if not isinstance(lf, LiveFramework) or lf.probe.status in (Status.ERROR, Status.SKIPPED) \
+                or lf.import_ok is not False:
+            continue
+        codes = {d.code for d in lf.diagnoses}
+        if name in need_numpy or any(who in ("*", name) and (what in codes
+                                                              or what in lf.import_error)
+                                     for who, what in rules):
+            continue
+        out.append(f"{name}: {lf.import_error}")
+    return out

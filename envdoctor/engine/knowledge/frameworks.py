@@ -1,0 +1,92 @@
+"""Knowledge functions for the PaddlePaddle, MindSpore and MXNet checks (rules/checks/paddle|
+mindspore|mxnet, NP002). What their workers printed is read in ``live`` (live_warned …).
+
+Which Paddle CUDA variant a driver runs comes from rules/matrices/paddle.toml on top of CUDA's
+own driver floors (cuda_driver.toml); the live functions read the workers' answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._common import confirmed, in_range, ver
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result
+from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_max_cuda
+from envdoctor.engine.loader import matrix
+
+NEEDS_NUMPY = (("paddle", "PaddlePaddle"), ("mindspore", "MindSpore"), ("mxnet", "MXNet"),
+               ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("keras", "Keras"))
+
+
+def driver_runs(driver: Version, cuda: Version, os_name: str = "linux") -> bool:
+    """A driver runs a CUDA build when its newest CUDA series is at least the build's, or the
+    build's major is in the driver's minor-version-compatibility range (same major, driver at
+    or above that major's floor)."""
+    newest = lookup_max_cuda(driver, os_name)
+    if newest is not None and newest >= Version(f"{cuda.major}.{cuda.minor}"):
+        return True
+    floor = lookup_compat_floor(cuda, os_name)
+    return floor is not None and driver >= floor and newest is not None \
+        and newest.major == cuda.major
+
+
+@reads(driver="nvidia.driver_version", os=optional("host.os", "linux"))
+def driver_runs_cuda(cuda: Any, *, driver: Any, os: str) -> bool:
+    """Can the installed driver run a build for that CUDA? Undetermined without a driver
+    version or for a CUDA the matrix does not know."""
+    have, want = ver(driver), ver(cuda)
+    if have is None or want is None:
+        raise Undetermined("no driver version or no CUDA version")
+    if lookup_compat_floor(want, os) is None and lookup_max_cuda(have, os) is None:
+        raise Undetermined(f"CUDA {want} / driver {have} are not in the matrix")
+    return driver_runs(have, want, os)
+
+
+def paddle_variants(paddle_version: Any) -> list[dict[str, Any]]:
+    """The ``[[variant]]`` rows of rules/matrices/paddle.toml for that Paddle release."""
+    v = ver(paddle_version)
+    if v is None:
+        return []
+    base = Version(v.base_version)
+    return [r for r in matrix("paddle").get("variant", []) if in_range(base, r.get("paddle", ""))]
+
+
+@reads(paddle="frameworks.paddle", driver="nvidia.driver_version",
+       os=optional("host.os", "linux"))
+def paddle_variant(*, paddle: Any, driver: Any, os: str) -> dict[str, Any] | None:
+    """The newest Paddle GPU variant of the installed release that this driver runs, as
+    {tag, cuda, index_url, install, confirmed}; None when none does."""
+    have = ver(driver)
+    if paddle is None or have is None:
+        return None
+    fits = [r for r in paddle_variants(paddle.version)
+            if ver(r.get("cuda")) is not None and driver_runs(have, ver(r["cuda"]), os)]
+    if not fits:
+        return None
+    best = max(fits, key=lambda r: ver(r["cuda"]))
+    release = Version(paddle.version.base_version) if paddle.version else None
+    if str(best["tag"]).startswith("post"):
+        pin = f"paddlepaddle-gpu=={release}.{best['tag']}" if release else "paddlepaddle-gpu"
+        install = f"python -m pip install {pin} -f {best['index_url']}"
+    else:
+        pin = f"paddlepaddle-gpu=={release}" if release else "paddlepaddle-gpu"
+        install = f"python -m pip install {pin} -i {best['index_url']}"
+    return {**best, "install": install, "confirmed": confirmed(best)}
+
+
+@reads(variant=result("paddle_variant"))
+def paddle_install(*, variant: dict[str, Any] | None) -> str:
+    """The install command of ``paddle_variant()``, or what to do when no variant of this
+    release runs on the driver."""
+    if variant is None:
+        return ("no paddlepaddle-gpu variant of this release runs on this driver: upgrade the "
+                "NVIDIA driver (https://www.nvidia.com/Download/index.aspx)")
+    return variant["install"]
+
+
+@reads(frameworks="frameworks")
+def numpy_dependents(*, frameworks: Any) -> list[str]:
+    """The installed frameworks that import NumPy when imported themselves (torch does not)."""
+    return [label for name, label in NEEDS_NUMPY if getattr(frameworks, name) is not None]
