@@ -254,7 +254,7 @@ def test_signature_and_anchor_caches_use_the_shared_json_cache(tmp_path, monkeyp
     fresh = signatures.load_signatures()
     anchors = Scanner(fresh).anchors
     assert sorted(p.name.split("-")[0] for p in tmp_path.glob("*.json")) == \
-        ["anchors", "signatures"]
+        ["anchors"] * 4 + ["signatures"]  # patterns, contexts: distinct / direct search
     signatures._load.cache_clear()
     cached = signatures.load_signatures()
     signatures._load.cache_clear()

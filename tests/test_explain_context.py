@@ -180,3 +180,11 @@ def test_utf16_input_reports_its_lines(cli, tmp_path):
                   " is available for execution on the device\r\n".encode("utf-16"))
     r = cli("explain", "--no-facts", str(f))
     assert "read 2 lines" in r.stdout and "ECUDA003" in r.stdout
+
+
+def test_every_pattern_has_a_prefilter_literal():
+    """A regex without a literal is tried on every line of every log (the slow path): a 100 MB
+    log then takes seconds instead of a fraction of one."""
+    scanner = Scanner(load_signatures())
+    assert not scanner.unfiltered, [(scanner.signatures[e[1]].code, e[2].source)
+                                    for e in scanner.unfiltered]

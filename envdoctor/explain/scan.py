@@ -1,6 +1,6 @@
 """Find signature hits in a stream of blocks, fast and with bounded memory.
 
-Per block (about 1 MB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
+Per block (about 256 KB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
 single C-level ``bytes.translate``: ASCII lower-cased, with digits and the separators that fill
 logs (``DROP``) deleted — under half the bytes of a typical log. In it we search a few dozen
 *anchors* with ``bytes.find`` (C speed): short byte strings chosen so that every pattern's
@@ -43,10 +43,14 @@ from envdoctor.explain.signatures import Pattern, Signature
 MAX_HITS_PER_SIGNATURE = 50     # evidence kept per signature (the count goes on)
 MAX_MARKERS = 200_000           # structural markers kept (a pathological log may have more)
 ANCHOR_MIN, ANCHOR_MAX = 4, 10  # anchor lengths considered
-# Weights of choose_anchors' cost model, tuned by measuring whole scans of the benchmark log
-# (benchmarks/bench_explain.py) over a grid: a heavier find weight (fewer anchors) won, since
-# a find over the reduced text of 1 MB costs ~0.25 ms and a block has only a few hit lines.
-FIND_MS = 16.0                  # one find over the reduced text of 1 MB, per unit of advance
+# Weights of choose_anchors' cost model. Anchors are searched in a block's distinct lines only
+# (a few KB; see _State._find), so one more anchor costs little, while every line an anchor
+# finds is decoded and checked (~15 us): an anchor that occurs in ordinary log lines ("device")
+# costs far more than three longer ones that do not.
+FIND_MS = 1.0                   # one find over the distinct lines of 1 MB, per unit of advance
+# A block of mostly distinct lines is searched whole, one full pass per anchor: there fewer
+# anchors win (the weight the scanner used before it searched distinct lines).
+FIND_MS_DIRECT = 16.0
 LINE_MS = 18.0                  # an anchor present on every line
 SHOW_CHARS = 300                # evidence text is cut to this
 
@@ -95,7 +99,8 @@ class ScanResult:
     chains: int = 0
 
 
-def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple[str, ...]]:
+def choose_anchors(literals: list[str], reference: list[str], find_ms: float = FIND_MS
+                   ) -> dict[str, tuple[str, ...]]:
     """A few short substrings ("anchors") such that every literal contains one of them.
 
     One ``str.find`` over a 1 MB block costs ~1 ms, so searching ~200 literals one by one caps
@@ -132,7 +137,7 @@ def choose_anchors(literals: list[str], reference: list[str]) -> dict[str, tuple
     def cost_of(c: str) -> float:
         q = min(sum(by_bit[b] for b in {ord(ch) & 63 for ch in c}) / total, 1.0)
         advance = (1 - q) * (len(c) + 1) + q
-        return FIND_MS / advance + LINE_MS * line_hits.get(c, 0) / nref
+        return find_ms / advance + LINE_MS * line_hits.get(c, 0) / nref
 
     cost = {c: cost_of(c) for c in cover}
     left = set(range(len(literals)))
@@ -168,6 +173,8 @@ def reduce_text(text: str) -> str:
 # kind: PATTERN, ANTI, or CONTEXT + ((context index << 1) | 1 for an ``absent`` regex)
 Entry = tuple[int, int, Pattern, int]
 PATTERN, ANTI, CONTEXT = 0, 1, 2
+Plan = tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]
+CTX_LINES = 8        # lines per context needle and block handed to the regexes (presence only)
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
 
@@ -178,6 +185,7 @@ class Scanner:
         self.signatures = tuple(signatures)
         # literal -> entries; patterns without a (reducible) literal are searched on every line
         self.by_literal: dict[str, list[Entry]] = {}
+        self.ctx_by_literal: dict[str, list[Entry]] = {}
         self.unfiltered: list[Entry] = []
         order = 0
         for i, sig in enumerate(self.signatures):
@@ -192,19 +200,38 @@ class Scanner:
                     if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
                         self.unfiltered.append(entry)
                         continue
+                    target = self.by_literal if kind < CONTEXT else self.ctx_by_literal
                     for lit in lits:
-                        self.by_literal.setdefault(lit, []).append(entry)
-        reduced = {lit: reduce_text(lit) for lit in self.by_literal}
-        self.anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures)
-        # anchor bytes -> ((literal, entries), ...) for the literals it stands for
-        self.plan: list[tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]] = []
-        for anchor, rlits in self.anchors.items():
-            covered = set(rlits)
-            self.plan.append((anchor.encode("latin-1"), tuple(
-                (lit, tuple(self.by_literal[lit])) for lit in sorted(self.by_literal)
-                if reduced[lit] in covered)))
+                        target.setdefault(lit, []).append(entry)
+        # needle id -> (literal, entries) pairs; markers have negative ids. Four plans: for
+        # patterns and for contexts (which only need to be seen once per text), each for a
+        # search of a block's distinct lines and for a direct search of the whole block.
+        self.needles: list[tuple[tuple[str, tuple[Entry, ...]], ...]] = []
+        self.plans: dict[tuple[bool, bool], list[tuple[bytes, int]]] = {}
+        for ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
+            for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
+                needles = []
+                for anchor, lits in self._plan(table, weight):
+                    needles.append((anchor, len(self.needles)))
+                    self.needles.append(lits)
+                self.plans[ctx, direct] = needles
+        self.plan = [(anchor, self.needles[ni]) for anchor, ni in self.plans[False, False]]
+        self.anchors = {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
+                        for a, lits in self.plan}
         self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
                              for text, sink in MARKERS)
+
+    def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
+        """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
+        reduced = {lit: reduce_text(lit) for lit in by_literal}
+        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures, find_ms)
+        plan: list[Plan] = []
+        for anchor, rlits in anchors.items():
+            covered = set(rlits)
+            plan.append((anchor.encode("latin-1"), tuple(
+                (lit, tuple(by_literal[lit])) for lit in sorted(by_literal)
+                if reduced[lit] in covered)))
+        return plan
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
         """Scan ``(first_line, normalised_text)`` blocks (``reader.read_blocks``)."""
@@ -262,7 +289,14 @@ class _State:
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        hit_lines = self._find(red, lines)  # line index in the block -> needle indices
+        distinct = set(lines)
+        direct = len(distinct) * DISTINCT_RATIO > len(lines)  # few repeats: search the block
+        # line index in the block -> needle ids
+        hit_lines = self._find(red, lines, distinct, self._needles(direct), direct, True)
+        ctx = self._ctx_needles(direct)
+        if ctx:
+            for k, nis in self._find(red, lines, distinct, ctx, direct, False).items():
+                hit_lines.setdefault(k, set()).update(nis)
         if not hit_lines:
             return
         line_at = _LineReader(data, normalised, quoted)
@@ -277,21 +311,29 @@ class _State:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                for lit, ents in self.s.plan[ai][1]:
+                for lit, ents in self.s.needles[ai]:
                     if lit in low:
                         entries.extend(ents)
             if entries:
                 self._match(first_line + k, text, entries,
                             lambda start=start: line_at.above(start))
 
-    def _needles(self) -> list[tuple[bytes, int]]:
-        """Anchors (index >= 0) and the structural markers still wanted (~index)."""
-        out = [(anchor, ai) for ai, (anchor, _) in enumerate(self.s.plan)]
+    def _needles(self, direct: bool) -> list[tuple[bytes, int]]:
+        """Pattern anchors and the structural markers still wanted (negative ids)."""
+        out = list(self.s.plans[False, direct])
         out += [(needle, ~mi) for mi, (needle, _, sink) in enumerate(self.s.markers)
                 if len(self.sinks[sink]) < MAX_MARKERS]
         return out
 
-    def _find(self, red: bytes, lines: list[bytes]) -> dict[int, set[int]]:
+    def _ctx_needles(self, direct: bool) -> list[tuple[bytes, int]]:
+        """Context anchors whose regexes have not all been seen yet (presence is enough)."""
+        return [(anchor, ni) for anchor, ni in self.s.plans[True, direct]
+                if any(kind - CONTEXT not in self.sig_hits[i].context_seen
+                       for _, ents in self.s.needles[ni] for _, i, _, kind in ents)]
+
+    def _find(self, red: bytes, lines: list[bytes], distinct: set[bytes],
+              needles: list[tuple[bytes, int]], direct: bool, all_lines: bool
+              ) -> dict[int, set[int]]:
         """Which needles each line of the block holds: ``{line index: {needle index}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
@@ -299,12 +341,21 @@ class _State:
         in the block's *distinct* lines only (one ``set`` in C; a few KB to search instead of
         half a MB), and the lines equal to a distinct line that holds a needle are picked out
         by one C-level ``map`` over the block. A block of mostly distinct lines is searched
-        directly.
+        directly. ``all_lines=False`` (context needles, which only need to be seen once) keeps
+        the first line of each distinct shape, at most CTX_LINES per needle.
         """
-        needles = self._needles()
-        distinct = set(lines)
-        if len(distinct) * DISTINCT_RATIO > len(lines):
-            return _by_line(red, _occurrences(red, needles))
+        if direct:
+            found = _by_line(red, _occurrences(red, needles))
+            if not all_lines:
+                kept: dict[int, set[int]] = {}
+                per: dict[int, int] = {}
+                for k in sorted(found):
+                    for ni in found[k]:
+                        if per.get(ni, 0) < CTX_LINES:
+                            per[ni] = per.get(ni, 0) + 1
+                            kept.setdefault(k, set()).add(ni)
+                found = kept
+            return found
         joined = b"\n".join(distinct)
         by_content: dict[bytes, set[int]] = {}
         for pos, ni in _occurrences(joined, needles):
@@ -314,6 +365,8 @@ class _State:
             by_content.setdefault(line, set()).add(ni)
         if not by_content:
             return {}
+        if not all_lines:
+            return {lines.index(line): nis for line, nis in by_content.items()}
         flags = list(map(by_content.__contains__, lines))
         out: dict[int, set[int]] = {}
         k = flags.index(True) if True in flags else -1
@@ -339,9 +392,10 @@ class _State:
                 if len(self.sinks[sink]) < MAX_MARKERS:
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
             entries = list(self.s.unfiltered)
-            for lit, ents in self.s.by_literal.items():
-                if lit in low:
-                    entries.extend(ents)
+            for table in (self.s.by_literal, self.s.ctx_by_literal):
+                for lit, ents in table.items():
+                    if lit in low:
+                        entries.extend(ents)
             self._match(first_line + k, text, entries, lambda start=start: line_at.above(start))
             end = data.find(b"\n", start)
             if end == -1:
@@ -474,15 +528,16 @@ class _LineReader:
         return self(self.data.rfind(b"\n", 0, start - 1) + 1)
 
 
-def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...]
-                    ) -> dict[str, tuple[str, ...]]:
+def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
+                    find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
     from envdoctor.engine.loader import cached_json
-    key = [ANCHOR_MIN, ANCHOR_MAX, FIND_MS, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
+    key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), literals]
     anchors, _ = cached_json(
         "anchors", key,
-        lambda: {k: list(v) for k, v in choose_anchors(literals, _reference(signatures)).items()},
+        lambda: {k: list(v) for k, v in
+                 choose_anchors(literals, _reference(signatures), find_ms).items()},
         lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()))
     return {k: tuple(v) for k, v in anchors.items()}
 
