@@ -160,6 +160,10 @@ def bench_compare(sizes: list[int], runs: int, work: Path, kind: str) -> dict:
     return out
 
 
+def _ratio(value: float | None) -> str:
+    return "n/a (timing noise larger than the cost)" if value is None else f"{value:.2f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ranks", type=int, default=16)
@@ -191,7 +195,7 @@ def main() -> None:
                 if "per_snapshot_ms" in c:
                     print("  marginal cost per snapshot: " + ", ".join(
                         f"{k}: {v:.2f} ms" for k, v in c["per_snapshot_ms"].items())
-                        + f" (slope ratio {c['slope_ratio']:.2f}; 1.0 = linear); "
+                        + f" (slope ratio {_ratio(c['slope_ratio'])}; 1.0 = linear); "
                         f"1000 snapshots ≈ {c['estimate_1000_s']:.1f} s")
     results = HERE / "results"
     results.mkdir(exist_ok=True)

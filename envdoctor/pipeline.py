@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,8 @@ def load_facts_file(path: str) -> Facts:
         facts = Facts.from_dict(data)
     except FactsError as exc:
         raise BadInput(f"{path}: {exc}") from None
-    return facts
+    # probed elsewhere or earlier: the header says it is a replayed snapshot, not this machine
+    return replace(facts, origin="replay") if facts.origin == "live" else facts
 
 
 def saved_smoke(path: str) -> dict[str, Any] | None:

@@ -372,6 +372,11 @@ def compare(op: type, left: Any, right: Any) -> Any:
             inside = right.contains(left, prereleases=True)
             return inside if op is ast.In else not inside
         return _CMP[op](left, right)
+    if _partial_items(left) is not None or _partial_items(right) is not None:
+        return UNKNOWN  # a collection seen in part equals nothing for sure, nor differs
+    if isinstance(left, tuple) and isinstance(right, list) or \
+            isinstance(left, list) and isinstance(right, tuple):
+        left, right = list(left), list(right)  # facts hold tuples, literals are lists
     if left is None or right is None:
         return _CMP[op](left, right) if op in (ast.Eq, ast.NotEq) else False
     if isinstance(left, Version) or isinstance(right, Version):

@@ -39,6 +39,7 @@ def test_a_list_nobody_saw_is_not_an_empty_list():
 @pytest.mark.parametrize("test", [
     "len(jax.plugins) == 0", "absent(jax.plugins)", "not present(jax.plugins)",
     "'jax-cuda12-plugin' not in list(p.name for p in jax.plugins)", "jax.plugins[0] is None",
+    "jax.plugins == []", "not (jax.plugins != [])", "jax.plugins == ()",
 ])
 def test_every_way_of_asking_for_absence_needs_confirmed_absence(test):
     assert ev(test, jax_block(plugins_seen=False)) is UNKNOWN

@@ -273,3 +273,30 @@ SCENARIOS = [
          driver_cuda="12.6", dists=[torch("2.5.1+cpu"), NUMPY_1], host=PY311, expect="gpu",
          labels=["torch-cpu-build-on-gpu-host"], why="CPU wheel on a GPU host"),
 ]
+
+# ---------------------------------------------------------------- second batch
+# Written after the verdict fixes, as a generality check (never tuned against).
+T4 = ("Tesla T4", 15360)
+L4 = ("NVIDIA L4", 23034)
+RTX3090 = ("NVIDIA GeForce RTX 3090", 24576)
+GTX1080TI = ("NVIDIA GeForce GTX 1080 Ti", 11264)
+TORCH_201_CU117 = [torch("2.0.1+cu117", "11.7"), nv("nvidia-cudnn-cu11", "8.5.0.96", "libcudnn.so.8")]
+TORCH_1131_CU117 = [torch("1.13.1+cu117", "11.7"), nv("nvidia-cudnn-cu11", "8.5.0.96", "libcudnn.so.8")]
+SCENARIOS += [
+    dict(name="ok2-rtx3090-535-torch231-cu121", healthy=True, gpus=[RTX3090] * 2, driver="535.216.01",
+         driver_cuda="12.2", dists=[*TORCH_231_CU121, NUMPY_1], host=PY311, why="DRV, PT"),
+    dict(name="ok2-l4-525.85.12-torch212-cu121-minor-compat", healthy=True, gpus=[L4], driver="525.85.12",
+         driver_cuda="12.0", dists=[*TORCH_212_CU121, NUMPY_1], host=PY311, why="MVC"),
+    dict(name="ok2-t4-470-torch201-cu117-minor-compat", healthy=True, gpus=[T4], driver="470.182.03",
+         driver_cuda="11.4", dists=[*TORCH_201_CU117, NUMPY_1], host=PY311, why="MVC: 11.x on >= 450.80.02"),
+    dict(name="bad2-a100-450-torch251-cu124", healthy=False, gpus=[A100], driver="450.80.02",
+         driver_cuda="11.0", dists=[*TORCH_251_CU124, NUMPY_1], host=PY311,
+         labels=["driver-too-old-for-cuda-runtime"], why="CUDA 12.x needs >= 525.60.13 (MVC)"),
+    dict(name="bad2-gtx1080ti-570-torch270-cu128", healthy=False, gpus=[GTX1080TI], driver="570.133.07",
+         driver_cuda="12.8", dists=[*TORCH_270_CU128, NUMPY_1], host=PY311,
+         labels=["gpu-arch-missing-from-torch-wheel"], why="cu128 wheels dropped Pascal (PT build_cuda.sh)",
+         weak="the torch matrix row of 2.7 cu128 is unconfirmed (arch list from package listings), so the verdict is capped at warning"),
+    dict(name="bad2-h100-torch1131-cu117", healthy=False, gpus=[H100], driver="550.127.05",
+         driver_cuda="12.4", dists=[*TORCH_1131_CU117, NUMPY_1], host=PY311,
+         labels=["gpu-arch-missing-from-torch-wheel"], why="CUDA 11.7 predates sm_90 (11.8)"),
+]

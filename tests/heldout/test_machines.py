@@ -55,7 +55,13 @@ def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("sc", machines.SCENARIOS, ids=lambda s: s["name"])
+def _cases():
+    for sc in machines.SCENARIOS:
+        marks = (pytest.mark.xfail(strict=True, reason=sc["weak"]),) if sc.get("weak") else ()
+        yield pytest.param(sc, marks=marks, id=sc["name"])
+
+
+@pytest.mark.parametrize("sc", list(_cases()))
 def test_machine(sc, tmp_path, deps):
     site, bindir = machines.build(sc, tmp_path / "box")
     env = {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": f"{site}:{REPO}:{deps}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.loader import matrix
 from envdoctor.facts import NvidiaFacts
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
@@ -19,19 +20,10 @@ def hides_every_gpu(value: str | None) -> bool:
     return value is not None and value.strip() in HIDE_ALL
 
 
-ALLOC_CONF_KEYS = {
-    "max_split_size_mb": r"\d+",
-    "roundup_power2_divisions": r"\d+|\[[0-9a-z_:, >]+\]",
-    "garbage_collection_threshold": r"0?\.\d+|1(\.0*)?",
-    "expandable_segments": r"True|False",
-    "backend": r"native|cudaMallocAsync",
-    "release_lock_on_cudamalloc": r"True|False",
-    "pinned_use_cuda_host_register": r"True|False",
-    "pinned_num_register_threads": r"\d+",
-    "pinned_use_background_threads": r"True|False",
-    "per_process_memory_fraction": r"0?\.\d+|1(\.0*)?",
-    "graph_capture_record_stream_reuse": r"True|False",
-}
+def alloc_conf_keys() -> dict[str, str]:
+    """Allocator options and the value pattern of each (rules/matrices/torch.toml
+    ``[alloc_conf.keys]``, read from PyTorch's AllocatorConfig sources)."""
+    return dict(matrix("torch").get("alloc_conf", {}).get("keys", {}))
 
 
 @reads()
@@ -39,8 +31,9 @@ def alloc_conf_problem(text: str | None) -> str | None:
     """What is wrong with a PYTORCH_CUDA_ALLOC_CONF value, or None when it parses (or is
     unset).
 
-    Grammar from c10/cuda/CUDAAllocatorConfig.cpp: comma-separated ``key:value`` pairs
-    (roundup_power2_divisions may be a bracketed list); keys and True/False are case-sensitive.
+    Grammar from c10/core/AllocatorConfig.cpp (c10/cuda/CUDAAllocatorConfig.cpp before 2.8):
+    comma-separated ``key:value`` pairs (roundup_power2_divisions may be a bracketed list);
+    keys and True/False are case-sensitive; the keys are data (``alloc_conf_keys``).
     """
     if text is None:
         return None
@@ -61,9 +54,10 @@ def alloc_conf_problem(text: str | None) -> str | None:
         key, value = key.strip(), value.strip()
         if not sep:
             return f"{part!r} is not key:value"
-        if key not in ALLOC_CONF_KEYS:
+        keys = alloc_conf_keys()
+        if key not in keys:
             return f"unknown option {key!r}"
-        if not re.fullmatch(ALLOC_CONF_KEYS[key], value):
+        if not re.fullmatch(keys[key], value):
             return f"bad value {value!r} for {key}"
     return None
 

@@ -27,7 +27,8 @@ def render(report: Report, color: bool = False) -> str:
 def _head(report: Report, title: str) -> list[str]:
     counts = report.counts()
     verdict = "OK" if report.exit_code == 0 else "FAIL"
-    origin = "" if report.facts.origin == "live" else f" (facts from {report.facts.origin})"
+    origin = (" (facts probed on this machine)" if report.facts.origin == "live"
+              else f" (facts from {report.facts.origin})")
     out = [f"## {ICONS['ok' if verdict == 'OK' else 'error']} {title}: {verdict}{origin}", "",
            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info · "
            f"expect `{report.intent}` · fail-on `{report.fail_on}` · "

@@ -22,10 +22,9 @@ def render(report: Report, color: bool = False) -> str:
         segments.append((text, style))
 
     origin = report.facts.origin
-    sources = {"report": "a pasted report", "replay": "a saved snapshot",
-               "example": "a rule example"}
-    head = "envdoctor check" + ("" if origin == "live"
-                                else f" (facts from {sources.get(origin, origin)})")
+    sources = {"live": "probed on this machine", "report": "from a pasted report",
+               "replay": "from a saved snapshot", "example": "from a rule example"}
+    head = f"envdoctor check (facts {sources.get(origin, 'from ' + origin)})"
     out(head + f" — expect {report.intent}\n", "bold")
     for line in report.areas:
         mark, style = MARKS.get(line.status, ("?", ""))

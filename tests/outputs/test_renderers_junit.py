@@ -10,7 +10,7 @@ from envdoctor.engine.findings import FAIL_ON
 from envdoctor.gate import policy
 from envdoctor.outputs.renderers import render
 
-FIX = Path(__file__).parent / "fixtures" / "diff"
+FIX = Path(__file__).parents[1] / "fixtures" / "diff"
 
 
 def _report(fail_on: str = "error"):

@@ -9,7 +9,7 @@ from envdoctor.gate import policy
 from envdoctor.outputs.renderers import render
 from envdoctor.outputs.renderers.markdown import cell, render_bug_report
 
-FIX = Path(__file__).parent / "fixtures" / "diff"
+FIX = Path(__file__).parents[1] / "fixtures" / "diff"
 
 
 def _report():

@@ -12,8 +12,8 @@ from envdoctor import pipeline
 from envdoctor.gate import policy
 from envdoctor.outputs.renderers import render
 
-FIX = Path(__file__).parent / "fixtures" / "diff"
-SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json")
+FIX = Path(__file__).parents[1] / "fixtures" / "diff"
+SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json")
                     .read_text(encoding="utf-8"))
 
 

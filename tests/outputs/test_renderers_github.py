@@ -9,7 +9,7 @@ from envdoctor.gate import policy
 from envdoctor.outputs.renderers import render
 from envdoctor.outputs.renderers.github import escape_data, escape_property
 
-FIX = Path(__file__).parent / "fixtures" / "diff"
+FIX = Path(__file__).parents[1] / "fixtures" / "diff"
 
 
 def test_escaping_follows_the_actions_toolkit():
