@@ -205,8 +205,10 @@ def _unique(checks: list[Check]) -> None:
 
 # ---------------------------------------------------------------------------- evaluation
 def evaluate(facts: Facts, checks: list[Check], intent: str = "auto") -> list[CheckResult]:
-    names = names_for(facts, intent)
-    return supersede(checks, [evaluate_one(check, names, intent) for check in checks])
+    # the builtins and the snapshot's names merged once, not once per check and expression
+    names = {**expr.BUILTINS, **names_for(facts, intent)}
+    return supersede(checks, [evaluate_one(check, names, intent, merged=True)
+                              for check in checks])
 
 
 def supersede(checks: list[Check], results: list[CheckResult]) -> list[CheckResult]:
@@ -224,12 +226,16 @@ def supersede(checks: list[Check], results: list[CheckResult]) -> list[CheckResu
             if r.state == "fired" and r.code in winners else r for r in results]
 
 
-def evaluate_one(check: Check, names: dict[str, Any], intent: str) -> CheckResult:
+def evaluate_one(check: Check, names: dict[str, Any], intent: str,
+                 merged: bool = False) -> CheckResult:
+    """One check's result; ``merged``: ``names`` already holds the expression builtins."""
     severity = check.severity_for(intent)
     if severity == "off":
         return CheckResult(check.code, check.id, "passed", detail=f"off under --expect {intent}")
+    if not merged:
+        names = {**expr.BUILTINS, **names}
     try:
-        verdict = expr.Evaluator({**expr.BUILTINS, **names})(check.when)
+        verdict = expr.Evaluator(names)(check.when)
     except Exception as exc:  # a bad rule must not take the report down
         return CheckResult(check.code, check.id, "error", detail=f"{type(exc).__name__}: {exc}")
     if verdict is expr.UNKNOWN:
@@ -239,7 +245,7 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str) -> CheckResul
     evidence = {}
     for key, tree in check.evidence.items():
         try:
-            evidence[key] = _plain(expr.Evaluator({**expr.BUILTINS, **names}, lenient=True)(tree))
+            evidence[key] = _plain(expr.Evaluator(names, lenient=True)(tree))
         except Exception as exc:
             evidence[key] = f"<{type(exc).__name__}: {exc}>"
     if severity == "error" and check.confirmed is not None and not _is_confirmed(check, names):
@@ -255,7 +261,7 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str) -> CheckResul
 def _is_confirmed(check: Check, names: dict[str, Any]) -> bool:
     """True only when the check's ``confirmed`` expression evaluates to exactly True."""
     try:
-        return expr.Evaluator({**expr.BUILTINS, **names})(check.confirmed) is True
+        return expr.Evaluator(names)(check.confirmed) is True
     except Exception:
         return False
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -147,6 +148,10 @@ def free_names(tree: ast.Expression) -> set[str]:
     return used - bound - {"True", "False", "None"}
 
 
+# (evaluator class, AST node class) -> the unbound method that interprets that node
+_DISPATCH: dict[tuple[type, type], Callable[..., Any]] = {}
+
+
 class Evaluator:
     """Interprets a compiled expression against ``names`` (variables and functions)."""
 
@@ -159,8 +164,11 @@ class Evaluator:
         return self.eval(tree.body, {})
 
     def eval(self, node: ast.AST, local: dict[str, Any]) -> Any:
-        method = getattr(self, "_" + type(node).__name__)
-        return method(node, local)
+        key = (type(self), type(node))
+        method = _DISPATCH.get(key)
+        if method is None:  # first node of this kind: find its ``_<NodeName>`` method once
+            method = _DISPATCH[key] = getattr(type(self), "_" + type(node).__name__)
+        return method(self, node, local)
 
     # -- leaves
     def _Constant(self, node: ast.Constant, local: dict[str, Any]) -> Any:
@@ -345,11 +353,19 @@ def as_version(value: Any) -> Any:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if isinstance(value, str):
-        try:
-            return Version(value)
-        except InvalidVersion:
-            return value
+        parsed = _version_of(value)
+        return value if parsed is None else parsed
     return value
+
+
+@lru_cache(maxsize=4096)
+def _version_of(text: str) -> Version | None:
+    """One shared (immutable) Version per text: comparisons re-read the same strings for
+    every check and every snapshot of a fleet."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
 
 
 def compare(op: type, left: Any, right: Any) -> Any:

@@ -43,12 +43,27 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+@cache
+def _shape(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``tp``'s origin and arguments, asked once per type (a fleet decodes 400 snapshots)."""
+    return typing.get_origin(tp), typing.get_args(tp)
+
+
+@cache
+def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields with their resolved types, in declaration order."""
+    hints = _hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
 def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
     """Build a value of type ``tp`` from JSON data; unknown keys are ignored (forward compat)."""
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
     if tp is Any:
         return data
+    try:
+        origin, args = _shape(tp)
+    except TypeError:  # an unhashable type annotation: not cached
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (Union, types.UnionType):
         if data is None and type(None) in args:
             return None
@@ -64,12 +79,10 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
     if dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             raise DecodeError(f"{path}: expected an object, got {type(data).__name__}")
-        hints = _hints(tp)
         kwargs = {}
-        for field in dataclasses.fields(tp):
-            if field.name in data:
-                kwargs[field.name] = from_jsonable(hints[field.name], data[field.name],
-                                                   f"{path}.{field.name}")
+        for name, hint in _field_hints(tp):
+            if name in data:
+                kwargs[name] = from_jsonable(hint, data[name], f"{path}.{name}")
         try:
             return tp(**kwargs)
         except TypeError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -16,8 +17,15 @@ def ver(value: Any) -> Version | None:
         return value
     if value is None or isinstance(value, bool):
         return None
+    return _parse(str(value).strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Version | None:
+    """Parsing is most of a rule's cost: the same few strings are read by many checks on every
+    snapshot of a fleet. A Version is immutable, so one instance per text can be shared."""
     try:
-        return Version(str(value).strip())
+        return Version(text)
     except InvalidVersion:
         return None
 
@@ -36,7 +44,7 @@ def driver_ver(value: Any) -> Version | None:
 def series(value: Any) -> Version | None:
     """``12.4.131`` -> ``12.4``: the major.minor series of a version."""
     v = ver(value)
-    return Version(f"{v.major}.{v.minor}") if v is not None else None
+    return _parse(f"{v.major}.{v.minor}") if v is not None else None
 
 
 def confirmed(row: dict[str, Any] | None) -> bool:

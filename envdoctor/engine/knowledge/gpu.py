@@ -4,6 +4,7 @@ gpu_datasheet.toml)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -68,6 +69,7 @@ def sm_of(cc: Any) -> str | None:
     return f"sm_{v.major}{v.minor}" if v is not None else None
 
 
+@lru_cache(maxsize=1024)
 def arch_cc(arch: str) -> tuple[str, Version] | None:
     """``sm_86`` -> ("sm", 8.6); ``compute_120`` -> ("compute", 12.0); arch suffixes dropped."""
     m = re.match(r"^(sm|compute)_(\d+)(\d)[a-z]?$", arch.strip().lower())
