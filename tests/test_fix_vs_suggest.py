@@ -30,9 +30,7 @@ MACHINES = [p for p in sorted((ROOT / "fixtures" / "machines").glob("*.json"))
 PLANNERS_DIFFER = {"docker-64mb-shm", "wsl2-linux-driver-inside", "gh200-aarch64-driver560",
                    "h200-torch213-cu130-installed", "h200-torch215-newer-than-data",
                    "rtx4090-driver570", "rtx4090-py38", "rtx4090-py39", "v100-driver580",
-                   "windows-rtx5080-driver581", "l40s-driver470"}
-# suggest offers whl/cu118 on driver 470 for an Ada GPU, which that driver branch predates
-SUGGEST_UNSAFE = {"l40s-driver470"}
+                   "windows-rtx5080-driver581"}
 
 
 def _facts(path: Path):
@@ -74,7 +72,7 @@ def test_check_fix_is_safe(path):
     assert _safe(facts, evaluate("torch_gpu_install()", names_for(facts)))
 
 
-@pytest.mark.parametrize("path", list(_cases(SUGGEST_UNSAFE, "suggest: cu118 for Ada on 470")))
+@pytest.mark.parametrize("path", list(_cases(set(), "")))
 def test_suggest_is_safe(path):
     facts = _facts(path)
     if not facts.nvidia.gpus:

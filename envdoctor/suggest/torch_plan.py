@@ -20,6 +20,7 @@ from packaging.version import Version
 from envdoctor.engine.knowledge.compat import (
     archs_run_on,
     confirmed,
+    lookup_arch,
     lookup_min_driver,
     ver,
 )
@@ -31,6 +32,8 @@ from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 ASSUMED_PLATFORM = "linux_x86_64"
+# Table 3: the driver bundled with each CUDA release
+RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 
 
 @dataclass
@@ -94,6 +97,30 @@ def _driver(check: Check, cuda: Version, m: Machine) -> None:
     check.notes.append(Reason("driver", text, source, ok_cell))
 
 
+def _driver_drives_gpus(check: Check, m: Machine) -> None:
+    """A failure for each GPU the driver branch predates: a branch older than the one bundled
+    with the first CUDA that knew the architecture cannot drive the GPU at all, whatever the
+    wheel (470 and an L40S, sm_89 from CUDA 11.8 / 520). Compared by branch (major) only."""
+    if m.driver is None:
+        return
+    os_name = m.os or "linux"
+    for gpu in dict.fromkeys(m.gpus):
+        row = lookup_arch(gpu.cc) if gpu.cc is not None else None
+        first = ver(row.get("first_cuda")) if row else None
+        floor = lookup_min_driver(first, os_name) if first is not None else None
+        if floor is None or m.driver.major >= floor[0].major:
+            continue
+        ok_row = confirmed(row)
+        caveat = "" if ok_row else " (the GPU table's first_cuda row is not confirmed)"
+        check.failures.append(Reason(
+            "driver", f"driver {data.driver_str(m.driver)} predates {gpu.name} ({gpu.sm}): its "
+            f"architecture arrived with CUDA {first}, whose driver is "
+            f"{data.driver_str(floor[0])}{caveat}; no wheel runs until the driver is upgraded",
+            RELEASE_NOTES, ok_row and floor[1]))
+        if check.driver_needed is None or check.driver_needed < floor[0]:
+            check.driver_needed = floor[0]
+
+
 def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
     torch = Version(check.version)
     got = data.torch_archs(torch, check.variant, platform)
@@ -134,6 +161,7 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
     cuda = data.variant_cuda(variant)
     if cuda is not None:
         _driver(check, cuda, m)
+        _driver_drives_gpus(check, m)
         _arch(check, cuda, m, platform)
     elif data.variant_rocm(variant) is not None:
         have = data.variant_rocm(m.torch_variant or "")
