@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge.torch import MACHINE_READS
 from envdoctor.facts import (
     CudaFacts,
     Distribution,
@@ -30,17 +31,8 @@ from envdoctor.facts import (
     Status,
 )
 
-_READS = dict(
-    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
-    python=optional("host.python_version", None),
-    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
-    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
-    nvml_error=optional("nvidia.nvml_error", ""),
-    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
-    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
-    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
-    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
-)
+# What the planner reads, declared once where `check`'s torch fixes live too.
+_READS = MACHINE_READS
 
 
 def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
@@ -65,18 +57,25 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
                                   tensorflow=tensorflow, jax=jax))
 
 
-def _suggestion(facts: Facts, framework: str) -> Any:
+def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:
     from envdoctor.suggest import suggest
-    return suggest(facts, [framework]).suggestions[0]
+    return suggest(facts, [framework], keep_installed=keep_installed).suggestions[0]
 
 
-def line_of(facts: Facts, framework: str) -> str:
-    s = _suggestion(facts, framework)
+def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:
+    """The command line `envdoctor suggest FRAMEWORK` gives (``keep_installed``: the one
+    `check` fixes print), or one line on why there is none."""
+    s = _suggestion(facts, framework, keep_installed)
     if s.command:
         return s.command
     if s.status == "installed":
         return (f"{framework} {s.version} ({s.variant}) is already the right install: "
                 "nothing to change")
+    if s.status == "none":
+        why = next((r.text for r in s.reasons if "predates" in r.text), None)
+        way = next((a for a in s.alternatives if a.price and a.price.startswith("driver")), None)
+        if why and way:
+            return f"upgrade the NVIDIA driver to {way.price[len('driver '):]} first: {why}"
     first = next((r.text for r in s.reasons if r.constraint not in ("platform", "python")),
                  s.reasons[0].text if s.reasons else "")
     return f"envdoctor suggest {framework}   ({first})"

@@ -249,16 +249,42 @@ def _assumed(m: Machine) -> tuple[str, list[Reason]]:
                                      "this answer is for Linux x86_64", "", False)]
 
 
-def plan(m: Machine, installer: str = "pip", audio: bool = False) -> Suggestion:
-    """The torch suggestion for machine ``m``."""
+def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
+    """The releases to try, newest first, with the installed release's row moved to the front
+    (same major.minor, never a lower patch than installed): keep-installed mode."""
+    rows = list(data.torch_rows())
+    have = m.installed.get("torch")
+    if have is None:
+        return rows
+    base = Version(have.public)
+    same = next((r for r in rows if Version(str(r["torch"])).release[:2] == base.release[:2]
+                 and Version(str(r["torch"])) >= base and confirmed(r)), None)
+    if same is None:
+        return rows
+    return [same] + [r for r in rows if r is not same]
+
+
+def plan(m: Machine, installer: str = "pip", audio: bool = False,
+         keep_installed: bool = False) -> Suggestion:
+    """The torch suggestion for machine ``m``.
+
+    ``keep_installed`` (what `check` fixes use): when a variant of the installed release runs
+    here, that release is the answer, so a fix never upgrades torch needlessly; otherwise, as
+    without it, the newest release that runs (never a downgrade of a newer-than-data install).
+    """
     platform, notes = _assumed(m)
     if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
-    for release in data.torch_rows():
+    rows = _installed_release_first(m) if keep_installed else data.torch_rows()
+    for release in rows:
         bad_python = _python_reason(release, m)
         variants = _wanted_variants(release, m, platform)
+        if keep_installed and release is rows[0] and m.torch_variant in variants:
+            # the installed build itself comes first when it runs here: nothing to change
+            variants.remove(m.torch_variant)
+            variants.insert(0, m.torch_variant)
         if not variants:
             checks.append(Check(release, "-", [Reason(
                 "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
@@ -326,6 +352,13 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                 reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
                                          f"already installed; only {', '.join(missing)} is "
                                          "missing or from another build", ""))
+        elif Version(installed.public) == Version(pick.version) and cmd is not None \
+                and url is not None:
+            # pip takes "torch==2.13.0" as met by an installed 2.13.0+cpu: force the other build
+            cmd = command(reqs, url, installer, ("--force-reinstall",))
+            reasons.insert(0, Reason("installed", f"torch {installed} is installed as "
+                                     f"{m.torch_variant or 'another build'}; the same release "
+                                     f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
