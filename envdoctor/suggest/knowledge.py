@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import reads
-from envdoctor.engine.knowledge.torch import MACHINE_READS
+from envdoctor.engine.knowledge._reads import optional, reads
 from envdoctor.facts import (
     CudaFacts,
     Distribution,
@@ -31,7 +30,20 @@ from envdoctor.facts import (
     Status,
 )
 
-# What the planner reads, declared once where `check`'s torch fixes live too.
+# Everything the install planner (envdoctor.suggest) reads, all optional: it says "undecided"
+# itself on missing facts. Rebuilt into a Facts by ``facts_of``;
+# `check`'s torch fixes (engine.knowledge.torch) declare the same reads.
+MACHINE_READS = dict(
+    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
+    python=optional("host.python_version", None),
+    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
+    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
+    nvml_error=optional("nvidia.nvml_error", ""),
+    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
+    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
+    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
+    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
+)
 _READS = MACHINE_READS
 
 
@@ -60,6 +72,12 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
 def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:
     from envdoctor.suggest import suggest
     return suggest(facts, [framework], keep_installed=keep_installed).suggestions[0]
+
+
+def command_of(facts: Facts, framework: str, keep_installed: bool = False) -> str | None:
+    """The command of a plain "ok" suggestion; None when there is none to print as is."""
+    s = _suggestion(facts, framework, keep_installed)
+    return s.command if s.status == "ok" else None
 
 
 def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:

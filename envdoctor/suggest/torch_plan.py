@@ -17,13 +17,9 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import (
-    archs_run_on,
-    confirmed,
-    lookup_arch,
-    lookup_min_driver,
-    ver,
-)
+from envdoctor.engine.knowledge._common import confirmed, ver
+from envdoctor.engine.knowledge.cuda import lookup_min_driver
+from envdoctor.engine.knowledge.gpu import archs_run_on, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine

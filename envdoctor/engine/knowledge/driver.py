@@ -16,7 +16,7 @@ from envdoctor.engine.knowledge.cuda import (
 )
 from envdoctor.engine.knowledge.jax import jax_plugin_major
 from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
-from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch
+from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_command
 from envdoctor.facts import FrameworkFacts
 
 
@@ -97,8 +97,7 @@ def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
     line = f"Upgrade the NVIDIA driver{need} ({how})."
     if fw.torch is None:
         return line
-    got = planned_torch(**facts)
-    if got.status != "ok" or not got.command:
+    got = planned_torch_command(**facts)
+    if got is None:
         return line
-    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + \
-        got.command
+    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + got

@@ -21,31 +21,17 @@ from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_min_driv
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+from envdoctor.suggest.knowledge import MACHINE_READS
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
 ARCH_READ = optional("host.arch", None)
 
-# Everything the install planner (envdoctor.suggest) reads, all optional: it says "undecided"
-# itself on missing facts. Rebuilt into a Facts by ``envdoctor.suggest.knowledge.facts_of``.
-MACHINE_READS = dict(
-    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
-    python=optional("host.python_version", None),
-    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
-    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
-    nvml_error=optional("nvidia.nvml_error", ""),
-    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
-    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
-    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
-    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
-)
-
-
-def planned_torch(**facts: Any) -> Any:
-    """The torch Suggestion of `envdoctor suggest` in keep-installed mode for the facts of
-    ``MACHINE_READS``."""
-    from envdoctor.suggest import suggest
-    from envdoctor.suggest.knowledge import facts_of
-    return suggest(facts_of(**facts), ["torch"], keep_installed=True).suggestions[0]
+def planned_torch_command(**facts: Any) -> str | None:
+    """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
+    ``MACHINE_READS``, or None when it gives none (no wheel runs here, nothing to change,
+    undecided)."""
+    from envdoctor.suggest.knowledge import command_of, facts_of
+    return command_of(facts_of(**facts), "torch", keep_installed=True)
 
 
 def planned_torch_line(**facts: Any) -> str:
