@@ -1,10 +1,11 @@
 """check's computed torch fixes and `envdoctor suggest` on the same machines.
 
 Both must never name a wheel whose CUDA the driver cannot run or that has no code for the GPU,
-and both must never offer a wheel for a GPU the driver branch predates. Where the two planners
-still choose differently (check keeps the installed release; suggest moves to the newest
-release in its data) the machines are listed as strict expected failures of the agreement test,
-so unifying them (one planner with a "keep this release" constraint) shows up here.
+and both must never offer a wheel for a GPU the driver branch predates. There is one planner:
+check's fixes are `suggest` in keep-installed mode (the installed release when a variant of it
+runs here), so the fix command and `envdoctor suggest`'s command for that mode are the same
+text, and on these machines (none of which holds a torch release that suggest would move away
+from) the index agrees with plain `suggest` too.
 """
 
 from __future__ import annotations
@@ -25,14 +26,6 @@ ROOT = Path(__file__).resolve().parent
 MACHINES = [p for p in sorted((ROOT / "fixtures" / "machines").glob("*.json"))
             + sorted((ROOT / "suggest" / "machines").glob("*.json"))
             if not p.name.endswith(".expected.json")]
-# check keeps the installed release and the newest CUDA the driver fully supports; suggest
-# picks the newest release of its data: same machine, another (valid) wheel.
-PLANNERS_DIFFER = {"docker-64mb-shm", "wsl2-linux-driver-inside", "gh200-aarch64-driver560",
-                   "h200-torch213-cu130-installed", "h200-torch215-newer-than-data",
-                   "rtx4090-driver570", "rtx4090-py38", "rtx4090-py39", "v100-driver580",
-                   "windows-rtx5080-driver581", "l40s-driver470"}
-# suggest offers whl/cu118 on driver 470 for an Ada GPU, which that driver branch predates
-SUGGEST_UNSAFE = {"l40s-driver470"}
 
 
 def _facts(path: Path):
@@ -74,7 +67,7 @@ def test_check_fix_is_safe(path):
     assert _safe(facts, evaluate("torch_gpu_install()", names_for(facts)))
 
 
-@pytest.mark.parametrize("path", list(_cases(SUGGEST_UNSAFE, "suggest: cu118 for Ada on 470")))
+@pytest.mark.parametrize("path", list(_cases(set(), "")))
 def test_suggest_is_safe(path):
     facts = _facts(path)
     if not facts.nvidia.gpus:
@@ -82,11 +75,51 @@ def test_suggest_is_safe(path):
     assert _safe(facts, line_of(facts, "torch"))
 
 
-@pytest.mark.parametrize("path", list(_cases(PLANNERS_DIFFER, "two planners still differ")))
+@pytest.mark.parametrize("path", list(_cases(set(), "")))
 def test_check_and_suggest_agree_on_the_index(path):
+    """Without a torch installed, keep-installed mode is plain `suggest`: same index."""
     facts = _facts(path)
     if not facts.nvidia.gpus:
         pytest.skip("no GPU listed")
+    if facts.frameworks.torch is not None:
+        pytest.skip("a torch is installed: keep-installed mode may keep its release")
     mine = _pin_and_tag(evaluate("torch_gpu_install()", names_for(facts)))[1]
     theirs = _pin_and_tag(line_of(facts, "torch"))[1]
     assert mine == theirs
+
+
+@pytest.mark.parametrize("path", MACHINES, ids=[p.stem for p in MACHINES])
+@pytest.mark.parametrize("fix", ["torch_gpu_install()", "torch_arch_fix()"])
+def test_check_fix_is_suggest_in_keep_installed_mode(path, fix):
+    """The acceptance of one planner: the rule engine's fix (facts read through @reads) prints
+    exactly what suggest's keep-installed mode gives for the whole snapshot."""
+    facts = _facts(path)
+    assert evaluate(fix, names_for(facts)) == line_of(facts, "torch", keep_installed=True)
+
+
+def _with_torch(facts, version: str, cuda: str | None):
+    import dataclasses
+
+    from packaging.version import Version
+
+    from envdoctor.facts import TorchBuild
+    torch = TorchBuild(version=Version(version), cuda=Version(cuda) if cuda else None)
+    return dataclasses.replace(facts, frameworks=dataclasses.replace(facts.frameworks,
+                                                                     torch=torch))
+
+
+def test_keep_installed_keeps_a_release_that_has_a_variant_here():
+    """torch 2.9.1+cpu on an RTX 4090 / driver 570: the fix is 2.9.1's CUDA wheel (forced over
+    the CPU build of the same version), not an upgrade to the newest release."""
+    facts = _with_torch(_facts(ROOT / "suggest" / "machines" / "rtx4090-driver570.json"),
+                        "2.9.1+cpu", None)
+    fix = evaluate("torch_gpu_install()", names_for(facts))
+    assert _pin_and_tag(fix)[0] == "2.9.1" and "--force-reinstall" in fix
+    assert _pin_and_tag(line_of(facts, "torch"))[0] == "2.13.0"  # plain suggest: the newest
+    assert _safe(facts, fix)
+
+
+def test_keep_installed_never_downgrades_a_newer_install():
+    facts = _facts(ROOT / "suggest" / "machines" / "h200-torch215-newer-than-data.json")
+    fix = evaluate("torch_gpu_install()", names_for(facts))
+    assert "torch==" not in fix and "2.15.0" in fix

@@ -53,9 +53,9 @@ def installed_of(m: Machine) -> list[str]:
 
 
 def _plan(name: str, m: Machine, installer: str, audio: bool,
-          torch_pick: Suggestion | None) -> Suggestion:
+          torch_pick: Suggestion | None, keep_installed: bool = False) -> Suggestion:
     if name == "torch":
-        return torch_plan.plan(m, installer, audio)
+        return torch_plan.plan(m, installer, audio, keep_installed)
     if name == "tensorflow":
         return tf_plan.plan(m, installer)
     if name == "jax":
@@ -67,8 +67,12 @@ def _plan(name: str, m: Machine, installer: str, audio: bool,
     return companions.plan_flash_attn(m, torch_pick, installer)
 
 
-def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip") -> SuggestResult:
+def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip",
+            keep_installed: bool = False) -> SuggestResult:
     """Suggestions for ``names`` (aliases allowed); None or [] = the installed frameworks.
+
+    ``keep_installed``: keep the installed torch release when a variant of it runs here
+    (`check` fixes); else the newest release that runs.
 
     Raises UnknownFramework for a name without data. With nothing named and nothing installed,
     torch, tensorflow and jax are suggested.
@@ -83,7 +87,7 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
     torch_pick = None
     out: list[Suggestion] = []
     if any(w in _COMPANIONS for w in wanted) or "torch" in wanted:
-        torch_pick = _plan("torch", m, installer, audio, None)
+        torch_pick = _plan("torch", m, installer, audio, None, keep_installed)
     for name in wanted:
         out.append(torch_pick if name == "torch" and torch_pick is not None
                    else _plan(name, m, installer, audio, torch_pick))

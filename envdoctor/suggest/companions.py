@@ -9,7 +9,7 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import confirmed, in_range, ver
+from envdoctor.engine.knowledge._common import confirmed, in_range, ver
 from envdoctor.suggest import data
 from envdoctor.suggest.install import command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine

@@ -13,13 +13,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import (
-    confirmed,
-    hard_floor,
-    in_range,
-    lookup_torch_variant,
-    ver,
-)
+from envdoctor.engine.knowledge._common import confirmed, in_range, ver
+from envdoctor.engine.knowledge.cuda import hard_floor
 from envdoctor.engine.loader import matrix
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -88,8 +83,11 @@ def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str],
         if row.get("platform") == platform and row.get("cuda") == variant \
                 and in_range(torch, row.get("torch", "")):
             return list(row.get("archs", [])), row.get("source", ""), confirmed(row)
-    cuda = variant_cuda(variant)
-    row = lookup_torch_variant(f"{torch}+{variant}", cuda)
+    # the x86_64/Windows ``[[variant]]`` row of the torch matrix (aarch64 rows are the
+    # exceptions above)
+    row = next((r for r in matrix("torch").get("variant", [])
+                if r.get("cuda") == variant and in_range(torch, r.get("torch", ""))
+                and r.get("platform", "default") == "default"), None)
     if row is None:
         return None
     return list(row.get("archs", [])), row.get("source", ""), confirmed(row)

@@ -30,7 +30,10 @@ from envdoctor.facts import (
     Status,
 )
 
-_READS = dict(
+# Everything the install planner (envdoctor.suggest) reads, all optional: it says "undecided"
+# itself on missing facts. Rebuilt into a Facts by ``facts_of``;
+# `check`'s torch fixes (engine.knowledge.torch) declare the same reads.
+MACHINE_READS = dict(
     host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
     python=optional("host.python_version", None),
     nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
@@ -41,6 +44,7 @@ _READS = dict(
     frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
     tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
 )
+_READS = MACHINE_READS
 
 
 def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
@@ -65,18 +69,31 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
                                   tensorflow=tensorflow, jax=jax))
 
 
-def _suggestion(facts: Facts, framework: str) -> Any:
+def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:
     from envdoctor.suggest import suggest
-    return suggest(facts, [framework]).suggestions[0]
+    return suggest(facts, [framework], keep_installed=keep_installed).suggestions[0]
 
 
-def line_of(facts: Facts, framework: str) -> str:
-    s = _suggestion(facts, framework)
+def command_of(facts: Facts, framework: str, keep_installed: bool = False) -> str | None:
+    """The command of a plain "ok" suggestion; None when there is none to print as is."""
+    s = _suggestion(facts, framework, keep_installed)
+    return s.command if s.status == "ok" else None
+
+
+def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:
+    """The command line `envdoctor suggest FRAMEWORK` gives (``keep_installed``: the one
+    `check` fixes print), or one line on why there is none."""
+    s = _suggestion(facts, framework, keep_installed)
     if s.command:
         return s.command
     if s.status == "installed":
         return (f"{framework} {s.version} ({s.variant}) is already the right install: "
                 "nothing to change")
+    if s.status == "none":
+        why = next((r.text for r in s.reasons if "predates" in r.text), None)
+        way = next((a for a in s.alternatives if a.price and a.price.startswith("driver")), None)
+        if why and way:
+            return f"upgrade the NVIDIA driver to {way.price[len('driver '):]} first: {why}"
     first = next((r.text for r in s.reasons if r.constraint not in ("platform", "python")),
                  s.reasons[0].text if s.reasons else "")
     return f"envdoctor suggest {framework}   ({first})"

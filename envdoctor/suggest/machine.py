@@ -11,7 +11,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import gpu_cc_of, sm_of, ver
+from envdoctor.engine.knowledge._common import ver
+from envdoctor.engine.knowledge.gpu import gpu_cc_of, sm_of
 from envdoctor.facts import Facts, Status
 
 PLATFORMS = ("linux_x86_64", "linux_aarch64", "win_amd64", "macos_arm64", "macos_x86_64")

@@ -13,7 +13,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import confirmed, ver
+from envdoctor.engine.knowledge._common import confirmed, ver
 from envdoctor.engine.loader import matrix
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command

@@ -17,12 +17,9 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge.compat import (
-    archs_run_on,
-    confirmed,
-    lookup_min_driver,
-    ver,
-)
+from envdoctor.engine.knowledge._common import confirmed, ver
+from envdoctor.engine.knowledge.cuda import lookup_min_driver
+from envdoctor.engine.knowledge.gpu import archs_run_on, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
@@ -31,6 +28,8 @@ from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 ASSUMED_PLATFORM = "linux_x86_64"
+# Table 3: the driver bundled with each CUDA release
+RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 
 
 @dataclass
@@ -94,6 +93,30 @@ def _driver(check: Check, cuda: Version, m: Machine) -> None:
     check.notes.append(Reason("driver", text, source, ok_cell))
 
 
+def _driver_drives_gpus(check: Check, m: Machine) -> None:
+    """A failure for each GPU the driver branch predates: a branch older than the one bundled
+    with the first CUDA that knew the architecture cannot drive the GPU at all, whatever the
+    wheel (470 and an L40S, sm_89 from CUDA 11.8 / 520). Compared by branch (major) only."""
+    if m.driver is None:
+        return
+    os_name = m.os or "linux"
+    for gpu in dict.fromkeys(m.gpus):
+        row = lookup_arch(gpu.cc) if gpu.cc is not None else None
+        first = ver(row.get("first_cuda")) if row else None
+        floor = lookup_min_driver(first, os_name) if first is not None else None
+        if floor is None or m.driver.major >= floor[0].major:
+            continue
+        ok_row = confirmed(row)
+        caveat = "" if ok_row else " (the GPU table's first_cuda row is not confirmed)"
+        check.failures.append(Reason(
+            "driver", f"driver {data.driver_str(m.driver)} predates {gpu.name} ({gpu.sm}): its "
+            f"architecture arrived with CUDA {first}, whose driver is "
+            f"{data.driver_str(floor[0])}{caveat}; no wheel runs until the driver is upgraded",
+            RELEASE_NOTES, ok_row and floor[1]))
+        if check.driver_needed is None or check.driver_needed < floor[0]:
+            check.driver_needed = floor[0]
+
+
 def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
     torch = Version(check.version)
     got = data.torch_archs(torch, check.variant, platform)
@@ -134,6 +157,7 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
     cuda = data.variant_cuda(variant)
     if cuda is not None:
         _driver(check, cuda, m)
+        _driver_drives_gpus(check, m)
         _arch(check, cuda, m, platform)
     elif data.variant_rocm(variant) is not None:
         have = data.variant_rocm(m.torch_variant or "")
@@ -221,16 +245,42 @@ def _assumed(m: Machine) -> tuple[str, list[Reason]]:
                                      "this answer is for Linux x86_64", "", False)]
 
 
-def plan(m: Machine, installer: str = "pip", audio: bool = False) -> Suggestion:
-    """The torch suggestion for machine ``m``."""
+def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
+    """The releases to try, newest first, with the installed release's row moved to the front
+    (same major.minor, never a lower patch than installed): keep-installed mode."""
+    rows = list(data.torch_rows())
+    have = m.installed.get("torch")
+    if have is None:
+        return rows
+    base = Version(have.public)
+    same = next((r for r in rows if Version(str(r["torch"])).release[:2] == base.release[:2]
+                 and Version(str(r["torch"])) >= base and confirmed(r)), None)
+    if same is None:
+        return rows
+    return [same] + [r for r in rows if r is not same]
+
+
+def plan(m: Machine, installer: str = "pip", audio: bool = False,
+         keep_installed: bool = False) -> Suggestion:
+    """The torch suggestion for machine ``m``.
+
+    ``keep_installed`` (what `check` fixes use): when a variant of the installed release runs
+    here, that release is the answer, so a fix never upgrades torch needlessly; otherwise, as
+    without it, the newest release that runs (never a downgrade of a newer-than-data install).
+    """
     platform, notes = _assumed(m)
     if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
-    for release in data.torch_rows():
+    rows = _installed_release_first(m) if keep_installed else data.torch_rows()
+    for release in rows:
         bad_python = _python_reason(release, m)
         variants = _wanted_variants(release, m, platform)
+        if keep_installed and release is rows[0] and m.torch_variant in variants:
+            # the installed build itself comes first when it runs here: nothing to change
+            variants.remove(m.torch_variant)
+            variants.insert(0, m.torch_variant)
         if not variants:
             checks.append(Check(release, "-", [Reason(
                 "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
@@ -298,6 +348,13 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                 reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
                                          f"already installed; only {', '.join(missing)} is "
                                          "missing or from another build", ""))
+        elif Version(installed.public) == Version(pick.version) and cmd is not None \
+                and url is not None:
+            # pip takes "torch==2.13.0" as met by an installed 2.13.0+cpu: force the other build
+            cmd = command(reqs, url, installer, ("--force-reinstall",))
+            reasons.insert(0, Reason("installed", f"torch {installed} is installed as "
+                                     f"{m.torch_variant or 'another build'}; the same release "
+                                     f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "

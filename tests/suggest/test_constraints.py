@@ -290,3 +290,21 @@ def test_rocm_torch_stays_on_its_rocm_release_and_prices_the_newer_one():
     assert (s.status, s.version, s.variant) == ("installed", "2.9.1", "rocm6.4")
     alt = next(a for a in s.alternatives if a.variant == "rocm7.2")
     assert alt.version == "2.13.0" and alt.price == "ROCm 7.2"
+
+
+# ------------------------------------------------------------ driver branch vs the GPU
+def test_a_driver_older_than_the_gpu_gets_no_wheel_but_a_driver_upgrade():
+    """Driver 470 predates Ada (sm_89 came with CUDA 11.8 / driver 520): cu118 would pass the
+    CUDA 11 floor but the driver cannot drive an L40S at all."""
+    s = run("l40s-driver470", "torch")
+    assert (s.status, s.command) == ("none", None)
+    assert "predates NVIDIA L40S (sm_89)" in _texts(s)
+    assert s.alternatives and s.alternatives[0].price.startswith("driver >= ")
+
+
+def test_blackwell_on_driver_535_is_not_offered_cu128_through_compat():
+    """cu128's minor-version floor (525) admits 535, but sm_120 needs the 570 branch."""
+    s = run("rtx5090-driver535", "torch")
+    assert (s.status, s.command) == ("none", None)
+    assert "CUDA 12.8, whose driver is 570" in _texts(s)
+    assert not any(a.variant == "cu128" and a.price is None for a in s.alternatives)

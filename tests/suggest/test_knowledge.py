@@ -34,8 +34,9 @@ def test_install_lines_lists_each_installed_framework():
     assert names["install_lines"]() == ("torch: torch 2.13.0 (cu130) is already the right "
                                         "install: nothing to change")
     facts, names = _names("rtx4090-torch-cpu-installed")
-    assert names["install_lines"]() == ("torch: pip install torch==2.13.0 torchvision==0.28.0 "
-                                        "--index-url https://download.pytorch.org/whl/cu126")
+    assert names["install_lines"]() == (
+        "torch: pip install torch==2.13.0 torchvision==0.28.0 --force-reinstall "
+        "--index-url https://download.pytorch.org/whl/cu126")
 
 
 def test_a_check_fix_can_use_it(tmp_path):
@@ -71,8 +72,9 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
     result = engine.evaluate_one(check, names_for(facts), "auto")
     assert engine.run_examples(check) == []
     assert result.state == "fired"
-    assert result.finding.fix == ("pip install torch==2.13.0 torchvision==0.28.0 "
-                                  "--index-url https://download.pytorch.org/whl/cu126")
+    assert result.finding.fix == (
+        "pip install torch==2.13.0 torchvision==0.28.0 --force-reinstall "
+        "--index-url https://download.pytorch.org/whl/cu126")
 
 
 def test_declared_reads_rebuild_the_same_answer():

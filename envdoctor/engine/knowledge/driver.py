@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import reads
 from envdoctor.engine.knowledge.cuda import (
     OS_READ,
     hard_floor,
     lookup_compat_floor,
     lookup_min_driver,
 )
-from envdoctor.engine.knowledge.gpu import gpu_cc_of, sm_of
 from envdoctor.engine.knowledge.jax import jax_plugin_major
 from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
-from envdoctor.engine.knowledge.torch import torch_command, torch_wheel_for, wheel_platform
-from envdoctor.facts import FrameworkFacts, NvidiaFacts
+from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_command
+from envdoctor.facts import FrameworkFacts
 
 
 def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
@@ -80,32 +81,23 @@ def driver_below_bundled(*, driver: Version | None, fw: FrameworkFacts, os: str)
     return driver_gaps(driver, fw, os, below_floor=False)
 
 
-@reads(fw="frameworks", os=OS_READ, nv=optional("nvidia"), host_arch=optional("host.arch"))
-def driver_fix(*, fw: FrameworkFacts, os: str, nv: NvidiaFacts | None,
-               host_arch: str | None) -> str:
+@reads(fw="frameworks", os_name=OS_READ, **MACHINE_READS)
+def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
     """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
-    CUDA majors), and a torch wheel that runs on the current driver when one exists for these
-    GPUs; never a wheel for a GPU the driver cannot drive."""
-    floors = [f for f in (lookup_compat_floor(c, os) for _, c in framework_cudas(fw))
+    CUDA majors), and the torch wheel that runs on the current driver when the planner of
+    `envdoctor suggest` (keep-installed mode) finds one for these GPUs; never a wheel for a GPU
+    the driver cannot drive."""
+    floors = [f for f in (lookup_compat_floor(c, os_name) for _, c in framework_cudas(fw))
               if f is not None]
     need = f" to {max(floors)} or newer" if floors else ""
     how = ("https://www.nvidia.com/Download/index.aspx or the NVIDIA App"
-           if os.lower().startswith("win") else
+           if os_name.lower().startswith("win") else
            "Ubuntu: sudo ubuntu-drivers install; others: "
            "https://www.nvidia.com/Download/index.aspx")
     line = f"Upgrade the NVIDIA driver{need} ({how})."
-    torch = fw.torch
-    if nv is None or torch is None:
+    if fw.torch is None:
         return line
-    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
-    if not targets or None in targets:
-        return line
-    got = torch_wheel_for(targets, torch.version, wheel_platform(host_arch), os,  # type: ignore[arg-type]
-                          nv.driver_version)
-    if got is None:
-        got = torch_wheel_for(targets, None, wheel_platform(host_arch), os,  # type: ignore[arg-type]
-                              nv.driver_version)
+    got = planned_torch_command(**facts)
     if got is None:
         return line
-    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + \
-        torch_command(*got)
+    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + got

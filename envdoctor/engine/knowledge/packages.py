@@ -10,12 +10,11 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads
-from envdoctor.engine.knowledge.cuda import OS_READ
 from envdoctor.engine.knowledge.jax import gpu_build
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
-from envdoctor.engine.knowledge.torch import torch_gpu_command
+from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Distribution, FrameworkFacts, LiveFramework, NvidiaFacts, PackageFacts
+from envdoctor.facts import Distribution, FrameworkFacts, LiveFramework, PackageFacts
 
 _UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
                     "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
@@ -114,17 +113,17 @@ def cpu_only_frameworks(*, fw: FrameworkFacts, os: str,
     return out
 
 
-@reads(fw="frameworks", nv=optional("nvidia"), host_arch=optional("host.arch"), os=OS_READ,
-       live_jax=optional("live.jax"))
-def gpu_install_lines(*, fw: FrameworkFacts, nv: NvidiaFacts | None, host_arch: str | None,
-                      os: str, live_jax: LiveFramework | None) -> str | None:
+@reads(fw="frameworks", live_jax=optional("live.jax"), **MACHINE_READS)
+def gpu_install_lines(*, fw: FrameworkFacts, live_jax: LiveFramework | None,
+                      **facts: Any) -> str | None:
     """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
-    each for this machine's driver when it is known; a pointer to the selector otherwise."""
-    driver = nv.driver_version if nv is not None else None
+    each for this machine's driver when it is known (torch: the planner of `envdoctor
+    suggest`, keep-installed mode); a pointer to the selector otherwise."""
+    driver = facts.get("driver")
     lines = []
     t = fw.torch
     if t is not None and t.cuda is None and t.build_known:
-        cmd = torch_gpu_command(nv, t, host_arch, os) if nv is not None and driver else None
+        cmd = planned_torch_line(**facts) if driver else None
         lines.append(f"PyTorch: {cmd}" if cmd else
                      "PyTorch: the CUDA wheel for your driver, from "
                      "https://pytorch.org/get-started/locally/")

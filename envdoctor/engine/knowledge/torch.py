@@ -17,13 +17,28 @@ from envdoctor.engine.knowledge._common import (
     with_confirmed,
 )
 from envdoctor.engine.knowledge._reads import optional, reads, result
-from envdoctor.engine.knowledge.cuda import OS_READ, lookup_compat_floor, lookup_min_driver
+from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+from envdoctor.suggest.knowledge import MACHINE_READS
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
 ARCH_READ = optional("host.arch", None)
+
+def planned_torch_command(**facts: Any) -> str | None:
+    """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
+    ``MACHINE_READS``, or None when it gives none (no wheel runs here, nothing to change,
+    undecided)."""
+    from envdoctor.suggest.knowledge import command_of, facts_of
+    return command_of(facts_of(**facts), "torch", keep_installed=True)
+
+
+def planned_torch_line(**facts: Any) -> str:
+    """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
+    ``MACHINE_READS``: the one planner behind every torch install fix."""
+    from envdoctor.suggest.knowledge import facts_of, line_of
+    return line_of(facts_of(**facts), "torch", keep_installed=True)
 
 
 def torch_variant_name(version: Any, cuda: Any) -> str | None:
@@ -146,23 +161,6 @@ def torch_command(pin: str, tag: str) -> str:
 
 SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
             "https://pytorch.org/get-started/locally/")
-
-
-def torch_gpu_command(nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
-                      os_name: str, keep_release: bool = True, python: Any = None) -> str:
-    """The torch CUDA wheel for the GPUs and driver here (see ``torch_wheel_for``)."""
-    targets = [sm_of(gpu_cc_of(g)) for g in nv.gpus]
-    if None in targets or not targets:
-        return SELECTOR
-    installed = torch.version if torch is not None and keep_release else None
-    got = torch_wheel_for(targets, installed, wheel_platform(host_arch), os_name,  # type: ignore[arg-type]
-                          nv.driver_version, python)
-    if got is None:
-        if nv.driver_version is None:
-            return SELECTOR
-        return (f"upgrade the NVIDIA driver first: no listed torch wheel runs these GPUs on "
-                f"driver {nv.driver_version}")
-    return torch_command(*got)
 
 
 def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
@@ -292,26 +290,21 @@ def torch_archs_confirmed(*, got: dict[str, Any] | None, gpus: tuple[Gpu, ...] |
     return bool(gpus_newer_than_build_cuda(gpus, torch.cuda))
 
 
-@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ,
-       python=optional("host.python_version", None))
-def torch_arch_fix(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
-                   python: Any,
-                   os: str) -> str:
-    """The install command that gives every GPU here a torch with its kernels, computed from
-    the GPUs' architectures, the driver, OS and CPU architecture and the installed release;
-    a driver upgrade when no listed wheel fits; the selector when a GPU's capability is
-    unknown."""
-    return torch_gpu_command(nv, torch, host_arch, os, python=python)
+@reads(**MACHINE_READS)
+def torch_arch_fix(**facts: Any) -> str:
+    """GPU001's fix: the torch wheel with kernels for every GPU here, for this driver, OS, CPU
+    architecture and Python, keeping the installed release when a variant of it runs (the
+    planner of `envdoctor suggest`, keep-installed mode); a driver upgrade when the driver
+    cannot drive these GPUs."""
+    return planned_torch_line(**facts)
 
 
-@reads(nv="nvidia", torch="frameworks.torch", host_arch=ARCH_READ, os=OS_READ,
-       python=optional("host.python_version", None))
-def torch_gpu_install(*, nv: NvidiaFacts, torch: TorchBuild | None, host_arch: str | None,
-                      python: Any,
-                      os: str) -> str:
-    """``torch_gpu_install()``: the command that installs a torch CUDA wheel of the installed
-    release for this machine's GPUs, driver, OS and CPU architecture."""
-    return torch_gpu_command(nv, torch, host_arch, os, python=python)
+@reads(**MACHINE_READS)
+def torch_gpu_install(**facts: Any) -> str:
+    """``torch_gpu_install()``: the torch CUDA wheel for this machine's GPUs, driver, OS, CPU
+    architecture and Python, of the installed release when a variant of it runs here (see
+    ``torch_arch_fix``)."""
+    return planned_torch_line(**facts)
 
 
 @reads(pk="packages", build=optional("frameworks.torch"))
