@@ -10,7 +10,7 @@ import sys
 import click
 
 from envdoctor import __version__
-from envdoctor.errors import EXIT_INTERNAL, EXIT_USAGE, write_crash_log
+from envdoctor.errors import EXIT_INTERNAL, EXIT_USAGE
 
 
 class LazyGroup(click.Group):
@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> None:
             _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
             sys.exit(EXIT_USAGE)
         try:
+            from envdoctor.crashlog import write_crash_log
             path = write_crash_log(exc)
         except Exception as log_exc:  # noqa: BLE001
             path = f"(no crash log: {type(log_exc).__name__})"

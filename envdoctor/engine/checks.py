@@ -303,13 +303,17 @@ _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def fill(template: str, evidence: dict[str, Any]) -> str:
-    """Replace ``{name}`` with evidence; unknown names are left as they are."""
+    """Replace ``{name}`` with evidence; unknown names are left as they are.
+
+    An empty list reads "none" (a sentence never ends in "matched: ."), a value that could
+    not be known reads "unknown".
+    """
     def sub(m: re.Match[str]) -> str:
         if m.group(1) not in evidence:
             return m.group(0)
         value = evidence[m.group(1)]
         if isinstance(value, list):
-            return ", ".join(str(v) for v in value)
+            return ", ".join(str(v) for v in value) if value else "none"
         return "unknown" if value is None else str(value)
     return _FIELD.sub(sub, template)
 

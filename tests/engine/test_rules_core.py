@@ -173,3 +173,22 @@ def test_the_cache_follows_content_not_clocks(tmp_path, private_cache):
     tree, cached = loader.load_tree_cached("checks", root)
     assert cached is False
     assert dict((p.name, d) for p, d in tree)["HOST001.toml"]["severity"] == "error"
+
+
+def test_fill_says_none_for_an_empty_list_and_unknown_for_an_unknown_value():
+    from envdoctor.engine.checks import fill
+    template = "What the error text matched: {diagnosis}. Seen: {seen}. Driver: {driver}."
+    got = fill(template, {"diagnosis": [], "seen": ["a", "b"], "driver": None})
+    assert got == "What the error text matched: none. Seen: a, b. Driver: unknown."
+
+
+def test_signature_schema_rejects_an_unknown_context_key(tmp_path):
+    from envdoctor.engine.schemas import load_schema, problems, schema_path
+    schema = load_schema(str(schema_path("signature")))
+    context = {"text": ["libcudnn"], "fix": "pip install x"}
+    base = {"code": "EX001", "id": "x", "title": "t", "why": "w", "fix": "f",
+            "patterns": ["libcudnn"], "references": ["https://example.org"],
+            "examples": [{"matches": True, "text": "a"}, {"matches": False, "text": "b"}]}
+    assert not [p for p in problems({**base, "context": [context]}, schema) if "context" in p]
+    bad = problems({**base, "context": [{**context, "fixx": "typo"}]}, schema)
+    assert any("context" in p for p in bad)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import bounded, errors, runner, streams
+from envdoctor import bounded, crashlog, errors, runner, streams
 from envdoctor.errors import BadInput
 
 
@@ -132,7 +132,7 @@ def test_crash_log_is_private_random_and_redacted(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["envdoctor", "check", "--require",
                                       "hf_PLANTEDabcdefghijklmnopqrstuv"])
     monkeypatch.setenv("HF_TOKEN", "hf_PLANTEDabcdefghijklmnopqrstuv")
-    paths = {errors.write_crash_log(RuntimeError("boom")) for _ in range(2)}
+    paths = {crashlog.write_crash_log(RuntimeError("boom")) for _ in range(2)}
     assert len(paths) == 2  # random names: never the same file twice
     for path in paths:
         st = os.lstat(path)
@@ -148,7 +148,7 @@ def test_crash_log_refuses_a_folder_planted_as_a_symlink(tmp_path, monkeypatch):
     (tmp_path / "state" / "envdoctor").mkdir(parents=True)
     (tmp_path / "state" / "envdoctor" / "crash").symlink_to(victim)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    message = errors.write_crash_log(RuntimeError("boom"))
+    message = crashlog.write_crash_log(RuntimeError("boom"))
     assert message.startswith("(no crash log") and list(victim.iterdir()) == []
 
 
