@@ -87,11 +87,13 @@ class Check:
 
 
 # ---------------------------------------------------------------------------- loading
-def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False) -> Check:
+def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
+                areas: dict[str, str] | None = None) -> Check:
     """Validate one check file's data; errors name the file and the field.
 
     ``validated``: the data comes from the rule cache, written only after this function
     accepted the same bytes, so the (pure-Python, slow) walk over every expression is skipped.
+    ``areas``: rules/areas.toml ``[family]``, read once by a caller that parses many checks.
     """
     for key in REQUIRED:
         if key not in data:
@@ -154,7 +156,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False)
     return Check(code=code, id=rid, severity=severity, title=data["title"].strip(), when=when,
                  when_source=data["when"], why=data["why"].strip(), fix=data["fix"].strip(),
                  references=tuple(refs), evidence=evidence,
-                 area=data.get("area") or area_of_family(prefix),
+                 area=data.get("area") or (areas.get(prefix, prefix.lower())
+                                           if areas is not None else area_of_family(prefix)),
                  examples=examples, path=str(path), confirmed=confirmed,
                  supersedes=tuple(supersedes))
 
@@ -186,12 +189,22 @@ def load_checks(root: Path | None = None) -> list[Check]:
     fresh: list[Check] = []
 
     def accept(items: list[tuple[Path, dict[str, Any]]]) -> None:
-        fresh.extend(parse_check(data, p) for p, data in items)
+        areas = _family_areas() if items else None
+        fresh.extend(parse_check(data, p, areas=areas) for p, data in items)
         _unique(fresh)
 
     tree, from_cache = load_tree_cached("checks", root, accept)
-    checks = [parse_check(data, p, validated=True) for p, data in tree] if from_cache else fresh
+    if from_cache:
+        areas = _family_areas() if tree else None  # once, not once per check
+        checks = [parse_check(data, p, validated=True, areas=areas) for p, data in tree]
+    else:
+        checks = fresh
     return sorted(checks, key=lambda c: c.code)
+
+
+def _family_areas() -> dict[str, str]:
+    from envdoctor.engine.loader import load_file_cached
+    return load_file_cached("areas").get("family", {})
 
 
 def _unique(checks: list[Check]) -> None:

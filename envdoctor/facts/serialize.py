@@ -49,6 +49,18 @@ def _shape(tp: Any) -> tuple[Any, tuple[Any, ...]]:
     return typing.get_origin(tp), typing.get_args(tp)
 
 
+def _is_dataclass(tp: Any) -> bool:
+    try:
+        return _is_dataclass_cached(tp)
+    except TypeError:  # unhashable
+        return dataclasses.is_dataclass(tp)
+
+
+@cache
+def _is_dataclass_cached(tp: Any) -> bool:
+    return dataclasses.is_dataclass(tp)
+
+
 @cache
 def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
     """A dataclass's fields with their resolved types, in declaration order."""
@@ -59,6 +71,10 @@ def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
 def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
     """Build a value of type ``tp`` from JSON data; unknown keys are ignored (forward compat)."""
     if tp is Any:
+        return data
+    if tp is str or tp is int or tp is bool:  # the most common leaves, checked first
+        if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
+            raise DecodeError(f"{path}: expected {tp.__name__}, got {type(data).__name__}")
         return data
     try:
         origin, args = _shape(tp)
@@ -76,7 +92,7 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
             except DecodeError as exc:
                 last_error = exc
         raise last_error or DecodeError(f"{path}: no type matched")
-    if dataclasses.is_dataclass(tp):
+    if _is_dataclass(tp):
         if not isinstance(data, dict):
             raise DecodeError(f"{path}: expected an object, got {type(data).__name__}")
         kwargs = {}
