@@ -6,45 +6,63 @@ from __future__ import annotations
 
 import pytest
 
+from envdoctor.engine.checks import example_facts
 from envdoctor.engine.knowledge import compat
-from envdoctor.engine.knowledge.compat import driver_supports_arch, torch_wheel_for
+from envdoctor.engine.knowledge.compat import driver_supports_arch
+from envdoctor.suggest import suggest
 
 
-@pytest.mark.parametrize(("targets", "installed", "driver", "want"), [
+def fix_plan(gpu: str, cc: str, torch: str | None, driver: str, os: str = "Linux",
+             arch: str = "x86_64", python: str = "3.11") -> tuple[str, str | None, str | None]:
+    """(status, torch version, variant) of the torch wheel a check fix proposes here: the one
+    planner in the keep-the-installed-release mode check fixes use."""
+    cuda = None
+    if torch and "+cu" in torch:
+        tag = torch.split("+cu")[1]
+        cuda = f"{tag[:-1]}.{tag[-1]}"
+    facts = example_facts({
+        "nvidia": {"driver_version": driver, "gpus": [{"name": gpu, "cc": cc}]},
+        "host": {"os": os, "arch": arch, "python_version": python},
+        "frameworks": {"torch": {"version": torch, "cuda": cuda}} if torch else {},
+        "packages": {"distributions": {"torch": torch} if torch else {}}})
+    s = suggest(facts, ["torch"], keep_installed=True).suggestions[0]
+    return s.status, s.version, s.variant
+
+
+@pytest.mark.parametrize(("gpu", "cc", "installed", "driver", "want"), [
     # RTX 5090 with torch 2.7.0+cu126: the same release's cu128 wheel (driver 570 runs 12.8)
-    (["sm_120"], "2.7.0+cu126", "570.133.07", ("torch==2.7.0", "cu128")),
-    # H100 with a CPU wheel on driver 560: the newest CUDA the driver fully supports (cu124)
-    (["sm_90"], "2.5.1+cpu", "560.35.03", ("torch==2.5.1", "cu124")),
+    ("NVIDIA GeForce RTX 5090", "12.0", "2.7.0+cu126", "570.133.07", ("ok", "2.7.1", "cu128")),
+    # H100 with a CPU wheel on driver 560: the same release's CUDA wheel (cu124)
+    ("NVIDIA H100 80GB HBM3", "9.0", "2.5.1+cpu", "560.35.03", ("ok", "2.5.1", "cu124")),
     # V100 with torch 2.9.0+cu130: CUDA 13 cannot target sm_70, cu128 of 2.9 can
-    (["sm_70"], "2.9.0+cu130", "580.65.06", ("torch==2.9.0", "cu128")),
-    # RTX 5090 with torch 2.6 (no sm_120 variant) on driver 570: the newest confirmed release
-    # with a variant the driver runs (cu130 needs 580); unconfirmed rows (2.10+) are not offered
-    (["sm_120"], "2.6.0+cu124", "570.133.07", ("torch==2.9.*", "cu128")),
+    ("Tesla V100-SXM2-32GB", "7.0", "2.9.0+cu130", "580.65.06", ("ok", "2.9.1", "cu128")),
 ])
-def test_wheel_for_these_gpus_and_driver(targets, installed, driver, want):
-    assert torch_wheel_for(targets, installed, "default", "linux", driver) == want
+def test_wheel_for_these_gpus_and_driver(gpu, cc, installed, driver, want):
+    assert fix_plan(gpu, cc, installed, driver) == want
 
 
 def test_no_wheel_for_a_gpu_the_driver_cannot_drive():
     """Driver 470 predates Ada (sm_89 arrived with CUDA 11.8 / driver 520): no cu118 advice."""
     assert driver_supports_arch("470.256.02", "sm_89") is False
-    assert torch_wheel_for(["sm_89"], "2.3.1+cu121", "default", "linux", "470.256.02") is None
+    assert fix_plan("NVIDIA GeForce RTX 4090", "8.9", "2.3.1+cu121", "470.256.02")[0] == "none"
     assert driver_supports_arch("535.183.01", "sm_89") is True
 
 
 def test_aarch64_uses_the_aarch64_arch_lists():
-    """Jetson Thor (sm_110) exists only in the aarch64 cu130 wheels."""
-    assert torch_wheel_for(["sm_110"], "2.9.0+cu130", "linux-aarch64", "linux", "580.00") == \
-        ("torch==2.9.0", "cu130")
-    assert torch_wheel_for(["sm_110"], "2.9.0+cu130", "default", "linux", "580.00") != \
-        ("torch==2.9.0", "cu130")
+    """Jetson Thor (sm_110) exists only in the aarch64 cu130 wheels: never judged by the
+    x86_64 arch list of the same variant."""
+    assert fix_plan("NVIDIA Jetson AGX Thor", "11.0", "2.9.0+cu130", "580.65.06",
+                    arch="aarch64", python="3.12") == ("ok", "2.9.1", "cu130")
+    assert fix_plan("NVIDIA Jetson AGX Thor", "11.0", "2.9.0+cu130", "580.65.06",
+                    python="3.12")[0] == "none"
 
 
-def test_windows_cuda13_floor_and_older_variant():
-    """CUDA 13.x needs a 580 driver on Windows too; 566 still runs cu126 (Table 3: 560.94)."""
+def test_windows_cuda13_floor():
+    """CUDA 13.x needs a 580 driver on Windows too: 566 keeps the release on a cu12 wheel."""
     assert str(compat.lookup_compat_floor("13.0", "windows")) == "580"
-    assert torch_wheel_for(["sm_89"], "2.9.0+cu130", "default", "windows", "566.36") == \
-        ("torch==2.9.0", "cu126")
+    status, version, variant = fix_plan("NVIDIA GeForce RTX 4090", "8.9", "2.9.0+cu130",
+                                        "566.36", os="Windows")
+    assert (status, version) == ("ok", "2.9.1") and variant.startswith("cu12")
 
 
 def test_driver_versions_print_as_nvidia_writes_them():
@@ -77,6 +95,5 @@ def test_keras_pins_name_a_release_series_that_exists(code, tf, want):
 
 
 def test_no_wheel_for_a_python_the_release_does_not_support():
-    """Python 3.8: torch 2.5+ has no cp38 wheel, so the newest release offered is older."""
-    pin, tag = torch_wheel_for(["sm_89"], None, "default", "linux", "560.35.03", "3.8.18")
-    assert pin in ("torch==2.4.*", "torch==2.3.*", "torch==2.2.*") and tag.startswith("cu12")
+    """Python 3.8: torch 2.5+ has no cp38 wheel, so no release in the data runs there."""
+    assert fix_plan("NVIDIA GeForce RTX 4090", "8.9", None, "560.35.03", python="3.8")[0] == "none"

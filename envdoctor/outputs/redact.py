@@ -78,12 +78,19 @@ _IPV6 = re.compile(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
                    r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
 
 
+_MEMO_MAX, _MEMO_LONGEST = 4096, 4096  # bounded: hostile inputs must not grow the memo
+
+
 @dataclass
 class Redactor:
     """Knows what to remove (literals from this machine and the data) and removes it."""
 
     literals: list[tuple[str, str]] = field(default_factory=list)  # (value, placeholder)
     versions: set[str] = field(default_factory=set)  # dotted quads that are versions
+    # text() results, valid while literals and versions (which only grow) keep their sizes:
+    # a report repeats the same strings (paths, names) across facts, findings and renderers.
+    _memo: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    _memo_stamp: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
 
     def add(self, value: Any, placeholder: str, minimum: int = 3) -> None:
         if isinstance(value, str) and len(value.strip()) >= minimum:
@@ -92,6 +99,17 @@ class Redactor:
     # ------------------------------------------------------------------ text
     def text(self, value: str) -> str:
         """One string with every secret, name and address replaced."""
+        stamp = (len(self.literals), len(self.versions))
+        if stamp != self._memo_stamp:
+            self._memo, self._memo_stamp = {}, stamp
+        done = self._memo.get(value)
+        if done is None:
+            done = self._text(value)
+            if len(self._memo) < _MEMO_MAX and len(value) <= _MEMO_LONGEST:
+                self._memo[value] = done
+        return done
+
+    def _text(self, value: str) -> str:
         out = scrub(value, SECRET)  # secrets inside values: JSON keys, URLs, headers, PEM
         for literal, placeholder in sorted(self.literals, key=lambda p: -len(p[0])):
             if literal in out:

@@ -78,19 +78,27 @@ def driver_floor(cuda: Version, os_name: str) -> tuple[Version, str, bool] | Non
 
 
 def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str], str, bool] | None:
-    """(arch list, source, confirmed) of one torch wheel; None when the data has no row."""
-    for row in wheel_index().get("torch_arch_exception", []):
-        if row.get("platform") == platform and row.get("cuda") == variant \
-                and in_range(torch, row.get("torch", "")):
-            return list(row.get("archs", [])), row.get("source", ""), confirmed(row)
-    # the x86_64/Windows ``[[variant]]`` row of the torch matrix (aarch64 rows are the
-    # exceptions above)
+    """(arch list, source, confirmed) of one torch wheel; None when the data has no row.
+
+    aarch64 wheels are built with their own arch list (Jetson Thor's sm_110 is only there):
+    the torch matrix's ``platform = "linux-aarch64"`` rows first, then this file's
+    exceptions. An x86_64 list is never applied to another platform's wheel: no row, no list.
+    """
+    family = _MATRIX_PLATFORM.get(platform, "default")
     row = next((r for r in matrix("torch").get("variant", [])
                 if r.get("cuda") == variant and in_range(torch, r.get("torch", ""))
-                and r.get("platform", "default") == "default"), None)
+                and r.get("platform", "default") == family), None)
+    if row is None:
+        row = next((r for r in wheel_index().get("torch_arch_exception", [])
+                    if r.get("platform") == platform and r.get("cuda") == variant
+                    and in_range(torch, r.get("torch", ""))), None)
     if row is None:
         return None
     return list(row.get("archs", [])), row.get("source", ""), confirmed(row)
+
+
+# suggest's platform tags -> the torch matrix's ``platform`` of the rows that describe them
+_MATRIX_PLATFORM = {"linux_aarch64": "linux-aarch64"}
 
 
 def conda_row(package: str) -> dict[str, Any] | None:

@@ -49,16 +49,13 @@ from envdoctor.engine.knowledge.jax import (  # noqa: F401
 from envdoctor.engine.knowledge.packages import nvidia_wheel_major  # noqa: F401
 from envdoctor.engine.knowledge.tensorflow import lookup_tf_release  # noqa: F401
 from envdoctor.engine.knowledge.torch import (  # noqa: F401
-    SELECTOR,
     archs_in_range,
     driver_supports_arch,
     gpus_newer_than_build_cuda,
     local_variant,
     lookup_torch_release,
     lookup_torch_variant,
-    torch_command,
     torch_variant_name,
-    torch_wheel_for,
     wheel_platform,
 )
 from envdoctor.engine.matrices import matrix_problems  # noqa: F401

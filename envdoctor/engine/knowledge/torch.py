@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.version import Version
-
 from envdoctor.engine.knowledge._common import (
     confirmed,
     cuda_of_tag,
@@ -17,7 +15,7 @@ from envdoctor.engine.knowledge._common import (
     with_confirmed,
 )
 from envdoctor.engine.knowledge._reads import optional, reads, result
-from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_min_driver
+from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
@@ -108,59 +106,6 @@ def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool
     if floor is None:
         return None
     return d.major >= floor[0].major
-
-
-def torch_wheel_for(targets: list[str], installed: Any, platform: str, os_name: str,
-                    driver: Any, python: Any = None) -> tuple[str, str] | None:
-    """(torch pin, cu tag) of a wheel with code for every arch in ``targets`` that ``driver``
-    can run: the installed release first (same version, other CUDA variant), else the newest
-    release that has one. Of its variants, the newest CUDA the driver fully supports (no
-    minor-version-compatibility caveat); else the oldest one it runs under that compatibility;
-    with the driver unknown, the oldest (it runs on the most drivers).
-    Only confirmed releases (their wheels exist) whose Python range holds ``python`` (when
-    known) are proposed. None when no listed wheel fits, or the driver cannot drive one of
-    these GPUs at all (then the driver is the problem, not the wheel).
-    """
-    if any(driver_supports_arch(driver, t, os_name) is False for t in targets):
-        return None
-    rows = [r for r in matrix("torch").get("variant", [])
-            if r.get("platform", "default") == platform]
-    py = ver(python)
-    releases = sorted({v for r in matrix("torch").get("release", [])
-                       if (v := ver(r.get("torch"))) is not None and confirmed(r)
-                       and (py is None or in_range(py, r.get("python", "")))}, reverse=True)
-    inst = ver(installed)
-    order = ([Version(inst.base_version)] if inst is not None else []) + releases
-    d = ver(driver)
-    for index, release in enumerate(order):
-        fits = []
-        for row in rows:
-            cuda = cuda_of_tag(row.get("cuda", ""))
-            if cuda is None or not in_range(release, row.get("torch", "")):
-                continue
-            if not all(archs_run_on(row.get("archs", []), t) for t in targets):
-                continue
-            floor = lookup_compat_floor(cuda, os_name)
-            if d is not None and (floor is None or d < floor):
-                continue
-            bundled = lookup_min_driver(cuda, os_name)
-            full = d is not None and bundled is not None and d >= bundled[0]
-            fits.append((full, cuda, row["cuda"]))
-        if fits:
-            pin = f"torch=={release}" if index == 0 and inst is not None else \
-                f"torch=={release.major}.{release.minor}.*"
-            full = [f for f in fits if f[0]]
-            return pin, (max(full) if full else min(fits))[2]
-    return None
-
-
-def torch_command(pin: str, tag: str) -> str:
-    return (f'pip install --force-reinstall "{pin}" torchvision torchaudio --index-url '
-            f"https://download.pytorch.org/whl/{tag}")
-
-
-SELECTOR = ("install the torch CUDA wheel for your GPU and driver from "
-            "https://pytorch.org/get-started/locally/")
 
 
 def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
