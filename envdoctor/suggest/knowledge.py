@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import MACHINE_READS, reads
 from envdoctor.facts import (
     CudaFacts,
     Distribution,
@@ -30,20 +30,8 @@ from envdoctor.facts import (
     Status,
 )
 
-# Everything the install planner (envdoctor.suggest) reads, all optional: it says "undecided"
-# itself on missing facts. Rebuilt into a Facts by ``facts_of``;
-# `check`'s torch fixes (engine.knowledge.torch) declare the same reads.
-MACHINE_READS = dict(
-    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
-    python=optional("host.python_version", None),
-    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
-    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
-    nvml_error=optional("nvidia.nvml_error", ""),
-    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
-    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
-    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
-    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
-)
+# Everything the install planner reads (``MACHINE_READS``, all optional), rebuilt into a
+# Facts by ``facts_of``; `check`'s torch fixes (engine.knowledge.torch) declare the same reads.
 _READS = MACHINE_READS
 
 

@@ -71,3 +71,19 @@ class FirstOf:
 
     names: tuple[str, ...]
     doc: str = ""
+
+
+# What the install planner (envdoctor.suggest) reads of a snapshot. Declared here, beside the
+# read helpers, so knowledge modules can delegate to the planner without importing it on
+# the static path; every read is optional (the planner says "undecided" on missing facts).
+MACHINE_READS = dict(
+    host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
+    python=optional("host.python_version", None),
+    nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),
+    gpus=optional("nvidia.gpus", ()), pci_devices=optional("nvidia.pci_devices", None),
+    nvml_error=optional("nvidia.nvml_error", ""),
+    cuda_probe="cuda.probe", nvcc=optional("cuda.nvcc_version", None),
+    packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
+    frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
+    tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
+)

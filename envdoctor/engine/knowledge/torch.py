@@ -14,12 +14,11 @@ from envdoctor.engine.knowledge._common import (
     ver,
     with_confirmed,
 )
-from envdoctor.engine.knowledge._reads import optional, reads, result
+from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result
 from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
-from envdoctor.suggest.knowledge import MACHINE_READS
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
 ARCH_READ = optional("host.arch", None)
