@@ -81,6 +81,10 @@ def line_starts(text: str, literals: tuple[str, ...] = (), near: Any = None) -> 
     """Where the lines of ``text`` begin that hold one of ``literals`` (none holds a line
     break) or a match of the pattern ``near`` (whose matches never hold one): sorted, each
     line once. C-level finds, one per hit line and literal."""
+    if "\n" not in text:  # one line (most strings of a report): one C-level check
+        hit = any(lit in text for lit in literals) or (near is not None and
+                                                        near.search(text) is not None)
+        return [0] if hit else []
     starts: set[int] = set()
     for lit in literals:
         pos = text.find(lit)

@@ -31,6 +31,7 @@ import platform
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from envdoctor.lazyre import lazy
@@ -165,14 +166,14 @@ class Redactor:
     # ------------------------------------------------------------------ data
     def data(self, value: Any, key: str = "") -> Any:
         """JSON-like data, walked with each value's key as context."""
-        if isinstance(value, Mapping):
+        if isinstance(value, str):  # the leaves first: most nodes are strings
+            if key and _version_key(key):
+                return value
+            return self.text(value)
+        if isinstance(value, (dict, Mapping)):
             return {k: self._item(str(k), v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.data(v, key) for v in value]
-        if isinstance(value, str):
-            if key and VERSION_KEYS.search(key.lower()):
-                return value
-            return self.text(value)
         return value
 
     def _item(self, key: str, value: Any) -> Any:
@@ -235,14 +236,8 @@ def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
 def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor,
                        key: str = "") -> None:
     """Collect names that appear in one place (a home path) so they go everywhere else too."""
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _walk_for_literals(v, users, hosts, r, str(k))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _walk_for_literals(v, users, hosts, r, key)
-    elif isinstance(value, str):
-        if key and VERSION_KEYS.search(key.lower()) and _IPV4.fullmatch(value):
+    if isinstance(value, str):
+        if key and _version_key(key) and _IPV4.fullmatch(value):
             r.versions.add(value)
         for start in line_starts(value, _HOME_GATE):  # a home path stays on one line
             end = value.find("\n", start)
@@ -253,6 +248,18 @@ def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor
                 hosts.add(part.split(":")[0])
         if key.isupper() and ENV_NAME.match(key) and looks_secret(key, value):
             r.add(value, SECRET, minimum=6)
+    elif isinstance(value, (dict, Mapping)):
+        for k, v in value.items():
+            _walk_for_literals(v, users, hosts, r, str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _walk_for_literals(v, users, hosts, r, key)
+
+
+@lru_cache(maxsize=1024)
+def _version_key(key: str) -> bool:
+    """Is this a key whose values are versions (kept as they are)? Keys repeat: cached."""
+    return VERSION_KEYS.search(key.lower()) is not None
 
 
 def _local_addresses(r: Redactor) -> None:
