@@ -313,12 +313,15 @@ class _State:
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        distinct = set(lines)
         # line index in the block -> needle ids
-        if len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
-            hit_lines = self._find_direct(red, lines)
+        if self.seen.issuperset(lines):  # every shape searched before (one C-level pass)
+            hit_lines = self._hot_lines(lines, self.hot_keys.intersection(lines))
         else:
-            hit_lines = self._find_shapes(lines, distinct)
+            distinct = set(lines)
+            if len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
+                hit_lines = self._find_direct(red, lines)
+            else:
+                hit_lines = self._find_shapes(lines, distinct)
         if not hit_lines:
             return
         line_at = _LineReader(data, normalised, quoted)
@@ -406,7 +409,11 @@ class _State:
             for shape, nis in found.items():
                 self.hot[shape] = (frozenset(nis - ctx_ids), frozenset(nis & ctx_ids))
             self.hot_keys.update(found)
-        here = distinct & self.hot_keys
+        return self._hot_lines(lines, distinct & self.hot_keys)
+
+    def _hot_lines(self, lines: list[bytes], here: set[bytes]) -> dict[int, set[int]]:
+        """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
+        needle still wanted: on every such line, or (contexts) on its shape's first line."""
         if not here:
             return {}
         skip = self._skipped()
