@@ -154,8 +154,10 @@ def build_distinct_log(path: Path, size_mb: int, texts: list[str], seed: int = 1
 
 
 def show(label: str, m: dict[str, float], mb: float | None = None) -> None:
-    rate = f"  {mb / m['wall']:6.1f} MiB/s whole process, {mb / m['cpu']:6.1f} per CPU s" \
-        if mb else ""
+    rate = ""
+    if mb:
+        per_cpu = f"{mb / m['cpu']:6.1f}" if m["cpu"] > 0 else "   n/a"
+        rate = f"  {mb / m['wall']:6.1f} MiB/s whole process, {per_cpu} per CPU s"
     print(f"  {label:44} {m['wall']:6.3f} s (min {m['min']:.3f}, max {m['max']:.3f}, CPU "
           f"{m['cpu']:.3f} s, RSS {m['rss_mb']:.0f} MB){rate}", flush=True)
 
