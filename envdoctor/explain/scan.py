@@ -233,14 +233,15 @@ class Scanner:
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
-        reduced = {lit: reduce_text(lit) for lit in by_literal}
-        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures, find_ms)
+        by_reduced: dict[str, list[str]] = {}
+        for lit in by_literal:
+            by_reduced.setdefault(reduce_text(lit), []).append(lit)
+        anchors = _cached_anchors(sorted(by_reduced), self.signatures, find_ms)
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
-            covered = set(rlits)
-            plan.append((anchor.encode("latin-1"), tuple(
-                (lit, tuple(by_literal[lit])) for lit in sorted(by_literal)
-                if reduced[lit] in covered)))
+            lits = sorted({lit for rlit in rlits for lit in by_reduced.get(rlit, ())})
+            plan.append((anchor.encode("latin-1"),
+                         tuple((lit, tuple(by_literal[lit])) for lit in lits)))
         return plan
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
