@@ -44,6 +44,22 @@ def test_tf_dlerror_next_to_a_gpu_is_an_environment_problem():
     assert "1 NVIDIA GPU" in got.notes[-1]
 
 
+LONE_CUDART = DLERROR.splitlines()[0] + "\n"
+CUDNN_TOO = LONE_CUDART + LONE_CUDART.replace("libcudart.so.11.0", "libcudnn.so.8")
+
+
+def test_a_lone_cudart_dlerror_is_start_up_noise_but_a_later_library_is_not():
+    """TF looks for libcudart on every machine; cuDNN/cuBLAS only once it has found a GPU."""
+    assert primary(diagnose_text(LONE_CUDART)) is None
+    assert primary(diagnose_text(CUDNN_TOO)).code == "ETF002"
+    crash = LONE_CUDART + "Traceback (most recent call last):\nRuntimeError: boom\n"
+    assert any(d.code == "ETF002" and d.category == "environment"
+               for d in diagnose_text(crash))
+    gpu = _facts(nvidia={"gpus": [{"index": 0, "name": "NVIDIA A10G"}]})
+    got = primary(diagnose_text(LONE_CUDART, facts=gpu))
+    assert got is not None and got.code == "ETF002" and got.category == "environment"
+
+
 def test_a_bare_key_error_is_no_diagnosis_but_inside_a_wrapper_it_is_user_code():
     bare = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nKeyError: 'a'\n"
     assert "EUSER008" not in {d.code for d in diagnose_text(bare)}
