@@ -81,6 +81,20 @@ def test_fix_follows_the_framework_that_raised():
     assert "tensorflow[and-cuda]" in got_tf.fix and "tensorflow" not in got_torch.fix
 
 
+@pytest.mark.parametrize("case,package", [("068-tf-cudnn-mismatch-dnn-not-found", "tensorflow"),
+                                          ("124-jax-cudnn-too-old-gcbf", "jax[cuda12]"),
+                                          ("132-torch-cudnn-mismatch-model-cuda", "torch")])
+def test_a_cudnn_version_mismatch_gets_the_fix_of_the_framework_that_loaded_it(case, package):
+    from pathlib import Path
+
+    from envdoctor.engine.loader import load_toml
+    text = load_toml(Path(__file__).parent / "corpus" / "explain" / f"{case}.toml")["text"]
+    got = primary(diagnose_text(text))
+    assert got.code == "ETF005" and package in got.fix
+    others = {"tensorflow", "jax", "torch"} - {package.split("[")[0]}
+    assert not any(other in got.fix.lower() for other in others), got.fix
+
+
 def test_cudnn_internal_error_alone_is_not_an_environment_claim():
     got = primary(diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"))
     assert got.code == "ECUDNN009" and got.category != "environment"
