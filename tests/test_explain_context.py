@@ -95,6 +95,17 @@ def test_a_cudnn_version_mismatch_gets_the_fix_of_the_framework_that_loaded_it(c
     assert not any(other in got.fix.lower() for other in others), got.fix
 
 
+def test_an_insufficient_driver_names_the_build_of_the_package_that_failed():
+    from pathlib import Path
+
+    from envdoctor.engine.loader import load_toml
+    corpus = Path(__file__).parent / "corpus" / "explain"
+    ort = primary(diagnose_text(load_toml(corpus / "023-insufficient-driver-onnxruntime.toml")["text"]))
+    app = primary(diagnose_text(load_toml(corpus / "024-insufficient-driver-bladebit.toml")["text"]))
+    assert ort.code == app.code == "ECUDA006"
+    assert "onnxruntime-gpu" in ort.fix and "onnxruntime" not in app.fix
+
+
 def test_cudnn_internal_error_alone_is_not_an_environment_claim():
     got = primary(diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"))
     assert got.code == "ECUDNN009" and got.category != "environment"
