@@ -9,6 +9,7 @@ first held-out set, signature examples), which this file also checks.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,6 +24,7 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 FLOOR = 0.90
+BATCH = re.compile(r"\bbatch ([A-Z])\b")  # batches B, C... were collected after rounds of fixes
 
 
 def _answer(text: str) -> tuple[str, str]:
@@ -56,8 +58,9 @@ def test_heldout2_threads_are_quoted_nowhere_else():
 
 
 def test_heldout2_top1_and_no_environment_claim_on_traps():
-    misses, claims, right, batch_b = [], [], 0, [0, 0]
+    misses, claims, right = [], [], 0
     per_label: dict[str, list[int]] = {}
+    per_batch: dict[str, list[int]] = {}
     for name, case in CASES:
         code, category = _answer(case["text"])
         if case["label"] in TRAPS:
@@ -67,9 +70,10 @@ def test_heldout2_top1_and_no_environment_claim_on_traps():
         else:
             ok = code in CAUSES[case["label"]]["codes"]
         right += ok
-        if "batch B" in case["note"]:
-            batch_b[0] += ok
-            batch_b[1] += 1
+        batch = BATCH.search(case["note"])
+        tally = per_batch.setdefault(batch.group(1) if batch else "A", [0, 0])
+        tally[0] += ok
+        tally[1] += 1
         tally = per_label.setdefault(case["label"], [0, 0])
         tally[0] += ok
         tally[1] += 1
@@ -78,7 +82,8 @@ def test_heldout2_top1_and_no_environment_claim_on_traps():
     share = right / len(CASES)
     table = [f"  {label:26} {ok}/{n}" for label, (ok, n) in sorted(per_label.items())]
     print(f"\nexplain heldout2 top-1: {share:.1%} ({right}/{len(CASES)}); environment claims on "
-          f"traps: {len(claims)}; batch B (collected after the first fixes): {batch_b[0]}/{batch_b[1]}",
+          f"traps: {len(claims)}; by batch: "
+          + ", ".join(f"{b} {ok}/{n}" for b, (ok, n) in sorted(per_batch.items())),
           *table, "misses:", *misses, sep="\n", file=sys.stderr)
     assert share >= FLOOR, "\n".join(misses)
     assert not claims, "\n".join(claims)
