@@ -70,7 +70,8 @@ class Check:
     why: str
     fix: str
     references: tuple[str, ...]
-    evidence: dict[str, ast.Expression] = field(default_factory=dict)
+    # compiled, or (from the rule cache) the source, compiled when the check fires
+    evidence: dict[str, ast.Expression | str] = field(default_factory=dict)
     area: str = ""
     examples: tuple[Example, ...] = ()
     path: str = ""
@@ -121,10 +122,13 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
         when = expr.compile_expr(data["when"], validate=not validated)
     except expr.ExprError as exc:
         raise RuleFileError(path, "when", str(exc)) from None
-    evidence = {}
+    evidence: dict[str, ast.Expression | str] = {}
     for key, source in (data.get("evidence") or {}).items():
+        if validated:  # compiled when the check fires (most never do): see _evidence_tree
+            evidence[key] = source
+            continue
         try:
-            evidence[key] = expr.compile_expr(source, validate=not validated)
+            evidence[key] = expr.compile_expr(source, validate=True)
         except (expr.ExprError, AttributeError) as exc:
             raise RuleFileError(path, f"evidence.{key}", str(exc)) from None
     confirmed = None
@@ -135,7 +139,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
             confirmed = expr.compile_expr(data["confirmed"], validate=not validated)
         except expr.ExprError as exc:
             raise RuleFileError(path, "confirmed", str(exc)) from None
-    trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items())]
+    trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items()
+                               if not isinstance(t, str))]
     if confirmed is not None:
         trees.append(("confirmed", confirmed))
     for key, tree in [] if validated else trees:
@@ -258,7 +263,7 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
     evidence = {}
     for key, tree in check.evidence.items():
         try:
-            evidence[key] = _plain(expr.Evaluator(names, lenient=True)(tree))
+            evidence[key] = _plain(expr.Evaluator(names, lenient=True)(_evidence_tree(tree)))
         except Exception as exc:
             evidence[key] = f"<{type(exc).__name__}: {exc}>"
     if severity == "error" and check.confirmed is not None and not _is_confirmed(check, names):
@@ -269,6 +274,12 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
                       fix=fill(check.fix, evidence), references=check.references,
                       evidence=evidence, area=check.area)
     return CheckResult(check.code, check.id, "fired", finding)
+
+
+def _evidence_tree(tree: ast.Expression | str) -> ast.Expression:
+    """An evidence expression, compiled now if it came from the rule cache as its source (the
+    cache holds only bytes this module already validated)."""
+    return expr.compile_expr(tree, validate=False) if isinstance(tree, str) else tree
 
 
 def _is_confirmed(check: Check, names: dict[str, Any]) -> bool:
