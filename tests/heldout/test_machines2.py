@@ -201,6 +201,7 @@ def test_machine2(sc, tmp_path, deps):  # noqa: F811 - the fixture
     assert checked.returncode in (0, 1), checked.stderr
     found = json.loads(checked.stdout)["findings"]
     loud = [f for f in found if f["severity"] in ("error", "warning")]
+    assert not [f["id"] for f in found if f["id"] in sc.get("must_not", ())]
     facts = pipeline.load_facts_file(str(path))
     if sc.get("smi"):  # the facts read the table's driver and every GPU row
         shown = re.search(r"(?:Driver|KMD) Version:\s*([\d.]+)", sc["smi"]).group(1)

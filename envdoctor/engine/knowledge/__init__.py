@@ -56,7 +56,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
     "live_diagnoses": "live", "live_warned_with": "live", "live_warned": "live",
-    "live_import_failed_except": "live",
+    "live_import_failed_except": "live", "live_module_shadowed": "live",
     # PaddlePaddle, MindSpore, MXNet
     "driver_runs_cuda": "frameworks", "paddle_variant": "frameworks",
     "paddle_install": "frameworks", "numpy_dependents": "frameworks",

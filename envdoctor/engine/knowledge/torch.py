@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import (
     confirmed,
+    counted,
     cuda_of_tag,
     in_range,
     series,
@@ -113,7 +114,7 @@ def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
         first = first_cuda_for(cc) if cc is not None else None
         if cuda is not None and first is not None and cuda < first:
             out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
-    return out
+    return counted(out)
 
 
 def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
@@ -244,7 +245,7 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
             return impossible or None
         if not archs_run_on(got["archs"], sm):
             missing.append(f"{gpu.name} ({sm})")
-    return missing
+    return counted(missing)
 
 
 @reads(got=result("torch_archs", None), gpus=optional("nvidia.gpus"),
