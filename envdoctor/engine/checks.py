@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from envdoctor.engine import expr
 from envdoctor.engine.findings import CheckResult, Finding, Severity
-from envdoctor.engine.loader import RuleFileError, is_url, load_tree_cached
+from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.engine.views import View
 from envdoctor.engine.vocabulary import known_names as vocabulary_names
 from envdoctor.engine.vocabulary import names_for
@@ -38,7 +38,6 @@ from envdoctor.facts import SECTIONS, Facts, FactsError
 INTENTS = ("auto", "gpu", "cpu")
 SEVERITIES = ("error", "warning", "info", "off")
 CODE_RE = re.compile(r"^[A-Z]{2,8}\d{3}$")
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "id", "severity", "title", "when", "why", "fix", "references", "examples")
 
 
@@ -96,14 +95,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
     accepted the same bytes, so the (pure-Python, slow) walk over every expression is skipped.
     ``areas``: rules/areas.toml ``[family]``, read once by a caller that parses many checks.
     """
-    for key in REQUIRED:
-        if key not in data:
-            raise RuleFileError(path, key, "is required")
+    check_identity(data, path, REQUIRED, CODE_RE, "TORCH001 (family + 3 digits)")
     code, rid = data["code"], data["id"]
-    if not isinstance(code, str) or not CODE_RE.match(code):
-        raise RuleFileError(path, "code", f"{code!r} must look like TORCH001 (family + 3 digits)")
-    if not isinstance(rid, str) or not ID_RE.match(rid):
-        raise RuleFileError(path, "id", f"{rid!r} must be kebab-case")
     sev = data["severity"]
     severity = {i: sev for i in INTENTS} if isinstance(sev, str) else dict(sev) \
         if isinstance(sev, dict) else None
