@@ -165,8 +165,11 @@ def recorded(file: str, driver: str | None = None, cuda: str | None = None,
 
 
 def generated(gpus, driver, cuda) -> str:
-    """machines.py's table (recorded RTX 4090 / 580 layout) for any list of GPUs."""
-    return m1.smi_table(gpus, driver, cuda)
+    """machines.py's table (recorded RTX 4090 / 580 layout) for any list of GPUs; names
+    longer than the column are cut as nvidia-smi cuts them ("NVIDIA GeForce RTX 2080 ...",
+    recorded table 03)."""
+    cut = [(name if len(name) <= 27 else name[:24] + "...", mib) for name, mib in gpus]
+    return m1.smi_table(cut, driver, cuda)
 
 
 def build(sc, box: Path):
@@ -404,3 +407,109 @@ SCENARIOS = [
        PY["3.11.10"], "tensorflow-cpu cannot use the GPU", expect="gpu",
        labels=["tf-cpu-on-gpu-host"]),
 ]
+
+# ---------------------------------------------------------------- batch 3
+# Written (with the verdicts) after batch 1 was fixed, before envdoctor ran on any of these.
+# GPU compute capabilities: https://developer.nvidia.com/cuda-gpus (CC).
+T290_PYPI = [torch("2.9.0", "12.8"), *cuda_wheels(12, "9.10.2.21", "12.8.90", "12.8.4.1", "2.27.5")]
+T290_PYPI_AARCH64_CPU = [torch("2.9.0")]           # PyPI's linux_aarch64 2.9 wheel is CPU-only
+T290_CU128_AARCH64 = T290_CU128
+T280_CU126 = torch_cuda("2.8.0", "cu126", "9.10.2.21", "12.6.77", "12.6.4.1", "2.27.3")
+T270_CU126 = torch_cuda("2.7.0", "cu126", "9.5.1.17", "12.6.77", "12.6.4.1", "2.26.2")
+TF216_AND_CUDA = [tensorflow("2.16.1", "12.3", "8", TF_CAPS),
+                  *cuda_wheels(12, "8.9.7.29", "12.3.101", "12.3.4.1", "2.19.3"), simple("keras", "3.3.3")]
+
+
+def g(*gpus):
+    return [(name, mib) for name, mib in gpus]
+
+
+PRO6000 = ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 97887)
+RTX6000ADA = ("NVIDIA RTX 6000 Ada Generation", 49140)
+SCENARIOS += [
+    sc("ok3-rtx-pro-6000-blackwell-575-torch271-cu128", True, generated(g(PRO6000), "575.57.08", "12.9"),
+       [*torch_cuda("2.7.1", "cu128", "9.7.1.26", "12.8.57", "12.8.3.14", "2.26.2"), NUMPY_2],
+       PY["3.12.7"], "RTX PRO 6000 Blackwell is CC 12.0 (CC); cu128 has sm_120 (PTA)"),
+    sc("bad3-rtx-pro-6000-blackwell-575-torch270-cu126", False, generated(g(PRO6000), "575.57.08", "12.9"),
+       [*T270_CU126, NUMPY_2], PY["3.12.7"], "CUDA 12.6 cannot hold sm_120 code (SM)",
+       labels=["gpu-arch-missing-from-torch-wheel"]),
+    sc("ok3-rtx6000-ada-550-torch251-cu124", True, generated(g(RTX6000ADA), "550.127.05", "12.4"),
+       [*T251_CU124, NUMPY_2], PY["3.11.10"], "RTX 6000 Ada is CC 8.9 (CC): sm_86 SASS runs (BIN)"),
+    sc("ok3-mixed-a10g-l40-a40-535-torch280-cu126", True,
+       generated(g(("NVIDIA A10G", 23028), ("NVIDIA L40", 46068), ("NVIDIA A40", 46068)),
+                 "535.230.02", "12.2"),
+       [*T280_CU126, NUMPY_2], PY["3.12.7"], "CC 8.6/8.9/8.6 (CC) in cu126 (PTA); 12.6 on 535 (MVC)"),
+    sc("ok3-h800-a800-h20-570-torch270-cu128", True,
+       generated(g(("NVIDIA H800", 81559), ("NVIDIA A800 80GB PCIe", 81920), ("NVIDIA H20", 97871)),
+                 "570.124.06", "12.8"),
+       [*T270_CU128, NUMPY_2], PY["3.12.7"], "CC 9.0/8.0/9.0 (CC); cu128 2.7 has sm_80/sm_90 (PTA)"),
+    sc("ok3-rtx5090-570-torch290-pypi-no-local-tag", True,
+       generated(g(("NVIDIA GeForce RTX 5090", 32607)), "570.172.08", "12.8"), [*T290_PYPI, NUMPY_2],
+       PY["3.12.7"], "plain PyPI torch 2.9.0 is the cu128 build (PT pypi_default) with sm_120"),
+    sc("bad3-gh200-aarch64-torch290-pypi-cpu", False,
+       generated(g(("NVIDIA GH200 480GB", 97871)), "570.148.08", "12.8"), [*T290_PYPI_AARCH64_CPU, NUMPY_2],
+       {**PY["3.12.7"], **LINUX_ARM}, "PyPI's aarch64 torch 2.9 is a CPU build (wheel_index pypi)",
+       labels=["torch-cpu-build-on-gpu-host"]),
+    sc("ok3-gb200-aarch64-580-torch290-cu128", True,
+       generated(g(("NVIDIA GB200", 189471)) * 4, "580.95.05", "13.0"), [*T290_CU128_AARCH64, NUMPY_2],
+       {**PY["3.12.7"], **LINUX_ARM}, "aarch64 cu128: 8.0;9.0;10.0;12.0 (PTA); GB200 CC 10.0"),
+    sc("bad3-gb200-aarch64-580-torch290-cu126", False,
+       generated(g(("NVIDIA GB200", 189471)) * 4, "580.95.05", "13.0"), [*T290_CU126, NUMPY_2],
+       {**PY["3.12.7"], **LINUX_ARM}, "CUDA 12.6 predates sm_100 (SM)",
+       labels=["gpu-arch-missing-from-torch-wheel"]),
+    sc("ok3-mixed-rtx5090-rtx3090-575-torch271-cu128", True,
+       generated(g(("NVIDIA GeForce RTX 5090", 32607), ("NVIDIA GeForce RTX 3090", 24576)),
+                 "575.64.03", "12.9"),
+       [*torch_cuda("2.7.1", "cu128", "9.7.1.26", "12.8.57", "12.8.3.14", "2.26.2"), NUMPY_2],
+       PY["3.12.7"], "cu128 2.7 has sm_86 and sm_120 (PTA)"),
+    sc("bad3-mixed-rtx5090-rtx3090-575-torch271-cu126", False,
+       generated(g(("NVIDIA GeForce RTX 5090", 32607), ("NVIDIA GeForce RTX 3090", 24576)),
+                 "575.64.03", "12.9"), [*T271_CU126, NUMPY_2], PY["3.12.7"],
+       "the RTX 5090 (sm_120) has no code in a CUDA 12.6 build (SM)",
+       labels=["gpu-arch-missing-from-torch-wheel"]),
+    sc("bad3-mixed-v100-a100-580-torch290-cu130", False,
+       generated(g(("Tesla V100-SXM2-32GB", 32768), ("NVIDIA A100-SXM4-80GB", 81920)), "580.65.06", "13.0"),
+       [*T290_CU130, NUMPY_2], PY["3.12.7"], "CUDA 13 builds have no sm_70 (C13)",
+       labels=["cuda13-drops-gpu-arch"]),
+    sc("ok3-t4-470-torch271-cu118-minor-compat", True,
+       recorded("17-t4-580-exclusive-process.txt", driver="470.239.06", cuda="11.4"),
+       [*T271_CU118, NUMPY_2], PY["3.11.10"], "CUDA 11.8 on 470 >= 450.80.02 (MVC)"),
+    sc("ok3-a100-535-torch290-cu126-minor-compat", True,
+       recorded("14-4x-a100-sxm4-555.txt", driver="535.247.01", cuda="12.2"), [*T290_CU126, NUMPY_2],
+       PY["3.12.7"], "CUDA 12.6 on 535 >= 525.60.13 (MVC)"),
+    sc("ok3-h100-550.54.14-torch260-cu124-at-floor", True,
+       recorded(H100_8X, driver="550.54.14", cuda="12.4"), [*T260_CU124, NUMPY_2], PY["3.12.7"],
+       "cu124 needs >= 550.54.14 (DRV): exactly at the floor"),
+    sc("ok3-l4-525.60.13-torch231-cu121-at-mvc-floor", True,
+       recorded("18-l4-570-idle.txt", driver="525.60.13", cuda="12.0"), [*T231_CU121, NUMPY_1],
+       PY["3.11.10"], "CUDA 12.x on >= 525.60.13 (MVC): exactly at the floor"),
+    sc("ok3-torch290-py314-h100-580", True, recorded(H100_8X, driver="580.82.07", cuda="13.0"),
+       [*T290_CU130, NUMPY_2], {"python_version": "3.14.0"}, "torch 2.9 has cp314 (PYPI, PT)"),
+    sc("bad3-torch280-py314", False, recorded(H100_8X, driver="580.82.07", cuda="13.0"),
+       [*T280_CU128, NUMPY_2], {"python_version": "3.14.0"}, "torch 2.8 has no cp314 (PYPI)",
+       labels=["python-outside-torch-range"]),
+    sc("ok3-tf217-py312-and-cuda-rtx4090-550", True, recorded("13-8x-rtx4090-550.txt"),
+       [*TF217_AND_CUDA, NUMPY_1], PY["3.12.7"], "TF 2.17 has cp312 (TF)"),
+    sc("ok3-tf216-and-cuda-wsl2-rtx3070-531", True, recorded("08-rtx3070-wsl-530-driver-531.txt"),
+       [*TF216_AND_CUDA, NUMPY_1], {**PY["3.11.10"], **WSL2},
+       "[and-cuda] on WSL2 needs Windows driver >= 528.33 (TFPIP)"),
+    sc("bad3-windows-527.41-torch222-cu121", False, recorded(RTX4090, driver="527.41", cuda="12.0"),
+       [*T222_CU121, NUMPY_1], {**PY["3.11.10"], **WINDOWS},
+       "CUDA 12.1 needs 531.14 on Windows, 12.x under MVC >= 528.33 (DRV, MVC)",
+       labels=["driver-too-old-for-cuda-runtime"]),
+    sc("ok3-gtx1080ti-560-jax0435-cuda12", True,
+       generated(g(("NVIDIA GeForce GTX 1080 Ti", 11264)), "560.35.03", "12.6"),
+       [*jax_gpu("0.4.35", 12), NUMPY_2], PY["3.11.10"], "jax cuda12: SM >= 5.2 (JAX)"),
+    sc("bad3-jax0435-cuda12-on-520", False,
+       recorded("14-4x-a100-sxm4-555.txt", driver="520.61.05", cuda="11.8"),
+       [*jax_gpu("0.4.35", 12), NUMPY_2], PY["3.11.10"], "jax cuda12 needs driver >= 525 (JAX)",
+       labels=["driver-too-old-for-cuda-runtime"]),
+    sc("ok3-cpu-host-torch251-cu124-no-driver", True, None, [*T251_CU124, NUMPY_2], PY["3.11.10"],
+       "a CUDA wheel on a machine without a GPU runs on the CPU (PT)"),
+    sc("bad3-rocm-torch-on-nvidia-host", False, recorded(RTX4090),
+       [dist("torch", "2.5.1+rocm6.2", {"torch/__init__.py": "", "torch/version.py":
+             "__version__ = '2.5.1+rocm6.2'\ncuda = None\nhip = '6.2.41133-dd7f95766'\n"}, "torch"), NUMPY_2],
+       PY["3.11.10"], "a ROCm build cannot use an NVIDIA GPU (PT)", labels=["rocm-torch-on-nvidia"]),
+]
+for _s in SCENARIOS:
+    _s.setdefault("host", PY["3.11.10"])

@@ -47,6 +47,8 @@ LABELS = {
     "jax-plugin-mismatch": ({"jax-jaxlib-plugin-version-mismatch"}, True),
     "gpu-too-old-for-jax-plugin": ({"gpu-too-old-for-jax-cuda-plugin"}, True),
     "jaxlib-cpu-on-gpu-host": ({"jaxlib-without-cuda-plugin-on-gpu-host"}, False),
+    "torch-cpu-build-on-gpu-host": ({"torch-cpu-build-on-gpu-host"}, False),
+    "rocm-torch-on-nvidia": ({"rocm-torch-on-nvidia-host"}, True),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")
