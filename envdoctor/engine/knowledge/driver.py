@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge._reads import reads, some
 from envdoctor.engine.knowledge.cuda import (
     OS_READ,
     hard_floor,
@@ -61,13 +61,13 @@ def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_
 
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+@reads(driver="nvidia.driver_version", fw=some("frameworks"), os=OS_READ)
 def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
     """Frameworks whose CUDA major the driver cannot run at all (below the compat floor)."""
     return driver_gaps(driver, fw, os, below_floor=True)
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+@reads(driver="nvidia.driver_version", fw=some("frameworks"), os=OS_READ)
 def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
                                  os: str) -> bool:
     """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell."""
@@ -75,13 +75,13 @@ def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
     return len(driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True)) == len(every)
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+@reads(driver="nvidia.driver_version", fw=some("frameworks"), os=OS_READ)
 def driver_below_bundled(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
     """Frameworks running under minor-version compatibility (driver older than their CUDA's)."""
     return driver_gaps(driver, fw, os, below_floor=False)
 
 
-@reads(fw="frameworks", os_name=OS_READ, **MACHINE_READS)
+@reads(fw=some("frameworks"), os_name=OS_READ, **MACHINE_READS)
 def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
     """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
     CUDA majors), and the torch wheel that runs on the current driver when the planner of
