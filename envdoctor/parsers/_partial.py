@@ -107,6 +107,13 @@ def merge(parts: list[Partial]) -> Facts | None:
             if name not in packages or (packages[name] is None and version is not None):
                 packages[name] = version
     gpu_part = next((p for p in ranked if p.gpus), None)
+    # a capability another source observed for a GPU of that name (torch's "Found GPU0 Tesla
+    # K20m which is of cuda capability 3.5") fills the table's blank, before any name lookup
+    seen_cc = {g.name: g.cc for part in ranked for g in part.gpus if g.cc is not None}
+    if gpu_part is not None and any(g.cc is None and g.name in seen_cc for g in gpu_part.gpus):
+        gpu_part = replace(gpu_part, gpus=[g if g.cc is not None else
+                                           replace(g, cc=seen_cc.get(g.name)) for g in
+                                           gpu_part.gpus])
     live: dict[str, dict[str, Any]] = {}
     for part in ranked:
         for fw, obs in part.live.items():
@@ -344,6 +351,7 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         known = cpu or cuda is not None or hip is not None or _pypi_cpu_wheel(version, values)
         torch = TorchBuild(version=version, cuda=cuda, hip=hip)
         unseen += [] if known else ["torch.cuda", "torch.hip"]
+        unseen += [] if version is not None else ["torch.version"]  # it only printed
     tensorflow = None
     dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
@@ -356,7 +364,7 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     jax = None
     jax_v = jx.get("version") or packages.get("jax")
     jaxlib_v = jx.get("jaxlib") or packages.get("jaxlib")
-    if jax_v is not None or jaxlib_v is not None:
+    if jax_v is not None or jaxlib_v is not None or jx.get("ran"):  # ran: JAX printed
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))
         jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
@@ -390,6 +398,12 @@ def _env(values: dict[str, Any], sources: _Sources) -> EnvFacts:
     got = {k: str(v) for k, v in _pick(values, "env").items()}
     # the variables a report shows are some of the environment, never all of it
     return _only(EnvFacts(probe=sources.info("env", bool(got)), vars=got), set())
+
+
+def _diagnoses(text: str) -> tuple[Any, ...]:
+    """What ``explain`` recognises in a framework's message, as a live worker records it."""
+    from envdoctor.live.parse import diagnoses_for
+    return diagnoses_for(text)
 
 
 def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
@@ -434,6 +448,9 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
                 fields["build"] = "cpu"
         if obs.get("built_cudnn"):
             fields["built_cudnn"] = Version(obs["built_cudnn"])
+        if obs.get("gpu_error"):  # the framework's own words for why it has no GPU
+            fields["gpu_error"] = str(obs["gpu_error"])
+            fields["diagnoses"] = _diagnoses(str(obs["gpu_error"]))
         if obs.get("arch_list"):
             fields["arch_list"] = tuple(obs["arch_list"])
         if obs.get("cc_range"):

@@ -43,6 +43,17 @@ _SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:
 _FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
 _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch "
                      r"is\s*\((\d+\.\d+)\)\s*-\s*\((\d+\.\d+)\)")
+# torch/cuda/__init__.py's old_gpu_warn (pytorch/pytorch#56552 quotes it): "Found GPU0 X which is
+# of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum
+# cuda capability supported by this library is 3.7." (1.x said "that we support is 3.5")
+_MIN_CC = re.compile(r"minimum cuda capability (?:that we support|supported by this library) "
+                     r"is (\d+\.\d+)", re.IGNORECASE)
+# torch's _check_driver / c10 CUDAFunctions: "The NVIDIA driver on your system is too old (found
+# version 11040)": cudaDriverGetVersion's answer, 1000*major + 10*minor (CUDA 11.4 here)
+_DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
+# jax._src.xla_bridge when no CUDA backend could be made but the kernel driver lists GPUs
+_JAX_CPU = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib "
+                      r"is not installed\. Falling back to cpu", re.IGNORECASE)
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 _NUMPY2 = re.compile(r"cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
@@ -122,7 +133,11 @@ def parse(text: str) -> Partial:
     m = _MINMAX.search(text)
     if m:
         part.observe("torch", "cc_range", [m.group(1), m.group(2)])
+    m = _MIN_CC.search(text)
+    if m:  # only the minimum: the range is open above it
+        part.observe("torch", "cc_range", [m.group(1), ""])
     _tensorflow_gpu(part, text, lines)
+    _framework_gpu_messages(part, text)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
         part.observe("torch", "cuda_available", False)
@@ -134,6 +149,29 @@ def parse(text: str) -> Partial:
     if _NO_NUMPY.search(text):
         part.observe("numpy", "import", "failed")
     return part
+
+
+def _framework_gpu_messages(part: Partial, text: str) -> None:
+    """What a framework printed about its GPU, recorded as that framework's own observation
+    (the reason it gives, what ``explain`` recognises in it) and the facts the line states.
+
+    Only lines whose wording names the framework and the fact: torch's "driver too old (found
+    version N)" is the driver's CUDA level (N = 1000*major + 10*minor) and torch's own verdict;
+    jax's "... CUDA-enabled jaxlib is not installed. Falling back to cpu" is JAX running on the
+    CPU with no CUDA backend.
+    """
+    m = _DRIVER_OLD.search(text)
+    if m:
+        n = int(m.group(1))
+        part.set("nvidia.cuda_driver_version", ver(f"{n // 1000}.{n % 1000 // 10}"))
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "cuda_available", False)
+        part.observe("torch", "gpu_error", m.group(0))
+    m = _JAX_CPU.search(text)
+    if m:
+        part.set("frameworks.jax.ran", True)
+        part.observe("jax", "backend", "cpu")
+        part.observe("jax", "gpu_error", m.group(0))
 
 
 def _put(part: Partial, key: str, value: str) -> None:

@@ -112,15 +112,19 @@ def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
 
     torch prints that range (min and max of its own arch list) when a GPU falls outside it;
     every known architecture from the GPU table inside the range is taken as covered, so a
-    GPU below the minimum or above the maximum is missing and one inside is not.
+    GPU below the minimum or above the maximum is missing and one inside is not. An empty
+    maximum (``("3.7", "")``, from "The minimum cuda capability supported by this library is
+    3.7") leaves the range open above: only GPUs below the minimum are missing.
     """
     if not cc_range or len(cc_range) != 2:
         return None
-    low, high = ver(cc_range[0]), ver(cc_range[1])
-    if low is None or high is None or low > high:
+    low, high = ver(cc_range[0]), ver(cc_range[1]) if cc_range[1] else None
+    if low is None or (cc_range[1] and high is None) or (high is not None and low > high):
         return None
-    ccs = {low, high} | {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
-                         if v is not None and low <= v <= high}
+    known = {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
+             if v is not None}
+    top = high if high is not None else max(known | {low})
+    ccs = {low, top} | {v for v in known if low <= v <= top}
     return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
 
 
@@ -178,7 +182,8 @@ def torch_archs_live(*, live: LiveFramework | None,
     version = live.version if live.version is not None else \
         build.version if build is not None else None
     source = "torch's own arch list" if live.arch_list else \
-        "torch's supported capability range " + " - ".join(live.cc_range)
+        "torch's supported capability range " + " - ".join(live.cc_range) \
+        if all(live.cc_range) else f"torch's minimum capability {live.cc_range[0]}"
     return {"archs": list(archs), "source": source, "confirmed": True,
             "torch": str(version) if version is not None else "(version not reported)"}
 

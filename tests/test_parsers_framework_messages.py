@@ -1,0 +1,120 @@
+"""What a framework printed about its GPU, pasted into an issue, is that framework's observation.
+
+Real lines from public threads (URL beside each). A line is read only where its wording
+states the fact: torch's "driver too old (found version N)" gives the driver's CUDA level and
+torch's own verdict; its old-GPU warning gives the GPU, its capability and torch's minimum;
+jax's CPU fallback says JAX runs on the CPU. Lines that only look alike state nothing.
+"""
+
+from __future__ import annotations
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_text
+
+# https://github.com/RangiLyu/nanodet/issues/216 (title and body: the message alone)
+NANODET = ("RuntimeError: The NVIDIA driver on your system is too old (found version 10010). "
+           "Please update you\n")
+# https://github.com/lllyasviel/Fooocus/issues/1313 (the message and nvidia-smi's first line)
+FOOOCUS = """RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver.
+
+Ubuntu 21.04
+Nvidia GeForce RTX 3050 laptop GPU
+
+-nvidia-smi
+
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4
+|-------------------------------+----------------------+----------------------+
+"""
+# https://github.com/lllyasviel/stable-diffusion-webui-forge/issues/2053 (its title: no version)
+FORGE_TITLE = "RuntimeError: The NVIDIA driver on your system is too old (please help)\n" \
+    "torch==2.3.1\n"
+# https://github.com/neuralhydrology/neuralhydrology/issues/43: torch's warning template pasted
+# unformatted, next to nvidia-smi with two Tesla K20m
+NEURALHYDROLOGY = """Found GPU%d %s which is of cuda capability %d.%d.
+PyTorch no longer supports this GPU because it is too old.
+The minimum cuda capability supported by this library is %d.%d.
+
+GPU info:
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.51.06    Driver Version: 450.51.06    CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  Tesla K20m          Off  | 00000000:03:00.0 Off |                    0 |
+| N/A   23C    P0    46W / 225W |      0MiB /  4743MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+# torch/cuda/__init__.py's old_gpu_warn as pytorch/pytorch#56552 quotes it, filled in as torch
+# prints it for the first K20m of the table above
+K20M_WARNING = """    Found GPU0 Tesla K20m which is of cuda capability 3.5.
+    PyTorch no longer supports this GPU because it is too old.
+    The minimum cuda capability supported by this library is 3.7.
+"""
+# https://github.com/hollowstrawberry/kohya-colab/issues/133: the warning on Colab, where the
+# training (torch) used the GPU; nothing names a GPU in the text
+KOHYA = ('I\'ve noticed since yesterday i get a line in the script of the Colab page: "An NVIDIA '
+         'GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. '
+         'Falling back to cpu."\n')
+# https://github.com/CDCgov/cfa-variant-forecasting-2026/issues/20 (the full warning)
+JAX_WARNING = ("An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+               "installed. Falling back to cpu.\n")
+
+
+def loud(facts) -> dict[str, str]:
+    return {f.id: f.title for f in pipeline.diagnose(facts).findings
+            if f.severity.value in ("error", "warning")}
+
+
+def test_driver_too_old_alone_is_the_drivers_cuda_level_and_torchs_verdict():
+    facts = parse_text(NANODET)
+    assert str(facts.nvidia.cuda_driver_version) == "10.1"
+    assert facts.live["torch"].cuda_available is False
+    assert [d.code for d in facts.live["torch"].diagnoses] == ["ECUDA005"]
+    title = loud(facts)["driver-too-old-for-framework-cuda"]
+    assert "(CUDA 10.1 level)" in title and "found version 10010" in title
+
+
+def test_driver_too_old_next_to_nvidia_smi_names_the_driver():
+    facts = parse_text(FOOOCUS)
+    title = loud(facts)["driver-too-old-for-framework-cuda"]
+    assert title.startswith("NVIDIA driver 470.86 is too old for torch")
+    finding = next(f for f in pipeline.diagnose(facts).findings if f.code == "DRV001")
+    assert "whl/cpu" not in finding.fix  # a wheel for this driver is a CUDA one, never CPU
+
+
+def test_the_message_without_its_version_states_nothing():
+    facts = parse_text(FORGE_TITLE + "nvidia-smi\n| NVIDIA-SMI 560.94   Driver Version: 560.94"
+                       "   CUDA Version: 12.6 |\n")
+    assert str(facts.nvidia.cuda_driver_version) == "12.6"  # nvidia-smi's, not the message's
+    assert "torch" not in facts.live
+    assert "driver-too-old-for-framework-cuda" not in loud(facts)
+
+
+def test_torchs_minimum_capability_makes_an_older_gpu_missing():
+    facts = parse_text(NEURALHYDROLOGY.split("GPU info:")[1] + K20M_WARNING)
+    assert facts.live["torch"].cc_range == ("3.7", "")
+    assert "Tesla K20m (sm_35)" in loud(facts)["gpu-arch-missing-from-torch-wheel"]
+
+
+def test_an_unformatted_warning_template_states_no_capability():
+    facts = parse_text(NEURALHYDROLOGY)
+    assert "torch" not in facts.live
+    assert "gpu-arch-missing-from-torch-wheel" not in loud(facts)
+
+
+def test_jax_falling_back_to_cpu_is_jax_on_the_cpu():
+    facts = parse_text(KOHYA + "jax==0.4.26\n")
+    jax = facts.live["jax"]
+    assert [d.kind for d in jax.devices] == ["cpu"] and jax.cuda_available is False
+    assert facts.frameworks.jax is not None
+    assert not loud(facts)  # no GPU named in the text: no verdict about one
+
+
+def test_jax_on_the_cpu_next_to_an_nvidia_gpu_is_jax001():
+    facts = parse_text(JAX_WARNING + NEURALHYDROLOGY.split("GPU info:")[1])
+    assert "jaxlib-without-cuda-plugin-on-gpu-host" in loud(facts) or \
+        facts.host.os != "Linux"  # JAX001 is Linux-only: the table does not say the OS
