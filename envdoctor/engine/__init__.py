@@ -16,7 +16,7 @@ from typing import Any
 # The public names of ``engine.checks`` (anything else, e.g. a submodule, is not forwarded:
 # the import system asks for submodules through this hook too).
 FORWARDED = frozenset({
-    "CODE_RE", "Check", "Example", "ID_RE", "INTENTS", "REQUIRED", "SEVERITIES",
+    "CODE_RE", "Check", "Example", "INTENTS", "REQUIRED", "SEVERITIES",
     "area_of_family", "evaluate", "evaluate_one", "example_facts", "fill", "findings_of",
     "known_names", "load_checks", "parse_check", "run_examples", "supersede",
 })

@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from envdoctor.engine import expr
 from envdoctor.engine.findings import CheckResult, Finding, Severity
-from envdoctor.engine.loader import RuleFileError, is_url, load_tree_cached
+from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.engine.views import View
 from envdoctor.engine.vocabulary import known_names as vocabulary_names
 from envdoctor.engine.vocabulary import names_for
@@ -38,7 +38,6 @@ from envdoctor.facts import SECTIONS, Facts, FactsError
 INTENTS = ("auto", "gpu", "cpu")
 SEVERITIES = ("error", "warning", "info", "off")
 CODE_RE = re.compile(r"^[A-Z]{2,8}\d{3}$")
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "id", "severity", "title", "when", "why", "fix", "references", "examples")
 
 
@@ -70,7 +69,8 @@ class Check:
     why: str
     fix: str
     references: tuple[str, ...]
-    evidence: dict[str, ast.Expression] = field(default_factory=dict)
+    # compiled, or (from the rule cache) the source, compiled when the check fires
+    evidence: dict[str, ast.Expression | str] = field(default_factory=dict)
     area: str = ""
     examples: tuple[Example, ...] = ()
     path: str = ""
@@ -95,14 +95,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
     accepted the same bytes, so the (pure-Python, slow) walk over every expression is skipped.
     ``areas``: rules/areas.toml ``[family]``, read once by a caller that parses many checks.
     """
-    for key in REQUIRED:
-        if key not in data:
-            raise RuleFileError(path, key, "is required")
+    check_identity(data, path, REQUIRED, CODE_RE, "TORCH001 (family + 3 digits)")
     code, rid = data["code"], data["id"]
-    if not isinstance(code, str) or not CODE_RE.match(code):
-        raise RuleFileError(path, "code", f"{code!r} must look like TORCH001 (family + 3 digits)")
-    if not isinstance(rid, str) or not ID_RE.match(rid):
-        raise RuleFileError(path, "id", f"{rid!r} must be kebab-case")
     sev = data["severity"]
     severity = {i: sev for i in INTENTS} if isinstance(sev, str) else dict(sev) \
         if isinstance(sev, dict) else None
@@ -121,10 +115,13 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
         when = expr.compile_expr(data["when"], validate=not validated)
     except expr.ExprError as exc:
         raise RuleFileError(path, "when", str(exc)) from None
-    evidence = {}
+    evidence: dict[str, ast.Expression | str] = {}
     for key, source in (data.get("evidence") or {}).items():
+        if validated:  # compiled when the check fires (most never do): see _evidence_tree
+            evidence[key] = source
+            continue
         try:
-            evidence[key] = expr.compile_expr(source, validate=not validated)
+            evidence[key] = expr.compile_expr(source, validate=True)
         except (expr.ExprError, AttributeError) as exc:
             raise RuleFileError(path, f"evidence.{key}", str(exc)) from None
     confirmed = None
@@ -135,7 +132,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
             confirmed = expr.compile_expr(data["confirmed"], validate=not validated)
         except expr.ExprError as exc:
             raise RuleFileError(path, "confirmed", str(exc)) from None
-    trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items())]
+    trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items()
+                               if not isinstance(t, str))]
     if confirmed is not None:
         trees.append(("confirmed", confirmed))
     for key, tree in [] if validated else trees:
@@ -258,7 +256,7 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
     evidence = {}
     for key, tree in check.evidence.items():
         try:
-            evidence[key] = _plain(expr.Evaluator(names, lenient=True)(tree))
+            evidence[key] = _plain(expr.Evaluator(names, lenient=True)(_evidence_tree(tree)))
         except Exception as exc:
             evidence[key] = f"<{type(exc).__name__}: {exc}>"
     if severity == "error" and check.confirmed is not None and not _is_confirmed(check, names):
@@ -269,6 +267,12 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
                       fix=fill(check.fix, evidence), references=check.references,
                       evidence=evidence, area=check.area)
     return CheckResult(check.code, check.id, "fired", finding)
+
+
+def _evidence_tree(tree: ast.Expression | str) -> ast.Expression:
+    """An evidence expression, compiled now if it came from the rule cache as its source (the
+    cache holds only bytes this module already validated)."""
+    return expr.compile_expr(tree, validate=False) if isinstance(tree, str) else tree
 
 
 def _is_confirmed(check: Check, names: dict[str, Any]) -> bool:

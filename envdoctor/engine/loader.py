@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -37,6 +38,23 @@ class RuleFileError(ValueError):
     def __init__(self, path: Path | str, field: str, message: str):
         self.path, self.field = str(path), field
         super().__init__(f"{path}: {field}: {message}")
+
+
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def check_identity(data: dict[str, Any], path: Path | str, required: tuple[str, ...],
+                   code_re: re.Pattern[str], code_form: str) -> None:
+    """What every rule kind (check, signature, requirement, fleet rule) asks of a file first:
+    its required keys, a code of its family's form and a kebab-case id. Errors name the file
+    and the field."""
+    for key in required:
+        if key not in data:
+            raise RuleFileError(path, key, "is required")
+    if not isinstance(data["code"], str) or not code_re.match(data["code"]):
+        raise RuleFileError(path, "code", f"{data['code']!r} must look like {code_form}")
+    if not isinstance(data["id"], str) or not ID_RE.match(data["id"]):
+        raise RuleFileError(path, "id", f"{data['id']!r} must be kebab-case")
 
 
 class RulesMissing(BadInput):

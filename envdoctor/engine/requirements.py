@@ -14,10 +14,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from envdoctor.engine.loader import RuleFileError, is_url, load_tree_cached, rules_dir
+from envdoctor.engine.loader import (
+    RuleFileError,
+    check_identity,
+    is_url,
+    load_tree_cached,
+    rules_dir,
+)
 
 CODE_RE = re.compile(r"^REQ\d{3}$")
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 VALUES = ("version", "number", "flag", "list")
 REQUIRED = ("code", "id", "kind", "value", "title", "why", "fix", "references", "examples")
 
@@ -49,13 +54,7 @@ class Requirement:
 
 def parse_requirement_rule(data: dict[str, Any], path: Path | str) -> Requirement:
     """Validate one requirement file; errors name the file and the field."""
-    for key in REQUIRED:
-        if key not in data:
-            raise RuleFileError(path, key, "is required")
-    if not isinstance(data["code"], str) or not CODE_RE.match(data["code"]):
-        raise RuleFileError(path, "code", f"{data['code']!r} must look like REQ001")
-    if not isinstance(data["id"], str) or not ID_RE.match(data["id"]):
-        raise RuleFileError(path, "id", f"{data['id']!r} must be kebab-case")
+    check_identity(data, path, REQUIRED, CODE_RE, "REQ001")
     if not isinstance(data["kind"], str) or not re.fullmatch(r"[a-z][a-z0-9_]*", data["kind"]):
         raise RuleFileError(path, "kind", f"{data['kind']!r} must be a lower-case key")
     if data["value"] not in VALUES:

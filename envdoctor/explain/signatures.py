@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 from envdoctor.engine.loader import (
     RuleFileError,
     cached_json,
+    check_identity,
     file_stamps,
     is_url,
     load_toml,
@@ -39,7 +40,6 @@ from envdoctor.engine.loader import (
 CATEGORIES = ("environment", "usage", "benign", "user_code")
 CONFIDENCES = ("high", "medium", "low")
 CODE_RE = re.compile(r"^E[A-Z]{2,8}\d{3}$")
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "id", "title", "category", "patterns", "why", "fix", "references",
             "examples")
 MIN_LITERAL = 3  # shorter literals filter too little to be worth it
@@ -225,17 +225,11 @@ def parse_signature(data: dict[str, Any], path: Path | str,
 
     ``known`` maps pattern source -> literals from a cache of already validated files.
     """
-    for key in REQUIRED:
-        if key not in data:
-            raise RuleFileError(path, key, "missing (required)")
+    check_identity(data, path, REQUIRED, CODE_RE, "ETORCH001 (E + family + 3 digits)")
     code = data["code"]
-    if not isinstance(code, str) or not CODE_RE.match(code):
-        raise RuleFileError(path, "code", f"{code!r} is not E + family + 3 digits (ETORCH001)")
     stem = Path(str(path)).stem
     if stem.startswith("E") and stem != code:
         raise RuleFileError(path, "code", f"{code!r} does not match the file name {stem!r}")
-    if not isinstance(data["id"], str) or not ID_RE.match(data["id"]):
-        raise RuleFileError(path, "id", f"{data['id']!r} is not kebab-case")
     for key in ("title", "why", "fix"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise RuleFileError(path, key, "must be a non-empty string")

@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.engine.loader import RuleFileError, is_url, load_tree
+from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree
 from envdoctor.fleet import aspects
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")
 OPS = (">", ">=", "<", "<=", "==", "!=", "true", "nonempty")
 CODE_RE = re.compile(r"^FLEET\d{3}$")
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED = ("code", "id", "severity", "title", "kind", "scope", "aspect", "why", "fix",
             "references", "examples")
 MAX_NAMED = 12  # subjects written out in a title; the evidence has them all
@@ -80,13 +79,7 @@ class Verdict:
 
 # ---------------------------------------------------------------------------- loading
 def parse_rule(data: dict[str, Any], path: str) -> FleetRule:
-    for key in REQUIRED:
-        if key not in data:
-            raise RuleFileError(path, key, "is required")
-    if not isinstance(data["code"], str) or not CODE_RE.match(data["code"]):
-        raise RuleFileError(path, "code", f"{data['code']!r} must look like FLEET001")
-    if not isinstance(data["id"], str) or not ID_RE.match(data["id"]):
-        raise RuleFileError(path, "id", f"{data['id']!r} must be kebab-case")
+    check_identity(data, path, REQUIRED, CODE_RE, "FLEET001")
     if data["severity"] not in ("error", "warning", "info"):
         raise RuleFileError(path, "severity", "must be error, warning or info")
     if data["kind"] not in KINDS:
