@@ -118,3 +118,34 @@ def test_jax_on_the_cpu_next_to_an_nvidia_gpu_is_jax001():
     facts = parse_text(JAX_WARNING + NEURALHYDROLOGY.split("GPU info:")[1])
     assert "jaxlib-without-cuda-plugin-on-gpu-host" in loud(facts) or \
         facts.host.os != "Linux"  # JAX001 is Linux-only: the table does not say the OS
+
+
+NUMPY_WARNING = """A module that was compiled using NumPy 1.x cannot be run in
+NumPy 2.0.2 as it may crash. To support both 1.x and 2.x
+versions of NumPy, modules must be compiled with NumPy 2.0.
+Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.
+"""
+# https://github.com/jy0205/Pyramid-Flow/issues/3 shape (held out): the traceback that follows
+# runs through torch/__init__.py; here the frame lines of pytorch/pytorch#132179's report
+TORCH_TRACEBACK = """Traceback (most recent call last):  File "gen.py", line 1, in <module>
+    import torch
+  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 1382, in <module>
+    from .functional import *  # noqa: F403
+"""
+# https://github.com/TorchDSP/torchsig/issues/238: the same warning, printed by opencv
+# ("it is related to the version of opencv-python"), no torch import around it
+TORCHSIG = ("**Describe the bug**\n" + NUMPY_WARNING +
+            "\n**To Reproduce**\nusing venv\ngit clone\npip install -e . \nrun example notebook\n")
+
+
+def test_numpy_abi_warning_with_torchs_import_is_torchs_observation():
+    facts = parse_text(NUMPY_WARNING + "\n" + TORCH_TRACEBACK)
+    assert [d.code for d in facts.live["torch"].warnings] == ["ENUMPY001"]
+    assert str(facts.packages.get("numpy").version) == "2.0.2"
+    assert "numpy2-with-numpy1-builds" in loud(facts)
+
+
+def test_numpy_abi_warning_of_another_module_is_not_torchs():
+    facts = parse_text(TORCHSIG + "torch==2.3.1\n")
+    assert "torch" not in facts.live
+    assert "numpy2-with-numpy1-builds" not in loud(facts)

@@ -448,6 +448,9 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
                 fields["build"] = "cpu"
         if obs.get("built_cudnn"):
             fields["built_cudnn"] = Version(obs["built_cudnn"])
+        if obs.get("numpy_abi"):  # printed while it was imported, as a worker's stderr
+            fields["warnings"] = tuple(d for d in _diagnoses(str(obs["numpy_abi"]))
+                                       if d.code == "ENUMPY001")
         if obs.get("gpu_error"):  # the framework's own words for why it has no GPU
             fields["gpu_error"] = str(obs["gpu_error"])
             fields["diagnoses"] = _diagnoses(str(obs["gpu_error"]))

@@ -56,6 +56,10 @@ _JAX_CPU = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA
                       r"is not installed\. Falling back to cpu", re.IGNORECASE)
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
+# the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
+# through torch/__init__.py, or the line `import torch`, around the warning
+_TORCH_IMPORT = re.compile(r"torch[\\/]__init__\.py|^\s*import torch\s*$|while importing torch",
+                           re.MULTILINE)
 _NUMPY2 = re.compile(r"cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
 _NO_NUMPY = re.compile(r"Failed to initialize NumPy: No module named 'numpy'")
 # TensorFlow's own answer to "is there a GPU": the count the install guide prints, the device
@@ -141,8 +145,12 @@ def parse(text: str) -> Partial:
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
         part.observe("torch", "cuda_available", False)
-    if _NUMPY_ABI.search(text):
-        part.observe("numpy", "abi_error", "a module compiled for NumPy 1.x under NumPy 2")
+    m = _NUMPY_ABI.search(text)
+    if m and _TORCH_IMPORT.search(text, max(0, m.start() - 300), m.end() + 2500):
+        # NumPy's ABI warning, printed while torch was being imported: torch's own C extension
+        part.set("frameworks.torch.ran", True)
+        line = text.rfind("\n", 0, m.start()) + 1  # the whole message, from its line start
+        part.observe("torch", "numpy_abi", text[line:line + 300].split("\n\n")[0])
     m = _NUMPY2.search(text)
     if m:
         part.package("numpy", ver(m.group(1)))

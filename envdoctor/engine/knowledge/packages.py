@@ -13,7 +13,13 @@ from envdoctor.engine.knowledge._reads import optional, reads, result
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Distribution, PackageFacts, TensorflowBuild, TorchBuild
+from envdoctor.facts import (
+    Distribution,
+    LiveFramework,
+    PackageFacts,
+    TensorflowBuild,
+    TorchBuild,
+)
 
 _UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
                     "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
@@ -51,18 +57,31 @@ def nvidia_wheels_of(major: int, *, dists: tuple[Distribution, ...]) -> list[str
             if nvidia_wheel_major(d.name, d.version) == major]
 
 
-@reads(pk="packages")
-def numpy1_builds(*, pk: PackageFacts) -> list[dict[str, Any]]:
+# The signature of NumPy's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2"
+NUMPY1_ABI_SAID = "ENUMPY001"
+
+
+@reads(pk="packages", live=optional("live"))
+def numpy1_builds(*, pk: PackageFacts, live: dict[str, Any] | None) -> list[dict[str, Any]]:
     """Installed packages built against NumPy 1 (misc.toml ``[[numpy]]``), each a dict with
-    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1."""
+    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1. A framework
+    whose own import printed NumPy's ABI warning (a live worker, or the warning pasted with
+    torch's import traceback) counts whatever its version: observed, so confirmed."""
     numpy = pk.get("numpy")
     if numpy is None or numpy.version is None or numpy.version.major < 2:
         return []
     out = []
+    for name, lf in sorted((live or {}).items()):
+        if name in ("torch", "tensorflow", "jax") and isinstance(lf, LiveFramework) and \
+                any(d.code == NUMPY1_ABI_SAID for d in lf.warnings):
+            out.append({"name": name, "version": str(lf.version or "(its import printed "
+                                                     "NumPy's 1.x ABI warning)"),
+                        "first_numpy2": "", "confirmed": True})
+    said = {b["name"] for b in out}
     for name in ("torch", "tensorflow", "tensorflow-cpu", "jaxlib"):
         dist = pk.get(name)
         first = first_numpy2("tensorflow" if name.startswith("tensorflow") else name)
-        if dist is not None and dist.version is not None and first \
+        if dist is not None and dist.version is not None and first and name not in said \
                 and Version(dist.version.base_version) < first[0]:
             out.append({"name": name, "version": str(dist.version),
                         "first_numpy2": str(first[0]), "confirmed": first[1]})
