@@ -87,3 +87,16 @@ def test_libraries_and_environment_variables_are_seen_in_part():
                        "CUDA_VISIBLE_DEVICES=0\n")
     assert state(facts, "libraries.libraries") is State.UNOBSERVED  # some, never all
     assert [lib.name for lib in facts.libraries.libraries] == ["cudnn"]
+
+
+def test_a_listing_is_some_of_the_installed_distributions():
+    # collect_env's "Versions of relevant libraries" keeps a few names (vllm-project/vllm#9183)
+    facts = parse_text(COLLECT_ENV + "Versions of relevant libraries:\n[pip3] numpy==1.26.4\n"
+                       "[pip3] torch==2.5.1\n")
+    assert state(facts, "packages.distributions") is State.UNOBSERVED
+    assert str(facts.packages.get("numpy").version) == "1.26.4"
+    from envdoctor.engine import expr
+    from envdoctor.engine.vocabulary import names_for
+    names = {**expr.BUILTINS, **names_for(facts)}
+    assert expr.Evaluator(names)(expr.compile_expr("has('torch')")) is True
+    assert expr.Evaluator(names)(expr.compile_expr("not has('tqdm')")) is expr.UNKNOWN

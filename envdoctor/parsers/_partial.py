@@ -266,8 +266,12 @@ def _libraries(ranked: list[Partial], sources: _Sources) -> LibraryFacts:
 def _packages(packages: dict[str, Version | None], sources: _Sources) -> PackageFacts:
     from envdoctor.probes.packages import find_conflicts
     dists = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items()))
-    return PackageFacts(probe=sources.info("packages", bool(dists)), distributions=dists,
-                        conflicts=find_conflicts(dists))
+    facts = PackageFacts(probe=sources.info("packages", bool(dists)), distributions=dists,
+                         conflicts=find_conflicts(dists))
+    # what a report lists is some of the installed distributions (collect_env keeps a few
+    # names, a pasted `pip list` is often grepped or cut): `has('torch')` is True when
+    # listed, `has('tqdm')` is unknown, never "not installed"
+    return unobserved_field(facts, "distributions") if dists else facts
 
 
 def _local_cuda(version: Version | None) -> Version | None:

@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver, with_confirmed
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Distribution, Gpu, JaxBuild, LiveFramework, PackageFacts
@@ -50,7 +50,7 @@ def jax_plugin(major: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_jax_plugin(major))
 
 
-@reads(pk="packages")
+@reads(pk=some("packages"))
 def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.
 

@@ -9,7 +9,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
-from envdoctor.engine.knowledge._reads import optional, reads, result
+from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
 from envdoctor.engine.loader import matrix
@@ -44,13 +44,13 @@ def first_numpy2(package: str) -> tuple[Version, bool] | None:
     return (v, confirmed(row)) if v is not None else None
 
 
-@reads(dists="packages.distributions")
+@reads(dists=some("packages.distributions"))
 def nvidia_wheel_majors(*, dists: tuple[Distribution, ...]) -> list[int]:
     """Sorted CUDA majors of the pip ``nvidia-*`` CUDA wheels installed (``[12, 13]``)."""
     return sorted({m for d in dists if (m := nvidia_wheel_major(d.name, d.version)) is not None})
 
 
-@reads(dists="packages.distributions")
+@reads(dists=some("packages.distributions"))
 def nvidia_wheels_of(major: int, *, dists: tuple[Distribution, ...]) -> list[str]:
     """``nvidia_wheels_of(12)`` -> names of the pip nvidia-* wheels built for that CUDA major."""
     return [f"{d.name}=={d.version}" for d in dists
@@ -61,7 +61,7 @@ def nvidia_wheels_of(major: int, *, dists: tuple[Distribution, ...]) -> list[str
 NUMPY1_ABI_SAID = "ENUMPY001"
 
 
-@reads(pk="packages", live=optional("live"))
+@reads(pk=some("packages"), live=optional("live"))
 def numpy1_builds(*, pk: PackageFacts, live: dict[str, Any] | None) -> list[dict[str, Any]]:
     """Installed packages built against NumPy 1 (misc.toml ``[[numpy]]``), each a dict with
     ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1. A framework

@@ -14,7 +14,7 @@ from envdoctor.engine.knowledge._common import (
     ver,
     with_confirmed,
 )
-from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result
+from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
@@ -256,7 +256,7 @@ def torch_gpu_install(**facts: Any) -> str:
     return planned_torch_line(**facts)
 
 
-@reads(pk="packages", build=optional("frameworks.torch"))
+@reads(pk=some("packages"), build=optional("frameworks.torch"))
 def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) -> str | None:
     """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
     installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
@@ -286,7 +286,7 @@ def torch_release(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_torch_release(version))
 
 
-@reads(pk="packages")
+@reads(pk=some("packages"))
 def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
 
