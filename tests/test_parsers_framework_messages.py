@@ -149,3 +149,34 @@ def test_numpy_abi_warning_of_another_module_is_not_torchs():
     facts = parse_text(TORCHSIG + "torch==2.3.1\n")
     assert "torch" not in facts.live
     assert "numpy2-with-numpy1-builds" not in loud(facts)
+
+
+# a hand-written system block: one item a line, the GPU model alone on its line as in the
+# Fooocus#1313 report above ("Nvidia GeForce RTX 3050 laptop GPU")
+SYSTEM_BLOCK = """System:
+windows 10 home
+ryzen 5800x
+RTX 3080 12gb
+"""
+
+
+def test_a_gpu_model_on_its_own_line_is_the_reporters_gpu():
+    facts = parse_text(FOOOCUS)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA GeForce RTX 3050 Laptop GPU"] or \
+        facts.nvidia.gpus[0].cc is not None
+    part = parse_text(SYSTEM_BLOCK + "PyTorch version: 2.0.0+cpu\n")
+    assert [(g.name, g.memory_total_mb) for g in part.nvidia.gpus] == [("RTX 3080", 12288)]
+    assert "torch-cpu-build-on-gpu-host" in loud(part)
+
+
+def test_a_short_comma_list_states_its_items():
+    facts = parse_text("CUDA 12.1, torch 2.3.1, RTX 4090\n")
+    assert [g.name for g in facts.nvidia.gpus] == ["RTX 4090"]
+    assert str(facts.frameworks.torch.version) == "2.3.1"
+    assert not loud(facts)  # a bare torch version says nothing of its build: no verdict
+
+
+def test_a_gpu_named_in_a_sentence_is_not_the_reporters():
+    facts = parse_text("I tried it on an A100 at work and on my RTX 4090, both fail.\n"
+                       "torch==2.3.1\nnumpy==1.26.4\n")
+    assert facts.nvidia.probe.status.value == "unknown"

@@ -12,8 +12,8 @@ import re
 
 from envdoctor.facts import Gpu
 from envdoctor.parsers._partial import Partial
-from envdoctor.parsers._text import missing, plain, to_bool, ver
-from envdoctor.parsers.gpus import clean_name
+from envdoctor.parsers._text import mib, missing, plain, to_bool, ver
+from envdoctor.parsers.gpus import cc_of, clean_name
 
 NAME = "informal"
 RANK = 10
@@ -74,6 +74,38 @@ _TF_IS_GPU = re.compile(r"(?:tf\.test\.is_gpu_available\(\)|^\s*(?:[-*]\s+)?(?:I
                         r"(?: available)?\s*[:?=]\s*)\W*(True|False)\b", re.IGNORECASE | re.MULTILINE)
 
 
+# A hardware line of a hand-written "System:" block, or one item of a short comma list
+# ("CUDA 12.1, torch 2.3, RTX 4090"): an NVIDIA model name alone, memory and "laptop" allowed.
+_GPU_ALONE = re.compile(r"^(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx|tesla|quadro|titan|[ahlvt]\d{1,3}g?s?\b)"
+                        r"[\w -]{0,30}?(?:\s+\d{1,3}\s*(?:gb|gib|g)\b)?(?:\s+(?:laptop\s+)?gpu)?$",
+                        re.IGNORECASE)
+_FRAMEWORK_ALONE = re.compile(r"^(torch|pytorch|tensorflow|jax|jaxlib)\s+v?(\d+\.\d+(?:\.\d+)?"
+                              r"(?:\+\w+)?)$", re.IGNORECASE)
+_FRAMEWORK_KEY = {"torch": "frameworks.torch.version", "pytorch": "frameworks.torch.version",
+                  "tensorflow": "frameworks.tensorflow.version",
+                  "jax": "frameworks.jax.version", "jaxlib": "frameworks.jax.jaxlib"}
+
+
+def _prose_items(part: Partial, line: str) -> None:
+    """A short line naming the hardware and versions in words: each item that is an NVIDIA
+    GPU model (known to the GPU table) or "torch 2.3" states that, nothing else does."""
+    line = line.strip().strip("`*-•> ").strip()
+    if not line or len(line) > 120 or ":" in line or "=" in line:
+        return
+    for item in re.split(r"\s*[,;]\s*|\s+\+\s+", line):
+        item = item.strip(" .()")
+        m = _FRAMEWORK_ALONE.match(item)
+        if m:
+            part.set(_FRAMEWORK_KEY[m.group(1).lower()], ver(m.group(2)))
+            continue
+        if len(item) <= 60 and _GPU_ALONE.match(item):
+            name = clean_name(re.sub(r"\s+\d{1,3}\s*(?:gb|gib|g)\b.*$", "", item,
+                                     flags=re.IGNORECASE))
+            if cc_of(name) is not None and not any(g.name == name for g in part.gpus):
+                part.gpus.append(Gpu(index=len(part.gpus), name=name, cc=cc_of(name),
+                                     memory_total_mb=mib(item)))
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     lines = text.split("\n")
@@ -106,6 +138,8 @@ def parse(text: str) -> Partial:
         k = _KEYED.match(line)
         if k:
             _keyed(part, k.group(1).lower(), plain(k.group(2)))
+        elif len(line) <= 120:
+            _prose_items(part, line)
         m = _INSTALL.search(line)
         if m:
             for pin in _PIN.finditer(m.group(1)):

@@ -77,7 +77,10 @@ def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
 
     An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
     12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
-    ``first_cuda`` of the ``gpus`` matrix counts).
+    ``first_cuda`` of the ``gpus`` matrix counts). Machine code runs on GPUs of the same major
+    and a higher minor, so an sm_89 GPU (first in CUDA 11.8) runs a CUDA 11.6 build's sm_86
+    code: the GPU is out of reach only when every architecture of its major up to its minor
+    came after the build's CUDA.
     """
     cuda = series(build_cuda)
     out = []
@@ -85,9 +88,23 @@ def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
         cc = gpu_cc_of(gpu)
         row = lookup_arch(cc) if cc is not None else None
         first = ver(row.get("first_cuda")) if row and confirmed(row) else None
-        if cuda is not None and first is not None and cuda < first:
+        if cuda is not None and first is not None and cuda < first \
+                and not _older_sibling_in(cc, cuda):
             out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
     return out
+
+
+def _older_sibling_in(cc: Any, cuda: Any) -> bool:
+    """Whether an architecture of the same major and a lower minor than ``cc`` may be in a
+    build of CUDA ``cuda`` (its first CUDA at or before it, or not known: then it may)."""
+    for row in matrix("gpus").get("arch", []):
+        other = ver(row.get("cc"))
+        if other is None or other.major != cc.major or other >= cc:
+            continue
+        first = ver(row.get("first_cuda"))
+        if first is None or first <= cuda:
+            return True
+    return False
 
 
 def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
