@@ -180,3 +180,30 @@ def test_a_gpu_named_in_a_sentence_is_not_the_reporters():
     facts = parse_text("I tried it on an A100 at work and on my RTX 4090, both fail.\n"
                        "torch==2.3.1\nnumpy==1.26.4\n")
     assert facts.nvidia.probe.status.value == "unknown"
+
+
+# https://github.com/icip-cas/AutoAlign/issues/25 (torch.utils.cpp_extension refuses to build)
+CPP_EXTENSION = """RuntimeError:
+      The detected CUDA version (11.8) mismatches the version that was used to compile
+      PyTorch (12.4). Please make sure to use the same CUDA versions.
+"""
+# https://github.com/deepspeedai/DeepSpeed/issues/2707 (same major: DeepSpeed accepts it)
+DEEPSPEED_SAME_MAJOR = ("Installed CUDA version 11.5 does not match the version torch was "
+                        "compiled with 11.6 but since the APIs are compatible, accepting this "
+                        "combination\n")
+
+
+def info(facts) -> set[str]:
+    return {f.id for f in pipeline.diagnose(facts).findings}
+
+
+def test_an_extension_build_refusal_states_both_cuda_versions():
+    facts = parse_text(CPP_EXTENSION)
+    assert str(facts.cuda.nvcc_version) == "11.8" and str(facts.frameworks.torch.cuda) == "12.4"
+    assert "nvcc-major-differs-from-torch" in info(facts)
+
+
+def test_a_minor_difference_deepspeed_accepts_is_no_finding():
+    facts = parse_text(DEEPSPEED_SAME_MAJOR + "torch==1.11.0\n")
+    assert str(facts.cuda.nvcc_version) == "11.5"
+    assert "nvcc-major-differs-from-torch" not in info(facts)

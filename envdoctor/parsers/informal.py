@@ -54,6 +54,14 @@ _DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found v
 # jax._src.xla_bridge when no CUDA backend could be made but the kernel driver lists GPUs
 _JAX_CPU = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib "
                       r"is not installed\. Falling back to cpu", re.IGNORECASE)
+# the CUDA that builds extensions (CUDA_HOME's nvcc) against torch.version.cuda, as
+# torch.utils.cpp_extension and DeepSpeed's op builder word it when they refuse to build
+_BUILD_MISMATCH = (
+    re.compile(r"The detected CUDA version \((\d+\.\d+)[\d.]*\) mismatches the version that was "
+               r"used to compile\s+PyTorch \((\d+\.\d+)[\d.]*\)"),
+    re.compile(r"Installed CUDA version (\d+\.\d+)[\d.]* does not match the version torch was "
+               r"compiled with (\d+\.\d+)"),
+)
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -209,6 +217,12 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
         part.set("frameworks.torch.ran", True)
         part.observe("torch", "cuda_available", False)
         part.observe("torch", "gpu_error", m.group(0))
+    for pattern in _BUILD_MISMATCH:
+        m = pattern.search(text)
+        if m:
+            part.set("cuda.nvcc_version", ver(m.group(1)))
+            part.set("frameworks.torch.cuda", ver(m.group(2)))
+            break
     m = _JAX_CPU.search(text)
     if m:
         part.set("frameworks.jax.ran", True)
