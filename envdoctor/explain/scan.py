@@ -632,6 +632,9 @@ HEALTHY_LINES = (
     "Requirement already satisfied: numpy>=1.17 in ./venv/lib/python3.11/site-packages",
     "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |",
     "Validation: the model is being evaluated on the test set; saving to the output dir",
+    "***** Running training *****  Num examples = 50000  Num Epochs = 3  Instantaneous batch "
+    "size per device = 8  Total train batch size (w. parallel, distributed & accumulation) = "
+    "64  Gradient Accumulation steps = 1  Total optimization steps = 18750",
 )
 HEALTHY_WEIGHT = 20
 
