@@ -34,6 +34,9 @@ def test_ordinary_texts_and_tables_are_not_wrapped():
     assert unwrap(SMI, 79) == SMI  # table rows keep their breaks
     plain = "loss 0.1\nloss 0.2\n"
     assert wrap_width(plain) is None and diagnose_text(plain) == []
+    rows = "".join(f"{i:08d},{i * 7 % 1000:08d},0.{i % 97:02d},ok,fixed-width-record-xyz\n"
+                   for i in range(50))
+    assert wrap_width(rows) is None  # equally long lines are data, not a wrapped line
 
 
 def test_the_cli_undoes_the_wrap_too(cli, tmp_path):

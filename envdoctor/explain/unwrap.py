@@ -16,17 +16,22 @@ MIN_WIDTH = 40        # narrower "wraps" are ordinary short lines
 MIN_CUT_LINES = 2     # lines of exactly the wrap width needed to call the text wrapped
 MAX_TEXT = 4 << 20    # pasted texts; a big log is not re-read
 TABLE_EDGES = ("|", "+", "-", "=")
+MAX_JOINED = 16 << 10  # a joined line stays a line
 
 
 def wrap_width(text: str) -> int | None:
     """The width the text was hard-wrapped at, or None when it does not look wrapped."""
     if len(text) > MAX_TEXT:
         return None
-    lengths = Counter(len(line) for line in text.splitlines() if line.strip())
+    lines = text.splitlines()
+    lengths = Counter(len(line) for line in lines if line.strip())
     if not lengths:
         return None
     width = max(lengths)
     if width < MIN_WIDTH or lengths[width] < MIN_CUT_LINES:
+        return None
+    # a cut line goes on in a shorter one; a text of equally long lines is a table or data
+    if not any(len(a) == width and b.strip() and len(b) < width for a, b in zip(lines, lines[1:])):
         return None
     return width
 
@@ -41,7 +46,8 @@ def unwrap(text: str, width: int) -> str:
     pending = ""
     for line in text.splitlines():
         joined = pending + line
-        if len(line) == width and line.strip() and not line.rstrip().endswith(TABLE_EDGES):
+        if (len(line) == width and line.strip() and not line.rstrip().endswith(TABLE_EDGES)
+                and len(joined) < MAX_JOINED):
             pending = joined
             continue
         out.append(joined)
