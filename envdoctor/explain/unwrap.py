@@ -31,7 +31,8 @@ def wrap_width(text: str) -> int | None:
     if width < MIN_WIDTH or lengths[width] < MIN_CUT_LINES:
         return None
     # a cut line goes on in a shorter one; a text of equally long lines is a table or data
-    if not any(len(a) == width and b.strip() and len(b) < width for a, b in zip(lines, lines[1:])):
+    pairs = zip(lines, lines[1:], strict=False)
+    if not any(len(a) == width and b.strip() and len(b) < width for a, b in pairs):
         return None
     return width
 
