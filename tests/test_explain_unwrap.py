@@ -1,4 +1,4 @@
-"""A terminal's hard wrap is undone when the text as given explains nothing."""
+"""A second reading (hard wrap undone, typographic quotes made plain) when a text explains nothing."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import io
 import json
 
 from envdoctor.explain import diagnose_stream, diagnose_text, primary
-from envdoctor.explain.unwrap import unwrap, wrap_width
+from envdoctor.explain.unwrap import plain_punctuation, second_reading, unwrap, wrap_width
 
 # a real line (https://github.com/Project-OSRM/node-osrm README) and a real nvidia-smi header
 GLIBCXX = ("Error: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version GLIBCXX_3.4.20 not found "
            "(required by /node_modules/osrm/lib/binding/osrm.node)")
+# https://github.com/predict-idlab/powershap/issues/50, as a word processor or chat app quotes it
+NUMPY = "AttributeError: module \u2018numpy\u2019 has no attribute \u2018bool\u2019.\n"
 SMI = ("+-----------------------------------------------------------------------------+\n"
        "| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2     |\n"
        "|-------------------------------+----------------------+----------------------+\n")
@@ -44,3 +46,10 @@ def test_the_cli_undoes_the_wrap_too(cli, tmp_path):
     log.write_text("npm test\n" + _cut(GLIBCXX, 60))
     data = json.loads(cli("explain", "--no-facts", "--format", "json", str(log)).stdout)
     assert data["diagnoses"][0]["code"] == "ESYS010"
+
+
+def test_typographic_quotes_and_no_break_spaces_read_as_ascii():
+    assert not primary(diagnose_stream(io.BytesIO(NUMPY.encode()))[1])  # as given
+    assert plain_punctuation(NUMPY).startswith("AttributeError: module 'numpy' has")
+    assert primary(diagnose_text(NUMPY)).code == "ENUMPY004"
+    assert plain_punctuation("a\u00a0b") == "a b" and second_reading("plain text\n") is None

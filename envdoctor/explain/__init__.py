@@ -43,7 +43,7 @@ __all__ = [
     "parse_report_facts",
     "primary",
     "rank_result",
-    "rediagnose_unwrapped",
+    "reread",
     "scan_stream",
     "scanner",
 ]
@@ -68,20 +68,20 @@ def diagnose_text(text: str, facts: Facts | None = None,
         found = diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
     except NotText:
         return []
-    return found if primary(found) else rediagnose_unwrapped(text, lambda: facts,
-                                                             report_facts) or found
+    return found if primary(found) else reread(text, lambda: facts, report_facts) or found
 
 
-def rediagnose_unwrapped(text: str, facts: Callable[[], Facts | None] | None = None,
-                         report_facts: Facts | None = None) -> list[Diagnosis] | None:
-    """Diagnoses of the text with a terminal's hard wrap undone, or None if it is not wrapped.
+def reread(text: str, facts: Callable[[], Facts | None] | None = None,
+           report_facts: Facts | None = None) -> list[Diagnosis] | None:
+    """Diagnoses of a second reading of the text (hard wrap undone, typographic quotes made
+    plain), or None when there is nothing new to read or it explains nothing either.
 
     For a text that explained nothing as given (see ``envdoctor.explain.unwrap``)."""
-    from envdoctor.explain.unwrap import unwrap, wrap_width
-    width = wrap_width(text)
-    if width is None:
+    from envdoctor.explain.unwrap import second_reading
+    again = second_reading(text)
+    if again is None:
         return None
-    data = unwrap(text, width).encode("utf-8", errors="replace")
+    data = again.encode("utf-8", errors="replace")
     try:
         found = diagnose_stream(io.BytesIO(data), facts, report_facts)[1]
     except NotText:
