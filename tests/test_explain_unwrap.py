@@ -53,3 +53,13 @@ def test_typographic_quotes_and_no_break_spaces_read_as_ascii():
     assert plain_punctuation(NUMPY).startswith("AttributeError: module 'numpy' has")
     assert primary(diagnose_text(NUMPY)).code == "ENUMPY004"
     assert plain_punctuation("a\u00a0b") == "a b" and second_reading("plain text\n") is None
+
+
+def test_typographic_quotes_win_over_an_answer_the_as_given_text_led_to():
+    """With curly quotes the first reading may match a weaker line; the plain one is read."""
+    from envdoctor.explain import reread
+    text = NUMPY + "RuntimeError: CUDA error: device-side assert triggered\n"
+    first = diagnose_stream(io.BytesIO(text.encode()))[1]
+    assert primary(first).code != "ENUMPY004"
+    assert primary(reread(text, first)).code == primary(diagnose_text(text)).code == "ENUMPY004"
+    assert reread("RuntimeError: CUDA error: device-side assert triggered\n", first) is None

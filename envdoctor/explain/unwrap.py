@@ -30,16 +30,21 @@ _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "
 _TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
 
 
-def second_reading(text: str) -> str | None:
-    """The text with typographic punctuation made plain and a hard wrap undone, or None if
-    neither applies (then there is nothing new to read)."""
+def second_reading(text: str, undo_wrap: bool = True) -> str | None:
+    """The text with typographic punctuation made plain and (``undo_wrap``) a hard wrap undone,
+    or None if neither applies (then there is nothing new to read)."""
     if len(text) > MAX_TEXT:
         return None
     plain = plain_punctuation(text)
-    width = wrap_width(plain)
+    width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
     return plain if plain != text else None
+
+
+def has_typographic(text: str) -> bool:
+    """Does the text carry typographic quotes or no-break spaces (a reading worth redoing)?"""
+    return not _TYPOGRAPHIC.isdisjoint(text)
 
 
 def plain_punctuation(text: str) -> str:
