@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from packaging.version import Version
+
 from envdoctor.engine.knowledge._common import (
     confirmed,
+    counted,
     cuda_of_tag,
     in_range,
     series,
@@ -14,7 +17,7 @@ from envdoctor.engine.knowledge._common import (
     ver,
     with_confirmed,
 )
-from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result
+from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
@@ -71,23 +74,47 @@ def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str,
     return None
 
 
+def first_cuda_for(cc: Any) -> Version | None:
+    """The oldest CUDA that can emit code a GPU of capability ``cc`` runs, or None if unknown.
+
+    SASS for sm_X.y runs on every sm_X.z with z >= y (CUDA binary compatibility), so an Ada
+    GPU (sm_89) runs the sm_86 code of a CUDA 11.7 build: the answer is the earliest
+    ``first_cuda`` among the architectures of the same major at or below ``cc``. None when any
+    of them has no confirmed ``first_cuda`` (then nothing is impossible).
+    """
+    want = ver(cc)
+    if want is None:
+        return None
+    firsts = []
+    for row in matrix("gpus").get("arch", []):
+        have = ver(row.get("cc"))
+        if have is None or have.major != want.major or have > want:
+            continue
+        first = ver(row.get("first_cuda")) if confirmed(row) else None
+        if first is None:
+            return None
+        firsts.append(first)
+    return min(firsts) if firsts else None
+
+
 def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
                                build_cuda: Any) -> list[str]:
     """GPUs whose architecture the build's CUDA version cannot compile for at all.
 
     An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
-    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
-    ``first_cuda`` of the ``gpus`` matrix counts).
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST. Binary compatibility
+    counts: a GPU is only out of reach when no architecture of its major that it can run
+    (same major, minor at or below its own) existed in that CUDA (``first_cuda_for``; only
+    confirmed ``first_cuda`` values of the ``gpus`` matrix count).
     """
     cuda = series(build_cuda)
     out = []
     for gpu in gpus.gpus if isinstance(gpus, NvidiaFacts) else gpus:
         cc = gpu_cc_of(gpu)
-        row = lookup_arch(cc) if cc is not None else None
-        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
+        first = first_cuda_for(cc) if cc is not None else None
         if cuda is not None and first is not None and cuda < first:
             out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
-    return out
+    return counted(out)
 
 
 def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
@@ -112,15 +139,19 @@ def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
 
     torch prints that range (min and max of its own arch list) when a GPU falls outside it;
     every known architecture from the GPU table inside the range is taken as covered, so a
-    GPU below the minimum or above the maximum is missing and one inside is not.
+    GPU below the minimum or above the maximum is missing and one inside is not. An empty
+    maximum (``("3.7", "")``, from "The minimum cuda capability supported by this library is
+    3.7") leaves the range open above: only GPUs below the minimum are missing.
     """
     if not cc_range or len(cc_range) != 2:
         return None
-    low, high = ver(cc_range[0]), ver(cc_range[1])
-    if low is None or high is None or low > high:
+    low, high = ver(cc_range[0]), ver(cc_range[1]) if cc_range[1] else None
+    if low is None or (cc_range[1] and high is None) or (high is not None and low > high):
         return None
-    ccs = {low, high} | {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
-                         if v is not None and low <= v <= high}
+    known = {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
+             if v is not None}
+    top = high if high is not None else max(known | {low})
+    ccs = {low, top} | {v for v in known if low <= v <= top}
     return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
 
 
@@ -178,7 +209,8 @@ def torch_archs_live(*, live: LiveFramework | None,
     version = live.version if live.version is not None else \
         build.version if build is not None else None
     source = "torch's own arch list" if live.arch_list else \
-        "torch's supported capability range " + " - ".join(live.cc_range)
+        "torch's supported capability range " + " - ".join(live.cc_range) \
+        if all(live.cc_range) else f"torch's minimum capability {live.cc_range[0]}"
     return {"archs": list(archs), "source": source, "confirmed": True,
             "torch": str(version) if version is not None else "(version not reported)"}
 
@@ -218,7 +250,7 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
             return impossible or None
         if not archs_run_on(got["archs"], sm):
             missing.append(f"{gpu.name} ({sm})")
-    return missing
+    return counted(missing)
 
 
 @reads(got=result("torch_archs", None), gpus=optional("nvidia.gpus"),
@@ -251,7 +283,7 @@ def torch_gpu_install(**facts: Any) -> str:
     return planned_torch_line(**facts)
 
 
-@reads(pk="packages", build=optional("frameworks.torch"))
+@reads(pk=some("packages"), build=optional("frameworks.torch"))
 def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) -> str | None:
     """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
     installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
@@ -281,7 +313,7 @@ def torch_release(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_torch_release(version))
 
 
-@reads(pk="packages")
+@reads(pk=some("packages"))
 def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
 
