@@ -513,3 +513,70 @@ SCENARIOS += [
 ]
 for _s in SCENARIOS:
     _s.setdefault("host", PY["3.11.10"])
+
+# ---------------------------------------------------------------- batch 4
+# Written (with the verdicts) after batch 3 was fixed, before envdoctor ran on any of these:
+# framework pairings (TF + torch sharing wheels, JAX plugin/pjrt/jaxlib, torch companions),
+# package conflicts, NumPy 2 with old jaxlib, TF's system-CUDA era.
+#  PTV  torch / torchvision / torchaudio pairs: https://github.com/pytorch/vision#installation
+#  TFD  tensorflow and tensorflow-cpu install the same `tensorflow` module:
+#       https://www.tensorflow.org/install/pip
+#  K3   Keras 3 needs TF >= 2.16 (tf.keras of 2.15 is Keras 2): https://keras.io/getting_started/
+SYSTEM_CUDA_112 = {"toolkit": ("11.2.152", "/usr/local/cuda-11.2"),
+                   "libs": [("cudnn", "8.1.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"),
+                            ("cudart", "11.2.152", "/usr/local/cuda-11.2/lib64/libcudart.so.11.0"),
+                            ("cublas", "11.4.1.1043", "/usr/local/cuda-11.2/lib64/libcublas.so.11")]}
+SCENARIOS += [
+    sc("ok4-tf218-and-cuda-with-torch260-cu126-cudnn95", True, recorded("13-8x-rtx4090-550.txt",
+       driver="560.35.03", cuda="12.6"),
+       [tensorflow("2.18.0", "12.5.1", "9", TF_CAPS), *T260_CU126, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "TF 2.18 built with cuDNN 9.3; torch's 9.5 serves it (TF, DNN)"),
+    sc("bad4-jax0431-with-plugin0435-newer", False, recorded("14-4x-a100-sxm4-555.txt"),
+       [*jax_gpu("0.4.31", 12, plugin="0.4.35"), NUMPY_2], PY["3.11.10"],
+       "plugin must equal jaxlib's version (JAX)", labels=["jax-plugin-mismatch"]),
+    sc("bad4-jax0435-pjrt-0434", False, recorded("14-4x-a100-sxm4-555.txt"),
+       [simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"),
+        dist("jax-cuda12-plugin", "0.4.35", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.4.34", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        nv("cudnn", 12, "9.5.1.17"), NUMPY_2], PY["3.11.10"],
+       "jax-cuda12-plugin 0.4.35 requires jax-cuda12-pjrt==0.4.35 (JAX)", labels=["jax-plugin-mismatch"]),
+    sc("ok4-jax0430-cuda12-h100-550", True, recorded(H100_8X, driver="550.127.05", cuda="12.4"),
+       [*jax_gpu("0.4.30", 12, cudnn="9.1.1.17", runtime="12.4.127"), NUMPY_2], PY["3.11.10"],
+       "jax 0.4.30 cuda12 plugin, driver >= 525 (JAX)"),
+    sc("bad4-keras3-with-tf215", False, recorded("17-t4-580-exclusive-process.txt"),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), *cuda_wheels(12, "8.9.4.25", "12.2.140", "12.2.5.6", "2.16.5"),
+        simple("keras", "3.3.3"), NUMPY_1], PY["3.11.10"], "Keras 3 needs TF >= 2.16 (K3)",
+       labels=["keras3-with-old-tf"]),
+    sc("bad4-cpu-torch-on-gpu-host-auto", False, recorded("18-l4-570-idle.txt"),
+       [torch("2.6.0+cpu"), NUMPY_2], PY["3.12.7"], "a CPU wheel on a GPU host (PT)",
+       labels=["torch-cpu-build-on-gpu-host"]),
+    sc("ok4-cpu-laptop-tf218-cpu-numpy2", True, None,
+       [dict(tensorflow("2.18.0", dist_name="tensorflow-cpu")), NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "tensorflow-cpu on a CPU machine (TFD)"),
+    sc("ok4-tf-gpu-2.10-system-cuda112-rtx3090", True,
+       generated(g(("NVIDIA GeForce RTX 3090", 24576)), "515.105.01", "11.7"),
+       [tensorflow("2.10.1", "11.2", "8", ["sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"],
+                   dist_name="tensorflow-gpu"), NUMPY_124, simple("keras", "2.10.0")],
+       PY["3.10.14"], "TF 2.10 tested with CUDA 11.2 / cuDNN 8.1 (TF); RTX 3090 runs compute_80 PTX (BIN)",
+       system_cuda=SYSTEM_CUDA_112),
+    sc("bad4-tensorflow-and-tensorflow-cpu-both", False, recorded(RTX4090),
+       [*TF218_AND_CUDA, dict(tensorflow("2.18.0", dist_name="tensorflow-cpu")), NUMPY_2], PY["3.11.10"],
+       "both distributions write the tensorflow module (TFD)", labels=["two-distributions-one-module"]),
+    sc("bad4-torchvision-of-another-release", False, recorded(RTX4090, driver="560.35.03", cuda="12.6"),
+       [*T260_CU124, simple("torchvision", "0.19.1+cu121", "torchvision"), NUMPY_2], PY["3.11.10"],
+       "torch 2.6 pairs with torchvision 0.21 (PTV)", labels=["torch-companion-mismatch"]),
+    sc("ok4-torch260-torchvision021-torchaudio260", True, recorded(RTX4090, driver="560.35.03", cuda="12.6"),
+       [*T260_CU124, simple("torchvision", "0.21.0+cu124", "torchvision"),
+        simple("torchaudio", "2.6.0+cu124", "torchaudio"), NUMPY_2], PY["3.11.10"], "PTV"),
+    sc("bad4-numpy2-jaxlib0423-cpu", False, None,
+       [simple("jax", "0.4.23"), simple("jaxlib", "0.4.23"), NUMPY_20], PY["3.11.10"],
+       "jaxlib supports NumPy 2 from 0.4.26 (JAX CHANGELOG)", labels=["numpy2-incompatible"]),
+    sc("ok4-numpy2-jaxlib0430-cpu", True, None,
+       [simple("jax", "0.4.30"), simple("jaxlib", "0.4.30"), NUMPY_20], PY["3.11.10"],
+       "jaxlib 0.4.26+ is built for NumPy 2 (JAX CHANGELOG)"),
+    sc("ok4-h100-565-torch260-cu126-and-jax0435-cuda12", True, recorded(H100_8X),
+       [*T260_CU126, simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"),
+        dist("jax-cuda12-plugin", "0.4.35", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.4.35", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        NUMPY_2], PY["3.11.10"], "torch and jax share nvidia-*-cu12 wheels; cuDNN 9.5 >= 9.1 (JAX)"),
+]

@@ -49,6 +49,9 @@ LABELS = {
     "jaxlib-cpu-on-gpu-host": ({"jaxlib-without-cuda-plugin-on-gpu-host"}, False),
     "torch-cpu-build-on-gpu-host": ({"torch-cpu-build-on-gpu-host"}, False),
     "rocm-torch-on-nvidia": ({"rocm-torch-on-nvidia-host"}, True),
+    "keras3-with-old-tf": ({"keras3-with-old-tensorflow"}, True),
+    "two-distributions-one-module": ({"two-distributions-one-module"}, True),
+    "torch-companion-mismatch": ({"torch-torchvision-torchaudio-mismatch"}, True),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")
