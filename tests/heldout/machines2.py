@@ -186,6 +186,7 @@ def build(sc, box: Path):
 
 def patch(facts, sc):
     m1.patch(facts, sc)
+    facts["env"]["vars"].update(sc.get("env", {}))
     system = sc.get("system_cuda")
     if system:
         version, path = system["toolkit"]
@@ -579,4 +580,40 @@ SCENARIOS += [
         dist("jax-cuda12-plugin", "0.4.35", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
         dist("jax-cuda12-pjrt", "0.4.35", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
         NUMPY_2], PY["3.11.10"], "torch and jax share nvidia-*-cu12 wheels; cuDNN 9.5 >= 9.1 (JAX)"),
+]
+
+# ---------------------------------------------------------------- batch 5
+# Written (with the verdicts) after batch 4 was fixed, before envdoctor ran on any of these:
+# the environment variables training jobs set, and a Jetson.
+#  CVD  CUDA_VISIBLE_DEVICES: "" hides every GPU, an index past the last GPU hides it:
+#       https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars
+#  ALLOC PYTORCH_CUDA_ALLOC_CONF options: https://docs.pytorch.org/docs/stable/notes/cuda.html
+#  LDP  sonames differ per CUDA major (libcudart.so.11.0 / .12, libcudnn.so.8 / .9): a CUDA 11
+#       folder on LD_LIBRARY_PATH cannot stand in for a CUDA 12 wheel's libraries:
+#       https://docs.nvidia.com/deploy/cuda-compatibility/
+#  JP   Jetson: JetPack 6.x (L4T r36, CUDA 12.6 driver) and NVIDIA's torch wheels for it:
+#       https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html
+A100_4X = "14-4x-a100-sxm4-555.txt"
+SCENARIOS += [
+    sc("bad5-cuda-visible-devices-empty", False, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "an empty CUDA_VISIBLE_DEVICES hides every GPU (CVD)",
+       env={"CUDA_VISIBLE_DEVICES": ""}, labels=["visible-devices-hide-all"]),
+    sc("bad5-cuda-visible-devices-past-last-gpu", False, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "index 6 on a 4-GPU host names no GPU (CVD)",
+       env={"CUDA_VISIBLE_DEVICES": "6"}, labels=["visible-devices-missing"]),
+    sc("ok5-cuda-visible-devices-subset", True, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "two of four GPUs (CVD)", env={"CUDA_VISIBLE_DEVICES": "1,3"}),
+    sc("ok5-alloc-conf-expandable", True, recorded(A100_4X), [*T260_CU126, NUMPY_2], PY["3.12.7"],
+       "a valid allocator option (ALLOC)",
+       env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True,max_split_size_mb:512"}),
+    sc("bad5-alloc-conf-malformed", False, recorded(A100_4X), [*T260_CU126, NUMPY_2], PY["3.12.7"],
+       "max_split_size_mb takes a number (ALLOC)",
+       env={"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:lots"}, labels=["alloc-conf"]),
+    sc("ok5-ld-library-path-cuda118-with-torch-cu126", True, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "libcudart.so.11.0 / libcudnn.so.8 cannot shadow .so.12 / .so.9 (LDP)",
+       env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64"}, system_cuda=SYSTEM_CUDA_118),
+    sc("ok5-jetson-orin-jetpack6-torch-nv24", True,
+       generated(g(("Orin (nvgpu)", 62841)), "540.4.0", "12.6"),
+       [torch("2.5.0a0+872d972e41.nv24.08", "12.6"), NUMPY_124],
+       {**PY["3.10.14"], **LINUX_ARM}, "NVIDIA's JetPack 6 torch wheel for Orin (JP)"),
 ]

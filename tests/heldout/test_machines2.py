@@ -52,6 +52,9 @@ LABELS = {
     "keras3-with-old-tf": ({"keras3-with-old-tensorflow"}, True),
     "two-distributions-one-module": ({"two-distributions-one-module"}, True),
     "torch-companion-mismatch": ({"torch-torchvision-torchaudio-mismatch"}, True),
+    "visible-devices-hide-all": ({"cuda-visible-devices-hides-all"}, False),
+    "visible-devices-missing": ({"cuda-visible-devices-names-missing-gpus"}, False),
+    "alloc-conf": ({"malformed-pytorch-cuda-alloc-conf"}, False),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")

@@ -40,7 +40,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # tensorflow
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
-    "tf_cuda_libs_fix": "tensorflow",
+    "tf_cuda_libs_fix": "tensorflow", "tf_gpu_install": "tensorflow",
     # jax
     "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
     "jax_gpu_build": "jax",
@@ -48,6 +48,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
     "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
+    "conflict_fix": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
