@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envdoctor.facts.states import State, state_of
 from envdoctor.outputs.summary import _cuda, _host, _jax
 from envdoctor.parsers import parse_text
 
@@ -46,28 +47,33 @@ def test_collect_env_gives_cpu_model_and_gcc_but_no_nvcc_path():
 
 def test_jax_devices_without_a_plugin_listing_are_not_no_plugin():
     facts = parse_text(JAX_BLOCK)
-    assert facts.frameworks.jax.plugins_known is False
+    assert state_of(facts, "frameworks.jax.plugins")[0] is State.UNOBSERVED
     assert _jax(facts) == "jax 0.4.33, jaxlib 0.4.33 (8 CUDA device(s) seen by JAX)"
 
 
 def test_pip_list_of_jax_without_plugin_is_a_known_absence():
     facts = parse_text("Package  Version\n-------- -------\njax      0.4.33\njaxlib   0.4.33\n"
                        "numpy    1.26.4\n")
-    assert facts.frameworks.jax.plugins_known is True
+    assert state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED
+    assert facts.frameworks.jax.plugins == ()
 
 
 def test_could_not_collect_build_cuda_with_torch_imported_is_the_cpu_build():
     """collect_env prints a None torch.version.cuda as "Could not collect" (replace_nones)."""
     text = COLLECT_ENV.replace("PyTorch version: 2.5.0+cu124", "PyTorch version: 1.3.1") \
         .replace("CUDA used to build PyTorch: 12.4", "CUDA used to build PyTorch: Could not collect")
-    torch = parse_text(text).frameworks.torch
-    assert torch.cuda is None and torch.build_known is True
+    facts = parse_text(text)
+    torch = facts.frameworks.torch
+    assert torch.cuda is None and state_of(facts, "frameworks.torch.cuda")[0] is State.OBSERVED
 
 
 def test_a_bare_torch_version_is_build_unknown():
     """A report naming only 'torch==2.9.1' (no +local, no OS) says nothing of its build."""
-    torch = parse_text("torch==2.9.1\nnumpy==2.1.3\n").frameworks.torch
-    assert torch is not None and torch.cuda is not None or torch.build_known is False
+    facts = parse_text("torch==2.9.1\nnumpy==2.1.3\n")
+    torch = facts.frameworks.torch
+    assert torch is not None
+    assert torch.cuda is not None or \
+        state_of(facts, "frameworks.torch.cuda")[0] is State.UNOBSERVED
 
 
 def test_pip_show_block_is_one_distribution_not_a_listing():
@@ -76,4 +82,5 @@ def test_pip_show_block_is_one_distribution_not_a_listing():
     facts = parse_text(text)
     assert facts.packages.get("jaxlib").version.public == "0.4.26"
     assert str(facts.host.python_version) == "3.10" and facts.host.os == "Linux"
-    assert facts.frameworks.jax.plugins_known is False  # pip show jaxlib lists no plugins
+    # pip show jaxlib lists no plugins
+    assert state_of(facts, "frameworks.jax.plugins")[0] is State.UNOBSERVED

@@ -24,10 +24,12 @@ from packaging.version import Version
 
 from envdoctor.facts.serialize import DecodeError, from_jsonable, to_jsonable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Versions whose snapshots still decode: 1 had no per-field states (every field of a section that
 # answered counted as observed), which is what 2 reads when ``unobserved``/``failed`` are empty.
-READABLE_SCHEMA_VERSIONS = (1, 2)
+# 2 said "not observed" for two fields with flags (``torch.build_known``,
+# ``jax.plugins_known``); 3 says it with ``frameworks.probe.unobserved`` (see _migrate_flags).
+READABLE_SCHEMA_VERSIONS = (1, 2, 3)
 
 
 class Status(str, Enum):
@@ -247,9 +249,9 @@ class TorchBuild:
     hip: Version | None = None
     git_version: str = ""
     bundled: tuple[str, ...] = ()   # shared libraries shipped in torch/lib (libcudnn.so.9 …)
-    # False when nothing said which build this is (torch/version.py missing or unparseable, a
-    # report naming only "torch 2.5.1"): cuda None then means "not observed", not "CPU-only".
-    build_known: bool = True
+    # When nothing said which build this is (torch/version.py missing or unparseable, a report
+    # naming only "torch 2.5.1"), ``frameworks.probe.unobserved`` holds "torch.cuda" and
+    # "torch.hip": None then reads as not observed, not as "CPU-only".
 
 
 @dataclass(frozen=True)
@@ -272,9 +274,8 @@ class JaxBuild:
     version: Version | None = None
     jaxlib: Version | None = None
     plugins: tuple[Distribution, ...] = ()  # jax-cuda12-plugin, jax-cuda12-pjrt, …
-    # False when nothing listed the installed distributions (a jax.print_environment_info()
-    # block names jax and jaxlib only): no plugin then means "not observed", not "none".
-    plugins_known: bool = True
+    # When nothing listed the installed distributions (a jax.print_environment_info() block
+    # names jax and jaxlib only), ``frameworks.probe.unobserved`` holds "jax.plugins".
 
 
 @dataclass(frozen=True)
@@ -517,10 +518,39 @@ class Facts:
         if version not in READABLE_SCHEMA_VERSIONS:
             raise FactsError(f"schema_version {version!r} is not supported (this envdoctor "
                              f"reads {', '.join(map(str, READABLE_SCHEMA_VERSIONS))})")
+        if version < 3:
+            data = _migrate_flags(data)
         try:
             return replace(from_jsonable(cls, data), schema_version=SCHEMA_VERSION)
         except DecodeError as exc:
             raise FactsError(f"facts do not fit the schema: {exc}") from None
+
+
+# schema 2 flag -> the field paths (in ``frameworks``) it said were not observed when False
+_V2_FLAGS = {("torch", "build_known"): ("torch.cuda", "torch.hip"),
+             ("jax", "plugins_known"): ("jax.plugins",)}
+
+
+def _migrate_flags(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 1/2 snapshot with its ``build_known``/``plugins_known`` flags turned into
+    ``frameworks.probe.unobserved`` marks (a False flag meant: that field was not observed)."""
+    fw = data.get("frameworks")
+    if not isinstance(fw, dict):
+        return data
+    marks: list[str] = []
+    fw = dict(fw)
+    for (record, flag), paths in _V2_FLAGS.items():
+        build = fw.get(record)
+        if isinstance(build, dict) and flag in build:
+            if build.get(flag) is False:
+                marks.extend(paths)
+            fw[record] = {k: v for k, v in build.items() if k != flag}
+    if marks:
+        probe = dict(fw.get("probe") or {})
+        old = probe.get("unobserved") or []
+        probe["unobserved"] = [*old, *(m for m in marks if m not in old)]
+        fw["probe"] = probe
+    return {**data, "frameworks": fw}
 
 
 class FactsError(ValueError):

@@ -11,6 +11,7 @@ from typing import Any
 
 from envdoctor.engine.findings import Finding, worst
 from envdoctor.facts import Facts, Status
+from envdoctor.facts.states import State, state_of
 
 
 def line_of(area: str) -> str:
@@ -136,7 +137,7 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
-    elif not t.build_known:
+    elif state_of(facts, "frameworks.torch.cuda")[0] is not State.OBSERVED:
         build = "build unknown"
     else:
         build = "CPU-only build"
@@ -162,7 +163,7 @@ def _jax(facts: Facts) -> str:
         gpus = [d for d in getattr(live, "devices", ()) or () if d.kind in ("cuda", "gpu")]
         if gpus:
             plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
-        elif j.plugins_known:
+        elif state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED:
             plugins = "no GPU plugin: CPU only"
         else:
             plugins = "plugins not listed"

@@ -56,6 +56,8 @@ def apply(part: Partial, key: str, value: str) -> bool:
         _framework(part, "tensorflow", v, k)
         return True
     if re.fullmatch(r"jax(?: version)?", k):
+        if v.lower().startswith("not installed"):
+            part.set("frameworks.jax", False)  # stated: not installed
         part.set("frameworks.jax.version", None if missing(v) else ver(v))
         return True
     if re.fullmatch(r"jaxlib(?: version)?", k):
@@ -97,9 +99,11 @@ def apply(part: Partial, key: str, value: str) -> bool:
 def _framework(part: Partial, name: str, v: str, key: str) -> None:
     flag = _TRAILING_BOOL.search(v)
     value = _TRAILING_BOOL.sub("", v).strip() if flag else v
+    if value.lower().startswith("not installed"):
+        part.observe(name, "import", "not installed")
+        part.set(f"frameworks.{name}", False)  # stated: not installed
+        return
     if missing(value):
-        if value.lower().startswith("not installed"):
-            part.observe(name, "import", "not installed")
         return
     m = re.search(r"(tensorflow(?:[_-](?:intel|cpu|gpu|macos|rocm|aarch64))?|tf[_-]nightly"
                   r"(?:[_-](?:cpu|gpu))?)-(\d[\w.+]*?)-(cp\d+)-", value, re.IGNORECASE)

@@ -36,6 +36,7 @@ from envdoctor.facts import (
     TensorflowBuild,
     TorchBuild,
 )
+from envdoctor.facts.states import only_stated, unobserved_field
 from envdoctor.parsers import gpus as gpu_table
 from envdoctor.versions import canonical_name as canonicalize_name
 
@@ -44,6 +45,8 @@ TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel"
             "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
             "tf-nightly-cpu", "tf-nightly-gpu")
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
+NVIDIA_STATED = ("driver_version", "cuda_driver_version", "kernel_module_version")
+FRAMEWORK_RECORDS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
 
 
 @dataclass
@@ -104,6 +107,13 @@ def merge(parts: list[Partial]) -> Facts | None:
             if name not in packages or (packages[name] is None and version is not None):
                 packages[name] = version
     gpu_part = next((p for p in ranked if p.gpus), None)
+    # a capability another source observed for a GPU of that name (torch's "Found GPU0 Tesla
+    # K20m which is of cuda capability 3.5") fills the table's blank, before any name lookup
+    seen_cc = {g.name: g.cc for part in ranked for g in part.gpus if g.cc is not None}
+    if gpu_part is not None and any(g.cc is None and g.name in seen_cc for g in gpu_part.gpus):
+        gpu_part = replace(gpu_part, gpus=[g if g.cc is not None else
+                                           replace(g, cc=seen_cc.get(g.name)) for g in
+                                           gpu_part.gpus])
     live: dict[str, dict[str, Any]] = {}
     for part in ranked:
         for fw, obs in part.live.items():
@@ -132,6 +142,23 @@ def merge(parts: list[Partial]) -> Facts | None:
         env=_env(values, sources),
     )
     return facts
+
+
+def _only(section: Any, stated: set[str]) -> Any:
+    """``section`` with every field the report did not state marked as not observed.
+
+    A pasted report says what it shows, nothing more: a ``collect_env`` names torch but not
+    TensorFlow, so ``frameworks.tensorflow`` is *not observed* (a rule asking whether
+    TensorFlow is installed gets unknown), never ``None`` = "confirmed not installed". Only a
+    section that answered carries marks; one nobody stated is ``unknown`` as a whole.
+    """
+    if section.probe.status is not Status.OK:
+        return section
+    return only_stated(section, stated)
+
+
+def _stated(got: dict[str, Any]) -> set[str]:
+    return set(got)
 
 
 class _Sources:
@@ -177,7 +204,7 @@ HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
     got = {k: v for k, v in _pick(values, "host").items() if k in HOST_FIELDS}
-    return HostFacts(probe=sources.info("host", bool(got)), **got)
+    return _only(HostFacts(probe=sources.info("host", bool(got)), **got), _stated(got))
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:
@@ -196,7 +223,13 @@ def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> Nvidi
         # A GPU the report names is on the bus; saying so keeps "toolkit but no GPU" (CUDA001)
         # from firing when a template names the GPU but not the driver.
         fields["pci_devices"] = len(gpus)
-    return NvidiaFacts(probe=sources.info("nvidia", stated), gpus=tuple(gpus), **fields)
+    facts = NvidiaFacts(probe=sources.info("nvidia", stated), gpus=tuple(gpus), **fields)
+    if not stated:
+        return facts
+    # the GPU list and the driver are what absence rules read ("no GPU", "no driver"): a
+    # report that does not state them has not observed them
+    unseen = [f for f in NVIDIA_STATED if f not in fields] + ([] if gpus else ["gpus"])
+    return unobserved_field(facts, *unseen) if unseen else facts
 
 
 def _cuda(values: dict[str, Any], sources: _Sources) -> CudaFacts:
@@ -225,14 +258,20 @@ def _libraries(ranked: list[Partial], sources: _Sources) -> LibraryFacts:
             if key not in seen:
                 seen.add(key)
                 libs.append(lib)
-    return LibraryFacts(probe=sources.info("libraries", bool(libs)), libraries=tuple(libs))
+    # the libraries a report names are some of those installed, never all of them
+    return _only(LibraryFacts(probe=sources.info("libraries", bool(libs)),
+                              libraries=tuple(libs)), set())
 
 
 def _packages(packages: dict[str, Version | None], sources: _Sources) -> PackageFacts:
     from envdoctor.probes.packages import find_conflicts
     dists = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items()))
-    return PackageFacts(probe=sources.info("packages", bool(dists)), distributions=dists,
-                        conflicts=find_conflicts(dists))
+    facts = PackageFacts(probe=sources.info("packages", bool(dists)), distributions=dists,
+                         conflicts=find_conflicts(dists))
+    # what a report lists is some of the installed distributions (collect_env keeps a few
+    # names, a pasted `pip list` is often grepped or cut): `has('torch')` is True when
+    # listed, `has('tqdm')` is unknown, never "not installed"
+    return unobserved_field(facts, "distributions") if dists else facts
 
 
 def _local_cuda(version: Version | None) -> Version | None:
@@ -290,10 +329,18 @@ def _lists_jax_packages(ranked: list[Partial]) -> bool:
 
 def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
                 sources: _Sources, jax_listed: bool = False) -> FrameworkFacts:
+    """Framework builds the report states. What decides a verdict and was not stated is marked
+    not observed: a bare ``torch 2.5.1`` says nothing of the CUDA build (``torch.cuda``
+    not observed, not "CPU-only"), a ``jax.print_environment_info()`` block lists no plugins
+    (``jax.plugins`` not observed, not "none"), and a framework it does not name at all is
+    not observed either, unless the report says it is not installed."""
     t = _pick(values, "frameworks.torch")
     tf = _pick(values, "frameworks.tensorflow")
     jx = _pick(values, "frameworks.jax")
     ks = _pick(values, "frameworks.keras")
+    said: set[str] = {name for name in FRAMEWORK_RECORDS
+                      if values.get(f"frameworks.{name}") is False}  # "not installed"
+    unseen: list[str] = []
     torch = None
     version = t.get("version") or packages.get("torch")
     if version is not None or t:
@@ -306,7 +353,9 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         elif cuda is None and hip is None:
             cuda = _pypi_default_cuda(version, values)
         known = cpu or cuda is not None or hip is not None or _pypi_cpu_wheel(version, values)
-        torch = TorchBuild(version=version, cuda=cuda, hip=hip, build_known=known)
+        torch = TorchBuild(version=version, cuda=cuda, hip=hip)
+        unseen += [] if known else ["torch.cuda", "torch.hip"]
+        unseen += [] if version is not None else ["torch.version"]  # it only printed
     tensorflow = None
     dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
@@ -319,17 +368,19 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     jax = None
     jax_v = jx.get("version") or packages.get("jax")
     jaxlib_v = jx.get("jaxlib") or packages.get("jaxlib")
-    if jax_v is not None or jaxlib_v is not None:
+    if jax_v is not None or jaxlib_v is not None or jx.get("ran"):  # ran: JAX printed
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))
-        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins,
-                       plugins_known=jax_listed or bool(plugins))
+        jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
+        unseen += [] if jax_v is not None else ["jax.version"]
+        unseen += [] if jaxlib_v is not None else ["jax.jaxlib"]
+        unseen += [] if jax_listed or plugins else ["jax.plugins"]
     keras = None
     keras_v = ks.get("version") or packages.get("keras") or packages.get("keras-nightly")
     if keras_v is not None:
         keras = KerasInfo(version=keras_v, backend=ks.get("backend", ""),
                           backend_source="report" if ks.get("backend") else "")
-    stated = any(x is not None for x in (torch, tensorflow, jax, keras))
+    stated = any(x is not None for x in (torch, tensorflow, jax, keras)) or bool(said)
     names = []
     for src in (sources.by_section.get("frameworks", []) + sources.by_section.get("packages", [])):
         if src not in names:
@@ -337,12 +388,26 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     info = sources.info("frameworks", stated)
     if stated:
         info = replace(info, source=ORIGIN + ":" + "+".join(names or ["report"]))
-    return FrameworkFacts(probe=info, torch=torch, tensorflow=tensorflow, jax=jax, keras=keras)
+    facts = FrameworkFacts(probe=info, torch=torch, tensorflow=tensorflow, jax=jax,
+                           keras=keras)
+    if not stated:
+        return facts
+    # a framework the report does not name is not observed (unless it says "not installed")
+    unseen += [name for name in FRAMEWORK_RECORDS
+               if getattr(facts, name) is None and name not in said]
+    return unobserved_field(facts, *unseen) if unseen else facts
 
 
 def _env(values: dict[str, Any], sources: _Sources) -> EnvFacts:
     got = {k: str(v) for k, v in _pick(values, "env").items()}
-    return EnvFacts(probe=sources.info("env", bool(got)), vars=got)
+    # the variables a report shows are some of the environment, never all of it
+    return _only(EnvFacts(probe=sources.info("env", bool(got)), vars=got), set())
+
+
+def _diagnoses(text: str) -> tuple[Any, ...]:
+    """What ``explain`` recognises in a framework's message, as a live worker records it."""
+    from envdoctor.live.parse import diagnoses_for
+    return diagnoses_for(text)
 
 
 def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
@@ -387,6 +452,12 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
                 fields["build"] = "cpu"
         if obs.get("built_cudnn"):
             fields["built_cudnn"] = Version(obs["built_cudnn"])
+        if obs.get("numpy_abi"):  # printed while it was imported, as a worker's stderr
+            fields["warnings"] = tuple(d for d in _diagnoses(str(obs["numpy_abi"]))
+                                       if d.code == "ENUMPY001")
+        if obs.get("gpu_error"):  # the framework's own words for why it has no GPU
+            fields["gpu_error"] = str(obs["gpu_error"])
+            fields["diagnoses"] = _diagnoses(str(obs["gpu_error"]))
         if obs.get("arch_list"):
             fields["arch_list"] = tuple(obs["arch_list"])
         if obs.get("cc_range"):

@@ -12,8 +12,8 @@ import re
 
 from envdoctor.facts import Gpu
 from envdoctor.parsers._partial import Partial
-from envdoctor.parsers._text import missing, plain, to_bool, ver
-from envdoctor.parsers.gpus import clean_name
+from envdoctor.parsers._text import mib, missing, plain, to_bool, ver
+from envdoctor.parsers.gpus import cc_of, clean_name
 
 NAME = "informal"
 RANK = 10
@@ -43,8 +43,31 @@ _SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:
 _FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
 _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch "
                      r"is\s*\((\d+\.\d+)\)\s*-\s*\((\d+\.\d+)\)")
+# torch/cuda/__init__.py's old_gpu_warn (pytorch/pytorch#56552 quotes it): "Found GPU0 X which is
+# of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum
+# cuda capability supported by this library is 3.7." (1.x said "that we support is 3.5")
+_MIN_CC = re.compile(r"minimum cuda capability (?:that we support|supported by this library) "
+                     r"is (\d+\.\d+)", re.IGNORECASE)
+# torch's _check_driver / c10 CUDAFunctions: "The NVIDIA driver on your system is too old (found
+# version 11040)": cudaDriverGetVersion's answer, 1000*major + 10*minor (CUDA 11.4 here)
+_DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
+# jax._src.xla_bridge when no CUDA backend could be made but the kernel driver lists GPUs
+_JAX_CPU = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib "
+                      r"is not installed\. Falling back to cpu", re.IGNORECASE)
+# the CUDA that builds extensions (CUDA_HOME's nvcc) against torch.version.cuda, as
+# torch.utils.cpp_extension and DeepSpeed's op builder word it when they refuse to build
+_BUILD_MISMATCH = (
+    re.compile(r"The detected CUDA version \((\d+\.\d+)[\d.]*\) mismatches the version that was "
+               r"used to compile\s+PyTorch \((\d+\.\d+)[\d.]*\)"),
+    re.compile(r"Installed CUDA version (\d+\.\d+)[\d.]* does not match the version torch was "
+               r"compiled with (\d+\.\d+)"),
+)
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
+# the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
+# through torch/__init__.py, or the line `import torch`, around the warning
+_TORCH_IMPORT = re.compile(r"torch[\\/]__init__\.py|^\s*import torch\s*$|while importing torch",
+                           re.MULTILINE)
 _NUMPY2 = re.compile(r"cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
 _NO_NUMPY = re.compile(r"Failed to initialize NumPy: No module named 'numpy'")
 # TensorFlow's own answer to "is there a GPU": the count the install guide prints, the device
@@ -57,6 +80,38 @@ _TF_LABELLED = re.compile(r"^\s*[\w ]{0,30}\bGPUs?\b[\w ]{0,20}:\s*(\[\s*\]|\[\s
                           r"name=.{0,20}GPU)", re.IGNORECASE | re.MULTILINE)
 _TF_IS_GPU = re.compile(r"(?:tf\.test\.is_gpu_available\(\)|^\s*(?:[-*]\s+)?(?:Is )?GPU(?: is)?"
                         r"(?: available)?\s*[:?=]\s*)\W*(True|False)\b", re.IGNORECASE | re.MULTILINE)
+
+
+# A hardware line of a hand-written "System:" block, or one item of a short comma list
+# ("CUDA 12.1, torch 2.3, RTX 4090"): an NVIDIA model name alone, memory and "laptop" allowed.
+_GPU_ALONE = re.compile(r"^(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx|tesla|quadro|titan|[ahlvt]\d{1,3}g?s?\b)"
+                        r"[\w -]{0,30}?(?:\s+\d{1,3}\s*(?:gb|gib|g)\b)?(?:\s+(?:laptop\s+)?gpu)?$",
+                        re.IGNORECASE)
+_FRAMEWORK_ALONE = re.compile(r"^(torch|pytorch|tensorflow|jax|jaxlib)\s+v?(\d+\.\d+(?:\.\d+)?"
+                              r"(?:\+\w+)?)$", re.IGNORECASE)
+_FRAMEWORK_KEY = {"torch": "frameworks.torch.version", "pytorch": "frameworks.torch.version",
+                  "tensorflow": "frameworks.tensorflow.version",
+                  "jax": "frameworks.jax.version", "jaxlib": "frameworks.jax.jaxlib"}
+
+
+def _prose_items(part: Partial, line: str) -> None:
+    """A short line naming the hardware and versions in words: each item that is an NVIDIA
+    GPU model (known to the GPU table) or "torch 2.3" states that, nothing else does."""
+    line = line.strip().strip("`*-•> ").strip()
+    if not line or len(line) > 120 or ":" in line or "=" in line:
+        return
+    for item in re.split(r"\s*[,;]\s*|\s+\+\s+", line):
+        item = item.strip(" .()")
+        m = _FRAMEWORK_ALONE.match(item)
+        if m:
+            part.set(_FRAMEWORK_KEY[m.group(1).lower()], ver(m.group(2)))
+            continue
+        if len(item) <= 60 and _GPU_ALONE.match(item):
+            name = clean_name(re.sub(r"\s+\d{1,3}\s*(?:gb|gib|g)\b.*$", "", item,
+                                     flags=re.IGNORECASE))
+            if cc_of(name) is not None and not any(g.name == name for g in part.gpus):
+                part.gpus.append(Gpu(index=len(part.gpus), name=name, cc=cc_of(name),
+                                     memory_total_mb=mib(item)))
 
 
 def parse(text: str) -> Partial:
@@ -91,6 +146,8 @@ def parse(text: str) -> Partial:
         k = _KEYED.match(line)
         if k:
             _keyed(part, k.group(1).lower(), plain(k.group(2)))
+        elif len(line) <= 120:
+            _prose_items(part, line)
         m = _INSTALL.search(line)
         if m:
             for pin in _PIN.finditer(m.group(1)):
@@ -122,18 +179,55 @@ def parse(text: str) -> Partial:
     m = _MINMAX.search(text)
     if m:
         part.observe("torch", "cc_range", [m.group(1), m.group(2)])
+    m = _MIN_CC.search(text)
+    if m:  # only the minimum: the range is open above it
+        part.observe("torch", "cc_range", [m.group(1), ""])
     _tensorflow_gpu(part, text, lines)
+    _framework_gpu_messages(part, text)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
         part.observe("torch", "cuda_available", False)
-    if _NUMPY_ABI.search(text):
-        part.observe("numpy", "abi_error", "a module compiled for NumPy 1.x under NumPy 2")
+    m = _NUMPY_ABI.search(text)
+    if m and _TORCH_IMPORT.search(text, max(0, m.start() - 300), m.end() + 2500):
+        # NumPy's ABI warning, printed while torch was being imported: torch's own C extension
+        part.set("frameworks.torch.ran", True)
+        line = text.rfind("\n", 0, m.start()) + 1  # the whole message, from its line start
+        part.observe("torch", "numpy_abi", text[line:line + 300].split("\n\n")[0])
     m = _NUMPY2.search(text)
     if m:
         part.package("numpy", ver(m.group(1)))
     if _NO_NUMPY.search(text):
         part.observe("numpy", "import", "failed")
     return part
+
+
+def _framework_gpu_messages(part: Partial, text: str) -> None:
+    """What a framework printed about its GPU, recorded as that framework's own observation
+    (the reason it gives, what ``explain`` recognises in it) and the facts the line states.
+
+    Only lines whose wording names the framework and the fact: torch's "driver too old (found
+    version N)" is the driver's CUDA level (N = 1000*major + 10*minor) and torch's own verdict;
+    jax's "... CUDA-enabled jaxlib is not installed. Falling back to cpu" is JAX running on the
+    CPU with no CUDA backend.
+    """
+    m = _DRIVER_OLD.search(text)
+    if m:
+        n = int(m.group(1))
+        part.set("nvidia.cuda_driver_version", ver(f"{n // 1000}.{n % 1000 // 10}"))
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "cuda_available", False)
+        part.observe("torch", "gpu_error", m.group(0))
+    for pattern in _BUILD_MISMATCH:
+        m = pattern.search(text)
+        if m:
+            part.set("cuda.nvcc_version", ver(m.group(1)))
+            part.set("frameworks.torch.cuda", ver(m.group(2)))
+            break
+    m = _JAX_CPU.search(text)
+    if m:
+        part.set("frameworks.jax.ran", True)
+        part.observe("jax", "backend", "cpu")
+        part.observe("jax", "gpu_error", m.group(0))
 
 
 def _put(part: Partial, key: str, value: str) -> None:

@@ -29,6 +29,7 @@ from envdoctor.facts import (
     TensorflowBuild,
     TorchBuild,
 )
+from envdoctor.facts.states import unobserved_field
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
 
@@ -50,8 +51,9 @@ def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
     """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree."""
     trail = Trail()
     installed = _dists.installed(paths)
+    torch, build_read = torch_build_state(installed, trail)
     facts = FrameworkFacts(
-        torch=torch_build(installed, trail),
+        torch=torch,
         tensorflow=tensorflow_build(installed, trail),
         jax=jax_build(installed),
         keras=keras_info(installed, trail),
@@ -59,7 +61,11 @@ def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
         mindspore=mindspore_build(installed),
         mxnet=mxnet_build(installed),
     )
-    return replace(facts, probe=trail.info(Status.OK, source="files"))
+    facts = replace(facts, probe=trail.info(Status.OK, source="files"))
+    if torch is not None and not build_read:
+        # version.py missing or unparseable: which build this is was not observed
+        facts = unobserved_field(facts, "torch.cuda", "torch.hip")
+    return facts
 
 
 def _v(text: Any) -> Version | None:
@@ -105,9 +111,16 @@ def _literal(node: ast.expr) -> Any:
 
 
 def torch_build(installed: dict[str, _dists.InstalledDist], trail: Trail) -> TorchBuild | None:
+    return torch_build_state(installed, trail)[0]
+
+
+def torch_build_state(installed: dict[str, _dists.InstalledDist], trail: Trail
+                      ) -> tuple[TorchBuild | None, bool]:
+    """torch's build from torch/version.py, and whether that file said which build it is (it
+    names ``cuda``, None on CPU and ROCm builds); False when missing or unparseable."""
     dist = installed.get("torch")
     if dist is None:
-        return None
+        return None, False
     pkg = dist.location / "torch"
     consts = module_constants(trail.read(pkg / "version.py") or "")
     bundled: tuple[str, ...] = ()
@@ -122,8 +135,7 @@ def torch_build(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Tor
         hip=_v((consts.get("hip") or "").split("-")[0] if consts.get("hip") else None),
         git_version=str(consts.get("git_version") or ""),
         bundled=bundled,
-        build_known="cuda" in consts,
-    )
+    ), "cuda" in consts
 
 
 def tensorflow_build(installed: dict[str, _dists.InstalledDist], trail: Trail

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from envdoctor.facts import ModuleConflict, Status
+from envdoctor.facts import Facts, ModuleConflict, Status
+from envdoctor.facts.states import State, state_of
 from envdoctor.probes import _dists, frameworks, packages
 from envdoctor.probes._base import Trail
 
@@ -95,22 +96,26 @@ def test_torch_rocm_build(site):
 
 def test_torch_with_a_broken_version_file_keeps_the_dist_info_version(site):
     dist(site, "torch", "2.13.0+cpu", "torch", {"torch/version.py": "cuda = '12.4\n  ((("})
-    build = frameworks.torch_build(installed(site), Trail())
+    build, said = frameworks.torch_build_state(installed(site), Trail())
     assert build.version == Version("2.13.0+cpu") and build.cuda is None
-    assert build.build_known is False  # an unreadable version.py is not "CPU-only"
+    assert said is False  # an unreadable version.py is not "CPU-only"
+    fw = frameworks.probe((str(site),))
+    assert state_of(Facts(frameworks=fw), "frameworks.torch.cuda")[0] is State.UNOBSERVED
 
 
 def test_torch_without_version_py_is_build_unknown(site):
     dist(site, "torch", "2.5.1", "torch", {"torch/__init__.py": ""})
-    build = frameworks.torch_build(installed(site), Trail())
-    assert (build.version, build.cuda, build.build_known) == (Version("2.5.1"), None, False)
+    build, said = frameworks.torch_build_state(installed(site), Trail())
+    assert (build.version, build.cuda, said) == (Version("2.5.1"), None, False)
 
 
 def test_cpu_torch_version_py_is_a_known_cpu_build(site):
     text = TORCH_CU124.replace("'2.4.0+cu124'", "'2.4.0+cpu'").replace("= '12.4'", "= None")
     dist(site, "torch", "2.4.0+cpu", "torch", {"torch/version.py": text})
-    build = frameworks.torch_build(installed(site), Trail())
-    assert (build.cuda, build.build_known) == (None, True)
+    build, said = frameworks.torch_build_state(installed(site), Trail())
+    assert (build.cuda, said) == (None, True)
+    fw = frameworks.probe((str(site),))
+    assert state_of(Facts(frameworks=fw), "frameworks.torch.cuda")[0] is State.OBSERVED
 
 
 def test_torch_version_py_is_never_executed(site, tmp_path):

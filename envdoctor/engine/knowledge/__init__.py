@@ -26,6 +26,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
     "driver_below_floor": "driver", "driver_below_floor_confirmed": "driver",
     "driver_below_bundled": "driver", "driver_fix": "driver",
+    "driver_reported_too_old": "driver", "driver_label": "driver",
     # cudnn
     "cudnn_min_cc": "cudnn", "cudnn_row": "cudnn", "gpus_below_cudnn": "cudnn",
     "gpus_below_cudnn_confirmed": "cudnn",

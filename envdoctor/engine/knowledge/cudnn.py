@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, counted, series, ver, with_confirmed
-from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge._reads import reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Distribution, Gpu
@@ -66,7 +66,7 @@ def cudnn_row(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_cudnn(version))
 
 
-@reads(gpus="nvidia.gpus", dists="packages.distributions")
+@reads(gpus="nvidia.gpus", dists=some("packages.distributions"))
 def gpus_below_cudnn(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) -> list[str]:
     """GPUs older than the installed pip cuDNN supports.
 
@@ -83,7 +83,7 @@ def gpus_below_cudnn(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) 
     return counted(out)
 
 
-@reads(dists="packages.distributions")
+@reads(dists=some("packages.distributions"))
 def gpus_below_cudnn_confirmed(*, dists: tuple[Distribution, ...]) -> bool:
     """Whether every cuDNN row behind ``gpus_below_cudnn()`` is confirmed."""
     return all(confirmed(lookup_cudnn(v)) for _, v, _ in cudnn_wheels(dists)

@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge._reads import reads
+from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import (
     OS_READ,
     hard_floor,
@@ -17,7 +17,7 @@ from envdoctor.engine.knowledge.cuda import (
 from envdoctor.engine.knowledge.jax import jax_plugin_major
 from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_command
-from envdoctor.facts import FrameworkFacts
+from envdoctor.facts import FrameworkFacts, LiveFramework
 
 
 def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
@@ -40,12 +40,33 @@ def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
     return out
 
 
+# The signatures of a framework's own "the driver is too old for my CUDA" message (torch's
+# "The NVIDIA driver on your system is too old (found version N)").
+DRIVER_TOO_OLD_SAID = ("ECUDA005",)
+
+
+def said_too_old(live: dict[str, Any] | None) -> list[str]:
+    """Frameworks that said themselves, when they ran, that the driver is too old for the
+    CUDA they were built for (a live worker, or the message pasted in a report), each with
+    its words: observed evidence, which stands where the build's CUDA was not observed."""
+    out = []
+    for name, lf in sorted((live or {}).items()):
+        if isinstance(lf, LiveFramework) and \
+                any(d.code in DRIVER_TOO_OLD_SAID for d in lf.diagnoses):
+            out.append(f"{name}{' ' + str(lf.version) if lf.version else ''} (it says: "
+                       f"{lf.gpu_error or lf.diagnoses[0].title})")
+    return out
+
+
 def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_floor: bool,
-                confirmed_only: bool = False) -> list[str]:
+                confirmed_only: bool = False, said: list[str] | None = None) -> list[str]:
     """Frameworks the driver cannot run (below_floor) or runs only under minor-version
-    compatibility (not below_floor), as readable strings."""
+    compatibility (not below_floor), as readable strings. ``said``: frameworks that reported
+    the driver too old themselves (``said_too_old``), counted below the floor unless the
+    matrix already names them."""
+    reported = list(said or ()) if below_floor else []
     if driver is None:
-        return []
+        return reported
     gaps = []
     for what, cuda in framework_cudas(fw):
         floor = hard_floor(cuda, os_name)
@@ -57,31 +78,55 @@ def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_
                 and (floor is None or driver >= floor[0]) \
                 and not what.startswith("jax"):
             gaps.append(f"{what} (CUDA {cuda}: full support from driver {bundled[0]})")
-    return gaps
+    named = {g.split(" ")[0] for g in gaps}
+    return gaps + [r for r in reported if r.split(" ")[0] not in named]
 
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
-def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
-    """Frameworks whose CUDA major the driver cannot run at all (below the compat floor)."""
-    return driver_gaps(driver, fw, os, below_floor=True)
+@reads(live=optional("live"))
+def driver_reported_too_old(*, live: dict[str, Any] | None) -> list[str]:
+    """``driver_reported_too_old()``: see ``said_too_old``; [] when nothing ran or said so."""
+    return said_too_old(live)
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+@reads(driver=optional("nvidia.driver_version"), fw=some("frameworks"), os=OS_READ,
+       said=result("driver_reported_too_old", None))
+def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str,
+                       said: list[str] | None) -> list[str]:
+    """Frameworks whose CUDA major the driver cannot run at all (below the compat floor), and
+    those that said so themselves. The driver version is optional: a framework's own "driver
+    too old" is evidence without it (the check's condition still needs one or the other)."""
+    return driver_gaps(driver, fw, os, below_floor=True, said=said)
+
+
+@reads(driver=optional("nvidia.driver_version"), fw=some("frameworks"), os=OS_READ,
+       said=result("driver_reported_too_old", None))
 def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
-                                 os: str) -> bool:
-    """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell."""
-    every = driver_gaps(driver, fw, os, below_floor=True)
-    return len(driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True)) == len(every)
+                                 os: str, said: list[str] | None) -> bool:
+    """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell (a
+    framework's own report is observed, so confirmed)."""
+    every = driver_gaps(driver, fw, os, below_floor=True, said=said)
+    kept = driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True, said=said)
+    return len(kept) == len(every)
 
 
-@reads(driver="nvidia.driver_version", fw="frameworks", os=OS_READ)
+@reads(driver=optional("nvidia.driver_version"),
+       cuda_driver=optional("nvidia.cuda_driver_version"))
+def driver_label(*, driver: Version | None, cuda_driver: Version | None) -> str | None:
+    """The driver as a title shows it: its version, else the CUDA level a framework reported
+    for it ("(CUDA 9.1 level)"); None when neither was observed."""
+    if driver is not None:
+        return str(driver)
+    return f"(CUDA {cuda_driver} level)" if cuda_driver is not None else None
+
+
+@reads(driver="nvidia.driver_version", fw=some("frameworks"), os=OS_READ)
 def driver_below_bundled(*, driver: Version | None, fw: FrameworkFacts, os: str) -> list[str]:
     """Frameworks running under minor-version compatibility (driver older than their CUDA's)."""
     return driver_gaps(driver, fw, os, below_floor=False)
 
 
-@reads(fw="frameworks", os_name=OS_READ, **MACHINE_READS)
+@reads(fw=some("frameworks"), os_name=OS_READ, **MACHINE_READS)
 def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
     """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
     CUDA majors), and the torch wheel that runs on the current driver when the planner of
@@ -95,8 +140,8 @@ def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
            "Ubuntu: sudo ubuntu-drivers install; others: "
            "https://www.nvidia.com/Download/index.aspx")
     line = f"Upgrade the NVIDIA driver{need} ({how})."
-    if fw.torch is None:
-        return line
+    if fw.torch is None or facts.get("driver") is None:
+        return line  # a wheel "for this driver" needs the driver's version
     got = planned_torch_command(**facts)
     if got is None:
         return line

@@ -8,7 +8,7 @@ import re
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import NvidiaFacts
 
@@ -80,7 +80,7 @@ def hides_all_gpus(value: str | None) -> bool:
     return hides_every_gpu(value)
 
 
-@reads(nv="nvidia", vars="env.vars")
+@reads(nv=some("nvidia"), vars=some("env.vars"))
 def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[str]:
     """Entries of CUDA_VISIBLE_DEVICES that name no GPU here (index past the count, unknown
     UUID or MIG id); [] when unset, empty or all valid. CUDA stops at the first bad entry."""

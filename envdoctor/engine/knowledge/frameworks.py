@@ -12,7 +12,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver
-from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_max_cuda
 from envdoctor.engine.loader import matrix
 
@@ -86,7 +86,7 @@ def paddle_install(*, variant: dict[str, Any] | None) -> str:
     return variant["install"]
 
 
-@reads(frameworks="frameworks")
+@reads(frameworks=some("frameworks"))
 def numpy_dependents(*, frameworks: Any) -> list[str]:
     """The installed frameworks that import NumPy when imported themselves (torch does not)."""
     return [label for name, label in NEEDS_NUMPY if getattr(frameworks, name) is not None]

@@ -8,10 +8,10 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import counted, ver, with_confirmed
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Gpu, JaxBuild, LiveFramework, PackageFacts
+from envdoctor.facts import Distribution, Gpu, JaxBuild, LiveFramework, PackageFacts
 
 
 def jax_plugin_major(name: str) -> int | None:
@@ -50,7 +50,7 @@ def jax_plugin(major: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_jax_plugin(major))
 
 
-@reads(pk="packages")
+@reads(pk=some("packages"))
 def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.
 
@@ -99,28 +99,35 @@ def gpus_below_jax(*, gpus: tuple[Gpu, ...], jax: JaxBuild | None) -> list[str]:
     return counted(out)
 
 
-def gpu_build(jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+def gpu_build(jaxlib: Version | None, plugins: tuple[Distribution, ...] | None,
+              live: LiveFramework | None) -> bool | None:
     """Can the installed JAX use an NVIDIA GPU: True, False, or None when not observed.
 
-    Observed evidence first: devices JAX itself listed (a live worker, a pasted
-    ``jax.devices``) beat package metadata. Then a jax-cuda plugin or a CUDA jaxlib (old
-    ``+cuda`` wheels). False only when the installed distributions were listed and have none.
+    ``plugins`` is None when nobody listed the installed distributions (a pasted
+    ``jax.print_environment_info()``), () when they were listed and hold none. Observed
+    evidence first: devices JAX itself listed (a live worker, a pasted ``jax.devices``) beat
+    package metadata. Then a jax-cuda plugin or a CUDA jaxlib (old ``+cuda`` wheels). False
+    only when the distributions were listed and have none, or JAX itself ran on the CPU.
     """
-    if jax is None:
-        return None
     kinds = {d.kind for d in (live.devices if live is not None else ())}
     if kinds & {"cuda", "gpu"}:
         return True
-    if any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in jax.plugins) or \
-            (jax.jaxlib is not None and jax.jaxlib.local and "cuda" in jax.jaxlib.local):
+    if any(p.name.startswith(("jax-cuda", "jax_cuda")) for p in plugins or ()) or \
+            (jaxlib is not None and jaxlib.local and "cuda" in jaxlib.local):
         return True
     if kinds == {"cpu"}:
         return False  # JAX itself says it runs on the CPU
-    return False if jax.plugins_known else None
+    return False if plugins is not None else None
 
 
-@reads(jax="frameworks.jax", live=optional("live.jax"))
-def jax_gpu_build(*, jax: JaxBuild | None, live: LiveFramework | None) -> bool | None:
+@reads(jax=optional("frameworks.jax.version"), jaxlib=optional("frameworks.jax.jaxlib"),
+       plugins=optional("frameworks.jax.plugins"), live=optional("live.jax"))
+def jax_gpu_build(*, jax: Version | None, jaxlib: Version | None,
+                  plugins: tuple[Distribution, ...] | None,
+                  live: LiveFramework | None) -> bool | None:
     """``jax_gpu_build()``: True/False, None when the report did not show it (see
-    ``gpu_build``)."""
-    return gpu_build(jax, live)
+    ``gpu_build``); reads the plugin list only where it was observed, so JAX's own device
+    list still decides when a report lists no plugins."""
+    if jax is None and jaxlib is None:
+        return None  # jax not installed, or not observed
+    return gpu_build(jaxlib, plugins, live)

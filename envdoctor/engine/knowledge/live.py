@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
 from envdoctor.engine.knowledge.gpu import lookup_datasheet
 from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
@@ -113,7 +113,7 @@ def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None) ->
     return lf.gpu_error or "the framework gave no reason"
 
 
-@reads(live="live", nv="nvidia", vars=optional("env.vars", {}))
+@reads(live="live", nv=some("nvidia"), vars=optional("env.vars", {}))
 def live_gpu_blind(*, live: dict[str, Any], nv: NvidiaFacts, vars: dict[str, str]) -> list[str]:
     """Frameworks that see no GPU on a machine whose driver sees some, each with the reason
     (the worker's own CUDA_VISIBLE_DEVICES first, else the environment's when known)."""

@@ -9,12 +9,17 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
-from envdoctor.engine.knowledge._reads import optional, reads
-from envdoctor.engine.knowledge.jax import gpu_build
+from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
 from envdoctor.engine.loader import matrix
-from envdoctor.facts import Distribution, FrameworkFacts, LiveFramework, PackageFacts
+from envdoctor.facts import (
+    Distribution,
+    LiveFramework,
+    PackageFacts,
+    TensorflowBuild,
+    TorchBuild,
+)
 
 _UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
                     "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
@@ -39,31 +44,44 @@ def first_numpy2(package: str) -> tuple[Version, bool] | None:
     return (v, confirmed(row)) if v is not None else None
 
 
-@reads(dists="packages.distributions")
+@reads(dists=some("packages.distributions"))
 def nvidia_wheel_majors(*, dists: tuple[Distribution, ...]) -> list[int]:
     """Sorted CUDA majors of the pip ``nvidia-*`` CUDA wheels installed (``[12, 13]``)."""
     return sorted({m for d in dists if (m := nvidia_wheel_major(d.name, d.version)) is not None})
 
 
-@reads(dists="packages.distributions")
+@reads(dists=some("packages.distributions"))
 def nvidia_wheels_of(major: int, *, dists: tuple[Distribution, ...]) -> list[str]:
     """``nvidia_wheels_of(12)`` -> names of the pip nvidia-* wheels built for that CUDA major."""
     return [f"{d.name}=={d.version}" for d in dists
             if nvidia_wheel_major(d.name, d.version) == major]
 
 
-@reads(pk="packages")
-def numpy1_builds(*, pk: PackageFacts) -> list[dict[str, Any]]:
+# The signature of NumPy's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2"
+NUMPY1_ABI_SAID = "ENUMPY001"
+
+
+@reads(pk=some("packages"), live=optional("live"))
+def numpy1_builds(*, pk: PackageFacts, live: dict[str, Any] | None) -> list[dict[str, Any]]:
     """Installed packages built against NumPy 1 (misc.toml ``[[numpy]]``), each a dict with
-    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1."""
+    ``name``, ``version``, ``first_numpy2``, ``confirmed``; [] under NumPy 1. A framework
+    whose own import printed NumPy's ABI warning (a live worker, or the warning pasted with
+    torch's import traceback) counts whatever its version: observed, so confirmed."""
     numpy = pk.get("numpy")
     if numpy is None or numpy.version is None or numpy.version.major < 2:
         return []
     out = []
+    for name, lf in sorted((live or {}).items()):
+        if name in ("torch", "tensorflow", "jax") and isinstance(lf, LiveFramework) and \
+                any(d.code == NUMPY1_ABI_SAID for d in lf.warnings):
+            out.append({"name": name, "version": str(lf.version or "(its import printed "
+                                                     "NumPy's 1.x ABI warning)"),
+                        "first_numpy2": "", "confirmed": True})
+    said = {b["name"] for b in out}
     for name in ("torch", "tensorflow", "tensorflow-cpu", "jaxlib"):
         dist = pk.get(name)
         first = first_numpy2("tensorflow" if name.startswith("tensorflow") else name)
-        if dist is not None and dist.version is not None and first \
+        if dist is not None and dist.version is not None and first and name not in said \
                 and Version(dist.version.base_version) < first[0]:
             out.append({"name": name, "version": str(dist.version),
                         "first_numpy2": str(first[0]), "confirmed": first[1]})
@@ -88,9 +106,16 @@ def keras_row(tf_version: Any) -> dict[str, Any] | None:
                                 if in_range(v, r.get("tensorflow", ""))), None))
 
 
-@reads(fw="frameworks", os=optional("host.os", ""), live_jax=optional("live.jax"))
-def cpu_only_frameworks(*, fw: FrameworkFacts, os: str,
-                        live_jax: LiveFramework | None) -> list[str]:
+# Each framework is read on its own (optional): one whose build was not observed (a pasted
+# "torch 2.5.1") is left out, the others are still judged.
+FRAMEWORK_READS = dict(t=optional("frameworks.torch"), tf=optional("frameworks.tensorflow"),
+                       jax_gpu=result("jax_gpu_build", None),
+                       jax_version=optional("frameworks.jax.version"))
+
+
+@reads(os=optional("host.os", ""), **FRAMEWORK_READS)
+def cpu_only_frameworks(*, os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
+                        jax_gpu: bool | None, jax_version: Version | None) -> list[str]:
     """The installed frameworks that cannot use an NVIDIA GPU whatever the machine has.
 
     ``["torch 2.13.0+cpu (CPU-only build)", "tensorflow-cpu 2.21.0 (CPU-only build)",
@@ -100,34 +125,30 @@ def cpu_only_frameworks(*, fw: FrameworkFacts, os: str,
     if os == "Darwin":
         return []
     out = []
-    t = fw.torch
-    if t is not None and t.version is not None and t.cuda is None and t.build_known:
+    if t is not None and t.version is not None and t.cuda is None:
         out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
-    tf = fw.tensorflow
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
         out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
-    j = fw.jax
-    if j is not None and j.version is not None and gpu_build(j, live_jax) is False:
-        out.append(f"jax {j.version} (no CUDA plugin)")
+    if jax_version is not None and jax_gpu is False:
+        out.append(f"jax {jax_version} (no CUDA plugin)")
     return out
 
 
-@reads(fw="frameworks", live_jax=optional("live.jax"), **MACHINE_READS)
-def gpu_install_lines(*, fw: FrameworkFacts, live_jax: LiveFramework | None,
+@reads(**FRAMEWORK_READS, **MACHINE_READS)
+def gpu_install_lines(*, t: TorchBuild | None, tf: TensorflowBuild | None,
+                      jax_gpu: bool | None, jax_version: Version | None,
                       **facts: Any) -> str | None:
     """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
     each for this machine's driver when it is known (torch: the planner of `envdoctor
     suggest`, keep-installed mode); a pointer to the selector otherwise."""
     driver = facts.get("driver")
     lines = []
-    t = fw.torch
-    if t is not None and t.cuda is None and t.build_known:
+    if t is not None and t.cuda is None:
         cmd = planned_torch_line(**facts) if driver else None
         lines.append(f"PyTorch: {cmd}" if cmd else
                      "PyTorch: the CUDA wheel for your driver, from "
                      "https://pytorch.org/get-started/locally/")
-    tf = fw.tensorflow
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
         release = f"{tf.version.major}.{tf.version.minor}"
@@ -135,7 +156,7 @@ def gpu_install_lines(*, fw: FrameworkFacts, live_jax: LiveFramework | None,
                      f'pip install "tensorflow[and-cuda]=={release}.*"'
                      if tf.version >= Version("2.14") else
                      "TensorFlow: a GPU build, see https://www.tensorflow.org/install/pip")
-    if fw.jax is not None and gpu_build(fw.jax, live_jax) is False:
+    if jax_gpu is False:
         d = ver(driver)
         extra = ("cuda13" if d is not None and d.major >= 580 else
                  "cuda12" if d is not None and d.major >= 525 else None)

@@ -17,7 +17,7 @@ from envdoctor.engine.knowledge._common import (
     ver,
     with_confirmed,
 )
-from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result
+from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
 from envdoctor.engine.loader import matrix
@@ -139,15 +139,19 @@ def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
 
     torch prints that range (min and max of its own arch list) when a GPU falls outside it;
     every known architecture from the GPU table inside the range is taken as covered, so a
-    GPU below the minimum or above the maximum is missing and one inside is not.
+    GPU below the minimum or above the maximum is missing and one inside is not. An empty
+    maximum (``("3.7", "")``, from "The minimum cuda capability supported by this library is
+    3.7") leaves the range open above: only GPUs below the minimum are missing.
     """
     if not cc_range or len(cc_range) != 2:
         return None
-    low, high = ver(cc_range[0]), ver(cc_range[1])
-    if low is None or high is None or low > high:
+    low, high = ver(cc_range[0]), ver(cc_range[1]) if cc_range[1] else None
+    if low is None or (cc_range[1] and high is None) or (high is not None and low > high):
         return None
-    ccs = {low, high} | {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
-                         if v is not None and low <= v <= high}
+    known = {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
+             if v is not None}
+    top = high if high is not None else max(known | {low})
+    ccs = {low, top} | {v for v in known if low <= v <= top}
     return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
 
 
@@ -205,7 +209,8 @@ def torch_archs_live(*, live: LiveFramework | None,
     version = live.version if live.version is not None else \
         build.version if build is not None else None
     source = "torch's own arch list" if live.arch_list else \
-        "torch's supported capability range " + " - ".join(live.cc_range)
+        "torch's supported capability range " + " - ".join(live.cc_range) \
+        if all(live.cc_range) else f"torch's minimum capability {live.cc_range[0]}"
     return {"archs": list(archs), "source": source, "confirmed": True,
             "torch": str(version) if version is not None else "(version not reported)"}
 
@@ -278,7 +283,7 @@ def torch_gpu_install(**facts: Any) -> str:
     return planned_torch_line(**facts)
 
 
-@reads(pk="packages", build=optional("frameworks.torch"))
+@reads(pk=some("packages"), build=optional("frameworks.torch"))
 def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) -> str | None:
     """``torch_reinstall_same_build()``: reinstall torch, torchvision and torchaudio of the
     installed torch release from the index of its own build (cu124, cpu, rocm6.2 …)."""
@@ -308,7 +313,7 @@ def torch_release(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_torch_release(version))
 
 
-@reads(pk="packages")
+@reads(pk=some("packages"))
 def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
 

@@ -1,0 +1,209 @@
+"""What a framework printed about its GPU, pasted into an issue, is that framework's observation.
+
+Real lines from public threads (URL beside each). A line is read only where its wording
+states the fact: torch's "driver too old (found version N)" gives the driver's CUDA level and
+torch's own verdict; its old-GPU warning gives the GPU, its capability and torch's minimum;
+jax's CPU fallback says JAX runs on the CPU. Lines that only look alike state nothing.
+"""
+
+from __future__ import annotations
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_text
+
+# https://github.com/RangiLyu/nanodet/issues/216 (title and body: the message alone)
+NANODET = ("RuntimeError: The NVIDIA driver on your system is too old (found version 10010). "
+           "Please update you\n")
+# https://github.com/lllyasviel/Fooocus/issues/1313 (the message and nvidia-smi's first line)
+FOOOCUS = """RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver.
+
+Ubuntu 21.04
+Nvidia GeForce RTX 3050 laptop GPU
+
+-nvidia-smi
+
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4
+|-------------------------------+----------------------+----------------------+
+"""
+# https://github.com/lllyasviel/stable-diffusion-webui-forge/issues/2053 (its title: no version)
+FORGE_TITLE = "RuntimeError: The NVIDIA driver on your system is too old (please help)\n" \
+    "torch==2.3.1\n"
+# https://github.com/neuralhydrology/neuralhydrology/issues/43: torch's warning template pasted
+# unformatted, next to nvidia-smi with two Tesla K20m
+NEURALHYDROLOGY = """Found GPU%d %s which is of cuda capability %d.%d.
+PyTorch no longer supports this GPU because it is too old.
+The minimum cuda capability supported by this library is %d.%d.
+
+GPU info:
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.51.06    Driver Version: 450.51.06    CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  Tesla K20m          Off  | 00000000:03:00.0 Off |                    0 |
+| N/A   23C    P0    46W / 225W |      0MiB /  4743MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+# torch/cuda/__init__.py's old_gpu_warn as pytorch/pytorch#56552 quotes it, filled in as torch
+# prints it for the first K20m of the table above
+K20M_WARNING = """    Found GPU0 Tesla K20m which is of cuda capability 3.5.
+    PyTorch no longer supports this GPU because it is too old.
+    The minimum cuda capability supported by this library is 3.7.
+"""
+# https://github.com/hollowstrawberry/kohya-colab/issues/133: the warning on Colab, where the
+# training (torch) used the GPU; nothing names a GPU in the text
+KOHYA = ('I\'ve noticed since yesterday i get a line in the script of the Colab page: "An NVIDIA '
+         'GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. '
+         'Falling back to cpu."\n')
+# https://github.com/CDCgov/cfa-variant-forecasting-2026/issues/20 (the full warning)
+JAX_WARNING = ("An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+               "installed. Falling back to cpu.\n")
+
+
+def loud(facts) -> dict[str, str]:
+    return {f.id: f.title for f in pipeline.diagnose(facts).findings
+            if f.severity.value in ("error", "warning")}
+
+
+def test_driver_too_old_alone_is_the_drivers_cuda_level_and_torchs_verdict():
+    facts = parse_text(NANODET)
+    assert str(facts.nvidia.cuda_driver_version) == "10.1"
+    assert facts.live["torch"].cuda_available is False
+    assert [d.code for d in facts.live["torch"].diagnoses] == ["ECUDA005"]
+    title = loud(facts)["driver-too-old-for-framework-cuda"]
+    assert "(CUDA 10.1 level)" in title and "found version 10010" in title
+
+
+def test_driver_too_old_next_to_nvidia_smi_names_the_driver():
+    facts = parse_text(FOOOCUS)
+    title = loud(facts)["driver-too-old-for-framework-cuda"]
+    assert title.startswith("NVIDIA driver 470.86 is too old for torch")
+    finding = next(f for f in pipeline.diagnose(facts).findings if f.code == "DRV001")
+    assert "whl/cpu" not in finding.fix  # a wheel for this driver is a CUDA one, never CPU
+
+
+def test_the_message_without_its_version_states_nothing():
+    facts = parse_text(FORGE_TITLE + "nvidia-smi\n| NVIDIA-SMI 560.94   Driver Version: 560.94"
+                       "   CUDA Version: 12.6 |\n")
+    assert str(facts.nvidia.cuda_driver_version) == "12.6"  # nvidia-smi's, not the message's
+    assert "torch" not in facts.live
+    assert "driver-too-old-for-framework-cuda" not in loud(facts)
+
+
+def test_torchs_minimum_capability_makes_an_older_gpu_missing():
+    facts = parse_text(NEURALHYDROLOGY.split("GPU info:")[1] + K20M_WARNING)
+    assert facts.live["torch"].cc_range == ("3.7", "")
+    assert "Tesla K20m (sm_35)" in loud(facts)["gpu-arch-missing-from-torch-wheel"]
+
+
+def test_an_unformatted_warning_template_states_no_capability():
+    facts = parse_text(NEURALHYDROLOGY)
+    assert "torch" not in facts.live
+    assert "gpu-arch-missing-from-torch-wheel" not in loud(facts)
+
+
+def test_jax_falling_back_to_cpu_is_jax_on_the_cpu():
+    facts = parse_text(KOHYA + "jax==0.4.26\n")
+    jax = facts.live["jax"]
+    assert [d.kind for d in jax.devices] == ["cpu"] and jax.cuda_available is False
+    assert facts.frameworks.jax is not None
+    assert not loud(facts)  # no GPU named in the text: no verdict about one
+
+
+def test_jax_on_the_cpu_next_to_an_nvidia_gpu_is_jax001():
+    facts = parse_text(JAX_WARNING + NEURALHYDROLOGY.split("GPU info:")[1])
+    assert "jaxlib-without-cuda-plugin-on-gpu-host" in loud(facts) or \
+        facts.host.os != "Linux"  # JAX001 is Linux-only: the table does not say the OS
+
+
+NUMPY_WARNING = """A module that was compiled using NumPy 1.x cannot be run in
+NumPy 2.0.2 as it may crash. To support both 1.x and 2.x
+versions of NumPy, modules must be compiled with NumPy 2.0.
+Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.
+"""
+# https://github.com/jy0205/Pyramid-Flow/issues/3 shape (held out): the traceback that follows
+# runs through torch/__init__.py; here the frame lines of pytorch/pytorch#132179's report
+TORCH_TRACEBACK = """Traceback (most recent call last):  File "gen.py", line 1, in <module>
+    import torch
+  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 1382, in <module>
+    from .functional import *  # noqa: F403
+"""
+# https://github.com/TorchDSP/torchsig/issues/238: the same warning, printed by opencv
+# ("it is related to the version of opencv-python"), no torch import around it
+TORCHSIG = ("**Describe the bug**\n" + NUMPY_WARNING +
+            "\n**To Reproduce**\nusing venv\ngit clone\npip install -e . \nrun example notebook\n")
+
+
+def test_numpy_abi_warning_with_torchs_import_is_torchs_observation():
+    facts = parse_text(NUMPY_WARNING + "\n" + TORCH_TRACEBACK)
+    assert [d.code for d in facts.live["torch"].warnings] == ["ENUMPY001"]
+    assert str(facts.packages.get("numpy").version) == "2.0.2"
+    assert "numpy2-with-numpy1-builds" in loud(facts)
+
+
+def test_numpy_abi_warning_of_another_module_is_not_torchs():
+    facts = parse_text(TORCHSIG + "torch==2.3.1\n")
+    assert "torch" not in facts.live
+    assert "numpy2-with-numpy1-builds" not in loud(facts)
+
+
+# a hand-written system block: one item a line, the GPU model alone on its line as in the
+# Fooocus#1313 report above ("Nvidia GeForce RTX 3050 laptop GPU")
+SYSTEM_BLOCK = """System:
+windows 10 home
+ryzen 5800x
+RTX 3080 12gb
+"""
+
+
+def test_a_gpu_model_on_its_own_line_is_the_reporters_gpu():
+    facts = parse_text(FOOOCUS)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA GeForce RTX 3050 Laptop GPU"] or \
+        facts.nvidia.gpus[0].cc is not None
+    part = parse_text(SYSTEM_BLOCK + "PyTorch version: 2.0.0+cpu\n")
+    assert [(g.name, g.memory_total_mb) for g in part.nvidia.gpus] == [("RTX 3080", 12288)]
+    assert "torch-cpu-build-on-gpu-host" in loud(part)
+
+
+def test_a_short_comma_list_states_its_items():
+    facts = parse_text("CUDA 12.1, torch 2.3.1, RTX 4090\n")
+    assert [g.name for g in facts.nvidia.gpus] == ["RTX 4090"]
+    assert str(facts.frameworks.torch.version) == "2.3.1"
+    assert not loud(facts)  # a bare torch version says nothing of its build: no verdict
+
+
+def test_a_gpu_named_in_a_sentence_is_not_the_reporters():
+    facts = parse_text("I tried it on an A100 at work and on my RTX 4090, both fail.\n"
+                       "torch==2.3.1\nnumpy==1.26.4\n")
+    assert facts.nvidia.probe.status.value == "unknown"
+
+
+# https://github.com/icip-cas/AutoAlign/issues/25 (torch.utils.cpp_extension refuses to build)
+CPP_EXTENSION = """RuntimeError:
+      The detected CUDA version (11.8) mismatches the version that was used to compile
+      PyTorch (12.4). Please make sure to use the same CUDA versions.
+"""
+# https://github.com/deepspeedai/DeepSpeed/issues/2707 (same major: DeepSpeed accepts it)
+DEEPSPEED_SAME_MAJOR = ("Installed CUDA version 11.5 does not match the version torch was "
+                        "compiled with 11.6 but since the APIs are compatible, accepting this "
+                        "combination\n")
+
+
+def info(facts) -> set[str]:
+    return {f.id for f in pipeline.diagnose(facts).findings}
+
+
+def test_an_extension_build_refusal_states_both_cuda_versions():
+    facts = parse_text(CPP_EXTENSION)
+    assert str(facts.cuda.nvcc_version) == "11.8" and str(facts.frameworks.torch.cuda) == "12.4"
+    assert "nvcc-major-differs-from-torch" in info(facts)
+
+
+def test_a_minor_difference_deepspeed_accepts_is_no_finding():
+    facts = parse_text(DEEPSPEED_SAME_MAJOR + "torch==1.11.0\n")
+    assert str(facts.cuda.nvcc_version) == "11.5"
+    assert "nvcc-major-differs-from-torch" not in info(facts)

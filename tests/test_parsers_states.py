@@ -1,0 +1,102 @@
+"""A pasted report states some facts; everything else it did not observe.
+
+Each test is a real shape of pasted text (sources in the strings' comments) and asserts the
+state of the fields an absence rule would read: not stated is *not observed*, "not installed"
+is *absent*, what is shown is *observed*.
+"""
+
+from __future__ import annotations
+
+from envdoctor import pipeline
+from envdoctor.facts.states import State, state_of
+from envdoctor.parsers import parse_text
+
+# collect_env head of https://github.com/vllm-project/vllm/issues/13497 (torch only)
+COLLECT_ENV = """PyTorch version: 2.5.1+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+OS: Ubuntu 22.04.5 LTS (x86_64)
+Python version: 3.10.12 (main, Jan 17 2025, 14:35:34) [GCC 11.4.0] (64-bit runtime)
+Is CUDA available: True
+GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090
+Nvidia driver version: 535.183.01
+"""
+# transformers env of https://github.com/huggingface/sentence-transformers/issues/1975
+HF_ENV = """- transformers version: 4.30.0.dev0
+- Platform: Linux-4.14.81.bm.22-amd64-x86_64-with-glibc2.24
+- Python version: 3.9.16
+- PyTorch version (GPU?): 2.0.1+cu117 (True)
+- Tensorflow version (GPU?): not installed (NA)
+- Jax version: not installed
+"""
+# TF issue template of https://github.com/tensorflow/tensorflow/issues/38090 (GPU, no driver)
+TF_TEMPLATE = """- OS Platform and Distribution: Windows 10
+- TensorFlow installed from: pip
+- TensorFlow version (use command below): 2.1.0
+- Python version: 3.7.7
+- CUDA/cuDNN version: 10.2.89
+- GPU model and memory: Nvidia GTX 1650
+"""
+
+
+def state(facts, path):
+    return state_of(facts, path)[0]
+
+
+def test_frameworks_a_report_does_not_name_are_not_observed():
+    facts = parse_text(COLLECT_ENV)
+    assert state(facts, "frameworks.torch.cuda") is State.OBSERVED
+    for name in ("tensorflow", "jax", "keras"):
+        assert state(facts, f"frameworks.{name}") is State.UNOBSERVED, name
+    assert facts.frameworks.tensorflow is None  # the stored default, not a verdict
+
+
+def test_not_installed_in_a_template_is_a_confirmed_absence():
+    facts = parse_text(HF_ENV)
+    assert state(facts, "frameworks.tensorflow") is State.OBSERVED
+    assert facts.frameworks.tensorflow is None
+    assert state(facts, "frameworks.jax") is State.OBSERVED and facts.frameworks.jax is None
+    assert state(facts, "frameworks.keras") is State.UNOBSERVED
+
+
+def test_a_gpu_without_a_driver_line_leaves_the_driver_not_observed():
+    facts = parse_text(TF_TEMPLATE)
+    assert state(facts, "nvidia.gpus") is State.OBSERVED
+    assert state(facts, "nvidia.driver_version") is State.UNOBSERVED
+    ids = {f.id for f in pipeline.diagnose(facts).findings}
+    assert "gpu-on-pci-without-driver" not in ids  # DRV005 needs a confirmed "no driver"
+
+
+def test_a_driver_line_without_gpus_leaves_the_gpus_not_observed():
+    # the only nvidia-smi line quoted in https://github.com/bold-lab-ai/JaxMARL/issues/134
+    facts = parse_text("torch==2.5.1\nNVIDIA-SMI 560.35.03   Driver Version: 560.35.03   "
+                       "CUDA Version: 12.6\n")
+    assert str(facts.nvidia.driver_version) == "560.35.03"
+    assert state(facts, "nvidia.gpus") is State.UNOBSERVED
+
+
+def test_host_fields_not_stated_are_not_observed():
+    facts = parse_text(TF_TEMPLATE)
+    assert facts.host.os == "Windows"
+    assert state(facts, "host.arch") is State.UNOBSERVED
+    assert state(facts, "host.python_version") is State.OBSERVED
+
+
+def test_libraries_and_environment_variables_are_seen_in_part():
+    facts = parse_text(COLLECT_ENV + "cuDNN version: /usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.0\n"
+                       "CUDA_VISIBLE_DEVICES=0\n")
+    assert state(facts, "libraries.libraries") is State.UNOBSERVED  # some, never all
+    assert [lib.name for lib in facts.libraries.libraries] == ["cudnn"]
+
+
+def test_a_listing_is_some_of_the_installed_distributions():
+    # collect_env's "Versions of relevant libraries" keeps a few names (vllm-project/vllm#9183)
+    facts = parse_text(COLLECT_ENV + "Versions of relevant libraries:\n[pip3] numpy==1.26.4\n"
+                       "[pip3] torch==2.5.1\n")
+    assert state(facts, "packages.distributions") is State.UNOBSERVED
+    assert str(facts.packages.get("numpy").version) == "1.26.4"
+    from envdoctor.engine import expr
+    from envdoctor.engine.vocabulary import names_for
+    names = {**expr.BUILTINS, **names_for(facts)}
+    assert expr.Evaluator(names)(expr.compile_expr("has('torch')")) is True
+    assert expr.Evaluator(names)(expr.compile_expr("not has('tqdm')")) is expr.UNKNOWN
