@@ -617,3 +617,52 @@ SCENARIOS += [
        [torch("2.5.0a0+872d972e41.nv24.08", "12.6"), NUMPY_124],
        {**PY["3.10.14"], **LINUX_ARM}, "NVIDIA's JetPack 6 torch wheel for Orin (JP)"),
 ]
+
+# ---------------------------------------------------------------- batch 6
+# Written (with the verdicts) after batch 5, before envdoctor ran on any of these: TensorFlow
+# on a system CUDA of the tested configuration or not, and native Windows.
+#  TFW  "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native
+#       Windows": https://www.tensorflow.org/install/pip#windows-native
+#  JAXW JAX on Windows: CPU only (NVIDIA GPU: no; WSL2 experimental):
+#       https://docs.jax.dev/en/latest/installation.html#supported-platforms
+SYSTEM_CUDA_122 = {"toolkit": ("12.2.140", "/usr/local/cuda-12.2"),
+                   "libs": [("cudnn", "8.9.4", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"),
+                            ("cudart", "12.2.140", "/usr/local/cuda-12.2/lib64/libcudart.so.12"),
+                            ("cublas", "12.2.5.6", "/usr/local/cuda-12.2/lib64/libcublas.so.12")]}
+SYSTEM_CUDNN9_ONLY = {"toolkit": ("12.4.131", "/usr/local/cuda-12.4"),
+                      "libs": [("cudnn", "9.1.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"),
+                               ("cudart", "12.4.127", "/usr/local/cuda-12.4/lib64/libcudart.so.12")]}
+WIN_TF = {"toolkit": ("11.2.152", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2"),
+          "libs": [("cudnn", "8.1.1", "C:\\Program Files\\NVIDIA\\CUDNN\\v8.1\\bin\\cudnn64_8.dll"),
+                   ("cudart", "11.2.152", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\\cudart64_110.dll")]}
+SCENARIOS += [
+    sc("ok6-tf215-system-cuda122-cudnn89-a100", True, recorded(A100_4X),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), NUMPY_1, simple("keras", "2.15.0")], PY["3.11.10"],
+       "TF 2.15 tested with CUDA 12.2 / cuDNN 8.9 (TF)", system_cuda=SYSTEM_CUDA_122),
+    sc("bad6-tf215-system-cuda118-only", False, recorded(A100_4X),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), NUMPY_1, simple("keras", "2.15.0")], PY["3.11.10"],
+       "TF 2.15 dlopens libcudart.so.12; only CUDA 11.8 (libcudart.so.11.0) is here (TF)",
+       system_cuda=SYSTEM_CUDA_118, labels=["tf-cuda-mismatch"]),
+    sc("bad6-tf213-system-cudnn9-only", False, recorded(A100_4X),
+       [tensorflow("2.13.1", "11.8", "8", TF_CAPS), NUMPY_124, simple("keras", "2.13.1")], PY["3.11.10"],
+       "TF 2.13 dlopens libcudart.so.11.0 and libcudnn.so.8; the system has CUDA 12.4 / cuDNN 9 (TF)",
+       system_cuda=SYSTEM_CUDNN9_ONLY, labels=["tf-cuda-mismatch"]),
+    sc("ok6-tf219-and-cuda-h200-570", True, recorded("19-h200-570.86.15.txt"),
+       [tensorflow("2.19.0", "12.5.1", "9", TF_CAPS), *cuda_wheels(12, "9.3.0.75", "12.5.82", "12.5.3.2", "2.23.4"),
+        NUMPY_2, simple("keras", "3.9.0")], PY["3.12.7"], "TF 2.19 CUDA 12.5 on 570 (TF, DRV)"),
+    sc("ok6-tf216-and-cuda-l4-570-py312", True, recorded("18-l4-570-idle.txt"),
+       [*TF216_AND_CUDA, NUMPY_1], PY["3.12.7"], "TF 2.16 has cp312 (TF)"),
+    sc("bad6-windows-tf216-rtx2080super", False, recorded("03-rtx2080super-windows-591-load.txt"),
+       [dist("tensorflow", "2.16.1"),   # on Windows the tensorflow wheel is an empty installer
+        dict(tensorflow("2.16.1", dist_name="tensorflow-intel")), NUMPY_1,
+        simple("keras", "3.3.3")], {**PY["3.11.10"], **WINDOWS},
+       "no GPU TensorFlow on native Windows after 2.10 (TFW)", labels=["tf-native-windows"]),
+    sc("ok6-windows-tf210-gpu-cuda112-rtx2080super", True,
+       recorded("03-rtx2080super-windows-591-load.txt", driver="537.58", cuda="12.2"),
+       [tensorflow("2.10.1", "64_112", "64_8", ["sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"]),
+        NUMPY_124, simple("keras", "2.10.0")], {**PY["3.10.14"], **WINDOWS},
+       "TF 2.10 native Windows GPU with CUDA 11.2 / cuDNN 8.1 (TFW, TF)", system_cuda=WIN_TF),
+    sc("bad6-windows-jax-on-gpu", False, recorded("03-rtx2080super-windows-591-load.txt"),
+       [simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"), NUMPY_2], {**PY["3.12.7"], **WINDOWS},
+       "JAX has no NVIDIA GPU wheels on native Windows (JAXW)", labels=["jax-native-windows"]),
+]

@@ -55,6 +55,10 @@ LABELS = {
     "visible-devices-hide-all": ({"cuda-visible-devices-hides-all"}, False),
     "visible-devices-missing": ({"cuda-visible-devices-names-missing-gpus"}, False),
     "alloc-conf": ({"malformed-pytorch-cuda-alloc-conf"}, False),
+    "tf-cuda-mismatch": ({"tensorflow-cuda-version-mismatch", "tensorflow-without-cuda-libraries"},
+                         False),
+    "tf-native-windows": ({"tensorflow-gpu-on-native-windows"}, False),
+    "jax-native-windows": ({"jax-gpu-on-native-windows"}, False),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")
