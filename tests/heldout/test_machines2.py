@@ -168,6 +168,11 @@ def check_fix_command(fw: str, tokens: list[str], m) -> str | None:
         return None
     rows = [{"v": v, **r} for r in matrix("jax")["release"] for v in (r["first"], r["last"])]
     row = _newest(rows, "v", spec)
+    if spec.startswith("=="):  # a pinned release: the matrix row whose range holds it
+        want = Version(spec[2:])
+        row = next((r for r in matrix("jax")["release"]
+                    if Version(r["first"]) <= want <= Version(r["last"])), None)
+        row = {"v": spec[2:], **row} if row else None
     if row is None:
         return f"no jax release {spec}"
     if m.python is not None and not SpecifierSet(row["python"]).contains(m.python):

@@ -64,6 +64,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "paddle_install": "frameworks", "numpy_dependents": "frameworks",
     # install commands, planned by envdoctor.suggest
     "install_line": "install", "install_why": "install", "install_lines": "install",
+    "kept_install_line": "install",
     # probes that broke
     "probe_failure": "probe", "probe_failures": "probe",
 }
