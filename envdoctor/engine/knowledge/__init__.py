@@ -24,6 +24,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "datasheet": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
     # cuda and the driver
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
+    "system_toolkit": "cuda",
     "driver_below_floor": "driver", "driver_below_floor_confirmed": "driver",
     "driver_below_bundled": "driver", "driver_fix": "driver",
     "driver_reported_too_old": "driver", "driver_label": "driver",
