@@ -666,3 +666,34 @@ SCENARIOS += [
        [simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"), NUMPY_2], {**PY["3.12.7"], **WINDOWS},
        "JAX has no NVIDIA GPU wheels on native Windows (JAXW)", labels=["jax-native-windows"]),
 ]
+
+# ---------------------------------------------------------------- batch 7
+# Written after batch 6, before envdoctor ran on them: machines with no framework yet, where
+# `envdoctor suggest` proposes torch, TensorFlow and JAX (each command is checked against the
+# wheel-index data by the test) and `check` has nothing to say.
+MACOS = {"os": "Darwin", "distro": "macOS 15.1", "glibc": "", "kernel": "24.1.0", "arch": "arm64",
+         "cpu_flags": []}
+SCENARIOS += [
+    sc("ok7-bare-linux-8xh100-565", True, recorded(H100_8X), [NUMPY_2], PY["3.12.7"],
+       "nothing installed: nothing wrong; suggest names wheels for driver 565 (cu126, jax[cuda12])"),
+    sc("ok7-bare-windows-rtx2080super-591", True, recorded("03-rtx2080super-windows-591-load.txt"),
+       [NUMPY_2], {**PY["3.12.7"], **WINDOWS}, "Windows: torch cu130 wheels, TF/JAX CPU only"),
+    sc("ok7-bare-gh200-aarch64-580", True,
+       generated(g(("NVIDIA GH200 480GB", 97871)), "580.82.07", "13.0"), [NUMPY_2],
+       {**PY["3.12.7"], **LINUX_ARM}, "aarch64: torch cu130, jax cuda13, TF CPU (tensorflow-cpu-aws)"),
+    sc("ok7-bare-macos-arm64", True, None, [NUMPY_2], {**PY["3.12.7"], **MACOS},
+       "Apple silicon: CPU/MPS wheels from PyPI"),
+    sc("ok7-bare-linux-t4-470-py310", True,
+       recorded("17-t4-580-exclusive-process.txt", driver="470.256.02", cuda="11.4"), [NUMPY_124],
+       PY["3.10.14"], "driver 470: only CUDA 11 wheels run (torch cu118 <= 2.7; TF 2.14 [and-cuda])"),
+]
+SCENARIOS += [
+    sc("ok7-graviton-aarch64-tf218-cpu-aws", True, None,
+       [dist("tensorflow", "2.18.0"), dict(tensorflow("2.18.0", dist_name="tensorflow-cpu-aws")),
+        NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **LINUX_ARM},
+       "pip install tensorflow on Linux aarch64 = thin tensorflow + tensorflow-cpu-aws (TFD)"),
+    sc("ok7-windows-cpu-laptop-tf218-intel", True, None,
+       [dist("tensorflow", "2.18.0"), dict(tensorflow("2.18.0", dist_name="tensorflow-intel")),
+        NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **WINDOWS},
+       "pip install tensorflow on Windows = thin tensorflow + tensorflow-intel (TFD)"),
+]
