@@ -207,3 +207,10 @@ def test_a_minor_difference_deepspeed_accepts_is_no_finding():
     facts = parse_text(DEEPSPEED_SAME_MAJOR + "torch==1.11.0\n")
     assert str(facts.cuda.nvcc_version) == "11.5"
     assert "nvcc-major-differs-from-torch" not in info(facts)
+
+
+def test_torch_named_as_the_cpu_build_in_prose():
+    # "Pytorch 1.7.1 CPU, RTX 2060" as reporters write it (the brief's own example shape)
+    facts = parse_text("Windows 10, Pytorch 1.7.1 CPU, RTX 2060\n")
+    assert facts.frameworks.torch.cuda is None and str(facts.frameworks.torch.version) == "1.7.1"
+    assert "torch-cpu-build-on-gpu-host" in loud(facts)

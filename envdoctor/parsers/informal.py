@@ -88,7 +88,7 @@ _GPU_ALONE = re.compile(r"^(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx|tesla|quadro|
                         r"[\w -]{0,30}?(?:\s+\d{1,3}\s*(?:gb|gib|g)\b)?(?:\s+(?:laptop\s+)?gpu)?$",
                         re.IGNORECASE)
 _FRAMEWORK_ALONE = re.compile(r"^(torch|pytorch|tensorflow|jax|jaxlib)\s+v?(\d+\.\d+(?:\.\d+)?"
-                              r"(?:\+\w+)?)$", re.IGNORECASE)
+                              r"(?:\+\w+)?)(?:\s+\(?(cpu|cpu only|cpu-only)\)?)?$", re.IGNORECASE)
 _FRAMEWORK_KEY = {"torch": "frameworks.torch.version", "pytorch": "frameworks.torch.version",
                   "tensorflow": "frameworks.tensorflow.version",
                   "jax": "frameworks.jax.version", "jaxlib": "frameworks.jax.jaxlib"}
@@ -104,7 +104,10 @@ def _prose_items(part: Partial, line: str) -> None:
         item = item.strip(" .()")
         m = _FRAMEWORK_ALONE.match(item)
         if m:
-            part.set(_FRAMEWORK_KEY[m.group(1).lower()], ver(m.group(2)))
+            key = _FRAMEWORK_KEY[m.group(1).lower()]
+            part.set(key, ver(m.group(2)))
+            if m.group(3) and key == "frameworks.torch.version":  # "torch 1.7.1 CPU"
+                part.set("frameworks.torch.cpu_only", True)
             continue
         if len(item) <= 60 and _GPU_ALONE.match(item):
             name = clean_name(re.sub(r"\s+\d{1,3}\s*(?:gb|gib|g)\b.*$", "", item,
