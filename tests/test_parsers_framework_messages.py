@@ -214,3 +214,32 @@ def test_torch_named_as_the_cpu_build_in_prose():
     facts = parse_text("Windows 10, Pytorch 1.7.1 CPU, RTX 2060\n")
     assert facts.frameworks.torch.cuda is None and str(facts.frameworks.torch.version) == "1.7.1"
     assert "torch-cpu-build-on-gpu-host" in loud(facts)
+
+
+# https://github.com/google-research/deeplab2/issues/66 (TensorFlow's cuda_dnn.cc)
+TF_CUDNN = ("2021-10-13 17:19:29.385716: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] "
+            "Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.  CuDNN "
+            "library needs to have matching major version and equal or higher minor version.\n")
+# https://github.com/MIT-REALM/gcbfplus/issues/1 (JAX's own check)
+JAX_CUDNN = ("CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built "
+             "against version 8906, which is newer. The copy of cuDNN that is installed must be "
+             "at least as new as the version against which JAX was built.\n")
+# https://github.com/bmaltais/kohya_ss/issues/2787: XLA's line alone, no framework named
+XLA_ONLY = ("`E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:447] Loaded runtime CuDNN "
+            "library: 8.7.0 but source was compiled with: 8.9.4.  CuDNN library needs to have "
+            "matching major version and equal or higher minor version.`\nHow do I fix this error? "
+            "torch==2.4.0\n")
+
+
+def test_a_frameworks_cudnn_complaint_is_the_cudnn_it_loaded():
+    tf = parse_text(TF_CUDNN).live["tensorflow"]
+    assert (str(tf.cudnn), str(tf.built_cudnn)) == ("8.0.4", "8.1.0")
+    assert "live-cudnn-differs-from-build" in loud(parse_text(TF_CUDNN))
+    jax = parse_text(JAX_CUDNN)
+    assert (str(jax.live["jax"].cudnn), str(jax.live["jax"].built_cudnn)) == ("8.6.0", "8.9.6")
+    assert "live-cudnn-differs-from-build" in loud(jax)
+
+
+def test_xlas_cudnn_line_without_its_framework_is_nobodys():
+    from envdoctor.parsers import informal
+    assert informal.parse(XLA_ONLY).live == {}

@@ -62,6 +62,12 @@ _BUILD_MISMATCH = (
     re.compile(r"Installed CUDA version (\d+\.\d+)[\d.]* does not match the version torch was "
                r"compiled with (\d+\.\d+)"),
 )
+# the cuDNN a framework loaded against the one it was compiled with, in its own words: XLA's and
+# TensorFlow's cuda_dnn.cc, and JAX's version check (8600 = 8.6.0)
+_CUDNN_LOADED = re.compile(r"Loaded runtime CuDNN library: (\d+\.\d+\.\d+) (?:\(compatibility "
+                           r"version \d+\) )?but source was compiled with:? (\d+\.\d+\.\d+)")
+_JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built against version "
+                        r"(\d{4,5})")
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -226,11 +232,35 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
             part.set("cuda.nvcc_version", ver(m.group(1)))
             part.set("frameworks.torch.cuda", ver(m.group(2)))
             break
+    m = _CUDNN_LOADED.search(text)
+    owner = "tensorflow" if re.search(r"tensorflow", text, re.IGNORECASE) else \
+        "jax" if re.search(r"\bjax", text, re.IGNORECASE) else None
+    if m and owner:  # which framework printed it: the one the text runs
+        _cudnn_pair(part, owner, m.group(1), m.group(2))
+    m = _JAX_CUDNN.search(text)
+    if m:
+        _cudnn_pair(part, "jax", *(_cudnn_number(g) for g in m.groups()))
     m = _JAX_CPU.search(text)
     if m:
         part.set("frameworks.jax.ran", True)
         part.observe("jax", "backend", "cpu")
         part.observe("jax", "gpu_error", m.group(0))
+
+
+def _cudnn_number(n: str) -> str:
+    """cuDNN's integer version: 8600 -> 8.6.0, 90100 -> 9.1.0 (major*1000 + minor*100 + patch
+    before 9; major*10000 + minor*100 + patch from 9)."""
+    v = int(n)
+    major = v // 10000 if v >= 9000 and len(n) == 5 else v // 1000
+    rest = v - major * (10000 if len(n) == 5 else 1000)
+    return f"{major}.{rest // 100}.{rest % 100}"
+
+
+def _cudnn_pair(part: Partial, framework: str, loaded: str, built: str) -> None:
+    part.set(f"frameworks.{framework}.ran", True)
+    part.observe(framework, "import", "ok")  # it ran far enough to load cuDNN
+    part.observe(framework, "cudnn", loaded)
+    part.observe(framework, "built_cudnn", built)
 
 
 def _put(part: Partial, key: str, value: str) -> None:
