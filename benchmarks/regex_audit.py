@@ -118,6 +118,7 @@ FULLMATCH = ("envdoctor.parsers.installer._WHEEL",)
 
 def patterns() -> dict[str, re.Pattern]:
     """name -> compiled pattern, for every pattern that sees untrusted text."""
+    from envdoctor.lazyre import compiled
     found: dict[str, re.Pattern] = {}
     for name in _modules():
         try:
@@ -125,12 +126,13 @@ def patterns() -> dict[str, re.Pattern]:
         except Exception:  # noqa: BLE001 - a module that cannot import has no patterns to test
             continue
         for attr, value in vars(mod).items():
-            if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+            value = compiled(value)  # a re.Pattern, or a lazyre.lazy one (compiled here)
+            if value is not None and isinstance(value.pattern, str):
                 key = f"{name}.{attr}"
                 found[key] = (re.compile(rf"\A(?:{value.pattern})\Z", value.flags)
                               if key in FULLMATCH else value)
         src = getattr(mod, "__file__", None)
-        known = {v.pattern for v in vars(mod).values() if isinstance(v, re.Pattern)}
+        known = {v.pattern for v in map(compiled, vars(mod).values()) if v is not None}
         if src:
             for i, (pat, flags) in enumerate(_inline(Path(src))):
                 if pat in known:  # the re.compile of a module constant: audited by name
@@ -150,16 +152,10 @@ def patterns() -> dict[str, re.Pattern]:
 
 
 def _signature_patterns(sig) -> list[re.Pattern]:
-    out = []
-    for value in vars(sig).values():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        for item in items:
-            if isinstance(item, re.Pattern) and isinstance(item.pattern, str):
-                out.append(item)
-            elif hasattr(item, "__dict__"):
-                out.extend(v for v in vars(item).values()
-                           if isinstance(v, re.Pattern) and isinstance(v.pattern, str))
-    return out
+    """Every regex of a signature: patterns, anti-patterns, context ones (compiled here: a
+    signature's patterns are compiled on first use)."""
+    from envdoctor.explain.signatures import all_patterns
+    return [p.regex for p in all_patterns(sig)]
 
 
 # ------------------------------------------------------------------ building hostile inputs

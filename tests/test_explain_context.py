@@ -44,6 +44,22 @@ def test_tf_dlerror_next_to_a_gpu_is_an_environment_problem():
     assert "1 NVIDIA GPU" in got.notes[-1]
 
 
+LONE_CUDART = DLERROR.splitlines()[0] + "\n"
+CUDNN_TOO = LONE_CUDART + LONE_CUDART.replace("libcudart.so.11.0", "libcudnn.so.8")
+
+
+def test_a_lone_cudart_dlerror_is_start_up_noise_but_a_later_library_is_not():
+    """TF looks for libcudart on every machine; cuDNN/cuBLAS only once it has found a GPU."""
+    assert primary(diagnose_text(LONE_CUDART)) is None
+    assert primary(diagnose_text(CUDNN_TOO)).code == "ETF002"
+    crash = LONE_CUDART + "Traceback (most recent call last):\nRuntimeError: boom\n"
+    assert any(d.code == "ETF002" and d.category == "environment"
+               for d in diagnose_text(crash))
+    gpu = _facts(nvidia={"gpus": [{"index": 0, "name": "NVIDIA A10G"}]})
+    got = primary(diagnose_text(LONE_CUDART, facts=gpu))
+    assert got is not None and got.code == "ETF002" and got.category == "environment"
+
+
 def test_a_bare_key_error_is_no_diagnosis_but_inside_a_wrapper_it_is_user_code():
     bare = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nKeyError: 'a'\n"
     assert "EUSER008" not in {d.code for d in diagnose_text(bare)}
@@ -63,6 +79,31 @@ def test_fix_follows_the_framework_that_raised():
     got_tf, got_torch = primary(diagnose_text(tf)), primary(diagnose_text(torch))
     assert got_tf.code == got_torch.code == "ECUDNN008"
     assert "tensorflow[and-cuda]" in got_tf.fix and "tensorflow" not in got_torch.fix
+
+
+@pytest.mark.parametrize("case,package", [("068-tf-cudnn-mismatch-dnn-not-found", "tensorflow"),
+                                          ("124-jax-cudnn-too-old-gcbf", "jax[cuda12]"),
+                                          ("132-torch-cudnn-mismatch-model-cuda", "torch")])
+def test_a_cudnn_version_mismatch_gets_the_fix_of_the_framework_that_loaded_it(case, package):
+    from pathlib import Path
+
+    from envdoctor.engine.loader import load_toml
+    text = load_toml(Path(__file__).parent / "corpus" / "explain" / f"{case}.toml")["text"]
+    got = primary(diagnose_text(text))
+    assert got.code == "ETF005" and package in got.fix
+    others = {"tensorflow", "jax", "torch"} - {package.split("[")[0]}
+    assert not any(other in got.fix.lower() for other in others), got.fix
+
+
+def test_an_insufficient_driver_names_the_build_of_the_package_that_failed():
+    from pathlib import Path
+
+    from envdoctor.engine.loader import load_toml
+    corpus = Path(__file__).parent / "corpus" / "explain"
+    ort = primary(diagnose_text(load_toml(corpus / "023-insufficient-driver-onnxruntime.toml")["text"]))
+    app = primary(diagnose_text(load_toml(corpus / "024-insufficient-driver-bladebit.toml")["text"]))
+    assert ort.code == app.code == "ECUDA006"
+    assert "onnxruntime-gpu" in ort.fix and "onnxruntime" not in app.fix
 
 
 def test_cudnn_internal_error_alone_is_not_an_environment_claim():

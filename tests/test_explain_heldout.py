@@ -67,6 +67,6 @@ def test_heldout_top1_and_no_environment_claim_on_traps():
     print(f"\nexplain held-out top-1: {share:.1%} ({right}/{len(CASES)}); environment claims on "
           f"traps: {len(claims)}", *misses, sep="\n", file=sys.stderr)
     assert share >= FLOOR, "\n".join(misses)
-    # a bare TensorFlow dlerror warning reads the same on a CPU box and on a broken GPU box; the
-    # facts of the machine decide (ETF002 conditions), the text alone cannot: allow 1 in 20
-    assert len(claims) <= 0.05 * sum(c["label"] in TRAPS for _, c in CASES), "\n".join(claims)
+    # a lone libcudart dlerror is TensorFlow's normal start-up on a machine without a GPU (ETF002
+    # context); facts that show a GPU make it a claim again (ETF002 conditions)
+    assert not claims, "\n".join(claims)

@@ -43,6 +43,7 @@ __all__ = [
     "parse_report_facts",
     "primary",
     "rank_result",
+    "rediagnose_unwrapped",
     "scan_stream",
     "scanner",
 ]
@@ -64,9 +65,28 @@ def diagnose_text(text: str, facts: Facts | None = None,
     """Diagnoses for an error text, best first ([] when nothing is recognised)."""
     data = text.encode("utf-8", errors="replace")
     try:
-        return diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
+        found = diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
     except NotText:
         return []
+    return found if primary(found) else rediagnose_unwrapped(text, lambda: facts,
+                                                             report_facts) or found
+
+
+def rediagnose_unwrapped(text: str, facts: Callable[[], Facts | None] | None = None,
+                         report_facts: Facts | None = None) -> list[Diagnosis] | None:
+    """Diagnoses of the text with a terminal's hard wrap undone, or None if it is not wrapped.
+
+    For a text that explained nothing as given (see ``envdoctor.explain.unwrap``)."""
+    from envdoctor.explain.unwrap import unwrap, wrap_width
+    width = wrap_width(text)
+    if width is None:
+        return None
+    data = unwrap(text, width).encode("utf-8", errors="replace")
+    try:
+        found = diagnose_stream(io.BytesIO(data), facts, report_facts)[1]
+    except NotText:
+        return None
+    return found if primary(found) else None
 
 
 def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None = None,

@@ -205,18 +205,21 @@ def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = M
                 chunk = b""
             else:
                 chunk, skipping = chunk[cut + 1:], False
-        buf = carry + chunk if carry else chunk
         body: bytes | None = None
         if final:
-            body, carry = buf.removesuffix(b"\r") or None, b""
+            body, carry = carry.removesuffix(b"\r") or None, b""
         else:
-            cut = buf.rfind(b"\n")
-            if cut != -1:
-                body, carry = buf[:cut], buf[cut + 1:]
-                if body.endswith(b"\r"):  # the CR of a CRLF: not a line of its own
-                    body = body[:-1]
+            # carry holds no LF, so the last LF of carry + chunk is the chunk's; the body is
+            # built with one copy (join of a view), not two (concatenate, then slice)
+            cut = chunk.rfind(b"\n")
+            if cut > 0:
+                end = cut - 1 if chunk[cut - 1] == 13 else cut  # 13: the CR of a CRLF
+                body = b"".join((carry, memoryview(chunk)[:end])) if carry else chunk[:end]
+                carry = chunk[cut + 1:]
+            elif cut == 0:  # the chunk's only LF ends the carried line
+                body, carry = carry.removesuffix(b"\r"), chunk[1:]
             else:
-                carry = buf
+                carry = carry + chunk
             head = _head(carry, max_line) if len(carry) > max_line else None
             if head is not None:  # a very long line: keep its head, skip the rest
                 body = (body + b"\n" if body is not None else b"") + head

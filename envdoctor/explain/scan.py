@@ -25,7 +25,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import BinaryIO
 
 from envdoctor.explain.reader import (
@@ -59,9 +58,11 @@ _BYTES_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnop
 # Deleted before searching: digits, separators and spaces are ~60 % of a training log's bytes
 # (timestamps, losses, paths, progress bars) and say little about an error. Never "\n".
 DROP = b"0123456789#:.-/=[]|_,%<> "
-LINE_CHUNK = 65536              # LFs counted per piece, to find a hit line's offset
+LINE_CHUNK = 8192               # LFs counted per piece, as far as a hit line (its offset)
 DISTINCT_RATIO = 2              # search distinct lines only when lines repeat at least 2x
 MIN_REDUCED = 3                 # a literal shorter than this once reduced cannot anchor
+SHAPES_MAX_BYTES = 16 << 20     # line shapes remembered per scan (then the cache restarts)
+SHAPE_OVERHEAD = 64             # bytes a remembered shape costs beyond its text (set entry)
 _CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
 CHAIN = ("during handling of the above exception", "the above exception was the direct cause")
@@ -174,7 +175,6 @@ def reduce_text(text: str) -> str:
 Entry = tuple[int, int, Pattern, int]
 PATTERN, ANTI, CONTEXT = 0, 1, 2
 Plan = tuple[bytes, tuple[tuple[str, tuple[Entry, ...]], ...]]
-CTX_LINES = 8        # lines per context needle and block handed to the regexes (presence only)
 MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks | 1 chains)
 
 
@@ -215,11 +215,17 @@ class Scanner:
                     needles.append((anchor, len(self.needles)))
                     self.needles.append(lits)
                 self.plans[ctx, direct] = needles
+        self.ctx_ids = frozenset(ni for ctx_direct in (False, True)
+                                 for _, ni in self.plans[True, ctx_direct])
         self.plan = [(anchor, self.needles[ni]) for anchor, ni in self.plans[False, False]]
         self.anchors = {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
                         for a, lits in self.plan}
         self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
                              for text, sink in MARKERS)
+        # every needle of the distinct-line search, for ``_State._find_shapes``: a line shape is
+        # searched for all of them once, and which are still wanted is decided per block
+        self.shape_needles = (self.plans[False, False] + self.plans[True, False]
+                              + [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.markers)])
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
@@ -241,23 +247,41 @@ class Scanner:
         return state.finish()
 
     def scan_stream(self, stream: BinaryIO, first_line: int = 1,
-                    block_bytes: int = BLOCK_BYTES) -> ScanResult:
+                    block_bytes: int = BLOCK_BYTES, plain: bool = False) -> ScanResult:
         """Scan a byte stream through the raw fast path (``reader.read_raw``); the same
-        result as ``scan(read_blocks(stream))``."""
-        state = _State(self, first_line)
+        result as ``scan(read_blocks(stream))``.
+
+        ``plain``: no anchors, no reduced copy, no line-shape cache: every line is decoded and
+        checked for every literal (``_State._every_line``), the reference the tests compare
+        the fast path with.
+        """
+        state = _State(self, first_line, plain)
         for data, normalised in read_raw(stream, block_bytes):
             state.raw_block(data, normalised)
         return state.finish()
 
 
 class _State:
-    def __init__(self, scanner: Scanner, first_line: int = 1):
+    def __init__(self, scanner: Scanner, first_line: int = 1, plain: bool = False):
         self.s = scanner
+        self.plain = plain
         self.sig_hits = [SigHits(sig) for sig in scanner.signatures]
         self.sinks: tuple[list[int], list[int]] = ([], [])  # tracebacks, chains
         self.lines = 0
         self.chars = 0
         self.next_line = first_line
+        # line-shape cache (``_find_shapes``): reduced lines already searched, and those of
+        # them that hold a needle, with the needle ids
+        self.seen: set[bytes] = set()
+        # shape -> (needle ids wanted on every line, context needle ids: first line only)
+        self.hot: dict[bytes, tuple[frozenset[int], frozenset[int]]] = {}
+        self.hot_keys: set[bytes] = set()
+        self.seen_bytes = 0
+        # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
+        # when ``contexts_seen`` or a sink's fullness changes
+        self.contexts_seen = 0
+        self._skip: frozenset[int] = frozenset()
+        self._skip_key: tuple[int, bool, bool] | None = None
 
     def text_block(self, first_line: int, text: str) -> None:
         """An already normalised block (the str API)."""
@@ -282,21 +306,22 @@ class _State:
         self._block(self.next_line, data, normalised, not normalised and raw_quoted(data))
 
     def _block(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
-        if self.s.unfiltered:
+        if self.s.unfiltered or self.plain:
             self._every_line(first_line, data, normalised, quoted)
             return
         red = reduce_bytes(data)
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        distinct = set(lines)
-        direct = len(distinct) * DISTINCT_RATIO > len(lines)  # few repeats: search the block
         # line index in the block -> needle ids
-        hit_lines = self._find(red, lines, distinct, self._needles(direct), direct, True)
-        ctx = self._ctx_needles(direct)
-        if ctx:
-            for k, nis in self._find(red, lines, distinct, ctx, direct, False).items():
-                hit_lines.setdefault(k, set()).update(nis)
+        if self.seen.issuperset(lines):  # every shape searched before (one C-level pass)
+            hit_lines = self._hot_lines(lines, self.hot_keys.intersection(lines))
+        else:
+            distinct = set(lines)
+            if len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
+                hit_lines = self._find_direct(red, lines)
+            else:
+                hit_lines = self._find_shapes(lines, distinct)
         if not hit_lines:
             return
         line_at = _LineReader(data, normalised, quoted)
@@ -318,64 +343,98 @@ class _State:
                 self._match(first_line + k, text, entries,
                             lambda start=start: line_at.above(start))
 
-    def _needles(self, direct: bool) -> list[tuple[bytes, int]]:
-        """Pattern anchors and the structural markers still wanted (negative ids)."""
-        out = list(self.s.plans[False, direct])
-        out += [(needle, ~mi) for mi, (needle, _, sink) in enumerate(self.s.markers)
-                if len(self.sinks[sink]) < MAX_MARKERS]
-        return out
+    def _skipped(self) -> frozenset[int]:
+        """Needle ids not worth finding now: structural markers whose sink is full, context
+        anchors whose regexes have all been seen (presence is enough)."""
+        full = tuple(len(sink) >= MAX_MARKERS for sink in self.sinks)
+        key = (self.contexts_seen, *full)
+        if key != self._skip_key:
+            skip = {~mi for mi, (_, _, sink) in enumerate(self.s.markers) if full[sink]}
+            skip.update(ni for ni in self.s.ctx_ids
+                        if all(kind - CONTEXT in self.sig_hits[i].context_seen
+                               for _, ents in self.s.needles[ni] for _, i, _, kind in ents))
+            self._skip, self._skip_key = frozenset(skip), key
+        return self._skip
 
-    def _ctx_needles(self, direct: bool) -> list[tuple[bytes, int]]:
-        """Context anchors whose regexes have not all been seen yet (presence is enough)."""
-        return [(anchor, ni) for anchor, ni in self.s.plans[True, direct]
-                if any(kind - CONTEXT not in self.sig_hits[i].context_seen
-                       for _, ents in self.s.needles[ni] for _, i, _, kind in ents)]
+    def _find_direct(self, red: bytes, lines: list[bytes]) -> dict[int, set[int]]:
+        """A block of mostly distinct lines: every wanted needle searched in the whole block
+        (``{line index: {needle id}}``); context needles kept on the first line of each line
+        shape, as ``_find_shapes`` keeps them."""
+        skip = self._skipped()
+        needles = [(n, ni) for n, ni in self.s.plans[False, True] if ni not in skip]
+        needles += [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.s.markers)
+                    if ~mi not in skip]
+        found = _by_line(red, _occurrences(red, needles))
+        ctx = [(n, ni) for n, ni in self.s.plans[True, True] if ni not in skip]
+        if ctx:
+            firsts: set[bytes] = set()
+            ctx_found = _by_line(red, _occurrences(red, ctx))
+            for k in sorted(ctx_found):
+                if lines[k] not in firsts:
+                    firsts.add(lines[k])
+                    found.setdefault(k, set()).update(ctx_found[k])
+        return found
 
-    def _find(self, red: bytes, lines: list[bytes], distinct: set[bytes],
-              needles: list[tuple[bytes, int]], direct: bool, all_lines: bool
-              ) -> dict[int, set[int]]:
-        """Which needles each line of the block holds: ``{line index: {needle index}}``.
+    def _find_shapes(self, lines: list[bytes], distinct: set[bytes]) -> dict[int, set[int]]:
+        """Which needles each line of the block holds: ``{line index: {needle id}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
-        gone (``reduce_bytes``) those lines are byte-for-byte equal. So the needles are searched
-        in the block's *distinct* lines only (one ``set`` in C; a few KB to search instead of
-        half a MB), and the lines equal to a distinct line that holds a needle are picked out
-        by one C-level ``map`` over the block. A block of mostly distinct lines is searched
-        directly. ``all_lines=False`` (context needles, which only need to be seen once) keeps
-        the first line of each distinct shape, at most CTX_LINES per needle.
+        gone (``reduce_bytes``) those lines are byte-for-byte equal. So needles are searched
+        in line *shapes*: each distinct reduced line is searched once per scan, for every
+        needle (its answer kept in ``hot`` when it holds one), and a later block only searches
+        the shapes it brings that no earlier block had (one C-level set difference; usually
+        none). The lines whose shape holds a needle are picked out by one C-level ``map``
+        over the block. Context needles (which only need to be seen once) are kept on the
+        first line of each shape in the block. Memory: at most SHAPES_MAX_BYTES of shapes,
+        then the cache starts afresh.
         """
-        if direct:
-            found = _by_line(red, _occurrences(red, needles))
-            if not all_lines:
-                kept: dict[int, set[int]] = {}
-                per: dict[int, int] = {}
-                for k in sorted(found):
-                    for ni in found[k]:
-                        if per.get(ni, 0) < CTX_LINES:
-                            per[ni] = per.get(ni, 0) + 1
-                            kept.setdefault(k, set()).add(ni)
-                found = kept
-            return found
-        joined = b"\n".join(distinct)
-        by_content: dict[bytes, set[int]] = {}
-        for pos, ni in _occurrences(joined, needles):
-            begin = joined.rfind(b"\n", 0, pos) + 1
-            end = joined.find(b"\n", pos)
-            line = joined[begin:len(joined) if end == -1 else end]
-            by_content.setdefault(line, set()).add(ni)
-        if not by_content:
+        new = distinct.difference(self.seen)
+        if new:
+            if self.seen_bytes > SHAPES_MAX_BYTES:
+                self.seen.clear()
+                self.hot.clear()
+                self.hot_keys.clear()
+                self.seen_bytes = 0
+                new = distinct
+            joined = b"\n".join(new)
+            self.seen_bytes += len(joined) + SHAPE_OVERHEAD * len(new)
+            self.seen.update(new)
+            found: dict[bytes, set[int]] = {}
+            for pos, ni in _occurrences(joined, self.s.shape_needles):
+                begin = joined.rfind(b"\n", 0, pos) + 1
+                end = joined.find(b"\n", pos)
+                found.setdefault(joined[begin:len(joined) if end == -1 else end],
+                                 set()).add(ni)
+            ctx_ids = self.s.ctx_ids
+            for shape, nis in found.items():
+                self.hot[shape] = (frozenset(nis - ctx_ids), frozenset(nis & ctx_ids))
+            self.hot_keys.update(found)
+        return self._hot_lines(lines, distinct & self.hot_keys)
+
+    def _hot_lines(self, lines: list[bytes], here: set[bytes]) -> dict[int, set[int]]:
+        """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
+        needle still wanted: on every such line, or (contexts) on its shape's first line."""
+        if not here:
             return {}
-        if not all_lines:
-            return {lines.index(line): nis for line, nis in by_content.items()}
-        flags = list(map(by_content.__contains__, lines))
+        skip = self._skipped()
         out: dict[int, set[int]] = {}
-        k = flags.index(True) if True in flags else -1
-        while k != -1:
-            out[k] = by_content[lines[k]]
-            try:
-                k = flags.index(True, k + 1)
-            except ValueError:
-                k = -1
+        every: dict[bytes, frozenset[int]] = {}  # shapes with needles wanted on every line
+        for shape in here:
+            each, ctx = self.hot[shape]
+            each, ctx = each - skip, ctx - skip
+            if each:
+                every[shape] = each
+            if ctx:  # the shape's first line in the block
+                out.setdefault(lines.index(shape), set()).update(ctx)
+        if every:
+            flags = list(map(every.__contains__, lines))
+            k = flags.index(True)
+            while True:
+                out.setdefault(k, set()).update(every[lines[k]])
+                try:
+                    k = flags.index(True, k + 1)
+                except ValueError:
+                    break
         return out
 
     def _every_line(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
@@ -420,7 +479,9 @@ class _State:
                     sh.anti_lines.append(line_no)
                 continue
             if kind >= CONTEXT:
-                sh.context_seen.add(kind - CONTEXT)
+                if kind - CONTEXT not in sh.context_seen:
+                    sh.context_seen.add(kind - CONTEXT)
+                    self.contexts_seen += 1
                 continue
             if sh.hits and sh.hits[-1].line == line_no:
                 continue  # two patterns on one line: one piece of evidence
@@ -477,16 +538,17 @@ class _LineStarts:
     """Offset in a block of line ``k``, for the few lines that hold a needle (ascending ``k``).
 
     Hit lines come in runs (a traceback is many consecutive lines), so the next line of a run
-    is one ``find`` away. Otherwise the LFs of each LINE_CHUNK piece are counted once (C-level
-    ``count``, only for blocks with a hit), the piece is found by bisection and the line in
-    it by one bounded ``split``.
+    is one ``find`` away. Otherwise the LFs of LINE_CHUNK pieces are counted (C-level
+    ``count``), only as far as the line asked for (the rest of the block is never counted),
+    the piece is found by bisection and the line in it by one bounded ``split``.
     """
 
     NEAR = 8  # lines ahead of the last answer that are cheaper to step through
 
     def __init__(self, data: bytes):
         self.data = data
-        self.before: list[int] | None = None  # LFs before each piece
+        self.before: list[int] = []  # LFs before each counted piece
+        self.counted = 0             # LFs in the counted pieces
         self.last_k, self.last_start = 0, 0
 
     def __call__(self, k: int) -> int:
@@ -496,14 +558,15 @@ class _LineStarts:
             for _ in range(k - self.last_k):
                 start = data.find(b"\n", start) + 1
         else:
-            if self.before is None:
-                counts = [data.count(b"\n", i, i + LINE_CHUNK)
-                          for i in range(0, len(data), LINE_CHUNK)]
-                self.before = list(accumulate(counts[:-1], initial=0))
-            j = bisect_right(self.before, k - 1) - 1  # the piece holding the k-th LF
+            before = self.before
+            while self.counted < k and len(before) * LINE_CHUNK < len(data):
+                at = len(before) * LINE_CHUNK
+                before.append(self.counted)
+                self.counted += data.count(b"\n", at, at + LINE_CHUNK)
+            j = bisect_right(before, k - 1) - 1  # the piece holding the k-th LF
             base = j * LINE_CHUNK
             piece = data[base:base + LINE_CHUNK]
-            start = base + len(piece) - len(piece.split(b"\n", k - self.before[j])[-1])
+            start = base + len(piece) - len(piece.split(b"\n", k - before[j])[-1])
         self.last_k, self.last_start = k, start
         return start
 

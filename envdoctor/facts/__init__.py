@@ -420,6 +420,9 @@ class LiveFramework:
     import_ok: bool | None = None
     import_error: str = ""
     import_seconds: float | None = None
+    # the file or folder `import <name>` loaded (a same-named folder or script that shadows
+    # the installed package shows up here)
+    module_path: str = ""
     version: Version | None = None
     backend: str = ""                 # keras: its backend
     build: str = ""                   # cuda | rocm | cpu | metal | xpu | tpu | unknown

@@ -31,19 +31,30 @@ import platform
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from envdoctor.secrets import SECRET_NAME, SECRET_VALUE, scrub
+from envdoctor.lazyre import lazy
+from envdoctor.secrets import (
+    SECRET_NAME,
+    SECRET_VALUE,
+    fold_for_gates,
+    line_starts,
+    scrub,
+    sub_lines,
+)
 
 SECRET = "<redacted>"
 USER, HOST, IP, MAC, GPU_UUID = "<user>", "<host>", "<ip>", "<mac>", "<gpu-uuid>"
 
-SECRET_NAMES = re.compile(SECRET_NAME.pattern + r"|PASSWD|PASSWORD|_KEY$|^KEY$|_KEY_|SESSION"
-                          r"|COOKIE|^AWS_|^AZURE_CLIENT|^GOOGLE_APPLICATION_CREDENTIALS$",
-                          re.IGNORECASE)
-HOST_NAMES = re.compile(r"(^|_)(HOST|HOSTNAME|ADDR|ADDRESS|NODE|NODENAME|NODELIST)$")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-VERSION_KEYS = re.compile(r"(^|_)(version|cuda|cudnn|hip|jaxlib|cc|nccl|glibc|kernel)$")
+# Every pattern here is compiled on first use (``lazyre``), and ``Redactor._text`` tries each
+# only on a text that holds what any of its matches must hold (see ``_GATES``).
+SECRET_NAMES = lazy(SECRET_NAME.pattern + r"|PASSWD|PASSWORD|_KEY$|^KEY$|_KEY_|SESSION"
+                    r"|COOKIE|^AWS_|^AZURE_CLIENT|^GOOGLE_APPLICATION_CREDENTIALS$",
+                    re.IGNORECASE)
+HOST_NAMES = lazy(r"(^|_)(HOST|HOSTNAME|ADDR|ADDRESS|NODE|NODENAME|NODELIST)$")
+ENV_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+VERSION_KEYS = lazy(r"(^|_)(version|cuda|cudnn|hip|jaxlib|cc|nccl|glibc|kernel)$")
 SECRET_KEYS = frozenset({"password", "passwd", "token", "secret", "api_key", "apikey",
                          "access_token", "auth_token", "private_key"})
 # Words of envdoctor's own output that a short host name may equal ("gpu", "node"): replacing
@@ -53,30 +64,43 @@ OUTPUT_WORDS = frozenset({"gpu", "cpu", "node", "host", "auto", "cuda", "torch",
                           "ok", "main", "master", "worker", "x86_64", "amd64", "arm64"})
 COMMON_USERS = frozenset({"root", "user", "admin", "runner", "ubuntu", "nobody", "jovyan"})
 
-_HOME = re.compile(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
-                   r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
-_KV_SECRET = re.compile(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
-                        r"|auth)=([^\s&;,'\"]+)")
-_URL_AUTH = re.compile(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
-                       r"[^/\s:@]+:[^/\s@]+@")
+_HOME = lazy(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
+             r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
+_KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
+                  r"|auth)=([^\s&;,'\"]+)")
+_URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
+                 r"[^/\s:@]+:[^/\s@]+@")
 # Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
-_TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-                     r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
-                     r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
-                     r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
+_TOKENS = lazy(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+               r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
+               r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
+               r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
-_HOST_PORT = re.compile(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
-                        r"(?![\w.])")
-_GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-                       r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b(?:/\d+/\d+)?")
-_MAC = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
-                  r"(?![0-9A-Fa-f:-])")
+_HOST_PORT = lazy(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
+                  r"(?![\w.])")
+_GPU_UUID = lazy(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                 r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b(?:/\d+/\d+)?")
+_MAC = lazy(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}"
+            r"(?![0-9A-Fa-f:-])")
 # Not after a version operator: `nvidia-cudnn-cu12==9.10.2.21` in a fix command is a version.
-_IPV4 = re.compile(r"(?<![\w.])(?<![=<>~!]=)"
-                   r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])")
-_IPV6 = re.compile(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
-                   r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
+_IPV4 = lazy(r"(?<![\w.])(?<![=<>~!]=)"
+             r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])")
+_IPV6 = lazy(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
+             r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
 
+
+# Gates of the patterns above: any match holds one of these literals (case-sensitive ones
+# looked up in the text, _KV_SECRET's in ``fold_for_gates``) or, for the address shapes, a
+# match of a small pattern with a literal first character, which Python's regex engine finds
+# at C speed where the full pattern (a lookbehind first) is tried at every position.
+_TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA",
+               "ASIA", "sk-", "xox", "AIza", "eyJ")
+_KV_GATE = ("password=", "passwd=", "pwd=", "token=", "secret=", "key=", "auth=")
+_HOME_GATE = ("/home/", "/u/", "Users")          # "/Users/", "C:\\Users\\" hold "Users"
+_UUID_GATE = ("GPU-", "MIG-")
+_MAC_GATE = lazy(r":[0-9A-Fa-f]{2}:|-[0-9A-Fa-f]{2}-")       # the same separator each time
+_IPV4_GATE = lazy(r"\.\d{1,3}\.\d{1,3}\.")                  # the middle of a.b.c.d
+_IPV6_GATE = lazy(r"(?i):[0-9a-f]{1,4}:[0-9a-f]{1,4}:|::")    # eight groups, or "::"
 
 _MEMO_MAX, _MEMO_LONGEST = 4096, 4096  # bounded: hostile inputs must not grow the memo
 
@@ -114,31 +138,42 @@ class Redactor:
         for literal, placeholder in sorted(self.literals, key=lambda p: -len(p[0])):
             if literal in out:
                 if placeholder == USER or placeholder == HOST:
-                    out = re.sub(rf"(?<![\w.-]){re.escape(literal)}(?![\w-])",
-                                 placeholder, out)
+                    name = re.compile(rf"(?<![\w.-]){re.escape(literal)}(?![\w-])")
+                    out = (name.sub(placeholder, out) if "\n" in literal else
+                           sub_lines(name, placeholder, out, line_starts(out, (literal,))))
                 else:
                     out = out.replace(literal, placeholder)
-        out = _URL_AUTH.sub(lambda m: m.group("scheme") + SECRET + "@", out)
-        out = _KV_SECRET.sub(lambda m: f"{m.group(1)}={SECRET}", out)
-        out = _TOKENS.sub(SECRET, out)
-        out = _HOME.sub(lambda m: (m.group("pre") or m.group("wpre")) + USER, out)
-        out = _GPU_UUID.sub(GPU_UUID, out)
-        out = _MAC.sub(MAC, out)
-        out = _IPV4.sub(lambda m: m.group(0) if m.group(0) in self.versions else IP, out)
-        out = _IPV6.sub(IP, out)
+        # Each pattern below never matches across a line break and treats one as the text's
+        # edge, so it runs only on the lines its gate finds (``sub_lines``).
+        if "://" in out and "@" in out:
+            out = sub_lines(_URL_AUTH, lambda m: m.group("scheme") + SECRET + "@", out,
+                            line_starts(out, ("://",)))
+        if "=" in out:
+            low = fold_for_gates(out)
+            out = (_KV_SECRET.sub(_kv_secret, out) if low is None else
+                   sub_lines(_KV_SECRET, _kv_secret, out, line_starts(low, _KV_GATE)))
+        out = sub_lines(_TOKENS, SECRET, out, line_starts(out, _TOKEN_GATE))
+        out = sub_lines(_HOME, lambda m: (m.group("pre") or m.group("wpre")) + USER, out,
+                        line_starts(out, _HOME_GATE))
+        out = sub_lines(_GPU_UUID, GPU_UUID, out, line_starts(out, _UUID_GATE))
+        out = sub_lines(_MAC, MAC, out, line_starts(out, near=_MAC_GATE))
+        out = sub_lines(_IPV4, lambda m: m.group(0) if m.group(0) in self.versions else IP, out,
+                        line_starts(out, near=_IPV4_GATE))
+        if ":" in out:
+            out = sub_lines(_IPV6, IP, out, line_starts(out, near=_IPV6_GATE))
         return out
 
     # ------------------------------------------------------------------ data
     def data(self, value: Any, key: str = "") -> Any:
         """JSON-like data, walked with each value's key as context."""
-        if isinstance(value, Mapping):
+        if isinstance(value, str):  # the leaves first: most nodes are strings
+            if key and _version_key(key):
+                return value
+            return self.text(value)
+        if isinstance(value, (dict, Mapping)):
             return {k: self._item(str(k), v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.data(v, key) for v in value]
-        if isinstance(value, str):
-            if key and VERSION_KEYS.search(key.lower()):
-                return value
-            return self.text(value)
         return value
 
     def _item(self, key: str, value: Any) -> Any:
@@ -157,6 +192,10 @@ class Redactor:
             if key.isupper() and ENV_NAME.match(key) and ":" in value:
                 value = _HOST_PORT.sub(lambda m: HOST + m.group(2), value)  # TF_CONFIG cluster
         return self.data(value, key)
+
+
+def _kv_secret(m: re.Match[str]) -> str:
+    return f"{m.group(1)}={SECRET}"
 
 
 def looks_secret(name: str, value: str) -> bool:
@@ -197,22 +236,30 @@ def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
 def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor,
                        key: str = "") -> None:
     """Collect names that appear in one place (a home path) so they go everywhere else too."""
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _walk_for_literals(v, users, hosts, r, str(k))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _walk_for_literals(v, users, hosts, r, key)
-    elif isinstance(value, str):
-        if key and VERSION_KEYS.search(key.lower()) and _IPV4.fullmatch(value):
+    if isinstance(value, str):
+        if key and _version_key(key) and _IPV4.fullmatch(value):
             r.versions.add(value)
-        for m in _HOME.finditer(value):
-            users.add(m.group("name") or m.group("wname"))
+        for start in line_starts(value, _HOME_GATE):  # a home path stays on one line
+            end = value.find("\n", start)
+            for m in _HOME.finditer(value, start, len(value) if end == -1 else end):
+                users.add(m.group("name") or m.group("wname"))
         if key.isupper() and HOST_NAMES.search(key) and not _IPV4.fullmatch(value.strip()):
             for part in re.split(r"[,\s]+", value):
                 hosts.add(part.split(":")[0])
         if key.isupper() and ENV_NAME.match(key) and looks_secret(key, value):
             r.add(value, SECRET, minimum=6)
+    elif isinstance(value, (dict, Mapping)):
+        for k, v in value.items():
+            _walk_for_literals(v, users, hosts, r, str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _walk_for_literals(v, users, hosts, r, key)
+
+
+@lru_cache(maxsize=1024)
+def _version_key(key: str) -> bool:
+    """Is this a key whose values are versions (kept as they are)? Keys repeat: cached."""
+    return VERSION_KEYS.search(key.lower()) is not None
 
 
 def _local_addresses(r: Redactor) -> None:

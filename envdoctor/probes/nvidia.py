@@ -456,12 +456,16 @@ def _looks_like_header(cells: list[str]) -> bool:
 
 
 def parse_smi_table(text: str) -> dict[str, Version]:
-    """Driver and CUDA versions from the header of the default ``nvidia-smi`` table."""
+    """Driver and CUDA versions from the header of the default ``nvidia-smi`` table.
+
+    R610+ drivers write "KMD Version:" (kernel-mode driver) and "CUDA UMD Version:" where
+    earlier ones wrote "Driver Version:" and "CUDA Version:" (sgl-project/sglang#27487).
+    """
     out = {}
-    m = re.search(r"Driver Version:\s*([\d.]+)", text)
+    m = re.search(r"(?:Driver|KMD) Version:\s*([\d.]+)", text)
     if m and _v(m.group(1)):
         out["driver"] = _v(m.group(1))
-    m = re.search(r"CUDA Version:\s*([\d.]+)", text)
+    m = re.search(r"CUDA (?:UMD )?Version:\s*([\d.]+)", text)
     if m and _v(m.group(1)):
         out["cuda"] = _v(m.group(1))
     return out

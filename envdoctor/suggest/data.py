@@ -81,17 +81,13 @@ def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str],
     """(arch list, source, confirmed) of one torch wheel; None when the data has no row.
 
     aarch64 wheels are built with their own arch list (Jetson Thor's sm_110 is only there):
-    the torch matrix's ``platform = "linux-aarch64"`` rows first, then this file's
-    exceptions. An x86_64 list is never applied to another platform's wheel: no row, no list.
+    the torch matrix's ``platform = "linux-aarch64"`` rows. An x86_64 list is never applied
+    to another platform's wheel: no row, no list.
     """
     family = _MATRIX_PLATFORM.get(platform, "default")
     row = next((r for r in matrix("torch").get("variant", [])
                 if r.get("cuda") == variant and in_range(torch, r.get("torch", ""))
                 and r.get("platform", "default") == family), None)
-    if row is None:
-        row = next((r for r in wheel_index().get("torch_arch_exception", [])
-                    if r.get("platform") == platform and r.get("cuda") == variant
-                    and in_range(torch, r.get("torch", ""))), None)
     if row is None:
         return None
     return list(row.get("archs", [])), row.get("source", ""), confirmed(row)

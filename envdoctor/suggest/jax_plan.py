@@ -148,11 +148,21 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
         reasons.append(Reason("installer", CONDA_NOTE, ""))
     installed = m.installed.get("jax")
     status = "ok"
-    if installed is not None and installed.release > jax.release:
+    known = Version(newest["last"])
+    if installed is not None and installed.release > known.release:
         status = "keep"
         reasons.insert(0, Reason("installed", f"installed jax {installed} is newer than the data "
                                  f"({data.data_as_of()}); keep it unless it fails",
                                  release.get("source", ""), False))
+    elif installed is not None and installed.release > jax.release:
+        # A release the data knows, whose Python range leaves this interpreter out: the fix is
+        # the newest jax for this Python (or a newer Python, the alternative above).
+        own = next((r for r in _releases() if ver(r.get("first")) is not None
+                    and ver(r["first"]) <= installed <= (ver(r.get("last")) or installed)), None)
+        if own is not None:
+            reasons.insert(0, Reason("python", f"installed jax {installed} needs Python "
+                                     f"{own['python']}; jax {jax} is the newest for Python "
+                                     f"{m.python}", own.get("source", "")))
     cmd = _cmd(str(jax), extra, installer)
     plugin = m.installed.get(f"jax-{extra}-plugin") if extra else None
     if installed is not None and installed.release == jax.release \

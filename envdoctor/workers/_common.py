@@ -99,7 +99,26 @@ def timed_import(name: str) -> tuple[Any, dict[str, Any]]:
         traceback.print_exc()
         return None, {"import_ok": False, "import_error": f"{type(exc).__name__}: {exc}",
                       "import_seconds": round(time.perf_counter() - start, 3)}
-    return module, {"import_ok": True, "import_seconds": round(time.perf_counter() - start, 3)}
+    seconds = round(time.perf_counter() - start, 3)
+    top = sys.modules.get(name.split(".")[0], module)
+    where = module_location(top)
+    if not hasattr(top, "__version__"):
+        # A folder or script of the same name earlier on sys.path (or a half-removed install)
+        # imports fine but is not the framework: every later call would fail obscurely.
+        return None, {"import_ok": False, "module_path": where, "import_seconds": seconds,
+                      "import_error": f"`import {name}` loaded {where or 'a module'}, which has "
+                                      f"no {name.split('.')[0]}.__version__: not the installed "
+                                      "package"}
+    return module, {"import_ok": True, "module_path": where, "import_seconds": seconds}
+
+
+def module_location(module: Any) -> str:
+    """Where a module came from: its file, else the first folder of a namespace package."""
+    path = getattr(module, "__file__", None)
+    if path:
+        return str(path)
+    folders = list(getattr(module, "__path__", []) or [])
+    return str(folders[0]) if folders else ""
 
 
 def guarded(facts: dict[str, Any], fn: Callable[[], dict[str, Any]]) -> None:

@@ -58,6 +58,15 @@ SMI_TABLE = {
                                 (1, 81920), 0),
     "15-rtx4090-580-cuda13.txt": ("580.65.06", "13.0", 1, "NVIDIA GeForce RTX 4090", None,
                                   (232, 24564), 2),
+    # R610 header: "KMD Version" / "CUDA UMD Version"
+    "16-2x-b200-610-kmd-umd-header.txt": ("610.43.02", "13.3", 2, "NVIDIA B200", False,
+                                          (0, 183359), 0),
+    "17-t4-580-exclusive-process.txt": ("580.126.09", "13.0", 1, "Tesla T4", None,
+                                        (167, 15360), 0),
+    "18-l4-570-idle.txt": ("570.133.20", "12.8", 1, "NVIDIA L4", None, (0, 23034), 0),
+    "19-h200-570.86.15.txt": ("570.86.15", "12.8", 1, "NVIDIA H200", False, (632, 143771), 0),
+    "20-2x-a100-40gb-580-bottlerocket.txt": ("580.126.09", "13.0", 2, "NVIDIA A100-SXM4-40GB",
+                                             False, (598, 40960), 0),
 }
 SMI_FAILURES = {
     "09-failed-communicate-driver.txt": "couldn't communicate with the NVIDIA driver",

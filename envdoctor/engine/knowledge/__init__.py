@@ -51,13 +51,13 @@ REGISTRY: dict[str, str | FirstOf] = {
     "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
-    "alloc_conf_problem": "env", "no_gpu_reason": "env",
+    "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
     # live workers and smoke
     "live_failed": "live", "live_import_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
     "live_diagnoses": "live", "live_warned_with": "live", "live_warned": "live",
-    "live_import_failed_except": "live",
+    "live_import_failed_except": "live", "live_module_shadowed": "live",
     # PaddlePaddle, MindSpore, MXNet
     "driver_runs_cuda": "frameworks", "paddle_variant": "frameworks",
     "paddle_install": "frameworks", "numpy_dependents": "frameworks",

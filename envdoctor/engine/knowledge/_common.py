@@ -86,3 +86,12 @@ def name_matches(name: str, pattern: str) -> bool:
 def platform_of(os_name: str) -> str:
     """The column of a driver table: ``windows`` or ``linux``."""
     return "windows" if (os_name or "").lower().startswith("win") else "linux"
+
+
+def counted(items: list[str]) -> list[str]:
+    """Repeated entries once, with their count: eight identical B200s read as
+    ``"8 × NVIDIA B200 (sm_100)"``, not eight times the same text. Order kept."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return [item if n == 1 else f"{n} × {item}" for item, n in counts.items()]

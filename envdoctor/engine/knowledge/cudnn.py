@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, series, ver, with_confirmed
+from envdoctor.engine.knowledge._common import confirmed, counted, series, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
@@ -80,7 +80,7 @@ def gpus_below_cudnn(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) 
             cc = gpu_cc_of(gpu)
             if floor is not None and cc is not None and cc < floor:
                 out.append(f"{gpu.name} (cc {cc} < {floor}, {dist} {version})")
-    return out
+    return counted(out)
 
 
 @reads(dists=some("packages.distributions"))

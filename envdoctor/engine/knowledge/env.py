@@ -1,9 +1,12 @@
 """Environment variables and GPU visibility: CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH,
-PYTORCH_CUDA_ALLOC_CONF, and why no GPU can be used."""
+PYTORCH_CUDA_ALLOC_CONF, why no GPU can be used, and which Python an environment needs."""
 
 from __future__ import annotations
 
 import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.loader import matrix
@@ -119,3 +122,21 @@ def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str]) -> str | None:
     if nv.driver_version is not None:
         return f"driver {nv.driver_version} is loaded but reports no GPU"
     return "no NVIDIA GPU and no NVIDIA driver were found on this machine"
+
+
+# CPython minors a release range is searched for, newest first (3.14: the newest final
+# release when the matrices were cut).
+_PYTHONS = tuple(f"3.{minor}" for minor in range(14, 6, -1))
+
+
+@reads()
+def newest_python(spec: str | None) -> str | None:
+    """``newest_python(">=3.8,<3.13")`` -> "3.12": the newest CPython minor a release's
+    Python range admits (what a fix tells the user to create an environment with)."""
+    if not spec:
+        return None
+    try:
+        wanted = SpecifierSet(str(spec))
+    except InvalidSpecifier:
+        return None
+    return next((p for p in _PYTHONS if wanted.contains(Version(p), prereleases=True)), None)

@@ -16,16 +16,39 @@ from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu
 
 
+def _cut_matches(stem: str, pattern: str) -> bool:
+    """Whether a name that nvidia-smi cut short (``"NVIDIA RTX PRO 6000 Blac..."``, stem
+    without the dots) may continue into ``pattern``: the stem ends with the first 4 or more
+    characters of the pattern, starting at a word."""
+    low, pat = stem.lower(), pattern.lower().strip()
+    for i in range(len(low)):
+        tail = low[i:].rstrip()
+        if len(tail) >= 4 and (i == 0 or not low[i - 1].isalnum()) and pat.startswith(tail):
+            return True
+    return False
+
+
 def _best_row(table: str, name: str) -> dict[str, Any] | None:
-    """The ``[[gpu]]`` row of ``table`` whose longest match pattern names ``name``."""
-    best, best_len = None, 0
+    """The ``[[gpu]]`` row of ``table`` whose longest match pattern names ``name``.
+
+    The nvidia-smi table cuts long names ("NVIDIA GeForce RTX 2080 ..."): such a name matches
+    every row it may be the start of, and is only resolved when those rows agree on the
+    compute capability (else None: unknown, never a guess); datasheets, which are per model,
+    are never looked up for a cut name."""
+    cut = name.endswith(("...", "\u2026"))
+    if cut and table != "gpus":
+        return None  # a datasheet is per model: "RTX 2080 ..." may be a 2080, Ti or SUPER
+    stem = name.rstrip(".\u2026") if cut else name
+    best, best_len, ccs = None, 0, set()
     for row in matrix(table).get("gpu", []):
-        if any(x.lower() in name.lower() for x in row.get("exclude", [])):
+        if any(x.lower() in stem.lower() for x in row.get("exclude", [])):
             continue
         for pattern in row.get("match", []):
-            if len(pattern) > best_len and name_matches(name, pattern):
-                best, best_len = row, len(pattern)
-    return best
+            if name_matches(stem, pattern) or (cut and _cut_matches(stem, pattern)):
+                ccs.add(row.get("cc"))
+                if len(pattern) > best_len:
+                    best, best_len = row, len(pattern)
+    return best if not cut or len(ccs) <= 1 else None
 
 
 def lookup_gpu(name: str) -> dict[str, Any] | None:

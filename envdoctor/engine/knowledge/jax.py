@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import ver, with_confirmed
+from envdoctor.engine.knowledge._common import counted, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
@@ -96,7 +96,7 @@ def gpus_below_jax(*, gpus: tuple[Gpu, ...], jax: JaxBuild | None) -> list[str]:
             cc = gpu_cc_of(gpu)
             if floor is not None and cc is not None and cc < floor:
                 out.append(f"{gpu.name} (cc {cc} < {floor} for jax-cuda{major}-plugin)")
-    return out
+    return counted(out)
 
 
 def gpu_build(jaxlib: Version | None, plugins: tuple[Distribution, ...] | None,

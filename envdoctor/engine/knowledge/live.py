@@ -12,7 +12,7 @@ from typing import Any
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
 from envdoctor.engine.knowledge.gpu import lookup_datasheet
-from envdoctor.facts import LiveFramework, NvidiaFacts, Status
+from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
 
 SLOW = 0.5   # a GPU under half its datasheet peak gets a finding
 
@@ -26,6 +26,23 @@ def ran(live: dict[str, Any]) -> list[LiveFramework]:
 def answered(live: dict[str, Any]) -> list[LiveFramework]:
     """Workers that ran and imported their framework."""
     return [lf for lf in ran(live) if lf.probe.status is Status.OK and lf.import_ok]
+
+
+@reads(live="live", pk=optional("packages"))
+def live_module_shadowed(*, live: dict[str, Any], pk: PackageFacts | None) -> list[str]:
+    """Frameworks whose ``import`` loaded something that is not the framework (a same-named
+    folder or script earlier on sys.path, or a half-removed install: no ``__version__``), as
+    ``"torch: `import torch` loads /work/torch, not the installed torch 2.13.0 in /venv/…"``."""
+    out = []
+    for lf in ran(live):
+        if lf.import_ok is not False or not lf.module_path:
+            continue
+        dist = pk.get(lf.name) if pk is not None else None
+        installed = f", not the installed {dist.name} {dist.version} in {dist.location}" \
+            if dist is not None and dist.version is not None and dist.location \
+            and not lf.module_path.startswith(dist.location) else ""
+        out.append(f"{lf.name}: `import {lf.name}` loads {lf.module_path}{installed}")
+    return out
 
 
 @reads(live="live")

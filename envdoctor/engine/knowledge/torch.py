@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from packaging.version import Version
+
 from envdoctor.engine.knowledge._common import (
     confirmed,
+    counted,
     cuda_of_tag,
     in_range,
     series,
@@ -71,40 +74,47 @@ def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str,
     return None
 
 
+def first_cuda_for(cc: Any) -> Version | None:
+    """The oldest CUDA that can emit code a GPU of capability ``cc`` runs, or None if unknown.
+
+    SASS for sm_X.y runs on every sm_X.z with z >= y (CUDA binary compatibility), so an Ada
+    GPU (sm_89) runs the sm_86 code of a CUDA 11.7 build: the answer is the earliest
+    ``first_cuda`` among the architectures of the same major at or below ``cc``. None when any
+    of them has no confirmed ``first_cuda`` (then nothing is impossible).
+    """
+    want = ver(cc)
+    if want is None:
+        return None
+    firsts = []
+    for row in matrix("gpus").get("arch", []):
+        have = ver(row.get("cc"))
+        if have is None or have.major != want.major or have > want:
+            continue
+        first = ver(row.get("first_cuda")) if confirmed(row) else None
+        if first is None:
+            return None
+        firsts.append(first)
+    return min(firsts) if firsts else None
+
+
 def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
                                build_cuda: Any) -> list[str]:
     """GPUs whose architecture the build's CUDA version cannot compile for at all.
 
     An impossibility, so it needs no arch list: nvcc gained sm_120 in CUDA 12.8, hence a CUDA
-    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST (only a confirmed
-    ``first_cuda`` of the ``gpus`` matrix counts). Machine code runs on GPUs of the same major
-    and a higher minor, so an sm_89 GPU (first in CUDA 11.8) runs a CUDA 11.6 build's sm_86
-    code: the GPU is out of reach only when every architecture of its major up to its minor
-    came after the build's CUDA.
+    12.4 build holds no sm_120 code whatever its TORCH_CUDA_ARCH_LIST. Binary compatibility
+    counts: a GPU is only out of reach when no architecture of its major that it can run
+    (same major, minor at or below its own) existed in that CUDA (``first_cuda_for``; only
+    confirmed ``first_cuda`` values of the ``gpus`` matrix count).
     """
     cuda = series(build_cuda)
     out = []
     for gpu in gpus.gpus if isinstance(gpus, NvidiaFacts) else gpus:
         cc = gpu_cc_of(gpu)
-        row = lookup_arch(cc) if cc is not None else None
-        first = ver(row.get("first_cuda")) if row and confirmed(row) else None
-        if cuda is not None and first is not None and cuda < first \
-                and not _older_sibling_in(cc, cuda):
+        first = first_cuda_for(cc) if cc is not None else None
+        if cuda is not None and first is not None and cuda < first:
             out.append(f"{gpu.name} ({sm_of(cc)}, needs CUDA >= {first})")
-    return out
-
-
-def _older_sibling_in(cc: Any, cuda: Any) -> bool:
-    """Whether an architecture of the same major and a lower minor than ``cc`` may be in a
-    build of CUDA ``cuda`` (its first CUDA at or before it, or not known: then it may)."""
-    for row in matrix("gpus").get("arch", []):
-        other = ver(row.get("cc"))
-        if other is None or other.major != cc.major or other >= cc:
-            continue
-        first = ver(row.get("first_cuda"))
-        if first is None or first <= cuda:
-            return True
-    return False
+    return counted(out)
 
 
 def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool | None:
@@ -240,7 +250,7 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
             return impossible or None
         if not archs_run_on(got["archs"], sm):
             missing.append(f"{gpu.name} ({sm})")
-    return missing
+    return counted(missing)
 
 
 @reads(got=result("torch_archs", None), gpus=optional("nvidia.gpus"),

@@ -1,0 +1,96 @@
+"""explain's fast path never skips a line that a signature matches.
+
+The scanner looks for anchors in a reduced copy of each block, searches each distinct line
+shape once per scan (a cache across blocks), drops needles it no longer needs (full marker
+sinks, contexts already seen) and counts line offsets only as far as a hit. The plain path
+(``scan_stream(..., plain=True)``) decodes every line and checks every literal on it. Both must
+give the same hits, counts, roles, evidence, anti-pattern lines and traceback structure, on
+the real corpus texts buried in training-log filler, cut into blocks of many sizes.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envdoctor.engine.loader import load_toml
+from envdoctor.explain import scan, scanner
+
+CORPUS = Path(__file__).parent / "corpus" / "explain"
+TEXTS = [load_toml(p)["text"] for p in sorted(CORPUS.glob("*.toml"))]
+FILLER = [
+    "[2025-01-01 12:00:{s:02d}] epoch {e} step {i} loss=0.{i:04d} lr=3.0e-04 grad_norm=1.{s}",
+    "2025-01-01 12:00:00.{i:06d}: I tensorflow/core/common_runtime/gpu/gpu_device.cc:2019] "
+    "Created device /job:localhost/replica:0/task:0/device:GPU:0 with {i} MB memory",
+    "{s}%|{bar}| {i}/100000 [00:{s:02d}<01:00, 9.{e}it/s]\r",
+    "node0:123:456 [0] NCCL INFO Channel {s:02d}/02 :    0   1   2   3",
+]
+
+
+def summary(result):
+    """Everything ranking reads from a scan."""
+    return (result.lines, result.chars, result.tracebacks, result.chains, sorted(
+        (code, sh.count, sh.anti_lines, sorted(sh.context_seen),
+         [(h.line, h.text, h.role, h.cause_depth) for h in sh.hits])
+        for code, sh in result.by_code.items()))
+
+
+def build_log(seed: int, texts: int, filler_lines: int) -> bytes:
+    """Corpus texts (some repeated) between runs of filler lines."""
+    rng = random.Random(seed)
+    parts = []
+    for n in range(texts):
+        for i in range(rng.randrange(filler_lines)):
+            s = (n * 7 + i) % 60
+            parts.append(rng.choice(FILLER).format(i=i, s=s, e=i % 9, bar="#" * (i % 20)) + "\n")
+        parts.append(rng.choice(TEXTS) + "\n")
+    return "".join(parts).encode("utf-8", "surrogatepass")
+
+
+def test_fast_path_equals_plain_path_on_the_whole_corpus():
+    """Every corpus text, twice, in filler: hits on the second copy come from the cache."""
+    data = "".join(t + "\n" + FILLER[0].format(i=k, s=k % 60, e=1, bar="") + "\n"
+                   for k, t in enumerate(TEXTS * 2)).encode("utf-8", "surrogatepass")
+    s = scanner()
+    for block in (4096, 65536, 1 << 20):
+        fast = s.scan_stream(io.BytesIO(data), block_bytes=block)
+        plain = s.scan_stream(io.BytesIO(data), block_bytes=block, plain=True)
+        assert summary(fast) == summary(plain), block
+    assert len(fast.by_code) > 100  # the corpus does exercise the signatures
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(1, 12), st.integers(1, 400),
+       st.sampled_from([512, 4096, 32768, 262144]))
+def test_fast_path_equals_plain_path_in_training_logs(seed, texts, filler_lines, block):
+    data = build_log(seed, texts, filler_lines)
+    s = scanner()
+    assert summary(s.scan_stream(io.BytesIO(data), block_bytes=block)) == \
+        summary(s.scan_stream(io.BytesIO(data), block_bytes=block, plain=True))
+
+
+def test_line_shape_cache_restarting_changes_nothing(monkeypatch):
+    """A cache over its memory bound starts afresh; the answer is the same."""
+    data = build_log(3, 40, 300)
+    s = scanner()
+    full = summary(s.scan_stream(io.BytesIO(data), block_bytes=8192))
+    monkeypatch.setattr(scan, "SHAPES_MAX_BYTES", 1)
+    assert summary(s.scan_stream(io.BytesIO(data), block_bytes=8192)) == full
+
+
+@pytest.mark.parametrize("chunk", [64, 8192])
+def test_line_offsets_counted_lazily_are_right(monkeypatch, chunk):
+    """Hit lines far apart in a block (LFs counted piece by piece, only as far as needed)."""
+    monkeypatch.setattr(scan, "LINE_CHUNK", chunk)
+    lines = [f"step {i} loss=0.{i % 97:02d}" for i in range(3000)]
+    for at in (0, 1, 9, 10, 700, 701, 2999):
+        lines[at] = "RuntimeError: Torch not compiled with CUDA enabled"
+    data = ("\n".join(lines) + "\n").encode()
+    result = scanner().scan_stream(io.BytesIO(data), block_bytes=1 << 20)
+    hits = [h.line for sh in result.by_code.values() for h in sh.hits]
+    assert sorted(set(hits)) == [1, 2, 10, 11, 701, 702, 3000]
