@@ -100,3 +100,33 @@ def test_a_listing_is_some_of_the_installed_distributions():
     names = {**expr.BUILTINS, **names_for(facts)}
     assert expr.Evaluator(names)(expr.compile_expr("has('torch')")) is True
     assert expr.Evaluator(names)(expr.compile_expr("not has('tqdm')")) is expr.UNKNOWN
+
+
+# sglang's `python3 -m sglang.check_env` (https://github.com/sgl-project/sglang/issues/3685)
+SGLANG_H20 = """Python: 3.11.9 (main, Sep 24 2024, 12:12:02) [GCC 8.5.0 20210514 (Tencent 8.5.0-23)]
+CUDA available: True
+GPU 0,1,2,3,4,5,6,7: NVIDIA H20
+GPU 0,1,2,3,4,5,6,7 Compute Capability: 9.0
+CUDA_HOME: /usr/local/cuda
+NVCC: Cuda compilation tools, release 12.4, V12.4.131
+CUDA Driver Version: 535.161.08
+PyTorch: 2.5.1+cu124
+flashinfer: 0.2.1.post2+cu124torch2.5
+numpy: 1.26.4
+"""
+# https://github.com/sgl-project/sglang/issues/5389: a model name that ends in its memory
+SGLANG_A100 = "GPU 0: NVIDIA A100-SXM4-80GB\nCUDA Driver Version: 535.54.03\nPyTorch: 2.5.1+cu124\n"
+
+
+def test_sglang_check_env_lists_every_gpu_it_names():
+    facts = parse_text(SGLANG_H20)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA H20"] * 8
+    assert str(facts.nvidia.driver_version) == "535.161.08"
+    assert str(facts.cuda.nvcc_version) == "12.4.131"
+    assert not {f.id for f in pipeline.diagnose(facts).findings
+                if f.severity.value in ("error", "warning")}
+
+
+def test_a_gpu_name_keeps_the_memory_that_is_part_of_it():
+    facts = parse_text(SGLANG_A100)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA A100-SXM4-80GB"]
