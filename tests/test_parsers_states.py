@@ -130,3 +130,29 @@ def test_sglang_check_env_lists_every_gpu_it_names():
 def test_a_gpu_name_keeps_the_memory_that_is_part_of_it():
     facts = parse_text(SGLANG_A100)
     assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA A100-SXM4-80GB"]
+
+
+# https://github.com/pytorch/pytorch/issues/143861: collect_env before torch was built
+COLLECT_ENV_NO_TORCH = """Collecting environment information...
+PyTorch version: N/A
+Is debug build: N/A
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 20.04.6 LTS (aarch64)
+Python version: 3.8.10 (default, Nov  7 2024, 13:10:47)  [GCC 9.4.0] (64-bit runtime)
+Python platform: Linux-5.10.216-tegra-aarch64-with-glibc2.29
+Is CUDA available: N/A
+CUDA runtime version: 11.4.315
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+"""
+
+
+def test_torch_na_without_a_package_list_is_not_an_import_failure():
+    facts = parse_text(COLLECT_ENV_NO_TORCH)
+    assert "torch" not in facts.live
+    assert not {f.id for f in pipeline.diagnose(facts).findings
+                if f.severity.value in ("error", "warning")}
+    from envdoctor.outputs.summary import _driver
+    assert "None" not in _driver(facts)

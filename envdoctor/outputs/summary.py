@@ -88,7 +88,9 @@ def _driver(facts: Facts) -> str:
         return "not installed; no NVIDIA GPU found"
     if not nv.probe.status.known:
         return f"unknown ({nv.probe.reason or nv.probe.status.value})"
-    parts = [f"{nv.driver_version}"]
+    parts = [f"{nv.driver_version}" if nv.driver_version is not None else
+             "version not reported" if state_of(facts, "nvidia.driver_version")[0]
+             is not State.OBSERVED else "none"]
     if nv.cuda_driver_version:
         parts.append(f"supports CUDA ≤ {nv.cuda_driver_version}")
     names: dict[str, int] = {}
