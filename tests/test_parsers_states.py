@@ -156,3 +156,29 @@ def test_torch_na_without_a_package_list_is_not_an_import_failure():
                 if f.severity.value in ("error", "warning")}
     from envdoctor.outputs.summary import _driver
     assert "None" not in _driver(facts)
+
+
+# https://github.com/Doodleverse/segmentation_gym/issues/137: Windows 11 hosts WSL2, where TF ran
+WSL_TEMPLATE = """OS: Windows 11
+WSL2: Ubuntu 22.04.2 LTS
+CUDA: nvcc 12.2.91
+TensorFlow version: 2.12.0
+GPU model and memory: NVIDIA GeForce RTX 3060
+"""
+# https://github.com/ultralytics/yolov5/issues/13748
+WSL_BULLETS = """- **OS:** Windows Subsystem for Linux (WSL2) - Ubuntu24.04
+- **kernel** - 6.6.87.2-microsoft-standard-WSL2
+- **Python:** 3.8.20
+- **PyTorch:** 2.2.2+cu121
+"""
+
+
+def test_wsl_is_linux_not_native_windows():
+    facts = parse_text(WSL_BULLETS)
+    assert (facts.host.os, facts.host.wsl) == ("Linux", 2)
+    facts = parse_text(WSL_TEMPLATE)
+    assert facts.host.wsl == 2 and state(facts, "host.os") is State.UNOBSERVED
+    ids = {f.id for f in pipeline.diagnose(facts).findings}
+    assert "tensorflow-gpu-on-native-windows" not in ids
+    native = parse_text(WSL_TEMPLATE.replace("WSL2: Ubuntu 22.04.2 LTS\n", ""))
+    assert "tensorflow-gpu-on-native-windows" in {f.id for f in pipeline.diagnose(native).findings}

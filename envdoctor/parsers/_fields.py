@@ -46,6 +46,10 @@ def apply(part: Partial, key: str, value: str) -> bool:
                     r"os version|system|os/platform)(?: \(.*\))?", k):
         os_fields(part, v)
         return True
+    if re.fullmatch(r"wsl ?2?(?: version)?", k):  # "WSL2: Ubuntu 22.04.2 LTS"
+        if not missing(v):
+            part.set("host.wsl", 1 if k.strip().endswith("1") else 2)
+        return True
     if re.fullmatch(r"python(?: version)?(?: \(.*\))?", k):
         python_fields(part, v)
         return True

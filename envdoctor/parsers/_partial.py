@@ -204,6 +204,9 @@ HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
     got = {k: v for k, v in _pick(values, "host").items() if k in HOST_FIELDS}
+    if got.get("wsl") and got.get("os") == "Windows":
+        # "OS: Windows 11" next to "WSL2: Ubuntu 22.04": which one ran the code is not said
+        del got["os"]
     return _only(HostFacts(probe=sources.info("host", bool(got)), **got), _stated(got))
 
 
