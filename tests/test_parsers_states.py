@@ -182,3 +182,12 @@ def test_wsl_is_linux_not_native_windows():
     assert "tensorflow-gpu-on-native-windows" not in ids
     native = parse_text(WSL_TEMPLATE.replace("WSL2: Ubuntu 22.04.2 LTS\n", ""))
     assert "tensorflow-gpu-on-native-windows" in {f.id for f in pipeline.diagnose(native).findings}
+
+
+def test_a_template_naming_the_gpu_package_is_tensorflow_gpu():
+    # https://github.com/tensorflow/tensorflow/issues/33003: "TensorFlow version ...: 2.0 GPU"
+    facts = parse_text("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 18.04\n"
+                       "- TensorFlow version (use command below): 2.0 GPU\n"
+                       "- GPU model and memory: GeForce RTX 2080 Ti\n")
+    assert facts.frameworks.tensorflow.distribution == "tensorflow-gpu"
+    assert "tensorflow-package-cpu-only" not in {f.id for f in pipeline.diagnose(facts).findings}

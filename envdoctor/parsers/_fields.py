@@ -126,7 +126,9 @@ def _framework(part: Partial, name: str, v: str, key: str) -> None:
         if version is None or version.major > 50:
             return
         part.set(f"frameworks.{name}.version", version)
-        if name == "tensorflow" and "gpu" in v.lower().split(version.base_version)[0]:
+        if name == "tensorflow" and ("gpu" in v.lower().split(version.base_version)[0] or
+                                     re.search(r"\d\s+gpu\b", value, re.IGNORECASE)):
+            # "tensorflow-gpu 1.15", or the template's "TensorFlow version: 2.0 GPU"
             part.set("frameworks.tensorflow.distribution", "tensorflow-gpu")
     if flag:
         word = flag.group(1).lower()
