@@ -165,6 +165,8 @@ def _jax(facts: Facts) -> str:
         gpus = [d for d in getattr(live, "devices", ()) or () if d.kind in ("cuda", "gpu")]
         if gpus:
             plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
+        elif j.jaxlib is not None and "cuda" in (j.jaxlib.local or ""):
+            plugins = "a CUDA jaxlib"
         elif state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED:
             plugins = "no GPU plugin: CPU only"
         else:
