@@ -92,3 +92,12 @@ def test_a_cuda_jaxlib_is_not_called_cpu_only():
                        "jaxlib                           0.4.23+cuda12.cudnn89\n"
                        "torch                            2.2.1+cu121\n")
     assert "CPU only" not in _jax(facts) and "CUDA jaxlib" in _jax(facts)
+
+
+def test_an_xpu_torch_is_not_called_cpu_only():
+    # collect_env head of pytorch/pytorch#137846 (Intel Data Center GPU Max 1550)
+    facts = parse_text("PyTorch version: 2.8.0.dev20250516+xpu\nIs debug build: False\n"
+                       "CUDA used to build PyTorch: None\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+                       "Is XPU available: True\n")
+    from envdoctor.outputs.summary import _torch
+    assert _torch(facts) == "2.8.0.dev20250516+xpu (Intel XPU build)"

@@ -139,6 +139,8 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
+    elif t.version is not None and (t.version.local or "").startswith("xpu"):
+        build = "Intel XPU build"
     elif state_of(facts, "frameworks.torch.cuda")[0] is not State.OBSERVED:
         build = "build unknown"
     else:
