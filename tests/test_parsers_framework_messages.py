@@ -243,3 +243,34 @@ def test_a_frameworks_cudnn_complaint_is_the_cudnn_it_loaded():
 def test_xlas_cudnn_line_without_its_framework_is_nobodys():
     from envdoctor.parsers import informal
     assert informal.parse(XLA_ONLY).live == {}
+
+
+# https://github.com/JdeRobot/BehaviorMetrics/issues/385 (TensorFlow's log; no GPU named)
+TF_SKIPPED = """tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot open shared object file: No such file or directory
+2022-07-10 15:08:09.276131: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory
+2022-07-10 15:08:09.276917: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.
+Skipping registering GPU devices...
+"""
+# https://github.com/tensorflow/tensorflow/issues/110956: the template names the GPU
+TF_TEMPLATE_A100 = """### TensorFlow version
+
+2.20.0
+
+### OS platform and distribution
+
+20.04
+
+### GPU model and memory
+
+A100,80g
+"""
+
+
+def test_tensorflow_skipping_its_gpu_is_tensorflow_seeing_none():
+    facts = parse_text(TF_SKIPPED)
+    tf = facts.live["tensorflow"]
+    assert tf.cuda_available is False and "libcudnn.so.8" in tf.gpu_error
+    assert not loud(facts)  # no GPU named: nothing to be blind to
+    both = parse_text(TF_TEMPLATE_A100 + TF_SKIPPED)
+    assert "live-gpu-not-seen-by-framework" in loud(both)
+    assert "libcudnn.so.8" in loud(both)["live-gpu-not-seen-by-framework"]

@@ -68,6 +68,11 @@ _CUDNN_LOADED = re.compile(r"Loaded runtime CuDNN library: (\d+\.\d+\.\d+) (?:\(
                            r"version \d+\) )?but source was compiled with:? (\d+\.\d+\.\d+)")
 _JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built against version "
                         r"(\d{4,5})")
+# TensorFlow's own verdict when its CUDA libraries do not load (gpu_device.cc): "Cannot dlopen
+# some GPU libraries ... Skipping registering GPU devices...", after one "Could not load dynamic
+# library 'libcudnn.so.8'" line per missing library
+_TF_SKIPPED = re.compile(r"Skipping registering GPU devices")
+_TF_DLOPEN = re.compile(r"Could not load dynamic library '([\w.+-]{1,60})'")
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -232,6 +237,14 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
             part.set("cuda.nvcc_version", ver(m.group(1)))
             part.set("frameworks.torch.cuda", ver(m.group(2)))
             break
+    if _TF_SKIPPED.search(text):
+        missing_libs = sorted(set(_TF_DLOPEN.findall(text)))[:8]
+        part.set("frameworks.tensorflow.ran", True)
+        part.observe("tensorflow", "import", "ok")
+        part.observe("tensorflow", "gpu_available", False)
+        part.observe("tensorflow", "gpu_error", "TensorFlow could not load its GPU libraries"
+                     + (f" ({', '.join(missing_libs)})" if missing_libs else "")
+                     + " and skipped registering GPU devices")
     m = _CUDNN_LOADED.search(text)
     owner = "tensorflow" if re.search(r"tensorflow", text, re.IGNORECASE) else \
         "jax" if re.search(r"\bjax", text, re.IGNORECASE) else None
