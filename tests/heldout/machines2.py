@@ -697,3 +697,19 @@ SCENARIOS += [
         NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **WINDOWS},
        "pip install tensorflow on Windows = thin tensorflow + tensorflow-intel (TFD)"),
 ]
+
+# ---------------------------------------------------------------- batch 8
+# Written after batch 7, before envdoctor ran on them: one nvidia-cudnn-cu12 shared by TF
+# and torch, older than the cuDNN TF was built with.
+#  DNNTF TensorFlow refuses an older cuDNN minor at start-up: "Loaded runtime CuDNN library:
+#        9.1.0 but source was compiled with: 9.3.0. CuDNN library needs to have matching major
+#        version and equal or higher minor version." (xla/stream_executor/cuda/cuda_dnn.cc)
+SCENARIOS += [
+    sc("bad8-tf218-with-torch251-cudnn91", False, recorded(A100_4X),
+       [tensorflow("2.18.0", "12.5.1", "9.3", TF_CAPS), *T251_CU124, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "TF 2.18 needs cuDNN >= 9.3; the shared wheel is 9.1 (DNNTF, TF)",
+       labels=["tf-cudnn-older-than-build"]),
+    sc("ok8-tf218-with-torch270-cu126-cudnn95", True, recorded(A100_4X),
+       [tensorflow("2.18.0", "12.5.1", "9.3", TF_CAPS), *T270_CU126, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "cuDNN 9.5 >= 9.3 (DNNTF)"),
+]
