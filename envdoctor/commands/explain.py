@@ -96,8 +96,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         # the reporter's GPU with our torch); an explicit --facts snapshot is merged under it.
         provider = None if (report is not None and saved is None) else facts
         diagnoses = ex_mod.rank_result(result, provider, report)
-        if not ex_mod.primary(diagnoses) and head.kept and result.chars <= REPORT_TEXT_LIMIT:
-            diagnoses = ex_mod.rediagnose_unwrapped(head.text(), provider, report) or diagnoses
+        if head.kept and result.chars <= REPORT_TEXT_LIMIT:  # a pasted text: read it again?
+            diagnoses = ex_mod.reread(head.text(), diagnoses, provider, report) or diagnoses
     except ex_mod.NotText as exc:
         raise BadInput(f"{source}: {exc}") from None
     except RuleFileError as exc:
@@ -155,6 +155,12 @@ class _Tee:
 
     def text(self) -> str:
         return bytes(self.buf).decode("utf-8", errors="replace")
+
+    def fileno(self) -> int:  # for explain.parallel: a big regular file is split by offset
+        return self.stream.fileno()
+
+    def tell(self) -> int:
+        return self.stream.tell()
 
 
 def _open(source: str):

@@ -20,6 +20,7 @@ from envdoctor.engine.knowledge._reads import FirstOf
 
 REGISTRY: dict[str, str | FirstOf] = {
     # gpu: names, compute capabilities, datasheets, health
+    "nvidia_gpus_seen": "gpu",
     "any_gpu_cc": "gpu", "gpu_cc": "gpu", "arch_name": "gpu", "gpu_row": "gpu",
     "datasheet": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
     # cuda and the driver

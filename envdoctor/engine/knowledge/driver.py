@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge._reads import optional, reads, result, some
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import (
     OS_READ,
     hard_floor,
@@ -95,7 +95,9 @@ def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str,
                        said: list[str] | None) -> list[str]:
     """Frameworks whose CUDA major the driver cannot run at all (below the compat floor), and
     those that said so themselves. The driver version is optional: a framework's own "driver
-    too old" is evidence without it (the check's condition still needs one or the other)."""
+    too old" is evidence without it; with neither, the answer is not known."""
+    if driver is None and not said:
+        raise Undetermined("no driver version and no framework's own report")
     return driver_gaps(driver, fw, os, below_floor=True, said=said)
 
 
