@@ -47,7 +47,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tf_cudnn_wheel_gap": "tensorflow",
     # jax
     "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
-    "jax_gpu_build": "jax",
+    "jax_gpu_build": "jax", "jax_cudnn_gap": "jax",
     # installed packages
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
