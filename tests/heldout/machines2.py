@@ -697,3 +697,37 @@ SCENARIOS += [
         NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **WINDOWS},
        "pip install tensorflow on Windows = thin tensorflow + tensorflow-intel (TFD)"),
 ]
+
+# ---------------------------------------------------------------- batch 8
+# Written after batch 7, before envdoctor ran on them: one nvidia-cudnn-cu12 shared by TF
+# and torch, older than the cuDNN TF was built with.
+#  DNNTF TensorFlow refuses an older cuDNN minor at start-up: "Loaded runtime CuDNN library:
+#        9.1.0 but source was compiled with: 9.3.0. CuDNN library needs to have matching major
+#        version and equal or higher minor version." (xla/stream_executor/cuda/cuda_dnn.cc)
+SCENARIOS += [
+    sc("bad8-tf218-with-torch251-cudnn91", False, recorded(A100_4X),
+       [tensorflow("2.18.0", "12.5.1", "9.3", TF_CAPS), *T251_CU124, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "TF 2.18 needs cuDNN >= 9.3; the shared wheel is 9.1 (DNNTF, TF)",
+       labels=["tf-cudnn-older-than-build"]),
+    sc("ok8-tf218-with-torch270-cu126-cudnn95", True, recorded(A100_4X),
+       [tensorflow("2.18.0", "12.5.1", "9.3", TF_CAPS), *T270_CU126, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "cuDNN 9.5 >= 9.3 (DNNTF)"),
+]
+
+# ---------------------------------------------------------------- batch 9
+# Written after batch 8, before envdoctor ran on them: JAX's cuDNN floor against a cuDNN
+# wheel another framework pinned. JAX CHANGELOG 0.6.0: minimum cuDNN 9.8 (jax.toml [[plugin]]);
+# XLA refuses an older minor as TensorFlow does (DNNTF).
+SCENARIOS += [
+    sc("bad9-jax062-cuda12-with-torch260-cudnn95", False, recorded(H100_8X),
+       [*T260_CU126, simple("jax", "0.6.2"), simple("jaxlib", "0.6.2"),
+        dist("jax-cuda12-plugin", "0.6.2", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.6.2", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        NUMPY_2], PY["3.12.7"], "jax 0.6 needs cuDNN >= 9.8; torch 2.6 cu126 pins 9.5.1.17 (JAX)",
+       labels=["jax-cudnn-older"]),
+    sc("ok9-jax062-cuda12-with-torch290-cu128-cudnn910", True, recorded(H100_8X, driver="570.133.20", cuda="12.8"),
+       [*T290_CU128, simple("jax", "0.6.2"), simple("jaxlib", "0.6.2"),
+        dist("jax-cuda12-plugin", "0.6.2", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.6.2", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        NUMPY_2], PY["3.12.7"], "cuDNN 9.10 >= 9.8 (JAX)"),
+]

@@ -59,6 +59,9 @@ LABELS = {
                          False),
     "tf-native-windows": ({"tensorflow-gpu-on-native-windows"}, False),
     "jax-native-windows": ({"jax-gpu-on-native-windows"}, False),
+    "tf-cudnn-older-than-build": ({"tensorflow-cudnn-shared-with-torch",
+                                   "tensorflow-cuda-version-mismatch"}, False),
+    "jax-cudnn-older": ({"jax-cudnn-older-than-plugin-needs"}, False),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")

@@ -44,9 +44,10 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
     "tf_cuda_libs_fix": "tensorflow", "tf_gpu_install": "tensorflow",
+    "tf_cudnn_wheel_gap": "tensorflow",
     # jax
     "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
-    "jax_gpu_build": "jax",
+    "jax_gpu_build": "jax", "jax_cudnn_gap": "jax",
     # installed packages
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",

@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import counted, ver, with_confirmed
+from envdoctor.engine.knowledge._common import counted, in_range, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
 from envdoctor.engine.loader import matrix
@@ -131,3 +131,28 @@ def jax_gpu_build(*, jax: Version | None, jaxlib: Version | None,
     if jax is None and jaxlib is None:
         return None  # jax not installed, or not observed
     return gpu_build(jaxlib, plugins, live)
+
+
+@reads(jax="frameworks.jax", pk="packages")
+def jax_cudnn_gap(*, jax: JaxBuild | None, pk: PackageFacts) -> dict[str, Any] | None:
+    """The pip cuDNN a JAX CUDA plugin would load, when it is older than that JAX release
+    accepts (jax.toml ``[[cudnn_floor]]``: 9.1 from 0.4.31, 9.8 from 0.6.0), typically pinned
+    down by torch's wheel. ``{"jax", "need", "wheel", "dist"}``; None when it fits or is not
+    known."""
+    if jax is None:
+        return None
+    release = ver(jax.jaxlib) or ver(jax.version)
+    if release is None:
+        return None
+    floor = next((ver(r.get("cudnn")) for r in matrix("jax").get("cudnn_floor", [])
+                  if in_range(Version(release.base_version), r.get("jax", ""))), None)
+    if floor is None:
+        return None
+    for major in sorted({m for m in (jax_plugin_major(p.name) for p in jax.plugins) if m}):
+        dist = pk.get(f"nvidia-cudnn-cu{major}")
+        if dist is None or dist.version is None:
+            continue
+        if dist.version.major != floor.major or dist.version.release[:2] < floor.release[:2]:
+            return {"jax": str(release), "need": str(floor), "wheel": str(dist.version),
+                    "dist": dist.name}
+    return None

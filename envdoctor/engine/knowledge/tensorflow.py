@@ -164,3 +164,34 @@ def tf_gpu_install(*, tf: TensorflowBuild | None, pk: PackageFacts | None,
     needs = f"   # it loads a system CUDA {row['cuda']} / cuDNN {row['cudnn']}" \
         if row.get("cuda") and row.get("cudnn") else ""
     return f'{remove}pip install "tensorflow=={release}.*"{needs}'
+
+
+@reads(tf="frameworks.tensorflow", pk="packages", libs=optional("libraries"))
+def tf_cudnn_wheel_gap(*, tf: TensorflowBuild | None, pk: PackageFacts,
+                       libs: LibraryFacts | None) -> dict[str, Any] | None:
+    """The pip cuDNN this TensorFlow would load, when it cannot serve the build: another major
+    (TF 2.16 built for cuDNN 8.9 next to torch's nvidia-cudnn-cu12 9.x: libcudnn.so.8 is not
+    there) or an older minor (TF 2.18 built for 9.3 next to 9.1: TF refuses "CuDNN library
+    needs to have matching major version and equal or higher minor version"). The build's
+    cuDNN is its tested configuration's (tensorflow.toml); a system cuDNN of the right major
+    and minor is a way out, so no gap then. ``{"need", "wheel", "dist", "older_minor"}``."""
+    if tf is None or tf.version is None:
+        return None
+    row = lookup_tf_release(tf.version) or {}
+    need, cuda = ver(row.get("cudnn")), ver(row.get("cuda"))
+    if need is None or cuda is None:
+        return None
+    dist = pk.get(f"nvidia-cudnn-cu{cuda.major}")
+    if dist is None or dist.version is None:
+        return None
+
+    def serves(v: Version) -> bool:
+        return v.major == need.major and v.release[:2] >= need.release[:2]
+
+    if serves(dist.version):
+        return None
+    if any(lib.version is not None and serves(lib.version) and "site-packages" not in lib.path
+           for lib in (libs.named("cudnn") if libs is not None else ())):
+        return None
+    return {"need": str(need), "wheel": str(dist.version), "dist": dist.name,
+            "older_minor": dist.version.major == need.major}
