@@ -274,3 +274,39 @@ def test_tensorflow_skipping_its_gpu_is_tensorflow_seeing_none():
     both = parse_text(TF_TEMPLATE_A100 + TF_SKIPPED)
     assert "live-gpu-not-seen-by-framework" in loud(both)
     assert "libcudnn.so.8" in loud(both)["live-gpu-not-seen-by-framework"]
+
+
+# https://github.com/Comfy-Org/ComfyUI/issues/5281
+COMFY_NO_CUDA = """I'm encountering an AssertionError stating that "Torch not compiled with CUDA enabled" despite having reinstalled PyTorch. Here are my system specifications:
+
+- Laptop Model: Dell G5 5500
+- GPU: NVIDIA GeForce RTX 2070
+- Windows Version: 24H2
+- CUDA Version: 12.7
+"""
+# https://github.com/Vaibhavs10/insanely-fast-whisper/issues/41: the error came from another
+# environment than the torch the reporter printed
+WHISPER_TWO_ENVS = """`AssertionError: Torch not compiled with CUDA enabled`
+
+Although I do have the` torch (2.1)`  and `cuda (12.1)` :
+
+```
+>>> print("PyTorch version:", torch.__version__)
+PyTorch version: 2.1.0+cu121
+>>> print("Is CUDA available:", torch.cuda.is_available())
+Is CUDA available: True
+```
+My GPU is nvidia RTX3060 with the latest drivers.
+"""
+
+
+def test_torch_not_compiled_with_cuda_is_a_cpu_build():
+    facts = parse_text(COMFY_NO_CUDA)
+    assert facts.frameworks.torch is not None and facts.frameworks.torch.cuda is None
+    assert "torch-cpu-build-on-gpu-host" in loud(facts)
+
+
+def test_a_cuda_build_the_report_shows_wins_over_the_message():
+    facts = parse_text(WHISPER_TWO_ENVS)
+    assert str(facts.frameworks.torch.cuda) == "12.1"
+    assert "torch-cpu-build-on-gpu-host" not in loud(facts)
