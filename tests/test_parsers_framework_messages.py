@@ -310,3 +310,29 @@ def test_a_cuda_build_the_report_shows_wins_over_the_message():
     facts = parse_text(WHISPER_TWO_ENVS)
     assert str(facts.frameworks.torch.cuda) == "12.1"
     assert "torch-cpu-build-on-gpu-host" not in loud(facts)
+
+
+# https://github.com/NVIDIA/tensorflow/issues/83 (nvidia-tensorflow 1.15.5, RTX 3060)
+TF_INSUFFICIENT = """- TensorFlow version:1.15.5
+- CUDA/cuDNN version: cuda11.3，cudnn8.2.0
+NVIDIA GeForce RTX 3060
+>>> import tensorflow as tf
+tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime version
+"""
+
+
+def test_an_insufficient_driver_is_the_frameworks_own_driver_verdict():
+    facts = parse_text(TF_INSUFFICIENT)
+    assert facts.live["tensorflow"].cuda_available is False
+    title = loud(facts)["driver-too-old-for-framework-cuda"]  # the framework's own verdict
+    assert title.startswith("NVIDIA driver (version not reported) is too old for tensorflow")
+    with_driver = parse_text(TF_INSUFFICIENT + "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01"
+                             "    CUDA Version: 11.4     |\n")
+    title = loud(with_driver)["driver-too-old-for-framework-cuda"]
+    assert "470.82.01" in title and "insufficient" in title
+
+
+def test_the_same_words_with_no_framework_named_are_nobodys():
+    from envdoctor.parsers import informal
+    part = informal.parse("Error: CUDA driver version is insufficient for CUDA runtime version\n")
+    assert part.live == {}
