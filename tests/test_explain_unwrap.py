@@ -1,4 +1,4 @@
-"""A terminal's hard wrap is undone when the text as given explains nothing."""
+"""A second reading (hard wrap undone, typographic quotes made plain) when a text explains nothing."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import io
 import json
 
 from envdoctor.explain import diagnose_stream, diagnose_text, primary
-from envdoctor.explain.unwrap import unwrap, wrap_width
+from envdoctor.explain.unwrap import plain_punctuation, second_reading, unwrap, wrap_width
 
 # a real line (https://github.com/Project-OSRM/node-osrm README) and a real nvidia-smi header
 GLIBCXX = ("Error: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version GLIBCXX_3.4.20 not found "
            "(required by /node_modules/osrm/lib/binding/osrm.node)")
+# https://github.com/predict-idlab/powershap/issues/50, as a word processor or chat app quotes it
+NUMPY = "AttributeError: module \u2018numpy\u2019 has no attribute \u2018bool\u2019.\n"
 SMI = ("+-----------------------------------------------------------------------------+\n"
        "| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2     |\n"
        "|-------------------------------+----------------------+----------------------+\n")
@@ -34,6 +36,9 @@ def test_ordinary_texts_and_tables_are_not_wrapped():
     assert unwrap(SMI, 79) == SMI  # table rows keep their breaks
     plain = "loss 0.1\nloss 0.2\n"
     assert wrap_width(plain) is None and diagnose_text(plain) == []
+    rows = "".join(f"{i:08d},{i * 7 % 1000:08d},0.{i % 97:02d},ok,fixed-width-record-xyz\n"
+                   for i in range(50))
+    assert wrap_width(rows) is None  # equally long lines are data, not a wrapped line
 
 
 def test_the_cli_undoes_the_wrap_too(cli, tmp_path):
@@ -41,3 +46,20 @@ def test_the_cli_undoes_the_wrap_too(cli, tmp_path):
     log.write_text("npm test\n" + _cut(GLIBCXX, 60))
     data = json.loads(cli("explain", "--no-facts", "--format", "json", str(log)).stdout)
     assert data["diagnoses"][0]["code"] == "ESYS010"
+
+
+def test_typographic_quotes_and_no_break_spaces_read_as_ascii():
+    assert not primary(diagnose_stream(io.BytesIO(NUMPY.encode()))[1])  # as given
+    assert plain_punctuation(NUMPY).startswith("AttributeError: module 'numpy' has")
+    assert primary(diagnose_text(NUMPY)).code == "ENUMPY004"
+    assert plain_punctuation("a\u00a0b") == "a b" and second_reading("plain text\n") is None
+
+
+def test_typographic_quotes_win_over_an_answer_the_as_given_text_led_to():
+    """With curly quotes the first reading may match a weaker line; the plain one is read."""
+    from envdoctor.explain import reread
+    text = NUMPY + "RuntimeError: CUDA error: device-side assert triggered\n"
+    first = diagnose_stream(io.BytesIO(text.encode()))[1]
+    assert primary(first).code != "ENUMPY004"
+    assert primary(reread(text, first)).code == primary(diagnose_text(text)).code == "ENUMPY004"
+    assert reread("RuntimeError: CUDA error: device-side assert triggered\n", first) is None

@@ -96,8 +96,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         # the reporter's GPU with our torch); an explicit --facts snapshot is merged under it.
         provider = None if (report is not None and saved is None) else facts
         diagnoses = ex_mod.rank_result(result, provider, report)
-        if not ex_mod.primary(diagnoses) and head.kept and result.chars <= REPORT_TEXT_LIMIT:
-            diagnoses = ex_mod.rediagnose_unwrapped(head.text(), provider, report) or diagnoses
+        if head.kept and result.chars <= REPORT_TEXT_LIMIT:  # a pasted text: read it again?
+            diagnoses = ex_mod.reread(head.text(), diagnoses, provider, report) or diagnoses
     except ex_mod.NotText as exc:
         raise BadInput(f"{source}: {exc}") from None
     except RuleFileError as exc:

@@ -43,7 +43,7 @@ __all__ = [
     "parse_report_facts",
     "primary",
     "rank_result",
-    "rediagnose_unwrapped",
+    "reread",
     "scan_stream",
     "scanner",
 ]
@@ -68,20 +68,29 @@ def diagnose_text(text: str, facts: Facts | None = None,
         found = diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
     except NotText:
         return []
-    return found if primary(found) else rediagnose_unwrapped(text, lambda: facts,
-                                                             report_facts) or found
+    return reread(text, found, lambda: facts, report_facts) or found
 
 
-def rediagnose_unwrapped(text: str, facts: Callable[[], Facts | None] | None = None,
-                         report_facts: Facts | None = None) -> list[Diagnosis] | None:
-    """Diagnoses of the text with a terminal's hard wrap undone, or None if it is not wrapped.
+def reread(text: str, found: list[Diagnosis],
+           facts: Callable[[], Facts | None] | None = None,
+           report_facts: Facts | None = None) -> list[Diagnosis] | None:
+    """Diagnoses of a second reading of the text, or None to keep ``found`` (the first one).
 
-    For a text that explained nothing as given (see ``envdoctor.explain.unwrap``)."""
-    from envdoctor.explain.unwrap import unwrap, wrap_width
-    width = wrap_width(text)
-    if width is None:
+    A program prints ASCII: a text with typographic quotes or no-break spaces is read again
+    with them made plain, and that reading wins when it explains something. A text that
+    explained nothing is also read with a terminal's hard wrap undone (see
+    ``envdoctor.explain.unwrap``); a text that did is not, so a wrap cannot change an answer.
+    """
+    from envdoctor.explain.unwrap import MAX_TEXT, has_typographic, second_reading
+    if len(text) > MAX_TEXT:  # a big log is read once
         return None
-    data = unwrap(text, width).encode("utf-8", errors="replace")
+    explained = primary(found) is not None
+    if explained and not has_typographic(text):
+        return None
+    again = second_reading(text, undo_wrap=not explained)
+    if again is None:
+        return None
+    data = again.encode("utf-8", errors="replace")
     try:
         found = diagnose_stream(io.BytesIO(data), facts, report_facts)[1]
     except NotText:

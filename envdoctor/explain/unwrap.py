@@ -1,11 +1,17 @@
-"""Undo a terminal's hard wrap, so that an error line cut at the screen width reads whole again.
+"""A second reading of a pasted text that explained nothing: hard wraps undone, plain quotes.
 
 A log copied out of a terminal (or an old issue template) may be cut every W characters, in the
 middle of a word: ``Failed to find dynamic library: libc`` / ``udnn.so (libcudnn.so: ...``.
 Signatures match one line at a time, so such a text can match nothing. The cut lines are the
 longest lines of the text and share one exact length, which an ordinary log rarely does; that
 is the sign we look for. ``unwrap`` joins each line of exactly that width with the next one.
-It is a fallback: ``explain`` uses it only when the text as given explains nothing.
+
+A text that went through a word processor, a chat app or a web page carries typographic quotes
+(``couldn’t``, ``‘GLIBC_2.28’``) and no-break spaces (``&nbsp;``) where the program printed
+ASCII; ``plain_punctuation`` puts the ASCII back.
+
+Both are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
+(so the fast path over big logs never pays for it).
 """
 
 from __future__ import annotations
@@ -16,17 +22,52 @@ MIN_WIDTH = 40        # narrower "wraps" are ordinary short lines
 MIN_CUT_LINES = 2     # lines of exactly the wrap width needed to call the text wrapped
 MAX_TEXT = 4 << 20    # pasted texts; a big log is not re-read
 TABLE_EDGES = ("|", "+", "-", "=")
+MAX_JOINED = 16 << 10  # a joined line stays a line
+# typographic quotes and no-break / thin spaces -> the ASCII a program prints
+_PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+                        "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
+                        "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " "})
+_TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
+
+
+def second_reading(text: str, undo_wrap: bool = True) -> str | None:
+    """The text with typographic punctuation made plain and (``undo_wrap``) a hard wrap undone,
+    or None if neither applies (then there is nothing new to read)."""
+    if len(text) > MAX_TEXT:
+        return None
+    plain = plain_punctuation(text)
+    width = wrap_width(plain) if undo_wrap else None
+    if width is not None:
+        return unwrap(plain, width)
+    return plain if plain != text else None
+
+
+def has_typographic(text: str) -> bool:
+    """Does the text carry typographic quotes or no-break spaces (a reading worth redoing)?"""
+    return not _TYPOGRAPHIC.isdisjoint(text)
+
+
+def plain_punctuation(text: str) -> str:
+    """``couldn’t`` -> ``couldn't``, no-break spaces -> spaces (the text itself if it has none)."""
+    if _TYPOGRAPHIC.isdisjoint(text):
+        return text
+    return text.translate(_PLAIN)
 
 
 def wrap_width(text: str) -> int | None:
     """The width the text was hard-wrapped at, or None when it does not look wrapped."""
     if len(text) > MAX_TEXT:
         return None
-    lengths = Counter(len(line) for line in text.splitlines() if line.strip())
+    lines = text.splitlines()
+    lengths = Counter(len(line) for line in lines if line.strip())
     if not lengths:
         return None
     width = max(lengths)
     if width < MIN_WIDTH or lengths[width] < MIN_CUT_LINES:
+        return None
+    # a cut line goes on in a shorter one; a text of equally long lines is a table or data
+    pairs = zip(lines, lines[1:], strict=False)
+    if not any(len(a) == width and b.strip() and len(b) < width for a, b in pairs):
         return None
     return width
 
@@ -41,7 +82,8 @@ def unwrap(text: str, width: int) -> str:
     pending = ""
     for line in text.splitlines():
         joined = pending + line
-        if len(line) == width and line.strip() and not line.rstrip().endswith(TABLE_EDGES):
+        if (len(line) == width and line.strip() and not line.rstrip().endswith(TABLE_EDGES)
+                and len(joined) < MAX_JOINED):
             pending = joined
             continue
         out.append(joined)
