@@ -336,3 +336,29 @@ def test_the_same_words_with_no_framework_named_are_nobodys():
     from envdoctor.parsers import informal
     part = informal.parse("Error: CUDA driver version is insufficient for CUDA runtime version\n")
     assert part.live == {}
+
+
+# https://github.com/YanWenKun/ComfyUI-Docker/issues/60: nvidia-smi sees the GPU, torch in the
+# container does not
+TORCH_NO_GPUS = """# RuntimeError: No CUDA GPUs are available
+
+❯ docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
+
+Sat Sep 14 01:04:28 2024
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 555.58.02              Driver Version: 555.58.02      CUDA Version: 12.5     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 4060 Ti     Off |   00000000:01:00.0 Off |                  N/A |
+"""
+
+
+def test_torch_seeing_no_gpu_next_to_a_gpu_is_live004():
+    facts = parse_text(TORCH_NO_GPUS)
+    assert facts.live["torch"].cuda_available is False
+    assert "No CUDA GPUs are available" in loud(facts)["live-gpu-not-seen-by-framework"]
+    alone = parse_text("RuntimeError: No CUDA GPUs are available\ntorch==2.3.1\n")
+    assert not alone or "live-gpu-not-seen-by-framework" not in loud(alone)

@@ -77,6 +77,8 @@ _TF_DLOPEN = re.compile(r"Could not load dynamic library '([\w.+-]{1,60})'")
 _TORCH_NO_CUDA = re.compile(r"Torch not compiled with CUDA enabled")
 # the CUDA runtime a framework loaded is newer than the driver (cudaErrorInsufficientDriver)
 _INSUFFICIENT = re.compile(r"CUDA driver version is insufficient for CUDA runtime version")
+# torch's _cuda_init when it can see no device (CUDA_VISIBLE_DEVICES, a container without --gpus)
+_TORCH_NO_GPUS = re.compile(r"RuntimeError: No CUDA GPUs are available")
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -248,6 +250,12 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
         part.set(f"frameworks.{owner}.ran", True)
         part.observe(owner, "cuda_available", False)
         part.observe(owner, "gpu_error", m.group(0))
+    m = _TORCH_NO_GPUS.search(text)
+    if m:
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "import", "ok")  # torch imported, then found no device
+        part.observe("torch", "cuda_available", False)
+        part.observe("torch", "gpu_error", "No CUDA GPUs are available")
     if _TORCH_NO_CUDA.search(text):
         # the torch that ran has no CUDA; a build the report states elsewhere (+cu121, a
         # collect_env) still wins over it: two environments pasted side by side
