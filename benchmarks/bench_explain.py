@@ -1,26 +1,39 @@
-"""Benchmark `envdoctor explain`: one traceback end to end, and throughput on big logs.
+"""Benchmark `envdoctor explain`: start-up, one traceback, throughput and linearity on big logs.
 
-    /work/venv/bin/python benchmarks/bench_explain.py [--quick]
+    python benchmarks/bench_explain.py [--quick] [--runs N] [--baseline TREE] [--skip PART]
 
-Reports medians (and ratios against a peer in the same run):
+Whole-process wall time of each command (start-up included, output to a pipe, ``NO_COLOR=1``,
+with ``.pyc`` files), as medians over interleaved rounds after one uncounted warm-up, with the
+CPU seconds (user+sys) beside it: the machine may be shared, and waiting for a core is in the
+wall time, not in the CPU time. ``--baseline TREE`` runs every envdoctor command a second time
+with ``PYTHONPATH=TREE`` in the same rounds (e.g. ``/work/main`` for before/after figures). The
+load average is printed before and after; everything is saved to
+``benchmarks/results/bench_explain-<time>.json`` (gitignored).
 
-1. One real traceback, whole process (``python -m envdoctor explain FILE``): one whose
-   signature needs no facts, one whose signature has conditions (the static probes run: nvcc,
-   torch's CUDA), and ``--no-facts``; peer: friendly-traceback explaining a live exception of
-   the same kind (``python -m friendly_traceback script.py``) from /work/peers, when present.
-2. Synthetic logs of 10/50/100 MB built from the real corpus texts (tests/corpus/explain)
-   buried in filler (training-step lines, TensorFlow ``I`` lines, tqdm ``\\r`` progress):
-   MB/s whole process (wall, and per CPU second: the machine is shared), peak RSS; peers in
-   the same run: ``grep -c -E`` for two words (the floor of any scanner that reads every byte)
-   and ``grep -c -i -F`` for every prefilter literal.
-3. The worst case for the distinct-line search: 50 MB of lines that never repeat (random words
-   and numbers), which falls back to searching every line: still linear, slower.
+Parts (``--skip start|traceback|logs|distinct``):
+
+1. start: ``python -c pass``, ``envdoctor --help``, ``envdoctor explain --no-facts`` on a one-line
+   input.
+2. traceback: one real traceback whose signature needs no facts (``explain FILE``), one whose
+   signature has conditions (the static probes run: nvcc, torch's CUDA), and ``--no-facts``.
+   Acceptance (issue 12): <= 0.2 s with facts.
+3. logs: synthetic logs of 10/50/100 MiB built from the real corpus texts (tests/corpus/explain)
+   buried in filler (training-step lines, TensorFlow ``I`` lines, tqdm ``\\r`` progress), read
+   as a user does, ``envdoctor explain < log`` (text, facts probed when a signature needs them),
+   and as ``explain --no-facts --format json FILE``. MiB/s whole process; linearity from the
+   marginal cost (seconds per MiB between 10 and 50 MiB, and between 50 and 100 MiB; 1.0 =
+   linear); peers in the same rounds: ``grep -c -E`` for two words (the floor of any scanner
+   that reads every byte). Acceptance: >= 250 MiB/s whole process on 100 MiB, linear.
+4. distinct: 50 MiB of lines that never repeat (random words and numbers): no line shape
+   repeats, so every block is searched whole; still linear, slower.
 
 Speed is never asserted in unit tests; this script prints numbers for the closing note.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import random
 import statistics
@@ -32,32 +45,61 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-PEER_PY = Path("/work/peers/bin/python")
 
 
-CPU: dict[str, float] = {}
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Median wall seconds and max peak RSS (KB) of ``argv`` over ``runs`` runs.
+class Rounds:
+    """Commands timed in interleaved rounds (the first of each round rotates)."""
 
-    The median CPU seconds (user+sys, from /usr/bin/time) go to ``CPU[argv[-1]]``: on a shared,
-    loaded machine wall time includes waiting for a core, CPU time does not.
-    """
-    times, cpus, rss = [], [], 0
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *argv], capture_output=True,
-                              text=True, env=env)
-        times.append(time.perf_counter() - t0)
-        try:
-            user, sys_, peak = proc.stderr.strip().splitlines()[-1].split()
-            cpus.append(float(user) + float(sys_))
-            rss = max(rss, int(peak))
-        except (ValueError, IndexError):
-            pass
-    CPU[argv[-1]] = statistics.median(cpus) if cpus else float("nan")
-    return statistics.median(times), rss
+    def __init__(self, env: dict[str, str]):
+        self.env = env
+        self.jobs: list[tuple[str, list[str], str | None, dict[str, str]]] = []
+
+    def add(self, name: str, argv: list[str], stdin: str | None = None,
+            env: dict[str, str] | None = None) -> None:
+        self.jobs.append((name, argv, stdin, env or self.env))
+
+    def run(self, runs: int) -> dict[str, dict[str, float]]:
+        wall: dict[str, list[float]] = {name: [] for name, *_ in self.jobs}
+        cpu: dict[str, list[float]] = {name: [] for name, *_ in self.jobs}
+        rss: dict[str, int] = {name: 0 for name, *_ in self.jobs}
+        for r in range(runs + 1):
+            order = self.jobs[r % len(self.jobs):] + self.jobs[:r % len(self.jobs)]
+            for name, argv, stdin, env in order:
+                w, c, m = _once(argv, stdin, env)
+                if r:  # round 0 warms the caches and is not counted
+                    wall[name].append(w)
+                    cpu[name].append(c)
+                    rss[name] = max(rss[name], m)
+        self.jobs = []
+        return {name: {"wall": statistics.median(wall[name]), "min": min(wall[name]),
+                       "max": max(wall[name]), "cpu": statistics.median(cpu[name]),
+                       "rss_mb": rss[name] / 1024, "runs": len(wall[name])} for name in wall}
+
+
+def _once(argv: list[str], stdin: str | None, env: dict[str, str]) -> tuple[float, float, int]:
+    fh = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        # cwd: not a source tree, so that PYTHONPATH decides which envdoctor runs
+        proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *argv], stdin=fh,
+                              capture_output=True, env=env,
+                              cwd=tempfile.gettempdir())
+        wall = time.perf_counter() - start
+    finally:
+        if stdin:
+            fh.close()
+    try:
+        user, sys_, peak = proc.stderr.decode(errors="replace").strip().splitlines()[-1].split()
+        return wall, float(user) + float(sys_), int(peak)
+    except (ValueError, IndexError):
+        return wall, float("nan"), 0
 
 
 def corpus_texts() -> list[str]:
@@ -94,86 +136,6 @@ def build_log(path: Path, size_mb: int, texts: list[str], seed: int = 7) -> None
             written += len(chunk.encode())
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
-    runs = 3 if quick else 7
-    env = dict(os.environ, NO_COLOR="1")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)           # measure as installed: with .pyc files
-    env["PYTHONPYCACHEPREFIX"] = tempfile.gettempdir() + "/envdoctor-bench-pyc"
-    py = sys.executable
-    tmp = Path(tempfile.mkdtemp(prefix="bench-explain-"))
-    from envdoctor.engine.loader import load_toml
-    tb = tmp / "traceback.txt"
-    tb.write_text(load_toml(next((REPO / "tests/corpus/explain").glob("005*.toml")))["text"])
-    tb_facts = tmp / "traceback-facts.txt"   # EBUILD002: conditions read nvcc and torch's CUDA
-    tb_facts.write_text(
-        "Traceback (most recent call last):\n  File \"setup.py\", line 52, in <module>\n"
-        "    raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, torch.version.cuda))"
-        "\nRuntimeError:\nThe detected CUDA version (12.4) mismatches the version that was used "
-        "to compile\nPyTorch (11.8). Please make sure to use the same CUDA versions.\n")
-    for f in (tb, tb_facts):
-        subprocess.run([py, "-m", "envdoctor", "explain", str(f)], capture_output=True, env=env)
-
-    print(f"== one traceback, whole process (median of {runs}) ==")
-    base, _ = timed([py, "-c", "pass"], runs, env)
-    full, rss_full = timed([py, "-m", "envdoctor", "explain", str(tb)], runs, env)
-    probed, _ = timed([py, "-m", "envdoctor", "explain", str(tb_facts)], runs, env)
-    bare, _ = timed([py, "-m", "envdoctor", "explain", "--no-facts", str(tb)], runs, env)
-    print(f"python -c pass                         {base:6.3f} s")
-    print(f"envdoctor explain (facts, none needed) {full:6.3f} s  (CPU {CPU[str(tb)]:.3f} s)  "
-          f"peak RSS {rss_full / 1024:.0f} MB")
-    print(f"envdoctor explain (facts probed)       {probed:6.3f} s  "
-          f"(CPU {CPU[str(tb_facts)]:.3f} s)")
-    bare_cpu = CPU[str(tb)]
-    print(f"envdoctor explain --no-facts           {bare:6.3f} s  (CPU {bare_cpu:.3f} s)")
-    if PEER_PY.exists():
-        script = tmp / "raise.py"
-        script.write_text("x = [1, 2, 3]\nprint(x[10])\n")
-        peer, _ = timed([str(PEER_PY), "-m", "friendly_traceback", str(script)], runs, env)
-        print(f"peer friendly_traceback        {peer:6.3f} s  (ratio envdoctor/peer "
-              f"{full / peer:.2f})")
-
-    print(f"\n== synthetic logs from {len(corpus_texts())} real corpus texts + filler ==")
-    texts = corpus_texts()
-    from envdoctor.explain import scanner
-    lits = tmp / "literals.txt"
-    lits.write_text("\n".join(sorted(scanner().by_literal)) + "\n")
-    sizes = [10, 50] if quick else [10, 50, 100]
-    rates = []
-    grep_env = dict(env, LC_ALL="C")
-    for mb in sizes:
-        log = tmp / f"log-{mb}.txt"
-        build_log(log, mb, texts)
-        real_mb = log.stat().st_size / (1 << 20)
-        n = 3 if quick else 5
-        argv = [py, "-m", "envdoctor", "explain", "--no-facts", "--format", "json", str(log)]
-        secs, rss = timed(argv, n, env)
-        cpu = CPU[str(log)]
-        grep_e, _ = timed(["grep", "-c", "-E", "CUDA|error", str(log)], n, grep_env)
-        grep_f, _ = timed(["grep", "-c", "-i", "-F", "-f", str(lits), str(log)], n, grep_env)
-        rates.append(real_mb / max(secs - bare, 1e-3))  # steady state: start-up excluded
-        print(f"{real_mb:7.1f} MB  {secs:6.2f} s  {real_mb / secs:6.1f} MB/s whole process, "
-              f"{real_mb / cpu:6.1f} MB/s per CPU s, peak RSS {rss / 1024:4.0f} MB | grep -E "
-              f"{real_mb / grep_e:7.1f} MB/s (envdoctor/grep-E time {secs / grep_e:5.1f}x), "
-              f"grep -iF literals {real_mb / grep_f:6.1f} MB/s")
-        log.unlink()
-    print("MB/s without the one-traceback start-up time: " +
-          ", ".join(f"{mb} MB: {r:.1f}" for mb, r in zip(sizes, rates, strict=True)))
-    if len(rates) > 1:
-        print(f"linearity: that rate at {sizes[-1]} MB / at {sizes[0]} MB = "
-              f"{rates[-1] / rates[0]:.2f} (1.0 = linear)")
-
-    print("\n== worst case: lines that never repeat (no distinct-line saving) ==")
-    log = tmp / "distinct.txt"
-    build_distinct_log(log, 10 if quick else 50, texts)
-    real_mb = log.stat().st_size / (1 << 20)
-    secs, _ = timed([py, "-m", "envdoctor", "explain", "--no-facts", "--format", "json",
-                     str(log)], 3, env)
-    print(f"{real_mb:7.1f} MB  {secs:6.2f} s  {real_mb / secs:6.1f} MB/s whole process, "
-          f"{real_mb / CPU[str(log)]:6.1f} MB/s per CPU s")
-    log.unlink()
-
-
 def build_distinct_log(path: Path, size_mb: int, texts: list[str], seed: int = 11) -> None:
     """Lines of random words and numbers (no two alike, even without digits)."""
     rng = random.Random(seed)
@@ -191,5 +153,134 @@ def build_distinct_log(path: Path, size_mb: int, texts: list[str], seed: int = 1
             written += len(chunk.encode())
 
 
+def show(label: str, m: dict[str, float], mb: float | None = None) -> None:
+    rate = ""
+    if mb:
+        per_cpu = f"{mb / m['cpu']:6.1f}" if m["cpu"] > 0 else "   n/a"
+        rate = f"  {mb / m['wall']:6.1f} MiB/s whole process, {per_cpu} per CPU s"
+    print(f"  {label:44} {m['wall']:6.3f} s (min {m['min']:.3f}, max {m['max']:.3f}, CPU "
+          f"{m['cpu']:.3f} s, RSS {m['rss_mb']:.0f} MB){rate}", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="3 runs, 10 and 50 MiB only")
+    ap.add_argument("--runs", type=int, default=0)
+    ap.add_argument("--baseline", metavar="TREE", help="also time the envdoctor in TREE")
+    ap.add_argument("--skip", action="append", default=[],
+                    choices=["start", "traceback", "logs", "distinct"])
+    args = ap.parse_args()
+    runs = args.runs or (3 if args.quick else 7)
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)           # measure as installed: with .pyc files
+    env["PYTHONPYCACHEPREFIX"] = tempfile.gettempdir() + "/envdoctor-bench-pyc"
+    trees = {"": env}
+    if args.baseline:
+        trees[" [baseline]"] = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
+    py = sys.executable
+    ed = [py, "-m", "envdoctor"]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-explain-"))
+    out: dict[str, object] = {"load_before": loadavg(), "runs": runs,
+                              "baseline": args.baseline, "python": sys.version.split()[0]}
+    print(f"load average {out['load_before']}; medians of {runs} interleaved runs", flush=True)
+    rounds = Rounds(env)
+
+    if "start" not in args.skip:
+        one = tmp / "one-line.txt"
+        one.write_text("hello\n")
+        rounds.add("python -c pass", [py, "-c", "pass"])
+        for tag, e in trees.items():
+            rounds.add("envdoctor --help" + tag, [*ed, "--help"], env=e)
+            rounds.add("explain --no-facts (one line)" + tag,
+                       [*ed, "explain", "--no-facts", str(one)], env=e)
+        print("== start-up ==")
+        res = rounds.run(runs)
+        for name, m in res.items():
+            show(name, m)
+        out["start"] = res
+
+    if "traceback" not in args.skip:
+        from envdoctor.engine.loader import load_toml
+        tb = tmp / "traceback.txt"
+        tb.write_text(load_toml(next((REPO / "tests/corpus/explain").glob("005*.toml")))["text"])
+        tb_facts = tmp / "traceback-facts.txt"  # EBUILD002: conditions read nvcc, torch's CUDA
+        tb_facts.write_text(
+            "Traceback (most recent call last):\n  File \"setup.py\", line 52, in <module>\n"
+            "    raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, "
+            "torch.version.cuda))\nRuntimeError:\nThe detected CUDA version (12.4) mismatches "
+            "the version that was used to compile\nPyTorch (11.8). Please make sure to use the "
+            "same CUDA versions.\n")
+        for tag, e in trees.items():
+            rounds.add("explain FILE (facts, none needed)" + tag, [*ed, "explain", str(tb)],
+                       env=e)
+            rounds.add("explain FILE (facts probed)" + tag, [*ed, "explain", str(tb_facts)],
+                       env=e)
+            rounds.add("explain --no-facts FILE" + tag, [*ed, "explain", "--no-facts", str(tb)],
+                       env=e)
+        print("== one traceback, whole process ==")
+        res = rounds.run(runs)
+        for name, m in res.items():
+            show(name, m)
+        out["traceback"] = res
+
+    texts = corpus_texts()
+    if "logs" not in args.skip:
+        sizes = [10, 50] if args.quick else [10, 50, 100]
+        print(f"== synthetic logs from {len(texts)} real corpus texts + filler ==", flush=True)
+        logs_out: dict[str, object] = {}
+        times: dict[str, dict[int, float]] = {}
+        for mb in sizes:
+            log = tmp / f"log-{mb}.txt"
+            build_log(log, mb, texts)
+            real_mb = log.stat().st_size / (1 << 20)
+            for tag, e in trees.items():
+                rounds.add("explain < log" + tag, [*ed, "explain"], stdin=str(log), env=e)
+                rounds.add("explain --no-facts --format json FILE" + tag,
+                           [*ed, "explain", "--no-facts", "--format", "json", str(log)], env=e)
+            rounds.add("grep -c -E 'CUDA|error' FILE", ["grep", "-c", "-E", "CUDA|error",
+                                                        str(log)],
+                       env=dict(env, LC_ALL="C"))
+            res = rounds.run(max(runs - 2, 3))
+            print(f" {real_mb:.1f} MiB (load {loadavg()})")
+            for name, m in res.items():
+                show(name, m, real_mb)
+                times.setdefault(name, {})[mb] = m["wall"]
+            logs_out[str(mb)] = {"mib": real_mb, **res}
+            log.unlink()
+        if len(sizes) == 3:
+            print("linearity (seconds per MiB, 10->50 vs 50->100; 1.0 = linear):")
+            for name, t in times.items():
+                first = (t[50] - t[10]) / 40
+                second = (t[100] - t[50]) / 50
+                ratio = second / first if first > 0 else float("nan")
+                print(f"  {name:44} {first * 1000:6.2f} / {second * 1000:6.2f} ms per MiB -> "
+                      f"{ratio:4.2f}")
+                logs_out.setdefault("linearity", {})[name] = round(ratio, 3)
+        out["logs"] = logs_out
+
+    if "distinct" not in args.skip:
+        log = tmp / "distinct.txt"
+        build_distinct_log(log, 10 if args.quick else 50, texts)
+        real_mb = log.stat().st_size / (1 << 20)
+        for tag, e in trees.items():
+            rounds.add("explain --no-facts --format json FILE" + tag,
+                       [*ed, "explain", "--no-facts", "--format", "json", str(log)], env=e)
+        print(f"== worst case: {real_mb:.1f} MiB of lines that never repeat ==")
+        res = rounds.run(3)
+        for name, m in res.items():
+            show(name, m, real_mb)
+        out["distinct"] = res
+        log.unlink()
+
+    out["load_after"] = loadavg()
+    print(f"load average after: {out['load_after']}")
+    results = REPO / "benchmarks" / "results"
+    results.mkdir(exist_ok=True)
+    dest = results / f"bench_explain-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    dest.write_text(json.dumps(out, indent=1))
+    print(f"saved {dest.relative_to(REPO)}")
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

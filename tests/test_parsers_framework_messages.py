@@ -207,3 +207,70 @@ def test_a_minor_difference_deepspeed_accepts_is_no_finding():
     facts = parse_text(DEEPSPEED_SAME_MAJOR + "torch==1.11.0\n")
     assert str(facts.cuda.nvcc_version) == "11.5"
     assert "nvcc-major-differs-from-torch" not in info(facts)
+
+
+def test_torch_named_as_the_cpu_build_in_prose():
+    # "Pytorch 1.7.1 CPU, RTX 2060" as reporters write it (the brief's own example shape)
+    facts = parse_text("Windows 10, Pytorch 1.7.1 CPU, RTX 2060\n")
+    assert facts.frameworks.torch.cuda is None and str(facts.frameworks.torch.version) == "1.7.1"
+    assert "torch-cpu-build-on-gpu-host" in loud(facts)
+
+
+# https://github.com/google-research/deeplab2/issues/66 (TensorFlow's cuda_dnn.cc)
+TF_CUDNN = ("2021-10-13 17:19:29.385716: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] "
+            "Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.  CuDNN "
+            "library needs to have matching major version and equal or higher minor version.\n")
+# https://github.com/MIT-REALM/gcbfplus/issues/1 (JAX's own check)
+JAX_CUDNN = ("CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built "
+             "against version 8906, which is newer. The copy of cuDNN that is installed must be "
+             "at least as new as the version against which JAX was built.\n")
+# https://github.com/bmaltais/kohya_ss/issues/2787: XLA's line alone, no framework named
+XLA_ONLY = ("`E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:447] Loaded runtime CuDNN "
+            "library: 8.7.0 but source was compiled with: 8.9.4.  CuDNN library needs to have "
+            "matching major version and equal or higher minor version.`\nHow do I fix this error? "
+            "torch==2.4.0\n")
+
+
+def test_a_frameworks_cudnn_complaint_is_the_cudnn_it_loaded():
+    tf = parse_text(TF_CUDNN).live["tensorflow"]
+    assert (str(tf.cudnn), str(tf.built_cudnn)) == ("8.0.4", "8.1.0")
+    assert "live-cudnn-differs-from-build" in loud(parse_text(TF_CUDNN))
+    jax = parse_text(JAX_CUDNN)
+    assert (str(jax.live["jax"].cudnn), str(jax.live["jax"].built_cudnn)) == ("8.6.0", "8.9.6")
+    assert "live-cudnn-differs-from-build" in loud(jax)
+
+
+def test_xlas_cudnn_line_without_its_framework_is_nobodys():
+    from envdoctor.parsers import informal
+    assert informal.parse(XLA_ONLY).live == {}
+
+
+# https://github.com/JdeRobot/BehaviorMetrics/issues/385 (TensorFlow's log; no GPU named)
+TF_SKIPPED = """tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot open shared object file: No such file or directory
+2022-07-10 15:08:09.276131: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory
+2022-07-10 15:08:09.276917: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.
+Skipping registering GPU devices...
+"""
+# https://github.com/tensorflow/tensorflow/issues/110956: the template names the GPU
+TF_TEMPLATE_A100 = """### TensorFlow version
+
+2.20.0
+
+### OS platform and distribution
+
+20.04
+
+### GPU model and memory
+
+A100,80g
+"""
+
+
+def test_tensorflow_skipping_its_gpu_is_tensorflow_seeing_none():
+    facts = parse_text(TF_SKIPPED)
+    tf = facts.live["tensorflow"]
+    assert tf.cuda_available is False and "libcudnn.so.8" in tf.gpu_error
+    assert not loud(facts)  # no GPU named: nothing to be blind to
+    both = parse_text(TF_TEMPLATE_A100 + TF_SKIPPED)
+    assert "live-gpu-not-seen-by-framework" in loud(both)
+    assert "libcudnn.so.8" in loud(both)["live-gpu-not-seen-by-framework"]

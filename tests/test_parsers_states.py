@@ -100,3 +100,94 @@ def test_a_listing_is_some_of_the_installed_distributions():
     names = {**expr.BUILTINS, **names_for(facts)}
     assert expr.Evaluator(names)(expr.compile_expr("has('torch')")) is True
     assert expr.Evaluator(names)(expr.compile_expr("not has('tqdm')")) is expr.UNKNOWN
+
+
+# sglang's `python3 -m sglang.check_env` (https://github.com/sgl-project/sglang/issues/3685)
+SGLANG_H20 = """Python: 3.11.9 (main, Sep 24 2024, 12:12:02) [GCC 8.5.0 20210514 (Tencent 8.5.0-23)]
+CUDA available: True
+GPU 0,1,2,3,4,5,6,7: NVIDIA H20
+GPU 0,1,2,3,4,5,6,7 Compute Capability: 9.0
+CUDA_HOME: /usr/local/cuda
+NVCC: Cuda compilation tools, release 12.4, V12.4.131
+CUDA Driver Version: 535.161.08
+PyTorch: 2.5.1+cu124
+flashinfer: 0.2.1.post2+cu124torch2.5
+numpy: 1.26.4
+"""
+# https://github.com/sgl-project/sglang/issues/5389: a model name that ends in its memory
+SGLANG_A100 = "GPU 0: NVIDIA A100-SXM4-80GB\nCUDA Driver Version: 535.54.03\nPyTorch: 2.5.1+cu124\n"
+
+
+def test_sglang_check_env_lists_every_gpu_it_names():
+    facts = parse_text(SGLANG_H20)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA H20"] * 8
+    assert str(facts.nvidia.driver_version) == "535.161.08"
+    assert str(facts.cuda.nvcc_version) == "12.4.131"
+    assert not {f.id for f in pipeline.diagnose(facts).findings
+                if f.severity.value in ("error", "warning")}
+
+
+def test_a_gpu_name_keeps_the_memory_that_is_part_of_it():
+    facts = parse_text(SGLANG_A100)
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA A100-SXM4-80GB"]
+
+
+# https://github.com/pytorch/pytorch/issues/143861: collect_env before torch was built
+COLLECT_ENV_NO_TORCH = """Collecting environment information...
+PyTorch version: N/A
+Is debug build: N/A
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 20.04.6 LTS (aarch64)
+Python version: 3.8.10 (default, Nov  7 2024, 13:10:47)  [GCC 9.4.0] (64-bit runtime)
+Python platform: Linux-5.10.216-tegra-aarch64-with-glibc2.29
+Is CUDA available: N/A
+CUDA runtime version: 11.4.315
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+"""
+
+
+def test_torch_na_without_a_package_list_is_not_an_import_failure():
+    facts = parse_text(COLLECT_ENV_NO_TORCH)
+    assert "torch" not in facts.live
+    assert not {f.id for f in pipeline.diagnose(facts).findings
+                if f.severity.value in ("error", "warning")}
+    from envdoctor.outputs.summary import _driver
+    assert "None" not in _driver(facts)
+
+
+# https://github.com/Doodleverse/segmentation_gym/issues/137: Windows 11 hosts WSL2, where TF ran
+WSL_TEMPLATE = """OS: Windows 11
+WSL2: Ubuntu 22.04.2 LTS
+CUDA: nvcc 12.2.91
+TensorFlow version: 2.12.0
+GPU model and memory: NVIDIA GeForce RTX 3060
+"""
+# https://github.com/ultralytics/yolov5/issues/13748
+WSL_BULLETS = """- **OS:** Windows Subsystem for Linux (WSL2) - Ubuntu24.04
+- **kernel** - 6.6.87.2-microsoft-standard-WSL2
+- **Python:** 3.8.20
+- **PyTorch:** 2.2.2+cu121
+"""
+
+
+def test_wsl_is_linux_not_native_windows():
+    facts = parse_text(WSL_BULLETS)
+    assert (facts.host.os, facts.host.wsl) == ("Linux", 2)
+    facts = parse_text(WSL_TEMPLATE)
+    assert facts.host.wsl == 2 and state(facts, "host.os") is State.UNOBSERVED
+    ids = {f.id for f in pipeline.diagnose(facts).findings}
+    assert "tensorflow-gpu-on-native-windows" not in ids
+    native = parse_text(WSL_TEMPLATE.replace("WSL2: Ubuntu 22.04.2 LTS\n", ""))
+    assert "tensorflow-gpu-on-native-windows" in {f.id for f in pipeline.diagnose(native).findings}
+
+
+def test_a_template_naming_the_gpu_package_is_tensorflow_gpu():
+    # https://github.com/tensorflow/tensorflow/issues/33003: "TensorFlow version ...: 2.0 GPU"
+    facts = parse_text("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 18.04\n"
+                       "- TensorFlow version (use command below): 2.0 GPU\n"
+                       "- GPU model and memory: GeForce RTX 2080 Ti\n")
+    assert facts.frameworks.tensorflow.distribution == "tensorflow-gpu"
+    assert "tensorflow-package-cpu-only" not in {f.id for f in pipeline.diagnose(facts).findings}

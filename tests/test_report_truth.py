@@ -84,3 +84,20 @@ def test_pip_show_block_is_one_distribution_not_a_listing():
     assert str(facts.host.python_version) == "3.10" and facts.host.os == "Linux"
     # pip show jaxlib lists no plugins
     assert state_of(facts, "frameworks.jax.plugins")[0] is State.UNOBSERVED
+
+
+def test_a_cuda_jaxlib_is_not_called_cpu_only():
+    # a Colab `pip list | grep` of jax 0.4.23 with the old CUDA jaxlib wheel
+    facts = parse_text("jax                              0.4.23\n"
+                       "jaxlib                           0.4.23+cuda12.cudnn89\n"
+                       "torch                            2.2.1+cu121\n")
+    assert "CPU only" not in _jax(facts) and "CUDA jaxlib" in _jax(facts)
+
+
+def test_an_xpu_torch_is_not_called_cpu_only():
+    # collect_env head of pytorch/pytorch#137846 (Intel Data Center GPU Max 1550)
+    facts = parse_text("PyTorch version: 2.8.0.dev20250516+xpu\nIs debug build: False\n"
+                       "CUDA used to build PyTorch: None\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+                       "Is XPU available: True\n")
+    from envdoctor.outputs.summary import _torch
+    assert _torch(facts) == "2.8.0.dev20250516+xpu (Intel XPU build)"

@@ -70,14 +70,16 @@ def test_versions_after_an_operator_are_not_ip_addresses():
     assert "10.0.0.1" not in text and "192.168.1.4" not in text
 
 
-def test_gpu002_fix_keeps_its_cudnn_version_in_redacted_output():
-    proc = run_cli("check", "--facts", str(MACHINES / "gtx1080ti-torch-cu130.json"),
+def test_a_fix_keeps_its_four_part_wheel_versions_in_redacted_output():
+    """``nvidia-cudnn-cu12==9.3.0.75`` looks like an IPv4 address; redaction must keep it."""
+    proc = run_cli("check", "--facts", str(MACHINES / "mixed-cu12-cu13-wheels.json"),
                    "--format", "json")
     report = json.loads(proc.stdout)
     assert report["redacted"] is True
-    (gpu002,) = [f for f in report["findings"] if f["code"] == "GPU002"]
-    assert "nvidia-cudnn-cu12==9.10.2.21" in gpu002["fix"]
-    assert "<ip>" not in gpu002["fix"]
+    (pkg002,) = [f for f in report["findings"] if f["code"] == "PKG002"]
+    assert "nvidia-cudnn-cu12==9.3.0.75" in pkg002["fix"]
+    assert "nvidia-cublas-cu12==12.5.3.2" in pkg002["fix"]
+    assert "<ip>" not in pkg002["fix"]
 
 
 def test_explain_redacts_the_lines_it_quotes(tmp_path: Path):

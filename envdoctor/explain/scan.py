@@ -1,16 +1,20 @@
 """Find signature hits in a stream of blocks, fast and with bounded memory.
 
-Per block (about 256 KB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
+Per block (about 64 KB of whole lines, as raw UTF-8 bytes) we build one *reduced* copy with a
 single C-level ``bytes.translate``: ASCII lower-cased, with digits and the separators that fill
-logs (``DROP``) deleted — under half the bytes of a typical log. In it we search a few dozen
-*anchors* with ``bytes.find`` (C speed): short byte strings chosen so that every pattern's
-reduced prefilter literal contains one (``choose_anchors``). Deleting characters from both
-sides keeps the search safe: if a line contains a literal, its reduced form contains the
-literal's reduced form. Only the lines an anchor finds are decoded and normalised (see
-``reader.normalise_line``), checked for the literals, and handed to the regexes, so a log of
-healthy lines costs one translate and a few dozen finds per megabyte. Blocks whose
-normalisation is not line by line (ANSI escapes, HTML entities) are normalised whole first.
-Patterns without a usable literal fall back to a per-line search.
+logs (``DROP``) deleted — under half the bytes of a typical log. We search *anchors* in it with
+``bytes.find`` (C speed): short byte strings chosen so that every pattern's reduced prefilter
+literal contains one (``choose_anchors``). Deleting characters from both sides keeps the
+search safe: if a line contains a literal, its reduced form contains the literal's reduced
+form. Once digits and separators are gone, a big log is a few line *shapes* repeated, so each
+distinct reduced line is searched once per scan (``_State._find_shapes``; a block whose every
+shape was seen before costs one ``set.issuperset``), and a block of mostly distinct lines is
+searched whole (``_find_direct``). Only the lines whose shape holds an anchor are decoded and
+normalised (see ``reader.normalise_line``), checked for the literals, and handed to the
+regexes, so a log of healthy lines costs one translate, one split and one set lookup per line
+shape. Blocks whose normalisation is not line by line (ANSI escapes, HTML entities) are
+normalised whole first. Patterns without a usable literal fall back to a per-line search, the
+path ``scan_stream(plain=True)`` takes for every line (the reference the tests compare with).
 
 Besides signature hits, the scanner records the *structure* that ranking needs: where Python
 tracebacks start and where exceptions are chained ("During handling of the above exception",
@@ -229,14 +233,15 @@ class Scanner:
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
-        reduced = {lit: reduce_text(lit) for lit in by_literal}
-        anchors = _cached_anchors(sorted(set(reduced.values())), self.signatures, find_ms)
+        by_reduced: dict[str, list[str]] = {}
+        for lit in by_literal:
+            by_reduced.setdefault(reduce_text(lit), []).append(lit)
+        anchors = _cached_anchors(sorted(by_reduced), self.signatures, find_ms)
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
-            covered = set(rlits)
-            plan.append((anchor.encode("latin-1"), tuple(
-                (lit, tuple(by_literal[lit])) for lit in sorted(by_literal)
-                if reduced[lit] in covered)))
+            lits = sorted({lit for rlit in rlits for lit in by_reduced.get(rlit, ())})
+            plan.append((anchor.encode("latin-1"),
+                         tuple((lit, tuple(by_literal[lit])) for lit in lits)))
         return plan
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
@@ -627,6 +632,9 @@ HEALTHY_LINES = (
     "Requirement already satisfied: numpy>=1.17 in ./venv/lib/python3.11/site-packages",
     "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |",
     "Validation: the model is being evaluated on the test set; saving to the output dir",
+    "***** Running training *****  Num examples = 50000  Num Epochs = 3  Instantaneous batch "
+    "size per device = 8  Total train batch size (w. parallel, distributed & accumulation) = "
+    "64  Gradient Accumulation steps = 1  Total optimization steps = 18750",
 )
 HEALTHY_WEIGHT = 20
 

@@ -88,7 +88,9 @@ def _driver(facts: Facts) -> str:
         return "not installed; no NVIDIA GPU found"
     if not nv.probe.status.known:
         return f"unknown ({nv.probe.reason or nv.probe.status.value})"
-    parts = [f"{nv.driver_version}"]
+    parts = [f"{nv.driver_version}" if nv.driver_version is not None else
+             "version not reported" if state_of(facts, "nvidia.driver_version")[0]
+             is not State.OBSERVED else "none"]
     if nv.cuda_driver_version:
         parts.append(f"supports CUDA ≤ {nv.cuda_driver_version}")
     names: dict[str, int] = {}
@@ -137,6 +139,8 @@ def _torch(facts: Facts) -> str:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
         build = f"ROCm/HIP {t.hip} build"
+    elif t.version is not None and (t.version.local or "").startswith("xpu"):
+        build = "Intel XPU build"
     elif state_of(facts, "frameworks.torch.cuda")[0] is not State.OBSERVED:
         build = "build unknown"
     else:
@@ -163,6 +167,8 @@ def _jax(facts: Facts) -> str:
         gpus = [d for d in getattr(live, "devices", ()) or () if d.kind in ("cuda", "gpu")]
         if gpus:
             plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
+        elif j.jaxlib is not None and "cuda" in (j.jaxlib.local or ""):
+            plugins = "a CUDA jaxlib"
         elif state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED:
             plugins = "no GPU plugin: CPU only"
         else:

@@ -28,6 +28,9 @@ def os_fields(part: Partial, value: str) -> None:
         part.set("host.kernel", m.group(2))
         return
     low = value.lower()
+    if re.search(r"subsystem for linux|\bwsl ?2?\b|microsoft-standard", low):
+        part.set("host.os", "Linux")  # WSL runs Linux, whatever Windows hosts it
+        part.set("host.wsl", 1 if "wsl1" in low or "wsl 1" in low else 2)
     if re.search(r"\bwin(?:dows)?(?:[\s_-]?(?:7|8|10|11|server)|\b)|win32|win_amd64", low):
         part.set("host.os", "Windows")
     elif re.search(r"mac\s?os|os\s?x|darwin|macos", low):

@@ -46,6 +46,10 @@ def apply(part: Partial, key: str, value: str) -> bool:
                     r"os version|system|os/platform)(?: \(.*\))?", k):
         os_fields(part, v)
         return True
+    if re.fullmatch(r"wsl ?2?(?: version)?", k):  # "WSL2: Ubuntu 22.04.2 LTS"
+        if not missing(v):
+            part.set("host.wsl", 1 if k.strip().endswith("1") else 2)
+        return True
     if re.fullmatch(r"python(?: version)?(?: \(.*\))?", k):
         python_fields(part, v)
         return True
@@ -87,6 +91,11 @@ def apply(part: Partial, key: str, value: str) -> bool:
         if not missing(v) and ver(v) is not None and ver(v).major >= 100:
             part.set("nvidia.driver_version", ver(v))
         return True
+    m = re.fullmatch(r"gpu ((?:\d+,)+\d+)", k)  # sglang's check_env: "GPU 0,1,2,3: NVIDIA H20"
+    if m:
+        for _ in m.group(1).split(",")[:64]:
+            _gpu(part, v)
+        return True
     if re.fullmatch(r"gpu(?: model)?(?: and memory)?|gpu type|gpu models?|gpu name|gpus?|gpu \d+|"
                     r"graphics card|accelerator|hardware(?: accelerator)?", k):
         _gpu(part, v)
@@ -117,7 +126,9 @@ def _framework(part: Partial, name: str, v: str, key: str) -> None:
         if version is None or version.major > 50:
             return
         part.set(f"frameworks.{name}.version", version)
-        if name == "tensorflow" and "gpu" in v.lower().split(version.base_version)[0]:
+        if name == "tensorflow" and ("gpu" in v.lower().split(version.base_version)[0] or
+                                     re.search(r"\d\s+gpu\b", value, re.IGNORECASE)):
+            # "tensorflow-gpu 1.15", or the template's "TensorFlow version: 2.0 GPU"
             part.set("frameworks.tensorflow.distribution", "tensorflow-gpu")
     if flag:
         word = flag.group(1).lower()
@@ -167,7 +178,10 @@ def _gpu(part: Partial, v: str) -> None:
     for chunk in re.split(r"\s*;\s*|\s+and\s+|\n", v):
         name = re.split(r",|\s+-\s+|\s\(", chunk)[0].strip()
         name = re.sub(r"\s*\d+\s*x\s*$|^\d+\s*x\s*", "", name, flags=re.IGNORECASE)
-        name = re.sub(r"\s*\(?\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\b.*$", "", name, flags=re.IGNORECASE)
+        # a memory size after a space or "(" ("RTX 3080 12GB", "T4 (16 GB)"), never the one inside
+        # a model name ("A100-SXM4-80GB")
+        name = re.sub(r"(?:\s+|\s*\()\(?\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\b.*$", "", name,
+                      flags=re.IGNORECASE)
         bare = re.match(r"^(?:(1[06][5-8]0)|([2-5]0[5-9]0))(\s*ti)?\b", name, re.IGNORECASE)
         if bare:  # "4060 Laptop", "1080 Ti": a GeForce model number without its prefix
             name = ("GeForce GTX " if bare.group(1) else "GeForce RTX ") + name

@@ -204,6 +204,9 @@ HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
     got = {k: v for k, v in _pick(values, "host").items() if k in HOST_FIELDS}
+    if got.get("wsl") and got.get("os") == "Windows":
+        # "OS: Windows 11" next to "WSL2: Ubuntu 22.04": which one ran the code is not said
+        del got["os"]
     return _only(HostFacts(probe=sources.info("host", bool(got)), **got), _stated(got))
 
 
@@ -359,12 +362,13 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     tensorflow = None
     dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
-    if tf_version is not None or tf:
+    if tf_version is not None or tf:  # tf "ran": TensorFlow printed
         tensorflow = TensorflowBuild(
             version=tf_version, distribution=dist or "tensorflow",
             is_cuda_build=tf.get("is_cuda_build"), is_rocm_build=tf.get("is_rocm_build"),
             cuda=tf.get("cuda"), cudnn=tf.get("cudnn"),
             compute_capabilities=tuple(tf.get("compute_capabilities", ())))
+        unseen += [] if tf_version is not None else ["tensorflow.version"]  # it only printed
     jax = None
     jax_v = jx.get("version") or packages.get("jax")
     jaxlib_v = jx.get("jaxlib") or packages.get("jaxlib")
@@ -452,6 +456,8 @@ def _live(observed: dict[str, dict[str, Any]], ranked: list[Partial],
                 fields["build"] = "cpu"
         if obs.get("built_cudnn"):
             fields["built_cudnn"] = Version(obs["built_cudnn"])
+        if obs.get("cudnn"):
+            fields["cudnn"] = Version(obs["cudnn"])
         if obs.get("numpy_abi"):  # printed while it was imported, as a worker's stderr
             fields["warnings"] = tuple(d for d in _diagnoses(str(obs["numpy_abi"]))
                                        if d.code == "ENUMPY001")

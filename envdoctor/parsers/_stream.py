@@ -29,7 +29,7 @@ ANCHORS = (b"NVIDIA-SMI", b"NVSMI LOG", b"Collecting environment information",
            b"Successfully installed", b"Requirement already satisfied", b'"schema_version"',
            b"# packages in environment", b"Package   ", b"CUDA used to build",
            b"`transformers` version", b"Ultralytics", b"tf.sysconfig", b"build_info",
-           b"Driver Version:")
+           b"Driver Version:", b"KMD Version:")
 MAX_HITS = 64   # anchors taken per block: a block full of them is one long region anyway
 
 

@@ -73,11 +73,12 @@ def parse(text: str) -> Partial:
         return part
     rocm = False
     torch_imported = False
+    torch_na = False
     for key, value, more in _fields(text):
         v = plain(value)
         if key == "torch":
             if missing(v):
-                part.observe("torch", "import", "failed")
+                torch_na = True  # collect_env could not import torch: absent, or broken
             else:
                 part.set("frameworks.torch.version", ver(v))
                 part.observe("torch", "import", "ok")
@@ -122,6 +123,11 @@ def parse(text: str) -> Partial:
             part.set("host.gcc_version", _gcc(v))
         elif key == "cpu":
             part.set("host.cpu_model", _cpu_model([v, *more]))
+    if torch_na and "torch" in part.packages:
+        # "PyTorch version: N/A" is collect_env's `import torch` failing; with torch in its own
+        # pip/conda list that is torch installed but not importable. Without the list it may
+        # simply not be installed (a report written before building it): not observed.
+        part.observe("torch", "import", "failed")
     _absent(part, text, rocm)
     return part
 

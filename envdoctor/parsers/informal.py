@@ -62,6 +62,17 @@ _BUILD_MISMATCH = (
     re.compile(r"Installed CUDA version (\d+\.\d+)[\d.]* does not match the version torch was "
                r"compiled with (\d+\.\d+)"),
 )
+# the cuDNN a framework loaded against the one it was compiled with, in its own words: XLA's and
+# TensorFlow's cuda_dnn.cc, and JAX's version check (8600 = 8.6.0)
+_CUDNN_LOADED = re.compile(r"Loaded runtime CuDNN library: (\d+\.\d+\.\d+) (?:\(compatibility "
+                           r"version \d+\) )?but source was compiled with:? (\d+\.\d+\.\d+)")
+_JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built against version "
+                        r"(\d{4,5})")
+# TensorFlow's own verdict when its CUDA libraries do not load (gpu_device.cc): "Cannot dlopen
+# some GPU libraries ... Skipping registering GPU devices...", after one "Could not load dynamic
+# library 'libcudnn.so.8'" line per missing library
+_TF_SKIPPED = re.compile(r"Skipping registering GPU devices")
+_TF_DLOPEN = re.compile(r"Could not load dynamic library '([\w.+-]{1,60})'")
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -88,7 +99,7 @@ _GPU_ALONE = re.compile(r"^(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx|tesla|quadro|
                         r"[\w -]{0,30}?(?:\s+\d{1,3}\s*(?:gb|gib|g)\b)?(?:\s+(?:laptop\s+)?gpu)?$",
                         re.IGNORECASE)
 _FRAMEWORK_ALONE = re.compile(r"^(torch|pytorch|tensorflow|jax|jaxlib)\s+v?(\d+\.\d+(?:\.\d+)?"
-                              r"(?:\+\w+)?)$", re.IGNORECASE)
+                              r"(?:\+\w+)?)(?:\s+\(?(cpu|cpu only|cpu-only)\)?)?$", re.IGNORECASE)
 _FRAMEWORK_KEY = {"torch": "frameworks.torch.version", "pytorch": "frameworks.torch.version",
                   "tensorflow": "frameworks.tensorflow.version",
                   "jax": "frameworks.jax.version", "jaxlib": "frameworks.jax.jaxlib"}
@@ -104,7 +115,10 @@ def _prose_items(part: Partial, line: str) -> None:
         item = item.strip(" .()")
         m = _FRAMEWORK_ALONE.match(item)
         if m:
-            part.set(_FRAMEWORK_KEY[m.group(1).lower()], ver(m.group(2)))
+            key = _FRAMEWORK_KEY[m.group(1).lower()]
+            part.set(key, ver(m.group(2)))
+            if m.group(3) and key == "frameworks.torch.version":  # "torch 1.7.1 CPU"
+                part.set("frameworks.torch.cpu_only", True)
             continue
         if len(item) <= 60 and _GPU_ALONE.match(item):
             name = clean_name(re.sub(r"\s+\d{1,3}\s*(?:gb|gib|g)\b.*$", "", item,
@@ -223,11 +237,43 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
             part.set("cuda.nvcc_version", ver(m.group(1)))
             part.set("frameworks.torch.cuda", ver(m.group(2)))
             break
+    if _TF_SKIPPED.search(text):
+        missing_libs = sorted(set(_TF_DLOPEN.findall(text)))[:8]
+        part.set("frameworks.tensorflow.ran", True)
+        part.observe("tensorflow", "import", "ok")
+        part.observe("tensorflow", "gpu_available", False)
+        part.observe("tensorflow", "gpu_error", "TensorFlow could not load its GPU libraries"
+                     + (f" ({', '.join(missing_libs)})" if missing_libs else "")
+                     + " and skipped registering GPU devices")
+    m = _CUDNN_LOADED.search(text)
+    owner = "tensorflow" if re.search(r"tensorflow", text, re.IGNORECASE) else \
+        "jax" if re.search(r"\bjax", text, re.IGNORECASE) else None
+    if m and owner:  # which framework printed it: the one the text runs
+        _cudnn_pair(part, owner, m.group(1), m.group(2))
+    m = _JAX_CUDNN.search(text)
+    if m:
+        _cudnn_pair(part, "jax", *(_cudnn_number(g) for g in m.groups()))
     m = _JAX_CPU.search(text)
     if m:
         part.set("frameworks.jax.ran", True)
         part.observe("jax", "backend", "cpu")
         part.observe("jax", "gpu_error", m.group(0))
+
+
+def _cudnn_number(n: str) -> str:
+    """cuDNN's integer version: 8600 -> 8.6.0, 90100 -> 9.1.0 (major*1000 + minor*100 + patch
+    before 9; major*10000 + minor*100 + patch from 9)."""
+    v = int(n)
+    major = v // 10000 if v >= 9000 and len(n) == 5 else v // 1000
+    rest = v - major * (10000 if len(n) == 5 else 1000)
+    return f"{major}.{rest // 100}.{rest % 100}"
+
+
+def _cudnn_pair(part: Partial, framework: str, loaded: str, built: str) -> None:
+    part.set(f"frameworks.{framework}.ran", True)
+    part.observe(framework, "import", "ok")  # it ran far enough to load cuDNN
+    part.observe(framework, "cudnn", loaded)
+    part.observe(framework, "built_cudnn", built)
 
 
 def _put(part: Partial, key: str, value: str) -> None:

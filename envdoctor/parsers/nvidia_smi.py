@@ -19,8 +19,10 @@ from envdoctor.parsers.gpus import clean_name
 NAME = "nvidia_smi"
 RANK = 80
 
-HEADER_DRIVER = re.compile(r"Driver Version:\s*(\d+\.\d+(?:\.\d+)?)")
-HEADER_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
+# R610+ drivers write "KMD Version:" (kernel-mode driver) and "CUDA UMD Version:" where earlier
+# ones wrote "Driver Version:" and "CUDA Version:" (sgl-project/sglang#27487)
+HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\d+\.\d+(?:\.\d+)?)")
+HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\d+\.\d+)")
 SMI_VERSION = re.compile(r"NVIDIA-SMI\s+(\d+\.\d+(?:\.\d+)?)")
 GPU_ROW = re.compile(
     r"^\|?\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC|MCDM|N/A)\s*\|\s*"
@@ -44,7 +46,7 @@ def parse(text: str) -> Partial:
     header = False
     for line in lines:
         m = HEADER_DRIVER.search(line)
-        if m and ("NVIDIA-SMI" in line or "CUDA Version" in line or "|" in line):
+        if m and ("NVIDIA-SMI" in line or HEADER_CUDA.search(line) or "|" in line):
             header = True
             part.set("nvidia.driver_version", ver(m.group(1)))
             c = HEADER_CUDA.search(line)

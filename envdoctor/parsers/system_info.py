@@ -16,7 +16,7 @@ from envdoctor.parsers._partial import Partial
 NAME = "system_info"
 RANK = 30
 
-_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*)?([A-Za-z`][\w `./()?&/+-]{0,60}?)"
+_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*)?([A-Za-z`][\w `./()?&/+,-]{0,60}?)"
                      r"(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(.*)$")
 _HEADING = re.compile(r"^\s*#{2,6}\s+(.+?)\s*#*\s*$")
 

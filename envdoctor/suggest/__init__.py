@@ -59,7 +59,7 @@ def _plan(name: str, m: Machine, installer: str, audio: bool,
     if name == "tensorflow":
         return tf_plan.plan(m, installer)
     if name == "jax":
-        return jax_plan.plan(m, installer)
+        return jax_plan.plan(m, installer, keep_installed)
     if name == "xformers":
         return companions.plan_xformers(m, torch_pick, installer)
     if name == "bitsandbytes":
@@ -71,8 +71,8 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
             keep_installed: bool = False) -> SuggestResult:
     """Suggestions for ``names`` (aliases allowed); None or [] = the installed frameworks.
 
-    ``keep_installed``: keep the installed torch release when a variant of it runs here
-    (`check` fixes); else the newest release that runs.
+    ``keep_installed``: keep the installed torch (and JAX) release when a variant of it runs
+    here (`check` fixes); else the newest release that runs.
 
     Raises UnknownFramework for a name without data. With nothing named and nothing installed,
     torch, tensorflow and jax are suggested.
@@ -90,7 +90,7 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
         torch_pick = _plan("torch", m, installer, audio, None, keep_installed)
     for name in wanted:
         out.append(torch_pick if name == "torch" and torch_pick is not None
-                   else _plan(name, m, installer, audio, torch_pick))
+                   else _plan(name, m, installer, audio, torch_pick, keep_installed))
     return SuggestResult(tuple(out), m.describe(), data_as_of())
 
 

@@ -69,7 +69,32 @@ def _cmd(jax: str, extra: str | None, installer: str) -> str:
     return command([req], None, installer)
 
 
-def plan(m: Machine, installer: str = "pip") -> Suggestion:
+def _installed_jax(m: Machine) -> Version | None:
+    """The newest of the installed jax, jaxlib and CUDA plugin versions: the release a
+    keep-installed fix realigns every JAX package to (never below what is there)."""
+    names = ["jax", "jaxlib", *(f"jax-cuda{p['cuda_major']}-plugin" for p in _plugins())]
+    got = [m.installed[n] for n in names if n in m.installed]
+    return max(got) if got else None
+
+
+def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
+    """(release row, version) of the installed JAX when the data knows that release and it
+    has wheels for this Python; None otherwise (the newest release is planned instead)."""
+    want = _installed_jax(m)
+    if want is None:
+        return None
+    for row in _releases():
+        first, last = ver(row.get("first")), ver(row.get("last"))
+        if first is not None and last is not None and first <= want <= last and (
+                m.python is None or SpecifierSet(row.get("python", "")).contains(m.python)):
+            return row, Version(want.base_version)
+    return None
+
+
+def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
+    """The jax install for this machine: the newest release for its Python, or with
+    ``keep_installed`` (what `check` fixes use) the installed release with every package
+    (jax, jaxlib, plugin, pjrt) realigned to it, when the data has it for this Python."""
     platform, reasons = _assumed(m)
     wheels = (data.platform_row("jax_platform", platform) or {}).get("wheels", [])
     prow = data.platform_row("jax_platform", platform) or {}
@@ -94,6 +119,12 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
         return Suggestion("jax", "none", reasons=tuple(reasons), alternatives=(alt,),
                           references=(INSTALL_URL,))
     jax = Version(release["last"])
+    kept = _kept_release(m) if keep_installed else None
+    if kept is not None:
+        release, jax = kept
+        reasons.append(Reason("installed", f"keeps the installed JAX release {jax}, with jax, "
+                              "jaxlib and the CUDA plugin of that one release",
+                              release.get("source", "")))
     py_text = (f"Python {m.python} is inside jax {jax}'s range {release['python']}" if m.python
                else f"the snapshot does not state Python; jax {jax} needs {release['python']}")
     reasons.append(Reason("python", py_text, release.get("source", ""), m.python is not None))
@@ -164,9 +195,10 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                                      f"{own['python']}; jax {jax} is the newest for Python "
                                      f"{m.python}", own.get("source", "")))
     cmd = _cmd(str(jax), extra, installer)
-    plugin = m.installed.get(f"jax-{extra}-plugin") if extra else None
-    if installed is not None and installed.release == jax.release \
-            and (extra is None or (plugin is not None and plugin.release == jax.release)):
+    parts = [installed, m.installed.get("jaxlib")]
+    if extra:  # the plugin and its PJRT runtime pin each other to the release
+        parts += [m.installed.get(f"jax-{extra}-plugin"), m.installed.get(f"jax-{extra}-pjrt")]
+    if all(p is not None and p.release == jax.release for p in parts):
         reasons.insert(0, Reason("installed", f"jax {installed} ({variant}) is already "
                                  "installed: nothing to change", ""))
         return Suggestion("jax", "installed", str(jax), variant, None, (), None, tuple(reasons),

@@ -111,6 +111,14 @@ def install_line(framework: str, **facts: Any) -> str:
 
 
 @reads(**_READS)
+def kept_install_line(framework: str, **facts: Any) -> str:
+    """``kept_install_line('jax')``: the install `envdoctor suggest` gives in keep-installed
+    mode (the installed release realigned, when it runs here), for fixes of the installed
+    packages."""
+    return line_of(facts_of(**facts), str(framework), keep_installed=True)
+
+
+@reads(**_READS)
 def install_why(framework: str, **facts: Any) -> str:
     """``install_why('torch')``: one line on which constraints decided that command."""
     return why_of(facts_of(**facts), str(framework))

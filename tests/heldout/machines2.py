@@ -186,6 +186,7 @@ def build(sc, box: Path):
 
 def patch(facts, sc):
     m1.patch(facts, sc)
+    facts["env"]["vars"].update(sc.get("env", {}))
     system = sc.get("system_cuda")
     if system:
         version, path = system["toolkit"]
@@ -513,3 +514,186 @@ SCENARIOS += [
 ]
 for _s in SCENARIOS:
     _s.setdefault("host", PY["3.11.10"])
+
+# ---------------------------------------------------------------- batch 4
+# Written (with the verdicts) after batch 3 was fixed, before envdoctor ran on any of these:
+# framework pairings (TF + torch sharing wheels, JAX plugin/pjrt/jaxlib, torch companions),
+# package conflicts, NumPy 2 with old jaxlib, TF's system-CUDA era.
+#  PTV  torch / torchvision / torchaudio pairs: https://github.com/pytorch/vision#installation
+#  TFD  tensorflow and tensorflow-cpu install the same `tensorflow` module:
+#       https://www.tensorflow.org/install/pip
+#  K3   Keras 3 needs TF >= 2.16 (tf.keras of 2.15 is Keras 2): https://keras.io/getting_started/
+SYSTEM_CUDA_112 = {"toolkit": ("11.2.152", "/usr/local/cuda-11.2"),
+                   "libs": [("cudnn", "8.1.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"),
+                            ("cudart", "11.2.152", "/usr/local/cuda-11.2/lib64/libcudart.so.11.0"),
+                            ("cublas", "11.4.1.1043", "/usr/local/cuda-11.2/lib64/libcublas.so.11")]}
+SCENARIOS += [
+    sc("ok4-tf218-and-cuda-with-torch260-cu126-cudnn95", True, recorded("13-8x-rtx4090-550.txt",
+       driver="560.35.03", cuda="12.6"),
+       [tensorflow("2.18.0", "12.5.1", "9", TF_CAPS), *T260_CU126, NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "TF 2.18 built with cuDNN 9.3; torch's 9.5 serves it (TF, DNN)"),
+    sc("bad4-jax0431-with-plugin0435-newer", False, recorded("14-4x-a100-sxm4-555.txt"),
+       [*jax_gpu("0.4.31", 12, plugin="0.4.35"), NUMPY_2], PY["3.11.10"],
+       "plugin must equal jaxlib's version (JAX)", labels=["jax-plugin-mismatch"]),
+    sc("bad4-jax0435-pjrt-0434", False, recorded("14-4x-a100-sxm4-555.txt"),
+       [simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"),
+        dist("jax-cuda12-plugin", "0.4.35", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.4.34", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        nv("cudnn", 12, "9.5.1.17"), NUMPY_2], PY["3.11.10"],
+       "jax-cuda12-plugin 0.4.35 requires jax-cuda12-pjrt==0.4.35 (JAX)", labels=["jax-plugin-mismatch"]),
+    sc("ok4-jax0430-cuda12-h100-550", True, recorded(H100_8X, driver="550.127.05", cuda="12.4"),
+       [*jax_gpu("0.4.30", 12, cudnn="9.1.1.17", runtime="12.4.127"), NUMPY_2], PY["3.11.10"],
+       "jax 0.4.30 cuda12 plugin, driver >= 525 (JAX)"),
+    sc("bad4-keras3-with-tf215", False, recorded("17-t4-580-exclusive-process.txt"),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), *cuda_wheels(12, "8.9.4.25", "12.2.140", "12.2.5.6", "2.16.5"),
+        simple("keras", "3.3.3"), NUMPY_1], PY["3.11.10"], "Keras 3 needs TF >= 2.16 (K3)",
+       labels=["keras3-with-old-tf"]),
+    sc("bad4-cpu-torch-on-gpu-host-auto", False, recorded("18-l4-570-idle.txt"),
+       [torch("2.6.0+cpu"), NUMPY_2], PY["3.12.7"], "a CPU wheel on a GPU host (PT)",
+       labels=["torch-cpu-build-on-gpu-host"]),
+    sc("ok4-cpu-laptop-tf218-cpu-numpy2", True, None,
+       [dict(tensorflow("2.18.0", dist_name="tensorflow-cpu")), NUMPY_2, simple("keras", "3.6.0")],
+       PY["3.12.7"], "tensorflow-cpu on a CPU machine (TFD)"),
+    sc("ok4-tf-gpu-2.10-system-cuda112-rtx3090", True,
+       generated(g(("NVIDIA GeForce RTX 3090", 24576)), "515.105.01", "11.7"),
+       [tensorflow("2.10.1", "11.2", "8", ["sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"],
+                   dist_name="tensorflow-gpu"), NUMPY_124, simple("keras", "2.10.0")],
+       PY["3.10.14"], "TF 2.10 tested with CUDA 11.2 / cuDNN 8.1 (TF); RTX 3090 runs compute_80 PTX (BIN)",
+       system_cuda=SYSTEM_CUDA_112),
+    sc("bad4-tensorflow-and-tensorflow-cpu-both", False, recorded(RTX4090),
+       [*TF218_AND_CUDA, dict(tensorflow("2.18.0", dist_name="tensorflow-cpu")), NUMPY_2], PY["3.11.10"],
+       "both distributions write the tensorflow module (TFD)", labels=["two-distributions-one-module"]),
+    sc("bad4-torchvision-of-another-release", False, recorded(RTX4090, driver="560.35.03", cuda="12.6"),
+       [*T260_CU124, simple("torchvision", "0.19.1+cu121", "torchvision"), NUMPY_2], PY["3.11.10"],
+       "torch 2.6 pairs with torchvision 0.21 (PTV)", labels=["torch-companion-mismatch"]),
+    sc("ok4-torch260-torchvision021-torchaudio260", True, recorded(RTX4090, driver="560.35.03", cuda="12.6"),
+       [*T260_CU124, simple("torchvision", "0.21.0+cu124", "torchvision"),
+        simple("torchaudio", "2.6.0+cu124", "torchaudio"), NUMPY_2], PY["3.11.10"], "PTV"),
+    sc("bad4-numpy2-jaxlib0423-cpu", False, None,
+       [simple("jax", "0.4.23"), simple("jaxlib", "0.4.23"), NUMPY_20], PY["3.11.10"],
+       "jaxlib supports NumPy 2 from 0.4.26 (JAX CHANGELOG)", labels=["numpy2-incompatible"]),
+    sc("ok4-numpy2-jaxlib0430-cpu", True, None,
+       [simple("jax", "0.4.30"), simple("jaxlib", "0.4.30"), NUMPY_20], PY["3.11.10"],
+       "jaxlib 0.4.26+ is built for NumPy 2 (JAX CHANGELOG)"),
+    sc("ok4-h100-565-torch260-cu126-and-jax0435-cuda12", True, recorded(H100_8X),
+       [*T260_CU126, simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"),
+        dist("jax-cuda12-plugin", "0.4.35", {"jax_cuda12_plugin/__init__.py": ""}, "jax_cuda12_plugin"),
+        dist("jax-cuda12-pjrt", "0.4.35", {"jax_plugins/xla_cuda12/__init__.py": ""}, "jax_plugins"),
+        NUMPY_2], PY["3.11.10"], "torch and jax share nvidia-*-cu12 wheels; cuDNN 9.5 >= 9.1 (JAX)"),
+]
+
+# ---------------------------------------------------------------- batch 5
+# Written (with the verdicts) after batch 4 was fixed, before envdoctor ran on any of these:
+# the environment variables training jobs set, and a Jetson.
+#  CVD  CUDA_VISIBLE_DEVICES: "" hides every GPU, an index past the last GPU hides it:
+#       https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars
+#  ALLOC PYTORCH_CUDA_ALLOC_CONF options: https://docs.pytorch.org/docs/stable/notes/cuda.html
+#  LDP  sonames differ per CUDA major (libcudart.so.11.0 / .12, libcudnn.so.8 / .9): a CUDA 11
+#       folder on LD_LIBRARY_PATH cannot stand in for a CUDA 12 wheel's libraries:
+#       https://docs.nvidia.com/deploy/cuda-compatibility/
+#  JP   Jetson: JetPack 6.x (L4T r36, CUDA 12.6 driver) and NVIDIA's torch wheels for it:
+#       https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html
+A100_4X = "14-4x-a100-sxm4-555.txt"
+SCENARIOS += [
+    sc("bad5-cuda-visible-devices-empty", False, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "an empty CUDA_VISIBLE_DEVICES hides every GPU (CVD)",
+       env={"CUDA_VISIBLE_DEVICES": ""}, labels=["visible-devices-hide-all"]),
+    sc("bad5-cuda-visible-devices-past-last-gpu", False, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "index 6 on a 4-GPU host names no GPU (CVD)",
+       env={"CUDA_VISIBLE_DEVICES": "6"}, labels=["visible-devices-missing"]),
+    sc("ok5-cuda-visible-devices-subset", True, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "two of four GPUs (CVD)", env={"CUDA_VISIBLE_DEVICES": "1,3"}),
+    sc("ok5-alloc-conf-expandable", True, recorded(A100_4X), [*T260_CU126, NUMPY_2], PY["3.12.7"],
+       "a valid allocator option (ALLOC)",
+       env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True,max_split_size_mb:512"}),
+    sc("bad5-alloc-conf-malformed", False, recorded(A100_4X), [*T260_CU126, NUMPY_2], PY["3.12.7"],
+       "max_split_size_mb takes a number (ALLOC)",
+       env={"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:lots"}, labels=["alloc-conf"]),
+    sc("ok5-ld-library-path-cuda118-with-torch-cu126", True, recorded(A100_4X), [*T260_CU126, NUMPY_2],
+       PY["3.12.7"], "libcudart.so.11.0 / libcudnn.so.8 cannot shadow .so.12 / .so.9 (LDP)",
+       env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64"}, system_cuda=SYSTEM_CUDA_118),
+    sc("ok5-jetson-orin-jetpack6-torch-nv24", True,
+       generated(g(("Orin (nvgpu)", 62841)), "540.4.0", "12.6"),
+       [torch("2.5.0a0+872d972e41.nv24.08", "12.6"), NUMPY_124],
+       {**PY["3.10.14"], **LINUX_ARM}, "NVIDIA's JetPack 6 torch wheel for Orin (JP)"),
+]
+
+# ---------------------------------------------------------------- batch 6
+# Written (with the verdicts) after batch 5, before envdoctor ran on any of these: TensorFlow
+# on a system CUDA of the tested configuration or not, and native Windows.
+#  TFW  "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native
+#       Windows": https://www.tensorflow.org/install/pip#windows-native
+#  JAXW JAX on Windows: CPU only (NVIDIA GPU: no; WSL2 experimental):
+#       https://docs.jax.dev/en/latest/installation.html#supported-platforms
+SYSTEM_CUDA_122 = {"toolkit": ("12.2.140", "/usr/local/cuda-12.2"),
+                   "libs": [("cudnn", "8.9.4", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"),
+                            ("cudart", "12.2.140", "/usr/local/cuda-12.2/lib64/libcudart.so.12"),
+                            ("cublas", "12.2.5.6", "/usr/local/cuda-12.2/lib64/libcublas.so.12")]}
+SYSTEM_CUDNN9_ONLY = {"toolkit": ("12.4.131", "/usr/local/cuda-12.4"),
+                      "libs": [("cudnn", "9.1.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"),
+                               ("cudart", "12.4.127", "/usr/local/cuda-12.4/lib64/libcudart.so.12")]}
+WIN_TF = {"toolkit": ("11.2.152", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2"),
+          "libs": [("cudnn", "8.1.1", "C:\\Program Files\\NVIDIA\\CUDNN\\v8.1\\bin\\cudnn64_8.dll"),
+                   ("cudart", "11.2.152", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\\cudart64_110.dll")]}
+SCENARIOS += [
+    sc("ok6-tf215-system-cuda122-cudnn89-a100", True, recorded(A100_4X),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), NUMPY_1, simple("keras", "2.15.0")], PY["3.11.10"],
+       "TF 2.15 tested with CUDA 12.2 / cuDNN 8.9 (TF)", system_cuda=SYSTEM_CUDA_122),
+    sc("bad6-tf215-system-cuda118-only", False, recorded(A100_4X),
+       [tensorflow("2.15.1", "12.2", "8", TF_CAPS), NUMPY_1, simple("keras", "2.15.0")], PY["3.11.10"],
+       "TF 2.15 dlopens libcudart.so.12; only CUDA 11.8 (libcudart.so.11.0) is here (TF)",
+       system_cuda=SYSTEM_CUDA_118, labels=["tf-cuda-mismatch"]),
+    sc("bad6-tf213-system-cudnn9-only", False, recorded(A100_4X),
+       [tensorflow("2.13.1", "11.8", "8", TF_CAPS), NUMPY_124, simple("keras", "2.13.1")], PY["3.11.10"],
+       "TF 2.13 dlopens libcudart.so.11.0 and libcudnn.so.8; the system has CUDA 12.4 / cuDNN 9 (TF)",
+       system_cuda=SYSTEM_CUDNN9_ONLY, labels=["tf-cuda-mismatch"]),
+    sc("ok6-tf219-and-cuda-h200-570", True, recorded("19-h200-570.86.15.txt"),
+       [tensorflow("2.19.0", "12.5.1", "9", TF_CAPS), *cuda_wheels(12, "9.3.0.75", "12.5.82", "12.5.3.2", "2.23.4"),
+        NUMPY_2, simple("keras", "3.9.0")], PY["3.12.7"], "TF 2.19 CUDA 12.5 on 570 (TF, DRV)"),
+    sc("ok6-tf216-and-cuda-l4-570-py312", True, recorded("18-l4-570-idle.txt"),
+       [*TF216_AND_CUDA, NUMPY_1], PY["3.12.7"], "TF 2.16 has cp312 (TF)"),
+    sc("bad6-windows-tf216-rtx2080super", False, recorded("03-rtx2080super-windows-591-load.txt"),
+       [dist("tensorflow", "2.16.1"),   # on Windows the tensorflow wheel is an empty installer
+        dict(tensorflow("2.16.1", dist_name="tensorflow-intel")), NUMPY_1,
+        simple("keras", "3.3.3")], {**PY["3.11.10"], **WINDOWS},
+       "no GPU TensorFlow on native Windows after 2.10 (TFW)", labels=["tf-native-windows"]),
+    sc("ok6-windows-tf210-gpu-cuda112-rtx2080super", True,
+       recorded("03-rtx2080super-windows-591-load.txt", driver="537.58", cuda="12.2"),
+       [tensorflow("2.10.1", "64_112", "64_8", ["sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"]),
+        NUMPY_124, simple("keras", "2.10.0")], {**PY["3.10.14"], **WINDOWS},
+       "TF 2.10 native Windows GPU with CUDA 11.2 / cuDNN 8.1 (TFW, TF)", system_cuda=WIN_TF),
+    sc("bad6-windows-jax-on-gpu", False, recorded("03-rtx2080super-windows-591-load.txt"),
+       [simple("jax", "0.4.35"), simple("jaxlib", "0.4.35"), NUMPY_2], {**PY["3.12.7"], **WINDOWS},
+       "JAX has no NVIDIA GPU wheels on native Windows (JAXW)", labels=["jax-native-windows"]),
+]
+
+# ---------------------------------------------------------------- batch 7
+# Written after batch 6, before envdoctor ran on them: machines with no framework yet, where
+# `envdoctor suggest` proposes torch, TensorFlow and JAX (each command is checked against the
+# wheel-index data by the test) and `check` has nothing to say.
+MACOS = {"os": "Darwin", "distro": "macOS 15.1", "glibc": "", "kernel": "24.1.0", "arch": "arm64",
+         "cpu_flags": []}
+SCENARIOS += [
+    sc("ok7-bare-linux-8xh100-565", True, recorded(H100_8X), [NUMPY_2], PY["3.12.7"],
+       "nothing installed: nothing wrong; suggest names wheels for driver 565 (cu126, jax[cuda12])"),
+    sc("ok7-bare-windows-rtx2080super-591", True, recorded("03-rtx2080super-windows-591-load.txt"),
+       [NUMPY_2], {**PY["3.12.7"], **WINDOWS}, "Windows: torch cu130 wheels, TF/JAX CPU only"),
+    sc("ok7-bare-gh200-aarch64-580", True,
+       generated(g(("NVIDIA GH200 480GB", 97871)), "580.82.07", "13.0"), [NUMPY_2],
+       {**PY["3.12.7"], **LINUX_ARM}, "aarch64: torch cu130, jax cuda13, TF CPU (tensorflow-cpu-aws)"),
+    sc("ok7-bare-macos-arm64", True, None, [NUMPY_2], {**PY["3.12.7"], **MACOS},
+       "Apple silicon: CPU/MPS wheels from PyPI"),
+    sc("ok7-bare-linux-t4-470-py310", True,
+       recorded("17-t4-580-exclusive-process.txt", driver="470.256.02", cuda="11.4"), [NUMPY_124],
+       PY["3.10.14"], "driver 470: only CUDA 11 wheels run (torch cu118 <= 2.7; TF 2.14 [and-cuda])"),
+]
+SCENARIOS += [
+    sc("ok7-graviton-aarch64-tf218-cpu-aws", True, None,
+       [dist("tensorflow", "2.18.0"), dict(tensorflow("2.18.0", dist_name="tensorflow-cpu-aws")),
+        NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **LINUX_ARM},
+       "pip install tensorflow on Linux aarch64 = thin tensorflow + tensorflow-cpu-aws (TFD)"),
+    sc("ok7-windows-cpu-laptop-tf218-intel", True, None,
+       [dist("tensorflow", "2.18.0"), dict(tensorflow("2.18.0", dist_name="tensorflow-intel")),
+        NUMPY_2, simple("keras", "3.6.0")], {**PY["3.12.7"], **WINDOWS},
+       "pip install tensorflow on Windows = thin tensorflow + tensorflow-intel (TFD)"),
+]

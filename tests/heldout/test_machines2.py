@@ -49,6 +49,16 @@ LABELS = {
     "jaxlib-cpu-on-gpu-host": ({"jaxlib-without-cuda-plugin-on-gpu-host"}, False),
     "torch-cpu-build-on-gpu-host": ({"torch-cpu-build-on-gpu-host"}, False),
     "rocm-torch-on-nvidia": ({"rocm-torch-on-nvidia-host"}, True),
+    "keras3-with-old-tf": ({"keras3-with-old-tensorflow"}, True),
+    "two-distributions-one-module": ({"two-distributions-one-module"}, True),
+    "torch-companion-mismatch": ({"torch-torchvision-torchaudio-mismatch"}, True),
+    "visible-devices-hide-all": ({"cuda-visible-devices-hides-all"}, False),
+    "visible-devices-missing": ({"cuda-visible-devices-names-missing-gpus"}, False),
+    "alloc-conf": ({"malformed-pytorch-cuda-alloc-conf"}, False),
+    "tf-cuda-mismatch": ({"tensorflow-cuda-version-mismatch", "tensorflow-without-cuda-libraries"},
+                         False),
+    "tf-native-windows": ({"tensorflow-gpu-on-native-windows"}, False),
+    "jax-native-windows": ({"jax-gpu-on-native-windows"}, False),
 }
 _INSTALL = re.compile(r"\b(?:uv pip|python -m pip|pip|conda) install\b")
 _STOP = ("#", ";", "(", ")", "&&", "||", "|", "or", "and", "then")
@@ -158,6 +168,11 @@ def check_fix_command(fw: str, tokens: list[str], m) -> str | None:
         return None
     rows = [{"v": v, **r} for r in matrix("jax")["release"] for v in (r["first"], r["last"])]
     row = _newest(rows, "v", spec)
+    if spec.startswith("=="):  # a pinned release: the matrix row whose range holds it
+        want = Version(spec[2:])
+        row = next((r for r in matrix("jax")["release"]
+                    if Version(r["first"]) <= want <= Version(r["last"])), None)
+        row = {"v": spec[2:], **row} if row else None
     if row is None:
         return f"no jax release {spec}"
     if m.python is not None and not SpecifierSet(row["python"]).contains(m.python):

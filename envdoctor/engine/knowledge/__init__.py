@@ -20,10 +20,12 @@ from envdoctor.engine.knowledge._reads import FirstOf
 
 REGISTRY: dict[str, str | FirstOf] = {
     # gpu: names, compute capabilities, datasheets, health
+    "nvidia_gpus_seen": "gpu",
     "any_gpu_cc": "gpu", "gpu_cc": "gpu", "arch_name": "gpu", "gpu_row": "gpu",
     "datasheet": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
     # cuda and the driver
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
+    "system_toolkit": "cuda",
     "driver_below_floor": "driver", "driver_below_floor_confirmed": "driver",
     "driver_below_bundled": "driver", "driver_fix": "driver",
     "driver_reported_too_old": "driver", "driver_label": "driver",
@@ -41,7 +43,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # tensorflow
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
-    "tf_cuda_libs_fix": "tensorflow",
+    "tf_cuda_libs_fix": "tensorflow", "tf_gpu_install": "tensorflow",
     # jax
     "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
     "jax_gpu_build": "jax",
@@ -49,6 +51,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
     "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
+    "conflict_fix": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
@@ -63,6 +66,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "paddle_install": "frameworks", "numpy_dependents": "frameworks",
     # install commands, planned by envdoctor.suggest
     "install_line": "install", "install_why": "install", "install_lines": "install",
+    "kept_install_line": "install",
     # probes that broke
     "probe_failure": "probe", "probe_failures": "probe",
 }

@@ -16,6 +16,7 @@ from envdoctor.engine.knowledge._common import (
 )
 from envdoctor.engine.knowledge._reads import optional, reads
 from envdoctor.engine.loader import matrix
+from envdoctor.facts import CudaFacts
 
 # Minor-version compatibility exists from CUDA 11 on: "before CUDA 11, applications built
 # against newer CUDA Toolkit releases were not supported on older drivers" (CUDA Compatibility
@@ -114,3 +115,12 @@ def min_driver_compat(cuda: Any, *, os: str) -> Version | None:
 def max_cuda(driver: Any, *, os: str) -> Version | None:
     """``max_cuda(driver)``: newest CUDA series the driver supports with no compat caveat."""
     return lookup_max_cuda(driver, os)
+
+
+@reads(cuda="cuda")
+def system_toolkit(*, cuda: CudaFacts) -> Version | None:
+    """The newest CUDA toolkit installed as a toolkit (nvcc, a CUDA folder, conda), not the
+    ``nvidia-cuda-runtime`` wheel a framework pulled in: that one is the framework's runtime,
+    not something to compile with. None when only such wheels are there."""
+    got = [t.version for t in cuda.toolkits if t.version is not None and t.source != "pip"]
+    return max(got) if got else None

@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge._reads import optional, reads, result, some
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import (
     OS_READ,
     hard_floor,
@@ -95,7 +95,9 @@ def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str,
                        said: list[str] | None) -> list[str]:
     """Frameworks whose CUDA major the driver cannot run at all (below the compat floor), and
     those that said so themselves. The driver version is optional: a framework's own "driver
-    too old" is evidence without it (the check's condition still needs one or the other)."""
+    too old" is evidence without it; with neither, the answer is not known."""
+    if driver is None and not said:
+        raise Undetermined("no driver version and no framework's own report")
     return driver_gaps(driver, fw, os, below_floor=True, said=said)
 
 
@@ -129,9 +131,9 @@ def driver_below_bundled(*, driver: Version | None, fw: FrameworkFacts, os: str)
 @reads(fw=some("frameworks"), os_name=OS_READ, **MACHINE_READS)
 def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
     """DRV001's fix: the driver to install (the newest floor among the installed frameworks'
-    CUDA majors), and the torch wheel that runs on the current driver when the planner of
-    `envdoctor suggest` (keep-installed mode) finds one for these GPUs; never a wheel for a GPU
-    the driver cannot drive."""
+    CUDA majors), and the torch wheel / JAX plugin that runs on the current driver when the
+    planner of `envdoctor suggest` (keep-installed mode) finds one for these GPUs; never a
+    wheel for a GPU the driver cannot drive."""
     floors = [f for f in (lookup_compat_floor(c, os_name) for _, c in framework_cudas(fw))
               if f is not None]
     need = f" to {max(floors)} or newer" if floors else ""
@@ -140,9 +142,31 @@ def driver_fix(*, fw: FrameworkFacts, os_name: str, **facts: Any) -> str:
            "Ubuntu: sudo ubuntu-drivers install; others: "
            "https://www.nvidia.com/Download/index.aspx")
     line = f"Upgrade the NVIDIA driver{need} ({how})."
-    if fw.torch is None or facts.get("driver") is None:
+    if facts.get("driver") is None:
         return line  # a wheel "for this driver" needs the driver's version
-    got = planned_torch_command(**facts)
-    if got is None:
-        return line
-    return line + "\nOr keep the driver and install a torch built for an older CUDA: " + got
+    got = planned_torch_command(**facts) if fw.torch is not None else None
+    if got is not None:
+        line += "\nOr keep the driver and install a torch built for an older CUDA: " + got
+    jax = _jax_for_this_driver(fw, **facts)
+    if jax is not None:
+        line += "\nOr keep the driver and switch JAX to the CUDA plugin it runs: " + jax
+    return line
+
+
+def _jax_for_this_driver(fw: FrameworkFacts, **facts: Any) -> str | None:
+    """The installed JAX release with the CUDA plugin this driver runs (keep-installed
+    planner), prefixed by removing the installed plugin of another CUDA major; None when the
+    planner keeps the installed plugin or finds none."""
+    if fw.jax is None:
+        return None
+    installed = [p.name for p in fw.jax.plugins if jax_plugin_major(p.name)]
+    if not installed:
+        return None
+    from envdoctor.suggest.knowledge import command_of, facts_of
+    got = command_of(facts_of(**facts), "jax", keep_installed=True)
+    wanted = f"[cuda{jax_plugin_major(installed[0])}]"
+    if got is None or "[cuda" not in got or wanted in got:
+        return None
+    majors = sorted({jax_plugin_major(n) for n in installed})
+    remove = " ".join(f"jax-cuda{m}-plugin jax-cuda{m}-pjrt" for m in majors)
+    return f"pip uninstall -y {remove} && {got}"

@@ -11,7 +11,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import name_matches, ver, with_confirmed
-from envdoctor.engine.knowledge._reads import Undetermined, reads
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
 from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu
 
@@ -187,3 +187,22 @@ def gpu_processes(*, gpus: tuple[Gpu, ...]) -> list[str]:
     """Every process on every GPU as ``"python (pid 48213, 71674 MiB) on #0"``."""
     return [f"{p.name} (pid {p.pid}" + (f", {p.used_mb} MiB" if p.used_mb is not None else "")
             + f") on #{g.index}" for g in gpus for p in g.processes]
+
+
+@reads(gpus=optional("nvidia.gpus"), live=optional("live"),
+       torch_cuda=optional("frameworks.torch.cuda"))
+def nvidia_gpus_seen(*, gpus: tuple[Gpu, ...] | None, live: dict[str, Any] | None,
+                     torch_cuda: Any) -> str | None:
+    """``nvidia_gpus_seen()``: "2 NVIDIA GPU(s)" from the driver's list; where no list was
+    observed, a CUDA build of torch that said a GPU is usable ("PyTorch version (GPU?):
+    2.2.1+cu121 (True)") is evidence of at least one: "an NVIDIA GPU (torch sees it)". None
+    when the list is confirmed empty; unknown when nothing was observed either way."""
+    if gpus:
+        return f"{len(gpus)} NVIDIA GPU(s)"
+    lt = (live or {}).get("torch")
+    if getattr(lt, "cuda_available", None) is True and \
+            (torch_cuda is not None or getattr(lt, "built_cuda", None) is not None):
+        return "an NVIDIA GPU (torch sees it)"
+    if gpus is None:
+        raise Undetermined("no GPU list and no framework that saw a GPU")
+    return None

@@ -4,6 +4,6 @@ The planners live in ``envdoctor.suggest``; this family module only names them f
 registry.
 """
 
-from envdoctor.suggest.knowledge import install_line, install_lines, install_why
+from envdoctor.suggest.knowledge import install_line, install_lines, install_why, kept_install_line
 
-__all__ = ["install_line", "install_lines", "install_why"]
+__all__ = ["install_line", "install_lines", "install_why", "kept_install_line"]

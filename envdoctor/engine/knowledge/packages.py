@@ -164,3 +164,38 @@ def gpu_install_lines(*, t: TorchBuild | None, tf: TensorflowBuild | None,
                      'JAX: pip install -U "jax[cuda12]" (driver >= 525) or "jax[cuda13]" '
                      "(driver >= 580)")
     return "\n".join(lines) or None
+
+
+@reads(pk="packages", gpus=optional("nvidia.gpus", ()), os=optional("host.os", ""),
+       arch=optional("host.arch", ""))
+def conflict_fix(*, pk: PackageFacts, gpus: tuple[Any, ...], os: str, arch: str) -> str | None:
+    """PKG001's fix: remove every distribution that writes the clashing module, then install
+    one of them again at the version that was there: TensorFlow as the build this machine
+    can use (``tensorflow[and-cuda]==2.18.*`` on a Linux x86_64 GPU host from 2.14, else
+    ``tensorflow==2.18.*``), anything else as the newest of them at its version (the -gpu
+    one on a GPU host)."""
+    if not pk.conflicts:
+        return None
+    clash = pk.conflicts[0]
+    names = list(clash.distributions)
+    conda = [n for n in names if n == "pytorch"]
+    pip = [n for n in names if n not in conda]
+    steps = ([f"conda remove -y {' '.join(conda)}"] if conda else []) + \
+        ([f"pip uninstall -y {' '.join(pip)}"] if pip else [])
+    dists = [pk.get(n) for n in names]
+    versions = [d.version for d in dists if d is not None and d.version is not None]
+    keep = max(versions) if versions else None
+    if clash.module == "tensorflow" and keep is not None:
+        release = f"{keep.major}.{keep.minor}"
+        gpu = bool(gpus) and os == "Linux" and str(arch).lower() not in ("aarch64", "arm64") \
+            and keep >= Version("2.14")
+        steps.append(f'pip install "tensorflow[and-cuda]=={release}.*"' if gpu
+                     else f'pip install "tensorflow=={release}.*"')
+    elif keep is not None:
+        newest = [n for n, d in zip(names, dists, strict=True)
+                  if d is not None and d.version == keep]
+        # paddlepaddle-gpu on a GPU host, paddlepaddle on a CPU one
+        newest.sort(key=lambda n: ("gpu" in n) != bool(gpus))
+        name = "torch" if clash.module == "torch" else newest[0]
+        steps.append(f'pip install "{name}=={keep.public}"')
+    return " && ".join(steps)

@@ -141,3 +141,26 @@ def tf_cuda_libs_fix(*, tf: TensorflowBuild | None) -> str | None:
     return (f'conda install -c conda-forge cudatoolkit={cuda} "{cudnn_range}"'
             "   # then put $CONDA_PREFIX/lib on LD_LIBRARY_PATH; or move to TensorFlow 2.14+"
             " with pip install \"tensorflow[and-cuda]\"")
+
+
+@reads(tf="frameworks.tensorflow", pk=optional("packages"), arch=optional("host.arch", ""))
+def tf_gpu_install(*, tf: TensorflowBuild | None, pk: PackageFacts | None,
+                   arch: str) -> str | None:
+    """The GPU build of the installed TensorFlow series on Linux, replacing the CPU-only
+    distributions installed (TF001's fix): ``tensorflow[and-cuda]==2.18.*`` from 2.14 (the
+    extra brings the CUDA wheels), plain ``tensorflow==2.13.*`` before (it loads the system
+    CUDA/cuDNN of the tested configuration). None on Linux aarch64 (PyPI's tensorflow there is
+    the CPU-only tensorflow-cpu-aws; wheel_index [[tensorflow_platform]]) or without a
+    version: the caller then falls back to `envdoctor suggest`'s line."""
+    if tf is None or tf.version is None or str(arch).lower() in ("aarch64", "arm64"):
+        return None
+    release = f"{tf.version.major}.{tf.version.minor}"
+    installed = [d.name for d in (pk.distributions if pk is not None else ())
+                 if d.name in no_cuda_distributions() or d.name == "tensorflow"]
+    remove = f"pip uninstall -y {' '.join(installed)} && " if installed else ""
+    if tf.version >= Version("2.14"):
+        return f'{remove}pip install "tensorflow[and-cuda]=={release}.*"'
+    row = lookup_tf_release(tf.version) or {}
+    needs = f"   # it loads a system CUDA {row['cuda']} / cuDNN {row['cudnn']}" \
+        if row.get("cuda") and row.get("cudnn") else ""
+    return f'{remove}pip install "tensorflow=={release}.*"{needs}'
