@@ -2,7 +2,7 @@
 
     python benchmarks/bench_explain.py [--quick] [--runs N] [--baseline TREE] [--skip PART]
 
-Whole-process wall time of each command (start-up included, output to a pipe, ``NO_COLOR=1``,
+Whole-process wall time of each command (start-up included, output to /dev/null, ``NO_COLOR=1``,
 with ``.pyc`` files), as medians over interleaved rounds after one uncounted warm-up, with the
 CPU seconds (user+sys) beside it: the machine may be shared, and waiting for a core is in the
 wall time, not in the CPU time. ``--baseline TREE`` runs every envdoctor command a second time
@@ -37,7 +37,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -84,22 +83,34 @@ class Rounds:
 
 
 def _once(argv: list[str], stdin: str | None, env: dict[str, str]) -> tuple[float, float, int]:
-    fh = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
+    """Wall seconds, CPU seconds (user+sys, from the child's rusage) and peak RSS (KB) of
+    one run (stdin from ``stdin`` or /dev/null, output to /dev/null)."""
+    fd_in = os.open(stdin, os.O_RDONLY) if stdin else os.open(os.devnull, os.O_RDONLY)
+    fd_out = os.open(os.devnull, os.O_WRONLY)
     try:
         start = time.perf_counter()
-        # cwd: not a source tree, so that PYTHONPATH decides which envdoctor runs
-        proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *argv], stdin=fh,
-                              capture_output=True, env=env,
-                              cwd=tempfile.gettempdir())
+        pid = _spawn(argv, env, fd_in, fd_out)
+        _, _, usage = os.wait4(pid, 0)
         wall = time.perf_counter() - start
     finally:
-        if stdin:
-            fh.close()
-    try:
-        user, sys_, peak = proc.stderr.decode(errors="replace").strip().splitlines()[-1].split()
-        return wall, float(user) + float(sys_), int(peak)
-    except (ValueError, IndexError):
-        return wall, float("nan"), 0
+        os.close(fd_in)
+        os.close(fd_out)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def _spawn(argv: list[str], env: dict[str, str], fd_in: int, fd_out: int) -> int:
+    pid = os.fork()
+    if pid == 0:  # the child: its stdin/stdout; cwd not a source tree, so that PYTHONPATH
+        #              decides which envdoctor runs
+        try:
+            os.chdir(tempfile.gettempdir())
+            os.dup2(fd_in, 0)
+            os.dup2(fd_out, 1)
+            os.dup2(fd_out, 2)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    return pid
 
 
 def corpus_texts() -> list[str]:
@@ -211,7 +222,7 @@ def main() -> int:
             "the version that was used to compile\nPyTorch (11.8). Please make sure to use the "
             "same CUDA versions.\n")
         for tag, e in trees.items():
-            rounds.add("explain FILE (facts, none needed)" + tag, [*ed, "explain", str(tb)],
+            rounds.add("explain FILE (ETORCH005, facts if needed)" + tag, [*ed, "explain", str(tb)],
                        env=e)
             rounds.add("explain FILE (facts probed)" + tag, [*ed, "explain", str(tb_facts)],
                        env=e)
@@ -244,18 +255,22 @@ def main() -> int:
             print(f" {real_mb:.1f} MiB (load {loadavg()})")
             for name, m in res.items():
                 show(name, m, real_mb)
-                times.setdefault(name, {})[mb] = m["wall"]
+                times.setdefault(name, {})[mb] = m
             logs_out[str(mb)] = {"mib": real_mb, **res}
             log.unlink()
         if len(sizes) == 3:
-            print("linearity (seconds per MiB, 10->50 vs 50->100; 1.0 = linear):")
+            print("linearity: marginal ms per MiB, 10->50 vs 50->100 (ratio 1.0 = linear), "
+                  "wall | CPU:")
             for name, t in times.items():
-                first = (t[50] - t[10]) / 40
-                second = (t[100] - t[50]) / 50
-                ratio = second / first if first > 0 else float("nan")
-                print(f"  {name:44} {first * 1000:6.2f} / {second * 1000:6.2f} ms per MiB -> "
-                      f"{ratio:4.2f}")
-                logs_out.setdefault("linearity", {})[name] = round(ratio, 3)
+                row = []
+                for kind in ("wall", "cpu"):
+                    first = (t[50][kind] - t[10][kind]) / 40
+                    second = (t[100][kind] - t[50][kind]) / 50
+                    ratio = second / first if first > 0 else float("nan")
+                    row.append(f"{first * 1000:6.2f} / {second * 1000:6.2f} -> {ratio:4.2f}")
+                    logs_out.setdefault("linearity", {}).setdefault(name, {})[kind] = \
+                        round(ratio, 3)
+                print(f"  {name:44} {row[0]} | {row[1]}")
         out["logs"] = logs_out
 
     if "distinct" not in args.skip:

@@ -94,3 +94,18 @@ def test_line_offsets_counted_lazily_are_right(monkeypatch, chunk):
     result = scanner().scan_stream(io.BytesIO(data), block_bytes=1 << 20)
     hits = [h.line for sh in result.by_code.values() for h in sh.hits]
     assert sorted(set(hits)) == [1, 2, 10, 11, 701, 702, 3000]
+
+
+def test_lines_and_chars_do_not_depend_on_the_block_size():
+    """Lines and characters of a text that normalising leaves alone (no CRs, escapes,
+    entities, quotes or over-long lines) are its own, whatever the block size."""
+    plain = [t for t in TEXTS if not any(c in t for c in "\r\x1b&>")
+             and max(map(len, t.split("\n"))) < 4000]
+    rng = random.Random(5)
+    text = "".join(rng.choice(plain) + "\n" + FILLER[0].format(i=i, s=i % 60, e=1, bar="") + "\n"
+                   for i in range(300))
+    data = text.encode()
+    s = scanner()
+    for block in (512, 4096, 65536, 1 << 22):
+        r = s.scan_stream(io.BytesIO(data), block_bytes=block)
+        assert (r.lines, r.chars) == (text.count("\n"), len(text) - 1), block

@@ -68,9 +68,7 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
                             redact=not no_redact, checks=checks)
     write_reports(report, reports)
-    text = render("check", fmt, report, color=use_color(output) and fmt == "text")
-    if verbose and fmt == "text":
-        text += "".join(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n"
-                        for r in report.results)
+    options = {"verbose": True} if verbose and fmt == "text" else {}
+    text = render("check", fmt, report, color=use_color(output) and fmt == "text", **options)
     emit(text, output)
     raise SystemExit(report.exit_code)

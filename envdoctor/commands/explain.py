@@ -156,6 +156,12 @@ class _Tee:
     def text(self) -> str:
         return bytes(self.buf).decode("utf-8", errors="replace")
 
+    def fileno(self) -> int:  # for explain.parallel: a big regular file is split by offset
+        return self.stream.fileno()
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
 
 def _open(source: str):
     if source == "-":

@@ -180,8 +180,8 @@ _ENTITY_BYTES = re.compile(_ENTITY.pattern.encode())
 UTF8_BOM = codecs.BOM_UTF8
 
 
-def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE
-             ) -> Iterator[tuple[bytes, bool]]:
+def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE,
+             head: bool = True, tail: bool = True) -> Iterator[tuple[bytes, bool]]:
     """Yield ``(utf8_bytes, normalised)`` blocks of whole lines (no trailing newline).
 
     ``normalised`` is False for raw UTF-8 input (the caller normalises what it uses, see
@@ -189,17 +189,21 @@ def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = M
     here. Blocks and lines are those of ``read_blocks``, including its cut of a line longer than
     ``max_line`` characters that spans two chunks, so memory stays O(block_bytes). Raises
     ``NotText`` when the first chunk looks binary.
+
+    For a part of a UTF-8 input (``explain.parallel``): ``head=False`` when the stream starts
+    inside the input (no binary, BOM or UTF-16 test), ``tail=False`` when it stops inside it
+    (its unfinished last line belongs to the next part and is not yielded).
     """
     first = stream.read(block_bytes)
-    if looks_binary(first):
+    if head and looks_binary(first):
         raise NotText("this looks like a binary file, not a log or a traceback")
-    if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if head and first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         for _, text in _text_blocks(first, stream, block_bytes, max_line, 1):
             yield text.encode("utf-8", "surrogatepass"), True
         return
     carry = b""
     skipping = False
-    chunk = first.removeprefix(UTF8_BOM)
+    chunk = first.removeprefix(UTF8_BOM) if head else first
     while True:
         final = not chunk
         if skipping:
@@ -209,6 +213,8 @@ def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = M
             else:
                 chunk, skipping = chunk[cut + 1:], False
         body: bytes | None = None
+        if final and not tail:
+            return
         if final:
             body, carry = carry.removesuffix(b"\r") or None, b""
         else:

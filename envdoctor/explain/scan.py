@@ -93,6 +93,7 @@ class SigHits:
     count: int = 0
     anti_lines: list[int] = field(default_factory=list)
     context_seen: set[int] = field(default_factory=set)  # (context index << 1) | is_absent
+    last_line: int = 0       # the line of the last hit counted (one per line)
 
 
 @dataclass
@@ -274,6 +275,7 @@ class _State:
         self.sinks: tuple[list[int], list[int]] = ([], [])  # tracebacks, chains
         self.lines = 0
         self.chars = 0
+        self.blocks = 0
         self.next_line = first_line
         # line-shape cache (``_find_shapes``): reduced lines already searched, and those of
         # them that hold a needle, with the needle ids
@@ -288,14 +290,23 @@ class _State:
         self._skip: frozenset[int] = frozenset()
         self._skip_key: tuple[int, bool, bool] | None = None
 
+    def _count_break(self) -> None:
+        """Blocks are lines without the line break that ends the last one: count it, so that
+        ``chars`` does not depend on the block size."""
+        if self.blocks:
+            self.chars += 1
+        self.blocks += 1
+
     def text_block(self, first_line: int, text: str) -> None:
         """An already normalised block (the str API)."""
+        self._count_break()
         self.chars += len(text)
         self._block(first_line, text.encode("utf-8", "surrogatepass"), True, False)
 
     def raw_block(self, data: bytes, normalised: bool) -> None:
         """A block of whole lines from ``read_raw``: raw UTF-8, or (``normalised``) UTF-16
         input that ``read_raw`` already decoded, normalised and re-encoded."""
+        self._count_break()
         patched = None
         if normalised:
             self.chars += _chars(data)
@@ -488,8 +499,9 @@ class _State:
                     sh.context_seen.add(kind - CONTEXT)
                     self.contexts_seen += 1
                 continue
-            if sh.hits and sh.hits[-1].line == line_no:
+            if sh.last_line == line_no:
                 continue  # two patterns on one line: one piece of evidence
+            sh.last_line = line_no
             sh.count += 1
             if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
                 sh.hits.append(Hit(line_no, _excerpt(text, m.start()),

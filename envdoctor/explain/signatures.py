@@ -61,8 +61,7 @@ class Pattern:
     @property
     def regex(self) -> re.Pattern[str]:
         if self._regex is None:
-            from envdoctor.explain.regex_cache import compile_pattern
-            self._regex = compile_pattern(self.source)
+            self._regex = re.compile(self.source)
         return self._regex
 
     def __repr__(self) -> str:

@@ -2,7 +2,8 @@
 
 One explicit registry keyed by (document, format): ``check`` (a Report), ``report`` (the bug
 report of a Report), ``explain`` (an Explanation) and ``diff`` (a comparison). Each entry
-names ``module:function`` with the signature ``render(obj, color) -> str``; modules are
+names ``module:function`` with the signature ``render(obj, color, **options) -> str`` (an
+option only the formats that know it take: ``verbose`` for check text); modules are
 imported when used, so a command pays only for the format it prints. ``--format`` choices
 come from here (``formats(document)``).
 """
@@ -13,7 +14,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-Renderer = Callable[[Any, bool], str]
+Renderer = Callable[..., str]
 
 RENDERERS: dict[tuple[str, str], str] = {
     ("check", "text"): "envdoctor.outputs.renderers.text:render",
@@ -42,5 +43,5 @@ def renderer(document: str, fmt: str) -> Renderer:
     return getattr(importlib.import_module(module), name)
 
 
-def render(document: str, fmt: str, obj: Any, color: bool = False) -> str:
-    return renderer(document, fmt)(obj, color)
+def render(document: str, fmt: str, obj: Any, color: bool = False, **options: Any) -> str:
+    return renderer(document, fmt)(obj, color, **options)

@@ -15,7 +15,9 @@ MARKS = {"ok": ("✓", "green"), "info": ("✓", "green"), "warning": ("!", "yel
 SEV_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "cyan"}
 
 
-def render(report: Report, color: bool = False) -> str:
+def render(report: Report, color: bool = False, verbose: bool = False) -> str:
+    """``verbose`` (``check -v``) lists every check's state, before the verdict line, so the
+    verdict stays the last line a user or a CI log shows."""
     segments: list[tuple[str, str]] = []
 
     def out(text: str, style: str = "") -> None:
@@ -43,6 +45,11 @@ def render(report: Report, color: bool = False) -> str:
             out(_keep_lines(f.fix) + "\n")
         for ref in f.references[:2]:
             out(f"    see: {ref}\n", "dim")
+        out("\n")
+    if verbose:
+        for r in report.results:
+            out(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n",
+                "dim" if r.state in ("passed", "unknown") else "")
         out("\n")
     counts = report.counts()
     verdict = {0: "OK", 1: "FAIL"}[report.exit_code]

@@ -1,0 +1,267 @@
+"""Scan a big log file in two processes: its first part here, the rest in a forked child.
+
+On a 100 MB log the scan is ~60 % of `explain`'s time and runs on one core. For a regular
+UTF-8 file of at least PARALLEL_MIN bytes, with a second CPU ours and idle (``spare_cpu``)
+and no other thread in this process (fork is only safe then), the file is cut at a block
+boundary (one that a one-process scan would also have: blocks of ``block_bytes`` from the
+start, carrying the unfinished line) just after a line break; this process scans the part
+before it, a forked child scans the rest with a fresh state (line numbers from 1) and sends
+it back as JSON, and the parts are merged as one scan would have built them: hits and
+anti-pattern lines in order under the same caps, counts added, contexts joined, line numbers
+shifted, structural markers replayed block by block under MAX_MARKERS. Needles one part stops
+looking for (contexts seen, full marker sinks) are ones whose answer is already in, so the
+merge is the one-process scan (tests compare them). If the child fails in any way, this
+process scans the rest itself.
+
+The child reads with ``os.pread`` (no shared file offset), writes one JSON document to a pipe
+and leaves with ``os._exit``; it is reaped (killed first if this process is interrupted).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from typing import Any, BinaryIO
+
+from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, read_raw
+from envdoctor.explain.scan import (
+    MAX_HITS_PER_SIGNATURE,
+    MAX_MARKERS,
+    Hit,
+    Scanner,
+    ScanResult,
+    _State,
+)
+
+PARALLEL_MIN = 32 << 20   # below this a fork and a merge (~5 ms) outweigh scanning half of it
+MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern lines per signature
+SPLIT_TRIES = 8           # block boundaries tried for one after a short line
+
+
+def scan_file(scanner: Scanner, stream: BinaryIO, first_line: int = 1,
+              block_bytes: int = BLOCK_BYTES, minimum: int | None = None) -> ScanResult | None:
+    """The scan of ``stream`` from its position to its end in two processes, or None (nothing
+    read) when that does not apply: not a regular file, too small, UTF-16, one CPU, threads,
+    ``ENVDOCTOR_NO_FORK=1``."""
+    plan = _plan(stream, block_bytes, PARALLEL_MIN if minimum is None else minimum)
+    if plan is None:
+        return None
+    fd, start, split, carry_start = plan
+    state = _State(scanner, first_line)
+    blocks = read_raw(_Limited(stream, split - start), block_bytes, tail=False)
+    head = next(blocks, None)  # the binary test is done here, before anything is forked
+    child = _Child(scanner, fd, carry_start, split, block_bytes)
+    try:
+        if head is not None:
+            state.raw_block(*head)
+        for data, normalised in blocks:
+            state.raw_block(data, normalised)
+        rest = child.result()
+    finally:
+        child.reap()
+    if rest is None:  # the child failed: scan the rest here, as one process does
+        for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes),
+                                         block_bytes, head=False):
+            state.raw_block(data, normalised)
+    else:
+        _merge(state, rest)
+    return state.finish()
+
+
+def _plan(stream: BinaryIO, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
+    """(fd, start, split offset, where the line running across the split starts) or None."""
+    if os.environ.get("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
+            or threading.active_count() > 1:
+        return None
+    try:
+        fd = stream.fileno()
+        info = os.fstat(fd)
+        start = stream.tell()
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size - start < max(minimum, 4 * block_bytes):
+        return None
+    try:
+        if os.pread(fd, 2, start) in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16: decoded in one go
+            return None
+        blocks = (info.st_size - start) // block_bytes
+        for k in range(blocks // 2, min(blocks // 2 + SPLIT_TRIES, blocks)):
+            split = start + k * block_bytes
+            window = min(MAX_LINE, block_bytes)
+            before = os.pread(fd, window, split - window)
+            cut = before.rfind(b"\n")
+            if cut != -1:  # the carried line is short: no long-line state crosses the split
+                return fd, start, split, split - window + cut + 1
+    except OSError:
+        return None
+    return None
+
+
+def spare_cpu() -> bool:
+    """Is a second CPU ours and, on average over the last minute, idle? On a machine busy on
+    every core the child only takes turns with this process (measured: no faster, ~5 %
+    more CPU), so the scan stays in one process there."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return cpus >= 2 and load <= cpus - 1
+
+
+class _Limited:
+    """The first ``n`` bytes of a stream, read in full (a short read only at the end)."""
+
+    def __init__(self, stream: BinaryIO, n: int):
+        self.stream, self.left = stream, n
+
+    def read(self, n: int) -> bytes:
+        parts = []
+        want = min(n, self.left)
+        while want > 0:
+            piece = self.stream.read(want)
+            if not piece:
+                break
+            parts.append(piece)
+            want -= len(piece)
+            self.left -= len(piece)
+        return b"".join(parts)
+
+
+class _PartReader:
+    """The file from ``carry_start`` on, by ``os.pread``: first the carried line and the block
+    at ``split``, then ``block_bytes`` at a time: the chunks a one-process scan reads."""
+
+    def __init__(self, fd: int, carry_start: int, split: int, block_bytes: int):
+        self.fd, self.pos, self.first_end, self.block = fd, carry_start, split + block_bytes, \
+            block_bytes
+
+    def read(self, _n: int) -> bytes:
+        want = self.first_end - self.pos if self.first_end else self.block
+        self.first_end = 0
+        parts = []
+        while want > 0:
+            piece = os.pread(self.fd, want, self.pos)
+            if not piece:
+                break
+            parts.append(piece)
+            self.pos += len(piece)
+            want -= len(piece)
+        return b"".join(parts)
+
+
+def _scan_part(scanner: Scanner, fd: int, carry_start: int, split: int,
+               block_bytes: int) -> dict[str, Any]:
+    """The child's work: the rest of the file with a fresh state, as JSON-able data."""
+    state = _State(scanner, 1)
+    marks = []
+    for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes),
+                                     block_bytes, head=False):
+        state.raw_block(data, normalised)
+        marks.append([len(state.sinks[0]), len(state.sinks[1])])
+    sigs = {str(i): [sh.count, [[h.line, h.text, h.role] for h in sh.hits], sh.anti_lines,
+                     sorted(sh.context_seen)]
+            for i, sh in enumerate(state.sig_hits)
+            if sh.count or sh.anti_lines or sh.context_seen}
+    return {"lines": state.lines, "chars": state.chars, "sinks": [list(s) for s in state.sinks],
+            "marks": marks, "sigs": sigs}
+
+
+def _merge(state: _State, rest: dict[str, Any]) -> None:
+    """Append the child's part to this process's state, as one scan would have grown it."""
+    shift = state.lines
+    for key, (count, hits, anti, seen) in rest["sigs"].items():
+        sh = state.sig_hits[int(key)]
+        sh.count += count
+        room = MAX_HITS_PER_SIGNATURE - len(sh.hits)
+        sh.hits.extend(Hit(line + shift, text, role) for line, text, role in hits[:max(room, 0)])
+        room = MAX_ANTI - len(sh.anti_lines)
+        sh.anti_lines.extend(line + shift for line in anti[:max(room, 0)])
+        sh.context_seen.update(seen)
+    done = [0, 0]
+    for marks in rest["marks"]:  # markers block by block: a full sink takes no more
+        for sink in (0, 1):
+            if len(state.sinks[sink]) < MAX_MARKERS:
+                state.sinks[sink].extend(line + shift for line in
+                                         rest["sinks"][sink][done[sink]:marks[sink]])
+            done[sink] = marks[sink]
+    if rest["marks"]:
+        state.lines = shift + rest["lines"]
+        state.chars += rest["chars"] + (1 if state.blocks else 0)  # + the break between parts
+        state.blocks += len(rest["marks"])
+
+
+class _Child:
+    """The forked scan of the rest; ``result()`` is its data or None (it failed)."""
+
+    def __init__(self, scanner: Scanner, fd: int, carry_start: int, split: int,
+                 block_bytes: int):
+        self.pid = 0
+        read, write = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            self.read_fd = -1
+            return
+        if self.pid == 0:  # the child: scan, send, leave without running any cleanup
+            code = 1
+            try:
+                os.close(read)
+                data = json.dumps(_scan_part(scanner, fd, carry_start, split,
+                                             block_bytes)).encode()
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(write, view):]
+                code = 0
+            except BaseException:  # noqa: BLE001 - any failure: the parent scans the rest
+                pass
+            os._exit(code)
+        os.close(write)
+        self.read_fd = read
+
+    def result(self) -> dict[str, Any] | None:
+        if self.read_fd < 0:
+            return None
+        chunks = []
+        while True:
+            piece = os.read(self.read_fd, 1 << 20)
+            if not piece:
+                break
+            chunks.append(piece)
+        os.close(self.read_fd)
+        self.read_fd = -1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status != 0:
+            return None
+        try:
+            value = json.loads(b"".join(chunks))
+        except ValueError:
+            return None
+        return value if _valid(value) else None
+
+    def reap(self) -> None:
+        """Kill and reap a child still running (this process was interrupted)."""
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+        if self.pid:
+            try:
+                os.kill(self.pid, 9)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            self.pid = 0
+
+
+def _valid(value: Any) -> bool:
+    return (isinstance(value, dict) and isinstance(value.get("sigs"), dict)
+            and isinstance(value.get("marks"), list) and isinstance(value.get("sinks"), list)
+            and isinstance(value.get("lines"), int) and isinstance(value.get("chars"), int))

@@ -1,0 +1,120 @@
+"""A big log scanned in two processes gives exactly the one-process scan.
+
+``explain.parallel`` cuts the file at a block boundary, scans the rest in a forked child and
+merges. Here the cut is forced on small files (``minimum=0``, small blocks), so the split falls
+inside tracebacks, CRLF and long lines, escapes, multi-byte characters and repeated corpus
+texts, and every field ranking reads is compared with ``Scanner.scan_stream``.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envdoctor.engine.loader import load_toml
+from envdoctor.explain import parallel, scan, scanner
+
+CORPUS = Path(__file__).parent / "corpus" / "explain"
+TEXTS = [load_toml(p)["text"] for p in sorted(CORPUS.glob("*.toml"))]
+PIECES = ["step {i} loss=0.{i:04d}\n", "Epoch {i}: 100%|####| 9/9 [00:0{d}<00:00]\r",
+          "\x1b[32mINFO\x1b[0m worker {i} ready\n", "caf\u00e9 \u2502 {i}\r\n",
+          "x" * 5000 + "\n", "&quot;{i}&quot;\n", "> quoted {i}\n", "\n"]
+
+
+@pytest.fixture(autouse=True)
+def _spare_cpu(monkeypatch):
+    monkeypatch.setattr(parallel, "spare_cpu", lambda: True)  # split even on a busy machine
+
+
+def summary(result):
+    return (result.lines, result.chars, result.tracebacks, result.chains, sorted(
+        (code, sh.count, sh.anti_lines, sorted(sh.context_seen),
+         [(h.line, h.text, h.role, h.cause_depth) for h in sh.hits])
+        for code, sh in result.by_code.items()))
+
+
+def build(seed: int, texts: int) -> bytes:
+    rng = random.Random(seed)
+    out = []
+    for n in range(texts):
+        for i in range(rng.randrange(200)):
+            out.append(rng.choice(PIECES).format(i=i + n, d=i % 10))
+        out.append(rng.choice(TEXTS) + rng.choice(["\n", "\r\n", ""]))
+    return "".join(out).encode("utf-8", "surrogatepass")
+
+
+def both(path: Path, block: int, first_line: int = 1):
+    s = scanner()
+    with open(path, "rb") as fh:
+        split = parallel.scan_file(s, fh, first_line, block_bytes=block, minimum=0)
+    with open(path, "rb") as fh:
+        one = s.scan_stream(fh, first_line, block_bytes=block)
+    return split, one
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10**6), st.integers(2, 40), st.sampled_from([4096, 8192, 65536]))
+def test_two_processes_give_the_one_process_scan(tmp_path_factory, seed, texts, block):
+    path = tmp_path_factory.mktemp("par") / "train.log"
+    path.write_bytes(build(seed, texts))
+    split, one = both(path, block)
+    if split is None:  # too small for a cut with a short line before it
+        assert path.stat().st_size < 4 * block or path.read_bytes().count(b"\n") < 8
+        return
+    assert summary(split) == summary(one)
+
+
+def test_the_corpus_twice_split_in_the_middle(tmp_path):
+    path = tmp_path / "corpus.log"
+    path.write_bytes(("\n".join(TEXTS * 2) + "\n").encode("utf-8", "surrogatepass"))
+    split, one = both(path, 16384, first_line=7)
+    assert split is not None and summary(split) == summary(one)
+    assert len(one.by_code) > 100
+
+
+def test_marker_caps_are_replayed_block_by_block(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan, "MAX_MARKERS", 40)
+    monkeypatch.setattr(parallel, "MAX_MARKERS", 40)
+    path = tmp_path / "tracebacks.log"
+    path.write_bytes("".join(
+        f"Traceback (most recent call last):\n  File \"t.py\", line {i}, in <module>\n"
+        f"RuntimeError: CUDA error: out of memory\n"
+        + "".join(f"step {i}.{k} loss=0.5\n" for k in range(i % 40)) for i in range(300)
+    ).encode())
+    split, one = both(path, 4096)
+    assert split is not None and summary(split) == summary(one)
+    assert 40 <= one.tracebacks < 100  # the cap (checked per block) was reached
+
+
+def test_a_failed_child_leaves_the_rest_to_this_process(tmp_path, monkeypatch):
+    def broken(*_args):
+        raise RuntimeError("child fails")
+    monkeypatch.setattr(parallel, "_scan_part", broken)
+    path = tmp_path / "train.log"
+    path.write_bytes(build(9, 30))
+    split, one = both(path, 8192)
+    assert split is not None and summary(split) == summary(one)
+
+
+def test_when_not_to_split(tmp_path, monkeypatch):
+    s = scanner()
+    assert parallel.scan_file(s, io.BytesIO(build(1, 20)), minimum=0) is None  # no file
+    utf16 = tmp_path / "ps.log"
+    utf16.write_bytes("\ufeff".encode("utf-16-le") + "x\n".join(TEXTS).encode("utf-16-le"))
+    with open(utf16, "rb") as fh:
+        assert parallel.scan_file(s, fh, block_bytes=4096, minimum=0) is None
+    small = tmp_path / "small.log"
+    small.write_bytes(build(2, 3))
+    with open(small, "rb") as fh:
+        assert parallel.scan_file(s, fh) is None  # under PARALLEL_MIN
+    monkeypatch.setenv("ENVDOCTOR_NO_FORK", "1")
+    big = tmp_path / "big.log"
+    big.write_bytes(build(3, 30))
+    with open(big, "rb") as fh:
+        assert parallel.scan_file(s, fh, block_bytes=4096, minimum=0) is None
