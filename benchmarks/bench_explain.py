@@ -14,8 +14,9 @@ Parts (``--skip start|traceback|logs|distinct``):
 
 1. start: ``python -c pass``, ``envdoctor --help``, ``envdoctor explain --no-facts`` on a one-line
    input.
-2. traceback: one real traceback whose signature needs no facts (``explain FILE``), one whose
-   signature has conditions (the static probes run: nvcc, torch's CUDA), and ``--no-facts``.
+2. traceback: a real traceback (corpus 005; ``explain FILE`` probes facts if its signature has
+   conditions), one whose signature reads nvcc and torch's CUDA (the static probes run), and
+   ``--no-facts``.
    Acceptance (issue 12): <= 0.2 s with facts.
 3. logs: synthetic logs of 10/50/100 MiB built from the real corpus texts (tests/corpus/explain)
    buried in filler (training-step lines, TensorFlow ``I`` lines, tqdm ``\\r`` progress), read
