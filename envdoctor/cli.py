@@ -130,11 +130,11 @@ def main(argv: list[str] | None = None) -> None:
             _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
             sys.exit(EXIT_USAGE)
         try:
-            from envdoctor.crashlog import write_crash_log
+            from envdoctor.crashlog import one_line, write_crash_log
             path = write_crash_log(exc)
+            message = one_line(exc)
         except Exception as log_exc:  # noqa: BLE001
-            path = f"(no crash log: {type(log_exc).__name__})"
-        message = str(exc).splitlines()[0][:300] if str(exc) else ""
+            path, message = f"(no crash log: {type(log_exc).__name__})", ""
         _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)

@@ -62,3 +62,16 @@ def write_crash_log(exc: BaseException) -> str:
     except OSError as err:
         return f"(could not write a crash log: {err.strerror or err})"
     return path
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (at most 300 characters), redacted like the log:
+    it goes to stderr, which CI logs keep. Only the exception's type if redaction fails."""
+    message = str(exc).splitlines()[0][:300] if str(exc).strip() else ""
+    if not message:
+        return ""
+    try:
+        from envdoctor.outputs.redact import for_data
+        return for_data({"argv": sys.argv, "message": message}).text(message)
+    except Exception:  # noqa: BLE001 - redaction failed: say nothing that could leak
+        return "(message left out: redaction failed)"

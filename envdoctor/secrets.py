@@ -15,7 +15,8 @@ from typing import Any
 
 from envdoctor.lazyre import lazy
 
-SECRET_NAME = lazy(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH",
+SECRET_NAME = lazy(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH"
+                   r"|(?:^|_)(?:PASS|PWD|CREDS?)(?:$|_)|CONNECTION_?STRING|CONN_?STR",
                    re.IGNORECASE)
 SECRET_VALUE = lazy(
     r"\b(hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}"
@@ -29,30 +30,71 @@ _SECRET_WORDS = (r"token|secret|passw(?:or)?d?|private[_-]?key|api[_-]?key|acces
                  r"|auth|credential|signature|session|cookie|client[_-]?secret")
 # "auth_token": "…" / 'private_key': '…' in JSON or a Python dict repr
 JSON_SECRET = lazy(
-    r"""(?i)(?P<key>(?P<q>["'])[\w.-]{0,40}?(?:""" + _SECRET_WORDS + r""")[\w.-]{0,40}(?P=q)"""
+    r"""(?i)(?P<key>(?P<q>["'])(?:[\w.-]{0,40}?(?:""" + _SECRET_WORDS + r""")[\w.-]{0,40}|key)"""
+    r"""(?P=q)"""
     r"""\s{0,8}:\s{0,8})(?P<vq>["'])(?P<value>(?:[^"'\\\n]|\\.){1,8192})(?P=vq)""")
-# ?X-Amz-Signature=… &sig=… &token=… key=… in URLs, query strings and key=value lists
+# ?X-Amz-Signature=… &sig=… &token=… key=… in URLs, query strings, key=value lists and env
+# dumps: any name that ends in a credential word (AccountKey, DB_PASS, WANDB_API_KEY,
+# aws_secret_access_key, API_KEY_2, x-amz-security-token). Spaces around "=" (an INI file) only
+# where the value is not code (``key = jax.random.PRNGKey(0)`` in a traceback stays).
+_KEY_END = (r"signature|sig|token|secret|password|passwd|pass|pwd|auth|session|credentials?"
+            r"|creds|key")
 QUERY_SECRET = lazy(
-    r"(?i)(?P<key>(?<![\w-])(?:x-amz-signature|x-amz-credential|x-amz-security-token"
-    r"|x-goog-signature|x-goog-credential|signature|sig|token|access_token|refresh_token"
-    r"|id_token|key|api_?key|apikey|secret|password|passwd|pwd|auth|session|credential"
-    r"|client_secret)=)(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
+    r"(?i)(?P<key>(?:" + _KEY_END + r")(?:[_-]?\d{1,3})?"
+    r"(?:=|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[])))"
+    r"(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
+# a command-line flag and its value, as argv or a shell line quotes it: ``--token abc``,
+# ``--hf_token abc``, ``['--api-key', 'abc']`` (the ``--flag=value`` form is QUERY_SECRET's).
+# The pattern finds the word and its value; ``is_flag`` checks that the word ends a flag name
+# (a scan back of at most 64 characters, so the pattern itself starts at its literal words).
+CLI_SECRET = lazy(
+    r"(?i)(?P<key>(?:token|secret|passw(?:or)?d|pass|pwd|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|auth|credentials?|key)(?:[ \t]{1,4}|[\"'],[ \t]{0,4}[\"']))"
+    r"(?P<value>(?!-)[^\s'\"]{1,4096})")
+
+
+def is_flag(text: str, start: int) -> bool:
+    """Does the name that ends with the word at ``start`` begin with "-" (``--hf_token``)?"""
+    i, stop = start, max(0, start - 64)
+    while i > stop and (text[i - 1].isalnum() or text[i - 1] in "_-"):
+        i -= 1
+    if i == stop and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-"):
+        return False  # a name longer than any flag
+    return text.startswith("-", i)
+
+
+# a .netrc entry: ``machine api.wandb.ai login user password KEY`` (one line or one per line)
+NETRC = lazy(r"(?im)(?P<key>(?:\bmachine[ \t]{1,8}\S{1,256}[ \t]{1,8}(?:login[ \t]{1,8}"
+             r"\S{1,256}[ \t]{1,8})?|^[ \t]{0,16})password[ \t]{1,8})(?P<value>\S{1,4096})")
+# an AWS secret access key (40 base64 characters, mixed case and digits) on a line that names
+# AWS or a key id: gated on those words, as gitleaks does; git hashes (hex) never qualify
+AWS_SECRET = lazy(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+AWS_GATE = ("aws", "akia", "asia", "secret")
+
+
+def aws_key_shaped(value: str) -> bool:
+    """Upper and lower case and digits, few slashes: a hex hash, a word run or a path
+    (``/pytorch/torch/lib/c10d/ProcessGroupNCCL``) is not a key."""
+    return (not (value.islower() or value.isupper()) and any(c.isdigit() for c in value)
+            and not value.startswith("/") and value.count("/") <= 3)
 # Authorization: Bearer …  /  'Authorization': 'Basic …'  /  bare "Bearer eyJ…"
 AUTH_HEADER = lazy(
     r"(?i)(?P<key>\b(?:proxy-)?authorization[\"']?\s{0,8}[:=]\s{0,8}[\"']?\s{0,8}"
     r"(?:(?:bearer|basic|token|digest|negotiate|aws4-hmac-sha256)\s{1,8})?)"
-    r"(?P<value>[^\s\"',;}]{1,4096})")
-BEARER = lazy(r"(?i)(?P<key>\bbearer\s{1,8})(?P<value>[A-Za-z0-9._~+/=-]{8,4096})")
+    r"(?P<value>[^\s\"',;}]{1,4096}(?:\r?\n[ \t]{1,32}[A-Za-z0-9._~+/=-]{8,4096}(?![^\r\n]))?)")
+# its value, and a rest that a wrapped line carried on alone to the next line
+BEARER = lazy(r"(?i)(?P<key>\bbearer\s{1,8})(?P<value>[A-Za-z0-9._~+/=-]{8,4096}"
+              r"(?:\r?\n[ \t]{1,32}[A-Za-z0-9._~+/=-]{8,4096}(?![^\r\n]))?)")
 # a PEM block, also with JSON's literal \n between its lines; unterminated blocks go too
 PEM = lazy(r"-----BEGIN [A-Z0-9 ]{1,40}-----(?:[A-Za-z0-9+/=\s]|\\n|\\r){0,65536}"
                  r"(?:-----END [A-Z0-9 ]{1,40}-----)?")
 
 
 # Gates: literals of which every match of a pattern holds one, looked up in ``fold_for_gates``
-# of the text. QUERY_SECRET's keys all end in one of these before their "=" (api_key, apikey
-# -> "key="; access_token, x-amz-security-token -> "token="; client_secret -> "secret=" …).
-QUERY_GATE = ("signature=", "credential=", "token=", "sig=", "key=", "secret=", "password=",
-              "passwd=", "pwd=", "auth=", "session=")
+# of the text. QUERY_SECRET's and CLI_SECRET's keys all end in one of these words (password,
+# passwd -> "pass"; signature -> "sig"; credentials, creds -> "cred" …).
+QUERY_GATE = ("sig", "token", "secret", "pass", "pwd", "auth", "session", "cred", "key")
+CLI_GATE = QUERY_GATE
 # JSON_SECRET's key holds one of _SECRET_WORDS (api key, access key, private key -> "key" or
 # "private"; passwd, password -> "passw"; client secret -> "secret").
 JSON_GATE = ("token", "secret", "passw", "private", "key", "auth", "credential", "signature",
@@ -138,31 +180,62 @@ def sub_lines(pattern: Any, repl: Any, text: str, starts: list[int], span: int =
     return "".join(out)
 
 
-def scrub(text: str, placeholder: str = REDACTED) -> str:
-    """``text`` with every embedded secret replaced and everything else kept."""
+def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None) -> str:
+    """``text`` with every embedded secret replaced and everything else kept; ``found`` (if
+    given) receives each value replaced, so a caller can redact it wherever else it appears."""
     if not text:
         return text
+
+    def keep_key(m: re.Match[str]) -> str:
+        if found is not None:
+            found.append(m.group("value"))
+        return m.group("key") + placeholder
+
     if "-----BEGIN " in text:
         text = PEM.sub(placeholder, text)
     low = fold_for_gates(text)
     if "=" in text and gate(low, QUERY_GATE):  # its matches stay on one line
-        def key_only(m: re.Match[str]) -> str:
-            return m.group("key") + placeholder
-        new = (QUERY_SECRET.sub(key_only, text) if low is None else
-               sub_lines(QUERY_SECRET, key_only, text, line_starts(low, QUERY_GATE)))
+        new = (QUERY_SECRET.sub(keep_key, text) if low is None else
+               sub_lines(QUERY_SECRET, keep_key, text, line_starts(low, QUERY_GATE)))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
+    if "-" in text and gate(low, CLI_GATE):  # one line too
+        def flag_value(m: re.Match[str]) -> str:
+            return keep_key(m) if is_flag(m.string, m.start()) else m.group(0)
+        new = (CLI_SECRET.sub(flag_value, text) if low is None else
+               sub_lines(CLI_SECRET, flag_value, text, line_starts(low, CLI_GATE)))
         if new is not text:
             text, low = new, fold_for_gates(new)
     if ":" in text and gate(low, JSON_GATE):  # begins on its key's line, its \s{0,8} twice
         def key_quotes(m: re.Match[str]) -> str:
+            if found is not None:
+                found.append(m.group("value"))
             return m.group("key") + m.group("vq") + placeholder + m.group("vq")
         new = (JSON_SECRET.sub(key_quotes, text) if low is None else
                sub_lines(JSON_SECRET, key_quotes, text, line_starts(low, JSON_GATE), 16))
         if new is not text:
             text, low = new, fold_for_gates(new)
+    if gate(low, ("password",)):  # a .netrc line
+        new = (NETRC.sub(keep_key, text) if low is None else
+               sub_lines(NETRC, keep_key, text, line_starts(low, ("password",))))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
+    if len(text) >= 40 and gate(low, AWS_GATE):
+        def aws(m: re.Match[str]) -> str:
+            v = m.group(0)
+            if not aws_key_shaped(v):
+                return v
+            if found is not None:
+                found.append(v)
+            return placeholder
+        new = (AWS_SECRET.sub(aws, text) if low is None else
+               sub_lines(AWS_SECRET, aws, text, line_starts(low, AWS_GATE)))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
     if gate(low, ("authorization",)):
-        new = AUTH_HEADER.sub(lambda m: m.group("key") + placeholder, text)
+        new = AUTH_HEADER.sub(keep_key, text)
         if new is not text:
             text, low = new, fold_for_gates(new)
     if gate(low, ("bearer",)):
-        text = BEARER.sub(lambda m: m.group("key") + placeholder, text)
+        text = BEARER.sub(keep_key, text)
     return text

@@ -248,12 +248,23 @@ def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor
                 hosts.add(part.split(":")[0])
         if key.isupper() and ENV_NAME.match(key) and looks_secret(key, value):
             r.add(value, SECRET, minimum=6)
+        if "=" in value or "--" in value or "password" in value:  # a secret named once
+            for found in _secret_values(value):
+                r.add(found, SECRET, minimum=8)
     elif isinstance(value, (dict, Mapping)):
         for k, v in value.items():
             _walk_for_literals(v, users, hosts, r, str(k))
     elif isinstance(value, (list, tuple)):
         for v in value:
             _walk_for_literals(v, users, hosts, r, key)
+
+
+def _secret_values(text: str) -> list[str]:
+    """The values that ``scrub`` removes from ``text`` (a ``--token X``, a ``key=X``), to be
+    removed wherever else they appear (a path, a URL); not versions or placeholders."""
+    found: list[str] = []
+    scrub(text, SECRET, found)
+    return [v for v in found if "<" not in v and not v.replace(".", "").isdigit()]
 
 
 @lru_cache(maxsize=1024)

@@ -31,8 +31,17 @@ def plain_scrub(text: str, placeholder: str = secrets.REDACTED) -> str:
         return text
     text = secrets.PEM.sub(placeholder, text)
     text = secrets.QUERY_SECRET.sub(lambda m: m.group("key") + placeholder, text)
+    text = secrets.CLI_SECRET.sub(lambda m: m.group("key") + placeholder
+                                  if secrets.is_flag(m.string, m.start()) else m.group(0), text)
     text = secrets.JSON_SECRET.sub(lambda m: m.group("key") + m.group("vq") + placeholder
                                    + m.group("vq"), text)
+    text = secrets.NETRC.sub(lambda m: m.group("key") + placeholder, text)
+    unsure = secrets.fold_for_gates(text) is None  # a case trap: every line
+    text = "".join(  # a context gate: only on lines that name AWS or a key id
+        secrets.AWS_SECRET.sub(lambda m: placeholder if secrets.aws_key_shaped(m.group(0))
+                               else m.group(0), line)
+        if unsure or any(w in line.lower() for w in secrets.AWS_GATE) else line
+        for line in text.splitlines(keepends=True))
     text = secrets.AUTH_HEADER.sub(lambda m: m.group("key") + placeholder, text)
     return secrets.BEARER.sub(lambda m: m.group("key") + placeholder, text)
 
