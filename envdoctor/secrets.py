@@ -20,8 +20,9 @@ SECRET_NAME = lazy(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|
                    re.IGNORECASE)
 SECRET_VALUE = lazy(
     r"\b(hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}"
-    r"|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)"
-    r"|://[^/\s:@]+:[^/\s@]+@")
+    r"|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"
+    r"|ya29\.[0-9A-Za-z_-]{20,}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,})"
+    r"|://[^/\s:@]*:[^/\s@]+@")
 REDACTED = "<redacted>"
 
 # Secrets inside a value that is otherwise worth keeping (a TF_CONFIG cluster spec, a URL, a
@@ -36,12 +37,13 @@ JSON_SECRET = lazy(
 # ?X-Amz-Signature=… &sig=… &token=… key=… in URLs, query strings, key=value lists and env
 # dumps: any name that ends in a credential word (AccountKey, DB_PASS, WANDB_API_KEY,
 # aws_secret_access_key, API_KEY_2, x-amz-security-token). Spaces around "=" (an INI file) only
-# where the value is not code (``key = jax.random.PRNGKey(0)`` in a traceback stays).
+# where the value is not code (``key = jax.random.PRNGKey(0)`` in a traceback stays); "%3D"
+# is "=" in a URL-encoded URL inside another (an OAuth redirect).
 _KEY_END = (r"signature|sig|token|secret|password|passwd|pass|pwd|auth|session|credentials?"
             r"|creds|key")
 QUERY_SECRET = lazy(
     r"(?i)(?P<key>(?:" + _KEY_END + r")(?:[_-]?\d{1,3})?"
-    r"(?:=|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[])))"
+    r"(?:=|%3[dD]|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[])))"
     r"(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
 # a command-line flag and its value, as argv or a shell line quotes it: ``--token abc``,
 # ``--hf_token abc``, ``['--api-key', 'abc']`` (the ``--flag=value`` form is QUERY_SECRET's).
@@ -194,7 +196,7 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
     if "-----BEGIN " in text:
         text = PEM.sub(placeholder, text)
     low = fold_for_gates(text)
-    if "=" in text and gate(low, QUERY_GATE):  # its matches stay on one line
+    if ("=" in text or "%3" in text) and gate(low, QUERY_GATE):  # matches stay on one line
         new = (QUERY_SECRET.sub(keep_key, text) if low is None else
                sub_lines(QUERY_SECRET, keep_key, text, line_starts(low, QUERY_GATE)))
         if new is not text:

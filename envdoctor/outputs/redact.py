@@ -69,11 +69,12 @@ _HOME = lazy(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
 _KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
                   r"|auth)=([^\s&;,'\"]+)")
 _URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
-                 r"[^/\s:@]+:[^/\s@]+@")
+                 r"[^/\s:@]*:[^/\s@]+@")  # redis://:password@host has no user
 # Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
 _TOKENS = lazy(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
                r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
-               r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
+               r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}"
+               r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
                r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
 _HOST_PORT = lazy(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
@@ -94,7 +95,7 @@ _IPV6 = lazy(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
 # match of a small pattern with a literal first character, which Python's regex engine finds
 # at C speed where the full pattern (a lookbehind first) is tried at every position.
 _TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA",
-               "ASIA", "sk-", "xox", "AIza", "eyJ")
+               "ASIA", "sk-", "xox", "AIza", "eyJ", "ya29.", "pypi-AgEI")
 _KV_GATE = ("password=", "passwd=", "pwd=", "token=", "secret=", "key=", "auth=")
 _HOME_GATE = ("/home/", "/u/", "Users")          # "/Users/", "C:\\Users\\" hold "Users"
 _UUID_GATE = ("GPU-", "MIG-")

@@ -69,6 +69,10 @@ S = {
     "token in fake torch error": "hf_TorchErrTok12Ab34Cd56Ef78Gh90",
     "secret in crash message": "CrashMsgSecret-6603",
     "secret in nvcc error": "NvccLicPw-3319",
+    "redis url, empty user": "RedisOnlyPw-4477",
+    "url-encoded query key": "EncQueryTok-2288",
+    "pypi token": "pypi-AgEIcHlwaS5vcmcCJDBhMWIyYzNkLTRlNWYtNjA3MS04MjkzLWE0YjVjNmQ3ZThmOQ",
+    "google oauth access token": "ya29.a0AfB_byPlantedGoogleAccessToken0123456789",
 }
 # what must survive every output (a redaction that eats these is a defect)
 KEEP = ("9.10.2.21", "12.4", "550.54.14")
@@ -251,6 +255,12 @@ def error_text() -> str:
         f"psycopg2.OperationalError: password authentication failed (DB_PASS={S['db pass']}, "
         f"MY_SERVICE_PASSWD={S['service passwd']}, DATA_SECRET={S['data secret']}, "
         f"SERVICE_CREDENTIALS={S['service credentials']}, API_KEY_2={S['api key 2']})\n"
+        f"redis.exceptions.AuthenticationError: redis://:{S['redis url, empty user']}"
+        "@cache.corp.example:6379/0 invalid password\n"
+        "oauthlib.oauth2.rfc6749.errors.InvalidGrantError: redirect https%3A%2F%2Fsso.example"
+        f"%2Fcb%3Faccess_token%3D{S['url-encoded query key']}%26state%3Dxyz\n"
+        f"twine: HTTPError: 403 Forbidden: invalid or non-existent token {S['pypi token']}\n"
+        f"google.auth.exceptions.RefreshError: expired {S['google oauth access token']}\n"
         "-----BEGIN OPENSSH PRIVATE KEY-----\n"
         f"{S['openssh key body']}\n"
         "-----END OPENSSH PRIVATE KEY-----\n"
@@ -365,6 +375,7 @@ def outputs(tmp: Path, redact: bool = True) -> dict[str, str]:
         go(f"diff {fmt}", ["diff", str(snap), str(SNAPSHOT), "--format", fmt, *nr], pasted=True)
         go(f"fleet compare {fmt}", ["fleet", "compare", str(nodes), "--format", fmt, *nr], pasted=True)
     go("suggest", ["suggest", "torch", "-v"])
+    go("suggest --facts", ["suggest", "--facts", str(snap), "-v"], pasted=True)
     go("suggest --from", ["suggest", "--from", str(paste), "--format", "json"], pasted=True)
     go("crash log", ["check", "--static", "-o",
                      f"{files}/out-{S['db pass']}-{S['hf token']}.txt"],

@@ -1,4 +1,4 @@
-"""The second planted set (``planted.py``): 44 kinds of secret in the environment, $HOME, a fake
+"""The second planted set (``planted.py``): 48 kinds of secret in the environment, $HOME, a fake
 site-packages and torch, fake nvcc/nvidia-smi, pasted reports, error texts, saved snapshots,
 argv and an internal error's message; every output of every command is searched for each value
 and its first 8 characters. The shapes and the non-secrets next to them are pinned one by one
@@ -83,6 +83,19 @@ def test_each_new_shape_is_scrubbed(line, secret):
 ])
 def test_non_secrets_next_to_the_shapes_survive(line):
     assert secrets.scrub(line) == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("redis://:RedisOnlyPw-4477@cache.corp.example:6379/0", "RedisOnlyPw"),
+    ("redirect https%3A%2F%2Fsso%2Fcb%3Faccess_token%3DEncQueryTok-2288%26state%3Dx",
+     "EncQueryTok"),
+    ("403 Forbidden: invalid token pypi-AgEIcHlwaS5vcmcCJDBhMWIyYzNkLTRlNWYtNjA3MS04Mjkz",
+     "pypi-AgEIcHlwaS5vcmcCJDBh"),
+    ("RefreshError: expired ya29.a0AfB_byPlantedGoogleAccessToken0123", "ya29.a0AfB_by"),
+])
+def test_each_new_token_shape_is_redacted(line, secret):
+    out = Redactor().text(line)
+    assert secret not in out and "<redacted>" in out, out
 
 
 def test_a_secret_named_once_is_redacted_wherever_else_it_appears():
