@@ -79,12 +79,19 @@ def aws_key_shaped(value: str) -> bool:
     (``/pytorch/torch/lib/c10d/ProcessGroupNCCL``) is not a key."""
     return (not (value.islower() or value.isupper()) and any(c.isdigit() for c in value)
             and not value.startswith("/") and value.count("/") <= 3)
-# Authorization: Bearer …  /  'Authorization': 'Basic …'  /  bare "Bearer eyJ…"
+# Authorization: Bearer …  /  'Authorization': 'Basic …'  /  bare "Bearer eyJ…"; the API-key
+# headers too (x-api-key, api-key, x-goog-api-key, PRIVATE-TOKEN, x-auth-token,
+# Ocp-Apim-Subscription-Key), as a pasted curl command shows them
 AUTH_HEADER = lazy(
-    r"(?i)(?P<key>\b(?:proxy-)?authorization[\"']?\s{0,8}[:=]\s{0,8}[\"']?\s{0,8}"
+    r"(?i)(?P<key>\b(?:(?:proxy-)?authorization|api-key|auth-token|access-token|private-token"
+    r"|subscription-key)[\"']?\s{0,8}[:=]\s{0,8}[\"']?\s{0,8}"
     r"(?:(?:bearer|basic|token|digest|negotiate|aws4-hmac-sha256)\s{1,8})?)"
     r"(?P<value>[^\s\"',;}]{1,4096}(?:\r?\n[ \t]{1,32}[A-Za-z0-9._~+/=-]{8,4096}(?![^\r\n]))?)")
 # its value, and a rest that a wrapped line carried on alone to the next line
+HEADER_GATE = ("authorization", "api-key", "auth-token", "access-token", "private-token",
+               "subscription-key")
+# a conda channel's token, which conda puts in the URL path: https://conda.anaconda.org/t/TOKEN/…
+CONDA_TOKEN = lazy(r"(?i)(?P<key>\banaconda\.(?:org|com|cloud)/t/)(?P<value>[^/\s'\"<>]{6,256})")
 BEARER = lazy(r"(?i)(?P<key>\bbearer\s{1,8})(?P<value>[A-Za-z0-9._~+/=-]{8,4096}"
               r"(?:\r?\n[ \t]{1,32}[A-Za-z0-9._~+/=-]{8,4096}(?![^\r\n]))?)")
 # a PEM block, also with JSON's literal \n between its lines; unterminated blocks go too
@@ -217,6 +224,11 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
                sub_lines(JSON_SECRET, key_quotes, text, line_starts(low, JSON_GATE), 16))
         if new is not text:
             text, low = new, fold_for_gates(new)
+    if gate(low, ("anaconda",)):
+        new = (CONDA_TOKEN.sub(keep_key, text) if low is None else
+               sub_lines(CONDA_TOKEN, keep_key, text, line_starts(low, ("anaconda",))))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
     if gate(low, ("password",)):  # a .netrc line
         new = (NETRC.sub(keep_key, text) if low is None else
                sub_lines(NETRC, keep_key, text, line_starts(low, ("password",))))
@@ -234,7 +246,7 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
                sub_lines(AWS_SECRET, aws, text, line_starts(low, AWS_GATE)))
         if new is not text:
             text, low = new, fold_for_gates(new)
-    if gate(low, ("authorization",)):
+    if gate(low, HEADER_GATE):
         new = AUTH_HEADER.sub(keep_key, text)
         if new is not text:
             text, low = new, fold_for_gates(new)

@@ -75,6 +75,7 @@ _TOKENS = lazy(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_
                r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
                r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}"
                r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
+               r"|LS0tLS1CRUdJTi[A-Za-z0-9+/=]{16,}"  # a base64-encoded PEM block
                r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
 _HOST_PORT = lazy(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
@@ -95,7 +96,8 @@ _IPV6 = lazy(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
 # match of a small pattern with a literal first character, which Python's regex engine finds
 # at C speed where the full pattern (a lookbehind first) is tried at every position.
 _TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA",
-               "ASIA", "sk-", "xox", "AIza", "eyJ", "ya29.", "pypi-AgEI")
+               "ASIA", "sk-", "xox", "AIza", "eyJ", "ya29.", "pypi-AgEI",
+               "LS0tLS1CRUdJT")
 _KV_GATE = ("password=", "passwd=", "pwd=", "token=", "secret=", "key=", "auth=")
 _HOME_GATE = ("/home/", "/u/", "Users")          # "/Users/", "C:\\Users\\" hold "Users"
 _UUID_GATE = ("GPU-", "MIG-")

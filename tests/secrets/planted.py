@@ -73,6 +73,9 @@ S = {
     "url-encoded query key": "EncQueryTok-2288",
     "pypi token": "pypi-AgEIcHlwaS5vcmcCJDBhMWIyYzNkLTRlNWYtNjA3MS04MjkzLWE0YjVjNmQ3ZThmOQ",
     "google oauth access token": "ya29.a0AfB_byPlantedGoogleAccessToken0123456789",
+    "x-api-key header": "XApiKeyHdrValue-9917",
+    "gitlab private-token header": "PrivTokHdrValue-2231",
+    "base64 kubeconfig key": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB",
 }
 # what must survive every output (a redaction that eats these is a defect)
 KEEP = ("9.10.2.21", "12.4", "550.54.14")
@@ -259,6 +262,11 @@ def error_text() -> str:
         "@cache.corp.example:6379/0 invalid password\n"
         "oauthlib.oauth2.rfc6749.errors.InvalidGrantError: redirect https%3A%2F%2Fsso.example"
         f"%2Fcb%3Faccess_token%3D{S['url-encoded query key']}%26state%3Dxyz\n"
+        f"CondaHTTPError: HTTP 401 UNAUTHORIZED for url <https://conda.anaconda.org/t/"
+        f"{S['conda channel token']}/private/linux-64/repodata.json>\n"
+        f"curl -H 'x-api-key: {S['x-api-key header']}' -H \"PRIVATE-TOKEN: "
+        f"{S['gitlab private-token header']}\" https://gitlab.example/api/v4 failed: 401\n"
+        f"kubernetes.config.ConfigException: bad client-key-data: {S['base64 kubeconfig key']}\n"
         f"twine: HTTPError: 403 Forbidden: invalid or non-existent token {S['pypi token']}\n"
         f"google.auth.exceptions.RefreshError: expired {S['google oauth access token']}\n"
         "-----BEGIN OPENSSH PRIVATE KEY-----\n"

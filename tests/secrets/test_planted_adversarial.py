@@ -1,4 +1,4 @@
-"""The second planted set (``planted.py``): 48 kinds of secret in the environment, $HOME, a fake
+"""The second planted set (``planted.py``): 51 kinds of secret in the environment, $HOME, a fake
 site-packages and torch, fake nvcc/nvidia-smi, pasted reports, error texts, saved snapshots,
 argv and an internal error's message; every output of every command is searched for each value
 and its first 8 characters. The shapes and the non-secrets next to them are pinned one by one
@@ -92,6 +92,12 @@ def test_non_secrets_next_to_the_shapes_survive(line):
     ("403 Forbidden: invalid token pypi-AgEIcHlwaS5vcmcCJDBhMWIyYzNkLTRlNWYtNjA3MS04Mjkz",
      "pypi-AgEIcHlwaS5vcmcCJDBh"),
     ("RefreshError: expired ya29.a0AfB_byPlantedGoogleAccessToken0123", "ya29.a0AfB_by"),
+    ("curl -H 'x-api-key: XApiKeyHdr-9917' -H \"PRIVATE-TOKEN: PrivTokHdr-2231\" https://g",
+     "Hdr-"),
+    ("401 for url <https://conda.anaconda.org/t/ch-8f2e1d0c-tok-4a5b/private/repodata.json>",
+     "ch-8f2e1d0c"),
+    ("bad client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB",
+     "LS0tLS1CRUdJTiBSU0Eg"),
 ])
 def test_each_new_token_shape_is_redacted(line, secret):
     out = Redactor().text(line)

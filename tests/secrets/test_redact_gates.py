@@ -35,6 +35,7 @@ def plain_scrub(text: str, placeholder: str = secrets.REDACTED) -> str:
                                   if secrets.is_flag(m.string, m.start()) else m.group(0), text)
     text = secrets.JSON_SECRET.sub(lambda m: m.group("key") + m.group("vq") + placeholder
                                    + m.group("vq"), text)
+    text = secrets.CONDA_TOKEN.sub(lambda m: m.group("key") + placeholder, text)
     text = secrets.NETRC.sub(lambda m: m.group("key") + placeholder, text)
     unsure = secrets.fold_for_gates(text) is None  # a case trap: every line
     text = "".join(  # a context gate: only on lines that name AWS or a key id
