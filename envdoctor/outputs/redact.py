@@ -9,9 +9,11 @@ What goes, and what replaces it:
 - credentials: the value of every environment variable whose name or value looks like one
   (``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*API_KEY*``, ``AWS_*``, ``HF_TOKEN``,
   ``WANDB_API_KEY`` …), known token shapes anywhere (``hf_…``, ``ghp_…``, ``AKIA…``, ``sk-…``,
-  JWTs), ``password=…`` pairs and the password of a ``scheme://user:password@host`` URL
-  → ``<redacted>``; the secret values of this process's environment are also removed
-  wherever they appear verbatim;
+  JWTs, PyPI and Google OAuth tokens, base64 PEM), the value after a credential-worded name
+  or flag (``DB_PASS=…``, ``AccountKey=…``, ``--token …``, ``.netrc``'s ``password …``,
+  ``x-api-key: …``; ``secrets.scrub``) and the password of a ``scheme://user:password@host``
+  URL → ``<redacted>``; the secret values of this process's environment, and every value
+  ``scrub`` found in the data, are also removed wherever they appear verbatim;
 - user names and home folders: ``/home/NAME``, ``/Users/NAME``, ``C:\\Users\\NAME`` →
   ``<user>``, this process's ``$HOME`` → ``~`` and its user name → ``<user>``;
 - host names: this machine's name, and the values of ``*_HOST``, ``*_ADDR``, ``HOSTNAME``
@@ -106,6 +108,9 @@ _IPV4_GATE = lazy(r"\.\d{1,3}\.\d{1,3}\.")                  # the middle of a.b.
 _IPV6_GATE = lazy(r"(?i):[0-9a-f]{1,4}:[0-9a-f]{1,4}:|::")    # eight groups, or "::"
 
 _MEMO_MAX, _MEMO_LONGEST = 4096, 4096  # bounded: hostile inputs must not grow the memo
+# values of a report (paths, reasons, env values) teach the redactor the secrets they name;
+# a whole pasted log (explain's input head) does not: its quoted lines are scrubbed anyway
+_LEARN_LONGEST = 8192
 
 
 @dataclass
@@ -251,7 +256,8 @@ def _walk_for_literals(value: Any, users: set[str], hosts: set[str], r: Redactor
                 hosts.add(part.split(":")[0])
         if key.isupper() and ENV_NAME.match(key) and looks_secret(key, value):
             r.add(value, SECRET, minimum=6)
-        if "=" in value or "--" in value or "password" in value:  # a secret named once
+        if len(value) <= _LEARN_LONGEST and ("=" in value or "--" in value
+                                              or "password" in value):  # a secret named once
             for found in _secret_values(value):
                 r.add(found, SECRET, minimum=8)
     elif isinstance(value, (dict, Mapping)):
