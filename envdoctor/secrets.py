@@ -43,8 +43,14 @@ _KEY_END = (r"signature|sig|token|secret|password|passwd|pass|pwd|auth|session|c
             r"|creds|key")
 QUERY_SECRET = lazy(
     r"(?i)(?P<key>(?:" + _KEY_END + r")(?:[_-]?\d{1,3})?"
-    r"(?:=|%3[dD]|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[])))"
+    r"(?:=|%3[dD]|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[]))[\"']?)"
     r"(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
+# "password: …" in a YAML or INI file, a settings dump or an error message: the strong words
+# only (a bare "token:" or "key:" is too often prose), never a placeholder or a structure
+YAML_SECRET = lazy(
+    r"(?i)(?P<key>(?:password|passwd|secret|api[_-]?key|access[_-]?key|private[_-]?key"
+    r"|auth[_-]?token|access[_-]?token)[\"']?:[ \t]{1,4}[\"']?)"
+    r"(?P<value>(?![<\[{(])[^\s'\",;}]{4,4096})")
 # a command-line flag and its value, as argv or a shell line quotes it: ``--token abc``,
 # ``--hf_token abc``, ``['--api-key', 'abc']`` (the ``--flag=value`` form is QUERY_SECRET's).
 # The pattern finds the word and its value; ``is_flag`` checks that the word ends a flag name
@@ -104,6 +110,7 @@ PEM = lazy(r"-----BEGIN [A-Z0-9 ]{1,40}-----(?:[A-Za-z0-9+/=\s]|\\n|\\r){0,65536
 # passwd -> "pass"; signature -> "sig"; credentials, creds -> "cred" …).
 QUERY_GATE = ("sig", "token", "secret", "pass", "pwd", "auth", "session", "cred", "key")
 CLI_GATE = QUERY_GATE
+YAML_GATE = ("passw", "secret", "key", "token")
 # JSON_SECRET's key holds one of _SECRET_WORDS (api key, access key, private key -> "key" or
 # "private"; passwd, password -> "passw"; client secret -> "secret").
 JSON_GATE = ("token", "secret", "passw", "private", "key", "auth", "credential", "signature",
@@ -206,6 +213,11 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
     if ("=" in text or "%3" in text) and gate(low, QUERY_GATE):  # matches stay on one line
         new = (QUERY_SECRET.sub(keep_key, text) if low is None else
                sub_lines(QUERY_SECRET, keep_key, text, line_starts(low, QUERY_GATE)))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
+    if ":" in text and gate(low, YAML_GATE):  # one line too
+        new = (YAML_SECRET.sub(keep_key, text) if low is None else
+               sub_lines(YAML_SECRET, keep_key, text, line_starts(low, YAML_GATE)))
         if new is not text:
             text, low = new, fold_for_gates(new)
     if "-" in text and gate(low, CLI_GATE):  # one line too

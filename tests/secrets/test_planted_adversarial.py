@@ -64,6 +64,9 @@ def test_versions_next_to_the_secrets_survive(both):
     ("  password fedcba9876543210fedcba98", "fedcba98"),
     ('{"username": "kaggler", "key": "4b1c9e7d2a6f8035b1c9e7d2a6f80351"}', "4b1c9e7d"),
     ("Authorization: Bearer WrApPeDbEaReRtOk\n    EnVaLuE6677889900\n", "EnVaLuE6677889900"),
+    ('declare -x DB_PASS="DbPassValue88y"', "DbPassValue88y"),
+    ("  db_password: YamlPw-5531", "YamlPw-5531"),
+    ("ValueError: Invalid api_key: 'ApiKeyInMsg-7741'", "ApiKeyInMsg-7741"),
 ])
 def test_each_new_shape_is_scrubbed(line, secret):
     out = secrets.scrub(line)
@@ -77,7 +80,9 @@ def test_each_new_shape_is_scrubbed(line, secret):
     "nvidia-cudnn-cu12==9.10.2.21 torch==2.5.1+cu121 CUDA 12.4 driver 550.54.14",
     "torch git_version: 0a1b2c3d4e5f60718293a4b5c6d7e8f901234567 (aws build)",
     "--hash=sha256:3f1a9c7e5b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d1f3a",
-    "secret: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled system error",
+    "aws secret /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled system error",
+    "Enter password: ",
+    "api_key: <your key here>",
     "python generate.py --max-tokens 128 --use_auth_token --seed 1",
     "--xla_dump_hlo_pass_re=.* --xla_gpu_autotune_level=4",
 ])

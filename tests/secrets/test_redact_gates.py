@@ -31,6 +31,7 @@ def plain_scrub(text: str, placeholder: str = secrets.REDACTED) -> str:
         return text
     text = secrets.PEM.sub(placeholder, text)
     text = secrets.QUERY_SECRET.sub(lambda m: m.group("key") + placeholder, text)
+    text = secrets.YAML_SECRET.sub(lambda m: m.group("key") + placeholder, text)
     text = secrets.CLI_SECRET.sub(lambda m: m.group("key") + placeholder
                                   if secrets.is_flag(m.string, m.start()) else m.group(0), text)
     text = secrets.JSON_SECRET.sub(lambda m: m.group("key") + m.group("vq") + placeholder
