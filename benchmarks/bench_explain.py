@@ -2,7 +2,7 @@
 
     python benchmarks/bench_explain.py [--quick] [--runs N] [--baseline TREE] [--skip PART]
 
-Whole-process wall time of each command (start-up included, output to /dev/null, ``NO_COLOR=1``,
+Whole-process wall time of each command (start-up included, output to a file, ``NO_COLOR=1``,
 with ``.pyc`` files), as medians over interleaved rounds after one uncounted warm-up, with the
 CPU seconds (user+sys) beside it: the machine may be shared, and waiting for a core is in the
 wall time, not in the CPU time. ``--baseline TREE`` runs every envdoctor command a second time
@@ -14,8 +14,9 @@ Parts (``--skip start|traceback|logs|distinct``):
 
 1. start: ``python -c pass``, ``envdoctor --help``, ``envdoctor explain --no-facts`` on a one-line
    input.
-2. traceback: one real traceback whose signature needs no facts (``explain FILE``), one whose
-   signature has conditions (the static probes run: nvcc, torch's CUDA), and ``--no-facts``.
+2. traceback: a real traceback (corpus 005; ``explain FILE`` probes facts if its signature has
+   conditions), one whose signature reads nvcc and torch's CUDA (the static probes run), and
+   ``--no-facts``.
    Acceptance (issue 12): <= 0.2 s with facts.
 3. logs: synthetic logs of 10/50/100 MiB built from the real corpus texts (tests/corpus/explain)
    buried in filler (training-step lines, TensorFlow ``I`` lines, tqdm ``\\r`` progress), read
@@ -84,9 +85,11 @@ class Rounds:
 
 def _once(argv: list[str], stdin: str | None, env: dict[str, str]) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user+sys, from the child's rusage) and peak RSS (KB) of
-    one run (stdin from ``stdin`` or /dev/null, output to /dev/null)."""
+    one run (stdin from ``stdin`` or /dev/null, output to a scratch file)."""
     fd_in = os.open(stdin, os.O_RDONLY) if stdin else os.open(os.devnull, os.O_RDONLY)
-    fd_out = os.open(os.devnull, os.O_WRONLY)
+    # a real file, not /dev/null: GNU grep stops at the first match when output is /dev/null
+    fd_out = os.open(os.path.join(tempfile.gettempdir(), f"bench-explain-out-{os.getpid()}"),
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         start = time.perf_counter()
         pid = _spawn(argv, env, fd_in, fd_out)

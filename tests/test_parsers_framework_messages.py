@@ -274,3 +274,91 @@ def test_tensorflow_skipping_its_gpu_is_tensorflow_seeing_none():
     both = parse_text(TF_TEMPLATE_A100 + TF_SKIPPED)
     assert "live-gpu-not-seen-by-framework" in loud(both)
     assert "libcudnn.so.8" in loud(both)["live-gpu-not-seen-by-framework"]
+
+
+# https://github.com/Comfy-Org/ComfyUI/issues/5281
+COMFY_NO_CUDA = """I'm encountering an AssertionError stating that "Torch not compiled with CUDA enabled" despite having reinstalled PyTorch. Here are my system specifications:
+
+- Laptop Model: Dell G5 5500
+- GPU: NVIDIA GeForce RTX 2070
+- Windows Version: 24H2
+- CUDA Version: 12.7
+"""
+# https://github.com/Vaibhavs10/insanely-fast-whisper/issues/41: the error came from another
+# environment than the torch the reporter printed
+WHISPER_TWO_ENVS = """`AssertionError: Torch not compiled with CUDA enabled`
+
+Although I do have the` torch (2.1)`  and `cuda (12.1)` :
+
+```
+>>> print("PyTorch version:", torch.__version__)
+PyTorch version: 2.1.0+cu121
+>>> print("Is CUDA available:", torch.cuda.is_available())
+Is CUDA available: True
+```
+My GPU is nvidia RTX3060 with the latest drivers.
+"""
+
+
+def test_torch_not_compiled_with_cuda_is_a_cpu_build():
+    facts = parse_text(COMFY_NO_CUDA)
+    assert facts.frameworks.torch is not None and facts.frameworks.torch.cuda is None
+    assert "torch-cpu-build-on-gpu-host" in loud(facts)
+
+
+def test_a_cuda_build_the_report_shows_wins_over_the_message():
+    facts = parse_text(WHISPER_TWO_ENVS)
+    assert str(facts.frameworks.torch.cuda) == "12.1"
+    assert "torch-cpu-build-on-gpu-host" not in loud(facts)
+
+
+# https://github.com/NVIDIA/tensorflow/issues/83 (nvidia-tensorflow 1.15.5, RTX 3060)
+TF_INSUFFICIENT = """- TensorFlow version:1.15.5
+- CUDA/cuDNN version: cuda11.3，cudnn8.2.0
+NVIDIA GeForce RTX 3060
+>>> import tensorflow as tf
+tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime version
+"""
+
+
+def test_an_insufficient_driver_is_the_frameworks_own_driver_verdict():
+    facts = parse_text(TF_INSUFFICIENT)
+    assert facts.live["tensorflow"].cuda_available is False
+    title = loud(facts)["driver-too-old-for-framework-cuda"]  # the framework's own verdict
+    assert title.startswith("NVIDIA driver (version not reported) is too old for tensorflow")
+    with_driver = parse_text(TF_INSUFFICIENT + "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01"
+                             "    CUDA Version: 11.4     |\n")
+    title = loud(with_driver)["driver-too-old-for-framework-cuda"]
+    assert "470.82.01" in title and "insufficient" in title
+
+
+def test_the_same_words_with_no_framework_named_are_nobodys():
+    from envdoctor.parsers import informal
+    part = informal.parse("Error: CUDA driver version is insufficient for CUDA runtime version\n")
+    assert part.live == {}
+
+
+# https://github.com/YanWenKun/ComfyUI-Docker/issues/60: nvidia-smi sees the GPU, torch in the
+# container does not
+TORCH_NO_GPUS = """# RuntimeError: No CUDA GPUs are available
+
+❯ docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi
+
+Sat Sep 14 01:04:28 2024
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 555.58.02              Driver Version: 555.58.02      CUDA Version: 12.5     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 4060 Ti     Off |   00000000:01:00.0 Off |                  N/A |
+"""
+
+
+def test_torch_seeing_no_gpu_next_to_a_gpu_is_live004():
+    facts = parse_text(TORCH_NO_GPUS)
+    assert facts.live["torch"].cuda_available is False
+    assert "No CUDA GPUs are available" in loud(facts)["live-gpu-not-seen-by-framework"]
+    alone = parse_text("RuntimeError: No CUDA GPUs are available\ntorch==2.3.1\n")
+    assert not alone or "live-gpu-not-seen-by-framework" not in loud(alone)

@@ -152,9 +152,11 @@ def _parse(text: Any, where: str) -> Need:
     if name in LOOKALIKES:
         raise BadInput(f"{where}: requirement {raw!r}: unknown key {req.name!r}; "
                        f"did you mean {LOOKALIKES[name]}?")
-    if not str(req.specifier) and name not in ("nccl", "cudnn", "cuda"):
-        raise BadInput(f"{where}: requirement {raw!r} needs a version, e.g. {name}>=1.0")
     kind = name if name in ("python", "cuda", "driver", "cudnn", "nccl") else "package"
+    if not str(req.specifier) and kind in ("python", "driver"):  # a bare package: installed
+        raise BadInput(f"{where}: requirement {raw!r} needs a version, e.g. {name}>=3.10"
+                       if kind == "python" else
+                       f"{where}: requirement {raw!r} needs a version, e.g. {name}>=550")
     return Need(raw, kind, name=name, spec=req.specifier)
 
 
@@ -314,10 +316,8 @@ def _result(req: Need, verdict: Any, actual: str, source: str) -> CheckResult:
     finding = Finding(
         code=req.code, id=req.id, severity=Severity.ERROR,
         title=f"Requirement {req.text} is not met: {actual}",
-        why=f"The policy ({source}) requires {req.text}; this machine has {actual}.",
-        fix=f"Run on a machine that meets {req.text}, or " + (
-            f"relax `--require {req.text}`." if source == "--require"
-            else f"change the requirement in {source}."),
+        why=f"The policy ({source}) requires {req.text}; found: {actual}.",
+        fix=_failed_fix(req, source),
         references=_refs(source, ref), evidence=evidence, area="policy")
     return CheckResult(req.code, req.id, "fired", finding)
 
@@ -325,6 +325,23 @@ def _result(req: Need, verdict: Any, actual: str, source: str) -> CheckResult:
 def _refs(source: str, ref: str) -> tuple[str, ...]:
     """The policy file that asked (when there is one) and the documentation of the fact."""
     return (ref,) if source == "--require" else (source.split(" [", 1)[0], ref)
+
+
+# Requirements a package installer can meet; a framework's build depends on the machine, so
+# its command comes from `envdoctor suggest` (the wheel for this GPU, driver and Python).
+SUGGESTED = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "jaxlib": "jax",
+             "xformers": "xformers", "bitsandbytes": "bitsandbytes", "flash-attn": "flash-attn"}
+
+
+def _failed_fix(req: Need, source: str) -> str:
+    relax = (f"relax `--require {req.text}`" if source == "--require"
+             else f"change the requirement in {source}")
+    if req.kind == "package" and req.name in SUGGESTED:
+        return (f"`envdoctor suggest {SUGGESTED[req.name]}` prints the install command that "
+                f"fits this machine; or {relax}.")
+    if req.kind == "package":
+        return f"pip install '{req.text}' (or {relax})."
+    return f"Run on a machine that meets {req.text}, or {relax}."
 
 
 def _unknown_fix(req: Need) -> str:
@@ -355,6 +372,8 @@ def _package(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
         if not _known(facts, "packages"):
             return UNKNOWN, "the packages probe did not answer"
         dist = facts.packages.get(req.name)
+        if dist is not None and not str(req.spec):  # a bare name asks only that it is there
+            return True, f"{req.name} {dist.version or '(version unreadable)'}"
         version = dist.version if dist else None
     if version is None:
         return False, f"{req.name} is not installed"

@@ -351,6 +351,8 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         hip = t.get("hip") or _local_rocm(version)
         cpu = bool(t.get("cpu_only") or (version is not None and version.local
                                          and version.local.startswith("cpu")))
+        if not cpu and cuda is None and hip is None and t.get("said_no_cuda"):
+            cpu = True  # "Torch not compiled with CUDA enabled", and no build stated otherwise
         if cpu:
             cuda = None
         elif cuda is None and hip is None:

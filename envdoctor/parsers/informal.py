@@ -73,6 +73,12 @@ _JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built again
 # library 'libcudnn.so.8'" line per missing library
 _TF_SKIPPED = re.compile(r"Skipping registering GPU devices")
 _TF_DLOPEN = re.compile(r"Could not load dynamic library '([\w.+-]{1,60})'")
+# torch.cuda's _lazy_init on a build without CUDA
+_TORCH_NO_CUDA = re.compile(r"Torch not compiled with CUDA enabled")
+# the CUDA runtime a framework loaded is newer than the driver (cudaErrorInsufficientDriver)
+_INSUFFICIENT = re.compile(r"CUDA driver version is insufficient for CUDA runtime version")
+# torch's _cuda_init when it can see no device (CUDA_VISIBLE_DEVICES, a container without --gpus)
+_TORCH_NO_GPUS = re.compile(r"RuntimeError: No CUDA GPUs are available")
 _NO_DRIVER = re.compile(r"Found no NVIDIA driver on your system")
 _NUMPY_ABI = re.compile(r"_ARRAY_API not found|compiled using NumPy 1\.x cannot be run")
 # the NumPy ABI warning belongs to torch when torch's import is what printed it: a traceback
@@ -237,6 +243,23 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
             part.set("cuda.nvcc_version", ver(m.group(1)))
             part.set("frameworks.torch.cuda", ver(m.group(2)))
             break
+    m = _INSUFFICIENT.search(text)
+    owner = "tensorflow" if re.search(r"tensorflow", text, re.IGNORECASE) else \
+        "torch" if re.search(r"\btorch\b|pytorch", text, re.IGNORECASE) else None
+    if m and owner and not _DRIVER_OLD.search(text):  # whose runtime: the framework the text runs
+        part.set(f"frameworks.{owner}.ran", True)
+        part.observe(owner, "cuda_available", False)
+        part.observe(owner, "gpu_error", m.group(0))
+    m = _TORCH_NO_GPUS.search(text)
+    if m:
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "import", "ok")  # torch imported, then found no device
+        part.observe("torch", "cuda_available", False)
+        part.observe("torch", "gpu_error", "No CUDA GPUs are available")
+    if _TORCH_NO_CUDA.search(text):
+        # the torch that ran has no CUDA; a build the report states elsewhere (+cu121, a
+        # collect_env) still wins over it: two environments pasted side by side
+        part.set("frameworks.torch.said_no_cuda", True)
     if _TF_SKIPPED.search(text):
         missing_libs = sorted(set(_TF_DLOPEN.findall(text)))[:8]
         part.set("frameworks.tensorflow.ran", True)

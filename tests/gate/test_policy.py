@@ -41,6 +41,7 @@ def states(facts: Facts, *reqs: str, extra: dict | None = None) -> dict[str, tup
     ("driver>=550", "driver"), ("gpus>=8", "gpus"), ("gpu_memory_gb>=80", "gpu_memory_gb"),
     ("bf16", "bf16"), ("nccl", "nccl"), ("nccl>=2.20", "nccl"), ("cudnn>=9", "cudnn"),
     ("smoke=torch,jax", "smoke"), ("shm_gb>=8", "shm_gb"), ("python>=3.10", "python"),
+    ("einops", "package"),
 ])
 def test_every_documented_requirement_parses(text, kind):
     assert policy.parse_requirement(text).kind == kind
@@ -48,7 +49,8 @@ def test_every_documented_requirement_parses(text, kind):
 
 @pytest.mark.parametrize("text,needle", [
     ("torch>>2", "malformed"), ("gpus>=eight", "gpus>=N"), ("smoke=pytorch", "'pytorch'"),
-    ("gpu>=1", "did you mean gpus"), ("numpy", "needs a version"), ("", "non-empty"),
+    ("gpu>=1", "did you mean gpus"), ("python", "python>=3.10"), ("driver", "driver>=550"),
+    ("", "non-empty"),
     ("torch[cuda]>=2", "extras"),
 ])
 def test_malformed_requirements_name_themselves(text, needle):
@@ -102,6 +104,24 @@ def test_requirements_on_an_8x_h100_node():
     assert got["python>=3.12"] == ("fired", "Python 3.11.10")
     # driver supports 12.4, but torch was built with 12.1: the framework's CUDA is the limit
     assert got["cuda>=12.4"] == ("fired", "torch built with CUDA 12.1")
+
+
+def test_a_bare_package_name_asks_only_that_it_is_installed():
+    facts = pipeline.load_facts_file(str(H100))
+    got = states(facts, "numpy", "torch", "no-such-dist-anywhere")
+    assert got["numpy"][0] == "passed" and got["torch"][0] == "passed"
+    assert got["no-such-dist-anywhere"] == ("fired", "no-such-dist-anywhere is not installed")
+
+
+def test_a_failed_requirement_reads_as_a_sentence_and_fixes_with_a_command():
+    facts = pipeline.load_facts_file(str(H100))
+    gate = policy.load(None, ("numpy>=3", "torch>=9", "gpus>=16"), cwd=Path("/nonexistent"))
+    fixes = {r.finding.evidence["requirement"]: r.finding
+             for r in policy.evaluate(gate, facts) if r.finding}
+    assert fixes["numpy>=3"].fix.startswith("pip install 'numpy>=3'")
+    assert fixes["torch>=9"].fix.startswith("`envdoctor suggest torch`")
+    assert fixes["gpus>=16"].fix.startswith("Run on a machine that meets gpus>=16")
+    assert all(f.why.endswith(".") and "has " not in f.why for f in fixes.values())
 
 
 def test_driver_and_cuda_requirements_fail_after_a_downgrade():

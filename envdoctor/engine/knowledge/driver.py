@@ -41,8 +41,9 @@ def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
 
 
 # The signatures of a framework's own "the driver is too old for my CUDA" message (torch's
-# "The NVIDIA driver on your system is too old (found version N)").
-DRIVER_TOO_OLD_SAID = ("ECUDA005",)
+# "The NVIDIA driver on your system is too old (found version N)"; the CUDA runtime's
+# "CUDA driver version is insufficient for CUDA runtime version").
+DRIVER_TOO_OLD_SAID = ("ECUDA005", "ECUDA006")
 
 
 def said_too_old(live: dict[str, Any] | None) -> list[str]:
@@ -116,10 +117,10 @@ def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
        cuda_driver=optional("nvidia.cuda_driver_version"))
 def driver_label(*, driver: Version | None, cuda_driver: Version | None) -> str | None:
     """The driver as a title shows it: its version, else the CUDA level a framework reported
-    for it ("(CUDA 9.1 level)"); None when neither was observed."""
+    for it ("(CUDA 9.1 level)"), else "(version not reported)"."""
     if driver is not None:
         return str(driver)
-    return f"(CUDA {cuda_driver} level)" if cuda_driver is not None else None
+    return f"(CUDA {cuda_driver} level)" if cuda_driver is not None else "(version not reported)"
 
 
 @reads(driver="nvidia.driver_version", fw=some("frameworks"), os=OS_READ)
