@@ -507,6 +507,20 @@ class Facts:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
 
+    def with_sections_from_dict(self, sections: dict[str, Any]) -> Facts:
+        """These facts with some top-level fields replaced by ones decoded from ``sections``
+        (this schema's JSON form, as ``to_dict`` writes it). A redacted copy changes a few
+        sections; decoding only those costs a fraction of a whole ``from_dict``."""
+        if not sections:
+            return self
+        from envdoctor.facts.serialize import field_hints
+        hints = dict(field_hints(Facts))
+        try:
+            return replace(self, **{name: from_jsonable(hints[name], value, f"$.{name}")
+                                    for name, value in sections.items()})
+        except (DecodeError, KeyError) as exc:
+            raise FactsError(f"facts do not fit the schema: {exc}") from None
+
     @classmethod
     def from_dict(cls, data: Any) -> Facts:
         """Decode a snapshot; raises ``FactsError`` with a one-line reason when it does not fit."""

@@ -68,6 +68,11 @@ def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
 
 
+def field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields with their resolved types (cached)."""
+    return _field_hints(cls)
+
+
 def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
     """Build a value of type ``tp`` from JSON data; unknown keys are ignored (forward compat)."""
     if tp is Any:

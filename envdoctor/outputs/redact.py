@@ -296,14 +296,22 @@ def redact_data(data: Any, environ: Mapping[str, str] | None = None) -> Any:
     return for_data(data, environ).data(data)
 
 
+def _redacted_facts(facts: Any, plain: dict[str, Any], r: Redactor) -> Any:
+    """``facts`` with the fields redaction changed decoded again; the others are kept as they
+    are (most sections hold no name, path or address)."""
+    changed = {name: value for name, value in r.data(plain).items()
+               if value != plain.get(name)}
+    return facts.with_sections_from_dict(changed)
+
+
 def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
     """A redacted copy of a ``Report``: facts, findings, results, summary and extra keys."""
     from envdoctor.engine.findings import CheckResult, Finding, Severity
-    from envdoctor.facts import Facts
     from envdoctor.outputs.report import Report
     from envdoctor.outputs.summary import AreaLine
 
-    r = for_data(report.to_dict(), environ)
+    plain = report.to_dict()
+    r = for_data(plain, environ)
 
     def finding(f: Finding) -> Finding:
         d = r.data(f.to_dict())
@@ -318,7 +326,7 @@ def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
             mapped[id(f)] = finding(f)
         return mapped[id(f)]
 
-    facts = Facts.from_dict(r.data(report.facts.to_dict()))
+    facts = _redacted_facts(report.facts, plain["facts"], r)
     results = [CheckResult(x.code, x.id, x.state, same(x.finding) if x.finding else None,
                            r.text(x.detail)) for x in report.results]
     findings = [same(f) for f in report.findings]

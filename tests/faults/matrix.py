@@ -851,7 +851,11 @@ def _hwm(pid: int) -> int:
     return 0
 
 
-def run_fault(fid: str, python: str = sys.executable, keep: bool = False) -> dict:
+def run_fault(fid: str, python: str = sys.executable, keep: bool = False,
+              slack: float = 1.0) -> dict:
+    """Run one fault through the real CLI. ``slack`` multiplies its time bound: the table this
+    script prints holds the bounds as written; the pytest run (a shared 2-core CI machine)
+    keeps them as hang guards, several times over the time a quiet machine takes."""
     category, title, build = FAULTS[fid]
     d = Path(tempfile.mkdtemp(prefix=f"edfault-{fid}-"))
     home = d / "home"
@@ -923,8 +927,8 @@ def run_fault(fid: str, python: str = sys.executable, keep: bool = False) -> dic
     # a traceback of ours; a worker's traceback quoted as evidence inside JSON is data
     if TRACE in err or (TRACE in out and not out.lstrip().startswith(("{", "["))):
         problems.append("traceback")
-    if seconds > spec["bound"] and not killed:
-        problems.append(f"{seconds:.1f}s > {spec['bound']}s")
+    if seconds > spec["bound"] * slack and not killed:
+        problems.append(f"{seconds:.1f}s > {spec['bound'] * slack:g}s")
     if left:
         problems.append(f"{len(left)} process(es) left behind")
     if spec.get("rss_mb") and rss > spec["rss_mb"]:

@@ -24,6 +24,9 @@ SKIP = {"F04": "1 GB input: run by `python tests/faults/matrix.py --only F04` an
         "T10": "a hung nvcc costs its 10 s timeout: tests/probes/test_probe_failures.py runs the "
                "same real hang with a short timeout"}
 NEEDS_CC = {"N01", "N02", "N03"}
+# The bounds in matrix.py are what a quiet machine needs; here they guard against hangs on a
+# loaded CI runner, so they get room (the hard CAP still kills a real hang at 60 s).
+HANG_GUARD_SLACK = 3.0
 NEEDS_TORCH = {"S01", "S02", "S03", "S04", "S05", "S06"}
 
 
@@ -52,7 +55,7 @@ def _source_tree():
 
 @pytest.mark.parametrize("fid", list(_params()))
 def test_fault_is_handled(fid):
-    result = matrix.run_fault(fid, sys.executable)
+    result = matrix.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK)
     assert not result.get("error"), result.get("error")
     assert result["ok"], (f"{fid} {result['title']}: {'; '.join(result['problems'])} "
                           f"(exit {result['rc']}, {result['seconds']} s, "
