@@ -17,22 +17,20 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import run_timed  # noqa: E402
+
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, timeout=900)
-    seconds = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} failed with status {proc.returncode}")
+    seconds, code = run_timed(argv, env, cwd=REPO, limit=900)
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed with status {code}")
     return seconds
 
 
