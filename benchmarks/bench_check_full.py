@@ -1,9 +1,9 @@
 """Benchmark: a full `envdoctor check` (static probes + live workers + quick CPU smoke for torch,
 TensorFlow and JAX) against the slowest bare framework import, in the same run.
 
-Goal (issue 5): median of the full check ≤ 1.5 × median of `python -c "import tensorflow"`
-(the slowest import on the reference 2-core machine), and the same work run sequentially costs
-> 2.5 × that import (which is what running the workers concurrently saves).
+Goal (issue 10): median of the full check ≤ 1.2 × median of `python -c "import tensorflow"`
+(the slowest import on the reference 2-core machine). The same work run sequentially is
+printed next to it: what running the workers concurrently saves.
 
 Runs alternate (import, check, sequential, import, check, …) so that load from other processes
 hits all three alike; each is a whole fresh process, timed from outside, ≥ 5 runs, medians.
@@ -71,10 +71,9 @@ def main() -> None:
         "slowest_import": slowest,
         "check_over_slowest_import": round(med["check"] / med[slowest], 3),
         "sequential_over_slowest_import": round(med["sequential"] / med[slowest], 3),
-        "goal": "check ≤ 1.5 × slowest import; sequential > 2.5 ×",
+        "goal": "check ≤ 1.2 × slowest import",
     }
-    result["met"] = (result["check_over_slowest_import"] <= 1.5
-                     and result["sequential_over_slowest_import"] > 2.5)
+    result["met"] = result["check_over_slowest_import"] <= 1.2
     print(json.dumps(result, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps({**result, "samples_s": times}, indent=2))
