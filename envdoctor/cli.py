@@ -110,6 +110,8 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except click.ClickException as exc:
         with contextlib.suppress(Exception):
+            from envdoctor.crashlog import redacted
+            exc.message = redacted(exc.message)
             exc.show()
         code = exc.exit_code if exc.exit_code else EXIT_USAGE
     except SystemExit as exc:

@@ -64,14 +64,18 @@ def write_crash_log(exc: BaseException) -> str:
     return path
 
 
-def one_line(exc: BaseException) -> str:
-    """The first line of ``exc``'s message (at most 300 characters), redacted like the log:
-    it goes to stderr, which CI logs keep. Only the exception's type if redaction fails."""
-    message = str(exc).splitlines()[0][:300] if str(exc).strip() else ""
+def redacted(message: str) -> str:
+    """An error line for stderr (which CI logs keep), redacted like every output: a bad-input
+    message quotes the user's paths and values, an internal error's message anything."""
     if not message:
-        return ""
+        return message
     try:
         from envdoctor.outputs.redact import for_data
         return for_data({"argv": sys.argv, "message": message}).text(message)
     except Exception:  # noqa: BLE001 - redaction failed: say nothing that could leak
         return "(message left out: redaction failed)"
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (at most 300 characters), redacted."""
+    return redacted(str(exc).splitlines()[0][:300] if str(exc).strip() else "")

@@ -385,6 +385,8 @@ def outputs(tmp: Path, redact: bool = True) -> dict[str, str]:
     go("suggest", ["suggest", "torch", "-v"])
     go("suggest --facts", ["suggest", "--facts", str(snap), "-v"], pasted=True)
     go("suggest --from", ["suggest", "--from", str(paste), "--format", "json"], pasted=True)
+    go("bad input: a path", ["check", "--facts", f"{tmp}/{S['hf token in a path']}/none.json"])
+    go("bad input: a flag", ["check", "--policy", f"/etc/--password={S['--password in command']}"])
     go("crash log", ["check", "--static", "-o",
                      f"{files}/out-{S['db pass']}-{S['hf token']}.txt"],
        python_args=["-c", CRASH])
