@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _timing import run_timed  # noqa: E402
 
 
 def default_commands(python: str) -> dict[str, list[str]]:
@@ -48,10 +50,7 @@ def available(argv: list[str]) -> bool:
 
 
 def time_once(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, env=env, timeout=600)
-    return time.perf_counter() - start, proc.returncode
+    return run_timed(argv, env)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -118,3 +118,13 @@ def test_when_not_to_split(tmp_path, monkeypatch):
     big.write_bytes(build(3, 30))
     with open(big, "rb") as fh:
         assert parallel.scan_file(s, fh, block_bytes=4096, minimum=0) is None
+
+
+def test_no_split_on_one_cpu_or_a_machine_busy_on_every_core(monkeypatch):
+    monkeypatch.undo()  # the real spare_cpu, with the machine's numbers faked
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    assert parallel.spare_cpu() is False
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3},
+                        raising=False)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
+    assert parallel.spare_cpu() is False

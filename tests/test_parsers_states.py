@@ -191,3 +191,27 @@ def test_a_template_naming_the_gpu_package_is_tensorflow_gpu():
                        "- GPU model and memory: GeForce RTX 2080 Ti\n")
     assert facts.frameworks.tensorflow.distribution == "tensorflow-gpu"
     assert "tensorflow-package-cpu-only" not in {f.id for f in pipeline.diagnose(facts).findings}
+
+
+# `python -m xformers.info` (https://github.com/facebookresearch/xformers/issues/630)
+XFORMERS_INFO = """python3 -m xformers.info
+xFormers 0.0.15+6cd1b36.d20230110
+memory_efficient_attention.cutlassF:               available
+memory_efficient_attention.cutlassB:               available
+swiglu.fused.p.cpp:                                available
+is_triton_available:                               True
+is_functorch_available:                            False
+pytorch.version:                                   1.12.1+cu113
+pytorch.cuda:                                      available
+gpu.compute_capability:                            6.1
+gpu.name:                                          NVIDIA GeForce GTX 1060 6GB
+"""
+
+
+def test_xformers_info_states_torch_and_the_gpu():
+    facts = parse_text(XFORMERS_INFO)
+    assert str(facts.frameworks.torch.version) == "1.12.1+cu113"
+    assert [g.name for g in facts.nvidia.gpus] == ["NVIDIA GeForce GTX 1060"]
+    assert facts.live["torch"].cuda_available is True
+    assert not {f.id for f in pipeline.diagnose(facts).findings
+                if f.severity.value in ("error", "warning")}

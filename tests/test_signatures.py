@@ -129,3 +129,25 @@ def test_anti_pattern_cancels():
     assert cases, "no signature demonstrates an anti-pattern"
     for sig, example in cases:
         assert sig.code not in _codes(example.text)
+
+
+def test_every_condition_names_only_what_the_rules_vocabulary_defines():
+    """A condition naming an unknown fact (``numpy.version`` where the vocabulary has
+    ``pkg('numpy')``) is silently UNKNOWN forever, and makes ``explain`` probe every section."""
+    import re
+
+    from envdoctor.engine import expr
+    from envdoctor.engine.checks import known_names
+    from envdoctor.explain.conditions import sections_needed
+    from envdoctor.explain.signatures import load_signatures
+
+    bad = []
+    for sig in load_signatures():
+        for cond in sig.conditions:
+            for src in [cond.when_source, *re.findall(r"\{([^{}]+)\}", cond.note)]:
+                unknown = expr.free_names(expr.compile_expr(src, validate=False)) - known_names()
+                if unknown:
+                    bad.append((sig.code, src, sorted(unknown)))
+        if sig.conditions:
+            assert sections_needed([sig]) is not None, sig.code
+    assert not bad

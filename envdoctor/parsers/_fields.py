@@ -46,6 +46,18 @@ def apply(part: Partial, key: str, value: str) -> bool:
                     r"os version|system|os/platform)(?: \(.*\))?", k):
         os_fields(part, v)
         return True
+    # `python -m xformers.info`: "pytorch.version: 2.0.1+cu118", "pytorch.cuda: available",
+    # "gpu.name: Tesla P100-PCIE"
+    if k in ("pytorch.version", "build.torch_version"):
+        _framework(part, "torch", v, k)
+        return True
+    if k == "pytorch.cuda":
+        if v.lower() in ("available", "not available"):
+            part.observe("torch", "cuda_available", v.lower() == "available")
+        return True
+    if k == "gpu.name":
+        _gpu(part, v)
+        return True
     if re.fullmatch(r"wsl ?2?(?: version)?", k):  # "WSL2: Ubuntu 22.04.2 LTS"
         if not missing(v):
             part.set("host.wsl", 1 if k.strip().endswith("1") else 2)

@@ -15,6 +15,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, ver
+from envdoctor.engine.knowledge.jax import lookup_jax_release
 from envdoctor.engine.loader import matrix
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
@@ -83,11 +84,10 @@ def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
     want = _installed_jax(m)
     if want is None:
         return None
-    for row in _releases():
-        first, last = ver(row.get("first")), ver(row.get("last"))
-        if first is not None and last is not None and first <= want <= last and (
-                m.python is None or SpecifierSet(row.get("python", "")).contains(m.python)):
-            return row, Version(want.base_version)
+    row = lookup_jax_release(want)  # python_requires narrowed by that release's wheel ceiling
+    if row is not None and (m.python is None
+                            or SpecifierSet(row.get("python", "")).contains(m.python)):
+        return row, Version(want.base_version)
     return None
 
 

@@ -131,7 +131,9 @@ def test_tf_release_and_windows():
 
 
 def test_jax_release_ranges_and_plugins():
-    assert compat.lookup_jax_release("0.4.35")["python"] == ">=3.10"
+    # python_requires, narrowed by the newest Python the release has wheels for
+    assert compat.lookup_jax_release("0.4.35")["python"] == ">=3.10,<3.14"
+    assert compat.lookup_jax_release("0.4.30")["python"] == ">=3.9,<3.13"
     assert compat.lookup_jax_release("0.10.2")["python"] == ">=3.11"
     assert compat.lookup_jax_release("9.0") is None
     assert compat.lookup_jax_plugin(13)["min_cc"] == "7.5"

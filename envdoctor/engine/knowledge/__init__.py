@@ -37,7 +37,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
     "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
-    "torch_reinstall_same_build": "torch",
+    "torch_reinstall_same_build": "torch", "xformers_torch_mismatch": "torch",
     "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
                            "the arch list torch printed about itself, else its matrix row"),
     # tensorflow

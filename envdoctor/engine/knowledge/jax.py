@@ -20,15 +20,27 @@ def jax_plugin_major(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def python_ceiling(version: Any) -> str | None:
+    """``"<3.13"`` for a jax before 0.4.34: the newest Python its jaxlib has wheels for
+    (jax.toml ``[[python_wheels]]``); None when the data sets no ceiling."""
+    v = ver(version)
+    if v is None:
+        return None
+    return next((r["python"] for r in matrix("jax").get("python_wheels", [])
+                 if in_range(Version(v.base_version), r.get("jax", ""))), None)
+
+
 def lookup_jax_release(version: Any) -> dict[str, Any] | None:
-    """The JAX row whose first..last range holds ``version``."""
+    """The JAX row whose first..last range holds ``version``, its ``python`` narrowed by the
+    release's wheel ceiling (python_requires alone has no upper bound)."""
     v = ver(version)
     if v is None:
         return None
     for row in matrix("jax").get("release", []):
         first, last = ver(row.get("first")), ver(row.get("last"))
         if first and last and first <= Version(v.base_version) <= last:
-            return row
+            ceiling = python_ceiling(v)
+            return {**row, "python": f"{row['python']},{ceiling}"} if ceiling else row
     return None
 
 

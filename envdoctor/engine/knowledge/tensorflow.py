@@ -173,12 +173,19 @@ def tf_cudnn_wheel_gap(*, tf: TensorflowBuild | None, pk: PackageFacts,
     (TF 2.16 built for cuDNN 8.9 next to torch's nvidia-cudnn-cu12 9.x: libcudnn.so.8 is not
     there) or an older minor (TF 2.18 built for 9.3 next to 9.1: TF refuses "CuDNN library
     needs to have matching major version and equal or higher minor version"). The build's
-    cuDNN is its tested configuration's (tensorflow.toml); a system cuDNN of the right major
+    cuDNN is its build_info's major with the tested configuration's minor (tensorflow.toml),
+    build_info alone where the two disagree; a system cuDNN of the right major
     and minor is a way out, so no gap then. ``{"need", "wheel", "dist", "older_minor"}``."""
     if tf is None or tf.version is None:
         return None
     row = lookup_tf_release(tf.version) or {}
     need, cuda = ver(row.get("cudnn")), ver(row.get("cuda"))
+    # build_info (observed) outranks the tested configuration (inferred): a TF built for
+    # cuDNN 9 (NGC, a distro) is judged by 9 even where the table says 8.9
+    if tf.cudnn is not None and (need is None or tf.cudnn.major != need.major):
+        need = tf.cudnn
+    if tf.cuda is not None and (cuda is None or tf.cuda.major != cuda.major):
+        cuda = tf.cuda
     if need is None or cuda is None:
         return None
     dist = pk.get(f"nvidia-cudnn-cu{cuda.major}")

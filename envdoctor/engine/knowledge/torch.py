@@ -339,3 +339,22 @@ def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
             out.append(f"{comp} {dist.version} is a {cv} build, torch {torch.version} "
                        f"is {tv}")
     return out
+
+
+@reads(pk="packages")
+def xformers_torch_mismatch(*, pk: PackageFacts) -> dict[str, Any] | None:
+    """An installed xformers built for another torch release: its wheel_index ``[[xformers]]``
+    row (from the xformers CHANGELOG) pins the torch it was compiled against, and its C++/CUDA
+    extensions do not load under another one. ``{"xformers", "torch", "wants", "source"}``;
+    None when they pair or the data has no row for that xformers."""
+    xf, torch = pk.get("xformers"), pk.get("torch")
+    if xf is None or xf.version is None or torch is None or torch.version is None:
+        return None
+    row = next((r for r in matrix("wheel_index").get("xformers", [])
+                if ver(r.get("xformers")) == ver(xf.version.public)), None)
+    if row is None or in_range(Version(torch.version.base_version), row.get("torch", "")):
+        return None
+    wants = str(row.get("torch", ""))
+    return {"xformers": str(xf.version), "torch": str(torch.version),
+            "wants": wants[2:] if wants.startswith("==") else wants,
+            "source": str(row.get("source", ""))}
