@@ -85,7 +85,7 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
         # machine that shows a driver (device nodes, WSL's libcuda): the asking broke
         said = f"nvidia-smi: {smi_said}" if smi_said else (
             nvml_error or "neither NVML nor nvidia-smi could be asked")
-        broke.append(f"{said}, but {' and '.join(loaded if smi_said else traces)}")
+        broke.append(f"{said.rstrip('. ')}, but {' and '.join(loaded if smi_said else traces)}")
     if facts is None and kernel_module is not None and not broke:
         reason = "only the kernel module answered" + (f" ({nvml_error})" if nvml_error else "")
         # The kernel module is loaded but nothing in user space could list its GPUs
