@@ -46,7 +46,8 @@ def _s(value: Any) -> str:
 
 # NVML errors that say the GPU itself is unwell (NVML_ERROR_GPU_IS_LOST, _RESET_REQUIRED,
 # _UNKNOWN), as pynvml words them; any other error of an optional query means "not supported".
-UNWELL = ("gpu is lost", "gpu requires reset", "unknown error")
+UNWELL = ("gpu is lost", "gpu requires reset", "gpu requires restart", "unknown error")
+UNWELL_TYPES = ("NVMLError_GpuIsLost", "NVMLError_ResetRequired", "NVMLError_Unknown")
 _unwell: list[str] = []
 
 
@@ -58,7 +59,7 @@ def _call(nv: Any, name: str, *args: Any) -> Any:
         return getattr(nv, name)(*args)
     except Exception as exc:  # noqa: BLE001
         text = str(exc).strip()
-        if text.lower() in UNWELL:
+        if text.lower() in UNWELL or type(exc).__name__ in UNWELL_TYPES:
             _unwell.append(f"{name.removeprefix('nvmlDevice')}: {text}")
         return None
 

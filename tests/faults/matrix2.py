@@ -322,6 +322,33 @@ def _(d):
                                        codes=("PROBE001",)))
 
 
+# --------------------------------------------------------------------------- a real NVML child
+# tests/faults/fake_nvml.c built in a mode; pynvml loads it in envdoctor's NVML child process.
+@fault("NL01", "nvml lib", "libnvidia-ml: nvmlInit returns NVML_ERROR_UNKNOWN (container cgroup)",
+       "https://github.com/NVIDIA/nvidia-docker/issues/1671")
+def _(d):
+    lib = m.fake_nvml(d, "unknown")
+    return spec({"LD_LIBRARY_PATH": str(lib)},
+                verdict(status=FAILED, reason=("Unknown Error",), codes=("PROBE001",)))
+
+
+@fault("NL02", "nvml lib", "libnvidia-ml: two GPUs, the second NVML_ERROR_GPU_IS_LOST",
+       "https://github.com/JosephKJ/OWOD/issues/81")
+def _(d):
+    lib = m.fake_nvml(d, "lost")
+    return spec({"LD_LIBRARY_PATH": str(lib)},
+                verdict(reason=("GPU is lost",), codes=("PROBE001",), failed_field="gpus"))
+
+
+@fault("NL03", "nvml lib", "libnvidia-ml: GPU answers, its temperature NVML_ERROR_RESET_REQUIRED",
+       "https://github.com/leptonai/gpud/pull/1133")
+def _(d):
+    lib = m.fake_nvml(d, "reset")
+    return spec({"LD_LIBRARY_PATH": str(lib)},
+                verdict(status={"ok"}, reason=("requires",), codes=("PROBE001",),
+                        failed_field="gpus.health", gpus=1))
+
+
 # --------------------------------------------------------------------------- the binary itself
 @fault("B01", "binary", "nvidia-smi is a wrong-arch ELF (Exec format error)",
        "https://github.com/NVIDIA/nvidia-container-toolkit/issues/303")

@@ -6,6 +6,7 @@ code, no traceback, in bounded time and with no process left behind."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,11 +17,14 @@ from . import matrix, matrix2
 ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD_SLACK = 3.0  # as in test_faults.py: the bounds guard against hangs on a loaded runner
 NEEDS_TORCH = {"LW01", "LW02", "LW03"}
+NEEDS_CC = {"NL01", "NL02", "NL03"}
 
 
 def _params():
     for fid, (category, title, _) in matrix2.FAULTS.items():
         marks = []
+        if fid in NEEDS_CC and shutil.which("gcc") is None:
+            marks.append(pytest.mark.skip(reason="no C compiler for the fake libnvidia-ml"))
         if fid in NEEDS_TORCH and importlib.util.find_spec("torch") is None:
             marks.append(pytest.mark.skip(reason="torch is not installed"))
         yield pytest.param(fid, id=f"{fid}-{category}-{title}"[:90], marks=marks)
@@ -47,7 +51,7 @@ def test_matrix2_is_new_cites_its_sources_and_covers_the_categories():
     for fid, (_, _, build) in matrix2.FAULTS.items():
         assert build.src.startswith(("https://", "synthetic:")), fid
     categories = {c for c, _, _ in matrix2.FAULTS.values()}
-    assert {"nvml state", "binary", "gpu rows", "visibility", "driver traces", "toolkit",
+    assert {"nvml state", "nvml lib", "binary", "gpu rows", "visibility", "driver traces", "toolkit",
             "python files", "live worker"} <= categories
 
 
