@@ -44,12 +44,23 @@ def _s(value: Any) -> str:
     return str(value)
 
 
+# NVML errors that say the GPU itself is unwell (NVML_ERROR_GPU_IS_LOST, _RESET_REQUIRED,
+# _UNKNOWN), as pynvml words them; any other error of an optional query means "not supported".
+UNWELL = ("gpu is lost", "gpu requires reset", "gpu requires restart", "unknown error")
+UNWELL_TYPES = ("NVMLError_GpuIsLost", "NVMLError_ResetRequired", "NVMLError_Unknown")
+_unwell: list[str] = []
+
+
 def _call(nv: Any, name: str, *args: Any) -> Any:
-    """One optional query; unsupported fields (NVML_ERROR_NOT_SUPPORTED …) become None."""
+    """One optional query; unsupported fields (NVML_ERROR_NOT_SUPPORTED …) become None, and
+    an error saying the GPU is lost or needs a reset is kept for the answer."""
     _step(name)
     try:
         return getattr(nv, name)(*args)
-    except Exception:
+    except Exception as exc:  # noqa: BLE001
+        text = str(exc).strip()
+        if text.lower() in UNWELL or type(exc).__name__ in UNWELL_TYPES:
+            _unwell.append(f"{name.removeprefix('nvmlDevice')}: {text}")
         return None
 
 
@@ -84,10 +95,16 @@ def collect(nv: Any) -> dict[str, Any]:
         _step("nvmlDeviceGetCount")
         count = int(nv.nvmlDeviceGetCount())
         gpus = []
+        lost = []  # GPUs NVML counts but cannot open (fallen off the bus, needs a reset)
         for i in range(min(max(count, 0), MAX_GPUS)):
             _step(f"nvmlDeviceGetHandleByIndex({i})")
-            h = nv.nvmlDeviceGetHandleByIndex(i)
+            try:
+                h = nv.nvmlDeviceGetHandleByIndex(i)
+            except Exception as exc:  # noqa: BLE001
+                lost.append({"index": i, "error": (str(exc) or type(exc).__name__).strip()[:200]})
+                continue
             gpu: dict[str, Any] = {"index": i}
+            del _unwell[:]
             for key, fn, args in GPU_QUERIES:
                 gpu[key] = _plain(_call(nv, fn, h, *args))
             gpu["memory"] = _plain(_call(nv, "nvmlDeviceGetMemoryInfo", h))
@@ -95,11 +112,12 @@ def collect(nv: Any) -> dict[str, Any]:
             gpu["processes"] = [
                 {**_plain(p), "name": _s(_call(nv, "nvmlSystemGetProcessName", p.pid) or "")}
                 for p in list(procs)[:256]]
+            gpu["unwell"] = sorted(set(_unwell))[:8]
             gpus.append(gpu)
     finally:
         _call(nv, "nvmlShutdown")
     return {"ok": True, "driver": driver, "cuda": cuda if isinstance(cuda, int) else None,
-            "count": count, "gpus": gpus}
+            "count": count, "gpus": gpus, "lost": lost}
 
 
 def main(argv: list[str]) -> int:

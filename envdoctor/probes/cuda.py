@@ -65,9 +65,10 @@ def probe() -> CudaFacts:
     facts = CudaFacts(nvcc_path=nvcc_path, nvcc_version=nvcc_version, toolkits=tuple(toolkits))
     if not toolkits and not nvcc_path:
         return _with(facts, trail.info(Status.NOT_FOUND, "no CUDA toolkit and no nvcc on PATH"))
-    if nvcc_path and nvcc_version is None:
-        return _with(facts, trail.info(Status.OK, f"{nvcc_path} --version: {nvcc_problem}",
-                                       "folders"))
+    if nvcc_path and nvcc_version is None:  # that nvcc broke: its version is a failed field
+        why = f"{nvcc_path} --version: {nvcc_problem}"
+        return _with(facts, replace(trail.info(Status.OK, why, "folders"),
+                                    failed={"nvcc_version": why}))
     return _with(facts, trail.info(Status.OK, source="nvcc+folders" if nvcc_path else "folders"))
 
 

@@ -52,9 +52,11 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
     end = time.monotonic() + BUDGET
     pci = count_pci_devices(root / "sys/bus/pci/devices")
     kernel_module = parse_proc_version(trail.read(root / "proc/driver/nvidia/version") or "")
+    traces = driver_traces(root, kernel_module)
 
     absent = driver_absent_reason(root)
     broke: list[str] = []  # sources that failed (not: said there is no driver)
+    smi_said = ""          # what nvidia-smi said about the driver when it ran and gave up
     if absent:
         trail.ran.append(f"nvml: not tried ({absent})")
         facts, nvml_error = None, ""
@@ -74,10 +76,26 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
             if smi_broke:
                 broke.append(smi_error if smi_error.startswith("nvidia-smi")
                              else f"nvidia-smi: {smi_error}")
+            elif smi_error:
+                smi_said = smi_error
+    loaded = [t for t in traces if not t.startswith("/dev/")]
+    if facts is None and not broke and not is_mismatch(nvml_error) and (
+            (smi_said and loaded) or (not smi_said and traces and kernel_module is None)):
+        # nvidia-smi says "no driver" next to a loaded one, or nobody could be asked on a
+        # machine that shows a driver (device nodes, WSL's libcuda): the asking broke
+        said = f"nvidia-smi: {smi_said}" if smi_said else (
+            nvml_error or "neither NVML nor nvidia-smi could be asked")
+        broke.append(f"{said.rstrip('. ')}, but {' and '.join(loaded if smi_said else traces)}")
     if facts is None and kernel_module is not None and not broke:
         reason = "only the kernel module answered" + (f" ({nvml_error})" if nvml_error else "")
+        # The kernel module is loaded but nothing in user space could list its GPUs
+        # (libnvidia-ml and nvidia-smi missing or unusable): the GPU list is a failed field.
+        missing = ("the kernel module is loaded, but neither NVML nor nvidia-smi could list "
+                   "the GPUs" + (f" ({nvml_error})" if nvml_error else ""))
         facts = NvidiaFacts(driver_version=kernel_module, nvml_error=nvml_error,
-                            probe=trail.info(Status.OK, reason, "procfs"))
+                            probe=replace(trail.info(Status.OK, reason, "procfs"),
+                                          unobserved=("cuda_driver_version",),
+                                          failed={"gpus": missing}))
     if facts is None and broke:
         seen = f"; kernel module {kernel_module} is loaded" if kernel_module else ""
         return NvidiaFacts(pci_devices=pci, nvml_error=nvml_error,
@@ -99,7 +117,7 @@ NVML_TIMEOUT = 8.0     # nvmlInit on a big box takes a second or two; a hung one
 # probe; anything else they say (a hang, a crash, "No devices were found") is a failure.
 STATED_MESSAGES = ("nvml shared library not found", "driver not loaded",
                    "couldn't communicate with the nvidia driver", "nvml library not found",
-                   "driver/library version mismatch")
+                   "couldn't find libnvidia-ml.so", "driver/library version mismatch")
 
 
 def _left(end: float) -> float:
@@ -109,6 +127,28 @@ def _left(end: float) -> float:
 def says_absent(message: str) -> bool:
     low = message.lower()
     return any(m in low for m in STATED_MESSAGES)
+
+
+def is_mismatch(message: str) -> bool:
+    return "mismatch" in message.lower()
+
+
+def driver_traces(root: Path, kernel_module: Version | None) -> list[str]:
+    """What on this machine shows an NVIDIA driver is installed, whatever the tools say: the
+    loaded kernel module, its device nodes, the Windows driver's libcuda inside WSL. A "no
+    driver" answer next to one of these is a broken driver stack, not an absent one. (A GPU
+    on the PCI bus is not a trace: it is how DRV005 tells "GPU, no driver".)"""
+    out = []
+    if kernel_module is not None:
+        out.append(f"kernel module {kernel_module} is loaded (/proc/driver/nvidia/version)")
+    nodes = [f"/dev/{n}" for n in ("nvidiactl", "nvidia0") if (root / "dev" / n).exists()]
+    if nodes:
+        out.append(f"{' and '.join(nodes)} exist")
+    wsl = sorted(glob.glob(f"{glob.escape(str(root / 'usr/lib/wsl/lib'))}/libcuda.so*"))
+    if wsl:
+        out.append("the Windows driver's WSL libcuda is here "
+                   f"(/{os.path.relpath(wsl[0], root)})")
+    return out
 
 
 # --------------------------------------------------------------------------- is a driver possible?
@@ -242,6 +282,17 @@ def _from_nvml(trail: Trail, timeout: float) -> tuple[NvidiaFacts | None, str, b
         return None, f"NVML answered something unreadable: {exc}", True
     if facts.driver_version is None:
         return None, f"NVML gave an unreadable driver version {raw.get('driver')!r:.80}", True
+    failed = {}
+    lost = [g for g in raw.get("lost") or () if isinstance(g, dict)]
+    if lost:  # NVML counts GPUs it cannot open: the GPU list is incomplete, a failed field
+        why = "; ".join(f"GPU {g.get('index')}: {str(g.get('error'))[:120]}" for g in lost[:8])
+        failed["gpus"] = f"NVML counts {raw.get('count')} GPU(s) but cannot open {len(lost)}: {why}"
+    unwell = [f"GPU {g.get('index')}: {', '.join(str(u)[:80] for u in g['unwell'][:4])}"
+              for g in raw.get("gpus") or () if isinstance(g, dict) and g.get("unwell")]
+    if unwell:  # the GPU answered some queries and said it is lost / needs a reset for others
+        failed["gpus.health"] = "NVML reports " + "; ".join(unwell)[:400]
+    if failed:
+        facts = replace(facts, probe=replace(facts.probe, failed=failed))
     return facts, "", False
 
 
@@ -318,11 +369,21 @@ def _from_smi(trail: Trail, end: float) -> tuple[NvidiaFacts | None, str, bool]:
             break
         fields = ([f for f in fields if f != bad] if bad in fields
                   else QUERY_FIELDS_MINIMAL.split(","))
-    if result.error or _smi_broken(result):
+    gpus, driver = parse_query_csv(result.stdout, fields) if not result.error else ((), None)
+    failed: dict[str, str] = {}
+    if result.error or (_smi_broken(result) and not gpus):
         message = smi_failure(result)
         return None, message, not says_absent(message)
-    gpus, driver = parse_query_csv(result.stdout, fields) if result.ok else ((), None)
+    if not result.ok and gpus:  # some rows, and an error for the rest (a GPU lost, a warning)
+        failed["gpus"] = f"nvidia-smi --query-gpu exited {result.returncode}: {smi_failure(result)}"
+    elif not result.ok:
+        gpus, driver = (), None
+    elif not gpus and result.stdout.strip():
+        failed["gpus"] = ("nvidia-smi --query-gpu printed no complete row of the fields asked "
+                          "(truncated or garbled output)")
     header = trail.run(["nvidia-smi"], min(SMI_TIMEOUT, _left(end)))
+    if header.error and gpus:  # the query answered; the table (the process list) did not
+        failed["gpus.processes"] = f"nvidia-smi (the table) {header.error}"
     table = parse_smi_table(header.stdout) if header.ok else {}
     table_gpus = parse_smi_table_gpus(header.stdout) if header.ok else ()
     if not gpus:
@@ -336,8 +397,54 @@ def _from_smi(trail: Trail, end: float) -> tuple[NvidiaFacts | None, str, bool]:
             return None, "nvidia-smi printed no GPU and no driver version", True
         message = smi_failure(result if not result.ok else header)
         return None, message, not says_absent(message)
+    unwell = error_cells(result.stdout, fields) + (table_error_rows(header.stdout)
+                                                     if header.ok else [])
+    if unwell:  # nvidia-smi itself says a GPU is in an error state
+        failed["gpus.health"] = "nvidia-smi reports " + "; ".join(dict.fromkeys(unwell))[:400]
+    info = trail.info(Status.OK, source="nvidia-smi")
     return NvidiaFacts(driver_version=driver, cuda_driver_version=table.get("cuda"), gpus=gpus,
-                       probe=trail.info(Status.OK, source="nvidia-smi")), "", False
+                       probe=replace(info, failed=failed) if failed else info), "", False
+
+
+# Cells nvidia-smi writes for a GPU in an error state (never for "not available", which is
+# [N/A], [Not Supported], [Insufficient Permissions], [Requested functionality ...]).
+ERROR_CELLS = ("[unknown error]", "[gpu requires reset]", "[gpu is lost]", "err!")
+
+
+def error_cells(text: str, fields: list[str]) -> list[str]:
+    """``GPU 0: temperature.gpu, power.draw [Unknown Error]`` for each --query-gpu row whose
+    cells carry an error marker."""
+    out = []
+    names = [_field(f) for f in fields]
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        bad = [(names[i] if i < len(names) else f"field {i}", c) for i, c in enumerate(cells)
+               if c.lower() in ERROR_CELLS]
+        if bad and len(cells) == len(names):
+            row = dict(zip(names, cells, strict=False))
+            which = ", ".join(n for n, _ in bad)
+            out.append(f"GPU {row.get('index', '?')}: {which} {bad[0][1]}")
+    return out
+
+
+def table_error_rows(text: str) -> list[str]:
+    """``GPU 0: ERR! in the nvidia-smi table`` for each GPU whose table rows carry ERR!."""
+    out = []
+    index = None
+    for line in text.splitlines():
+        if len(line) > MAX_ROW or "Processes:" in line or "MIG devices:" in line:
+            if "Processes:" in line or "MIG devices:" in line:
+                break
+            continue
+        m = _TABLE_GPU.match(line)
+        if m:
+            index = m.group(1)
+        low = line.lower()
+        marker = next((c for c in ERROR_CELLS if c in low), "")
+        if marker and index is not None:
+            out.append(f"GPU {index}: {marker.upper() if marker == 'err!' else marker} "
+                       "in the nvidia-smi table")
+    return out
 
 
 def invalid_field(result: runner.CommandResult) -> str:
@@ -365,11 +472,15 @@ def smi_failure(result: runner.CommandResult) -> str:
     if result.error:
         return f"nvidia-smi {result.error}"
     text = (result.stdout + "\n" + result.stderr).strip()
-    for line in text.splitlines():
-        if line.strip():
-            line = line.strip()
-            return line.removeprefix("Failed to initialize NVML: ") if "NVML" in line else line
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    telling = [x for x in lines if any(w in x.lower() for w in SMI_FATAL + SMI_WORDS)]
+    for line in telling[:1] or lines[:1]:
+        return line.removeprefix("Failed to initialize NVML: ") if "NVML" in line else line
     return f"nvidia-smi exited {result.returncode}"
+
+
+# Words of a line that says what went wrong, preferred over the first line (a CSV row).
+SMI_WORDS = ("error", "warning", "failed", "unable", "couldn't", "lost", "reset")
 
 
 def _field(name: str) -> str:

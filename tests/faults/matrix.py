@@ -852,11 +852,11 @@ def _hwm(pid: int) -> int:
 
 
 def run_fault(fid: str, python: str = sys.executable, keep: bool = False,
-              slack: float = 1.0) -> dict:
+              slack: float = 1.0, faults: dict | None = None) -> dict:
     """Run one fault through the real CLI. ``slack`` multiplies its time bound: the table this
     script prints holds the bounds as written; the pytest run (a shared 2-core CI machine)
     keeps them as hang guards, several times over the time a quiet machine takes."""
-    category, title, build = FAULTS[fid]
+    category, title, build = (faults or FAULTS)[fid]
     d = Path(tempfile.mkdtemp(prefix=f"edfault-{fid}-"))
     home = d / "home"
     home.mkdir()
@@ -967,12 +967,12 @@ def _cell(r: dict | None) -> str:
     return f"{what}: {verdict}".replace("|", "\\|")[:220]
 
 
-def table(before: list[dict], after: list[dict]) -> str:
+def table(before: list[dict], after: list[dict], faults: dict | None = None) -> str:
     """Markdown: fault -> before -> after."""
     b = {r["id"]: r for r in before}
     a = {r["id"]: r for r in after}
     lines = ["| id | category | fault | before | after |", "| --- | --- | --- | --- | --- |"]
-    for fid, (category, title, _) in FAULTS.items():
+    for fid, (category, title, _) in (faults or FAULTS).items():
         lines.append(f"| {fid} | {category} | {title.replace('|', '/')} | {_cell(b.get(fid))} | "
                      f"{_cell(a.get(fid))} |")
     ok_b = sum(1 for r in before if r.get("ok"))
@@ -981,7 +981,9 @@ def table(before: list[dict], after: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(faults: dict | None = None) -> None:
+    """The command line; matrix2.py passes its own faults."""
+    faults = faults or FAULTS
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--table", nargs=2, metavar=("BEFORE.json", "AFTER.json"),
@@ -993,18 +995,18 @@ def main() -> None:
     args = ap.parse_args()
     if args.table:
         print(table(json.loads(Path(args.table[0]).read_text()),
-                    json.loads(Path(args.table[1]).read_text())))
+                    json.loads(Path(args.table[1]).read_text()), faults))
         return
     global ROOT
     ROOT = args.root
-    ids = [i for i in FAULTS if not args.only or i in args.only.split(",")]
+    ids = [i for i in faults if not args.only or i in args.only.split(",")]
     results = []
     if args.resume and Path(args.out).exists():
         results = [r for r in json.loads(Path(args.out).read_text()) if r["id"] in ids]
         done = {r["id"] for r in results}
         ids = [i for i in ids if i not in done]
     for fid in ids:
-        r = run_fault(fid, args.python)
+        r = run_fault(fid, args.python, faults=faults)
         results.append(r)
         mark = "ok " if r.get("ok") else "BAD"
         print(f"{mark} {fid} rc={r.get('rc')} {r.get('seconds')}s rss={r.get('rss_mb')}MB "

@@ -77,7 +77,10 @@ def test_a_cancelled_probe_thread_starts_nothing_more():
 
     t = threading.Thread(target=probe, daemon=True)
     t.start()
-    time.sleep(0.3)
+    start = time.monotonic()  # a loaded runner may take a while to start `sleep`
+    while time.monotonic() - start < 10 and not any(
+            owner == t.ident for _, owner in list(runner._live.values())):
+        time.sleep(0.02)
     assert runner.kill_owned_by(t.ident) == 1
     t.join(10)
     assert not t.is_alive()

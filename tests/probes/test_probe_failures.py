@@ -315,7 +315,22 @@ def test_pynvml_not_importable(monkeypatch, driver_root):
     with runner.use_runner(fake_runner({}), which_only()):
         facts = nvidia.probe(driver_root)
     assert facts.nvml_error == "pynvml unavailable"
-    assert facts.probe.status is Status.NOT_FOUND  # nothing broke: NVML could not be asked
+    # NVML could not be asked and there is no nvidia-smi, yet /dev/nvidiactl is there: the
+    # driver is not confirmed absent, the probe could not do its job (never "no driver")
+    assert facts.probe.status is Status.ERROR
+    assert "/dev/nvidiactl" in facts.probe.reason and "pynvml unavailable" in facts.probe.reason
+
+
+def test_pynvml_not_importable_and_no_driver_traces_is_not_found(monkeypatch, tmp_path):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pynvml" else real(name, *a))
+    (tmp_path / "usr/lib/x86_64-linux-gnu").mkdir(parents=True)
+    (tmp_path / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").write_text("")
+    with runner.use_runner(fake_runner({}), which_only()):
+        facts = nvidia.probe(tmp_path)
+    assert facts.probe.status is Status.NOT_FOUND
 
 
 def test_nvml_raising_after_init_is_an_nvml_error(monkeypatch, driver_root):
@@ -544,3 +559,159 @@ def test_timeout_kills_the_commands_children_too(tmp_path):
             break
         time.sleep(0.05)
     assert state in ("gone", "Z", "X")
+
+
+# --------------------------------------------------------------------------- broken, not absent
+BROKEN_SMI = [("21-device-handle-unknown-error.txt", 15, "device handle"),
+              ("22-gpu-is-lost.txt", 15, "GPU is lost"),
+              ("23-nvml-unknown-error-container.txt", 255, "Unknown Error"),
+              ("25-no-devices-were-found.txt", 6, "No devices were found"),
+              ("26-nvml-insufficient-permissions.txt", 4, "Insufficient Permissions")]
+
+
+@pytest.mark.parametrize("name,rc,words", BROKEN_SMI)
+def test_recorded_broken_nvidia_smi_is_a_failed_probe(monkeypatch, driver_root, name, rc, words):
+    with_nvml(monkeypatch, RaisingNVML("Unknown Error"))
+    smi = out(recorded("nvidia-smi", name), rc)
+    with runner.use_runner(fake_runner({"nvidia-smi": smi}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert facts.probe.status is Status.ERROR
+    assert words in facts.probe.reason
+
+
+def _kernel_module(root: Path) -> None:
+    (root / "proc" / "driver" / "nvidia").mkdir(parents=True)
+    (root / "proc" / "driver" / "nvidia" / "version").write_text(
+        recorded("proc-driver-version", "01-open-kernel-module-565.txt"))
+
+
+def test_no_libnvidia_ml_is_absent_without_driver_traces(monkeypatch, tmp_path):
+    """nvidia-smi in an image, no driver mounted: the tool itself says its library is absent."""
+    (tmp_path / "usr/lib/x86_64-linux-gnu").mkdir(parents=True)  # (nothing in it)
+    monkeypatch.setenv("LD_LIBRARY_PATH", "")
+    with_nvml(monkeypatch, RaisingNVML("NVML Shared Library Not Found"))
+    smi = out(recorded("nvidia-smi", "24-couldnt-find-libnvidia-ml.txt"), 12)
+    with runner.use_runner(fake_runner({"nvidia-smi": smi}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(tmp_path)
+    assert facts.probe.status is Status.NOT_FOUND
+
+
+@pytest.mark.parametrize("name,rc", [("24-couldnt-find-libnvidia-ml.txt", 12),
+                                     ("09-failed-communicate-driver.txt", 9)])
+def test_no_driver_said_next_to_a_loaded_kernel_module_is_a_failed_probe(
+        monkeypatch, driver_root, name, rc):
+    _kernel_module(driver_root)
+    with_nvml(monkeypatch, RaisingNVML("NVML Shared Library Not Found"))
+    smi = out(recorded("nvidia-smi", name), rc)
+    with runner.use_runner(fake_runner({"nvidia-smi": smi}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert facts.probe.status is Status.ERROR
+    assert "kernel module 565.57.01 is loaded" in facts.probe.reason
+
+
+def test_kernel_module_alone_leaves_the_gpu_list_failed(monkeypatch, tmp_path):
+    _kernel_module(tmp_path)
+    with_nvml(monkeypatch, RaisingNVML("NVML Shared Library Not Found"))
+    with runner.use_runner(fake_runner({}), which_only()):
+        facts = nvidia.probe(tmp_path)
+    assert facts.probe.status is Status.OK and facts.driver_version == Version("565.57.01")
+    assert "gpus" in facts.probe.failed
+
+
+def test_wsl_libcuda_without_nvidia_smi_is_not_no_driver(monkeypatch, tmp_path):
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "dxg").write_text("")
+    (tmp_path / "usr/lib/wsl/lib").mkdir(parents=True)
+    (tmp_path / "usr/lib/wsl/lib/libcuda.so.1").write_text("")
+    with_nvml(monkeypatch, RaisingNVML("NVML Shared Library Not Found"))
+    with runner.use_runner(fake_runner({}), which_only()):
+        facts = nvidia.probe(tmp_path)
+    assert facts.probe.status is Status.ERROR
+    assert "/usr/lib/wsl/lib/libcuda.so.1" in facts.probe.reason
+
+
+H100_ROW = ("{i}, NVIDIA H100 80GB HBM3, GPU-{i}, 565.57.01, 9.0, 81559, 1, 30, 100.00, 700.00, "
+            "5, 5, 16, 16, Disabled, Enabled, 0, No")
+
+
+def _smi(query: CommandResult, table: CommandResult):
+    return lambda argv: query if any(a.startswith("--query-gpu") for a in argv) else table
+
+
+def test_one_gpu_lost_keeps_the_others_and_fails_the_list(monkeypatch, driver_root):
+    lost = recorded("nvidia-smi", "21-device-handle-unknown-error.txt")
+    rows = "".join(H100_ROW.format(i=i) + "\n" for i in (0, 1, 2))
+    with_nvml(monkeypatch, RaisingNVML("Unknown Error"))
+    answer = _smi(out(rows + lost, 15), out(lost, 15))
+    with runner.use_runner(fake_runner({"nvidia-smi": answer}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert facts.probe.status is Status.OK and len(facts.gpus) == 3
+    assert "Unable to determine the device handle" in facts.probe.failed["gpus"]
+
+
+@pytest.mark.parametrize("cell", ["[GPU requires reset]", "[Unknown Error]"])
+def test_error_cells_are_a_failed_health_field(monkeypatch, driver_root, cell):
+    row = H100_ROW.format(i=0).replace(", 30, 100.00,", f", {cell}, {cell},")
+    table = recorded("nvidia-smi", "12-8x-h100-565-no-processes.txt")
+    with_nvml(monkeypatch, RaisingNVML("Unknown Error"))
+    answer = _smi(out(row + "\n"), out(table))
+    with runner.use_runner(fake_runner({"nvidia-smi": answer}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert len(facts.gpus) == 1 and facts.gpus[0].temperature_c is None
+    assert cell in facts.probe.failed["gpus.health"] and "GPU 0" in facts.probe.failed["gpus.health"]
+
+
+def test_not_available_cells_are_no_failure(monkeypatch, driver_root):
+    row = H100_ROW.format(i=0).replace(", 0, No", ", [N/A], [N/A]").replace(
+        "Disabled", "[Insufficient Permissions]")
+    with_nvml(monkeypatch, RaisingNVML("Unknown Error"))
+    answer = _smi(out(row + "\n"), out(recorded("nvidia-smi", "12-8x-h100-565-no-processes.txt")))
+    with runner.use_runner(fake_runner({"nvidia-smi": answer}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert facts.probe.status is Status.OK and facts.probe.failed == {}
+
+
+def test_table_err_cells_name_their_gpu():
+    table = recorded("nvidia-smi", "12-8x-h100-565-no-processes.txt").replace(
+        "| N/A   30C    P0             82W /  700W |", "|ERR!  ERR!   ERR!           ERR! /  ERR! |")
+    assert nvidia.table_error_rows(table) == ["GPU 1: ERR! in the nvidia-smi table"]
+    assert nvidia.table_error_rows(recorded("nvidia-smi", "12-8x-h100-565-no-processes.txt")) == []
+
+
+def test_truncated_query_output_fails_the_gpu_list(monkeypatch, driver_root):
+    table = recorded("nvidia-smi", "12-8x-h100-565-no-processes.txt")[:700]
+    with_nvml(monkeypatch, RaisingNVML("Unknown Error"))
+    answer = _smi(out("0, NVIDIA H100 80GB HBM3, GPU-5f6b"), out(table))
+    with runner.use_runner(fake_runner({"nvidia-smi": answer}), which_only(nvidia_smi="/x")):
+        facts = nvidia.probe(driver_root)
+    assert "truncated" in facts.probe.failed["gpus"]
+
+
+def test_nvml_gpu_it_cannot_open_fails_the_gpu_list(monkeypatch, driver_root):
+    class OneLost(TwoGpuNVML):
+        def nvmlDeviceGetHandleByIndex(self, i):
+            if i == 1:
+                raise NVMLError("GPU is lost")
+            return i
+    with_nvml(monkeypatch, OneLost())
+    with runner.use_runner(fake_runner({}), which_only()):
+        facts = nvidia.probe(driver_root)
+    assert facts.probe.source == "nvml" and len(facts.gpus) == 1
+    assert "GPU 1: GPU is lost" in facts.probe.failed["gpus"]
+
+
+def test_nvml_gpu_that_needs_a_reset_fails_its_health(monkeypatch, driver_root):
+    class NeedsReset(TwoGpuNVML):
+        def nvmlDeviceGetTemperature(self, h, sensor):
+            if h == 0:
+                raise NVMLError("GPU requires reset")
+            return 40
+
+        def nvmlDeviceGetPowerUsage(self, h):
+            raise NVMLError("Not Supported")  # not available: no failure
+    with_nvml(monkeypatch, NeedsReset())
+    with runner.use_runner(fake_runner({}), which_only()):
+        facts = nvidia.probe(driver_root)
+    assert len(facts.gpus) == 2
+    assert facts.probe.failed == {"gpus.health": "NVML reports GPU 0: GetTemperature: GPU "
+                                                 "requires reset"}

@@ -72,6 +72,12 @@ SMI_FAILURES = {
     "09-failed-communicate-driver.txt": "couldn't communicate with the NVIDIA driver",
     "10-nvml-driver-library-mismatch.txt": "Driver/library version mismatch",
     "11-nvml-mismatch-old-no-version-line.txt": "Driver/library version mismatch",
+    "21-device-handle-unknown-error.txt": "Unable to determine the device handle",
+    "22-gpu-is-lost.txt": "GPU is lost",
+    "23-nvml-unknown-error-container.txt": "Unknown Error",
+    "24-couldnt-find-libnvidia-ml.txt": "couldn't find libnvidia-ml.so",
+    "25-no-devices-were-found.txt": "No devices were found",
+    "26-nvml-insufficient-permissions.txt": "Insufficient Permissions",
 }
 
 

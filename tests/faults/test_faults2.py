@@ -1,0 +1,65 @@
+"""The second fault matrix (``matrix2.py``) under pytest: every broken NVIDIA stack, tool or
+file it injects must be reported truthfully by the real CLI (a failed probe as a failed probe,
+a stated absence as absence, a healthy machine without a warning), with the documented exit
+code, no traceback, in bounded time and with no process left behind."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from . import matrix, matrix2
+
+ROOT = Path(__file__).resolve().parents[2]
+HANG_GUARD_SLACK = 3.0  # as in test_faults.py: the bounds guard against hangs on a loaded runner
+NEEDS_TORCH = {"LW01", "LW02", "LW03"}
+NEEDS_CC = {"NL01", "NL02", "NL03"}
+
+
+def _params():
+    for fid, (category, title, _) in matrix2.FAULTS.items():
+        marks = []
+        if fid in NEEDS_CC and shutil.which("gcc") is None:
+            marks.append(pytest.mark.skip(reason="no C compiler for the fake libnvidia-ml"))
+        if fid in NEEDS_TORCH and importlib.util.find_spec("torch") is None:
+            marks.append(pytest.mark.skip(reason="torch is not installed"))
+        yield pytest.param(fid, id=f"{fid}-{category}-{title}"[:90], marks=marks)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _source_tree():
+    matrix.ROOT = str(ROOT)
+    yield
+
+
+@pytest.mark.parametrize("fid", list(_params()))
+def test_fault_is_reported_truthfully(fid):
+    result = matrix2.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK)
+    assert not result.get("error"), result.get("error")
+    assert result["ok"], (f"{fid} {result['title']}: {'; '.join(result['problems'])} "
+                          f"(exit {result['rc']}, {result['seconds']} s, "
+                          f"stderr: {result['stderr_tail']!r})")
+
+
+def test_matrix2_is_new_cites_its_sources_and_covers_the_categories():
+    assert len(matrix2.FAULTS) >= 30
+    assert not set(matrix2.FAULTS) & set(matrix.FAULTS)
+    for fid, (_, _, build) in matrix2.FAULTS.items():
+        assert build.src.startswith(("https://", "synthetic:")), fid
+    categories = {c for c, _, _ in matrix2.FAULTS.values()}
+    assert {"nvml state", "nvml lib", "binary", "gpu rows", "visibility", "driver traces", "toolkit",
+            "python files", "live worker"} <= categories
+
+
+def test_a_check_can_fail():
+    """The verdict checks are not vacuous: a healthy report fails a failed-probe expectation."""
+    import json
+    healthy = json.dumps({"facts": {"nvidia": {"probe": {"status": "ok"}, "gpus": [{}]}},
+                          "findings": [{"code": "DRV001", "severity": "error", "title": "x"}]})
+    assert matrix2.verdict(status={"error"}, codes=("PROBE001",))(healthy, "", None)
+    assert matrix2.verdict(quiet=True)(healthy, "", None)
+    assert not matrix2.verdict(status={"ok"}, gpus=1)(healthy, "", None)
