@@ -5,29 +5,17 @@ code, no traceback, in bounded time and with no process left behind."""
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from . import matrix, matrix2
+from ._params import HANG_GUARD_SLACK, assert_handled, fault_params
 
 ROOT = Path(__file__).resolve().parents[2]
-HANG_GUARD_SLACK = 3.0  # as in test_faults.py: the bounds guard against hangs on a loaded runner
 NEEDS_TORCH = {"LW01", "LW02", "LW03"}
 NEEDS_CC = {"NL01", "NL02", "NL03"}
-
-
-def _params():
-    for fid, (category, title, _) in matrix2.FAULTS.items():
-        marks = []
-        if fid in NEEDS_CC and shutil.which("gcc") is None:
-            marks.append(pytest.mark.skip(reason="no C compiler for the fake libnvidia-ml"))
-        if fid in NEEDS_TORCH and importlib.util.find_spec("torch") is None:
-            marks.append(pytest.mark.skip(reason="torch is not installed"))
-        yield pytest.param(fid, id=f"{fid}-{category}-{title}"[:90], marks=marks)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -36,13 +24,9 @@ def _source_tree():
     yield
 
 
-@pytest.mark.parametrize("fid", list(_params()))
+@pytest.mark.parametrize("fid", list(fault_params(matrix2.FAULTS, None, NEEDS_CC, NEEDS_TORCH)))
 def test_fault_is_reported_truthfully(fid):
-    result = matrix2.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK)
-    assert not result.get("error"), result.get("error")
-    assert result["ok"], (f"{fid} {result['title']}: {'; '.join(result['problems'])} "
-                          f"(exit {result['rc']}, {result['seconds']} s, "
-                          f"stderr: {result['stderr_tail']!r})")
+    assert_handled(fid, matrix2.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK))
 
 
 def test_matrix2_is_new_cites_its_sources_and_covers_the_categories():
