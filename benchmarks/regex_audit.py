@@ -24,43 +24,17 @@ import time
 from pathlib import Path
 
 try:  # Python 3.11+
+    import re._constants as sre_constants  # type: ignore[import-not-found]
     import re._parser as sre_parse  # type: ignore[import-not-found]
-    from re._constants import (  # type: ignore[import-not-found]
-        ANY,
-        ASSERT,
-        ASSERT_NOT,
-        AT,
-        BRANCH,
-        CATEGORY,
-        GROUPREF,
-        IN,
-        LITERAL,
-        MAX_REPEAT,
-        MIN_REPEAT,
-        NEGATE,
-        NOT_LITERAL,
-        RANGE,
-        SUBPATTERN,
-    )
 except ImportError:  # Python 3.10
+    import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
-    from sre_constants import (  # type: ignore[no-redef]
-        ANY,
-        ASSERT,
-        ASSERT_NOT,
-        AT,
-        BRANCH,
-        CATEGORY,
-        GROUPREF,
-        IN,
-        LITERAL,
-        MAX_REPEAT,
-        MIN_REPEAT,
-        NEGATE,
-        NOT_LITERAL,
-        RANGE,
-        SUBPATTERN,
-    )
+
+(ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, GROUPREF, IN, LITERAL, MAX_REPEAT, MIN_REPEAT,
+ NEGATE, NOT_LITERAL, RANGE, SUBPATTERN) = (
+    getattr(sre_constants, name) for name in (
+        "ANY", "ASSERT", "ASSERT_NOT", "AT", "BRANCH", "CATEGORY", "GROUPREF", "IN", "LITERAL",
+        "MAX_REPEAT", "MIN_REPEAT", "NEGATE", "NOT_LITERAL", "RANGE", "SUBPATTERN"))
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("envdoctor.parsers", "envdoctor.probes", "envdoctor.explain")
