@@ -9,9 +9,13 @@ pattern that scans a line costs a bounded amount per line).
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import stat
+import sys
+from typing import Any, BinaryIO
 
 MAX_LINE = 16384         # characters kept of one line; the rest of the line is dropped
 MAX_FILE = 1 << 20       # default cap for a probe's file read (version files, METADATA)
@@ -103,3 +107,307 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE,
     if data is None:
         return None
     return defuse(cap_lines(data.decode("utf-8", errors="replace"), max_line))
+
+
+# ============================================================================ the one reader
+# Every byte from outside (an input file, stdin, a snapshot, the rule cache, a rule or policy
+# file, pyproject.toml, a /proc file) enters through the functions below; a structural test
+# (tests/test_one_way_in.py) fails on any other ``open()`` of outside data. Limits first, then
+# typed decoding: what does not fit is an ``InputError`` (a ValueError naming what is wrong),
+# which the callers turn into one line and exit 2 (``BadInput``) naming the file.
+
+MAX_INPUT = 32 << 20    # a facts snapshot or a pasted report is kilobytes; 32 MB is not one
+MAX_DEPTH = 64          # nesting of a facts snapshot is about 6; JSON deeper than this is hostile
+MAX_NUMBER = 40         # characters of one number: 64-bit integers and doubles need < 25
+MAX_TOML = 4 << 20      # a policy, a pyproject.toml or a rule file
+MAX_KEY_PARTS = 32      # dotted parts of one TOML key (tomllib is quadratic in them)
+MAX_PROC = 8 << 20      # a /proc or /sys file (/proc/self/maps of a framework process)
+FIFO_WAIT = 5.0         # seconds a named FIFO given as input may stay silent before we say so
+INT64 = 1 << 63
+
+
+class InputError(ValueError):
+    """Outside data that cannot be used: the message says what is wrong, not where (callers
+    prefix the file, and the field where they know it)."""
+
+
+def _bad_input(message: str) -> Exception:
+    from envdoctor.errors import BadInput  # lazily: workers import this module, not click
+    return BadInput(message)
+
+
+def _inherited_pipe(path: str) -> bool:
+    """``<(cmd)`` gives /dev/fd/N: a pipe whose writer already runs; read it like stdin."""
+    return path.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin"))
+
+
+def _open_fd(path: str | os.PathLike[str], what: str, stream: bool) -> int:
+    """A file descriptor of ``path`` (or stdin for ``-`` when ``stream``), refusing without
+    blocking what cannot be ``what``: a directory, a device, a socket, and a FIFO unless a
+    stream was asked for (then one that nobody writes to within FIFO_WAIT seconds)."""
+    import select
+
+    name = os.fspath(path)
+    if stream and name == "-":
+        if sys.stdin is None:
+            raise InputError("stdin is closed")
+        try:
+            return os.dup(sys.stdin.fileno())
+        except (OSError, ValueError):
+            raise InputError("stdin is closed") from None
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError("no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not {what}") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"is a directory, not {what}")
+        if stat.S_ISFIFO(mode):
+            if not stream:
+                raise InputError(f"is a pipe (FIFO), not {what}")
+            if not _inherited_pipe(name):
+                ready, _, _ = select.select([fd], [], [], FIFO_WAIT)
+                if not ready:
+                    raise InputError(f"nothing was written to this pipe within "
+                                     f"{FIFO_WAIT:g} s, not {what}")
+        elif not stat.S_ISREG(mode):
+            raise InputError(f"is a device or socket, not {what}")
+        os.set_blocking(fd, True)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_input(path: str, what: str, *, stream: bool = True) -> BinaryIO:
+    """A binary file object for an input file or ``-`` (stdin), refusing what cannot be one.
+
+    A directory, a device (``/dev/zero``) or a socket is a one-line BadInput. Stdin and
+    ``<(cmd)`` pipes are read as they come (like ``cat``); a named FIFO that nobody writes to
+    within ``FIFO_WAIT`` seconds is a BadInput, rather than a hang. The caller closes it.
+    """
+    try:
+        return os.fdopen(_open_fd(path, what, stream), "rb")
+    except InputError as exc:
+        raise _bad_input(f"{path}: {exc}") from None
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    """At most ``limit`` + 1 bytes of ``fd`` (one more tells the caller it is too big)."""
+    chunks, size = [], 0
+    while size <= limit:
+        piece = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not piece:
+            break
+        chunks.append(piece)
+        size += len(piece)
+    return b"".join(chunks)
+
+
+def read_file(path: str | os.PathLike[str], what: str = "an input file",
+              limit: int = MAX_INPUT, *, stream: bool = False) -> bytes:
+    """A whole file of at most ``limit`` bytes: a regular file unless ``stream`` (then also
+    ``-``, a pipe or a FIFO). ``InputError`` for anything else, a bigger file or a read error;
+    never blocks on a FIFO or device and never reads past the limit (a sparse 1 GB file costs
+    ``limit`` bytes)."""
+    fd = _open_fd(path, what, stream)
+    try:
+        data = _read_fd(fd, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise InputError(f"larger than {_size(limit)}, not {what}")
+    return data
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes"
+
+
+def read_input(path: str, what: str, limit: int = MAX_INPUT, *, stream: bool = True) -> bytes:
+    """``read_file`` for a file the user named (``-`` and pipes allowed unless ``stream`` is
+    False); every failure is a one-line BadInput naming the file."""
+    try:
+        return read_file(path, what, limit, stream=stream)
+    except InputError as exc:
+        raise _bad_input(f"{path}: {exc}") from None
+
+
+def read_proc(path: str | os.PathLike[str], limit: int = MAX_PROC) -> str | None:
+    """A /proc or /sys file as text (undecodable bytes replaced), lines capped; None when it
+    cannot be read. /proc files report size 0 but are regular: read to their end or ``limit``."""
+    data = read_regular(path, limit)
+    return None if data is None else cap_lines(data.decode("utf-8", errors="replace"))
+
+
+def utf8(data: bytes, what: str) -> str:
+    """``data`` as UTF-8 text (a BOM dropped); ``InputError`` for binary data or bad UTF-8."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"not UTF-8 text (a binary file?), not {what}") from None
+    if "\x00" in text[:8192]:
+        raise InputError(f"binary data, not {what}")
+    return text
+
+
+# ---------------------------------------------------------------------------- JSON
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER:
+        raise InputError(f"a number of {len(text)} digits (at most {MAX_NUMBER})")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER:
+        raise InputError(f"a number of {len(text)} characters (at most {MAX_NUMBER})")
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"the number {text} is out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise InputError(f"{text} is not a number (JSON has no NaN or Infinity)")
+
+
+_DECODER = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float,
+                            parse_constant=_json_constant)
+# Our own children's answers (a smoke step that measured NaN says so): NaN kept, the rest bounded
+_NAN_DECODER = json.JSONDecoder(parse_int=_json_int)
+
+
+def json_depth(value: object) -> int:
+    """Nesting depth of parsed JSON, without recursion (stops counting past MAX_DEPTH + 1)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return deepest
+
+
+def _deep() -> InputError:
+    return InputError(f"JSON nested deeper than {MAX_DEPTH} levels")
+
+
+def json_at(text: str, start: int = 0, *, nan: bool = False) -> tuple[Any, int]:
+    """The JSON value that starts at ``text[start]`` and where it ends (``raw_decode``), with
+    the limits: depth, number length, no NaN/Infinity (unless ``nan``: a worker's measurement).
+    ``InputError`` when it is not one."""
+    try:
+        value, end = (_NAN_DECODER if nan else _DECODER).raw_decode(text, start)
+    except InputError:
+        raise
+    except RecursionError:
+        raise _deep() from None
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if hasattr(exc, "lineno") else ""
+        raise InputError(f"not valid JSON ({getattr(exc, 'msg', exc)}{where})") from None
+    if json_depth(value) > MAX_DEPTH:
+        raise _deep()
+    return value, end
+
+
+def decode_json(data: str | bytes, what: str = "JSON", *, nan: bool = False) -> Any:
+    """One JSON document (bytes must be UTF-8) with the limits of ``json_at``; trailing
+    non-blank text is an error, as for ``json.loads``."""
+    text = utf8(data, what) if isinstance(data, bytes) else data
+    start = len(text) - len(text.lstrip())
+    value, end = json_at(text, start, nan=nan)
+    if text[end:].strip():
+        line = text.count("\n", 0, end) + 1
+        raise InputError(f"not valid JSON (extra data at line {line})")
+    return value
+
+
+def load_json_file(path: str, what: str, limit: int = MAX_INPUT, *,
+                   stream: bool = True) -> Any:
+    """JSON from a file the user named, every limit applied: each failure is one line, exit 2."""
+    data = read_input(path, what, limit, stream=stream)
+    try:
+        return decode_json(data, what)
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith("JSON nested"):
+            message += f", not {what}"
+        raise _bad_input(f"{path}: {message}") from None
+
+
+# ---------------------------------------------------------------------------- TOML
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\\\n]{0,256}"|'[^'\n]{0,256}')"""
+_DOTTED = re.compile(rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}")
+
+
+def _toml() -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib as module
+    else:  # pragma: no cover - Python 3.10
+        import tomli as module
+    return module
+
+
+def _toml_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"the number {text} is not finite")
+    return value
+
+
+def decode_toml(data: str | bytes, what: str = "TOML") -> dict[str, Any]:
+    """A TOML document with limits tomllib lacks: no key of more than MAX_KEY_PARTS dotted parts
+    (rejected before tomllib, which is quadratic in them), no nesting past the recursion limit,
+    integers within 64 bits (as TOML itself requires), no inf or nan."""
+    text = utf8(data, what) if isinstance(data, bytes) else data
+    if _DOTTED.search(text):
+        raise InputError(f"a key with more than {MAX_KEY_PARTS} dotted parts, not {what}")
+    module = _toml()
+    try:
+        value = module.loads(text, parse_float=_toml_float)
+    except InputError:
+        raise
+    except module.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"nested too deeply, not {what}") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise InputError(f"not valid TOML ({exc})") from None
+    _check_toml_numbers(value)
+    return value
+
+
+def _check_toml_numbers(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and not -INT64 <= item < INT64:
+            raise InputError("an integer beyond 64 bits")
+
+
+# ---------------------------------------------------------------------------- environment
+MAX_ENV = 1 << 16       # characters of one environment variable's value that are read
+
+
+def env(name: str, default: str = "") -> str:
+    """An environment variable, at most MAX_ENV characters (more: treated as unset, since a
+    path or a flag that long is not one), NULs impossible by construction."""
+    value = os.environ.get(name)
+    if value is None or len(value) > MAX_ENV:
+        return default
+    return value

@@ -9,13 +9,11 @@ nothing after ``build`` changes the report.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from envdoctor.errors import BadInput, load_json_file
+from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, FactsError
 from envdoctor.outputs.report import Report
 
@@ -24,9 +22,18 @@ if TYPE_CHECKING:
     from envdoctor.gate.policy import Policy
 
 
-def load_facts_file(path: str) -> Facts:
-    """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
-    data = load_json_file(path, "a facts file")  # size, depth, FIFO and device capped
+def read_snapshot(path: str) -> tuple[Facts, Any]:
+    """A saved snapshot (or a whole `check --format json` output) and its JSON as read, read
+    once through the bounded reader (size, depth, numbers; ``-`` and pipes allowed) and decoded
+    into the facts model; BadInput naming the file and the field on failure."""
+    from envdoctor.bounded import load_json_file
+    data = load_json_file(path, "a facts file")
+    _READ[path] = data
+    return facts_of(data, path), data
+
+
+def facts_of(data: Any, path: str) -> Facts:
+    """A snapshot's JSON decoded into the facts model; BadInput names the file and the field."""
     try:
         facts = Facts.from_dict(data)
     except FactsError as exc:
@@ -35,12 +42,23 @@ def load_facts_file(path: str) -> Facts:
     return replace(facts, origin="replay") if facts.origin == "live" else facts
 
 
+_READ: dict[str, Any] = {}  # each snapshot's JSON, for the blocks beside its facts (no 2nd read)
+
+
+def load_facts_file(path: str) -> Facts:
+    """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
+    return read_snapshot(path)[0]
+
+
 def saved_smoke(path: str) -> dict[str, Any] | None:
     """The ``smoke`` block of a saved `check --format json` output, if the file is one."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
+    data = _READ.get(path)
+    if data is None:
+        from envdoctor.bounded import InputError, decode_json, read_file
+        try:
+            data = decode_json(read_file(path, "a facts file"))
+        except InputError:
+            return None
     smoke = data.get("smoke") if isinstance(data, dict) else None
     return smoke if isinstance(smoke, dict) else None
 

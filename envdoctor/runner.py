@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from envdoctor.bounded import read_regular
+
 
 @dataclass(frozen=True)
 class CommandResult:
@@ -221,10 +223,8 @@ def _kill_marked(mark: str) -> None:
     for pid in pids:
         if pid == me:
             continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                env = fh.read(1 << 20)
-        except OSError:
+        env = read_regular(f"/proc/{pid}/environ", 1 << 20)
+        if env is None:
             continue
         if needle in env:
             with contextlib.suppress(OSError):

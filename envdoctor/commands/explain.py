@@ -164,23 +164,22 @@ class _Tee:
 
 
 def _open(source: str):
+    """The input as a binary stream, through the bounded reader: stdin, a pipe, or a regular
+    file (a directory, a device or a FIFO nobody writes to is one line, exit 2)."""
+    from envdoctor.bounded import open_input
     if source == "-":
         if sys.stdin is None:
             raise BadInput("no input: give a FILE or pipe text on stdin")
         if sys.stdin.isatty():
             click.echo("envdoctor explain: reading the error text from stdin "
                        "(end with Ctrl-D; or give a FILE)", err=True)
-        return getattr(sys.stdin, "buffer", sys.stdin)
     try:
-        st = os.stat(source)
-    except FileNotFoundError:
-        raise BadInput(f"{source}: no such file") from None
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise BadInput(f"{source}: is a directory; give a log file or pipe the text on stdin")
-    from envdoctor.errors import open_input
-    return open_input(source, "a log or a traceback")  # a FIFO or device never hangs us
+        return open_input(source, "a log or a traceback")  # a FIFO or device never hangs us
+    except BadInput as exc:
+        if "is a directory" in exc.format_message():
+            raise BadInput(f"{source}: is a directory; give a log file or pipe the text on "
+                           "stdin") from None
+        raise
 
 
 def _code_doc(code: str) -> str:

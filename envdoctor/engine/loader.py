@@ -97,16 +97,23 @@ def _verify_rules(path: str, where: str) -> None:
                            f"{exc.strerror or exc}") from None
 
 
+MAX_RULE_FILE = 1 << 20   # the largest shipped rule file is 23 kB
+MAX_CACHE_ENTRY = 32 << 20
+
+
 def load_toml(path: Path) -> dict[str, Any]:
+    """One rule file through the bounded reader: a regular file of at most MAX_RULE_FILE bytes
+    (a FIFO or device is refused without blocking), TOML with limits on keys, nesting and
+    numbers; RuleFileError naming the file otherwise."""
+    from envdoctor.bounded import InputError, decode_toml, read_file
     try:
-        with open(path, "rb") as fh:
-            return tomllib().load(fh)
-    except tomllib().TOMLDecodeError as exc:
+        data = read_file(path, "a rule file", MAX_RULE_FILE)
+    except InputError as exc:
+        raise RuleFileError(path, "file", str(exc)) from None
+    try:
+        return decode_toml(data, "a rule file")
+    except InputError as exc:
         raise RuleFileError(path, "toml", str(exc)) from None
-    except UnicodeDecodeError:
-        raise RuleFileError(path, "toml", "not UTF-8 text (a binary file?)") from None
-    except OSError as exc:
-        raise RuleFileError(path, "file", exc.strerror or str(exc)) from None
 
 
 def toml_files(kind: str, root: Path | None = None) -> list[Path]:
@@ -155,9 +162,10 @@ def file_stamps(files: list[Path]) -> list[tuple[str, str]] | None:
     """(path, digest of the file's bytes) of each file: a cache key that changes with any
     edit of the content (not of the clock); None if a file cannot be read (then nothing is
     cached and the loader reports the file)."""
+    from envdoctor.bounded import InputError, read_file
     try:
-        return [(str(p), digest(p.read_bytes())) for p in files]
-    except OSError:
+        return [(str(p), digest(read_file(p, "a rule file", MAX_RULE_FILE))) for p in files]
+    except InputError:
         return None
 
 
@@ -190,11 +198,13 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
         key_text = json.dumps(full_key)
         try:
             # line 1: {"key": …, "seal": …}; the rest: the value's JSON, sealed as text
-            head, _, value_text = cache.read_text(encoding="utf-8").partition("\n")
-            stored = json.loads(head)
+            from envdoctor.bounded import decode_json, read_file
+            head, _, value_text = read_file(cache, "a cache entry", MAX_CACHE_ENTRY).decode(
+                "utf-8").partition("\n")
+            stored = decode_json(head)
             if stored.get("key") == full_key and stored.get("seal") == _seal(key_text,
                                                                              value_text):
-                value = json.loads(value_text)
+                value = decode_json(value_text)
                 if valid is None or valid(value):
                     return value, True
         except (OSError, ValueError, TypeError, AttributeError, KeyError):

@@ -10,7 +10,6 @@ files use: ``type``, ``required``, ``properties``, ``additionalProperties``, ``i
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -31,10 +30,12 @@ def schema_path(kind: str, name: str = "", root: Path | None = None) -> Path:
 
 @lru_cache(maxsize=32)
 def load_schema(path: str) -> dict[str, Any] | None:
+    from envdoctor.bounded import decode_json, read_file
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = decode_json(read_file(path, "a JSON schema", 4 << 20), "a JSON schema")
+    except ValueError:
         return None
+    return value if isinstance(value, dict) else None
 
 
 def problems(data: Any, schema: dict[str, Any]) -> list[str]:

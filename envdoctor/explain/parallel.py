@@ -25,6 +25,7 @@ import stat
 import threading
 from typing import Any, BinaryIO
 
+from envdoctor.bounded import decode_json
 from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, read_raw
 from envdoctor.explain.scan import (
     MAX_HITS_PER_SIGNATURE,
@@ -113,10 +114,10 @@ def spare_cpu() -> bool:
             return False
     except (AttributeError, OSError):
         pass
+    from envdoctor.bounded import read_proc
     try:
-        with open("/proc/loadavg", encoding="ascii") as fh:
-            running = int(fh.read().split()[3].split("/")[0])
-    except (OSError, ValueError, IndexError):
+        running = int((read_proc("/proc/loadavg", 4096) or "").split()[3].split("/")[0])
+    except (ValueError, IndexError):
         return cpus >= 2
     return running - 1 <= cpus - 2
 
@@ -249,7 +250,7 @@ class _Child:
         if status != 0:
             return None
         try:
-            value = json.loads(b"".join(chunks))
+            value = decode_json(b"".join(chunks), "a child's answer")
         except ValueError:
             return None
         return value if _valid(value) else None

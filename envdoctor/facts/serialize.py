@@ -14,7 +14,7 @@ import typing
 from functools import cache
 from typing import Any, Union
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from envdoctor.versions import DisplayVersion
 
@@ -78,9 +78,7 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
     if tp is Any:
         return data
     if tp is str or tp is int or tp is bool:  # the most common leaves, checked first
-        if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
-            raise DecodeError(f"{path}: expected {tp.__name__}, got {type(data).__name__}")
-        return data
+        return _leaf(tp, data, path)
     try:
         origin, args = _shape(tp)
     except TypeError:  # an unhashable type annotation: not cached
@@ -99,7 +97,7 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
         raise last_error or DecodeError(f"{path}: no type matched")
     if _is_dataclass(tp):
         if not isinstance(data, dict):
-            raise DecodeError(f"{path}: expected an object, got {type(data).__name__}")
+            raise DecodeError(f"{path}: expected an object, got {_kind(data)}")
         kwargs = {}
         for name, hint in _field_hints(tp):
             if name in data:
@@ -110,34 +108,69 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
             raise DecodeError(f"{path}: {exc}") from None
     if tp is Version:
         if not isinstance(data, str):
-            raise DecodeError(f"{path}: expected a version string")
+            raise DecodeError(f"{path}: expected a version string, got {_kind(data)}")
+        if len(data) > MAX_VERSION:
+            raise DecodeError(f"{path}: a version of {len(data)} characters is not one")
         try:
             return DisplayVersion(data)
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or a part of more than 4300 digits
             raise DecodeError(f"{path}: {data!r} is not a version") from None
     if origin is tuple:
         if not isinstance(data, list):
-            raise DecodeError(f"{path}: expected a list")
+            raise DecodeError(f"{path}: expected a list, got {_kind(data)}")
         item = args[0] if args else Any
         return tuple(from_jsonable(item, v, f"{path}[{i}]") for i, v in enumerate(data))
     if origin is dict:
         if not isinstance(data, dict):
-            raise DecodeError(f"{path}: expected an object")
+            raise DecodeError(f"{path}: expected an object, got {_kind(data)}")
         val_t = args[1] if len(args) == 2 else Any
-        return {str(k): from_jsonable(val_t, v, f"{path}.{k}") for k, v in data.items()}
+        return {str(k): from_jsonable(val_t, v, f"{path}.{_key(k)}") for k, v in data.items()}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         try:
             return tp(data)
         except ValueError:
-            raise DecodeError(f"{path}: {data!r} is not one of {[m.value for m in tp]}") from None
+            raise DecodeError(f"{path}: {_short(data)} is not one of "
+                              f"{[m.value for m in tp]}") from None
     if tp is float:
         if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise DecodeError(f"{path}: expected a number")
+            raise DecodeError(f"{path}: expected a number, got {_kind(data)}")
+        if isinstance(data, int) and not -INT64 <= data < INT64:  # JSON files hold no NaN
+            raise DecodeError(f"{path}: the number {_short(data)} is out of range")
         return float(data)
     if tp in (int, str, bool):
-        if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
-            raise DecodeError(f"{path}: expected {tp.__name__}, got {type(data).__name__}")
-        return data
+        return _leaf(tp, data, path)
+    return data
+
+
+MAX_VERSION = 128      # characters of a version string (the longest real ones are ~40)
+INT64 = 1 << 63        # facts' integers (memory in MiB, counts, pids) fit in 64 bits
+_KINDS = {str: "a string", int: "an integer", bool: "true or false", float: "a number",
+          list: "a list", dict: "an object", type(None): "null"}
+
+
+def _kind(data: Any) -> str:
+    """The JSON kind of a decoded value, for messages: "a string", "an object" …"""
+    return _KINDS.get(type(data), type(data).__name__)
+
+
+def _short(data: Any) -> str:
+    text = repr(data)
+    return text if len(text) <= 24 else f"{text[:12]}…({len(text)} characters)"
+
+
+def _key(key: Any) -> str:
+    """A dict key as it appears in a field path: plain when it is a short name."""
+    text = str(key)
+    return text if len(text) <= 64 and text.isprintable() else _short(text)
+
+
+def _leaf(tp: type, data: Any, path: str) -> Any:
+    """A str, int or bool leaf: the JSON kind it must be (a bool is not a number), integers
+    within 64 bits (a memory of 10**400 MiB is not a measurement)."""
+    if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
+        raise DecodeError(f"{path}: expected {_KINDS[tp]}, got {_kind(data)}")
+    if tp is int and not -INT64 <= data < INT64:
+        raise DecodeError(f"{path}: the number {_short(data)} is out of range")
     return data
 
 

@@ -21,7 +21,6 @@ import re
 import statistics
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from envdoctor.fleet.layout import Layout
@@ -187,9 +186,7 @@ def run(layout: Layout, node_key: int, timeout: float = 60.0) -> dict[str, Any]:
             out["cross"] = _sweep(torch, dist, cross, len(leaders), device, sizes, sync)
     out["matmul_tflops"] = _matmul(torch, device, sync)
     if log:
-        try:
-            text = Path(log).read_text(encoding="utf-8", errors="replace")[:MAX_LOG]
-            out["nccl_net"] = nccl_transport(text)
-        except OSError:
-            out["nccl_net"] = None
+        from envdoctor.bounded import read_proc
+        text = read_proc(log, MAX_LOG)
+        out["nccl_net"] = nccl_transport(text) if text is not None else None
     return out

@@ -212,11 +212,11 @@ def say_hello(store: Any, layout: Layout) -> None:
 
 
 def read_hello(store: Any, rank: int) -> dict[str, Any]:
-    import json
+    from envdoctor.bounded import decode_json
     key = f"{PREFIX}hello/{rank}"
     try:
         if store.check([key]):
-            value = json.loads(bytes(store.get(key))[:4096])
+            value = decode_json(bytes(store.get(key))[:4096], "a rank's hello")
             return value if isinstance(value, dict) else {}
     except Exception:  # noqa: BLE001
         pass

@@ -13,17 +13,15 @@ over the snapshots: time and memory grow linearly with their number.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from envdoctor.engine.findings import CheckResult, Finding, Severity
-from envdoctor.errors import BadInput, reading
+from envdoctor.errors import BadInput
 from envdoctor.facts import Facts
 from envdoctor.fleet import model
 
-HEAD = 512                 # bytes read to tell a rank snapshot from a facts file
 MAX_FILES = 100000
 MAX_DIFFERENCES = 50       # ranked differences kept in the report
 
@@ -45,18 +43,13 @@ def snapshot_files(paths: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _head(path: Path) -> bytes:
-    with reading(str(path), "a snapshot"), open(path, "rb") as fh:
-        return fh.read(HEAD)
+def _is_rank_snapshot(data: Any) -> bool:
+    return isinstance(data, dict) and "payload_version" in data
 
 
-def _is_rank_snapshot(head: bytes) -> bool:
-    return b'"payload_version"' in head
-
-
-def _is_check_report(head: bytes) -> bool:
-    """`check --format json` writes facts_schema_version second, right after schema_version."""
-    return b'"facts_schema_version"' in head
+def _is_check_report(data: Any) -> bool:
+    """`check --format json` output: facts beside their checks' results."""
+    return isinstance(data, dict) and "facts_schema_version" in data
 
 
 def _host_of(facts: Facts) -> str:
@@ -67,32 +60,71 @@ def _host_of(facts: Facts) -> str:
     return ""
 
 
-def saved_results(path: Path) -> tuple[str, list[CheckResult]] | None:
-    """The results a saved ``check --format json`` report carries (None for bare facts).
-
-    The report is read a second time (the facts loader read it first); JSON parsing is cheap
-    next to evaluating every check again, and these results are what the check saw there.
-    """
-    with reading(str(path), "a snapshot"):
-        data = json.loads(path.read_text(encoding="utf-8"))
+def saved_results(path: Path, data: Any) -> tuple[str, list[CheckResult]] | None:
+    """The results a saved ``check --format json`` report carries (None for bare facts), from
+    the JSON the facts loader already read; a finding or result of the wrong shape is bad
+    input naming the file and the field."""
+    if not isinstance(data, dict):
+        return None
     checks, found = data.get("checks"), data.get("findings")
-    intent = (data.get("summary") or {}).get("intent")
+    summary = data.get("summary")
+    intent = summary.get("intent") if isinstance(summary, dict) else None
     if not (isinstance(checks, list) and isinstance(found, list) and isinstance(intent, str)):
         return None
     try:
-        by_code = {f["code"]: Finding(code=f["code"], id=f["id"],
-                                      severity=Severity(f["severity"]), title=f["title"],
-                                      why=f.get("why", ""), fix=f.get("fix", ""),
-                                      references=tuple(f.get("references", ())),
-                                      evidence=f.get("evidence") or {}, area=f.get("area", ""))
-                   for f in found}
-        results = [CheckResult(c["code"], c["id"], c["state"],
-                               by_code.get(c["code"]) if c["state"] == "fired" else None,
-                               c.get("detail", "")) for c in checks
-                   if not str(c["code"]).startswith("REQ")]  # the policy is judged again
+        by_code = {}
+        for i, f in enumerate(found):
+            _fields(f, f"findings[{i}]", _FINDING)
+            by_code[f["code"]] = Finding(
+                code=f["code"], id=f["id"], severity=Severity(f["severity"]), title=f["title"],
+                why=f.get("why") or "", fix=f.get("fix") or "",
+                references=tuple(f.get("references") or ()), evidence=f.get("evidence") or {},
+                area=f.get("area") or "")
+        results = []
+        for i, c in enumerate(checks):
+            _fields(c, f"checks[{i}]", _RESULT)
+            if c["code"].startswith("REQ"):
+                continue  # the policy is judged again
+            results.append(CheckResult(c["code"], c["id"], c["state"],
+                                       by_code.get(c["code"]) if c["state"] == "fired" else None,
+                                       c.get("detail") or ""))
     except (KeyError, TypeError, ValueError) as exc:
         raise BadInput(f"{path}: a check report whose findings do not fit: {exc}") from None
     return intent, results
+
+
+# The fields of a saved finding and result, with the kind each must have (None: optional).
+_FINDING = {"code": str, "id": str, "severity": str, "title": str, "why": (str, None),
+            "fix": (str, None), "area": (str, None), "references": (list, None),
+            "evidence": (dict, None)}
+_RESULT = {"code": str, "id": str, "state": str, "detail": (str, None)}
+
+
+def _fields(item: Any, where: str, spec: dict[str, Any]) -> None:
+    if not isinstance(item, dict):
+        raise ValueError(f"{where}: expected an object, got {type(item).__name__}")
+    for key, kinds in spec.items():
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        value = item.get(key)
+        if value is None and None in kinds:
+            continue
+        types_ = tuple(k for k in kinds if k is not None)
+        if not isinstance(value, types_):
+            got = "nothing" if key not in item else type(value).__name__
+            raise ValueError(f"{where}.{key}: expected {types_[0].__name__}, got {got}")
+    refs = item.get("references") or []
+    if not all(isinstance(r, str) for r in refs):
+        raise ValueError(f"{where}.references: expected a list of strings")
+
+
+def _read(path: Path) -> Any:
+    """One snapshot file's JSON through the bounded reader (a regular file, size, depth and
+    number limits): bad input names the file."""
+    from envdoctor.bounded import InputError, decode_json, read_file
+    try:
+        return decode_json(read_file(path, "a snapshot"), "a snapshot")
+    except InputError as exc:
+        raise BadInput(f"{path}: {exc}") from None
 
 
 def load(paths: tuple[str, ...]) -> model.Fleet:
@@ -104,12 +136,10 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
     plain: list[tuple[str, Facts, str]] = []
     names: Counter[str] = Counter()
     for path in snapshot_files(paths):
-        head = _head(path)
-        if _is_rank_snapshot(head):
-            with reading(str(path), "a snapshot"):
-                text = path.read_text(encoding="utf-8")
+        data = _read(path)
+        if _is_rank_snapshot(data):
             try:
-                data = model.decode_payload(text)
+                data = model.check_payload(data)
             except ValueError as exc:
                 raise BadInput(f"{path}: {exc}") from None
             rank = data["layout"].get("rank")
@@ -119,12 +149,12 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
             if "binding" not in data:  # only the first record: the rank never finished
                 unfinished.append(rank)
             continue
-        facts = pipeline.load_facts_file(str(path))
+        facts = pipeline.facts_of(data, str(path))
         host = _host_of(facts)
         name = host or path.stem
         names[name] += 1
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
-                      saved_results(path) if _is_check_report(head) else None))
+                      saved_results(path, data) if _is_check_report(data) else None))
     fleet = model.build(payloads, None, "snapshots", unfinished) if payloads else model.Fleet()
     fleet.compare = True
     for name, facts, host, saved in plain:

@@ -77,19 +77,90 @@ class Fleet:
 
 
 def decode_payload(data: bytes | str) -> dict[str, Any]:
-    """One rank's JSON payload; ValueError with a short reason when it is not one."""
+    """One rank's JSON payload, read with the bounded reader's limits (depth, number length, no
+    NaN) and checked against ``SHAPE``; ValueError naming the field when it is not one."""
+    from envdoctor.bounded import InputError, decode_json
     if len(data) > MAX_DECODE:
         raise ValueError(f"payload of {len(data)} bytes is over the limit")
     try:
-        value = json.loads(data)
-    except ValueError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
+        value = decode_json(data, "a fleet payload")
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+    return check_payload(value)
+
+
+def check_payload(value: Any) -> dict[str, Any]:
+    """A decoded payload checked: its version, a layout, and ``SHAPE``'s kinds."""
     if not isinstance(value, dict) or not isinstance(value.get("layout"), dict):
         raise ValueError("not an envdoctor fleet payload (no layout)")
     if value.get("payload_version") != PAYLOAD_VERSION:
-        raise ValueError(f"payload_version {value.get('payload_version')!r} is not "
+        raise ValueError(f"payload_version {_shown(value.get('payload_version'))} is not "
                          f"{PAYLOAD_VERSION}")
+    check_shape(value, SHAPE, "payload")
     return value
+
+
+# What the fleet rules and renderers read of a payload, with the JSON kind each must have;
+# ``"*"`` is any key. Absent or null is "not seen" everywhere; any other kind is bad input.
+_PORT = {"state": str, "rate": str, "link_layer": str}
+SHAPE: dict[str, Any] = {
+    "layout": {"rank": int, "node": str, "host": str, "local_rank": int, "node_rank": int},
+    "binding": {"device": str, "torch": str, "torch_cuda": str, "gpu_uuid": str,
+                "device_count": int, "cuda_visible_devices": str},
+    "env": {"*": str},
+    "live": {"seconds": float},
+    "bench": {"local": {"busbw_gbs": float}, "device": str, "matmul_tflops": float,
+              "nccl_net": str},
+    "clock": float,
+    "seconds": {"*": float},
+    "error": str,
+    "node": {"facts": dict, "extra": {"ib_ports": {"*": _PORT}, "nvml_gpus": [dict],
+                                      "xids": {"*": list}, "nccl_net_plugins": [str]}},
+}
+_INT64 = 1 << 63
+_KIND = {str: "a string", int: "an integer", float: "a number", dict: "an object",
+         list: "a list", bool: "true or false"}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:20] + "…"
+
+
+def _kind_of(value: Any) -> str:
+    return _KIND.get(type(value), type(value).__name__)
+
+
+def check_shape(value: Any, shape: Any, where: str) -> None:
+    """``value`` has the kinds ``shape`` names (see ``SHAPE``): numbers finite and not bools,
+    integers within 64 bits; ValueError "where.field: expected …, got …" otherwise."""
+    if value is None:
+        return
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: expected an object, got {_kind_of(value)}")
+        for key, sub in shape.items():
+            if key == "*":
+                for k, v in value.items():
+                    check_shape(v, sub, f"{where}.{str(k)[:40]}")
+            elif key in value:
+                check_shape(value[key], sub, f"{where}.{key}")
+        return
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list, got {_kind_of(value)}")
+        for i, item in enumerate(value):
+            check_shape(item, shape[0], f"{where}[{i}]")
+        return
+    if shape in (int, float):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (shape is int and not isinstance(value, int)):
+            raise ValueError(f"{where}: expected {_KIND[shape]}, got {_kind_of(value)}")
+        if isinstance(value, int) and not -_INT64 <= value < _INT64:
+            raise ValueError(f"{where}: the number {_shown(value)} is out of range")
+        return
+    if not isinstance(value, shape):
+        raise ValueError(f"{where}: expected {_KIND[shape]}, got {_kind_of(value)}")
 
 
 def _live(data: Any) -> LiveFramework | None:

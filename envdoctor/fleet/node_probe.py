@@ -35,11 +35,9 @@ _OFF_BUS = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F:.]{1,20})[^\n]{0,80}\n?
 
 
 def _read(path: Path, limit: int = 256) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as fh:
-            return fh.read(limit).strip()
-    except OSError:
-        return None
+    from envdoctor.bounded import read_regular
+    data = read_regular(path, limit)  # sysfs: a regular file; a FIFO planted there is refused
+    return None if data is None else data.decode("ascii", errors="replace").strip()
 
 
 def ib_ports(root: Path = IB_ROOT) -> dict[str, Any] | None:

@@ -28,8 +28,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
-from envdoctor.engine.loader import tomllib
-from envdoctor.errors import BadInput, read_input
+from envdoctor.bounded import read_input
+from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, Status
 from envdoctor.versions import canonical_name as canonicalize_name
 
@@ -51,6 +51,7 @@ LOOKALIKES = {"gpu": "gpus", "gpu-count": "gpus", "gpu-memory": "gpu_memory_gb",
               "gpu-mem": "gpu_memory_gb", "memory-gb": "gpu_memory_gb", "shm": "shm_gb",
               "dev-shm": "shm_gb", "cuda-version": "cuda", "driver-version": "driver",
               "nvidia-driver": "driver", "bfloat16": "bf16", "cudnn-version": "cudnn"}
+MAX_REQUIREMENT = 200   # characters of one requirement ("torch>=2.4,<3" is 13)
 _NUMBER = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|!=|>|<)\s*([0-9]+(?:\.[0-9]+)?)\s*$")
 
 
@@ -116,6 +117,9 @@ def _parse(text: Any, where: str) -> Need:
     if not isinstance(text, str) or not text.strip():
         raise BadInput(f"{where}: requirement {text!r} must be a non-empty string")
     raw = text.strip()
+    if len(raw) > MAX_REQUIREMENT:
+        raise BadInput(f"{where}: a requirement of {len(raw)} characters is not one "
+                       f"(at most {MAX_REQUIREMENT})")
     low = raw.lower()
     if low == "bf16":
         return Need(raw, "bf16")
@@ -137,6 +141,9 @@ def _parse(text: Any, where: str) -> Need:
         if not m or m.group(1) != head.group(0):
             raise BadInput(f"{where}: requirement {raw!r}: write {head.group(0)}>=N "
                            "(one of >= <= == != > < and a number)")
+        if len(m.group(3)) > 15:  # more digits than a double holds: not a size anyone has
+            raise BadInput(f"{where}: requirement {raw[:40]!r}…: the number has more than "
+                           "15 digits")
         return Need(raw, m.group(1), op=m.group(2), number=float(m.group(3)))
     try:
         from packaging.requirements import InvalidRequirement, Requirement  # ~20 ms: lazy
@@ -210,14 +217,18 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
     return out
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    data = read_input(str(path), "a policy file", limit=4 << 20)
+MAX_POLICY = 4 << 20   # a policy or a pyproject.toml is kilobytes
+
+
+def _read_toml(path: Path, stream: bool = True) -> dict[str, Any]:
+    """A policy file through the bounded reader (size, key depth, nesting, numbers); a file
+    the user named may be a pipe (``--policy <(…)``), a discovered one only a regular file."""
+    from envdoctor.bounded import InputError, decode_toml
+    data = read_input(str(path), "a policy file", limit=MAX_POLICY, stream=stream)
     try:
-        return tomllib().loads(data.decode("utf-8"))
-    except (tomllib().TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: not valid TOML ({exc})") from None
-    except RecursionError:
-        raise BadInput(f"{path}: nested too deeply, not a policy file") from None
+        return decode_toml(data, "a policy file")
+    except InputError as exc:
+        raise BadInput(f"{path}: {exc}") from None
 
 
 def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any, str] | None:
@@ -230,32 +241,48 @@ def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any,
 
 
 def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
-    """``--policy FILE``, else ./pyproject.toml's [tool.envdoctor], else ./envdoctor.toml."""
+    """``--policy FILE``, else ./pyproject.toml's [tool.envdoctor], else ./envdoctor.toml.
+
+    Discovery looks at regular files only (a FIFO or device named pyproject.toml is not one)
+    and finds nothing when the working folder is gone (deleted under a running shell)."""
     if policy_file:
         path = Path(policy_file)
         found = _table_of(_read_toml(path), policy_file, require_tool=False)
         assert found is not None
         return parse_policy(*found)
-    cwd = cwd or Path.cwd()
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except OSError:  # the working folder was removed: there is no ./pyproject.toml
+            return Policy()
     pyproject = cwd / "pyproject.toml"
     # A broken pyproject.toml only matters when it is meant to carry our policy.
-    if pyproject.is_file() and "tool.envdoctor" in _text(pyproject):
-        found = _table_of(_read_toml(pyproject), "pyproject.toml", require_tool=True)
+    if _mentions_us(pyproject):
+        found = _table_of(_read_toml(pyproject, stream=False), "pyproject.toml",
+                          require_tool=True)
         if found is not None:
             return parse_policy(*found)
     own = cwd / "envdoctor.toml"
-    if own.is_file():
-        found = _table_of(_read_toml(own), "envdoctor.toml", require_tool=False)
+    if _is_file(own):
+        found = _table_of(_read_toml(own, stream=False), "envdoctor.toml", require_tool=False)
         assert found is not None
         return parse_policy(*found)
     return Policy()
 
 
-def _text(path: Path) -> str:
+def _is_file(path: Path) -> bool:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return path.is_file()
     except OSError:
-        return ""
+        return False
+
+
+def _mentions_us(path: Path) -> bool:
+    """Whether a regular ``path`` names ``tool.envdoctor`` in its first MAX_POLICY + 1 bytes
+    (a bigger file that does is reported as too big by ``_read_toml``)."""
+    from envdoctor.bounded import read_regular
+    data = read_regular(path, MAX_POLICY + 1) if _is_file(path) else None
+    return data is not None and b"tool.envdoctor" in data
 
 
 def load(policy_file: str | None, require: tuple[str, ...] = (),

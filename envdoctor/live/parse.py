@@ -8,11 +8,11 @@ signatures (``envdoctor explain``) recognise that text, their diagnoses ride alo
 
 from __future__ import annotations
 
-import json
 import signal
 from dataclasses import replace
 from typing import Any
 
+from envdoctor.bounded import decode_json
 from envdoctor.facts import LiveDiagnosis, LiveFramework, ProbeInfo, Status
 from envdoctor.facts.serialize import DecodeError, from_jsonable
 from envdoctor.live.orchestrate import WorkerRun
@@ -42,7 +42,7 @@ def _answer(stdout: str) -> dict[str, Any] | None:
         line = line.strip()
         if line.startswith("{"):
             try:
-                data = json.loads(line)
+                data = decode_json(line, "a worker's answer", nan=True)
             except ValueError:
                 return None
             return data if isinstance(data, dict) else None

@@ -98,7 +98,8 @@ def load_report_file(path: str) -> Facts:
     """``check --from FILE|-``: a pasted report found anywhere in the input, read as a stream
     (bounded memory, any size); BadInput (exit 2, one line) when the input cannot be read or
     holds no report, saying exactly what was read."""
-    from envdoctor.errors import BadInput, open_input, reading
+    from envdoctor.bounded import open_input
+    from envdoctor.errors import BadInput, reading
     from envdoctor.parsers._stream import read_report_text
     stream = open_input(path, "a report")
     with stream, reading(path, "a report"):

@@ -7,7 +7,6 @@ by trying to decode at every ``{`` that starts a line, so surrounding prose does
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from envdoctor.facts import Facts, FactsError
@@ -19,7 +18,7 @@ def find_facts(text: str) -> Facts | None:
     """The first envdoctor snapshot (or whole JSON report) in the text, else None."""
     if '"schema_version"' not in text:
         return None
-    decoder = json.JSONDecoder()
+    from envdoctor.bounded import json_at  # depth, number and NaN limits
     pos = 0
     while True:
         start = text.find("{", pos)
@@ -30,7 +29,7 @@ def find_facts(text: str) -> Facts | None:
         if text[line_start:start].strip():
             continue
         try:
-            data, _ = decoder.raw_decode(text, start)
+            data, _ = json_at(text, start)
         except ValueError:
             continue
         if not isinstance(data, dict) or ("facts" not in data and "host" not in data):

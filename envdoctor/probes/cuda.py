@@ -9,7 +9,6 @@ is run, once.
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 from dataclasses import replace
@@ -18,6 +17,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
+from envdoctor.bounded import decode_json, read_regular
 from envdoctor.facts import CudaFacts, CudaToolkit, Status
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -102,9 +102,8 @@ def _toolkit_home_of(nvcc_path: str) -> Path | None:
     if real.parent.name == "bin" and ((home / "nvvm").is_dir() or (home / "version.json").is_file()
                                       or (home / "include" / "cuda.h").is_file()):
         return home
-    try:
-        head = real.read_bytes()[:4096]
-    except OSError:
+    head = read_regular(real, 4096)
+    if head is None:
         return None
     if head.startswith(b"#!"):
         m = re.search(rb"(/[\w./+-]+)/bin/nvcc", head)
@@ -133,9 +132,9 @@ def parse_version_json(text: str) -> Version | None:
     """
     v = None
     try:
-        data = json.loads(text)
+        data = decode_json(text, "version.json")
         v = data.get("cuda", {}).get("version") if isinstance(data, dict) else None
-    except (ValueError, AttributeError, RecursionError):
+    except (ValueError, AttributeError):
         m = re.search(r'"cuda"\s*:\s*\{[^{}]*?"version"\s*:\s*"([^"]+)"', text)
         v = m.group(1) if m else None
     try:

@@ -8,7 +8,6 @@ stack; the static probe must do neither. We parse ``torch/version.py`` and Tenso
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 from dataclasses import replace
@@ -29,6 +28,7 @@ from envdoctor.facts import (
     TensorflowBuild,
     TorchBuild,
 )
+from envdoctor.bounded import decode_json
 from envdoctor.facts.states import unobserved_field
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -180,8 +180,8 @@ def keras_info(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Kera
         home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras")
         text = trail.read(home / "keras.json")
         try:
-            backend = json.loads(text).get("backend", "") if text else ""
-        except (ValueError, AttributeError, RecursionError):
+            backend = decode_json(text, "keras.json").get("backend", "") if text else ""
+        except (ValueError, AttributeError):
             backend = ""
         source = "keras.json" if backend else "default"
     if not backend and dist.version and dist.version.major >= 3:

@@ -130,7 +130,7 @@ def _memory(root: Path) -> dict[str, float | None]:
     if total is not None:
         out["ram_total_gb"] = round(total / GIB, 2)
         out["ram_available_gb"] = round(available / GIB, 2) if available is not None else None
-    for key, path in (("shm_total_gb", root / "dev/shm"), ("disk_free_gb", Path.cwd())):
+    for key, path in (("shm_total_gb", root / "dev/shm"), ("disk_free_gb", Path(os.curdir))):
         try:
             st = os.statvfs(path)
         except (OSError, AttributeError):

@@ -19,6 +19,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
+from envdoctor.bounded import decode_json, read_proc
 from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, ProbeInfo, Status
 from envdoctor.probes._base import Trail
 from envdoctor.versions import DisplayVersion
@@ -196,11 +197,10 @@ def count_pci_devices(devices: Path) -> int | None:
         return None
     count = 0
     for dev in entries:
-        try:
-            vendor = (dev / "vendor").read_text().strip().lower()
-            klass = (dev / "class").read_text().strip().lower()
-        except OSError:
+        vendor, klass = read_proc(dev / "vendor", 64), read_proc(dev / "class", 64)
+        if vendor is None or klass is None:
             continue
+        vendor, klass = vendor.strip().lower(), klass.strip().lower()
         if vendor == "0x10de" and klass.startswith("0x03"):
             count += 1
     return count
@@ -230,7 +230,6 @@ def _nvml_raw(trail: Trail, timeout: float) -> dict[str, Any]:
     libnvidia-ml ends that child, not envdoctor. Tests replace this with
     ``_nvml_child.collect`` on a fake pynvml."""
     import importlib.util
-    import json
 
     try:
         spec = importlib.util.find_spec("pynvml")
@@ -239,7 +238,9 @@ def _nvml_raw(trail: Trail, timeout: float) -> dict[str, Any]:
     if spec is None or not spec.origin:
         trail.ran.append("nvml: pynvml not importable")
         return {"ok": False, "stage": "import", "error": "pynvml unavailable"}
-    source = CHILD_SOURCE.read_text(encoding="utf-8")
+    source = (read_proc(CHILD_SOURCE, 1 << 20) or "").strip()
+    if not source:
+        return {"ok": False, "stage": "import", "error": f"{CHILD_SOURCE.name} unreadable"}
     where = os.path.dirname(os.path.dirname(spec.origin)) if spec.origin.endswith(
         "__init__.py") else os.path.dirname(spec.origin)
     result = runner.run([sys.executable, "-I", "-S", "-c", source, where], timeout)
@@ -252,7 +253,7 @@ def _nvml_raw(trail: Trail, timeout: float) -> dict[str, Any]:
         return {"ok": False, "stage": "child",
                 "error": f"NVML {what}" + (f" (in {step})" if step else "")}
     try:
-        answer = json.loads(result.stdout)
+        answer = decode_json(result.stdout, "an NVML answer")
     except ValueError:
         answer = None
     if not isinstance(answer, dict):

@@ -400,11 +400,9 @@ def parse_maps(text: str) -> list[dict[str, Any]]:
 
 
 def loaded_libraries() -> list[dict[str, Any]]:
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-            return parse_maps(fh.read())
-    except OSError:
-        return []  # not Linux: nothing to read
+    from envdoctor.bounded import read_proc
+    text = read_proc("/proc/self/maps")
+    return [] if text is None else parse_maps(text)  # None: not Linux, nothing to read
 
 
 def shipped_libraries() -> list[dict[str, Any]]:

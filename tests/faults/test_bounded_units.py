@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import bounded, crashlog, errors, runner, streams
+from envdoctor import bounded, crashlog, runner, streams
 from envdoctor.errors import BadInput
 
 
@@ -89,18 +89,18 @@ def test_a_cancelled_probe_thread_starts_nothing_more():
 
 # ------------------------------------------------------------------ inputs
 def test_open_input_fifo_nobody_writes_to_is_bad_input(tmp_path, monkeypatch):
-    monkeypatch.setattr(errors, "FIFO_WAIT", 0.2)
+    monkeypatch.setattr(bounded, "FIFO_WAIT", 0.2)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with pytest.raises(BadInput, match="nothing was written"):
-        errors.open_input(str(fifo), "a report")
+        bounded.open_input(str(fifo), "a report")
 
 
 def test_open_input_fifo_with_a_writer_is_read(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     writer = subprocess.Popen(["sh", "-c", f"sleep 0.3; echo hello > {fifo}"])
-    with errors.open_input(str(fifo), "a report") as fh:
+    with bounded.open_input(str(fifo), "a report") as fh:
         assert fh.read() == b"hello\n"
     writer.wait(5)
 
@@ -114,19 +114,19 @@ def test_json_caps(tmp_path, text, message):
     path = tmp_path / "x.json"
     path.write_text(text)
     with pytest.raises(BadInput, match=message):
-        errors.load_json_file(str(path), "a facts file")
+        bounded.load_json_file(str(path), "a facts file")
 
 
 def test_json_size_cap(tmp_path):
     path = tmp_path / "x.json"
     path.write_bytes(b'"' + b"a" * 2000 + b'"')
     with pytest.raises(BadInput, match="larger than"):
-        errors.load_json_file(str(path), "a facts file", limit=1000)
+        bounded.load_json_file(str(path), "a facts file", limit=1000)
 
 
 def test_devices_are_refused(tmp_path):
     with pytest.raises(BadInput, match="device"):
-        errors.read_input("/dev/zero", "a facts file")
+        bounded.read_input("/dev/zero", "a facts file")
 
 
 # ------------------------------------------------------------------ crash log
