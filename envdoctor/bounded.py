@@ -15,7 +15,7 @@ import os
 import re
 import stat
 import sys
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, overload
 
 MAX_LINE = 16384         # characters kept of one line; the rest of the line is dropped
 MAX_FILE = 1 << 20       # default cap for a probe's file read (version files, METADATA)
@@ -128,7 +128,12 @@ INT64 = 1 << 63
 
 class InputError(ValueError):
     """Outside data that cannot be used: the message says what is wrong, not where (callers
-    prefix the file, and the field where they know it)."""
+    prefix the file, and the field where they know it). ``token`` is the offending text, when
+    a JSON hook raised it, for ``json_at`` to say where it is."""
+
+    def __init__(self, message: str, token: str = "") -> None:
+        super().__init__(message)
+        self.token = token
 
 
 def _bad_input(message: str) -> Exception:
@@ -218,6 +223,8 @@ def read_file(path: str | os.PathLike[str], what: str = "an input file",
     ``limit`` bytes)."""
     fd = _open_fd(path, what, stream)
     try:
+        if os.fstat(fd).st_size > limit:  # a regular file says its size: refused unread
+            raise InputError(f"larger than {_size(limit)}, not {what}")
         data = _read_fd(fd, limit)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
@@ -262,21 +269,21 @@ def utf8(data: bytes, what: str) -> str:
 # ---------------------------------------------------------------------------- JSON
 def _json_int(text: str) -> int:
     if len(text) > MAX_NUMBER:
-        raise InputError(f"a number of {len(text)} digits (at most {MAX_NUMBER})")
+        raise InputError(f"a number of {len(text)} digits (at most {MAX_NUMBER})", text)
     return int(text)
 
 
 def _json_float(text: str) -> float:
     if len(text) > MAX_NUMBER:
-        raise InputError(f"a number of {len(text)} characters (at most {MAX_NUMBER})")
+        raise InputError(f"a number of {len(text)} characters (at most {MAX_NUMBER})", text)
     value = float(text)
     if not math.isfinite(value):
-        raise InputError(f"the number {text} is out of range")
+        raise InputError(f"the number {text} is out of range", text)
     return value
 
 
 def _json_constant(text: str) -> Any:
-    raise InputError(f"{text} is not a number (JSON has no NaN or Infinity)")
+    raise InputError(f"{text} is not a number (JSON has no NaN or Infinity)", text)
 
 
 _DECODER = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float,
@@ -303,14 +310,28 @@ def _deep() -> InputError:
     return InputError(f"JSON nested deeper than {MAX_DEPTH} levels")
 
 
+_KEY_BEFORE = re.compile(r'"([^"\\\n]{1,64})"\s*:\s*$')
+
+
+def _where(text: str, start: int, token: str) -> str:
+    """'line N: "key": ' for the first ``token`` after ``start`` (the one a hook refused: the
+    decoder reads in order, and any earlier copy of the same text was accepted or quoted)."""
+    pos = text.find(token, start) if token else -1
+    if pos < 0:
+        return ""
+    line = text.count("\n", 0, pos) + 1
+    key = _KEY_BEFORE.search(text, max(start, pos - 256), pos)
+    return f"line {line}: " + (f"{key.group(1)!r}: " if key else "")
+
+
 def json_at(text: str, start: int = 0, *, nan: bool = False) -> tuple[Any, int]:
     """The JSON value that starts at ``text[start]`` and where it ends (``raw_decode``), with
     the limits: depth, number length, no NaN/Infinity (unless ``nan``: a worker's measurement).
     ``InputError`` when it is not one."""
     try:
         value, end = (_NAN_DECODER if nan else _DECODER).raw_decode(text, start)
-    except InputError:
-        raise
+    except InputError as exc:
+        raise InputError(_where(text, start, exc.token) + str(exc)) from None
     except RecursionError:
         raise _deep() from None
     except ValueError as exc:
@@ -382,8 +403,8 @@ def decode_toml(data: str | bytes, what: str = "TOML") -> dict[str, Any]:
         raise InputError(f"not valid TOML ({exc})") from None
     except RecursionError:
         raise InputError(f"nested too deeply, not {what}") from None
-    except ValueError as exc:  # an integer of more than 4300 digits
-        raise InputError(f"not valid TOML ({exc})") from None
+    except ValueError:  # int() refuses more than 4300 digits
+        raise InputError(f"an integer of thousands of digits, not {what}") from None
     _check_toml_numbers(value)
     return value
 
@@ -404,9 +425,15 @@ def _check_toml_numbers(value: Any) -> None:
 MAX_ENV = 1 << 16       # characters of one environment variable's value that are read
 
 
-def env(name: str, default: str = "") -> str:
-    """An environment variable, at most MAX_ENV characters (more: treated as unset, since a
-    path or a flag that long is not one), NULs impossible by construction."""
+@overload
+def env(name: str) -> str | None: ...
+@overload
+def env(name: str, default: str) -> str: ...
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """An environment variable, or ``default`` when it is unset or longer than MAX_ENV
+    characters (a path, a flag or a device list that long is not one)."""
     value = os.environ.get(name)
     if value is None or len(value) > MAX_ENV:
         return default

@@ -10,12 +10,13 @@ import os
 import sys
 import time
 
+from envdoctor.bounded import env
+
 
 def crash_dir() -> str:
     """Where crash logs go: the user's state dir (``$XDG_STATE_HOME/envdoctor/crash``, else
     ``~/.local/state/envdoctor/crash``), created 0700; never a shared temp dir."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
-                                                           ".local", "state")
+    base = env("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "envdoctor", "crash")
 
 

@@ -63,11 +63,6 @@ def saved_smoke(path: str) -> dict[str, Any] | None:
     return smoke if isinstance(smoke, dict) else None
 
 
-def _stdin() -> str:
-    import sys
-    return sys.stdin.read()
-
-
 def load_checks() -> list[Check]:
     from envdoctor.engine import checks
     from envdoctor.engine.loader import RuleFileError

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from envdoctor.bounded import env
 from envdoctor.errors import BadInput
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def use_color(output: str | None) -> bool:
     """Colour only for a terminal on stdout, and never under NO_COLOR or TERM=dumb."""
     if output and output != "-":
         return False
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if env("NO_COLOR") or env("TERM") == "dumb":
         return False
     return sys.stdout.isatty()
 
@@ -76,7 +77,7 @@ def default_format(fmt: str | None) -> str:
     """``--format`` as given, else ``github`` annotations under GitHub Actions, else text."""
     if fmt:
         return fmt
-    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    return "github" if env("GITHUB_ACTIONS") == "true" else "text"
 
 
 def parse_report_spec(spec: str) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from envdoctor.bounded import env
 from envdoctor.errors import BadInput
 
 
@@ -67,7 +68,7 @@ def rules_dir() -> Path:
     Raises ``RulesMissing`` (one line, exit 2) when it is missing, empty or unreadable: a run
     without rules would report a broken machine as healthy.
     """
-    override = os.environ.get("ENVDOCTOR_RULES")
+    override = env("ENVDOCTOR_RULES")
     if override:
         path, where = Path(override), f"ENVDOCTOR_RULES={override}"
     else:
@@ -137,11 +138,11 @@ def cache_dir() -> Path | None:
 
     ``$ENVDOCTOR_CACHE_DIR`` moves it; otherwise ``$XDG_CACHE_HOME/envdoctor``.
     """
-    if os.environ.get("ENVDOCTOR_NO_CACHE"):
+    if env("ENVDOCTOR_NO_CACHE"):
         return None
-    if os.environ.get("ENVDOCTOR_CACHE_DIR"):
-        return Path(os.environ["ENVDOCTOR_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if env("ENVDOCTOR_CACHE_DIR"):
+        return Path(env("ENVDOCTOR_CACHE_DIR", ""))
+    base = env("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "envdoctor"
 
 

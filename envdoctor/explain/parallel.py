@@ -25,7 +25,7 @@ import stat
 import threading
 from typing import Any, BinaryIO
 
-from envdoctor.bounded import decode_json
+from envdoctor.bounded import decode_json, env
 from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, read_raw
 from envdoctor.explain.scan import (
     MAX_HITS_PER_SIGNATURE,
@@ -73,7 +73,7 @@ def scan_file(scanner: Scanner, stream: BinaryIO, first_line: int = 1,
 
 def _plan(stream: BinaryIO, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
     """(fd, start, split offset, where the line running across the split starts) or None."""
-    if os.environ.get("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
+    if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
             or threading.active_count() > 1:
         return None
     try:

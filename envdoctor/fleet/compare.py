@@ -13,6 +13,7 @@ over the snapshots: time and memory grow linearly with their number.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,8 @@ def snapshot_files(paths: tuple[str, ...]) -> list[Path]:
         p = Path(raw)
         if p.is_dir():
             out += sorted(x for x in p.glob("*.json") if x.is_file())
-        elif p.is_file():
-            out.append(p)
+        elif os.path.lexists(p):
+            out.append(p)  # a regular file, or what the reader will refuse, saying what it is
         else:
             raise BadInput(f"{raw}: no such file or folder")
         if len(out) > MAX_FILES:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from envdoctor.bounded import env
 from envdoctor.probes.envvars import looks_secret
 from envdoctor.secrets import REDACTED
 
@@ -39,7 +40,7 @@ def binding(torch: Any, local_rank: int) -> dict[str, Any]:
     """The GPU this rank will use, chosen as training scripts do (``cuda:LOCAL_RANK``, or the
     only visible GPU when the launcher gives each rank one), with its UUID and PCI bus id."""
     out: dict[str, Any] = {
-        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "cuda_visible_devices": env("CUDA_VISIBLE_DEVICES"),
         "torch": str(torch.__version__), "torch_cuda": torch.version.cuda,
         "device": "cpu", "device_count": 0,
     }

@@ -28,7 +28,6 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
-from envdoctor.bounded import read_input
 from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, Status
 from envdoctor.versions import canonical_name as canonicalize_name
@@ -220,15 +219,16 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
 MAX_POLICY = 4 << 20   # a policy or a pyproject.toml is kilobytes
 
 
-def _read_toml(path: Path, stream: bool = True) -> dict[str, Any]:
+def _read_toml(path: Path, stream: bool = True, name: str = "") -> dict[str, Any]:
     """A policy file through the bounded reader (size, key depth, nesting, numbers); a file
-    the user named may be a pipe (``--policy <(…)``), a discovered one only a regular file."""
-    from envdoctor.bounded import InputError, decode_toml
-    data = read_input(str(path), "a policy file", limit=MAX_POLICY, stream=stream)
+    the user named may be a pipe (``--policy <(…)``), a discovered one only a regular file.
+    Errors name the file as ``name`` (a discovered file by its name in ./) or as given."""
+    from envdoctor.bounded import InputError, decode_toml, read_file
     try:
-        return decode_toml(data, "a policy file")
+        return decode_toml(read_file(path, "a policy file", MAX_POLICY, stream=stream),
+                           "a policy file")
     except InputError as exc:
-        raise BadInput(f"{path}: {exc}") from None
+        raise BadInput(f"{name or path}: {exc}") from None
 
 
 def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any, str] | None:
@@ -258,13 +258,13 @@ def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
     pyproject = cwd / "pyproject.toml"
     # A broken pyproject.toml only matters when it is meant to carry our policy.
     if _mentions_us(pyproject):
-        found = _table_of(_read_toml(pyproject, stream=False), "pyproject.toml",
+        found = _table_of(_read_toml(pyproject, False, "pyproject.toml"), "pyproject.toml",
                           require_tool=True)
         if found is not None:
             return parse_policy(*found)
     own = cwd / "envdoctor.toml"
     if _is_file(own):
-        found = _table_of(_read_toml(own, stream=False), "envdoctor.toml", require_tool=False)
+        found = _table_of(_read_toml(own, False, "envdoctor.toml"), "envdoctor.toml", require_tool=False)
         assert found is not None
         return parse_policy(*found)
     return Policy()

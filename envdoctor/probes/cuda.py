@@ -17,7 +17,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.bounded import decode_json, read_regular
+from envdoctor.bounded import decode_json, env, read_regular
 from envdoctor.facts import CudaFacts, CudaToolkit, Status
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -49,8 +49,8 @@ def probe() -> CudaFacts:
             _add(toolkits, seen, folder_toolkit(home, "nvcc", trail, preferred=nvcc_version))
 
     for var in ENV_VARS:
-        if os.environ.get(var):
-            _add(toolkits, seen, folder_toolkit(Path(os.environ[var]), var, trail))
+        if env(var):
+            _add(toolkits, seen, folder_toolkit(Path(env(var, "")), var, trail))
     for pattern in FOLDER_GLOBS:
         for folder in sorted(glob.glob(pattern)):
             _add(toolkits, seen, folder_toolkit(Path(folder), "folder", trail))
@@ -180,7 +180,7 @@ def _folder_version(folder: Path, trail: Trail) -> tuple[Version | None, str]:
 
 
 def conda_toolkits(trail: Trail) -> list[CudaToolkit]:
-    prefix = os.environ.get("CONDA_PREFIX")
+    prefix = env("CONDA_PREFIX")
     if not prefix:
         return []
     found = []

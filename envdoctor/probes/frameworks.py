@@ -28,7 +28,7 @@ from envdoctor.facts import (
     TensorflowBuild,
     TorchBuild,
 )
-from envdoctor.bounded import decode_json
+from envdoctor.bounded import decode_json, env
 from envdoctor.facts.states import unobserved_field
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -175,9 +175,9 @@ def keras_info(installed: dict[str, _dists.InstalledDist], trail: Trail) -> Kera
     dist = installed.get("keras") or installed.get("keras-nightly")
     if dist is None:
         return None
-    backend, source = os.environ.get("KERAS_BACKEND", ""), "KERAS_BACKEND"
+    backend, source = env("KERAS_BACKEND", ""), "KERAS_BACKEND"
     if not backend:
-        home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras")
+        home = Path(env("KERAS_HOME") or Path.home() / ".keras")
         text = trail.read(home / "keras.json")
         try:
             backend = decode_json(text, "keras.json").get("backend", "") if text else ""

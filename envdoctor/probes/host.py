@@ -18,6 +18,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.bounded import env
 from envdoctor.facts import HostFacts, Status
 from envdoctor.probes._base import Trail
 
@@ -156,7 +157,7 @@ def _meminfo(root: Path) -> tuple[int | None, int | None]:
 
 
 def _container(root: Path, trail: Trail) -> str:
-    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+    if env("KUBERNETES_SERVICE_HOST"):
         return "kubernetes"
     if (root / "run/.containerenv").exists():
         return "podman"
@@ -167,8 +168,8 @@ def _container(root: Path, trail: Trail) -> str:
                          ("libpod", "podman"), ("lxc", "lxc")):
         if marker in cgroup:
             return name
-    if os.environ.get("container"):
-        return os.environ["container"]
+    if env("container"):
+        return env("container", "")
     return ""
 
 

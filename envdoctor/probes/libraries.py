@@ -14,6 +14,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.bounded import env
 from envdoctor.facts import Library, LibraryFacts, Status
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -134,8 +135,8 @@ def _from_headers(spec: LibSpec, trail: Trail) -> list[Library]:
     out = []
     dirs = list(HEADER_DIRS)
     for var in ("CUDA_HOME", "CUDA_PATH", "CUDNN_PATH"):
-        if os.environ.get(var):
-            dirs.append(os.path.join(os.environ[var], "include"))
+        if env(var):
+            dirs.append(os.path.join(env(var, ""), "include"))
     for folder in dict.fromkeys(dirs):
         path = os.path.join(folder, spec.header)
         if os.path.isfile(path):
@@ -184,7 +185,7 @@ def _listing(folder: str) -> tuple[str, ...]:
 
 def _from_folders(spec: LibSpec, known: set[str]) -> list[Library]:
     dirs = list(LIB_DIRS)
-    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    dirs += [d for d in env("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     out = []
     prefix = spec.soname + ".so."
     for folder in dict.fromkeys(dirs):

@@ -19,7 +19,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.bounded import decode_json, read_proc
+from envdoctor.bounded import decode_json, env, read_proc
 from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, ProbeInfo, Status
 from envdoctor.probes._base import Trail
 from envdoctor.versions import DisplayVersion
@@ -180,7 +180,7 @@ def driver_absent_reason(root: Path = Path("/")) -> str:
 def nvml_library(root: Path = Path("/")) -> str:
     """The first libnvidia-ml found in the usual folders or on LD_LIBRARY_PATH ("" if none)."""
     dirs = [str(root / d) for d in NVML_DIRS]
-    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":")[:256] if d]
+    dirs += [d for d in env("LD_LIBRARY_PATH", "").split(":")[:256] if d]
     for d in dirs:
         found = glob.glob(f"{glob.escape(d)}/libnvidia-ml.so*")
         if found:

@@ -22,6 +22,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from envdoctor.bounded import env
+
 PROTOCOL = 1
 
 # Tolerances, as the largest |got - ref| divided by max |ref| (ref: float64, in Python).
@@ -351,7 +353,7 @@ def check_same(a: Any, b: Any, what: str, tol: float = 1e-5) -> str:
 
 # ---------------------------------------------------------------------------- libraries
 def origin_of(path: str) -> str:
-    conda = os.environ.get("CONDA_PREFIX")
+    conda = env("CONDA_PREFIX")
     if "site-packages" in path or "dist-packages" in path:
         return "wheel"
     if (conda and path.startswith(conda)) or "/conda" in path:
@@ -441,7 +443,7 @@ def dotted(version: Any) -> str | None:
 
 
 def base_facts(name: str) -> dict[str, Any]:
-    return {"name": name, "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+    return {"name": name, "visible_devices": env("CUDA_VISIBLE_DEVICES")}
 
 
 def common_main(name: str, module: str, collect: Callable[[Any, dict[str, Any]], str],
