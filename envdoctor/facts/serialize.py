@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import types
 import typing
 from functools import cache
@@ -169,9 +170,52 @@ def _leaf(tp: type, data: Any, path: str) -> Any:
     within 64 bits (a memory of 10**400 MiB is not a measurement)."""
     if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
         raise DecodeError(f"{path}: expected {_KINDS[tp]}, got {_kind(data)}")
-    if tp is int and not -INT64 <= data < INT64:
+    if isinstance(data, int) and not -INT64 <= data < INT64:
         raise DecodeError(f"{path}: the number {_short(data)} is out of range")
     return data
+
+
+def out_of_range_unobserved(value: Any) -> Any:
+    """``value`` (a dataclass tree) with every integer beyond 64 bits and every non-finite
+    float made unknown: None where the field allows it, else its default. A parser of pasted
+    text reads "999…9MiB" as digits; a number no machine has is a fact not observed, never a
+    size that meets ``gpu_memory_gb>=80`` (nor one a snapshot could carry back)."""
+    if not (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return value
+    hints = dict(_field_hints(type(value)))
+    changes = {}
+    for f in dataclasses.fields(value):
+        old = getattr(value, f.name)
+        new = _within(old, hints[f.name], f)
+        if new is not old:
+            changes[f.name] = new
+    return dataclasses.replace(value, **changes) if changes else value
+
+
+def _absurd(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not -INT64 <= value < INT64
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _within(old: Any, hint: Any, f: Any) -> Any:
+    if _absurd(old):
+        if type(None) in typing.get_args(hint):
+            return None
+        return f.default if f.default is not dataclasses.MISSING else type(old)()
+    if dataclasses.is_dataclass(old) and not isinstance(old, type):
+        return out_of_range_unobserved(old)
+    if isinstance(old, tuple):
+        items = tuple(out_of_range_unobserved(v) for v in old if not _absurd(v))
+        same = len(items) == len(old) and all(a is b for a, b in zip(items, old))
+        return old if same else items
+    if isinstance(old, dict):
+        kept = {k: out_of_range_unobserved(v) for k, v in old.items() if not _absurd(v)}
+        same = len(kept) == len(old) and all(kept[k] is v for k, v in old.items())
+        return old if same else kept
+    return old
 
 
 def json_schema(tp: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:

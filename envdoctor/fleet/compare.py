@@ -134,7 +134,7 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
 
     payloads: dict[int, dict[str, Any]] = {}
     unfinished: list[int] = []
-    plain: list[tuple[str, Facts, str]] = []
+    plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None]] = []
     names: Counter[str] = Counter()
     for path in snapshot_files(paths):
         data = _read(path)

@@ -59,9 +59,14 @@ def _int(env: Mapping[str, str], name: str) -> int | None:
     if not value:
         return None
     try:
-        return int(value)
+        number = int(value) if value.isascii() and len(value) <= 4300 else None
     except ValueError:
-        raise LayoutError(f"${name}={value[:40]!r} is not an integer") from None
+        number = None
+    if number is None:
+        raise LayoutError(f"${name}={value[:40]!r} is not an integer")
+    if not 0 <= number < 1 << 31:  # ranks, sizes, ports and job ids
+        raise LayoutError(f"${name}={value[:40]!r} is out of range")
+    return number
 
 
 def _need(env: Mapping[str, str], name: str) -> int:

@@ -82,7 +82,11 @@ def parse_text(text: str) -> Facts | None:
     parts = parse_parts(text)
     if not _enough(parts):
         return None
-    return merge(parts)
+    facts = merge(parts)
+    if facts is None:
+        return None
+    from envdoctor.facts.serialize import out_of_range_unobserved
+    return out_of_range_unobserved(facts)
 
 
 def _enough(parts: list[Partial]) -> bool:
