@@ -438,3 +438,9 @@ def env(name: str, default: str | None = None) -> str | None:
     if value is None or len(value) > MAX_ENV:
         return default
     return value
+
+
+def environ() -> dict[str, str]:
+    """The environment as ``env`` reads it: variables whose value is longer than MAX_ENV are
+    left out (for probes that record many variables at once)."""
+    return {name: value for name, value in os.environ.items() if len(value) <= MAX_ENV}

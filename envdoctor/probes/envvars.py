@@ -6,9 +6,9 @@ under an allowlisted name (``NCCL_…`` or ``TF_…`` variables can hold tokens 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
+from envdoctor.bounded import environ
 from envdoctor.facts import EnvFacts, Status
 from envdoctor.probes._base import Trail
 from envdoctor.secrets import REDACTED, SECRET_NAME, SECRET_VALUE, scrub
@@ -52,4 +52,4 @@ def select(environ: Mapping[str, str]) -> dict[str, str]:
 def probe() -> EnvFacts:
     trail = Trail()
     trail.ran.append("read environment (allowlist)")
-    return EnvFacts(vars=select(os.environ), probe=trail.info(Status.OK, source="environ"))
+    return EnvFacts(vars=select(environ()), probe=trail.info(Status.OK, source="environ"))
