@@ -137,16 +137,14 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
     if confirmed is not None:
         trees.append(("confirmed", confirmed))
     for key, tree in [] if validated else trees:
-        unknown = expr.free_names(tree) - known_names()
-        if unknown:
-            raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
-                                f"{', '.join(sorted(known_names()))}")
+        check_names(tree, path, key)
     supersedes = data.get("supersedes", [])
     if not isinstance(supersedes, list) or not all(
             isinstance(c, str) and CODE_RE.match(c) and c != code for c in supersedes):
         raise RuleFileError(path, "supersedes", "must be a list of other check codes "
                             "(e.g. [\"INTENT001\"])")
-    examples = tuple(_parse_example(e, i, path) for i, e in enumerate(data["examples"]))
+    examples = tuple(_parse_example(e, i, path, validated)
+                     for i, e in enumerate(data["examples"]))
     if not any(e.fires for e in examples) or all(e.fires for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one example that fires and one that does not")
@@ -166,11 +164,26 @@ def known_names() -> frozenset[str]:
     return frozenset(expr.BUILTINS) | vocabulary_names()
 
 
-def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
+def check_names(tree: ast.Expression, path: Path | str, key: str) -> None:
+    """Every name and fact path ``tree`` reads exists (``engine.factpaths``): a misspelt
+    field is a load error naming the file, the field and the name, never "not there"."""
+    unknown = expr.free_names(tree) - known_names()
+    if unknown:
+        raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
+                            f"{', '.join(sorted(known_names()))}")
+    from envdoctor.engine import factpaths
+    wrong = factpaths.problems(tree)
+    if wrong:
+        raise RuleFileError(path, key, "; ".join(wrong))
+
+
+def _parse_example(raw: Any, index: int, path: Path | str, validated: bool = False) -> Example:
     where = f"examples[{index}]"
     if not isinstance(raw, dict) or not isinstance(raw.get("fires"), bool) \
             or not isinstance(raw.get("facts"), dict):
         raise RuleFileError(path, where, "needs `fires = true|false` and a `facts` table")
+    if not validated:
+        check_example_facts(raw["facts"], path, f"{where}.facts")
     intent = raw.get("intent", "auto")
     if intent not in INTENTS:
         raise RuleFileError(path, f"{where}.intent", f"{intent!r} is not one of {INTENTS}")
@@ -180,6 +193,15 @@ def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
                             f"{SEVERITIES[:3]}")
     return Example(fires=raw["fires"], facts=raw["facts"], intent=intent,
                    name=str(raw.get("name", "")), severity=severity)
+
+
+def check_example_facts(facts: Any, path: Path | str, where: str) -> None:
+    """An example's facts name only fields of the facts model (the snapshot decoder drops
+    an unknown key, so a misspelt one would prove the rule on facts it never set)."""
+    from envdoctor.engine import factpaths
+    wrong = factpaths.data_problems(facts)
+    if wrong:
+        raise RuleFileError(path, where, "; ".join(wrong))
 
 
 def load_checks(root: Path | None = None) -> list[Check]:
