@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from envdoctor.cli import SuggestingGroup
+
 from envdoctor.commands._output import (
     default_format,
     emit,
@@ -86,7 +88,7 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
-@click.group("fleet", invoke_without_command=True)
+@click.group("fleet", cls=SuggestingGroup, invoke_without_command=True)
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,

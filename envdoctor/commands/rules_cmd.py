@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from envdoctor.cli import SuggestingGroup
+
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
@@ -24,7 +26,7 @@ def _docs() -> list:
         raise BadInput(f"invalid rule file: {exc}") from None
 
 
-@click.group("rules")
+@click.group("rules", cls=SuggestingGroup)
 def rules() -> None:
     """List, explain and test the rules: checks, error signatures, requirements and fleet
     rules."""
