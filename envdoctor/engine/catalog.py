@@ -49,6 +49,8 @@ def check_doc(check: Any) -> RuleDoc:
     if check.confirmed is not None:
         details.append(("Confirmed", "reported as a warning, not an error, when its matrix "
                         "cells are unconfirmed"))
+    if check.applies_source:
+        details.append(("Applies when", check.applies_source.strip()))
     if check.supersedes:
         details.append(("Supersedes", ", ".join(check.supersedes)))
     examples = tuple(f"{'fires' if e.fires else 'quiet'}: {e.name or '-'}"

@@ -10,7 +10,7 @@ import textwrap
 
 from envdoctor.outputs.report import Report
 
-MARKS = {"ok": ("✓", "green"), "info": ("✓", "green"), "warning": ("!", "yellow"),
+MARKS = {"ok": ("✓", "green"), "info": ("i", "cyan"), "warning": ("!", "yellow"),
          "error": ("✗", "red"), "unknown": ("?", "dim")}
 SEV_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "cyan"}
 
@@ -49,7 +49,7 @@ def render(report: Report, color: bool = False, verbose: bool = False) -> str:
     if verbose:
         for r in report.results:
             out(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n",
-                "dim" if r.state in ("passed", "unknown") else "")
+                "dim" if r.state in ("passed", "unknown", "n/a") else "")
         out("\n")
     counts = report.counts()
     verdict = {0: "OK", 1: "FAIL"}[report.exit_code]
