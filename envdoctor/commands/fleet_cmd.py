@@ -40,7 +40,8 @@ def _gate_options(fn):
                      help="What the nodes should train on [default: the policy's, else auto]."),
         click.option("--policy", "policy_file", metavar="FILE", help="Policy TOML (as check)."),
         click.option("--require", "requires", multiple=True, metavar="REQ",
-                     help="A requirement per node, e.g. gpus>=8, torch>=2.4 (repeatable)."),
+                     help="A requirement per node, e.g. 'gpus>=8', 'torch>=2.4' "
+                          "(repeatable; quote one with > or <)."),
         click.option("--no-redact", is_flag=True,
                      help="Keep host names (else host-1, host-2 …), addresses and UUIDs."),
     ]):
