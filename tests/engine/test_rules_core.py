@@ -61,7 +61,7 @@ def test_a_requirement_example_that_is_wrong_fails(tmp_path):
 def test_kind_schemas_accept_every_shipped_file_and_reject_a_broken_one():
     jsonschema = pytest.importorskip("jsonschema")
     for kind, folder in (("check", "checks"), ("signature", "signatures"),
-                         ("requirement", "requirements")):
+                         ("requirement", "requirements"), ("fleet", "fleet")):
         schema = json.loads((RULES / "schemas" / f"{kind}.schema.json").read_text())
         for path in sorted((RULES / folder).rglob("*.toml")):
             data = loader.load_toml(path)
