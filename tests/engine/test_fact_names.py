@@ -162,3 +162,14 @@ def test_every_knowledge_function_reads_real_fact_paths():
             seen += 1
             assert factpaths.problems(ast.parse(read.path, mode="eval")) == [], (name, read)
     assert seen > 20
+
+
+def test_a_rule_that_errs_at_evaluation_is_said_in_the_text_report():
+    from envdoctor.outputs.renderers import render
+    from envdoctor.pipeline import build
+    check = checks.parse_check({**load_tree("checks")[0][1], "when": "True"}, "x.toml")
+    bad = checks.Check(**{**check.__dict__, "when": expr.compile_expr(MISSPELT, False)})
+    report = build(_facts(), checks=[bad])
+    text = render("check", "text", report)
+    assert f"rule error: {bad.code}" in text and "disk_free_g" in text
+    assert {r.state for r in report.results} == {"error"}

@@ -46,6 +46,11 @@ def render(report: Report, color: bool = False, verbose: bool = False) -> str:
         for ref in f.references[:2]:
             out(f"    see: {ref}\n", "dim")
         out("\n")
+    broken = [r for r in report.results if r.state == "error"]
+    if broken and not verbose:  # a rule that could not be evaluated is said, never silent
+        for r in broken:
+            out(f"  rule error: {r.code} {r.id} — {r.detail}\n", "bold red")
+        out("\n")
     if verbose:
         for r in report.results:
             out(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n",
