@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from envdoctor.errors import BadInput
-from envdoctor.facts import Facts, FactsError
+from envdoctor.facts import SECTIONS, Facts, FactsError
 from envdoctor.outputs.report import Report
 
 if TYPE_CHECKING:
@@ -25,19 +25,33 @@ if TYPE_CHECKING:
 def read_snapshot(path: str) -> tuple[Facts, Any]:
     """A saved snapshot (or a whole `check --format json` output) and its JSON as read, read
     once through the bounded reader (size, depth, numbers; ``-`` and pipes allowed) and decoded
-    into the facts model; BadInput naming the file and the field on failure."""
+    into the facts model; BadInput naming the file and the field on failure.
+
+    A pasted report given where a snapshot belongs is named as such (with the option that
+    reads it)."""
     from envdoctor.bounded import load_json_file
-    data = load_json_file(path, "a facts file")
+    try:
+        data = load_json_file(path, "a facts file")  # size, depth, FIFO and device capped
+    except BadInput as exc:
+        if "not valid JSON" in str(exc) and _looks_like_report(path):
+            raise BadInput(f"{path}: is not a facts snapshot (it looks like a pasted report: "
+                           f"use `check --from FILE`)") from None
+        raise
     _READ[path] = data
     return facts_of(data, path), data
 
 
 def facts_of(data: Any, path: str) -> Facts:
-    """A snapshot's JSON decoded into the facts model; BadInput names the file and the field."""
+    """A snapshot's JSON decoded into the facts model; BadInput names the file and the field.
+    A snapshot that observed nothing is bad input: judging it would say OK about a machine
+    nobody looked at."""
     try:
         facts = Facts.from_dict(data)
     except FactsError as exc:
         raise BadInput(f"{path}: {exc}") from None
+    if not has_facts(facts):
+        raise BadInput(f"{path}: snapshot has no facts (no section was observed: "
+                       f"{', '.join(SECTIONS)} are all missing or unknown)")
     # probed elsewhere or earlier: the header says it is a replayed snapshot, not this machine
     return replace(facts, origin="replay") if facts.origin == "live" else facts
 
@@ -48,6 +62,24 @@ _READ: dict[str, Any] = {}  # each snapshot's JSON, for the blocks beside its fa
 def load_facts_file(path: str) -> Facts:
     """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
     return read_snapshot(path)[0]
+
+
+def has_facts(facts: Facts) -> bool:
+    """Whether any section answered (ok, not found, failed, skipped) or a live worker ran."""
+    from envdoctor.facts import Status
+    return bool(facts.live) or any(getattr(facts, name).probe.status is not Status.UNKNOWN
+                                   for name in SECTIONS)
+
+
+def _looks_like_report(path: str) -> bool:
+    """A regular file whose text the report parsers recognise (``check --from`` reads it)."""
+    from envdoctor.bounded import InputError, read_file
+    from envdoctor.parsers import parse_text
+    try:  # a regular file only: a pipe was read once already, do not guess
+        text = read_file(path, "a facts file").decode("utf-8", "replace")
+    except InputError:
+        return False
+    return parse_text(text) is not None
 
 
 def saved_smoke(path: str) -> dict[str, Any] | None:
