@@ -123,7 +123,7 @@ DEEP = '{"schema_version": 3, "host": ' + "[" * 200000
 @pytest.mark.parametrize("command", ["check --facts", "check --from", "diff", "fleet compare",
                                      "report --facts", "suggest --facts"])
 @pytest.mark.parametrize("text,needle", [
-    (DEEP, ""), ("[" * 70 + "]" * 70, ""),
+    (DEEP, ""),
     ('{"schema_version": 3, "host": {"ram_total_gb": NaN}}', ""),
     ('{"schema_version": 3, "host": {"ram_total_gb": 1' + "0" * 400 + "}}", ""),
     ('{"schema_version": 3, "host": {"ram_total_gb": 1e999}}', ""),

@@ -85,6 +85,10 @@ def violations(source: str, name: str) -> list[str]:
             out.append(f"{where}: os.fdopen() for reading")
         elif func == "os.open" and not WRITE_FLAGS & _names(owner.get(node, node)):
             out.append(f"{where}: os.open() for reading")
+        elif last == "open" and func not in ("os.open", "io.open", "codecs.open") \
+                and isinstance(node.func, ast.Attribute) \
+                and not WRITE_MODES & set(_mode(node, 0) or "r"):  # Path.open(), any .open()
+            out.append(f"{where}: {func}() for reading")
         elif last in ("read_text", "read_bytes") and isinstance(node.func, ast.Attribute):
             out.append(f"{where}: .{last}()")
         elif func in ("json.load", "json.loads"):
@@ -111,7 +115,7 @@ def test_no_module_reads_outside_data_but_the_reader():
 
 @pytest.mark.parametrize("source", [
     "open(p)", "open(p, 'rb')", "open(p, mode='r')", "import io\nio.open(p)",
-    "Path(p).read_text()", "p.read_bytes()", "json.loads(text)", "json.load(fh)",
+    "Path(p).read_text()", "p.read_bytes()", "Path(p).open()", "p.open('rb')", "json.loads(text)", "json.load(fh)",
     "tomllib.loads(text)", "tomllib().load(fh)", "tomli.loads(t)",
     "def f():\n    fd = os.open(p, os.O_RDONLY)", "os.fdopen(fd, 'rb')",
     "os.environ.get('X')", "os.getenv('X')", "os.environ['X']",
@@ -124,7 +128,7 @@ def test_the_walk_catches_each_way_around_the_reader(source):
     "open(p, 'w')", "open(p, 'a', encoding='utf-8')",
     "def f():\n    fd = os.open(p, os.O_WRONLY | os.O_CREAT, 0o600)",
     "os.fdopen(fd, 'w')", "json.loads(json.dumps(x))", "os.environ['X'] = '1'",
-    "p.write_text(t)", "bounded.read_file(p)", "dict(os.environ)",
+    "p.write_text(t)", "bounded.read_file(p)", "dict(os.environ)", "p.open('w')",
 ])
 def test_writes_and_the_reader_itself_pass(source):
     assert violations(source, "planted.py") == []
