@@ -314,11 +314,14 @@ _KEY_BEFORE = re.compile(r'"([^"\\\n]{1,64})"\s*:\s*$')
 
 
 def _where(text: str, start: int, token: str) -> str:
-    """'line N: "key": ' for the first ``token`` after ``start`` (the one a hook refused: the
-    decoder reads in order, and any earlier copy of the same text was accepted or quoted)."""
-    pos = text.find(token, start) if token else -1
-    if pos < 0:
+    """'line N: "key": ' for the first bare ``token`` after ``start`` (the one a hook refused:
+    the decoder reads in order, so an earlier bare copy would have been refused first)."""
+    if not token:
         return ""
+    found = re.compile(rf"(?<![\w.\"+-]){re.escape(token)}(?![\w.\"])").search(text, start)
+    if found is None:  # a bare token is where the decoder stopped; a quoted one is text
+        return ""
+    pos = found.start()
     line = text.count("\n", 0, pos) + 1
     key = _KEY_BEFORE.search(text, max(start, pos - 256), pos)
     return f"line {line}: " + (f"{key.group(1)!r}: " if key else "")
@@ -369,7 +372,7 @@ def load_json_file(path: str, what: str, limit: int = MAX_INPUT, *,
 
 # ---------------------------------------------------------------------------- TOML
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\\\n]{0,256}"|'[^'\n]{0,256}')"""
-_DOTTED = re.compile(rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}")
+_DOTTED = re.compile(rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS}}}")
 
 
 def _toml() -> Any:

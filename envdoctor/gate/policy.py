@@ -27,6 +27,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from envdoctor.bounded import MAX_TOML
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
 from envdoctor.errors import BadInput
 from envdoctor.facts import Facts, Status
@@ -216,7 +217,7 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
     return out
 
 
-MAX_POLICY = 4 << 20   # a policy or a pyproject.toml is kilobytes
+MAX_POLICY = MAX_TOML  # a policy or a pyproject.toml is kilobytes
 
 
 def _read_toml(path: Path, stream: bool = True, name: str = "") -> dict[str, Any]:
