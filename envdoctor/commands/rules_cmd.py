@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from envdoctor.commands._output import emit
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
@@ -38,13 +39,15 @@ def list_cmd(fmt: str, kind: str) -> None:
     """One line per rule: code, kind, severity, id."""
     docs = [d for d in _docs() if kind in ("all", d.kind)]
     if fmt == "json":
-        click.echo(json.dumps([d.to_dict() for d in docs], indent=2))
+        emit(json.dumps([d.to_dict() for d in docs], indent=2) + "\n", None, "json")
         return
+    lines = []
     for d in docs:
         sev = ", ".join(f"{k}={v}" for k, v in d.severity)
-        click.echo(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
+        lines.append(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
     counts = {k: sum(d.kind == k for d in docs) for k in ("check", "signature", "requirement")}
-    click.echo(", ".join(f"{n} {k}s" for k, n in counts.items() if n or kind == "all"))
+    lines.append(", ".join(f"{n} {k}s" for k, n in counts.items() if n or kind == "all"))
+    emit("".join(line + "\n" for line in lines), None)
 
 
 @rules.command("show")
@@ -59,7 +62,7 @@ def show_cmd(code: str) -> None:
         raise BadInput(f"invalid rule file: {exc}") from None
     if doc is None:
         raise BadInput(f"no rule {code!r} (see `envdoctor rules list`)")
-    click.echo(catalog.render(doc), nl=False)
+    emit(catalog.render(doc), None)
 
 
 @rules.command("test")
@@ -72,8 +75,6 @@ def test_cmd(path: Path | None) -> None:
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")
     outcome = validate.validate(root)
-    for problem in outcome.problems:
-        click.echo(problem)
-    click.echo(outcome.summary())
+    emit("".join(p + "\n" for p in [*outcome.problems, outcome.summary()]), None)
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)
