@@ -88,7 +88,7 @@ def render_bug_report(report: Report, color: bool = False) -> str:
     out = _head(report, "envdoctor report")
     out += _smoke(report.extra.get("smoke"))
     out += ["### Environment", ""] + _facts_tables(report.facts)
-    raw = json.dumps(report.facts.to_dict(), indent=1)  # ASCII: no raw HTML or control
+    raw = _html_safe_json(report.facts.to_dict())
     out += [("<details><summary>Facts snapshot (JSON, replay with "
              "<code>envdoctor check --facts FILE</code>)</summary>"), "",
             *md_fence(raw, "json"), "", "</details>", ""]
@@ -97,6 +97,15 @@ def render_bug_report(report: Report, color: bool = False) -> str:
                    "and MAC addresses and credentials are replaced by placeholders._")
         out.append("")
     return "\n".join(out)
+
+
+def _html_safe_json(data: Any) -> str:
+    """JSON to embed in Markdown: ASCII, and ``<``, ``>``, ``&`` and backticks as ``\\uXXXX``
+    (still the same JSON: the snapshot replays), so no value can open a tag or end the fence."""
+    raw = json.dumps(data, indent=1)
+    for ch in "<>&`":
+        raw = raw.replace(ch, f"\\u{ord(ch):04x}")
+    return raw
 
 
 def _smoke(smoke: Any) -> list[str]:
@@ -170,6 +179,6 @@ def _facts_tables(facts: Facts) -> list[str]:
     if facts.env.vars:
         out += ["<details><summary>Environment variables</summary>", "", "| Name | Value |",
                 "| --- | --- |"]
-        out += [f"| {md_code(k)} | {md_code(v)} |" for k, v in facts.env.vars.items()]
+        out += [f"| {md_code(k)} | {cell(v)} |" for k, v in facts.env.vars.items()]
         out += ["", "</details>", ""]
     return out
