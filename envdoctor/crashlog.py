@@ -73,8 +73,8 @@ def redacted(message: str) -> str:
         return message
     try:
         from envdoctor.outputs.redact import for_data
-        from envdoctor.outputs.sanitise import terminal
-        return terminal(for_data({"argv": sys.argv, "message": message}).text(message))
+        from envdoctor.outputs.sanitise import one_line
+        return one_line(for_data({"argv": sys.argv, "message": message}).text(message))
     except Exception:  # noqa: BLE001 - redaction failed: say nothing that could leak
         return "(message left out: redaction failed)"
 

@@ -64,7 +64,10 @@ def style(text: str, spec: str) -> str:
     """``text`` in envdoctor's colours (``"bold red"``); only the terminal sink with colour on
     turns the marks into escape sequences, otherwise they are dropped."""
     codes = ";".join(str(_SGR[w]) for w in spec.split() if w in _SGR)
-    return f"{MARK}[{codes}m{text}{MARK}[0m" if codes else text
+    body = text.rstrip("\n")
+    if not codes or not body:
+        return text
+    return f"{MARK}[{codes}m{body}{MARK}[0m{text[len(body):]}"  # the reset before a newline
 
 
 def command(name: str, message: str, properties: dict[str, str] | None = None) -> str:
@@ -121,6 +124,12 @@ def terminal(text: str, color: bool = False) -> str:
             part = part[own.end():]
         out.append(visible(part))
     return "".join(out)
+
+
+def one_line(text: str) -> str:
+    """An error or note line for stderr: terminal-safe, and a newline in a quoted value is
+    shown as ``\\n`` (the message stays one line; no quoted text starts a line of its own)."""
+    return terminal(text).replace("\n", "\\n")
 
 
 _LEGACY = re.compile(r"##\[")

@@ -52,7 +52,7 @@ def say(line: str) -> None:
     """One line on stderr (an error, a note), terminal-safe (and inert under GitHub
     Actions); a stderr that cannot be written to is not worth another error."""
     import sys
-    safe = sanitise.terminal(line.rstrip("\n"))
+    safe = sanitise.one_line(line.rstrip("\n"))
     if under_actions():
         safe = sanitise.inert(safe)
     with contextlib.suppress(Exception):

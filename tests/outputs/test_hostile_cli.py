@@ -11,6 +11,7 @@ JUnit parses, JSON parses; and the hostile text is still shown (made visible, no
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -194,3 +195,33 @@ def test_a_hostile_path_in_an_error_line(tmp_path):
     assert proc.returncode == 2
     assert raw_unsafe(proc.stderr) == [] and len(proc.stderr.splitlines()) == 1
     assert "\\x1b]0;pwned" in proc.stderr
+
+
+def test_colour_on_a_terminal_keeps_envdoctors_styles_only(snapshot):
+    """Under a pseudo-terminal the verdict is coloured; the escapes in the GPU name are not
+    passed through (they show as \\x1b), colour or not."""
+    pty = pytest.importorskip("pty")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "GITHUB_ACTIONS")}
+    env.update(TERM="xterm-256color", PYTHONPATH=str(REPO))
+    main, sub = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "envdoctor", "check", "--facts",
+                             str(snapshot)], stdout=sub, stderr=subprocess.DEVNULL, env=env,
+                            cwd=REPO)
+    os.close(sub)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=120) == 1
+    os.close(main)
+    out = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")  # the tty's own CRLF
+    assert "\x1b[1;31mFAIL: " in out  # envdoctor's own colour
+    escapes = set(re.findall(r"\x1b\[[0-9;]*m", out))
+    assert escapes and all(re.fullmatch(r"\x1b\[[0-9;]*m", e) for e in escapes)
+    assert out.count("\x1b") == sum(out.count(e) for e in escapes)  # no other escape at all
+    assert "\\x1b]0;pwned-title\\x07" in out and raw_unsafe(out.replace("\x1b", "")) == []
