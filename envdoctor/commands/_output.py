@@ -1,10 +1,11 @@
 """Where a command's text goes: ``--output FILE`` or stdout, with colour only on a terminal.
 
 Shared by every command (check, explain, facts, report, diff) so that every document leaves
-through the sink (``envdoctor.outputs.sink``: sanitised for its kind, files written
-atomically) and a file that cannot be written is the same one-line exit-2 error everywhere;
-also ``--report FORMAT:FILE`` (several outputs from one run; ``-`` is stdout), the default
-format under GitHub Actions, and redaction before any renderer sees a report. Kept free of heavy imports: `explain` starts in a fraction of a second.
+through the sink (``envdoctor.outputs.sink``: sanitised for its kind, files written atomically)
+and a file that cannot be written is the same one-line exit-2 error everywhere; also ``--report
+FORMAT:FILE`` (several outputs from one run; ``-`` is stdout), the default format under GitHub
+Actions, and redaction before any renderer sees a report. Kept free of heavy imports: `explain`
+starts in a fraction of a second.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Where envdoctor's output leaves: stdout or a file, always through the sanitiser of its kind.
 
-``write(text, target, kind)`` is the one way out for a document (``say`` for a line on
-stderr): ``target`` ``None`` or ``-``
-(or ``/dev/stdout``) is stdout, anything else a file. Under GitHub Actions no line on stdout or
-stderr can be a workflow command but the github format's own (the runner reads them all). A file is written atomically: a temp
-file in the same folder, fsync, ``os.replace``; so two runs writing one file leave the whole
-output of one of them, never a torn mix, and a reader never sees half a file. A new file gets
-the usual mode (0666 less the umask), a replaced one keeps its mode. ``check_target`` runs
-before any work: a directory, a FIFO (which would block with no reader), a device or a socket
-is a one-line error (exit 2), so is a symlink to one, a missing folder or a read-only one.
-Kept free of heavy imports (``explain`` starts fast).
+``write(text, target, kind)`` is the one way out for a document (``say`` for a line on stderr):
+``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. Under GitHub
+Actions no line on stdout or stderr can be a workflow command but the github format's own (the
+runner reads them all). A file is written atomically: a temp file in the same folder, fsync,
+``os.replace``; so two runs writing one file leave the whole output of one of them, never a torn
+mix, and a reader never sees half a file. A new file gets the usual mode (0666 less the umask),
+a replaced one keeps its mode. ``check_target`` runs before any work: a directory, a FIFO (which
+would block with no reader), a device or a socket is a one-line error (exit 2), so is a symlink
+to one, a missing folder or a read-only one. Kept free of heavy imports (``explain`` starts
+fast).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Markdown: the check's summary for $GITHUB_STEP_SUMMARY or an issue comment, and the longer
-bug report of ``envdoctor report`` (the same head, then the facts, smoke results and the raw
-snapshot in a collapsed block). GitHub-flavoured: tables, ``<details>``, fenced code. Every value from the report (a GPU
-name, a path, a finding's text, which quotes facts) is escaped with ``sanitise.md_*``: HTML,
-links, pipes, backticks and newlines in a pasted value show as text.
+"""Markdown: the check's summary for $GITHUB_STEP_SUMMARY or an issue comment, and the longer bug
+report of ``envdoctor report`` (the same head, then the facts, smoke results and the raw
+snapshot in a collapsed block). GitHub-flavoured: tables, ``<details>``, fenced code. Every
+value from the report (a GPU name, a path, a finding's text, which quotes facts) is escaped with
+``sanitise.md_*``: HTML, links, pipes, backticks and newlines in a pasted value show as text.
 """
 
 from __future__ import annotations
