@@ -8,18 +8,20 @@ its kind, after redaction:
 ``terminal``  text, explain, diff, stderr lines, crash logs: control characters, escape
               sequences (CSI, OSC 0/2/8/52, DCS, bare ESC), C1 controls (0x9b is a CSI),
               bidi overrides and isolates, line separators, lone surrogates and non-characters
-              are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence.
-``github``    the same; renderers pass outside text through ``github_log`` and write their
-              own commands with ``command``; the sink then breaks up, in every line that is
-              not such a command (an annotation or a group), a ``::`` at the start (after any
-              blank) and ``##[`` anywhere, so that the Actions runner ignores them.
+              are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence;
+              and no line reads as a GitHub workflow command (a log is ``cat`` in CI steps):
+              ``::`` at a line start (after any blank) becomes ``: :``, ``##[`` ``## [``.
+``github``    the same, but for envdoctor's own commands (an annotation, a group): renderers
+              write those with ``command`` and pass outside text through ``github_log``; the
+              sink lets no other command through (``stop-commands``, ``add-mask`` ...).
 ``markdown``  the terminal rule for the document; the data in it is escaped by the renderer
               with ``md_text``, ``md_cell``, ``md_code`` and ``md_fence`` (only the renderer
               knows which text is a table cell).
-``xml``       JUnit: the terminal rule, which also removes every character XML 1.0 forbids
-              (C0 but tab, newline and CR; surrogates; U+FFFE, U+FFFF).
-``json``      JSON, SARIF: the same characters as ``\\uXXXX`` escapes (they can only stand inside
-              strings), so the document stays valid JSON and ASCII-safe on a terminal.
+``xml``       JUnit: unsafe characters spelled out (which removes every character XML 1.0
+              forbids: C0 but tab, newline and CR; surrogates; U+FFFE, U+FFFF); command
+              markers as character references (the parsed text is unchanged).
+``json``      JSON, SARIF: the same characters, and ``##[``, as ``\\uXXXX`` escapes (they only
+              stand inside strings): valid JSON, the same values, safe on a terminal and in a log.
 
 envdoctor's own colours are written with ``style``, which marks them with a per-process random
 token that no input can contain; the terminal sink turns only marked colours into escape
@@ -110,8 +112,8 @@ def _inert(line: str) -> str:
 
 
 # ---------------------------------------------------------------------------- sinks
-def terminal(text: str, color: bool = False) -> str:
-    """Text for a terminal (or a log someone will ``cat``): nothing unsafe stays raw."""
+def _shown(text: str, color: bool = False) -> str:
+    """Unsafe characters spelled out; envdoctor's marked colours kept (``color``) or dropped."""
     if MARK not in text:
         return visible(text)
     parts = text.split(MARK)
@@ -124,6 +126,12 @@ def terminal(text: str, color: bool = False) -> str:
             part = part[own.end():]
         out.append(visible(part))
     return "".join(out)
+
+
+def terminal(text: str, color: bool = False) -> str:
+    """Text for a terminal, or a log someone will ``cat`` in a CI step: nothing unsafe stays
+    raw, and no line reads as a workflow command (the runner reads every line of a step)."""
+    return inert(_shown(text, color))
 
 
 def one_line(text: str) -> str:
@@ -152,20 +160,27 @@ def github(text: str) -> str:
     ``stop-commands``, ``add-mask`` or ``set-output`` can never get through, wherever it
     came from."""
     return "\n".join(line if _OWN_COMMAND.fullmatch(line) and "##[" not in line
-                     else _inert(line) for line in terminal(text).split("\n"))
+                     else _inert(line) for line in _shown(text).split("\n"))
+
+
+_XML_COMMAND = re.compile(r"^(\s*):(?=:)", re.M)
 
 
 def xml(text: str) -> str:
-    """An XML document: the terminal rule also removes every character XML 1.0 forbids."""
-    return terminal(text)
+    """An XML document: unsafe characters spelled out (which also removes every character XML
+    1.0 forbids), and workflow-command markers written as character references, so a CI log
+    that shows the file honours none while the parsed text stays exactly the same."""
+    text = _LEGACY.sub("#&#35;[", _shown(text))
+    return _XML_COMMAND.sub(r"\1&#58;", text)
 
 
 _JSON_UNSAFE = re.compile(_UNSAFE.pattern.replace("\x0b-\x1f", "\x0b\x0c\x0e-\x1f"))
 
 
 def json(text: str) -> str:
-    """A JSON document: unsafe characters (only ever inside strings) as ``\\uXXXX``."""
-    text = text.replace(MARK, "")
+    """A JSON document: unsafe characters and ``##[`` (only ever inside strings) as ``\\uXXXX``
+    escapes: valid JSON, the same values, inert in a terminal and in a CI log."""
+    text = _LEGACY.sub("#\\\\u0023[", text.replace(MARK, ""))  # the same string, inert in a log
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

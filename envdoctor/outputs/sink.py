@@ -1,9 +1,7 @@
 """Where envdoctor's output leaves: stdout or a file, always through the sanitiser of its kind.
 
 ``write(text, target, kind)`` is the one way out for a document (``say`` for a line on stderr):
-``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. Under GitHub
-Actions no line on stdout or stderr can be a workflow command but the github format's own (the
-runner reads them all). A file is written atomically: a temp file in the same folder, fsync,
+``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. A file is written atomically: a temp file in the same folder, fsync,
 ``os.replace``; so two runs writing one file leave the whole output of one of them, never a torn
 mix, and a reader never sees half a file. A new file gets the usual mode (0666 less the umask),
 a replaced one keeps its mode. ``check_target`` runs before any work: a directory, a FIFO (which
@@ -35,26 +33,17 @@ def write(text: str, target: str | None, kind: str, color: bool = False) -> None
     safe = sanitise.clean(kind, text, color=color)
     if is_stdout(target):
         from envdoctor.streams import write_stdout
-        if sanitise.KINDS.get(kind, kind) != "github" and under_actions():
-            safe = sanitise.inert(safe)
         write_stdout(safe)
     else:
         assert target is not None
         write_file(target, safe)
 
 
-def under_actions() -> bool:
-    """The Actions runner reads stdout and stderr for workflow commands, whatever the format."""
-    return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
 def say(line: str) -> None:
-    """One line on stderr (an error, a note), terminal-safe (and inert under GitHub
-    Actions); a stderr that cannot be written to is not worth another error."""
+    """One line on stderr (an error, a note), terminal-safe and inert in a CI log; a stderr
+    that cannot be written to is not worth another error."""
     import sys
     safe = sanitise.one_line(line.rstrip("\n"))
-    if under_actions():
-        safe = sanitise.inert(safe)
     with contextlib.suppress(Exception):
         sys.stderr.write(safe + "\n")
         sys.stderr.flush()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.outputs.hostile import HOSTILE, commands_by_kind, raw_unsafe
+from tests.outputs.hostile import HOSTILE, commands_by_kind, honoured, raw_unsafe
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "diff" / "h100-driver-470.json"
@@ -82,6 +82,8 @@ def test_no_raw_control_in_any_format(outputs, fmt):
         assert_safe(outputs[fmt], fmt)
     if fmt in ("text", "github", "junit"):
         assert "\\x1b]0;pwned-title\\x07" in outputs[fmt]  # shown as \x1b, not deleted
+    if fmt != "github":  # a CI step that prints or cats the file honours no command in it
+        assert honoured(outputs[fmt]) == [], fmt
 
 
 def test_github_honours_only_envdoctors_annotations(outputs):
@@ -125,7 +127,7 @@ def test_junit_and_json_parse(outputs):
     assert root.tag == "testsuites" and int(root.get("tests")) > 0
     data = json.loads(outputs["json"])
     gpu = data["facts"]["nvidia"]["gpus"][0]["name"]
-    assert gpu.startswith("NVIDIA H100 \x1b]0;pwned-title\x07")  # data kept exactly
+    assert gpu == "NVIDIA H100 " + HOSTILE  # the data kept exactly, escaped
     assert json.loads(outputs["sarif"])["version"] == "2.1.0"
 
 

@@ -80,21 +80,25 @@ def test_markdown_data_shows_as_text():
 
 @settings(max_examples=300, deadline=None)
 @given(ANY_TEXT)
-def test_junit_text_always_parses(text):
+def test_junit_text_always_parses_and_is_inert_in_a_log(text):
     root = ET.Element("testsuite", name=text)
-    ET.SubElement(root, "failure", message=text).text = text
+    ET.SubElement(root, "failure", message=text).text = text + HOSTILE
     doc = sanitise.clean("junit", ET.tostring(root, encoding="unicode"))
     parsed = ET.fromstring(doc)
-    assert parsed.tag == "testsuite"
+    assert parsed.tag == "testsuite" and honoured(doc) == [] and raw_unsafe(doc) == []
+    if not raw_unsafe(text) and "\r" not in text:  # safe text is kept exactly
+        assert parsed.get("name") == text
 
 
 @settings(max_examples=300, deadline=None)
 @given(ANY_TEXT)
-def test_json_stays_valid_and_round_trips_every_safe_character(text):
-    doc = sanitise.clean("json", json.dumps({"v": text}, ensure_ascii=False))
-    assert raw_unsafe(doc) == []
-    value = json.loads(doc)["v"]
-    assert value == text  # \\uXXXX escapes: the value is exactly the original
+def test_json_stays_valid_exact_and_inert(text):
+    for ascii_only in (True, False):
+        doc = sanitise.clean("json", json.dumps({"v": text + HOSTILE, text: [text]}, indent=1,
+                                                ensure_ascii=ascii_only))
+        assert raw_unsafe(doc) == [] and honoured(doc) == []
+        data = json.loads(doc)
+        assert data["v"] == text + HOSTILE and data[text] == [text]  # exactly the original
 
 
 def test_colour_only_from_envdoctors_marks():
