@@ -45,21 +45,22 @@ def check_output_paths(output: str | None, reports: tuple[str, ...] | list[str])
     be found only after the whole run, and a FIFO nobody reads would block it forever.
     """
     from envdoctor.outputs.sink import check_target, is_stdout
-    paths = [("--output", output or "-")]
+    paths = [("--output", output or "-", f"--output {output}" if output else "the report")]
     for spec in reports:
         fmt, sep, path = spec.partition(":")
         if sep and path:
-            paths.append((f"--report {fmt}", path))
+            paths.append((f"--report {fmt}", path, f"--report {spec}"))
     seen: dict[str, str] = {}
-    for option, path in paths:
+    for option, path, label in paths:
         check_target(path, option)
         real = "-" if is_stdout(path) else os.path.realpath(path)
+        if real == "-" and real in seen:
+            raise BadInput(f"{label}: stdout already takes {seen[real]}; write one of them "
+                           "to a file (-o FILE)")
         if real in seen:
-            where = "stdout" if real == "-" else "the same file"
-            raise BadInput(f"{option} {path}: {where} as {seen[real]}; give each output "
+            raise BadInput(f"{option} {path}: the same file as {seen[real]}; give each output "
                            "its own file")
-        seen[real] = f"{option} {path}" if output or option != "--output" else \
-            "the main output (give it -o FILE)"
+        seen[real] = label
 
 
 # ---------------------------------------------------------------------------- report outputs
