@@ -160,7 +160,7 @@ def _stdout_broken(exc: Exception) -> str:
 
 
 def _say(line: str) -> None:
-    from envdoctor.outputs.sink import say
+    from envdoctor.outputs.stderr import say
     say(line)
 
 

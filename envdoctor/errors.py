@@ -22,7 +22,7 @@ class BadInput(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        from envdoctor.outputs.sink import say
+        from envdoctor.outputs.stderr import say
         say(f"envdoctor: error: {self.format_message()}")
 
 
@@ -50,7 +50,7 @@ class OutputError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        from envdoctor.outputs.sink import say
+        from envdoctor.outputs.stderr import say
         say(f"envdoctor: error: {self.format_message()}")
 
 

@@ -170,7 +170,7 @@ def _open(source: str):
         if sys.stdin is None:
             raise BadInput("no input: give a FILE or pipe text on stdin")
         if sys.stdin.isatty():
-            from envdoctor.outputs.sink import say
+            from envdoctor.outputs.stderr import say
             say("envdoctor explain: reading the error text from stdin "
                 "(end with Ctrl-D; or give a FILE)")
         return getattr(sys.stdin, "buffer", sys.stdin)

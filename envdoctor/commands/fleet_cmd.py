@@ -19,7 +19,7 @@ from envdoctor.commands._output import (
     write_reports,
 )
 from envdoctor.engine import INTENTS
-from envdoctor.outputs.sink import say
+from envdoctor.outputs.stderr import say
 from envdoctor.engine.findings import FAIL_ON
 from envdoctor.outputs.renderers import formats
 

@@ -1,6 +1,7 @@
 """Where envdoctor's output leaves: stdout or a file, always through the sanitiser of its kind.
 
-``write(text, target, kind)`` is the one way out for a document (``say`` for a line on stderr):
+``write(text, target, kind)`` is the one way out for a document (``say``, from
+``outputs.stderr``, for a line on stderr):
 ``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. A file is written atomically: a temp file in the same folder, fsync,
 ``os.replace``; so two runs writing one file leave the whole output of one of them, never a torn
 mix, and a reader never sees half a file. A new file gets the usual mode (0666 less the umask),
@@ -37,16 +38,6 @@ def write(text: str, target: str | None, kind: str, color: bool = False) -> None
     else:
         assert target is not None
         write_file(target, safe)
-
-
-def say(line: str) -> None:
-    """One line on stderr (an error, a note), terminal-safe and inert in a CI log; a stderr
-    that cannot be written to is not worth another error."""
-    import sys
-    safe = sanitise.one_line(line.rstrip("\n"))
-    with contextlib.suppress(Exception):
-        sys.stderr.write(safe + "\n")
-        sys.stderr.flush()
 
 
 def check_target(target: str | None, option: str = "--output") -> None:

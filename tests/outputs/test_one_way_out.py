@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "envdoctor"
 
 ALLOWED = {
     "outputs/sink.py": "the sink itself",
+    "outputs/stderr.py": "the sink for lines on stderr",
     "streams.py": "write_stdout, which only the sink calls; /dev/null stand-ins",
     "crashlog.py": "its own O_EXCL 0600 file in a private folder, sanitised (terminal)",
     "engine/loader.py": "the sealed rule cache (temp file + os.replace), not an output",
