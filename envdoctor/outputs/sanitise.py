@@ -46,14 +46,17 @@ _UNSAFE = re.compile(
     "\u061c\u200e\u200f"               # bidi marks
     "\u2028-\u202e\u2066-\u2069"       # line/paragraph separators, bidi embeddings/overrides
     "\ud800-\udfff"                    # lone surrogates (not encodable, not XML)
-    "\ufeff\ufff9-\ufffb\ufffe\uffff]")  # BOM, interlinear annotations, non-characters
+    "\ufeff\ufff9-\ufffb\ufffe\uffff"   # BOM, interlinear annotations, non-characters
+    "\U000e0000-\U000e007f]")           # tag characters: invisible ASCII look-alikes
 _OWN_SGR = re.compile(r"\[[0-9;]*m")
 _SGR = {"bold": 1, "dim": 2, "red": 31, "green": 32, "yellow": 33, "cyan": 36}
 
 
 def _visible(ch: str) -> str:
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
@@ -181,7 +184,15 @@ def json(text: str) -> str:
     """A JSON document: unsafe characters and ``##[`` (only ever inside strings) as ``\\uXXXX``
     escapes: valid JSON, the same values, inert in a terminal and in a CI log."""
     text = _LEGACY.sub("#\\\\u0023[", text.replace(MARK, ""))  # the same string, inert in a log
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(m.group()), text)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a surrogate pair, as JSON spells a character beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 SINKS: dict[str, Callable[[str], str]] = {"terminal": terminal, "github": github,

@@ -21,6 +21,7 @@ HOSTILE = ("\x1b]0;pwned-title\x07"          # OSC 0: window title
            "\x9b31m\x9d0;c1-title\x9c\x85"   # C1: CSI, OSC, ST, NEL
            "\u202eevil\u202c\u2066iso\u2069\u200f"  # bidi override, isolate, mark
            "\u2028\r\x08\x7f"                # line separator, CR, backspace, DEL
+           "\U000e0069\U000e0067\U000e006e"    # tag characters (invisible "ign")
            "|<script>alert(1)</script><img src=x onerror=alert(1)>"
            "[x](javascript:alert(1))![i](https://evil.example/p.png)`code`**b**"
            "\n::error title=forged::forged annotation"
@@ -32,7 +33,7 @@ HOSTILE = ("\x1b]0;pwned-title\x07"          # OSC 0: window title
 
 # Characters no sink may write raw (tab and newline are fine)
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                    "\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+                    "\u2066-\u2069\ud800-\udfff\ufffe\uffff\U000e0000-\U000e007f]")
 
 ANNOTATION = re.compile(r"::(error|warning|notice)( (file|title)=[^:,]*(,(file|title)=[^:,]*)*)?::")
 
