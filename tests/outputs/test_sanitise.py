@@ -108,3 +108,19 @@ def test_colour_only_from_envdoctors_marks():
     assert sanitise.terminal(styled) == "ERROR gpu \\x1b[8mhidden\\x1b[0m"
     forged = "[1;31m"  # the mark cannot be typed: without it, a colour is just text
     assert sanitise.terminal(forged, color=True) == forged
+
+
+def test_the_live_progress_bar_shows_a_workers_words_as_text():
+    """The bar is rich markup on the terminal: a worker's ImportError cannot style it, and
+    its escapes are shown."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from envdoctor.live.progress import _shown
+    shown = _shown("torch: ImportError [bold red]x[/] \x1b]0;t\x07\u202e")
+    console = Console(force_terminal=True, color_system="standard", width=200)
+    with console.capture() as capture:
+        console.print(Text.from_markup(shown), end="")
+    out = capture.get()
+    assert "[bold red]x[/]" in out and "\\x1b]0;t\\x07\\u202e" in out
+    assert "\x1b]" not in out and raw_unsafe(out.replace("\x1b[", "")) == []
