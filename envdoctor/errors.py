@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator
 
 import click
@@ -22,7 +21,8 @@ class BadInput(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        click.echo(f"envdoctor: error: {self.format_message()}", err=True)
+        from envdoctor.outputs.stderr import say
+        say(f"envdoctor: error: {self.format_message()}")
 
 
 @contextlib.contextmanager
@@ -49,6 +49,5 @@ class OutputError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"envdoctor: error: {self.format_message()}\n")
-            sys.stderr.flush()
+        from envdoctor.outputs.stderr import say
+        say(f"envdoctor: error: {self.format_message()}")
