@@ -4,8 +4,8 @@ An AST walk over envdoctor/ fails on any other read of outside data: a bare ``op
 reading, ``Path.read_text``/``read_bytes``, ``json.load(s)``, ``tomllib.load(s)``, ``os.open``
 for reading, ``os.fdopen`` for reading, or a single environment variable read straight from
 ``os.environ``/``os.getenv``. Writes (``open(..., "w")``, ``os.open`` with ``O_WRONLY``) are the
-writers' business and pass; the only read allowed elsewhere is JSON that this process just
-wrote (``json.loads(json.dumps(...))``).
+writers' business and pass, and so does opening a folder to fsync a rename; the only read
+allowed elsewhere is JSON that this process just wrote (``json.loads(json.dumps(...))``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "envdoctor"
 READER = PACKAGE / "bounded.py"
 WRITE_MODES = set("wax")
-WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
+WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}  # and a folder's fsync
 
 
 def _dotted(node: ast.AST) -> str:
@@ -83,7 +83,7 @@ def violations(source: str, name: str) -> list[str]:
             out.append(f"{where}: {func}() for reading")
         elif func == "os.fdopen" and not WRITE_MODES & set(_mode(node, 1) or "r"):
             out.append(f"{where}: os.fdopen() for reading")
-        elif func == "os.open" and not WRITE_FLAGS & _names(owner.get(node, node)):
+        elif func == "os.open" and not (WRITE_FLAGS | {"fsync"}) & _names(owner.get(node, node)):
             out.append(f"{where}: os.open() for reading")
         elif last == "open" and func not in ("os.open", "io.open", "codecs.open") \
                 and isinstance(node.func, ast.Attribute) \
@@ -127,7 +127,8 @@ def test_the_walk_catches_each_way_around_the_reader(source):
 @pytest.mark.parametrize("source", [
     "open(p, 'w')", "open(p, 'a', encoding='utf-8')",
     "def f():\n    fd = os.open(p, os.O_WRONLY | os.O_CREAT, 0o600)",
-    "os.fdopen(fd, 'w')", "json.loads(json.dumps(x))", "os.environ['X'] = '1'",
+    "os.fdopen(fd, 'w')", "json.loads(json.dumps(x))",
+    "def f():\n    fd = os.open(folder, os.O_RDONLY)\n    os.fsync(fd)", "os.environ['X'] = '1'",
     "p.write_text(t)", "bounded.read_file(p)", "dict(os.environ)", "p.open('w')",
 ])
 def test_writes_and_the_reader_itself_pass(source):
