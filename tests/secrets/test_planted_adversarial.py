@@ -1,4 +1,4 @@
-"""The second planted set (``planted.py``): 51 kinds of secret in the environment, $HOME, a fake
+"""The second planted set (``planted.py``): 63 kinds of secret in the environment, $HOME, a fake
 site-packages and torch, fake nvcc/nvidia-smi, pasted reports, error texts, saved snapshots,
 argv and an internal error's message; every output of every command is searched for each value
 and its first 8 characters. The shapes and the non-secrets next to them are pinned one by one
