@@ -7,6 +7,8 @@ below, so a failure names what leaked.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from planted import KEEP, S, error_text, leaked, outputs
 
@@ -138,3 +140,12 @@ def test_every_planted_error_line_is_clean_after_scrub():
     """The error text as one string, as `explain` renders evidence: no value survives."""
     r = Redactor()
     assert leaked(r.text(error_text())) == []
+
+
+def test_the_working_folder_beside_the_secrets_is_kept(both):
+    """PWD and OLDPWD are planted as the run's folder: its paths are shown as they are (only
+    the token inside one goes), not replaced everywhere as a "credential"."""
+    red, _ = both
+    text = red["bad input: a path"]
+    assert re.search(r"/planted\d*/<redacted>/none\.json", text), text
+    assert "<redacted>/<redacted>" not in text
