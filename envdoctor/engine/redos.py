@@ -19,11 +19,14 @@ on 3.10, after its own rewrites such as factoring ``a|ab`` into ``a(?:|b)``):
   Character classes are compared on a fixed set of representative characters plus every
   character the pattern names, so overlap of ``\\w`` and ``\\d`` or ``[a-f]`` and ``[^x]``
   is seen;
-* besides, alternatives under a repeat that can start alike (``(ab|ac)*``, ``(a|ab)*``) are
-  refused: cheap to rewrite, and the first step towards the same trap.
+* besides, an alternative under a repeat that is a prefix of another (``(a|ab)*``,
+  ``(foo|foobar)+``) is refused: cheap to rewrite, and the first step towards the same trap.
 
-A bounded repeat ``{m,n}`` with n > 1 counts as a loop (``(a|a){1,40}`` is 2**40 paths).
-Lookaround bodies are audited as patterns of their own; a backreference counts as ``.*``.
+A bounded repeat ``{m,n}`` counts as a loop when n > 8 (``(a|a){1,40}`` is 2**40 paths) or
+its body holds a loop (``(a+){3}`` splits a run three ways); ``(\\d{1,3}\\.){3}`` does not.
+Lookaround bodies are audited as patterns of their own; a backreference is read as its
+group's pattern. A trailing loop that nothing can make fail is refused too: rules are
+refused on their shape, not on what happens to follow them.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ _C = sre_constants
 _REPEATS = tuple(op for op in (getattr(_C, n, None) for n in (
     "MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")) if op is not None)
 _ATOMIC = getattr(_C, "ATOMIC_GROUP", None)
+SMALL = 8  # a bounded repeat up to this many rounds, of a body without loops, is no loop
 MAX_PAIRS = 200_000  # paired states explored before a pattern counts as too complex to audit
 
 # Characters every class is tested on, besides those the pattern names itself: ASCII, and a
@@ -61,6 +65,8 @@ class Audit:
         self.sets: list[int] = [0]          # position -> bitmask of alphabet characters
         self.follow: dict[tuple[int, int], int] = {}  # (p, q) -> ways (capped at 2)
         self.overlap: str | None = None     # why alternatives under a repeat overlap
+        self.groups: dict[int, Any] = {}    # group number -> its parse tree (backreferences)
+        self.expanding: set[int] = set()
 
     # ---------------------------------------------------------------- character classes
     def chars(self, test: Any) -> int:
@@ -128,16 +134,24 @@ class Audit:
             return Frag.union(alts)
         if op in _REPEATS:
             lo, hi, sub = av
-            loop = hi > 1
+            # a few rounds of a body without a loop of its own are a few paths, not a loop
+            loop = hi > SMALL or (hi > 1 and _loops(sub))
             body = self.build(sub, flags, in_loop or loop)
             if not loop:
                 return Frag(min(2, body.nullable + (lo == 0)), body.first, body.last)
             self.link(body.last, body.first)
             return Frag(1 if lo == 0 else min(1, body.nullable), body.first, body.last)
-        if op is _C.GROUPREF:  # the text of a group: anything, any length
-            pos = self.position(self.chars(lambda c: True))
-            self.link({pos: 1}, {pos: 1})
-            return Frag(1, {pos: 1}, {pos: 1})
+        if op is _C.GROUPREF:  # the text of a group: read as the group's pattern again
+            group = self.groups.get(av)
+            if group is None or av in self.expanding:
+                pos = self.position(self.chars(lambda c: True))
+                self.link({pos: 1}, {pos: 1})
+                return Frag(1, {pos: 1}, {pos: 1})
+            self.expanding.add(av)
+            try:
+                return self.build(group, flags, in_loop)
+            finally:
+                self.expanding.discard(av)
         # AT (anchors), ASSERT, ASSERT_NOT: match no characters here (bodies audited apart)
         return Frag.empty()
 
@@ -234,20 +248,11 @@ def _scale(a: dict[int, int], n: int) -> dict[int, int]:
 
 
 def _overlapping(alts: list[Frag], sets: list[int]) -> str | None:
-    """Why alternatives under a repeat can begin alike, or None."""
-    masks = []
-    for f in alts:
-        mask = 0
-        for p in f.first:
-            mask |= sets[p]
-        masks.append(mask)
+    """Why alternatives under a repeat overlap, or None: ``re`` factors a common start out of
+    all of them (``a|ab`` -> ``a(?:|b)``), so an alternative that was a prefix of another
+    is left empty beside one that is not."""
     if len(alts) > 1 and any(not f.first for f in alts) and any(f.first for f in alts):
         return "one alternative under a repeat is a prefix of another (as in (a|ab)*)"
-    for i, a in enumerate(masks):
-        for b in masks[i + 1:]:
-            if a & b:
-                return "alternatives under a repeat can start with the same character " \
-                       "(as in (ab|ac)*)"
     return None
 
 
@@ -317,6 +322,49 @@ def _in_category(cat: Any, ch: str) -> bool:
     else:
         hit = True
     return hit != negate
+
+
+def _loops(tree: Any) -> bool:
+    """Does the tree hold a repeat of more than SMALL rounds, or a backreference?"""
+    for op, av in tree:
+        if op in _REPEATS:
+            if av[1] > SMALL or _loops(av[2]):
+                return True
+        elif op is _C.GROUPREF:
+            return True
+        elif op is _C.SUBPATTERN:
+            if _loops(av[-1]):
+                return True
+        elif op is _C.BRANCH:
+            if any(_loops(alt) for alt in av[1]):
+                return True
+        elif op is _C.GROUPREF_EXISTS:
+            if _loops(av[1]) or _loops(av[2] or []):
+                return True
+        elif _ATOMIC is not None and op is _ATOMIC:
+            if _loops(av):
+                return True
+    return False
+
+
+def _group_trees(tree: Any, out: dict[int, Any]) -> None:
+    for op, av in tree:
+        if op is _C.SUBPATTERN:
+            if av[0] is not None:
+                out[av[0]] = av[-1]
+            _group_trees(av[-1], out)
+        elif op is _C.BRANCH:
+            for alt in av[1]:
+                _group_trees(alt, out)
+        elif op in _REPEATS:
+            _group_trees(av[2], out)
+        elif op in (_C.ASSERT, _C.ASSERT_NOT):
+            _group_trees(av[1], out)
+        elif op is _C.GROUPREF_EXISTS:
+            _group_trees(av[1], out)
+            _group_trees(av[2] or [], out)
+        elif _ATOMIC is not None and op is _ATOMIC:
+            _group_trees(av, out)
 
 
 def _named_chars(tree: Any, out: set[str]) -> None:
@@ -402,6 +450,7 @@ def _audit_tree(tree: Any, flags: int) -> str | None:
         extra.update(_cases(ch, re.IGNORECASE))
     alphabet = _BASE + tuple(sorted(extra - set(_BASE)))
     audit = Audit(alphabet)
+    _group_trees(tree, audit.groups)
     start = audit.build(tree, flags)
     return audit.exponential(start) or audit.overlap
 

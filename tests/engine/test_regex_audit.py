@@ -42,13 +42,18 @@ EXPONENTIAL = [
     (r"(a|a){1,60}b", "a" * 40),
     (r"(?i)(?:A+|a)+b", "a" * 40),
     (r"CUDA (?=(a+)+b)", "CUDA " + "a" * 40),
+    (r"(a+){3,5}b", "a" * 4000),  # a few rounds of a loop: n**5, as bad on a 4 KB line
+    (r"(\w+)\1+!", "a" * 40),
 ]
 # refused by the structural rule: alternatives under a repeat that start alike
-OVERLAPPING = [r"(a|ab)*c", r"(?:ab|\wc)+d", r"(?:foo|foobar)*x"]
+OVERLAPPING = [r"(a|ab)*c", r"(?:ab|a)+d", r"(?:foo|foobar)*x"]
 # accepted: linear for each start position (what explain's search pays is bounded by lines)
 LINEAR = [r"(?:\d+\.)+\d+x", r"(a?)*b", r"\w+(?:, \w+)*", r'"(?:[^"\\]|\\.)*"', r"(\w+\s)+$",
           r"(?:foo(?:bar)?)*x", r"(?:\d{1,3}\.){3}\d{1,3}", r"(?:-\w+|\s)*$", r"(?:ab|cd)+e",
-          r"(\w|\d)+y", r"(?i)(A|a)+x", r"(?:x|\S)+y", r"lib\w+\.so(?:\.\d+)*"]
+          r"(\w|\d)+y", r"(?i)(A|a)+x", r"(?:x|\S)+y", r"lib\w+\.so(?:\.\d+)*",
+          r"(?:ab|\wc)+d", r"(?:[A-Za-z0-9+/=\s]|\\n|\\r){0,65536}-----END",
+          r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])",
+          r"[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![0-9A-Fa-f:-])"]
 
 
 class _Deadline(Exception):
