@@ -179,3 +179,21 @@ def test_a_slow_pattern_the_audit_lets_through_is_stopped_by_explains_deadline(t
     err = proc.stderr.strip().splitlines()
     assert len(err) == 1 and "ETORCH001" in err[0] and repr(pattern) in err[0], err
     assert took < 20
+
+
+def test_regexes_in_matrices_and_schemas_are_audited_too(tmp_path):
+    """PYTORCH_CUDA_ALLOC_CONF's value patterns (matched on pasted text) and the schemas'."""
+    root = tmp_path / "rules"
+    shutil.copytree(RULES, root)
+    torch = root / "matrices" / "torch.toml"
+    torch.write_text(torch.read_text().replace(
+        "max_split_size_mb = '\\d+'", "max_split_size_mb = '(\\d+)+MB'", 1))
+    schema = root / "schemas" / "check.schema.json"
+    data = json.loads(schema.read_text())
+    data.setdefault("$defs", {})["bad"] = {"type": "string", "pattern": "^(a|a)*$"}
+    schema.write_text(json.dumps(data))
+    problems = [p for p in validate(root).problems if "catastrophic" in p]
+    assert any(str(torch) in p and "alloc_conf.keys.max_split_size_mb" in p
+               and "'(\\\\d+)+MB'" in p for p in problems), problems
+    assert any(str(schema) in p and "'^(a|a)*$'" in p for p in problems), problems
+    assert len(problems) == 2
