@@ -85,11 +85,11 @@ def test_the_forgery_would_silence_the_gate_if_it_were_trusted(dirs):
     assert _gate(dirs).returncode == 0
 
 
-def test_a_cache_from_another_user_or_machine_is_not_trusted(dirs, tmp_path):
+def test_a_cache_from_another_user_or_machine_is_not_trusted(dirs, tmp_path, monkeypatch):
     root = REPO / "rules"
     first, cached = loader.load_tree_cached("checks", root)
     assert cached is False and loader.load_tree_cached("checks", root)[1] is True
-    os.environ["XDG_STATE_HOME"] = str(tmp_path / "other-user")  # another secret
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "other-user"))  # another secret
     assert loader.load_tree_cached("checks", root) == (first, False)
     assert loader.load_tree_cached("checks", root)[1] is True  # resealed with the new key
 
