@@ -134,7 +134,8 @@ _KEY_END = (r"signature|sig|token|secret|password|passwd|pass|(?<=[_.-])pwd"
 QUERY_SECRET = lazy(
     r"(?i)(?P<key>(?:" + _KEY_END + r")(?:[_-]?\d{1,3})?"
     r"(?:=|%3[dD]|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[]))[\"']?)"
-    r"(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
+    r"(?P<value>(?!(?i:0|1|true|false|yes|no|on|off)(?![^\s&;,'\"#<>)\]}]))"  # a switch
+    r"[^\s&;,'\"#<>)\]}]{1,4096})")
 # "password: …" in a YAML or INI file, a settings dump or an error message: the strong words
 # only (a bare "token:" or "key:" is too often prose), never a placeholder or a structure
 YAML_SECRET = lazy(

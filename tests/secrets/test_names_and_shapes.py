@@ -136,3 +136,11 @@ def test_each_token_shape_is_redacted_and_its_context_kept(text, secret, context
 ])
 def test_things_that_look_a_little_like_userinfo_are_kept(text):
     assert "<redacted>" not in Redactor().text(text)
+
+
+def test_an_env_dump_of_the_non_secrets_is_kept_as_it_is():
+    text = ("HF_HUB_DISABLE_IMPLICIT_TOKEN=1 TOKENIZERS_PARALLELISM=false "
+            "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1 PASSWORD_STORE_DIR=/srv/pass KEYBOARD=us "
+            "PWD=/work/proj OLDPWD=/work")
+    assert Redactor().text(text) == text
+    assert "Tok-991x" not in Redactor().text("HF_TOKEN=Tok-991x DB_PWD=Tok-991x")
