@@ -469,13 +469,16 @@ def problem(pattern: str, flags: int = 0) -> str | None:
 
 def problem_in(parsed: Any) -> str | None:
     """``problem`` for a tree ``sre_parse.parse`` returned (callers that parse anyway)."""
-    if _simple(parsed):
-        return None
-    flags = parsed.state.flags
-    trees = [parsed]
-    _lookarounds(parsed, trees)
-    for tree in trees:
-        why = _audit_tree(tree, flags)
-        if why:
-            return why
+    try:
+        if _simple(parsed):
+            return None
+        flags = parsed.state.flags
+        trees = [parsed]
+        _lookarounds(parsed, trees)
+        for tree in trees:
+            why = _audit_tree(tree, flags)
+            if why:
+                return why
+    except RecursionError:
+        return "nested too deeply to audit (flatten its groups)"
     return None

@@ -197,3 +197,11 @@ def test_regexes_in_matrices_and_schemas_are_audited_too(tmp_path):
                and "'(\\\\d+)+MB'" in p for p in problems), problems
     assert any(str(schema) in p and "'^(a|a)*$'" in p for p in problems), problems
     assert len(problems) == 2
+
+
+def test_a_pattern_nested_too_deep_to_audit_is_refused_not_a_crash(tmp_path):
+    deep = "(" * 400 + "a+" + ")+" * 400 + "b"
+    assert "nested too deeply" in (redos.problem(deep) or "")
+    root, sig = _rules_copy(tmp_path, deep)
+    problems = validate(root).problems
+    assert len(problems) == 1 and str(sig) in problems[0] and "ETORCH001" in problems[0]
