@@ -188,16 +188,16 @@ class Audit:
         comp = _components((0, 0), edges)
         if comp is None:
             return "too complex to audit (split it into simpler patterns)"
+        with_diagonal = {c for n, c in comp.items() if n[0] == n[1]}
         for node, c in comp.items():
+            if c not in with_diagonal:
+                continue
             for nxt, doubled in edges(node):
-                if comp.get(nxt) != c:
-                    continue
-                if doubled or nxt[0] != nxt[1] or node[0] != node[1]:
-                    if any(k == c and n[0] == n[1] for n, k in comp.items()):
-                        ch = self.example(sets[nxt[0]] & sets[nxt[1]])
-                        return (f"a repeated part can match the same text in more than one "
-                                f"way (nested or overlapping quantifiers): a run of {ch!r} "
-                                f"that then fails is tried in exponentially many splits")
+                if comp.get(nxt) == c and (doubled or nxt[0] != nxt[1] or node[0] != node[1]):
+                    ch = self.example(sets[nxt[0]] & sets[nxt[1]])
+                    return (f"a repeated part can match the same text in more than one "
+                            f"way (nested or overlapping quantifiers): a run of {ch!r} "
+                            f"that then fails is tried in exponentially many splits")
         return None
 
     def example(self, mask: int) -> str:
