@@ -8,6 +8,7 @@ on a short line, every one it accepts (and every shipped one) to finish in linea
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import signal
 import time
@@ -148,9 +149,7 @@ def test_rules_test_exits_1_and_explain_exits_2_without_hanging(tmp_path, patter
     assert str(sig) in tested.stdout and "ETORCH001" in tested.stdout
     line = tmp_path / "log.txt"
     line.write_text("x" * 40 + "\n" + "a" * 40 + "!\n")  # 41-byte lines that would hang it
-    start = time.monotonic()
-    explained = run_cli("explain", str(line), env=env, timeout=30)
-    assert time.monotonic() - start < 30
+    explained = run_cli("explain", str(line), env=env, timeout=60)  # raises if it hangs
     assert explained.returncode == 2, explained.stdout + explained.stderr
     err = explained.stderr.strip().splitlines()
     assert len(err) == 1 and str(sig) in err[0] and "ETORCH001" in err[0]
@@ -172,13 +171,14 @@ def test_a_slow_pattern_the_audit_lets_through_is_stopped_by_explains_deadline(t
            "ENVDOCTOR_MATCH_BUDGET": "1"}
     log = tmp_path / "log.txt"
     log.write_text("CUDA " + "x" * 4000 + "\n")
-    start = time.monotonic()
-    proc = run_cli("explain", str(log), "--no-facts", env=env, timeout=60)
-    took = time.monotonic() - start
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = run_cli("explain", str(log), "--no-facts", env=env, timeout=120)  # raises on a hang
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     err = proc.stderr.strip().splitlines()
     assert len(err) == 1 and "ETORCH001" in err[0] and repr(pattern) in err[0], err
-    assert took < 20
+    assert cpu < 10  # CPU seconds (a loaded machine stretches the wall clock, not this)
 
 
 def test_regexes_in_matrices_and_schemas_are_audited_too(tmp_path):
