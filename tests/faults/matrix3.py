@@ -120,8 +120,8 @@ def snapshot() -> dict:
                                  "memory_total_mib": 24576}]},
             "frameworks": {"probe": {"status": "ok"},
                            "torch": {"version": "2.3.1+cu121", "cuda": "12.1"}},
-            "host": {"os": "Linux", "hostname": "node-a"},
-            "env": {"vars": {"CUDA_VISIBLE_DEVICES": "0"}}}
+            "host": {"probe": {"status": "ok"}, "os": "Linux", "hostname": "node-a"},
+            "env": {"probe": {"status": "ok"}, "vars": {"CUDA_VISIBLE_DEVICES": "0"}}}
 
 
 def write_json(p: Path, data) -> Path:
@@ -381,6 +381,81 @@ def _(d):
                     "RuntimeError: CUDA error: out of memory"))
     return dict(args=["explain", "-", "--no-facts"], stdin=p, stdout="head1", rc={0, 141},
                 bound=10, check=stderr_lines(0))
+
+
+EVERY = ("import json, subprocess, sys\n"
+         "mode, cmds = sys.argv[1], json.loads(sys.argv[2])\n"
+         "base = [sys.executable, '-m', 'envdoctor']\n"
+         "for argv in cmds:\n"
+         "    want = subprocess.run(base + argv, capture_output=True).returncode\n"
+         "    if mode == 'head':\n"
+         "        p = subprocess.Popen(base + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+         "        p.stdout.readline(); p.stdout.close()\n"
+         "        err = p.stderr.read(); rc = p.wait()\n"
+         "    else:\n"
+         "        pre = ['sh', '-c', 'exec \"$@\" >&-', 'sh'] if mode == 'closed' else []\n"
+         "        out = subprocess.DEVNULL if mode == 'closed' else open('/dev/full', 'wb')\n"
+         "        p = subprocess.run(pre + base + argv, stdout=out, stderr=subprocess.PIPE)\n"
+         "        err, rc = p.stderr, p.returncode\n"
+         "    lines = [x for x in err.decode(errors='replace').splitlines() if x.strip()]\n"
+         "    print(json.dumps({'argv': argv[:2], 'rc': rc, 'want': want, 'lines': lines[-3:],\n"
+         "                      'n': len(lines)}))\n")
+
+
+def every_command(d: Path) -> list[list[str]]:
+    """One offline invocation of every command and output kind."""
+    s = write_json(d / "s.json", snapshot())
+    s2 = snapshot()
+    s2["nvidia"]["driver_version"] = "550.54.15"
+    s2 = write_json(d / "s2.json", s2)
+    nodes = d / "nodes"
+    nodes.mkdir()
+    for i in range(3):
+        os.link(s if i else s2, nodes / f"n{i}.json")
+    (d / "r.txt").write_text(m.NVIDIA_SMI_REPORT)
+    (d / "t.txt").write_text(tb("RuntimeError: CUDA error: out of memory"))
+    return [["check", "--facts", str(s), "-v"], ["check", "--from", str(d / "r.txt"), "-v"],
+            ["check", "--static", "--format", "junit"], ["explain", str(d / "t.txt"), "--no-facts"],
+            ["explain", "TORCH001"], ["report", "--facts", str(s)], ["diff", str(s), str(s2)],
+            ["rules", "list"], ["rules", "show", "DRV001"], ["facts"],
+            ["fleet", "compare", str(nodes), "--format", "markdown"],
+            ["suggest", "--facts", str(s), "-v"]]
+
+
+def every_check(mode: str):
+    def check(out, err, d):
+        probs = []
+        for line in out.splitlines():
+            r = json.loads(line)
+            what = " ".join(r["argv"])
+            if mode == "head":
+                if r["rc"] not in (r["want"], 141, -13) or r["n"]:
+                    probs.append(f"{what}: exit {r['rc']} (alone {r['want']}), {r['n']} stderr "
+                                 f"lines {r['lines'][-1:]}")
+            elif r["rc"] != 2 or r["n"] != 1:
+                probs.append(f"{what}: exit {r['rc']}, {r['n']} stderr lines {r['lines'][-1:]}")
+        return "; ".join(probs) if out.strip() else "the driver printed nothing"
+    return check
+
+
+def _every(d: Path, mode: str) -> dict:
+    return dict(cmd=["-c", EVERY, mode, json.dumps(every_command(d))], rc={0}, bound=90,
+                check=every_check(mode))
+
+
+@fault("SO09", "stdout", "every command `| head -1`: its verdict code (or SIGPIPE), nothing on stderr")
+def _(d):
+    return _every(d, "head")
+
+
+@fault("SO10", "stdout", "every command with stdout closed: exit 2, one line")
+def _(d):
+    return _every(d, "closed")
+
+
+@fault("SO11", "stdout", "every command with stdout on /dev/full: exit 2, one line")
+def _(d):
+    return _every(d, "full")
 
 
 # --------------------------------------------------------------------------- output injection
@@ -661,6 +736,89 @@ def _(d):
     (d / "t.txt").write_text(tb("RuntimeError: CUDA error: out of memory"))
     return dict(args=["explain", str(d / "t.txt"), "--facts", str(d / "fifo")], rc={2}, bound=15,
                 check=m.one_line)
+
+
+PARALLEL = ("import json, subprocess, sys, time\n"
+            "limit, cmds = float(sys.argv[1]), json.loads(sys.argv[2])\n"
+            "base = [sys.executable, '-m', 'envdoctor']\n"
+            "ps = [(a, time.monotonic(), subprocess.Popen(base + a, stdout=subprocess.DEVNULL,\n"
+            "       stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)) for a in cmds]\n"
+            "for argv, t0, p in ps:\n"
+            "    try:\n"
+            "        err = p.communicate(timeout=max(0.1, limit - (time.monotonic() - t0)))[1]\n"
+            "        rc = p.returncode\n"
+            "    except subprocess.TimeoutExpired:\n"
+            "        p.kill(); err = p.communicate()[1]; rc = 'hung'\n"
+            "    lines = [x for x in err.decode(errors='replace').splitlines() if x.strip()]\n"
+            "    print(json.dumps({'argv': argv, 'rc': rc, 'n': len(lines), 'last': lines[-1:],\n"
+            "                      's': round(time.monotonic() - t0, 1)}))\n")
+
+
+def file_options(d: Path, x: str, dirs: bool = True) -> list[list[str]]:
+    """Every option that reads a file the user names, pointed at ``x``."""
+    s = str(write_json(d / "s.json", snapshot()))
+    (d / "t.txt").write_text(tb("RuntimeError: CUDA error: out of memory"))
+    t = str(d / "t.txt")
+    cmds = [["check", "--facts", x], ["check", "--from", x], ["report", "--facts", x],
+            ["diff", x, s], ["diff", s, x], ["explain", x, "--no-facts"],
+            ["explain", t, "--facts", x], ["suggest", "--facts", x], ["suggest", "--from", x],
+            ["check", "--facts", s, "--policy", x], ["report", "--facts", s, "--policy", x]]
+    if dirs:
+        cmds += [["fleet", "compare", x], ["fleet", "compare", s, "--policy", x],
+                 ["rules", "test", x]]
+    return cmds
+
+
+def every_file_check(logs: set[str] = frozenset()):
+    """Each run: exit 2 with one line; a run that reads logs (``check --from``, ``explain``)
+    may instead give a verdict on what it could read (``logs``)."""
+    def check(out, err, d):
+        probs = []
+        for line in out.splitlines():
+            r = json.loads(line)
+            what = " ".join(a if not a.startswith("/") else Path(a).name for a in r["argv"])
+            lenient = any(w in what for w in logs)
+            if r["rc"] == "hung":
+                probs.append(f"{what}: hung")
+            elif (r["rc"] != 2 and not (lenient and r["rc"] in (0, 1))) or \
+                    (r["rc"] == 2 and r["n"] != 1):
+                probs.append(f"{what}: exit {r['rc']}, {r['n']} stderr lines {r['last']}")
+        return "; ".join(probs) if out.strip() else "the driver printed nothing"
+    return check
+
+
+def _every_file(d: Path, x: str, logs=frozenset(), dirs=True, limit=30.0) -> dict:
+    return dict(cmd=["-c", PARALLEL, str(limit), json.dumps(file_options(d, x, dirs))], rc={0},
+                bound=limit + 30, check=every_file_check(set(logs)))
+
+
+@fault("UB18", "unbounded", "every file option pointed at a FIFO nobody writes to")
+def _(d):
+    os.mkfifo(d / "fifo")
+    return _every_file(d, str(d / "fifo"))
+
+
+@fault("UB19", "unbounded", "every file option pointed at a symlink to /dev/zero")
+def _(d):
+    (d / "zero").symlink_to("/dev/zero")
+    return _every_file(d, str(d / "zero"))
+
+
+@fault("UB20", "unbounded", "every file option pointed at a 3 GB sparse file")
+def _(d):
+    sparse(d / "big", b'{"schema_version": 1, "x": "', 3_000_000_000)
+    return _every_file(d, str(d / "big"), logs={"--from", "explain big"})
+
+
+@fault("UB21", "unbounded", "every file option pointed at a directory")
+def _(d):
+    (d / "adir").mkdir()
+    return _every_file(d, str(d / "adir"), dirs=False)
+
+
+@fault("UB22", "unbounded", "every file option pointed at a file with no read permission (/proc/1/environ-like)")
+def _(d):
+    return _every_file(d, "/proc/1/mem", dirs=False)
 
 
 # --------------------------------------------------------------------------- numbers and types
@@ -1002,31 +1160,37 @@ def _(d):
     return dict(args=[*STATIC, *JSON, "-v"], env=env, rc={0, 1}, bound=10)
 
 
-@fault("SE14", "secrets", "`pip config list` pasted: scheme-less and token index URLs (check --from)")
-def _(d):
-    (d / "r.txt").write_text(
-        "$ pip config list\n"
-        f"global.index-url='svc-train:{SCHEMELESS}@pypi.internal.example/simple'\n"
-        f"global.extra-index-url='https://__token__:{GITLAB}@gitlab.example.com/api/v4/projects/"
-        "7/packages/pypi/simple'\n"
-        f"user.extra-index-url='https://npm:{NPM}@registry.example.com/simple'\n"
-        "$ pip list\nPackage Version\n------- -------\ntorch 2.1.0\nnumpy 1.26.4\n")
-    return dict(args=["check", "--from", str(d / "r.txt"), "--format", "markdown"], rc={0, 1},
-                bound=6)
+def echoed(canary: str):
+    """The channel is exercised: the text next to the planted credential reaches the output
+    (else "no leak" would hold because nothing is shown at all)."""
+    def check(out, err, d):
+        return "" if canary in out + written(d) else f"{canary!r} not in the output: the " \
+            "fault's channel is not exercised"
+    return check
 
 
-@fault("SE15", "secrets", "traceback with webhook, Telegram, SendGrid and Basic auth (explain json)")
+OOM = "RuntimeError: CUDA error: out of memory"
+
+
+@fault("SE14", "secrets", "scheme-less index URL with a password on the quoted error line (explain)")
 def _(d):
     (d / "t.txt").write_text(tb(
-        f"requests.exceptions.HTTPError: 404 Client Error: Not Found for url: {SLACK_HOOK}",
-        f"telegram.error.InvalidToken: Invalid token {TELEGRAM}",
-        f"python_http_client.exceptions.UnauthorizedError: HTTP Error 401 (key {SENDGRID})",
-        f"urllib.error.HTTPError: 403 with header Authorization: Basic {BASIC}",
-        "RuntimeError: CUDA error: out of memory"))
-    return dict(args=["explain", str(d / "t.txt"), "--no-facts", *JSON], rc={0}, bound=10)
+        f"{OOM} (wheel from svc-train:{SCHEMELESS}@pypi.internal.example/simple, "
+        f"mirror https://__token__:{GITLAB}@gitlab.example.com/api/v4/projects/7/packages/pypi)"))
+    return dict(args=["explain", str(d / "t.txt"), "--no-facts"], rc={0}, bound=10,
+                check=echoed("pypi.internal.example"))
 
 
-@fault("SE16", "secrets", "snapshot env values with Google/Docker/Databricks tokens, fleet compare")
+@fault("SE15", "secrets", "webhook, Telegram, SendGrid and Basic auth on the error line (explain json)")
+def _(d):
+    (d / "t.txt").write_text(tb(
+        f"{OOM} (alerting {SLACK_HOOK} via bot {TELEGRAM}, mail key {SENDGRID}, "
+        f"header Authorization: Basic {BASIC})"))
+    return dict(args=["explain", str(d / "t.txt"), "--no-facts", *JSON], rc={0}, bound=10,
+                check=echoed("alerting"))
+
+
+@fault("SE16", "secrets", "snapshot env values with Google/Docker/scheme-less tokens, fleet compare json")
 def _(d):
     nodes = d / "nodes"
     nodes.mkdir()
@@ -1034,39 +1198,71 @@ def _(d):
         s = snapshot()
         s["host"]["hostname"] = f"n{i}"
         s["env"]["vars"] = {"NCCL_IB_HCA": f"mlx5_{i}", "TORCH_HOME": f"/x/{tok}",
-                            "MASTER_ADDR": f"svc:{SCHEMELESS}@10.0.0.{i}"}
+                            "MASTER_ADDR": f"svc:{SCHEMELESS}@10.0.0.{i}",
+                            "NCCL_DEBUG": f"INFO_CANARY{i}"}
         write_json(nodes / f"n{i}.json", s)
-    return dict(args=["fleet", "compare", str(nodes), "--format", "markdown"], rc={0, 1},
-                bound=6)
+    return dict(args=["fleet", "compare", str(nodes), "--format", "json"], rc={0, 1},
+                bound=6, check=echoed("INFO_CANARY1"))
 
 
 @fault("SE17", "secrets", "snapshot values with webhook and sk_live, `diff --format json`")
 def _(d):
     a = snapshot()
     b = snapshot()
-    b["env"]["vars"] = {"TF_CONFIG": json.dumps({"hook": DISCORD_HOOK}),
+    b["env"]["vars"] = {"TF_CONFIG": json.dumps({"hook": DISCORD_HOOK}), "NCCL_DEBUG": "WARN_CANARY3",
                         "PYTORCH_KEY": STRIPE, "CUDA_HOME": f"/opt/{GITLAB}/cuda"}
     return dict(args=["diff", str(write_json(d / "a.json", a)), str(write_json(d / "b.json", b)),
-                      *JSON], rc={0}, bound=6)
+                      *JSON], rc={0}, bound=6, check=echoed("WARN_CANARY3"))
 
 
-@fault("SE18", "secrets", "a token in a dist-info METADATA field shown by the check (report json)")
+@fault("SE18", "secrets", "token-bearing paths in allowlisted env values (check --static -v json)")
 def _(d):
-    env = fake_dist(d, "torch-2.3.1.dist-info",
-                    meta("torch", "2.3.1") .replace("\n\n", f"\nHome-page: https://u:{SCHEMELESS}"
-                                                    f"@git.example.com/{GITLAB}\n\n"))
-    env["PIP_INDEX_URL"] = f"svc-train:{SCHEMELESS}@pypi.internal.example/simple"
-    return dict(args=["report", "--static", "--format", "json"], env=env, rc={0, 1}, bound=10)
+    env = {"CUDA_HOME": f"/opt/{GITLAB}/cuda", "TORCH_HOME": f"/data/{DOCKER}",
+           "NCCL_DEBUG": "INFO_CANARY3", "PYTORCH_CUDA_ALLOC_CONF": f"expandable_segments:True,{NPM}"}
+    return dict(args=[*STATIC, "-v", *JSON], env=env, rc={0, 1}, bound=10,
+                check=echoed("INFO_CANARY3"))
 
 
-@fault("SE19", "secrets", "tokens in a pasted collect_env report, `suggest --from`")
+@fault("SE19", "secrets", "Teams webhook and dapi token on a torch OOM line (explain text)")
 def _(d):
-    (d / "r.txt").write_text(
-        "PyTorch version: 2.1.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
-        "OS: Ubuntu 22.04.3 LTS (x86_64)\nPython version: 3.10.12\n"
-        f"Nvidia driver version: 535.104.05\nHF_HUB_URL={TEAMS_HOOK}\n"
-        f"WANDB_NOTES=see {SLACK_HOOK} and dapi token {DATABRICKS}\n")
-    return dict(args=["suggest", "--from", str(d / "r.txt"), "-v"], rc={0, 1}, bound=6)
+    (d / "t.txt").write_text(tb(
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB "
+        f"(job notify {TEAMS_HOOK}, workspace token {DATABRICKS})"))
+    return dict(args=["explain", str(d / "t.txt"), "--no-facts"], rc={0}, bound=10,
+                check=echoed("job notify"))
+
+
+@fault("SE20", "secrets", "traceback on stdin: GitLab/Stripe/npm tokens on the quoted error line (explain -)")
+def _(d):
+    p = d / "t.txt"
+    p.write_text(tb(f"RuntimeError: CUDA error: out of memory (while uploading with PRIVATE-TOKEN: "
+                    f"{GITLAB}; billing key {STRIPE}; registry token {NPM})"))
+    return dict(args=["explain", "-", "--no-facts", "--format", "markdown"], stdin=p, rc={0},
+                bound=10)
+
+
+@fault("SE21", "secrets", "NCCL log: scheme-less user:pass@host and a bot token on matched lines")
+def _(d):
+    (d / "t.txt").write_text(
+        f"node1:123:456 [0] NCCL INFO NET/Socket : Using [0]eth0:svc-train:{SCHEMELESS}@10.0.0.7<0>\n"
+        f"node1:123:456 [0] NCCL WARN NET/Socket : Connect to svc-train:{SCHEMELESS}@10.0.0.7<1234> "
+        "failed : Connection refused\n" + tb(
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, "
+            f"unhandled system error, NCCL version 2.18.1 (notify bot {TELEGRAM}, {DISCORD_HOOK})"))
+    return dict(args=["explain", str(d / "t.txt"), "--no-facts", "--format", "json"], rc={0},
+                bound=10)
+
+
+@fault("SE22", "secrets", "snapshot env values with webhooks and tokens, `report --facts` markdown")
+def _(d):
+    s = snapshot()
+    s["env"]["vars"] = {"NCCL_DEBUG_FILE": f"/x/{DOCKER}/nccl.log", "TORCH_HOME": SLACK_HOOK,
+                        "XLA_FLAGS": f"--xla_gpu_autotune_level=0 --key {GOOGLE}",
+                        "TF_CONFIG": json.dumps({"task": {"type": "worker"}, "bot": TELEGRAM}),
+                        "NCCL_DEBUG": "INFO_CANARY3"}
+    return dict(args=["report", "--facts", str(write_json(d / "s.json", s))], rc={0, 1},
+                bound=6, check=lambda o, e, dd: "" if "INFO_CANARY3" in o else
+                "the report shows no env values (the channel is not exercised)")
 
 
 # --------------------------------------------------------------------------- cache trust, rules

@@ -167,8 +167,8 @@ def _base_snapshot() -> dict:
                                  "memory_total_mib": 24576}]},
             "frameworks": {"probe": {"status": "ok"},
                            "torch": {"version": "2.3.1+cu121", "cuda": "12.1"}},
-            "host": {"os": "Linux", "hostname": "node-a"},
-            "env": {"vars": {"CUDA_VISIBLE_DEVICES": "0"}}}
+            "host": {"probe": {"status": "ok"}, "os": "Linux", "hostname": "node-a"},
+            "env": {"probe": {"status": "ok"}, "vars": {"CUDA_VISIBLE_DEVICES": "0"}}}
 
 
 def _paths(node, prefix=()):
