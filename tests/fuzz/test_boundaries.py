@@ -30,7 +30,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +39,11 @@ GUARD_S = 10.0          # per example: far above what one in-process run takes (
 CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TRACE = "Traceback (most recent call last)"
 
+# No "explain" phase: it re-runs a failing example under sys.settrace, ~20x slower, which
+# trips the hang guard and hides the real failure.
 FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=25,
-                suppress_health_check=list(HealthCheck), print_blob=True)
+                suppress_health_check=list(HealthCheck), print_blob=True,
+                phases=[Phase.explicit, Phase.generate, Phase.shrink])
 
 
 class Hung(BaseException):
@@ -184,23 +187,47 @@ def _paths(node, prefix=()):
 BASE_PATHS = [p for p in _paths(_base_snapshot()) if p]
 
 
+def _at(node, path):
+    for k in path:
+        node = node[k]
+    return node
+
+
+# free text the schema takes as it is (a version or a status must parse, so a splice there only
+# tests the schema's refusal, which "retype" already does)
+STRING_PATHS = [("nvidia", "gpus", 0, "name"), ("host", "hostname"), ("host", "os"),
+                ("env", "vars", "CUDA_VISIBLE_DEVICES"), ("env", "vars", "NCCL_DEBUG")]
+VERSION_PATHS = [("nvidia", "driver_version"), ("frameworks", "torch", "version")]
+NUMBER_PATHS = [p for p in BASE_PATHS if type(_at(_base_snapshot(), p)) is int]
+
+
 @st.composite
 def snapshots(draw) -> dict:
-    """A real-shaped snapshot with a few of its values (or whole sections) replaced by
-    hostile ones: wrong types, huge or special numbers, control characters, nesting."""
+    """A real-shaped snapshot, mutated: most often its own strings with control characters,
+    escape sequences, workflow commands or HTML spliced in and its numbers made huge or
+    negative (types the schema accepts, so they reach the rules and renderers), sometimes a
+    value or a whole section of the wrong type."""
     snap = _base_snapshot()
-    for _ in range(draw(st.integers(1, 4))):
-        path = draw(st.sampled_from(BASE_PATHS))
-        node = snap
-        try:
-            for k in path[:-1]:
-                node = node[k]
-            node[path[-1]] = draw(st.one_of(json_values, st.builds(
-                lambda a, b: a + b, st.sampled_from(["550.54.15", "RTX", "2.1.0+cu121"]),
-                escapes)))
-        except (KeyError, IndexError, TypeError):
-            pass
-    if draw(st.booleans()):
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["splice", "splice", "number", "version", "retype"]))
+        if kind == "version":
+            path = draw(st.sampled_from(VERSION_PATHS))
+            value = draw(st.sampled_from(["2.", "550.", "2.3.1+cu"])) + draw(st.sampled_from(
+                ["9" * 5000, "\u0663.\u0661", "1" * 30 + ".0", "-1", "0" * 400 + "1"]))
+        elif kind == "splice":
+            path = draw(st.sampled_from(STRING_PATHS))
+            old = _at(snap, path[:-1]).get(path[-1], "")
+            at = draw(st.integers(0, len(old)))
+            value = old[:at] + draw(st.one_of(escapes, hostile_text)) + old[at:]
+        elif kind == "number":
+            path = draw(st.sampled_from(NUMBER_PATHS))
+            value = draw(st.one_of(st.integers(-(10 ** 30), 10 ** 30),
+                                   st.sampled_from([2 ** 63, -1, 10 ** 4000])))
+        else:
+            path = draw(st.sampled_from(BASE_PATHS))
+            value = draw(json_values)
+        _at(snap, path[:-1])[path[-1]] = value
+    if draw(st.integers(0, 5)) == 0:
         snap[draw(st.sampled_from(SECTIONS))] = draw(json_values)
     return snap
 
@@ -213,7 +240,8 @@ def dumps(value) -> str:
 @st.composite
 def encoded_json(draw) -> bytes:
     text = dumps(draw(snapshots()))
-    how = draw(st.sampled_from(["whole", "truncated", "nested", "bom", "bytes"]))
+    # whole half the time: a snapshot that parses is what reaches the rules and renderers
+    how = draw(st.sampled_from(["whole"] * 4 + ["truncated", "nested", "bom", "bytes"]))
     if how == "truncated":
         text = text[:draw(st.integers(0, max(0, len(text) - 1)))]
     elif how == "nested":
@@ -372,10 +400,15 @@ def test_snapshot_check_facts(work, data, fmt):
         json.loads(out)
 
 
+@pytest.mark.xfail(strict=False, reason="found: a driver_version '2.<5000 nines>' in B is exit 3 "
+                   "(ValueError: int max-str-digits); a GPU name with ESC reaches diff text raw")
 @FUZZ
-@given(a=encoded_json(), b=encoded_json(), fmt=st.sampled_from(["text", "json"]))
-def test_snapshot_diff(work, a, b, fmt):
-    run_and_check(["diff", write(work / "a.json", a), write(work / "b.json", b), "--format", fmt])
+@given(b=encoded_json(), fmt=st.sampled_from(["text", "json"]), swap=st.booleans())
+def test_snapshot_diff(work, b, fmt, swap):
+    """One side is the plain snapshot, so every difference diff shows is a fuzzed value."""
+    a = write(work / "a.json", _SNAP.encode())
+    files = [a, write(work / "b.json", b)]
+    run_and_check(["diff", *(files[::-1] if swap else files), "--format", fmt])
 
 
 @FUZZ
