@@ -165,19 +165,6 @@ def all_of(*checks):
     return check
 
 
-def want_rc_line(out, err, d):
-    return m.one_line(out, err, d)
-
-
-def no_text(*needles: str, where: str = "out"):
-    """None of ``needles`` in stdout (``where="out"``) or stdout+stderr (``"all"``)."""
-    def check(out, err, d):
-        text = out + (err if where == "all" else "") + written(d)
-        hit = [n for n in needles if n in text]
-        return f"output holds {[h[:30] for h in hit]}" if hit else ""
-    return check
-
-
 def no_bidi(out, err, d):
     hit = sorted({c for c in out + err + written(d) if c in BIDI_CHARS})
     return f"raw bidi control {[hex(ord(c)) for c in hit]}" if hit else ""
