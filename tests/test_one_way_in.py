@@ -102,6 +102,13 @@ def violations(source: str, name: str) -> list[str]:
     return out
 
 
+# Reads that check more than the reader does, each with why it stays where it is.
+ALLOWED = {
+    ("engine/seal.py", "os.open() for reading"):
+        "the sealing key: O_NOFOLLOW, this user's, mode 0600 and exactly 32 bytes, or nothing",
+}
+
+
 def test_no_module_reads_outside_data_but_the_reader():
     found = []
     files = sorted(PACKAGE.rglob("*.py"))
@@ -109,7 +116,9 @@ def test_no_module_reads_outside_data_but_the_reader():
     for path in files:
         if path == READER:
             continue
-        found += violations(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE)))
+        name = str(path.relative_to(PACKAGE))
+        found += [v for v in violations(path.read_text(encoding="utf-8"), name)
+                  if (name, v.split(": ", 1)[1]) not in ALLOWED]
     assert found == [], "\n".join(found)
 
 
