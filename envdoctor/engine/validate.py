@@ -235,7 +235,6 @@ MATRIX_REGEXES = {"torch": (("alloc_conf", "keys"),)}
 
 def _regex_audit(root: Path, matrices: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
     """Every such regex compiles and cannot backtrack catastrophically (``engine.redos``)."""
-    import json
     import re
 
     from envdoctor.engine import redos
@@ -262,9 +261,10 @@ def _regex_audit(root: Path, matrices: list[tuple[Path, dict[str, Any]]], out: O
                     check(f"{file}: {'.'.join(path)}.{name}", pattern)
     schemas = root / "schemas" if root.is_dir() else None
     for file in sorted(schemas.rglob("*.json")) if schemas and schemas.is_dir() else ():
+        from envdoctor.bounded import decode_json, read_file
         try:
-            tree = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            tree = decode_json(read_file(file, "a JSON schema", 4 << 20), "a JSON schema")
+        except ValueError:
             continue  # the loader reports an unreadable schema
         stack = [("$", tree)]
         while stack:

@@ -13,7 +13,6 @@ itself. Only in the main thread, and only when no one else has the timer.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -22,7 +21,18 @@ from contextlib import contextmanager
 from types import CodeType, FrameType
 from typing import Any
 
-BUDGET = float(os.environ.get("ENVDOCTOR_MATCH_BUDGET", "") or 2.0)  # CPU s, one search
+from envdoctor.bounded import env
+
+def _budget(text: str | None, default: float = 2.0) -> float:
+    """``ENVDOCTOR_MATCH_BUDGET`` in seconds: a positive finite number, else the default."""
+    try:
+        value = float(text or default)
+    except ValueError:
+        return default
+    return value if 0 < value < 1e6 else default
+
+
+BUDGET = _budget(env("ENVDOCTOR_MATCH_BUDGET"))  # CPU s, one search
 TICK = 0.25
 
 
