@@ -269,7 +269,8 @@ def _late(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
     return rank.state == "late"
 
 
-LOST = {"dead": "killed or died after joining", "absent": "never joined"}
+LOST = {"dead": "stopped answering after joining (killed or crashed)",
+        "absent": "never joined"}
 
 
 @rank_aspect("lost", "left the job or never joined it")

@@ -44,6 +44,8 @@ from envdoctor.fleet.store import (
     kill_children,
     one_line,
     open_store,
+    process_alive,
+    rank0_hosts,
     td,
     where,
 )
@@ -106,23 +108,29 @@ def _ranks_text(ranks: list[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + shown
 
 
-def wait_for_rank0(store: Any, key: str, deadline: float) -> bool:
+def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
     """Wait for rank 0's decision ``key``: until ``deadline`` + GRACE, and longer (up to
     ``deadline`` + GRACE + the time the phase had) while rank 0 is alive, since rank 0's
-    deadline is counted from its own start. False when it did not come."""
+    deadline is counted from its own start. A rank 0 whose heartbeat stopped is not waited
+    for (and recorded dead). False when the decision did not come."""
     start = time.monotonic()
     soft = deadline + GRACE
     hard = soft + max(0.0, deadline - start)
-    beat, seen = -1, time.monotonic()
+    beat, seen, checked = -1, start, 0.0
     while not has(store, key):
         now = time.monotonic()
         if now >= hard:
             return False
-        if now >= soft:
+        if now - checked >= 0.5:
+            checked = now
             count = counter(store, "beat/0")
             if count != beat:
                 beat, seen = count, now
-            elif now - seen > DEAD_AFTER or not has(store, "hello/0"):
+            elif now - seen > DEAD_AFTER and has(store, "hello/0"):
+                out.dead = [0]
+                out.error = "rank 0 stopped answering after it joined (killed or crashed)"
+                return False
+            if now >= soft and not has(store, "hello/0"):
                 return False
         time.sleep(POLL)
     return True
@@ -144,8 +152,9 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
         go = not out.absent
     else:
-        if not wait_for_rank0(store, "meet", deadline):
-            out.error = "rank 0 did not open the rendezvous (it is late, dead or elsewhere)"
+        if not wait_for_rank0(store, "meet", deadline, out):
+            out.error = out.error or ("rank 0 did not open the rendezvous (it is late, dead "
+                                      "or elsewhere)")
             go = False
         else:
             decision = get_bytes(store, "meet").decode("ascii", "replace")
@@ -180,7 +189,7 @@ def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Hea
             go = _wait_arrivals(store, layout, out, deadline)
             store.set("verdict", "go" if go else "closed")
         else:
-            wait_for_rank0(store, "verdict", deadline)
+            wait_for_rank0(store, "verdict", deadline, out)
             verdict = get_bytes(store, "verdict") if has(store, "verdict") else b""
             go = verdict == b"go" and out.joined
             if not verdict:
@@ -188,8 +197,12 @@ def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Hea
             elif not go:
                 out.error = out.error or "rank 0 closed the arrival: some rank did not come"
     except Exception as exc:  # noqa: BLE001 - the store's host is gone
-        out.error = out.error or f"the rendezvous store failed: {one_line(exc)}"
         go = False
+        if layout.rank != 0 and rank0_hosts(layout):
+            out.dead = [0]  # rank 0 would have closed the arrival before leaving
+            out.error = out.error or ("rank 0 stopped answering (the store it hosts went "
+                                      f"away): {one_line(exc)}")
+        out.error = out.error or f"the rendezvous store failed: {one_line(exc)}"
     out.seconds["barrier"] = round(time.monotonic() - start, 3)
     return go
 
@@ -214,7 +227,8 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
         time.sleep(POLL)
     now = time.monotonic()
     missing = [r for r in missing if not has(store, f"arrived/{r}")]
-    out.dead = [r for r in missing if r in beats and now - beats[r][1] > DEAD_AFTER]
+    stopped = [r for r in missing if r in beats and now - beats[r][1] > DEAD_AFTER]
+    out.dead = [r for r in stopped if not _frozen_here(store, layout, r)]
     out.late = [r for r in missing if r not in out.dead]
     # a rank that announced after the rendezvous closed is late, not absent
     for r in list(out.absent):
@@ -238,6 +252,14 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
         if said:
             out.hello[r] = said
     return not missing and out.joined and not out.absent
+
+
+def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
+    """A rank whose heartbeat stopped but whose process is still there (on rank 0's host,
+    where that can be seen): stopped or stuck, hence late (hung), not dead."""
+    said = read_hello(store, rank)
+    pid = said.get("pid")
+    return said.get("host") == layout.host and isinstance(pid, int) and process_alive(pid)
 
 
 def node_key(node: str) -> int:
@@ -318,7 +340,8 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
             break
         time.sleep(POLL)
     # an expected rank that did not post: dead when its heartbeat stood still all along
-    gone = {r for r in missing & expected if r in beats and beat_count(store, r) == beats[r]}
+    gone = {r for r in missing & expected if r in beats and beat_count(store, r) == beats[r]
+            and not _frozen_here(store, layout, r)}
     out.dead = sorted(set(out.dead) | gone)
     out.late = sorted(set(out.late) | (missing & expected) - gone)
     if gone and out.failure.startswith("gather failed"):

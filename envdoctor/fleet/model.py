@@ -200,7 +200,8 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     """The fleet of one ``fleet --out-dir`` run, as its snapshots recorded it.
 
     WORLD_SIZE (in every layout) says which ranks should have written one: a rank without a
-    snapshot is absent; rank 0's outcome says who it found late, dead or absent; a rank that
+    snapshot is absent (unless rank 0 recorded a complete run); rank 0's outcome says who it
+    found late, dead or absent; a rank that
     left only its first record (killed, or still probing) is late unless rank 0 saw it die.
     The outcome rank 0 recorded for a failed store becomes its failure (FLEET037).
     """
@@ -214,8 +215,15 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
         return {r for r in value if isinstance(r, int)} if isinstance(value, list) else set()
 
     dead = listed("dead")
+    saw_rank0_stop = any(isinstance(o := p.get("outcome"), dict) and isinstance(
+        o.get("dead"), list) and 0 in o["dead"] for r, p in payloads.items() if r)
+    if 0 in payloads and "binding" not in payloads[0] and saw_rank0_stop:
+        dead.add(0)  # rank 0 left only its first record, and the others saw it stop
+    # a rank without a snapshot: absent, unless rank 0 saw every rank come (then its file
+    # was just not given to compare, e.g. another node's local folder)
+    vouched = rank0.get("complete") is True
     absent = listed("absent") | ({r for r in range(world) if r not in payloads}
-                                 if world else set())
+                                 if world and not vouched else set())
     late = (listed("late") | set(unfinished)) - dead - absent
     hello = {r: p["layout"] for r, p in payloads.items()}
     errors = [f"rank {r}: {o['error']}"[:400] for r, p in sorted(payloads.items())

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from envdoctor.fleet.layout import Layout
+from envdoctor.outputs.stderr import say
 
 PREFIX = "envdoctor/fleet/"
 BEAT = 1.0             # heartbeat period
@@ -70,6 +70,21 @@ def _agent_store(layout: Layout) -> bool:
         os.environ.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
 
 
+def rank0_hosts(layout: Layout) -> bool:
+    """Rank 0's process serves the store: when it is gone, so is the store."""
+    return not layout.store_file and not _agent_store(layout)
+
+
+def process_alive(pid: int) -> bool:
+    """A process of this host that exists and is not a zombie (a killed rank not yet reaped
+    by its launcher is one)."""
+    try:
+        import psutil
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except Exception:  # noqa: BLE001 - NoSuchProcess, AccessDenied, no psutil
+        return False
+
+
 def where(layout: Layout) -> str:
     if layout.store_file:
         return f"the store file {layout.store_file}"
@@ -87,7 +102,7 @@ def open_store(layout: Layout, seconds: float, *, client: bool = False) -> Any:
     def connect() -> Any:
         if layout.store_file:
             return dist.FileStore(layout.store_file, -1)
-        host = layout.rank == 0 and not client and not _agent_store(layout)
+        host = layout.rank == 0 and not client and rank0_hosts(layout)
         return dist.TCPStore(layout.master_addr, layout.master_port, None, host,
                              td(seconds), wait_for_workers=False)
 
@@ -193,9 +208,7 @@ class Watchdog:
         if self.done.is_set():
             return
         try:
-            sys.stderr.write(f"envdoctor fleet: rank {self.layout.rank} on "
-                             f"{self.layout.node}: {why}\n")
-            sys.stderr.flush()
+            say(f"envdoctor fleet: rank {self.layout.rank} on {self.layout.node}: {why}")
             if self.last_words is not None:
                 self.last_words(why)
         except Exception:  # noqa: BLE001 - leaving anyway

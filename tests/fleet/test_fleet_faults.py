@@ -127,16 +127,7 @@ def test_a_rank_killed_after_joining_is_named_dead_and_no_one_else(tmp_path: Pat
     smi = {"PATH": f"{_hanging_smi(tmp_path)}:{rank_env()['PATH']}"}
     runs = _ranks(tmp_path, 3, [0, 1, 2], port, nodes={0: 0, 1: 0, 2: 1}, extra={2: smi})
     with _cleanup(tmp_path, runs):
-        victim = psutil.Process(runs[2].proc.pid)
-        end = time.monotonic() + 120
-        while time.monotonic() < end:  # in its probes: past the rendezvous
-            if any("nvidia-smi" in " ".join(c.cmdline()) for c in
-                   victim.children(recursive=True) if c.is_running()) or \
-                    _fake_smis(str(tmp_path)):
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail("rank 2 never reached its probes")
+        victim = _in_probes(tmp_path, runs[2])  # past the rendezvous
         killed_at = time.monotonic()
         victim.kill()
         results = _wait_all({r: runs[r] for r in (0, 1)})
@@ -273,4 +264,57 @@ def test_a_slow_rank_is_named_late_and_leaves_in_time(tmp_path: Path) -> None:
     assert late["evidence"]["ranks"] == [1] and late["evidence"]["nodes"] == ["host-1#1"]
     assert report["fleet"]["late_ranks"] == [1]
     _within(runs, TIMEOUT + GRACE + SLACK)
+    assert no_leftovers(str(tmp_path)) == []
+
+
+def _in_probes(tmp: Path, run: Launched) -> psutil.Process:
+    """The rank's process, once its node probes run the never-answering nvidia-smi."""
+    proc = psutil.Process(run.proc.pid)
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        for smi in _fake_smis(str(tmp)):
+            try:
+                if proc.pid in [a.pid for a in smi.parents()]:
+                    return proc
+            except psutil.Error:
+                continue
+        time.sleep(0.1)
+    pytest.fail("the rank never reached its probes")
+
+
+def test_a_stopped_rank_is_late_not_dead(tmp_path: Path) -> None:
+    """SIGSTOP after joining: its heartbeat stops, but its process is there (rank 0's host
+    can see it): hung, so late, not dead."""
+    smi = {"PATH": f"{_hanging_smi(tmp_path)}:{rank_env()['PATH']}"}
+    runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1}, extra={1: smi})
+    with _cleanup(tmp_path, runs):
+        _in_probes(tmp_path, runs[1]).suspend()
+        rc0, out0, err0 = runs[0].wait(240)
+    assert rc0 == 1, err0[-3000:]
+    report = json.loads(out0)
+    assert _named(report) == {1}
+    assert report["fleet"]["late_ranks"] == [1] and report["fleet"]["dead_ranks"] == []
+    _within({0: runs[0]}, TIMEOUT + GRACE + SLACK)
+    assert no_leftovers(str(tmp_path)) == []
+
+
+def test_rank_zero_killed_after_joining_is_named_by_the_others_snapshots(
+        tmp_path: Path) -> None:
+    """Rank 0 (which hosts the store) dies in its probes: rank 1 leaves in time, and `fleet
+    compare` over the snapshots names rank 0 dead, not rank 1."""
+    smi = {"PATH": f"{_hanging_smi(tmp_path)}:{rank_env()['PATH']}"}
+    runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1}, extra={0: smi})
+    with _cleanup(tmp_path, runs):
+        _in_probes(tmp_path, runs[0]).kill()
+        rc1, _, err1 = runs[1].wait(240)
+    assert rc1 == 0, err1[-2000:]
+    assert "rank 0" in err1
+    _within({1: runs[1]}, TIMEOUT + GRACE + SLACK)
+    shown = Launched(envdoctor("fleet", "compare", str(tmp_path / "snaps"), "--format",
+                               "json"), rank_env(), REPO)
+    rc, out, err = shown.wait(120)
+    assert rc == 1, out + err
+    report = json.loads(out)
+    assert _named(report) == {0}
+    assert report["fleet"]["dead_ranks"] == [0]
     assert no_leftovers(str(tmp_path)) == []

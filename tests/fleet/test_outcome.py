@@ -45,7 +45,7 @@ def test_rank_zero_view_names_each_kind_and_places_none_on_a_made_up_node() -> N
     assert _named(built) == {"FLEET017": {2}, "FLEET036": {3, 4}}
     lost = next(f for f in built.findings if f.code == "FLEET036")
     assert lost.evidence["nodes"] == ["box#3"]  # rank 4 never said where it runs
-    assert "killed or died after joining on box#3 (rank 3)" in lost.title
+    assert "stopped answering after joining (killed or crashed) on box#3 (rank 3)" in lost.title
     assert "never joined on no known node (rank 4)" in lost.title
     block = built.extra["fleet"]
     assert [n["node"] for n in block["nodes"]] == ["box#0", "box#1", "box#2", "box#3"]
@@ -114,3 +114,14 @@ def test_compare_of_a_run_whose_store_failed_is_failed(tmp_path: Path) -> None:
     proc = _compare(folder)
     assert proc.returncode == 1, proc.stderr
     assert "FLEET037" in {f["code"] for f in json.loads(proc.stdout)["findings"]}
+
+
+def test_compare_of_a_complete_run_given_part_of_its_snapshots_names_nobody(
+        tmp_path: Path) -> None:
+    """Rank 0 recorded a complete run: a snapshot not given (another node's folder) is not
+    an absent rank."""
+    folder = _write(tmp_path / "snaps", [_payload(0, 0, 4, {"complete": True}),
+                                         _payload(1, 0, 4, {"complete": True})])
+    proc = _compare(folder)
+    found = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert not found & {"FLEET017", "FLEET036", "FLEET037"}, proc.stdout[-2000:]
