@@ -149,6 +149,10 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         if out.absent:
             out.error = (f"{_ranks_text(out.absent)} of {n} never joined the rendezvous "
                          f"in {deadline - start:.0f} s")
+        extra = counter(store, "announced") - (n - len(out.absent))
+        if extra > 0:  # a launcher that started one RANK twice (and so another never)
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"{extra} more announcement(s) than ranks: two processes run as one RANK"])
         store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
         go = not out.absent
     else:
