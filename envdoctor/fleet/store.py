@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from envdoctor.bounded import env
 from envdoctor.fleet.layout import Layout
 from envdoctor.outputs.stderr import say
 
@@ -67,7 +68,7 @@ def _prefix(environ: dict[str, str] | os._Environ[str]) -> str:
 
 def _agent_store(layout: Layout) -> bool:
     return layout.launcher == "torchrun" and \
-        os.environ.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
+        env("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
 
 
 def rank0_hosts(layout: Layout) -> bool:
