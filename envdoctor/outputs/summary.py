@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from envdoctor.engine.findings import Finding, worst
-from envdoctor.facts import Facts, Status
+from envdoctor.facts import (
+    Facts,
+    JaxBuild,
+    MindsporeBuild,
+    MxnetBuild,
+    PaddleBuild,
+    Status,
+    TensorflowBuild,
+    TorchBuild,
+)
 from envdoctor.facts.states import State, state_of
 
 
@@ -41,20 +50,20 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
-            lines.append(("torch", "PyTorch", Status.OK, _torch(facts)))
+            lines.append(("torch", "PyTorch", Status.OK, _torch(facts, fw.torch)))
         if fw.tensorflow:
-            lines.append(("tensorflow", "TensorFlow", Status.OK, _tf(facts)))
+            lines.append(("tensorflow", "TensorFlow", Status.OK, _tf(facts, fw.tensorflow)))
         if fw.jax:
-            lines.append(("jax", "JAX", Status.OK, _jax(facts)))
+            lines.append(("jax", "JAX", Status.OK, _jax(facts, fw.jax)))
         if fw.keras:
             lines.append(("keras", "Keras", Status.OK,
                           f"{fw.keras.version}, backend {fw.keras.backend or 'unknown'}"))
         if fw.paddle:
-            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts)))
+            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts, fw.paddle)))
         if fw.mindspore:
-            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts)))
+            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts, fw.mindspore)))
         if fw.mxnet:
-            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts)))
+            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts, fw.mxnet)))
         if not any((fw.torch, fw.tensorflow, fw.jax, fw.keras, fw.paddle, fw.mindspore,
                     fw.mxnet)):
             lines.append(("frameworks", "Frameworks", Status.OK,
@@ -133,8 +142,7 @@ def _libs(facts: Facts) -> str:
     return "; ".join(parts) or "none installed system-wide"
 
 
-def _torch(facts: Facts) -> str:
-    t = facts.frameworks.torch
+def _torch(facts: Facts, t: TorchBuild) -> str:
     if t.cuda:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
@@ -148,8 +156,7 @@ def _torch(facts: Facts) -> str:
     return f"{t.version} ({build})"
 
 
-def _tf(facts: Facts) -> str:
-    tf = facts.frameworks.tensorflow
+def _tf(facts: Facts, tf: TensorflowBuild) -> str:
     if tf.is_cuda_build:
         build = f"CUDA {tf.cuda or '?'} / cuDNN {tf.cudnn or '?'} build"
     elif tf.is_cuda_build is False:
@@ -159,8 +166,7 @@ def _tf(facts: Facts) -> str:
     return f"{tf.version} from {tf.distribution} ({build})"
 
 
-def _jax(facts: Facts) -> str:
-    j = facts.frameworks.jax
+def _jax(facts: Facts, j: JaxBuild) -> str:
     plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins)
     if not plugins:
         live = facts.live.get("jax") if facts.live else None
@@ -176,8 +182,7 @@ def _jax(facts: Facts) -> str:
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
 
 
-def _paddle(facts: Facts) -> str:
-    p = facts.frameworks.paddle
+def _paddle(facts: Facts, p: PaddleBuild) -> str:
     if p.cuda:
         build = f"CUDA {p.cuda}" + (f" / cuDNN {p.cudnn}" if p.cudnn else "") + " build"
     else:
@@ -185,15 +190,13 @@ def _paddle(facts: Facts) -> str:
     return f"{p.version} from {p.distribution} ({build})"
 
 
-def _mindspore(facts: Facts) -> str:
-    m = facts.frameworks.mindspore
+def _mindspore(facts: Facts, m: MindsporeBuild) -> str:
     targets = ", ".join(f"GPU (CUDA {'/'.join(str(c) for c in m.cuda)})" if t == "GPU" and m.cuda
                         else t for t in m.targets) or "unknown"
     return f"{m.version} from {m.distribution} (device targets: {targets})"
 
 
-def _mxnet(facts: Facts) -> str:
-    x = facts.frameworks.mxnet
+def _mxnet(facts: Facts, x: MxnetBuild) -> str:
     build = f"CUDA {x.cuda} build" if x.cuda else "CPU build"
     return f"{x.version} from {x.distribution} ({build}; retired project)"
 
