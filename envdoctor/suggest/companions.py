@@ -39,7 +39,7 @@ def _cc_failures(name: str, min_cc: str, m: Machine, source: str, ok: bool) -> l
 def plan_xformers(m: Machine, torch_pick: Suggestion | None, installer: str = "pip") -> Suggestion:
     torch, variant, where = _base_torch(m, torch_pick)
     reasons: list[Reason] = []
-    if torch is None:
+    if torch is None or variant is None:
         reasons.append(Reason("data", "no torch to pair xformers with (none installed, none "
                               "suggested)", ""))
         return Suggestion("xformers", "none", reasons=tuple(reasons))

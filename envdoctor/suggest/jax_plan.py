@@ -188,8 +188,8 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
     elif installed is not None and installed.release > jax.release:
         # A release the data knows, whose Python range leaves this interpreter out: the fix is
         # the newest jax for this Python (or a newer Python, the alternative above).
-        own = next((r for r in _releases() if ver(r.get("first")) is not None
-                    and ver(r["first"]) <= installed <= (ver(r.get("last")) or installed)), None)
+        own = next((r for r in _releases() if (first := ver(r.get("first"))) is not None
+                    and first <= installed <= (ver(r.get("last")) or installed)), None)
         if own is not None:
             reasons.insert(0, Reason("python", f"installed jax {installed} needs Python "
                                      f"{own['python']}; jax {jax} is the newest for Python "

@@ -121,7 +121,7 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
     torch = Version(check.version)
     got = data.torch_archs(torch, check.variant, platform)
     for gpu in dict.fromkeys(m.gpus):
-        if gpu.sm is None:
+        if gpu.cc is None or gpu.sm is None:
             check.notes.append(Reason("arch", f"compute capability of {gpu.name!r} unknown; "
                                       "architecture not checked", "", False))
             continue
@@ -159,9 +159,8 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
         _driver(check, cuda, m)
         _driver_drives_gpus(check, m)
         _arch(check, cuda, m, platform)
-    elif data.variant_rocm(variant) is not None:
+    elif (want := data.variant_rocm(variant)) is not None:
         have = data.variant_rocm(m.torch_variant or "")
-        want = data.variant_rocm(variant)
         if have is not None and want.release[:2] != have.release[:2]:
             check.failures.append(Reason(
                 "gpu", f"{variant} is another ROCm release than the installed torch's "
@@ -183,20 +182,20 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
     if platform.startswith("macos"):
         return ["cpu"] if "cpu" in carried else []
     if m.has_nvidia:
-        cudas = [v for v in carried if data.variant_cuda(v) is not None]
+        cuda_of = {v: c for v in carried if (c := data.variant_cuda(v)) is not None}
         pypi = release.get("pypi") or {}
         # The release's stable CUDA (STABLE_CUDA_VERSIONS, what PyPI serves on Linux x86_64)
         # is preferred on every platform; Windows' PyPI wheel is the CPU one.
         default = pypi.get(platform) if data.variant_cuda(pypi.get(platform, "")) else \
             pypi.get("linux_x86_64")
-        cudas.sort(key=lambda v: data.variant_cuda(v), reverse=True)
+        cudas = sorted(cuda_of, key=cuda_of.__getitem__, reverse=True)
         if default in cudas:
             cudas.remove(default)
             cudas.insert(0, default)
         return cudas
     if m.torch_hip:
-        rocms = [v for v in carried if data.variant_rocm(v) is not None]
-        return sorted(rocms, key=lambda v: data.variant_rocm(v), reverse=True)
+        rocm_of = {v: r for v in carried if (r := data.variant_rocm(v)) is not None}
+        return sorted(rocm_of, key=rocm_of.__getitem__, reverse=True)
     return ["cpu"] if "cpu" in carried else []
 
 
@@ -224,7 +223,8 @@ def _command(check: Check, platform: str, installer: str, audio: bool
     reqs, notes = _requirements(release, audio)
     conda = data.conda_row("torch")
     last_conda = ver(conda["last_channel_release"]) if conda else None
-    if installer == "conda" and last_conda and ver(release["torch"]) <= last_conda:
+    torch_v = ver(release["torch"])
+    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
         extra = [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else \
@@ -322,6 +322,7 @@ def _index_reason(check: Check, platform: str) -> Reason:
 
 def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
                 audio: bool, notes: list[Reason]) -> Suggestion:
+    cmd: str | None
     cmd, reqs, url, cmd_notes = _command(pick, platform, installer, audio)
     reasons = [*notes, _python_note(pick.release, m), _index_reason(pick, platform),
                *pick.notes, *cmd_notes]
@@ -402,6 +403,14 @@ def _why_not_better(pick: Check, rejected: list[Check], m: Machine) -> list[Reas
     return out[:8]
 
 
+def _needed(check: Check) -> Version:
+    """The driver a check failed on: a "driver" failure always records it (``_driver``,
+    ``_driver_drives_gpus``), so a missing one is a bug here, not a fact about the machine."""
+    if check.driver_needed is None:
+        raise ValueError(f"torch {check.version} {check.variant}: driver failure without a floor")
+    return check.driver_needed
+
+
 def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
                   audio: bool) -> list[Alternative]:
     out: list[Alternative] = []
@@ -412,13 +421,13 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
     driver_only = [c for c in better if c.kinds() == {"driver"} and c.driver_needed is not None]
     if driver_only:
         top = [c for c in driver_only if c.version == driver_only[0].version]
-        cheapest = min(top, key=lambda c: c.driver_needed)
+        cheapest = min(top, key=_needed)
         for best in [cheapest] + ([top[0]] if top[0] is not cheapest else []):  # smallest, stable
             cmd, *_ = _command(best, platform, installer, audio)
             out.append(Alternative(
-                f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
+                f"upgrade the NVIDIA driver to >= {data.driver_str(_needed(best))} to get "
                 f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
-                f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+                f"driver >= {data.driver_str(_needed(best))}", best.failures[0].source))
     rocm_only = [c for c in better if c.kinds() == {"gpu"}]
     if rocm_only:
         best = rocm_only[0]
@@ -479,7 +488,7 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
         best = fixable[0]
         cmd, *_ = _command(best, platform, installer, audio)
         price = " and ".join(
-            f"driver >= {data.driver_str(best.driver_needed)}" if k == "driver" else
+            f"driver >= {data.driver_str(_needed(best))}" if k == "driver" else
             f"Python {best.release.get('python')}" for k in sorted(best.kinds()))
         alternatives.append(Alternative(f"with {price}: torch {best.version} {best.variant}",
                                         best.version, best.variant, cmd, price,
