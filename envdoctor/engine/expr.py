@@ -63,7 +63,7 @@ class Partial:
         raise TypeError("a Partial has no truth value; the interpreter handles it")
 
 
-class PartialMap(dict):  # type: ignore[type-arg]
+class PartialMap(dict[str, Any]):
     """A mapping seen only in part (environment variables a pasted report happens to show):
     a key it holds is observed; a key it lacks is UNKNOWN, not "unset"."""
 
