@@ -39,12 +39,12 @@ def weight_of(key: str) -> tuple[int, int, int]:
     ``pkg.numpy``, ``env.XLA_FLAGS``, ``probe.nvidia``)."""
     w = weights()
     if key in FRAMEWORK_KEYS:
-        return tuple(w["framework"])  # type: ignore[return-value]
+        return tuple(w["framework"])
     if key in w.get("aspect", {}):
-        return tuple(w["aspect"][key])  # type: ignore[return-value]
+        return tuple(w["aspect"][key])
     kind, _, name = key.partition(".")
     if kind == "pkg":
-        return tuple(w.get("packages", {}).get(name, w["package"]))  # type: ignore[return-value]
+        return tuple(w.get("packages", {}).get(name, w["package"]))
     if kind == "env":
         by_name = w.get("env_vars", {})
         value = by_name[name] if name in by_name else next(
@@ -52,7 +52,7 @@ def weight_of(key: str) -> tuple[int, int, int]:
             w["env"])
         return (value, 0, 0)
     if kind == "probe":
-        return tuple(w["probe"])  # type: ignore[return-value]
+        return tuple(w["probe"])
     return (20, 0, 0)
 
 

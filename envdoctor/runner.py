@@ -85,7 +85,7 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
                          time.monotonic() - start, error)
 
 
-def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = False
+def collect_output(proc: subprocess.Popen[bytes], deadline: float, stderr_tail: bool = False
                    ) -> tuple[bytes, bytes, str]:
     """Read both pipes until EOF, the deadline or ``MAX_OUTPUT`` bytes on one of them.
 
@@ -96,9 +96,12 @@ def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = 
     """
     import selectors
 
-    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    pipe_out, pipe_err = proc.stdout, proc.stderr
+    if pipe_out is None or pipe_err is None:
+        raise ValueError("collect_output reads a process started with stdout and stderr pipes")
+    bufs: dict[object, bytearray] = {pipe_out: bytearray(), pipe_err: bytearray()}
     sel = selectors.DefaultSelector()
-    for f in bufs:
+    for f in (pipe_out, pipe_err):
         sel.register(f, selectors.EVENT_READ)
     error = ""
     try:
@@ -126,10 +129,10 @@ def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = 
                 break
     finally:
         sel.close()
-        for f in bufs:
-            f.close()
-    err = bufs[proc.stderr]
-    return bytes(bufs[proc.stdout]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
+        pipe_out.close()
+        pipe_err.close()
+    err = bufs[pipe_err]
+    return bytes(bufs[pipe_out]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
 
 
 def _signal_name(number: int) -> str:

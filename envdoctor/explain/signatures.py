@@ -14,17 +14,18 @@ only on the few lines that contain one; see ``envdoctor.explain.scan``.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-try:  # Python 3.11+: the parser moved to re._parser
-    from re import _constants as sre_constants  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
+if sys.version_info >= (3, 11):  # the parser moved to re._parser
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_constants
+    import sre_parse
 
 from envdoctor.engine.loader import (
     RuleFileError,
@@ -155,7 +156,7 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
         tree = sre_parse.parse(pattern)
     except re.error:
         return None
-    result = _seq_literals(list(tree))
+    result = _seq_literals(list(tree.data))
     if not result or any(len(lit) < MIN_LITERAL for lit in result):
         return None
     # ASCII-only lower-casing: the scanner lower-cases raw UTF-8 bytes (bytes.lower)
@@ -259,15 +260,15 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")
-    known = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
-                             "context"}
+    fields = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
+                              "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
                      category=data["category"], confidence=confidence, root_cause_rank=rank,
                      patterns=patterns, anti_patterns=anti, why=data["why"].strip(),
                      fix=data["fix"].strip(), references=tuple(refs), conditions=conditions,
                      examples=examples, contexts=contexts, family=Path(str(path)).parent.name,
                      path=str(path),
-                     extra={k: v for k, v in data.items() if k not in known})
+                     extra={k: v for k, v in data.items() if k not in fields})
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:
