@@ -13,6 +13,7 @@ are knowledge, from rules/.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -280,7 +281,7 @@ def _explains(f: Finding, d: Difference) -> int:
     return 0
 
 
-def compare(a: Facts, b: Facts, findings_a: list[Finding], findings_b: list[Finding]
+def compare(a: Facts, b: Facts, findings_a: Sequence[Finding], findings_b: Sequence[Finding]
             ) -> dict[str, Any]:
     """The diff: ranked differences with their explaining findings, and the findings that
     are on one side only."""
