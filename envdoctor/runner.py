@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,11 @@ class CommandResult:
         return " ".join(self.argv)
 
 
-Runner = Callable[[Sequence[str], float], CommandResult]
+class Runner(Protocol):
+    """How a command runs: ``runner(argv, timeout) -> CommandResult``, never raising for a
+    command that fails; tests swap in recorded real outputs (``use_runner``)."""
+
+    def __call__(self, argv: Sequence[str], timeout: float, /) -> CommandResult: ...
 
 
 MAX_OUTPUT = 4 << 20   # bytes kept per stream; a tool that prints more is stopped
