@@ -359,11 +359,14 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
-                                           f"{pick.variant}", pick.version, pick.variant, cmd))
-        return Suggestion("torch", "keep", str(installed), m.torch_variant, None, (), None,
-                          tuple(reasons), tuple(alternatives), _refs(reasons))
-    return Suggestion("torch", status, pick.version, pick.variant, cmd, tuple(reqs), url,
-                      tuple(reasons), tuple(alternatives), _refs(reasons))
+                                           f"{pick.variant}", version=pick.version,
+                                           variant=pick.variant, command=cmd))
+        return Suggestion("torch", "keep", version=str(installed), variant=m.torch_variant,
+                          reasons=tuple(reasons), alternatives=tuple(alternatives),
+                          references=_refs(reasons))
+    return Suggestion("torch", status, version=pick.version, variant=pick.variant, command=cmd,
+                      packages=tuple(reqs), index_url=url, reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
 
 
 def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
@@ -426,8 +429,9 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
             cmd, *_ = _command(best, platform, installer, audio)
             out.append(Alternative(
                 f"upgrade the NVIDIA driver to >= {data.driver_str(_needed(best))} to get "
-                f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
-                f"driver >= {data.driver_str(_needed(best))}", best.failures[0].source))
+                f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
+                command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
+                source=best.failures[0].source))
     rocm_only = [c for c in better if c.kinds() == {"gpu"}]
     if rocm_only:
         best = rocm_only[0]
@@ -435,16 +439,18 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
         out.append(Alternative(
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
-            best.version, best.variant, cmd, f"ROCm {data.variant_rocm(best.variant)}",
-            best.release.get("source", "")))
+            version=best.version, variant=best.variant, command=cmd,
+            price=f"ROCm {data.variant_rocm(best.variant)}",
+            source=best.release.get("source", "")))
     python_only = [c for c in better if c.kinds() == {"python"}]
     if python_only:
         best = python_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
         out.append(Alternative(
             f"use Python {best.release.get('python')} to get torch {best.version} {best.variant}",
-            best.version, best.variant, cmd, f"Python {best.release.get('python')}",
-            best.release.get("source", "")))
+            version=best.version, variant=best.variant, command=cmd,
+            price=f"Python {best.release.get('python')}",
+            source=best.release.get("source", "")))
     arch_blocked = [c for c in checks if "arch" in c.kinds() and Version(c.version) >= pick_v]
     newest = next((c for c in checks if confirmed(c.release)), None)
     newest_all = [c for c in checks if newest is not None and c.version == newest.version]
@@ -454,15 +460,16 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
         out.append(Alternative(
             f"this GPU ({sms}) is not supported by any build of the newest torch in the data "
             f"({newest.version}): the last release that runs it is torch {pick.version} "
-            f"{pick.variant}", pick.version, pick.variant, None, "a newer GPU",
-            arch_blocked[0].failures[-1].source))
+            f"{pick.variant}", version=pick.version, variant=pick.variant, price="a newer GPU",
+            source=arch_blocked[0].failures[-1].source))
     for check in checks:
         if not confirmed(check.release) and check.ok:
             cmd, *_ = _command(check, platform, installer, audio)
             out.append(Alternative(
                 f"torch {check.version} {check.variant} would run here but is not confirmed in "
-                f"the data (a release candidate as of {data.data_as_of()})", check.version,
-                check.variant, cmd, "an unconfirmed release", check.release.get("source", "")))
+                f"the data (a release candidate as of {data.data_as_of()})", version=check.version,
+                variant=check.variant, command=cmd, price="an unconfirmed release",
+                source=check.release.get("source", "")))
             break
     return out
 
@@ -491,10 +498,10 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
             f"driver >= {data.driver_str(_needed(best))}" if k == "driver" else
             f"Python {best.release.get('python')}" for k in sorted(best.kinds()))
         alternatives.append(Alternative(f"with {price}: torch {best.version} {best.variant}",
-                                        best.version, best.variant, cmd, price,
-                                        best.failures[0].source))
-    return Suggestion("torch", "none", None, None, None, (), None, tuple(reasons),
-                      tuple(alternatives), _refs(reasons))
+                                        version=best.version, variant=best.variant, command=cmd,
+                                        price=price, source=best.failures[0].source))
+    return Suggestion("torch", "none", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
 
 
 def _undecided(m: Machine, platform: str, installer: str, audio: bool,
@@ -508,9 +515,10 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
     cpu = plan(cpu_machine, installer, audio)
     alternatives = []
     if cpu.command:
-        alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu", cpu.version,
-                                        "cpu", cpu.command, "no GPU use"))
+        alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
-    return Suggestion("torch", "undecided", None, None, None, (), None, tuple(reasons),
-                      tuple(alternatives), _refs(reasons))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
