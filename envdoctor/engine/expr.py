@@ -535,7 +535,7 @@ def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 
 def _sees_unknown(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn.sees_unknown = True  # type: ignore[attr-defined]
+    fn.sees_unknown = True  # type: ignore[attr-defined]  # a mark on a plain function
     return fn
 
 

@@ -192,8 +192,9 @@ def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
             sub = _seq_literals(list(av[-1]))
         elif op is sre_constants.BRANCH:
             alts = [_seq_literals(list(b)) for b in av[1]]
-            if all(alts):
-                sub = tuple(x for a in alts for x in a)  # type: ignore[union-attr]
+            found = [a for a in alts if a]
+            if len(found) == len(alts):
+                sub = tuple(x for a in found for x in a)
         elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[0] >= 1:
             sub = _seq_literals(list(av[2]))
         if sub and score(sub) > score(best):
