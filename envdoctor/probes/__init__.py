@@ -1,8 +1,9 @@
 """Static probes: one module per source of facts, listed in one registry.
 
 A probe module has ``SECTION`` (the field of ``Facts`` it fills) and ``probe()`` returning that
-section (``Probe``; mypy checks every registered module against it). ``collect`` runs them concurrently, each under a deadline, and turns an exception or a
-hang into a recorded probe error, so one broken source never hides the rest.
+section (``Probe``; mypy checks every registered module against it). ``collect`` runs them
+concurrently, each under a deadline, and turns an exception or a hang into a recorded probe
+error, so one broken source never hides the rest.
 """
 
 from __future__ import annotations
