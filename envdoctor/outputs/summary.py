@@ -10,16 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envdoctor.engine.findings import Finding, worst
-from envdoctor.facts import (
-    Facts,
-    JaxBuild,
-    MindsporeBuild,
-    MxnetBuild,
-    PaddleBuild,
-    Status,
-    TensorflowBuild,
-    TorchBuild,
-)
+from envdoctor.facts import Facts, Status
 from envdoctor.facts.states import State, state_of
 
 
@@ -55,20 +46,20 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
-            lines.append(("torch", "PyTorch", Status.OK, _torch(facts, fw.torch)))
+            lines.append(("torch", "PyTorch", Status.OK, _torch(facts)))
         if fw.tensorflow:
-            lines.append(("tensorflow", "TensorFlow", Status.OK, _tf(facts, fw.tensorflow)))
+            lines.append(("tensorflow", "TensorFlow", Status.OK, _tf(facts)))
         if fw.jax:
-            lines.append(("jax", "JAX", Status.OK, _jax(facts, fw.jax)))
+            lines.append(("jax", "JAX", Status.OK, _jax(facts)))
         if fw.keras:
             lines.append(("keras", "Keras", Status.OK,
                           f"{fw.keras.version}, backend {fw.keras.backend or 'unknown'}"))
         if fw.paddle:
-            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts, fw.paddle)))
+            lines.append(("paddle", "PaddlePaddle", Status.OK, _paddle(facts)))
         if fw.mindspore:
-            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts, fw.mindspore)))
+            lines.append(("mindspore", "MindSpore", Status.OK, _mindspore(facts)))
         if fw.mxnet:
-            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts, fw.mxnet)))
+            lines.append(("mxnet", "MXNet", Status.OK, _mxnet(facts)))
         if not any((fw.torch, fw.tensorflow, fw.jax, fw.keras, fw.paddle, fw.mindspore,
                     fw.mxnet)):
             lines.append(("frameworks", "Frameworks", Status.OK,
@@ -147,7 +138,10 @@ def _libs(facts: Facts) -> str:
     return "; ".join(parts) or "none installed system-wide"
 
 
-def _torch(facts: Facts, t: TorchBuild) -> str:
+def _torch(facts: Facts) -> str:
+    t = facts.frameworks.torch
+    if t is None:  # summarize lists installed frameworks only
+        return "not installed"
     if t.cuda:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
@@ -161,7 +155,10 @@ def _torch(facts: Facts, t: TorchBuild) -> str:
     return f"{t.version} ({build})"
 
 
-def _tf(facts: Facts, tf: TensorflowBuild) -> str:
+def _tf(facts: Facts) -> str:
+    tf = facts.frameworks.tensorflow
+    if tf is None:  # summarize lists installed frameworks only
+        return "not installed"
     if tf.is_cuda_build:
         build = f"CUDA {tf.cuda or '?'} / cuDNN {tf.cudnn or '?'} build"
     elif tf.is_cuda_build is False:
@@ -171,7 +168,10 @@ def _tf(facts: Facts, tf: TensorflowBuild) -> str:
     return f"{tf.version} from {tf.distribution} ({build})"
 
 
-def _jax(facts: Facts, j: JaxBuild) -> str:
+def _jax(facts: Facts) -> str:
+    j = facts.frameworks.jax
+    if j is None:  # summarize lists installed frameworks only
+        return "not installed"
     plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins)
     if not plugins:
         live = facts.live.get("jax") if facts.live else None
@@ -187,7 +187,10 @@ def _jax(facts: Facts, j: JaxBuild) -> str:
     return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
 
 
-def _paddle(facts: Facts, p: PaddleBuild) -> str:
+def _paddle(facts: Facts) -> str:
+    p = facts.frameworks.paddle
+    if p is None:  # summarize lists installed frameworks only
+        return "not installed"
     if p.cuda:
         build = f"CUDA {p.cuda}" + (f" / cuDNN {p.cudnn}" if p.cudnn else "") + " build"
     else:
@@ -195,13 +198,19 @@ def _paddle(facts: Facts, p: PaddleBuild) -> str:
     return f"{p.version} from {p.distribution} ({build})"
 
 
-def _mindspore(facts: Facts, m: MindsporeBuild) -> str:
+def _mindspore(facts: Facts) -> str:
+    m = facts.frameworks.mindspore
+    if m is None:  # summarize lists installed frameworks only
+        return "not installed"
     targets = ", ".join(f"GPU (CUDA {'/'.join(str(c) for c in m.cuda)})" if t == "GPU" and m.cuda
                         else t for t in m.targets) or "unknown"
     return f"{m.version} from {m.distribution} (device targets: {targets})"
 
 
-def _mxnet(facts: Facts, x: MxnetBuild) -> str:
+def _mxnet(facts: Facts) -> str:
+    x = facts.frameworks.mxnet
+    if x is None:  # summarize lists installed frameworks only
+        return "not installed"
     build = f"CUDA {x.cuda} build" if x.cuda else "CPU build"
     return f"{x.version} from {x.distribution} ({build}; retired project)"
 
