@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         with contextlib.suppress(Exception):
             from envdoctor.crashlog import redacted
-            exc.message = redacted(exc.message)
+            # click declares message Final; show() prints it, so redaction rewrites it first
+            exc.message = redacted(exc.message)  # type: ignore[misc]
             exc.show()
         code = exc.exit_code if exc.exit_code else EXIT_USAGE
     except SystemExit as exc:

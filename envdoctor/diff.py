@@ -13,6 +13,7 @@ are knowledge, from rules/.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -39,12 +40,12 @@ def weight_of(key: str) -> tuple[int, int, int]:
     ``pkg.numpy``, ``env.XLA_FLAGS``, ``probe.nvidia``)."""
     w = weights()
     if key in FRAMEWORK_KEYS:
-        return tuple(w["framework"])  # type: ignore[return-value]
+        return tuple(w["framework"])
     if key in w.get("aspect", {}):
-        return tuple(w["aspect"][key])  # type: ignore[return-value]
+        return tuple(w["aspect"][key])
     kind, _, name = key.partition(".")
     if kind == "pkg":
-        return tuple(w.get("packages", {}).get(name, w["package"]))  # type: ignore[return-value]
+        return tuple(w.get("packages", {}).get(name, w["package"]))
     if kind == "env":
         by_name = w.get("env_vars", {})
         value = by_name[name] if name in by_name else next(
@@ -52,7 +53,7 @@ def weight_of(key: str) -> tuple[int, int, int]:
             w["env"])
         return (value, 0, 0)
     if kind == "probe":
-        return tuple(w["probe"])  # type: ignore[return-value]
+        return tuple(w["probe"])
     return (20, 0, 0)
 
 
@@ -280,7 +281,7 @@ def _explains(f: Finding, d: Difference) -> int:
     return 0
 
 
-def compare(a: Facts, b: Facts, findings_a: list[Finding], findings_b: list[Finding]
+def compare(a: Facts, b: Facts, findings_a: Sequence[Finding], findings_b: Sequence[Finding]
             ) -> dict[str, Any]:
     """The diff: ranked differences with their explaining findings, and the findings that
     are on one side only."""

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from envdoctor.bounded import read_regular
 
@@ -43,7 +44,11 @@ class CommandResult:
         return " ".join(self.argv)
 
 
-Runner = Callable[[Sequence[str], float], CommandResult]
+class Runner(Protocol):
+    """How a command runs: ``runner(argv, timeout) -> CommandResult``, never raising for a
+    command that fails; tests swap in recorded real outputs (``use_runner``)."""
+
+    def __call__(self, argv: Sequence[str], timeout: float, /) -> CommandResult: ...
 
 
 MAX_OUTPUT = 4 << 20   # bytes kept per stream; a tool that prints more is stopped
@@ -87,7 +92,7 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
                          time.monotonic() - start, error)
 
 
-def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = False
+def collect_output(proc: subprocess.Popen[bytes], deadline: float, stderr_tail: bool = False
                    ) -> tuple[bytes, bytes, str]:
     """Read both pipes until EOF, the deadline or ``MAX_OUTPUT`` bytes on one of them.
 
@@ -98,9 +103,12 @@ def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = 
     """
     import selectors
 
-    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    pipe_out, pipe_err = proc.stdout, proc.stderr
+    if pipe_out is None or pipe_err is None:
+        raise ValueError("collect_output reads a process started with stdout and stderr pipes")
+    bufs: dict[object, bytearray] = {pipe_out: bytearray(), pipe_err: bytearray()}
     sel = selectors.DefaultSelector()
-    for f in bufs:
+    for f in (pipe_out, pipe_err):
         sel.register(f, selectors.EVENT_READ)
     error = ""
     try:
@@ -128,10 +136,10 @@ def collect_output(proc: subprocess.Popen, deadline: float, stderr_tail: bool = 
                 break
     finally:
         sel.close()
-        for f in bufs:
-            f.close()
-    err = bufs[proc.stderr]
-    return bytes(bufs[proc.stdout]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
+        pipe_out.close()
+        pipe_err.close()
+    err = bufs[pipe_err]
+    return bytes(bufs[pipe_out]), bytes(err[-MAX_OUTPUT:] if stderr_tail else err), error
 
 
 def _signal_name(number: int) -> str:

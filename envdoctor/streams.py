@@ -68,7 +68,7 @@ def guard() -> None:
                 _closed_stdout = True
     if sys.stdout is None or _closed_stdout:
         _closed_stdout = True
-        sys.stdout = _Closed()  # type: ignore[assignment]
+        sys.stdout = _Closed()
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):

@@ -40,7 +40,8 @@ class RuleDoc:
 
 
 def family_of(code: str) -> str:
-    return re.match(r"[A-Z]+", code).group(0)  # type: ignore[union-attr]
+    m = re.match(r"[A-Z]+", code)
+    return m.group(0) if m else ""
 
 
 def check_doc(check: Any) -> RuleDoc:

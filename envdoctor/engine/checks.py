@@ -175,7 +175,7 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
     if not any(e.fires for e in examples) or all(e.fires for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one example that fires and one that does not")
-    prefix = re.match(r"[A-Z]+", code).group(0)
+    prefix = code.rstrip("0123456789")  # CODE_RE: letters, then three digits
     return Check(code=code, id=rid, severity=severity, title=data["title"].strip(), when=when,
                  when_source=data["when"], why=data["why"].strip(), fix=data["fix"].strip(),
                  references=tuple(refs), evidence=evidence,
@@ -347,7 +347,7 @@ def _evidence_tree(tree: ast.Expression | str) -> ast.Expression:
 def _is_confirmed(check: Check, names: dict[str, Any]) -> bool:
     """True only when the check's ``confirmed`` expression evaluates to exactly True."""
     try:
-        return expr.Evaluator(names)(check.confirmed) is True
+        return check.confirmed is not None and expr.Evaluator(names)(check.confirmed) is True
     except Exception:
         return False
 

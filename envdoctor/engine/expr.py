@@ -64,7 +64,7 @@ class Partial:
         raise TypeError("a Partial has no truth value; the interpreter handles it")
 
 
-class PartialMap(dict):  # type: ignore[type-arg]
+class PartialMap(dict[str, Any]):
     """A mapping seen only in part (environment variables a pasted report happens to show):
     a key it holds is observed; a key it lacks is UNKNOWN, not "unset"."""
 
@@ -551,7 +551,7 @@ def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 
 def _sees_unknown(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn.sees_unknown = True  # type: ignore[attr-defined]
+    fn.sees_unknown = True  # type: ignore[attr-defined]  # a mark on a plain function
     return fn
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -55,11 +56,11 @@ class CheckResult:
     detail: str = ""    # why unknown / what went wrong
 
 
-def worst(findings: list[Finding]) -> Severity | None:
+def worst(findings: Iterable[Finding]) -> Severity | None:
     return max((f.severity for f in findings), key=lambda s: s.rank, default=None)
 
 
-def exit_code(findings: list[Finding], fail_on: str) -> int:
+def exit_code(findings: Iterable[Finding], fail_on: str) -> int:
     """0 when nothing is at or above ``fail_on``, else 1 (see README, "Exit codes")."""
     threshold = FAIL_ON[fail_on]
     return 1 if any(f.severity.rank >= threshold for f in findings) else 0

@@ -220,7 +220,7 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     value = build()
     if cache is not None and secret is not None:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
             value_text = json.dumps(value)
             head = json.dumps({"key": full_key, "seal": _seal(secret, key_text, value_text)})

@@ -32,15 +32,16 @@ refused on their shape, not on what happens to follow them.
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 from typing import Any
 
-try:  # Python 3.11+: the parser moved to re._parser
-    from re import _constants as sre_constants  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
+if sys.version_info >= (3, 11):  # the parser moved to re._parser
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_constants
+    import sre_parse
 
 _C = sre_constants
 _REPEATS = tuple(op for op in (getattr(_C, n, None) for n in (

@@ -21,11 +21,11 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
 from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
-from envdoctor.explain.reader import NotText
+from envdoctor.explain.reader import FileReader, NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
 
@@ -98,14 +98,14 @@ def reread(text: str, found: list[Diagnosis],
     return found if primary(found) else None
 
 
-def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None = None,
+def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None = None,
                     report_facts: Facts | None = None) -> tuple[ScanResult, list[Diagnosis]]:
     """Scan a byte stream and rank; raises ``NotText`` (binary) or ``RuleFileError``."""
     result = scan_stream(stream)
     return result, rank_result(result, facts, report_facts)
 
 
-def scan_stream(stream: BinaryIO, first_line: int = 1) -> ScanResult:
+def scan_stream(stream: FileReader, first_line: int = 1) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
     Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``)."""

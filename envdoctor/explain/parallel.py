@@ -23,10 +23,10 @@ import json
 import os
 import stat
 import threading
-from typing import Any, BinaryIO
+from typing import Any
 
 from envdoctor.bounded import decode_json, env
-from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, read_raw
+from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, ByteReader, FileReader, read_raw
 from envdoctor.explain.scan import (
     MAX_HITS_PER_SIGNATURE,
     MAX_MARKERS,
@@ -41,7 +41,7 @@ MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern line
 SPLIT_TRIES = 8           # block boundaries tried for one after a short line
 
 
-def scan_file(scanner: Scanner, stream: BinaryIO, first_line: int = 1,
+def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
               block_bytes: int = BLOCK_BYTES, minimum: int | None = None) -> ScanResult | None:
     """The scan of ``stream`` from its position to its end in two processes, or None (nothing
     read) when that does not apply: not a regular file, too small, UTF-16, one CPU, threads,
@@ -71,7 +71,7 @@ def scan_file(scanner: Scanner, stream: BinaryIO, first_line: int = 1,
     return state.finish()
 
 
-def _plan(stream: BinaryIO, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
+def _plan(stream: FileReader, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
     """(fd, start, split offset, where the line running across the split starts) or None."""
     if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
             or threading.active_count() > 1:
@@ -125,7 +125,7 @@ def spare_cpu() -> bool:
 class _Limited:
     """The first ``n`` bytes of a stream, read in full (a short read only at the end)."""
 
-    def __init__(self, stream: BinaryIO, n: int):
+    def __init__(self, stream: ByteReader, n: int):
         self.stream, self.left = stream, n
 
     def read(self, n: int) -> bytes:

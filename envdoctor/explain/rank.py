@@ -107,7 +107,8 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
         if not hits:
             continue
         sig = sh.signature
-        confidence, notes, category, fix = sig.confidence, (), sig.category, sig.fix
+        notes: tuple[str, ...] = ()
+        confidence, category, fix = sig.confidence, sig.category, sig.fix
         cond_bonus = 0
         contexts = applying_contexts(sh)
         if any(ctx.drop for ctx in contexts):

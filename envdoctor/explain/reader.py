@@ -22,7 +22,7 @@ import codecs
 import html
 import re
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Protocol
 
 BLOCK_BYTES = 64 << 10  # a block, its reduced copy and its lines stay in the CPU caches:
 #                         with line shapes cached across blocks (explain/scan.py), 64 KB blocks
@@ -35,6 +35,22 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 # starts with a literal newline, so the regex engine jumps from line start to line start
 _QUOTE = re.compile(r"\n[ \t]{0,3}>(?:[ \t]?>)*[ \t]?")
 _ENTITY = re.compile(r"&(?:quot|lt|gt|amp|#39|#x27|#34|nbsp);")
+
+
+class ByteReader(Protocol):
+    """What the readers use of a stream: ``read(n)``, ``b""`` at its end (a file opened "rb",
+    ``sys.stdin.buffer``, the wrappers of ``explain.parallel`` and ``commands.explain``)."""
+
+    def read(self, n: int, /) -> bytes: ...
+
+
+class FileReader(ByteReader, Protocol):
+    """A reader that may be a regular file, which ``explain.parallel`` splits by offset;
+    ``fileno`` and ``tell`` may raise OSError (a pipe, an in-memory stream)."""
+
+    def fileno(self) -> int: ...
+
+    def tell(self) -> int: ...
 
 
 class NotText(ValueError):
@@ -111,7 +127,7 @@ def _may_have_long_line(text: str, max_line: int) -> bool:
     return False
 
 
-def read_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES,
+def read_blocks(stream: ByteReader, block_bytes: int = BLOCK_BYTES,
                 max_line: int = MAX_LINE, first_line: int = 1) -> Iterator[tuple[int, str]]:
     """Yield ``(first_line_number, normalised_text)`` blocks from a binary stream.
 
@@ -123,7 +139,7 @@ def read_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES,
     return _text_blocks(first, stream, block_bytes, max_line, first_line)
 
 
-def _text_blocks(first: bytes, stream: BinaryIO, block_bytes: int, max_line: int,
+def _text_blocks(first: bytes, stream: ByteReader, block_bytes: int, max_line: int,
                  first_line: int) -> Iterator[tuple[int, str]]:
     encoding = "utf-8"
     if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -180,7 +196,7 @@ _ENTITY_BYTES = re.compile(_ENTITY.pattern.encode())
 UTF8_BOM = codecs.BOM_UTF8
 
 
-def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE,
+def read_raw(stream: ByteReader, block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE,
              head: bool = True, tail: bool = True) -> Iterator[tuple[bytes, bool]]:
     """Yield ``(utf8_bytes, normalised)`` blocks of whole lines (no trailing newline).
 
@@ -229,9 +245,9 @@ def read_raw(stream: BinaryIO, block_bytes: int = BLOCK_BYTES, max_line: int = M
                 body, carry = carry.removesuffix(b"\r"), chunk[1:]
             else:
                 carry = carry + chunk
-            head = _head(carry, max_line) if len(carry) > max_line else None
-            if head is not None:  # a very long line: keep its head, skip the rest
-                body = (body + b"\n" if body is not None else b"") + head
+            kept = _head(carry, max_line) if len(carry) > max_line else None
+            if kept is not None:  # a very long line: keep its head, skip the rest
+                body = (body + b"\n" if body is not None else b"") + kept
                 carry, skipping = b"", True
         if body is not None:
             yield body, False

@@ -29,11 +29,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from functools import partial
 
 from envdoctor.explain.reader import (
     BLOCK_BYTES,
     MAX_LINE,
+    ByteReader,
     normalise,
     normalise_line,
     patch_escapes,
@@ -213,13 +214,13 @@ class Scanner:
         # search of a block's distinct lines and for a direct search of the whole block.
         self.needles: list[tuple[tuple[str, tuple[Entry, ...]], ...]] = []
         self.plans: dict[tuple[bool, bool], list[tuple[bytes, int]]] = {}
-        for ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
+        for in_ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
             for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
                 needles = []
-                for anchor, lits in self._plan(table, weight):
+                for anchor, group in self._plan(table, weight):
                     needles.append((anchor, len(self.needles)))
-                    self.needles.append(lits)
-                self.plans[ctx, direct] = needles
+                    self.needles.append(group)
+                self.plans[in_ctx, direct] = needles
         self.ctx_ids = frozenset(ni for ctx_direct in (False, True)
                                  for _, ni in self.plans[True, ctx_direct])
         self.plan = [(anchor, self.needles[ni]) for anchor, ni in self.plans[False, False]]
@@ -252,7 +253,7 @@ class Scanner:
             state.text_block(first_line, text)
         return state.finish()
 
-    def scan_stream(self, stream: BinaryIO, first_line: int = 1,
+    def scan_stream(self, stream: ByteReader, first_line: int = 1,
                     block_bytes: int = BLOCK_BYTES, plain: bool = False) -> ScanResult:
         """Scan a byte stream through the raw fast path (``reader.read_raw``); the same
         result as ``scan(read_blocks(stream))``.
@@ -288,7 +289,7 @@ class _State:
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
         self._skip: frozenset[int] = frozenset()
-        self._skip_key: tuple[int, bool, bool] | None = None
+        self._skip_key: tuple[int | bool, ...] | None = None
 
     def _count_break(self) -> None:
         """Blocks are lines without the line break that ends the last one: count it, so that
@@ -356,8 +357,7 @@ class _State:
                     if lit in low:
                         entries.extend(ents)
             if entries:
-                self._match(first_line + k, text, entries,
-                            lambda start=start: line_at.above(start))
+                self._match(first_line + k, text, entries, partial(line_at.above, start))
 
     def _skipped(self) -> frozenset[int]:
         """Needle ids not worth finding now: structural markers whose sink is full, context
@@ -471,7 +471,7 @@ class _State:
                 for lit, ents in table.items():
                     if lit in low:
                         entries.extend(ents)
-            self._match(first_line + k, text, entries, lambda start=start: line_at.above(start))
+            self._match(first_line + k, text, entries, partial(line_at.above, start))
             end = data.find(b"\n", start)
             if end == -1:
                 return

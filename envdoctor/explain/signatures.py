@@ -14,17 +14,18 @@ only on the few lines that contain one; see ``envdoctor.explain.scan``.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-try:  # Python 3.11+: the parser moved to re._parser
-    from re import _constants as sre_constants  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
+if sys.version_info >= (3, 11):  # the parser moved to re._parser
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_constants
+    import sre_parse
 
 from envdoctor.engine import redos
 from envdoctor.engine.loader import (
@@ -197,8 +198,9 @@ def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
             sub = _seq_literals(list(av[-1]))
         elif op is sre_constants.BRANCH:
             alts = [_seq_literals(list(b)) for b in av[1]]
-            if all(alts):
-                sub = tuple(x for a in alts for x in a)  # type: ignore[union-attr]
+            found = [a for a in alts if a]
+            if len(found) == len(alts):
+                sub = tuple(x for a in found for x in a)
         elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[0] >= 1:
             sub = _seq_literals(list(av[2]))
         if sub and score(sub) > score(best):
@@ -276,15 +278,15 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")
-    known = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
-                             "context"}
+    fields = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
+                              "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
                      category=data["category"], confidence=confidence, root_cause_rank=rank,
                      patterns=patterns, anti_patterns=anti, why=data["why"].strip(),
                      fix=data["fix"].strip(), references=tuple(refs), conditions=conditions,
                      examples=examples, contexts=contexts, family=Path(str(path)).parent.name,
                      path=str(path),
-                     extra={k: v for k, v in data.items() if k not in known})
+                     extra={k: v for k, v in data.items() if k not in fields})
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:

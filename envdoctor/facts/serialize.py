@@ -229,7 +229,7 @@ def json_schema(tp: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"anyOf": [json_schema(a, defs) for a in args]}
     if tp is type(None):
         return {"type": "null"}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         name = tp.__name__
         if name not in defs:
             defs[name] = {}  # placeholder against recursion

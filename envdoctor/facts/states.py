@@ -116,11 +116,12 @@ def field_paths(cls: type, prefix: str = "", depth: int = 2) -> tuple[str, ...]:
 
 def _record_type(tp: Any) -> type | None:
     """The dataclass inside ``X | None`` (a nested record), else None (lists stay whole)."""
-    if dataclasses.is_dataclass(tp):
-        return tp  # type: ignore[return-value]
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return tp
     for arg in typing.get_args(tp):
-        if dataclasses.is_dataclass(arg) and typing.get_origin(tp) is not tuple:
-            return arg  # type: ignore[return-value]
+        if isinstance(arg, type) and dataclasses.is_dataclass(arg) \
+                and typing.get_origin(tp) is not tuple:
+            return arg
     return None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from envdoctor.facts import Facts, Status
 from envdoctor.fleet.model import Fleet, NodeView, RankView
@@ -39,7 +39,7 @@ def rank_aspect(name: str, label: str) -> Callable[[RankFn], RankFn]:
     return register
 
 
-def _known(facts: Facts | None, section: str) -> bool:
+def _known(facts: Facts | None, section: str) -> TypeGuard[Facts]:
     return facts is not None and getattr(facts, section).probe.status.known
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,7 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
 
     payloads: dict[int, dict[str, Any]] = {}
     unfinished: list[int] = []
+    # (node name, facts, host, the results of a saved check report or None)
     plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None]] = []
     names: Counter[str] = Counter()
     for path in snapshot_files(paths):
@@ -164,7 +166,7 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
     return fleet
 
 
-def differences(fleet: model.Fleet, findings: list[Any]) -> list[dict[str, Any]]:
+def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[str, Any]]:
     """``diff``'s aspects compared across all nodes: majority, odd nodes, ranked."""
     from envdoctor.diff import aspects as diff_aspects
 

@@ -189,15 +189,15 @@ def _int(value: Any) -> int | None:
 
 
 def rank_view(p: dict[str, Any]) -> RankView:
-    layout = p["layout"]
+    layout, binding, seconds = p["layout"], p.get("binding"), p.get("seconds")
     return RankView(
         rank=int(layout.get("rank", -1)), node=str(layout.get("node", "")),
         local_rank=_int(layout.get("local_rank")),
-        binding=p.get("binding") if isinstance(p.get("binding"), dict) else {},
+        binding=binding if isinstance(binding, dict) else {},
         env=p.get("env") if isinstance(p.get("env"), dict) else None,
         live=_live(p.get("live")), bench=p.get("bench") if isinstance(p.get("bench"), dict)
         else None, clock=p.get("clock") if isinstance(p.get("clock"), (int, float)) else None,
-        seconds=p.get("seconds") if isinstance(p.get("seconds"), dict) else {},
+        seconds=seconds if isinstance(seconds, dict) else {},
         error=str(p.get("error") or ""),
         failure=str(p.get("failure") or "")[:500] if _int(layout.get("rank")) == 0 else "")
 

@@ -106,9 +106,9 @@ def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool 
     for node, results in per_node:
         for r in results:
             if every_node or r.code in fired_codes:
-                f = findings[(r.finding.code, r.finding.title)] if r.finding is not None \
+                found = findings[(r.finding.code, r.finding.title)] if r.finding is not None \
                     else None
-                out.append(CheckResult(r.code, f"{r.id} @ {node.name}", r.state, f, r.detail))
+                out.append(CheckResult(r.code, f"{r.id} @ {node.name}", r.state, found, r.detail))
             elif r.code not in summary:
                 summary[r.code] = r
             elif summary[r.code].state != r.state:
@@ -224,4 +224,4 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
     extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node)}
     if policy is not None and not policy.empty:
         extra["policy"] = {**policy.to_dict(), "ignored": ignored}
-    return Report(first, results, findings, intent, fail_on, [], extra)
+    return Report(first, tuple(results), tuple(findings), intent, fail_on, (), extra)

@@ -62,9 +62,9 @@ class Need:
     text: str
     kind: str                     # a requirement rule's kind (rules/requirements)
     name: str = ""                # the package name for kind "package"
-    spec: SpecifierSet | None = None
+    spec: SpecifierSet = SpecifierSet()  # empty: any version
     op: str = ""                  # number kinds
-    number: float | None = None
+    number: float = 0.0
     items: tuple[str, ...] = ()   # smoke frameworks
     origin: str = "--require"     # the policy file it came from, or the command line
 
@@ -393,10 +393,12 @@ def _package(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
         if not _known(facts, "frameworks"):
             return UNKNOWN, "the frameworks probe did not answer"
         fw = facts.frameworks
-        build = {"torch": fw.torch, "tensorflow": fw.tensorflow, "jax": fw.jax,
-                 "jaxlib": fw.jax, "keras": fw.keras}[req.name]
-        if build is not None:
-            version = build.jaxlib if req.name == "jaxlib" else build.version
+        if req.name == "jaxlib":
+            version = fw.jax.jaxlib if fw.jax is not None else None
+        else:
+            build = {"torch": fw.torch, "tensorflow": fw.tensorflow, "jax": fw.jax,
+                     "keras": fw.keras}[req.name]
+            version = build.version if build is not None else None
     if version is None:
         if not _known(facts, "packages"):
             return UNKNOWN, "the packages probe did not answer"
@@ -519,8 +521,8 @@ def _gpu_memory(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, st
     nv = facts.nvidia
     if (missing := _no_gpus(facts)) is not None:
         return missing
-    sizes = [g.memory_total_mb for g in nv.gpus]
-    if any(s is None for s in sizes):
+    sizes = [g.memory_total_mb for g in nv.gpus if g.memory_total_mb is not None]
+    if len(sizes) < len(nv.gpus):
         return UNKNOWN, "a GPU's memory size is unknown"
     gb = min(sizes) * 1024 * 1024 / 1e9
     return _compare(req.op, gb, req.number), f"smallest GPU has {gb:.1f} GB"
@@ -546,7 +548,7 @@ def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     floor = bf16_min_cc()
     if floor is None:
         return UNKNOWN, "the bf16 floor is missing from rules/matrices/gpus.toml"
-    old = [g for g in nv.gpus if g.cc < floor]
+    old = [g for g in nv.gpus if g.cc is not None and g.cc < floor]
     if old:
         return False, f"{old[0].name} has compute capability {old[0].cc} (< {floor})"
     return True, "compute capability " + ", ".join(sorted({str(g.cc) for g in nv.gpus}))
@@ -564,8 +566,9 @@ def _smoke(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     for name in req.items:
         entry = (smoke or {}).get(name)
         status = entry.get("status") if isinstance(entry, dict) else None
-        if status is None and getattr(live.get(name), "smoke", None) is not None:
-            status = live[name].smoke.status
+        live_smoke = getattr(live.get(name), "smoke", None)
+        if status is None and live_smoke is not None:
+            status = live_smoke.status
         states[name] = status or "not run"
     bad = {k: v for k, v in states.items() if v != "passed"}
     text = ", ".join(f"{k} {v}" for k, v in (bad or states).items())

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from envdoctor.workers import WORKERS
 
@@ -52,7 +53,11 @@ class WorkerRun:
     error: str = ""          # could not start
 
 
-CommandFactory = Callable[[str, Sequence[str]], Sequence[str]]
+class CommandFactory(Protocol):
+    """``factory(name, args) -> argv``: how the worker for framework ``name`` is started with
+    the worker's own ``args``; tests start a recorded or broken worker instead."""
+
+    def __call__(self, name: str, args: Sequence[str], /) -> Sequence[str]: ...
 
 
 def default_command(name: str, args: Sequence[str]) -> Sequence[str]:

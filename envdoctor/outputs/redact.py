@@ -338,10 +338,10 @@ def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
         return mapped[id(f)]
 
     facts = _redacted_facts(report.facts, plain["facts"], r)
-    results = [CheckResult(x.code, x.id, x.state, same(x.finding) if x.finding else None,
-                           r.text(x.detail)) for x in report.results]
-    findings = [same(f) for f in report.findings]
-    areas = [AreaLine(a.area, a.label, a.status, r.text(a.detail)) for a in report.areas]
+    results = tuple(CheckResult(x.code, x.id, x.state, same(x.finding) if x.finding else None,
+                                r.text(x.detail)) for x in report.results)
+    findings = tuple(same(f) for f in report.findings)
+    areas = tuple(AreaLine(a.area, a.label, a.status, r.text(a.detail)) for a in report.areas)
     extra = r.data(dict(report.extra))
     extra["redacted"] = True
     return Report(facts, results, findings, report.intent, report.fail_on, areas, extra)

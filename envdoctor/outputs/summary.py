@@ -140,6 +140,8 @@ def _libs(facts: Facts) -> str:
 
 def _torch(facts: Facts) -> str:
     t = facts.frameworks.torch
+    if t is None:  # summarize lists installed frameworks only
+        return "not installed"
     if t.cuda:
         build = f"CUDA {t.cuda} build"
     elif t.hip:
@@ -155,6 +157,8 @@ def _torch(facts: Facts) -> str:
 
 def _tf(facts: Facts) -> str:
     tf = facts.frameworks.tensorflow
+    if tf is None:  # summarize lists installed frameworks only
+        return "not installed"
     if tf.is_cuda_build:
         build = f"CUDA {tf.cuda or '?'} / cuDNN {tf.cudnn or '?'} build"
     elif tf.is_cuda_build is False:
@@ -166,6 +170,8 @@ def _tf(facts: Facts) -> str:
 
 def _jax(facts: Facts) -> str:
     j = facts.frameworks.jax
+    if j is None:  # summarize lists installed frameworks only
+        return "not installed"
     plugins = ", ".join(f"{p.name} {p.version}" for p in j.plugins)
     if not plugins:
         live = facts.live.get("jax") if facts.live else None
@@ -183,6 +189,8 @@ def _jax(facts: Facts) -> str:
 
 def _paddle(facts: Facts) -> str:
     p = facts.frameworks.paddle
+    if p is None:  # summarize lists installed frameworks only
+        return "not installed"
     if p.cuda:
         build = f"CUDA {p.cuda}" + (f" / cuDNN {p.cudnn}" if p.cudnn else "") + " build"
     else:
@@ -192,6 +200,8 @@ def _paddle(facts: Facts) -> str:
 
 def _mindspore(facts: Facts) -> str:
     m = facts.frameworks.mindspore
+    if m is None:  # summarize lists installed frameworks only
+        return "not installed"
     targets = ", ".join(f"GPU (CUDA {'/'.join(str(c) for c in m.cuda)})" if t == "GPU" and m.cuda
                         else t for t in m.targets) or "unknown"
     return f"{m.version} from {m.distribution} (device targets: {targets})"
@@ -199,6 +209,8 @@ def _mindspore(facts: Facts) -> str:
 
 def _mxnet(facts: Facts) -> str:
     x = facts.frameworks.mxnet
+    if x is None:  # summarize lists installed frameworks only
+        return "not installed"
     build = f"CUDA {x.cuda} build" if x.cuda else "CPU build"
     return f"{x.version} from {x.distribution} ({build}; retired project)"
 

@@ -14,6 +14,8 @@ Adding a format: a module with ``NAME``, ``RANK`` and ``parse(text) -> Partial``
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from envdoctor.facts import Facts
 from envdoctor.parsers import (
     banners,
@@ -32,8 +34,17 @@ from envdoctor.parsers import (
 from envdoctor.parsers._partial import Partial, merge
 from envdoctor.parsers._text import clean
 
+
+
+class Parse(Protocol):
+    """A format's ``parse``: cleaned text -> what it states (an empty Partial when the text
+    holds none of its format); never raises on odd text, the input is anyone's paste."""
+
+    def __call__(self, text: str, /) -> Partial: ...
+
+
 # name -> parse(cleaned text) -> Partial. Order only breaks ties between equal ranks.
-PARSERS = {
+PARSERS: dict[str, Parse] = {
     nvidia_smi_q.NAME: nvidia_smi_q.parse,
     nvcc.NAME: nvcc.parse,
     nvidia_smi.NAME: nvidia_smi.parse,

@@ -100,8 +100,8 @@ def apply(part: Partial, key: str, value: str) -> bool:
             add_cudnn(part, v)
         return True
     if re.fullmatch(r"(?:nvidia |cuda )?driver(?: version)?|nvidia driver", k):
-        if not missing(v) and ver(v) is not None and ver(v).major >= 100:
-            part.set("nvidia.driver_version", ver(v))
+        if not missing(v) and (driver := ver(v)) is not None and driver.major >= 100:
+            part.set("nvidia.driver_version", driver)
         return True
     m = re.fullmatch(r"gpu ((?:\d+,)+\d+)", k)  # sglang's check_env: "GPU 0,1,2,3: NVIDIA H20"
     if m:

@@ -67,8 +67,9 @@ def ver(text: object) -> Version | None:
     if not m:
         return None
     token = m.group(0)
+    numeric = re.match(r"\d+(?:\.\d+)*", token)  # a _VERSION token starts with digits
     for candidate in (token, token.split("-")[0], token.split("+")[0],
-                      re.match(r"\d+(?:\.\d+)*", token).group(0)):
+                      numeric.group(0) if numeric else token):
         try:
             return DisplayVersion(candidate)
         except InvalidVersion:

@@ -211,8 +211,8 @@ def parse(text: str) -> Partial:
     if m and _TORCH_IMPORT.search(text, max(0, m.start() - 300), m.end() + 2500):
         # NumPy's ABI warning, printed while torch was being imported: torch's own C extension
         part.set("frameworks.torch.ran", True)
-        line = text.rfind("\n", 0, m.start()) + 1  # the whole message, from its line start
-        part.observe("torch", "numpy_abi", text[line:line + 300].split("\n\n")[0])
+        start = text.rfind("\n", 0, m.start()) + 1  # the whole message, from its line start
+        part.observe("torch", "numpy_abi", text[start:start + 300].split("\n\n")[0])
     m = _NUMPY2.search(text)
     if m:
         part.package("numpy", ver(m.group(1)))

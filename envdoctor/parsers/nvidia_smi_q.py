@@ -69,9 +69,9 @@ def _parse_q(part: Partial, text: str) -> None:
             gpu["memory_used_mb"] = mib(value)
         elif key in ("cuda compute capability", "compute capability"):
             gpu["cc"] = ver(value)
-    for g in gpus:
-        if g.get("name"):
-            part.gpus.append(Gpu(**{k: v for k, v in g.items() if v is not None}))
+    for seen in gpus:
+        if seen.get("name"):
+            part.gpus.append(Gpu(**{k: v for k, v in seen.items() if v is not None}))
 
 
 def _parse_csv(part: Partial, text: str) -> None:

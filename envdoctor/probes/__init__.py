@@ -1,8 +1,9 @@
 """Static probes: one module per source of facts, listed in one registry.
 
 A probe module has ``SECTION`` (the field of ``Facts`` it fills) and ``probe()`` returning that
-section. ``collect`` runs them concurrently, each under a deadline, and turns an exception or a
-hang into a recorded probe error, so one broken source never hides the rest.
+section (``Probe``; mypy checks every registered module against it). ``collect`` runs them
+concurrently, each under a deadline, and turns an exception or a hang into a recorded probe
+error, so one broken source never hides the rest.
 """
 
 from __future__ import annotations
@@ -12,13 +13,32 @@ import time
 import traceback
 from dataclasses import replace
 from datetime import datetime, timezone
-from types import ModuleType
+from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
 from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages
 
-REGISTRY: dict[str, ModuleType] = {
+
+
+class Section(Protocol):
+    """What a probe returns: a frozen facts dataclass that records how its probe went."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def probe(self) -> ProbeInfo: ...
+
+
+class Probe(Protocol):
+    """A probe module: the ``Facts`` field it fills, and the call that fills it."""
+
+    SECTION: str
+
+    def probe(self) -> Section: ...
+
+
+REGISTRY: dict[str, Probe] = {
     "host": host,
     "nvidia": nvidia,
     "cuda": cuda,
@@ -30,13 +50,13 @@ REGISTRY: dict[str, ModuleType] = {
 DEFAULT_DEADLINE = 20.0
 
 
-def _empty(section: str):
+def _empty(section: str) -> Section:
     return type(getattr(Facts(), section))()
 
 
-def run_probe(section: str, module: ModuleType, deadline: float = DEFAULT_DEADLINE):
+def run_probe(section: str, module: Probe, deadline: float = DEFAULT_DEADLINE) -> Section:
     """Run one probe in a daemon thread; never raises, never waits past ``deadline``."""
-    box: dict[str, object] = {}
+    box: dict[str, Any] = {}
 
     def target() -> None:
         try:
@@ -60,14 +80,14 @@ def run_probe(section: str, module: ModuleType, deadline: float = DEFAULT_DEADLI
     if "value" not in box:
         info = ProbeInfo(Status.ERROR, f"probe crashed: {box.get('error')}", seconds=seconds)
         return replace(_empty(section), probe=info)
-    value = box["value"]
+    value: Section = box["value"]
     return replace(value, probe=replace(value.probe, seconds=seconds))
 
 
 def collect(deadline: float = DEFAULT_DEADLINE, sections: tuple[str, ...] | None = None) -> Facts:
     """Run the static probes concurrently and assemble one snapshot."""
     chosen = {k: m for k, m in REGISTRY.items() if sections is None or k in sections}
-    results: dict[str, object] = {}
+    results: dict[str, Section] = {}
     threads = []
     for section, module in chosen.items():
         t = threading.Thread(target=lambda s=section, m=module: results.__setitem__(

@@ -117,6 +117,7 @@ def folder_toolkit(folder: Path, source: str, trail: Trail,
     """A toolkit folder; ``preferred`` (its own nvcc's answer) beats what the files say."""
     if not folder.is_dir():
         return None
+    version: Version | None
     if preferred is not None:
         version, how = preferred, "nvcc --version"
     else:
@@ -167,9 +168,9 @@ def _folder_version(folder: Path, trail: Trail) -> tuple[Version | None, str]:
                 n = int(m.group(1))
                 return Version(f"{n // 1000}.{(n % 1000) // 10}"), "cuda.h"
     for info in sorted((folder / "dist-info").glob("nvidia_cuda_runtime-*.dist-info")):
-        v = info.name.split("-")[1].removesuffix(".dist-info")
+        shown = info.name.split("-")[1].removesuffix(".dist-info")
         try:
-            return Version(v), "dist-info"
+            return Version(shown), "dist-info"
         except InvalidVersion:
             continue
     for lib in sorted(folder.glob("lib*/libcudart.so.*.*")):

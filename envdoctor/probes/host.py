@@ -33,6 +33,7 @@ def probe(root: Path = Path("/")) -> HostFacts:
     os_release = _key_values(trail.read(root / "etc/os-release") or "")
     proc_version = trail.read(root / "proc/version") or ""
     cpuinfo = trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""
+    memory = _memory(root)
     facts = HostFacts(
         os=platform.system(),
         distro=os_release.get("PRETTY_NAME", ""),
@@ -49,7 +50,10 @@ def probe(root: Path = Path("/")) -> HostFacts:
         gcc_version=gcc_version(root),
         container=_container(root, trail),
         wsl=_wsl(proc_version),
-        **_memory(root),
+        ram_total_gb=memory["ram_total_gb"],
+        ram_available_gb=memory["ram_available_gb"],
+        shm_total_gb=memory["shm_total_gb"],
+        disk_free_gb=memory["disk_free_gb"],
     )
     return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
 

@@ -495,7 +495,7 @@ def parse_query_csv(text: str, fields: list[str]) -> tuple[tuple[Gpu, ...], Vers
     A header line (``index, name, memory.total [MiB], …``), when present, names the columns and
     wins over ``fields``; values may carry units (``81559 MiB``, ``69.85 W``) and ``[N/A]``.
     """
-    gpus = []
+    gpus: list[Gpu] = []
     driver = None
     names = [_field(f) for f in fields]
     for line in text.splitlines():
@@ -511,8 +511,9 @@ def parse_query_csv(text: str, fields: list[str]) -> tuple[tuple[Gpu, ...], Vers
         driver = driver or _v(_na(row.get("driver_version")))
         reasons = _hex(row.get("clocks_event_reasons.active")
                        or row.get("clocks_throttle_reasons.active"))
+        index = _int(row.get("index"))
         gpus.append(Gpu(
-            index=_int(row.get("index")) if _int(row.get("index")) is not None else len(gpus),
+            index=index if index is not None else len(gpus),
             name=_na(row.get("name")) or "",
             uuid=_na(row.get("uuid")) or "",
             cc=_v(_na(row.get("compute_cap"))),
@@ -573,13 +574,13 @@ def parse_smi_table(text: str) -> dict[str, Version]:
     R610+ drivers write "KMD Version:" (kernel-mode driver) and "CUDA UMD Version:" where
     earlier ones wrote "Driver Version:" and "CUDA Version:" (sgl-project/sglang#27487).
     """
-    out = {}
+    out: dict[str, Version] = {}
     m = re.search(r"(?:Driver|KMD) Version:\s*([\d.]+)", text)
-    if m and _v(m.group(1)):
-        out["driver"] = _v(m.group(1))
+    if m and (v := _v(m.group(1))):
+        out["driver"] = v
     m = re.search(r"CUDA (?:UMD )?Version:\s*([\d.]+)", text)
-    if m and _v(m.group(1)):
-        out["cuda"] = _v(m.group(1))
+    if m and (v := _v(m.group(1))):
+        out["cuda"] = v
     return out
 
 

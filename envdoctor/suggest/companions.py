@@ -39,7 +39,7 @@ def _cc_failures(name: str, min_cc: str, m: Machine, source: str, ok: bool) -> l
 def plan_xformers(m: Machine, torch_pick: Suggestion | None, installer: str = "pip") -> Suggestion:
     torch, variant, where = _base_torch(m, torch_pick)
     reasons: list[Reason] = []
-    if torch is None:
+    if torch is None or variant is None:
         reasons.append(Reason("data", "no torch to pair xformers with (none installed, none "
                               "suggested)", ""))
         return Suggestion("xformers", "none", reasons=tuple(reasons))
@@ -59,9 +59,10 @@ def plan_xformers(m: Machine, torch_pick: Suggestion | None, installer: str = "p
         req = f"xformers=={row['xformers']}"
         reasons.append(Reason("index", f"xformers {row['xformers']} wheels for torch "
                               f"{row['torch']} on {url}, matching {where}", src, ok))
-        return Suggestion("xformers", "ok", row["xformers"], variant,
-                          command([req], url, installer), (req,), url, tuple(reasons), (),
-                          unique([src, row.get("readme_source", "")]))
+        return Suggestion("xformers", "ok", version=row["xformers"], variant=variant,
+                          command=command([req], url, installer), packages=(req,), index_url=url,
+                          reasons=tuple(reasons),
+                          references=unique([src, row.get("readme_source", "")]))
     reasons.append(Reason("data", f"no xformers release paired with torch {torch} in the data",
                           data.rows("xformers")[0].get("source", "") if data.rows("xformers")
                           else ""))
@@ -91,8 +92,9 @@ def plan_bitsandbytes(m: Machine, torch_pick: Suggestion | None,
     reasons.append(Reason("index", f"bitsandbytes {row['bitsandbytes']} from PyPI (Python "
                           f"{row['python']}, PyTorch {row['torch']}, NVIDIA CC >= {row['min_cc']})",
                           src, ok))
-    return Suggestion("bitsandbytes", "ok", row["bitsandbytes"], "pypi",
-                      command([req], None, installer), (req,), None, tuple(reasons), (), (src,))
+    return Suggestion("bitsandbytes", "ok", version=row["bitsandbytes"], variant="pypi",
+                      command=command([req], None, installer), packages=(req,),
+                      reasons=tuple(reasons), references=(src,))
 
 
 def plan_flash_attn(m: Machine, torch_pick: Suggestion | None,
@@ -113,8 +115,8 @@ def plan_flash_attn(m: Machine, torch_pick: Suggestion | None,
         fails.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
                             "toolkit (nvcc); none was found", src, ok))
         alternatives.append(Alternative("install a CUDA toolkit of the same major as torch's CUDA,"
-                                        " then: " + row["command"], None, None, row["command"],
-                                        "a CUDA toolkit", src))
+                                        " then: " + row["command"], command=row["command"],
+                                        price="a CUDA toolkit", source=src))
     torch, _, where = _base_torch(m, torch_pick)
     if fails:
         return Suggestion("flash-attn", "none", reasons=(*reasons, *fails),
@@ -123,5 +125,5 @@ def plan_flash_attn(m: Machine, torch_pick: Suggestion | None,
                           f"{where or 'torch'}; no version is pinned (no wheel index in the data)",
                           src, ok))
     cmd = row["command"] if installer != "uv" else "uv pip install flash-attn --no-build-isolation"
-    return Suggestion("flash-attn", "ok", None, "source", cmd, ("flash-attn",), None,
-                      tuple(reasons), (), (src,))
+    return Suggestion("flash-attn", "ok", variant="source", command=cmd, packages=("flash-attn",),
+                      reasons=tuple(reasons), references=(src,))

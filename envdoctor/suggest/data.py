@@ -72,8 +72,9 @@ def driver_floor(cuda: Version, os_name: str) -> tuple[Version, str, bool] | Non
         return got[0], COMPAT_URL, got[1]
     row = next((r for r in matrix("cuda_driver").get("minor_compat", [])
                 if r.get("major") == cuda.major), None)
-    if row and ver(row.get("branch_min")) is not None:
-        return ver(row["branch_min"]), row.get("source", COMPAT_URL), confirmed(row)
+    floor = ver(row.get("branch_min")) if row else None
+    if row and floor is not None:
+        return floor, row.get("source", COMPAT_URL), confirmed(row)
     return None
 
 

@@ -114,8 +114,8 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
                               f"jax {newest['last']} needs Python {newest['python']}",
                               newest.get("source", "")))
         alt = Alternative(f"use Python {newest['python']} to get jax {newest['last']}",
-                          newest["last"], None, _cmd(newest["last"], None, installer),
-                          f"Python {newest['python']}", newest.get("source", ""))
+                          version=newest["last"], command=_cmd(newest["last"], None, installer),
+                          price=f"Python {newest['python']}", source=newest.get("source", ""))
         return Suggestion("jax", "none", reasons=tuple(reasons), alternatives=(alt,),
                           references=(INSTALL_URL,))
     jax = Version(release["last"])
@@ -132,8 +132,8 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
     newest = _releases()[0]
     if newest is not release:
         alternatives.append(Alternative(
-            f"use Python {newest['python']} to get jax {newest['last']}", newest["last"], None,
-            None, f"Python {newest['python']}", newest.get("source", "")))
+            f"use Python {newest['python']} to get jax {newest['last']}", version=newest["last"],
+            price=f"Python {newest['python']}", source=newest.get("source", "")))
     extra, variant = None, "cpu"
     if m.has_nvidia and any(w.startswith("cuda") for w in wheels):
         for plugin in _plugins():
@@ -155,9 +155,10 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
             if kinds == {"driver"}:
                 alternatives.append(Alternative(
                     f"upgrade the NVIDIA driver to >= {plugin['min_driver_linux']} to use "
-                    f"{plugin['extra']}", str(jax), plugin["extra"],
-                    _cmd(str(jax), plugin["extra"][4:-1], installer),
-                    f"driver >= {plugin['min_driver_linux']}", plugin.get("source", "")))
+                    f"{plugin['extra']}", version=str(jax), variant=plugin["extra"],
+                    command=_cmd(str(jax), plugin["extra"][4:-1], installer),
+                    price=f"driver >= {plugin['min_driver_linux']}",
+                    source=plugin.get("source", "")))
         if extra is None:
             reasons.append(Reason("gpu", "no JAX CUDA plugin in the data runs on this GPU and "
                                   "driver: CPU jaxlib", INSTALL_URL))
@@ -168,8 +169,9 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
         if platform == "win_amd64":
             alternatives.append(Alternative(
                 "under WSL2 (experimental in the JAX docs): jax[cuda13] or jax[cuda12]",
-                str(jax), "jax[cuda13]", _cmd(str(jax), "cuda13", installer), "WSL2",
-                prow.get("source", "")))
+                version=str(jax), variant="jax[cuda13]",
+                command=_cmd(str(jax), "cuda13", installer), price="WSL2",
+                source=prow.get("source", "")))
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
@@ -188,8 +190,8 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
     elif installed is not None and installed.release > jax.release:
         # A release the data knows, whose Python range leaves this interpreter out: the fix is
         # the newest jax for this Python (or a newer Python, the alternative above).
-        own = next((r for r in _releases() if ver(r.get("first")) is not None
-                    and ver(r["first"]) <= installed <= (ver(r.get("last")) or installed)), None)
+        own = next((r for r in _releases() if (first := ver(r.get("first"))) is not None
+                    and first <= installed <= (ver(r.get("last")) or installed)), None)
         if own is not None:
             reasons.insert(0, Reason("python", f"installed jax {installed} needs Python "
                                      f"{own['python']}; jax {jax} is the newest for Python "
@@ -201,14 +203,15 @@ def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Su
     if all(p is not None and p.release == jax.release for p in parts):
         reasons.insert(0, Reason("installed", f"jax {installed} ({variant}) is already "
                                  "installed: nothing to change", ""))
-        return Suggestion("jax", "installed", str(jax), variant, None, (), None, tuple(reasons),
-                          tuple(alternatives), unique([INSTALL_URL, *(r.source for r in reasons)]))
+        return Suggestion("jax", "installed", version=str(jax), variant=variant,
+                          reasons=tuple(reasons), alternatives=tuple(alternatives),
+                          references=unique([INSTALL_URL, *(r.source for r in reasons)]))
     pkgs = (f"jax[{extra}]=={jax}" if extra else f"jax=={jax}",)
     refs = unique([INSTALL_URL, *(r.source for r in reasons)])
     if status == "keep":
-        alternatives.insert(0, Alternative(f"the newest jax in the data: {jax}", str(jax),
-                                           variant, cmd))
-        return Suggestion("jax", "keep", str(installed), None, None, (), None, tuple(reasons),
-                          tuple(alternatives), refs)
-    return Suggestion("jax", "ok", str(jax), variant, cmd, pkgs, None, tuple(reasons),
-                      tuple(alternatives), refs)
+        alternatives.insert(0, Alternative(f"the newest jax in the data: {jax}", version=str(jax),
+                                           variant=variant, command=cmd))
+        return Suggestion("jax", "keep", version=str(installed), reasons=tuple(reasons),
+                          alternatives=tuple(alternatives), references=refs)
+    return Suggestion("jax", "ok", version=str(jax), variant=variant, command=cmd, packages=pkgs,
+                      reasons=tuple(reasons), alternatives=tuple(alternatives), references=refs)

@@ -6,7 +6,7 @@ suggest"); ``SCHEMA_VERSION`` changes when a key changes meaning or disappears.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -35,6 +35,7 @@ class Alternative:
     """Another install and its price: "upgrade the driver to >= 580 to get torch 2.13.0 cu130"."""
 
     text: str
+    _: KW_ONLY                  # six optional strings read best by name
     version: str | None = None
     variant: str | None = None
     command: str | None = None
@@ -56,6 +57,7 @@ class Suggestion:
 
     framework: str
     status: str                       # ok | installed | keep | none | undecided
+    _: KW_ONLY                        # the rest by name: most are None or () in most answers
     version: str | None = None
     variant: str | None = None
     command: str | None = None

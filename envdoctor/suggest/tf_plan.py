@@ -97,8 +97,9 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                               f"{newest['python']}", newest.get("source", TESTED_URL)))
         cmd, _ = _cmd(newest, False, prow, installer)
         alt = Alternative(f"use Python {newest['python']} to get TF {newest['tensorflow']}",
-                          newest["tensorflow"], None, cmd, f"Python {newest['python']}",
-                          newest.get("source", TESTED_URL))
+                          version=newest["tensorflow"], command=cmd,
+                          price=f"Python {newest['python']}",
+                          source=newest.get("source", TESTED_URL))
         return Suggestion("tensorflow", "none", reasons=tuple(reasons), alternatives=(alt,),
                           references=(PIP_URL, TESTED_URL))
     alternatives: list[Alternative] = []
@@ -115,8 +116,9 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                     cmd, _ = _cmd(row, True, prow, installer)
                     alternatives.append(Alternative(
                         f"upgrade the NVIDIA driver to get TF {row['tensorflow']} on the GPU",
-                        row["tensorflow"], prow.get("gpu"), cmd, fails[0].text.split(":")[-1],
-                        fails[0].source))
+                        version=row["tensorflow"], variant=prow.get("gpu"), command=cmd,
+                        price=fails[0].text.split(":")[-1],
+                        source=fails[0].source))
         if not gpu:
             reasons.append(Reason("gpu", "no TensorFlow release in the data uses this GPU here: "
                                   "CPU install", prow.get("source", PIP_URL)))
@@ -128,23 +130,26 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                     alternatives.append(Alternative(
                         f"native Windows GPU: TF {old['tensorflow']} with Python {old['python']} "
                         f"and a system CUDA {old.get('cuda')} / cuDNN {old.get('cudnn')}",
-                        old["tensorflow"], "tensorflow", cmd, f"Python {old['python']}",
-                        prow.get("source", PIP_URL)))
+                        version=old["tensorflow"], variant="tensorflow", command=cmd,
+                        price=f"Python {old['python']}",
+                        source=prow.get("source", PIP_URL)))
                 lin = data.platform_row("tensorflow_platform", "linux_x86_64") or {}
                 newest_any = _releases()[0]
                 cmd, _ = _cmd(newest_any, True, lin, installer)
                 alternatives.append(Alternative(
                     f"GPU under WSL2: TF {newest_any['tensorflow']} with tensorflow[and-cuda]",
-                    newest_any["tensorflow"], "tensorflow[and-cuda]", cmd, "WSL2",
-                    prow.get("source", PIP_URL)))
+                    version=newest_any["tensorflow"], variant="tensorflow[and-cuda]", command=cmd,
+                    price="WSL2",
+                    source=prow.get("source", PIP_URL)))
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "the plain tensorflow package is shown", "", False))
     if gpu and Version(pick["tensorflow"]) < Version(rows[0]["tensorflow"]):
         cmd, _ = _cmd(rows[0], False, prow, installer)
         alternatives.append(Alternative(f"TF {rows[0]['tensorflow']} on the CPU",
-                                        rows[0]["tensorflow"], "cpu", cmd, "no GPU",
-                                        prow.get("source", PIP_URL)))
+                                        version=rows[0]["tensorflow"], variant="cpu", command=cmd,
+                                        price="no GPU",
+                                        source=prow.get("source", PIP_URL)))
     reasons.append(Reason("python", f"Python {m.python} is inside TF {pick['tensorflow']}'s range "
                           f"{pick['python']}" if m.python else
                           f"the snapshot does not state Python; TF {pick['tensorflow']} needs "
@@ -164,8 +169,9 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
         cmd, _ = _cmd(row, False, prow, installer)
         alternatives.append(Alternative(
             f"TF {row['tensorflow']} may have {PLATFORM_NAMES.get(platform)} wheels (not "
-            "confirmed in the data)", row["tensorflow"], "cpu", cmd, "an unconfirmed wheel",
-            prow.get("source", PIP_URL)))
+            "confirmed in the data)", version=row["tensorflow"], variant="cpu", command=cmd,
+            price="an unconfirmed wheel",
+            source=prow.get("source", PIP_URL)))
     kind = {"linux_aarch64": " (the AWS-built tensorflow-cpu-aws, CPU only)",
             "macos_arm64": " (CPU only)"}.get(platform, "")
     reasons.append(Reason("index", f"PyPI has TF {pick['tensorflow']} for "
@@ -190,16 +196,18 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
         reasons.insert(0, Reason("installed", f"installed tensorflow {installed} is newer than the "
                                  f"data ({data.data_as_of()}); keep it unless it fails", "", False))
         alternatives.insert(0, Alternative(f"the newest TF in the data: {pick['tensorflow']}",
-                                           pick["tensorflow"], variant, cmd))
-        return Suggestion("tensorflow", "keep", str(installed), None, None, (), None,
-                          tuple(reasons), tuple(alternatives), refs)
+                                           version=pick["tensorflow"], variant=variant,
+                                           command=cmd))
+        return Suggestion("tensorflow", "keep", version=str(installed), reasons=tuple(reasons),
+                          alternatives=tuple(alternatives), references=refs)
     cuda_libs = any(n.startswith("nvidia-cudnn-cu") for n in m.installed)
     if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
             and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
                                               or "tensorflow-cpu" not in m.installed):
         reasons.insert(0, Reason("installed", f"tensorflow {installed} (TF {pick['tensorflow']}, "
                                  f"{variant}) is already installed: nothing to change", ""))
-        return Suggestion("tensorflow", "installed", _spec(pick), variant, None, (), None,
-                          tuple(reasons), tuple(alternatives), refs)
-    return Suggestion("tensorflow", "ok", _spec(pick), variant, cmd, (req,), None,
-                      tuple(reasons), tuple(alternatives), refs)
+        return Suggestion("tensorflow", "installed", version=_spec(pick), variant=variant,
+                          reasons=tuple(reasons), alternatives=tuple(alternatives), references=refs)
+    return Suggestion("tensorflow", "ok", version=_spec(pick), variant=variant, command=cmd,
+                      packages=(req,), reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=refs)

@@ -121,7 +121,7 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
     torch = Version(check.version)
     got = data.torch_archs(torch, check.variant, platform)
     for gpu in dict.fromkeys(m.gpus):
-        if gpu.sm is None:
+        if gpu.cc is None or gpu.sm is None:
             check.notes.append(Reason("arch", f"compute capability of {gpu.name!r} unknown; "
                                       "architecture not checked", "", False))
             continue
@@ -159,9 +159,8 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
         _driver(check, cuda, m)
         _driver_drives_gpus(check, m)
         _arch(check, cuda, m, platform)
-    elif data.variant_rocm(variant) is not None:
+    elif (want := data.variant_rocm(variant)) is not None:
         have = data.variant_rocm(m.torch_variant or "")
-        want = data.variant_rocm(variant)
         if have is not None and want.release[:2] != have.release[:2]:
             check.failures.append(Reason(
                 "gpu", f"{variant} is another ROCm release than the installed torch's "
@@ -183,20 +182,20 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
     if platform.startswith("macos"):
         return ["cpu"] if "cpu" in carried else []
     if m.has_nvidia:
-        cudas = [v for v in carried if data.variant_cuda(v) is not None]
+        cuda_of = {v: c for v in carried if (c := data.variant_cuda(v)) is not None}
         pypi = release.get("pypi") or {}
         # The release's stable CUDA (STABLE_CUDA_VERSIONS, what PyPI serves on Linux x86_64)
         # is preferred on every platform; Windows' PyPI wheel is the CPU one.
         default = pypi.get(platform) if data.variant_cuda(pypi.get(platform, "")) else \
             pypi.get("linux_x86_64")
-        cudas.sort(key=lambda v: data.variant_cuda(v), reverse=True)
+        cudas = sorted(cuda_of, key=cuda_of.__getitem__, reverse=True)
         if default in cudas:
             cudas.remove(default)
             cudas.insert(0, default)
         return cudas
     if m.torch_hip:
-        rocms = [v for v in carried if data.variant_rocm(v) is not None]
-        return sorted(rocms, key=lambda v: data.variant_rocm(v), reverse=True)
+        rocm_of = {v: r for v in carried if (r := data.variant_rocm(v)) is not None}
+        return sorted(rocm_of, key=rocm_of.__getitem__, reverse=True)
     return ["cpu"] if "cpu" in carried else []
 
 
@@ -224,7 +223,8 @@ def _command(check: Check, platform: str, installer: str, audio: bool
     reqs, notes = _requirements(release, audio)
     conda = data.conda_row("torch")
     last_conda = ver(conda["last_channel_release"]) if conda else None
-    if installer == "conda" and last_conda and ver(release["torch"]) <= last_conda:
+    torch_v = ver(release["torch"])
+    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
         extra = [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else \
@@ -322,6 +322,7 @@ def _index_reason(check: Check, platform: str) -> Reason:
 
 def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
                 audio: bool, notes: list[Reason]) -> Suggestion:
+    cmd: str | None
     cmd, reqs, url, cmd_notes = _command(pick, platform, installer, audio)
     reasons = [*notes, _python_note(pick.release, m), _index_reason(pick, platform),
                *pick.notes, *cmd_notes]
@@ -358,11 +359,14 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
-                                           f"{pick.variant}", pick.version, pick.variant, cmd))
-        return Suggestion("torch", "keep", str(installed), m.torch_variant, None, (), None,
-                          tuple(reasons), tuple(alternatives), _refs(reasons))
-    return Suggestion("torch", status, pick.version, pick.variant, cmd, tuple(reqs), url,
-                      tuple(reasons), tuple(alternatives), _refs(reasons))
+                                           f"{pick.variant}", version=pick.version,
+                                           variant=pick.variant, command=cmd))
+        return Suggestion("torch", "keep", version=str(installed), variant=m.torch_variant,
+                          reasons=tuple(reasons), alternatives=tuple(alternatives),
+                          references=_refs(reasons))
+    return Suggestion("torch", status, version=pick.version, variant=pick.variant, command=cmd,
+                      packages=tuple(reqs), index_url=url, reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
 
 
 def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
@@ -402,6 +406,14 @@ def _why_not_better(pick: Check, rejected: list[Check], m: Machine) -> list[Reas
     return out[:8]
 
 
+def _needed(check: Check) -> Version:
+    """The driver a check failed on: a "driver" failure always records it (``_driver``,
+    ``_driver_drives_gpus``), so a missing one is a bug here, not a fact about the machine."""
+    if check.driver_needed is None:
+        raise ValueError(f"torch {check.version} {check.variant}: driver failure without a floor")
+    return check.driver_needed
+
+
 def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
                   audio: bool) -> list[Alternative]:
     out: list[Alternative] = []
@@ -412,13 +424,14 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
     driver_only = [c for c in better if c.kinds() == {"driver"} and c.driver_needed is not None]
     if driver_only:
         top = [c for c in driver_only if c.version == driver_only[0].version]
-        cheapest = min(top, key=lambda c: c.driver_needed)
+        cheapest = min(top, key=_needed)
         for best in [cheapest] + ([top[0]] if top[0] is not cheapest else []):  # smallest, stable
             cmd, *_ = _command(best, platform, installer, audio)
             out.append(Alternative(
-                f"upgrade the NVIDIA driver to >= {data.driver_str(best.driver_needed)} to get "
-                f"torch {best.version} {best.variant}", best.version, best.variant, cmd,
-                f"driver >= {data.driver_str(best.driver_needed)}", best.failures[0].source))
+                f"upgrade the NVIDIA driver to >= {data.driver_str(_needed(best))} to get "
+                f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
+                command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
+                source=best.failures[0].source))
     rocm_only = [c for c in better if c.kinds() == {"gpu"}]
     if rocm_only:
         best = rocm_only[0]
@@ -426,16 +439,18 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
         out.append(Alternative(
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
-            best.version, best.variant, cmd, f"ROCm {data.variant_rocm(best.variant)}",
-            best.release.get("source", "")))
+            version=best.version, variant=best.variant, command=cmd,
+            price=f"ROCm {data.variant_rocm(best.variant)}",
+            source=best.release.get("source", "")))
     python_only = [c for c in better if c.kinds() == {"python"}]
     if python_only:
         best = python_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
         out.append(Alternative(
             f"use Python {best.release.get('python')} to get torch {best.version} {best.variant}",
-            best.version, best.variant, cmd, f"Python {best.release.get('python')}",
-            best.release.get("source", "")))
+            version=best.version, variant=best.variant, command=cmd,
+            price=f"Python {best.release.get('python')}",
+            source=best.release.get("source", "")))
     arch_blocked = [c for c in checks if "arch" in c.kinds() and Version(c.version) >= pick_v]
     newest = next((c for c in checks if confirmed(c.release)), None)
     newest_all = [c for c in checks if newest is not None and c.version == newest.version]
@@ -445,15 +460,16 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
         out.append(Alternative(
             f"this GPU ({sms}) is not supported by any build of the newest torch in the data "
             f"({newest.version}): the last release that runs it is torch {pick.version} "
-            f"{pick.variant}", pick.version, pick.variant, None, "a newer GPU",
-            arch_blocked[0].failures[-1].source))
+            f"{pick.variant}", version=pick.version, variant=pick.variant, price="a newer GPU",
+            source=arch_blocked[0].failures[-1].source))
     for check in checks:
         if not confirmed(check.release) and check.ok:
             cmd, *_ = _command(check, platform, installer, audio)
             out.append(Alternative(
                 f"torch {check.version} {check.variant} would run here but is not confirmed in "
-                f"the data (a release candidate as of {data.data_as_of()})", check.version,
-                check.variant, cmd, "an unconfirmed release", check.release.get("source", "")))
+                f"the data (a release candidate as of {data.data_as_of()})", version=check.version,
+                variant=check.variant, command=cmd, price="an unconfirmed release",
+                source=check.release.get("source", "")))
             break
     return out
 
@@ -479,13 +495,13 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
         best = fixable[0]
         cmd, *_ = _command(best, platform, installer, audio)
         price = " and ".join(
-            f"driver >= {data.driver_str(best.driver_needed)}" if k == "driver" else
+            f"driver >= {data.driver_str(_needed(best))}" if k == "driver" else
             f"Python {best.release.get('python')}" for k in sorted(best.kinds()))
         alternatives.append(Alternative(f"with {price}: torch {best.version} {best.variant}",
-                                        best.version, best.variant, cmd, price,
-                                        best.failures[0].source))
-    return Suggestion("torch", "none", None, None, None, (), None, tuple(reasons),
-                      tuple(alternatives), _refs(reasons))
+                                        version=best.version, variant=best.variant, command=cmd,
+                                        price=price, source=best.failures[0].source))
+    return Suggestion("torch", "none", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
 
 
 def _undecided(m: Machine, platform: str, installer: str, audio: bool,
@@ -499,9 +515,10 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
     cpu = plan(cpu_machine, installer, audio)
     alternatives = []
     if cpu.command:
-        alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu", cpu.version,
-                                        "cpu", cpu.command, "no GPU use"))
+        alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
-    return Suggestion("torch", "undecided", None, None, None, (), None, tuple(reasons),
-                      tuple(alternatives), _refs(reasons))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))

@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from envdoctor.bounded import env
 
@@ -446,8 +446,20 @@ def base_facts(name: str) -> dict[str, Any]:
     return {"name": name, "visible_devices": env("CUDA_VISIBLE_DEVICES")}
 
 
-def common_main(name: str, module: str, collect: Callable[[Any, dict[str, Any]], str],
-                smoke: Callable[[Any, Suite, str, dict[str, Any]], None],
+class Collect(Protocol):
+    """A worker's ``collect(fw, facts)``: fills ``facts`` from the imported framework and
+    returns the device for the smoke suite ("" or "cpu" when it has none)."""
+
+    def __call__(self, fw: Any, facts: dict[str, Any], /) -> str: ...
+
+
+class Smoke(Protocol):
+    """A worker's ``smoke(fw, suite, device, facts)``: runs its steps through ``suite``."""
+
+    def __call__(self, fw: Any, suite: Suite, device: str, facts: dict[str, Any], /) -> None: ...
+
+
+def common_main(name: str, module: str, collect: Collect, smoke: Smoke,
                 argv: list[str] | None = None) -> None:
     """The shape of every worker: import, facts, smoke, maps, one JSON answer.
 

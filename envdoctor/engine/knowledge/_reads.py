@@ -76,7 +76,7 @@ class FirstOf:
 # What the install planner (envdoctor.suggest) reads of a snapshot. Declared here, beside the
 # read helpers, so knowledge modules can delegate to the planner without importing it on
 # the static path; every read is optional (the planner says "undecided" on missing facts).
-MACHINE_READS = dict(
+MACHINE_READS: dict[str, str | Read] = dict(
     host_probe="host.probe", os=optional("host.os", ""), arch=optional("host.arch", ""),
     python=optional("host.python_version", None),
     nvidia_probe="nvidia.probe", driver=optional("nvidia.driver_version", None),

@@ -16,10 +16,11 @@ from envdoctor.facts import Distribution, Gpu
 
 def series_range(text: str) -> tuple[Version, Version] | None:
     """``"9.1-9.4"`` -> (9.1, 9.4); ``"9.10"`` -> (9.10, 9.10)."""
-    parts = [ver(p) for p in str(text).split("-")]
-    if not parts or None in parts or len(parts) > 2:
+    parts = str(text).split("-")
+    versions = [v for v in map(ver, parts) if v is not None]
+    if not parts or len(versions) < len(parts) or len(parts) > 2:
         return None
-    return parts[0], parts[-1]  # type: ignore[return-value]
+    return versions[0], versions[-1]
 
 
 def lookup_cudnn(version: Any) -> dict[str, Any] | None:

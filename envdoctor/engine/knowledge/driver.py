@@ -168,6 +168,6 @@ def _jax_for_this_driver(fw: FrameworkFacts, **facts: Any) -> str | None:
     wanted = f"[cuda{jax_plugin_major(installed[0])}]"
     if got is None or "[cuda" not in got or wanted in got:
         return None
-    majors = sorted({jax_plugin_major(n) for n in installed})
+    majors = sorted({m for n in installed if (m := jax_plugin_major(n))})
     remove = " ".join(f"jax-cuda{m}-plugin jax-cuda{m}-pjrt" for m in majors)
     return f"pip uninstall -y {remove} && {got}"

@@ -61,11 +61,11 @@ def paddle_variant(*, paddle: Any, driver: Any, os: str) -> dict[str, Any] | Non
     have = ver(driver)
     if paddle is None or have is None:
         return None
-    fits = [r for r in paddle_variants(paddle.version)
-            if ver(r.get("cuda")) is not None and driver_runs(have, ver(r["cuda"]), os)]
+    fits = [(cuda, r) for r in paddle_variants(paddle.version)
+            if (cuda := ver(r.get("cuda"))) is not None and driver_runs(have, cuda, os)]
     if not fits:
         return None
-    best = max(fits, key=lambda r: ver(r["cuda"]))
+    best = max(fits, key=lambda fit: fit[0])[1]
     release = Version(paddle.version.base_version) if paddle.version else None
     if str(best["tag"]).startswith("post"):
         pin = f"paddlepaddle-gpu=={release}.{best['tag']}" if release else "paddlepaddle-gpu"

@@ -69,7 +69,8 @@ def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
         return []
     last_win = last_windows_gpu()
     if os == "Darwin" or (os == "Windows" and last_win is not None
-                          and series(tf.version) > last_win):
+                          and (tf_series := series(tf.version)) is not None
+                          and tf_series > last_win):
         return []
     row = lookup_tf_release(tf.version) or {}
     want_cuda = tf.cuda or ver(row.get("cuda"))

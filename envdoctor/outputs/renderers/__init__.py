@@ -11,10 +11,15 @@ come from here (``formats(document)``).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-Renderer = Callable[..., str]
+
+class Renderer(Protocol):
+    """``render(obj, color) -> str``: the document and whether to colour it, positionally;
+    any further parameter is an option with a default (``verbose`` for check text)."""
+
+    def __call__(self, obj: Any, color: bool = False, /) -> str: ...
+
 
 RENDERERS: dict[tuple[str, str], str] = {
     ("check", "text"): "envdoctor.outputs.renderers.text:render",
@@ -40,7 +45,8 @@ def formats(document: str) -> list[str]:
 
 def renderer(document: str, fmt: str) -> Renderer:
     module, _, name = RENDERERS[(document, fmt)].partition(":")
-    return getattr(importlib.import_module(module), name)
+    found: Renderer = getattr(importlib.import_module(module), name)
+    return found
 
 
 def render(document: str, fmt: str, obj: Any, color: bool = False, **options: Any) -> str:
