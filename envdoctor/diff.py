@@ -30,7 +30,7 @@ FRAMEWORK_KEYS = ("torch", "tensorflow", "jax", "jaxlib")
 @lru_cache(maxsize=1)
 def weights() -> dict[str, Any]:
     """rules/diff.toml, parsed (through the rules cache)."""
-    from envdoctor.engine.loader import load_file_cached
+    from envdoctor.rulefiles import load_file_cached
     return load_file_cached("diff")
 
 

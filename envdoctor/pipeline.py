@@ -52,7 +52,7 @@ def _stdin() -> str:
 
 def load_checks() -> list[Check]:
     from envdoctor.engine import checks
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulefiles import RuleFileError
     try:
         return checks.load_checks()
     except RuleFileError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.engine.loader import is_url, load_toml
+from envdoctor.rulefiles import is_url, load_toml
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.signatures import load_signatures
 

@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from envdoctor.engine.loader import is_url, load_toml
+from envdoctor.rulefiles import is_url, load_toml
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.signatures import load_signatures
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envdoctor.engine.loader import load_toml
+from envdoctor.rulefiles import load_toml
 from envdoctor.explain import parallel, scan, scanner
 
 CORPUS = Path(__file__).parent / "corpus" / "explain"

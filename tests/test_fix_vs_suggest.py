@@ -20,7 +20,7 @@ from envdoctor.engine.expr import evaluate
 from envdoctor.engine.knowledge.gpu import archs_run_on, gpu_cc_of, sm_of
 from envdoctor.engine.knowledge.torch import driver_supports_arch, lookup_torch_variant
 from envdoctor.engine.vocabulary import names_for
-from envdoctor.suggest.knowledge import line_of
+from envdoctor.suggest.lines import line_of
 
 ROOT = Path(__file__).resolve().parent
 MACHINES = [p for p in sorted((ROOT / "fixtures" / "machines").glob("*.json"))

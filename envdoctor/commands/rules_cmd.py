@@ -2,7 +2,7 @@
 
 Every kind of rule is covered: checks, error signatures and requirements. ``rules show CODE``
 prints a rule's own text with the same printer as ``explain CODE``; ``rules test [PATH]``
-validates every rule and matrix file and runs every example (``engine.validate``).
+validates every rule and matrix file and runs every example (``rulebook.validate``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
 def _docs() -> list:
-    from envdoctor.engine import catalog
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulebook import catalog
+    from envdoctor.rulefiles import RuleFileError
     try:
         return catalog.load_docs()
     except RuleFileError as exc:
@@ -51,8 +51,8 @@ def list_cmd(fmt: str, kind: str) -> None:
 @click.argument("code")
 def show_cmd(code: str) -> None:
     """A rule's own text: title, severity, why, fix, how it matches, examples, references."""
-    from envdoctor.engine import catalog
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulebook import catalog
+    from envdoctor.rulefiles import RuleFileError
     try:
         doc = catalog.find(code)
     except RuleFileError as exc:
@@ -66,8 +66,8 @@ def show_cmd(code: str) -> None:
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
 def test_cmd(path: Path | None) -> None:
     """Validate every rule and matrix file and run every example (exit 1 on failure)."""
-    from envdoctor.engine import validate
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulebook import validate
+    from envdoctor.rulefiles import rules_dir
     root = path or rules_dir()
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from envdoctor.engine.loader import (
+from envdoctor.rulefiles import (
     RuleFileError,
     check_identity,
     is_url,

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-from envdoctor.engine.loader import (
+from envdoctor.rulefiles import (
     RuleFileError,
     cached_json,
     check_identity,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree
 from envdoctor.fleet import aspects
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")

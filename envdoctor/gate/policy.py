@@ -28,7 +28,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
-from envdoctor.engine.loader import tomllib
+from envdoctor.rulefiles import tomllib
 from envdoctor.errors import BadInput, read_input
 from envdoctor.facts import Facts, Status
 from envdoctor.versions import canonical_name as canonicalize_name
@@ -283,7 +283,7 @@ def evaluate(policy: Policy, facts: Facts, extra: dict[str, Any] | None = None
 
 def rule_of(kind: str) -> Any:
     """The requirement rule (rules/requirements) of a kind; BadInput when the rules lack it."""
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulefiles import RuleFileError
     from envdoctor.engine.requirements import by_kind
     try:
         rules = by_kind()
@@ -295,7 +295,7 @@ def rule_of(kind: str) -> Any:
 
 
 def rules_folder() -> str:
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulefiles import rules_dir
     return str(rules_dir())
 
 

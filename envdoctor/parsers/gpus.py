@@ -46,7 +46,7 @@ def _truncated_cc(name: str) -> Version | None:
     """nvidia-smi's old 18-column table cuts names mid-word ("GeForce RTX 208..."): the
     capability on which every table pattern whose beginning the name ends with agrees
     ("Quadro RTX 60" could be Turing or Ada: None)."""
-    from envdoctor.engine.loader import matrix
+    from envdoctor.rulefiles import matrix
     low = name.lower()
     if not re.search(r"\d$", low):
         return None

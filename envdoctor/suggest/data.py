@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver
 from envdoctor.engine.knowledge.cuda import hard_floor
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
 COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"

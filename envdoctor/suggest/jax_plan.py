@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import confirmed, ver
 from envdoctor.engine.knowledge.jax import lookup_jax_release
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine

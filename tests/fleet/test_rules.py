@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from envdoctor.engine.loader import RuleFileError, load_tree
+from envdoctor.rulefiles import RuleFileError, load_tree
 from envdoctor.fleet import aspects, rules
 from envdoctor.fleet.rules import Subject, judge, parse_rule
 

@@ -79,7 +79,7 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
 
 def test_declared_reads_rebuild_the_same_answer():
     """For the explicit registry: install_line(framework, **reads) == the facts-based answer."""
-    from envdoctor.suggest import knowledge
+    from envdoctor.engine.knowledge import install as knowledge
 
     for machine in ("rtx5090-driver570", "gtx1080-driver580", "macos-arm64", "gpu-not-probed"):
         facts = pipeline.load_facts_file(str(MACHINES / f"{machine}.json"))

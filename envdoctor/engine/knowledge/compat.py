@@ -58,4 +58,4 @@ from envdoctor.engine.knowledge.torch import (  # noqa: F401
     torch_variant_name,
     wheel_platform,
 )
-from envdoctor.engine.matrices import matrix_problems  # noqa: F401
+from envdoctor.matrices.check import matrix_problems  # noqa: F401

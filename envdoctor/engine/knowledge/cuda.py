@@ -15,7 +15,7 @@ from envdoctor.engine.knowledge._common import (
     ver,
 )
 from envdoctor.engine.knowledge._reads import optional, reads
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import CudaFacts
 
 # Minor-version compatibility exists from CUDA 11 on: "before CUDA 11, applications built

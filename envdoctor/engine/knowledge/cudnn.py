@@ -10,7 +10,7 @@ from packaging.version import Version
 from envdoctor.engine.knowledge._common import confirmed, counted, series, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import reads, some
 from envdoctor.engine.knowledge.gpu import gpu_cc_of
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import Distribution, Gpu
 
 

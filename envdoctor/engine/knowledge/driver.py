@@ -163,7 +163,8 @@ def _jax_for_this_driver(fw: FrameworkFacts, **facts: Any) -> str | None:
     installed = [p.name for p in fw.jax.plugins if jax_plugin_major(p.name)]
     if not installed:
         return None
-    from envdoctor.suggest.knowledge import command_of, facts_of
+    from envdoctor.suggest.lines import command_of
+    from envdoctor.suggest.lines import facts_of
     got = command_of(facts_of(**facts), "jax", keep_installed=True)
     wanted = f"[cuda{jax_plugin_major(installed[0])}]"
     if got is None or "[cuda" not in got or wanted in got:

@@ -9,7 +9,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import NvidiaFacts
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index

@@ -14,7 +14,7 @@ from packaging.version import Version
 from envdoctor.engine.knowledge._common import confirmed, in_range, ver
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_max_cuda
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 
 NEEDS_NUMPY = (("paddle", "PaddlePaddle"), ("mindspore", "MindSpore"), ("mxnet", "MXNet"),
                ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("keras", "Keras"))

@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import name_matches, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import Gpu
 
 

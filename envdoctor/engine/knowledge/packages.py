@@ -12,7 +12,7 @@ from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_co
 from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import (
     Distribution,
     LiveFramework,

@@ -10,7 +10,7 @@ from packaging.version import Version
 from envdoctor.engine.knowledge._common import series, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
 from envdoctor.engine.knowledge.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts, TensorflowBuild
 
 

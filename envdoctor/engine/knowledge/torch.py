@@ -20,7 +20,7 @@ from envdoctor.engine.knowledge._common import (
 from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
 from envdoctor.engine.knowledge.cuda import lookup_min_driver
 from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
-from envdoctor.engine.loader import matrix
+from envdoctor.rulefiles import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
@@ -30,14 +30,16 @@ def planned_torch_command(**facts: Any) -> str | None:
     """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
     ``MACHINE_READS``, or None when it gives none (no wheel runs here, nothing to change,
     undecided)."""
-    from envdoctor.suggest.knowledge import command_of, facts_of
+    from envdoctor.suggest.lines import command_of
+    from envdoctor.suggest.lines import facts_of
     return command_of(facts_of(**facts), "torch", keep_installed=True)
 
 
 def planned_torch_line(**facts: Any) -> str:
     """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
     ``MACHINE_READS``: the one planner behind every torch install fix."""
-    from envdoctor.suggest.knowledge import facts_of, line_of
+    from envdoctor.suggest.lines import line_of
+    from envdoctor.suggest.lines import facts_of
     return line_of(facts_of(**facts), "torch", keep_installed=True)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envdoctor.engine.loader import RuleFileError, load_toml
+from envdoctor.rulefiles import RuleFileError, load_toml
 from envdoctor.engine.schemas import file_problems
 
 KIND_FOLDERS = ("checks", "signatures", "requirements", "matrices")
@@ -194,7 +194,7 @@ def _requirements(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> Non
 
 
 def _matrices(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
-    from envdoctor.engine.matrices import matrix_problems
+    from envdoctor.matrices.check import matrix_problems
     for file, data in files:
         out.matrices.append(file.stem)
         out.problems.extend(f"{file}: {p}" for p in matrix_problems(file.stem, data))

@@ -13,7 +13,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from envdoctor.engine.knowledge._common import ver
 from envdoctor.engine.knowledge.cudnn import series_range
 from envdoctor.engine.knowledge.gpu import arch_cc
-from envdoctor.engine.loader import is_url
+from envdoctor.rulefiles import is_url
 
 # Fields whose values must parse, per matrix and table: "version", "spec" or "series".
 _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {

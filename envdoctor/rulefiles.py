@@ -29,7 +29,7 @@ def tomllib():
         import tomli as module
     return module
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]  # envdoctor/
+PACKAGE_DIR = Path(__file__).resolve().parent  # envdoctor/
 
 
 class RuleFileError(ValueError):
