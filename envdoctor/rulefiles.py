@@ -114,17 +114,6 @@ def toml_files(kind: str, root: Path | None = None) -> list[Path]:
     return sorted(folder.rglob("*.toml")) if folder.is_dir() else []
 
 
-def matrix(name: str, root: str | None = None) -> dict[str, Any]:
-    """One matrix file (``rules/matrices/<name>.toml``) as data; {} when it does not exist."""
-    return _matrices(root).get(name, {})
-
-
-@lru_cache(maxsize=8)
-def _matrices(root: str | None) -> dict[str, dict[str, Any]]:
-    return {path.stem: data for path, data in load_tree("matrices", Path(root) if root else None)
-            if path.parent.name == "matrices"}
-
-
 def cache_dir() -> Path | None:
     """Where parsed rule files are cached; None when caching is off (ENVDOCTOR_NO_CACHE=1).
 

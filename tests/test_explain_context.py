@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from envdoctor.rulefiles import RuleFileError
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.scan import Scanner
 from envdoctor.explain.signatures import load_signatures, parse_signature
 from envdoctor.facts import Facts
+from envdoctor.rulefiles import RuleFileError
 
 DLERROR = ("2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/"
            "dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "

@@ -29,11 +29,10 @@ from packaging.version import Version
 
 from envdoctor.engine import expr
 from envdoctor.engine.findings import CheckResult, Finding, Severity
-from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.engine.views import View
-from envdoctor.engine.vocabulary import known_names as vocabulary_names
-from envdoctor.engine.vocabulary import names_for
+from envdoctor.engine.vocabulary import known_names as vocabulary_names, names_for
 from envdoctor.facts import SECTIONS, Facts, FactsError
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached
 
 INTENTS = ("auto", "gpu", "cpu")
 SEVERITIES = ("error", "warning", "info", "off")

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree
 from envdoctor.fleet import aspects
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")
 OPS = (">", ">=", "<", "<=", "==", "!=", "true", "nonempty")

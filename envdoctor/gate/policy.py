@@ -28,9 +28,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.findings import FAIL_ON, CheckResult, Finding, Severity
-from envdoctor.rulefiles import tomllib
 from envdoctor.errors import BadInput, read_input
 from envdoctor.facts import Facts, Status
+from envdoctor.rulefiles import tomllib
 from envdoctor.versions import canonical_name as canonicalize_name
 
 KEYS = ("require", "expect", "fail_on", "ignore")
@@ -508,7 +508,7 @@ def _shm(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
 def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     """bfloat16 arithmetic needs the bf16 compute-capability floor (``[features]`` of
     rules/matrices/gpus.toml: 8.0, Ampere) or newer on every GPU."""
-    from envdoctor.engine.knowledge.gpu import bf16_min_cc
+    from envdoctor.matrices.gpus import bf16_min_cc
     nv = facts.nvidia
     if (missing := _no_gpus(facts)) is not None:
         return missing

@@ -10,10 +10,10 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge.cudnn import series_range
-from envdoctor.engine.knowledge.gpu import arch_cc
+from envdoctor.matrices.cudnn import series_range
+from envdoctor.matrices.gpus import arch_cc
 from envdoctor.rulefiles import is_url
+from envdoctor.versions import ver
 
 # Fields whose values must parse, per matrix and table: "version", "spec" or "series".
 _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {

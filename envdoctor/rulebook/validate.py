@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envdoctor.rulefiles import RuleFileError, load_toml
 from envdoctor.engine.schemas import file_problems
+from envdoctor.rulefiles import RuleFileError, load_toml
 
 KIND_FOLDERS = ("checks", "signatures", "requirements", "matrices")
 TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json

@@ -9,12 +9,13 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver
+from envdoctor.matrices import confirmed
 from envdoctor.suggest import data
 from envdoctor.suggest.install import command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.versions import in_range, ver
 
 
 def _base_torch(m: Machine, torch_pick: Suggestion | None

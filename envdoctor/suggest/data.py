@@ -13,9 +13,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver
-from envdoctor.engine.knowledge.cuda import hard_floor
-from envdoctor.rulefiles import matrix
+from envdoctor.matrices import confirmed, matrix
+from envdoctor.matrices.cuda import hard_floor
+from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
 COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"

@@ -14,14 +14,14 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.engine.knowledge.jax import lookup_jax_release
-from envdoctor.rulefiles import matrix
+from envdoctor.matrices import confirmed, matrix
+from envdoctor.matrices.jax import lookup_jax_release
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.versions import ver
 
 INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
 _FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")

@@ -13,13 +13,13 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.rulefiles import matrix
+from envdoctor.matrices import confirmed, matrix
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.versions import ver
 
 PIP_URL = "https://www.tensorflow.org/install/pip"
 TESTED_URL = "https://www.tensorflow.org/install/source#gpu"

@@ -17,13 +17,14 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.engine.knowledge.cuda import lookup_min_driver
-from envdoctor.engine.knowledge.gpu import archs_run_on, lookup_arch
+from envdoctor.matrices import confirmed
+from envdoctor.matrices.cuda import lookup_min_driver
+from envdoctor.matrices.gpus import archs_run_on, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
+from envdoctor.versions import ver
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from envdoctor.engine.knowledge.compat import matrix_problems
+from envdoctor.matrices.check import matrix_problems
 from envdoctor.rulefiles import load_toml, rules_dir
 
 FILES = sorted((rules_dir() / "matrices").glob("*.toml"))

@@ -6,18 +6,14 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import ver
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
-from envdoctor.engine.knowledge.cuda import (
-    OS_READ,
-    hard_floor,
-    lookup_compat_floor,
-    lookup_min_driver,
-)
-from envdoctor.engine.knowledge.jax import jax_plugin_major
-from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
+from envdoctor.engine.knowledge.cuda import OS_READ
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_command
 from envdoctor.facts import FrameworkFacts, LiveFramework
+from envdoctor.matrices.cuda import hard_floor, lookup_compat_floor, lookup_min_driver
+from envdoctor.matrices.jax import jax_plugin_major
+from envdoctor.matrices.tensorflow import lookup_tf_release
+from envdoctor.versions import ver
 
 
 def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:

@@ -11,8 +11,8 @@ from typing import Any
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
-from envdoctor.engine.knowledge.gpu import lookup_datasheet
 from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
+from envdoctor.matrices.gpus import lookup_datasheet
 
 SLOW = 0.5   # a GPU under half its datasheet peak gets a finding
 

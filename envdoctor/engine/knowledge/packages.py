@@ -8,18 +8,12 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads, result, some
-from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
-from envdoctor.rulefiles import matrix
-from envdoctor.facts import (
-    Distribution,
-    LiveFramework,
-    PackageFacts,
-    TensorflowBuild,
-    TorchBuild,
-)
+from envdoctor.facts import Distribution, LiveFramework, PackageFacts, TensorflowBuild, TorchBuild
+from envdoctor.matrices import confirmed, matrix, with_confirmed
+from envdoctor.matrices.tensorflow import cpu_only_distributions
+from envdoctor.versions import in_range, ver
 
 _UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
                     "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
