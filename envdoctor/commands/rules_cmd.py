@@ -1,8 +1,9 @@
-"""`envdoctor rules list|show|test`: the knowledge base explains and proves itself.
+"""`envdoctor rules list|show|test|functions`: the knowledge base explains and proves itself.
 
 Every kind of rule is covered: checks, error signatures and requirements. ``rules show CODE``
 prints a rule's own text with the same printer as ``explain CODE``; ``rules test [PATH]``
-validates every rule and matrix file and runs every example (``rulebook.validate``).
+validates every rule and matrix file and runs every example (``rulebook.validate``);
+``rules functions`` lists what rule expressions may call, from the registry's docstrings.
 """
 
 from __future__ import annotations
@@ -77,3 +78,12 @@ def test_cmd(path: Path | None) -> None:
     click.echo(outcome.summary())
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)
+
+
+@rules.command("functions")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
+              show_default=True, help="markdown: the section of rules/README.md.")
+def functions_cmd(fmt: str) -> None:
+    """The knowledge functions rule expressions may call, each with its own docstring."""
+    from envdoctor.rulebook import functions
+    click.echo(functions.markdown() if fmt == "markdown" else functions.text())

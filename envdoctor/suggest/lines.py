@@ -74,22 +74,3 @@ def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:
     first = next((r.text for r in s.reasons if r.constraint not in ("platform", "python")),
                  s.reasons[0].text if s.reasons else "")
     return f"envdoctor suggest {framework}   ({first})"
-
-
-def why_of(facts: Facts, framework: str) -> str:
-    """One line on which constraints decided the command for ``framework``."""
-    s = _suggestion(facts, framework)
-    if not s.command:
-        return f"no {framework} install in the data fits this machine as it was observed"
-    blocked = sorted({r.constraint for r in s.reasons if "needs" in r.text or "no code" in r.text})
-    what = f"{framework} {s.version} {s.variant}".strip()
-    tail = f"; newer builds are ruled out by: {', '.join(blocked)}" if blocked else ""
-    return f"{what} is the newest build for this GPU, driver and Python{tail}"
-
-
-def lines_of(facts: Facts) -> str:
-    """``framework: line`` for each installed torch / tensorflow / jax (torch when none)."""
-    fw = facts.frameworks
-    names = [n for n, b in (("torch", fw.torch), ("tensorflow", fw.tensorflow),
-                            ("jax", fw.jax)) if b is not None]
-    return "\n".join(f"{n}: {line_of(facts, n)}" for n in names or ["torch"])

@@ -124,10 +124,8 @@ def test_torch_has_arch_unknown_without_framework_facts():
 
 def test_torch_variant_exposes_confirmed():
     assert lookup_torch_variant("2.9.0+cu130", "13.0")["cudnn"].startswith("9.13")
-    n = names(frameworks={"torch": {"version": "2.6.0+cu124", "cuda": "12.4"}})
-    assert n["torch_variant"]()["confirmed"] is False
-    n = names(frameworks={"torch": {"version": "2.9.0+cu130", "cuda": "13.0"}})
-    assert n["torch_variant"]()["confirmed"] is True
+    assert matrices.confirmed(lookup_torch_variant("2.6.0+cu124", "12.4")) is False
+    assert matrices.confirmed(lookup_torch_variant("2.9.0+cu130", "13.0")) is True
 
 
 def test_torch_release_row():

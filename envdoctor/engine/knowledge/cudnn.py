@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import reads, some
 from envdoctor.facts import Distribution, Gpu
-from envdoctor.matrices import confirmed, with_confirmed
+from envdoctor.matrices import confirmed
 from envdoctor.matrices.cudnn import lookup_cudnn, lookup_cudnn_min_cc
 from envdoctor.matrices.gpus import gpu_cc_of
 
@@ -23,18 +22,6 @@ def cudnn_wheels(distributions: tuple[Distribution, ...]) -> list[tuple[str, Ver
         if m and d.version is not None:
             out.append((d.name, d.version, int(m.group(1)) if m.group(1) else None))
     return out
-
-
-@reads()
-def cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
-    """``cudnn_min_cc("9.13.0")`` -> 7.5; None when the support matrix has no row."""
-    return lookup_cudnn_min_cc(version, cuda_major)
-
-
-@reads()
-def cudnn_row(version: Any) -> dict[str, Any] | None:
-    """``cudnn_row(version)`` -> the support-matrix row (with ``confirmed``) or None."""
-    return with_confirmed(lookup_cudnn(version))
 
 
 @reads(gpus="nvidia.gpus", dists=some("packages.distributions"))

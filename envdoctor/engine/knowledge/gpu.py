@@ -6,12 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
 from envdoctor.facts import Gpu
-from envdoctor.matrices import with_confirmed
-from envdoctor.matrices.gpus import gpu_cc_of, lookup_arch, lookup_datasheet, lookup_gpu
+from envdoctor.matrices.gpus import gpu_cc_of
 
 
 # ---------------------------------------------------------------------------- rule functions
@@ -29,30 +27,6 @@ def any_gpu_cc(spec: str, *, gpus: tuple[Gpu, ...]) -> Any:
     if None in ccs:
         raise Undetermined("a GPU's compute capability is unknown")
     return False
-
-
-@reads()
-def gpu_cc(gpu: Gpu | None) -> Version | None:
-    """``gpu_cc(gpu)``: a GPU's compute capability (NVML's, else by name); None if unknown."""
-    return None if gpu is None else gpu_cc_of(gpu)
-
-
-@reads()
-def arch_name(cc: Any) -> str | None:
-    """``arch_name("8.6")`` -> "Ampere"; None when the table does not list it."""
-    return (lookup_arch(cc) or {}).get("name")
-
-
-@reads()
-def gpu_row(name: str) -> dict[str, Any] | None:
-    """``gpu_row("NVIDIA GeForce RTX 5090")`` -> its ``[[gpu]]`` row (cc, confirmed) or None."""
-    return with_confirmed(lookup_gpu(name)) if name else None
-
-
-@reads()
-def datasheet(name: str) -> dict[str, Any] | None:
-    """``datasheet(gpu.name)`` -> peak TFLOPS/bandwidth row (all rows unconfirmed) or None."""
-    return with_confirmed(lookup_datasheet(name)) if name else None
 
 
 THROTTLE_BAD = ("hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",

@@ -4,8 +4,8 @@
 
 ``install_line(framework)``: the command for this machine (GPU, driver, Python, platform), or,
 when nothing in the data runs here or the facts cannot decide, a pointer to
-``envdoctor suggest FRAMEWORK`` with the deciding reason. ``install_why(framework)``: one line
-on what decided it. ``install_lines()``: one line per installed torch/tensorflow/jax.
+``envdoctor suggest FRAMEWORK`` with the deciding reason. ``kept_install_line(framework)``: the
+same in keep-installed mode (the fix of an installed package realigns it, never upgrades it).
 
 The planners live in ``envdoctor.suggest``; these functions declare what they read (every read
 optional: `suggest` itself says "undecided" on missing facts) and call down into it.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from envdoctor.engine.knowledge._reads import MACHINE_READS, reads
-from envdoctor.suggest.lines import facts_of, line_of, lines_of, why_of
+from envdoctor.suggest.lines import facts_of, line_of
 
 # Everything the install planner reads, rebuilt into a Facts by ``facts_of``; `check`'s torch
 # fixes (engine.knowledge.torch) declare the same reads.
@@ -36,14 +36,3 @@ def kept_install_line(framework: str, **facts: Any) -> str:
     packages."""
     return line_of(facts_of(**facts), str(framework), keep_installed=True)
 
-
-@reads(**_READS)
-def install_why(framework: str, **facts: Any) -> str:
-    """``install_why('torch')``: one line on which constraints decided that command."""
-    return why_of(facts_of(**facts), str(framework))
-
-
-@reads(**_READS)
-def install_lines(**facts: Any) -> str:
-    """``install_lines()``: "torch: <command>" for each installed torch / tensorflow / jax."""
-    return lines_of(facts_of(**facts))

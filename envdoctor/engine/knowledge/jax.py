@@ -22,12 +22,6 @@ def jax_release(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_jax_release(version))
 
 
-@reads()
-def jax_plugin(major: Any) -> dict[str, Any] | None:
-    """``jax_plugin(12)`` -> plugin/pjrt names, min driver, min cuDNN, min cc."""
-    return with_confirmed(lookup_jax_plugin(major))
-
-
 @reads(pk=some("packages"))
 def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.

@@ -53,13 +53,6 @@ def live_failed(*, live: dict[str, Any]) -> list[str]:
 
 
 @reads(live="live")
-def live_import_failed(*, live: dict[str, Any]) -> list[str]:
-    """Workers that ran but could not import their framework."""
-    return [f"{lf.name}: {lf.import_error}" for lf in ran(live)
-            if lf.probe.status is not Status.ERROR and lf.import_ok is False]
-
-
-@reads(live="live")
 def smoke_failed(*, live: dict[str, Any]) -> list[str]:
     """Smoke steps that failed, per framework."""
     return [f"{lf.name} {s.name}: {s.detail}" for lf in answered(live) if lf.smoke
@@ -186,8 +179,8 @@ def live_warned(excluded: Any = (), *, live: dict[str, Any]) -> list[str]:
 @reads(live="live", pk=optional("packages"))
 def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: Any
                               ) -> list[str]:
-    """Like ``live_import_failed()``, without the failures a static check already names (one
-    cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
+    """The workers that ran but could not import their framework, without the failures a
+    static check already names (one cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
     and, when NumPy is confirmed absent (NP002), the frameworks that import it, whatever their
     error says (jaxlib's is "Encountered an error while initializing the extension")."""
     from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY

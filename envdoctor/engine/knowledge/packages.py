@@ -83,14 +83,6 @@ def numpy1_builds(*, pk: PackageFacts, live: dict[str, Any] | None) -> list[dict
 
 
 @reads()
-def misc_row(table: str, field: str) -> dict[str, Any] | None:
-    """``misc_row("mxnet", "numpy_max")``: the first ``[[mxnet]]`` row of misc.toml that has
-    that field (with ``confirmed``), for checks that cite one fact of that table."""
-    rows = matrix("misc").get(table, [])
-    return with_confirmed(next((r for r in rows if field in r), None))
-
-
-@reads()
 def keras_row(tf_version: Any) -> dict[str, Any] | None:
     """``keras_row(tf_version)``: the Keras <-> TensorFlow row whose range holds that TF."""
     v = ver(tf_version)

@@ -218,14 +218,6 @@ def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) ->
     return f"{base} --index-url https://download.pytorch.org/whl/{tag}"
 
 
-@reads(torch="frameworks.torch", host_arch=ARCH_READ)
-def torch_variant(*, torch: TorchBuild | None, host_arch: str | None) -> dict[str, Any] | None:
-    """The torch ``[[variant]]`` row of the installed wheel (cuda, archs, cudnn, confirmed)."""
-    if torch is None:
-        return None
-    return with_confirmed(lookup_torch_variant(torch.version, torch.cuda, host_arch))
-
-
 @reads()
 def torch_release(version: Any) -> dict[str, Any] | None:
     """``torch_release(version)`` -> python range, torchvision/torchaudio, variants, confirmed."""
