@@ -153,3 +153,37 @@ def test_the_check_finds_an_upward_import(tmp_path):
     assert _imported(fake, root) == {"envdoctor.engine.checks", "envdoctor.engine"}
     assert {_part_of(m) for m in _imported(fake, root)} == {"engine"}
     assert "engine" not in ALLOWED["suggest"]
+
+
+# (importing module, private module or name it imports from another part) -> why it may
+PRIVATE_ALLOWED = {
+    ("envdoctor.fleet.rank_probe", "envdoctor.workers._common"):
+        "a rank probe is a worker child process: it reuses the workers' guarded import and "
+        "its one JSON line, the child protocol itself",
+}
+
+
+def _private_imports() -> set[tuple[str, str]]:
+    """(module, target) where ``module`` imports a private module or name of another part."""
+    out = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        me = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level or \
+                    not (node.module or "").startswith("envdoctor."):
+                continue
+            if _part_of(node.module) == _part_of(me):
+                continue
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if any(p.startswith("_") and not p.startswith("__")
+                       for p in full.split(".")[1:]):
+                    out.add((me, full))
+    return out
+
+
+def test_no_part_imports_another_parts_private_names():
+    """What a part offers the others is public (``envdoctor.matrices``, not
+    ``engine.knowledge._common``); an exception names its reason."""
+    assert all(len(why) > 20 for why in PRIVATE_ALLOWED.values())
+    assert _private_imports() - set(PRIVATE_ALLOWED) == set()

@@ -20,7 +20,7 @@ from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
-from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.suggest.plan import Request, assumed_platform
 from envdoctor.versions import ver
 
 INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
@@ -91,11 +91,16 @@ def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
     return None
 
 
-def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
+def plan(m: Machine, request: Request) -> Suggestion:
+    """The JAX suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
+    return _plan(m, request.installer, request.keep_installed)
+
+
+def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
     """The jax install for this machine: the newest release for its Python, or with
     ``keep_installed`` (what `check` fixes use) the installed release with every package
     (jax, jaxlib, plugin, pjrt) realigned to it, when the data has it for this Python."""
-    platform, reasons = _assumed(m)
+    platform, reasons = assumed_platform(m)
     wheels = (data.platform_row("jax_platform", platform) or {}).get("wheels", [])
     prow = data.platform_row("jax_platform", platform) or {}
     if not wheels:

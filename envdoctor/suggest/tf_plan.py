@@ -18,7 +18,7 @@ from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
-from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.suggest.plan import Request, assumed_platform
 from envdoctor.versions import ver
 
 PIP_URL = "https://www.tensorflow.org/install/pip"
@@ -77,8 +77,13 @@ def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str,
     return command([req], None, installer), req
 
 
-def plan(m: Machine, installer: str = "pip") -> Suggestion:
-    platform, reasons = _assumed(m)
+def plan(m: Machine, request: Request) -> Suggestion:
+    """The TensorFlow suggestion for machine ``m`` (the ``Planner`` shape)."""
+    return _plan(m, request.installer)
+
+
+def _plan(m: Machine, installer: str = "pip") -> Suggestion:
+    platform, reasons = assumed_platform(m)
     prow = data.platform_row("tensorflow_platform", platform)
     if prow is None:
         reasons.append(Reason("platform", f"no TensorFlow wheels for "
