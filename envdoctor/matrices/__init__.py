@@ -55,3 +55,12 @@ def matrix(name: str, root: str | None = None) -> dict[str, Any]:
 def _matrices(root: str | None) -> dict[str, dict[str, Any]]:
     return {path.stem: data for path, data in load_tree("matrices", Path(root) if root else None)
             if path.parent.name == "matrices"}
+
+
+def newest_first(rows: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    """Matrix rows sorted by the version in ``field``, newest first; rows whose cell does
+    not parse come last, in their order."""
+    from envdoctor.versions import ver
+    dated = [(v, i, r) for i, r in enumerate(rows) if (v := ver(r.get(field))) is not None]
+    undated = [r for r in rows if ver(r.get(field)) is None]
+    return [r for _, _, r in sorted(dated, key=lambda t: (t[0], -t[1]), reverse=True)] + undated

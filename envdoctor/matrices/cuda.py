@@ -84,3 +84,11 @@ def cuda_fits(have: Version, want: Version) -> bool:
     if have.major != want.major:
         return False
     return want.major >= FIRST_MINOR_COMPAT_MAJOR or have.minor == want.minor
+
+
+def unsuffixed_wheels() -> tuple[frozenset[str], int | None]:
+    """NVIDIA's CUDA component wheels that carry no ``-cuNN`` suffix, and the CUDA major from
+    which they do so (cuda_driver.toml ``[pip_wheels]``: 13)."""
+    row = matrix("cuda_driver").get("pip_wheels", {})
+    first = row.get("unsuffixed_from_major")
+    return frozenset(row.get("unsuffixed", ())), first if isinstance(first, int) else None

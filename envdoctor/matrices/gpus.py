@@ -11,7 +11,7 @@ from packaging.version import Version
 
 from envdoctor.facts import Gpu
 from envdoctor.matrices import confirmed, matrix, name_matches
-from envdoctor.versions import ver
+from envdoctor.versions import series, ver
 
 
 def _cut_matches(stem: str, pattern: str) -> bool:
@@ -161,3 +161,40 @@ def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
     top = high if high is not None else max(known | {low})
     ccs = {low, top} | {v for v in known if low <= v <= top}
     return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
+
+
+def _family_rows(cc: Version) -> list[dict[str, Any]]:
+    """The ``[[arch]]`` rows a GPU of capability ``cc`` runs code of: same major, minor at or
+    below its own (CUDA binary compatibility)."""
+    out = []
+    for row in matrix("gpus").get("arch", []):
+        have = ver(row.get("cc"))
+        if have is not None and have.major == cc.major and have <= cc:
+            out.append(row)
+    return out
+
+
+def cuda_dropped(cuda: Any, cc: Any) -> dict[str, Any] | None:
+    """The ``[[arch]]`` row of a GPU's architecture when CUDA ``cuda`` no longer builds code
+    for it: every architecture the GPU runs (``_family_rows``) has a ``last_cuda`` older than
+    ``cuda``'s series (CUDA 13.0 removed Maxwell, Pascal and Volta; 12.0 removed Kepler).
+    None when some toolkit-supported architecture remains, or the table does not say."""
+    want, have = series(cuda), ver(cc)
+    if want is None or have is None:
+        return None
+    rows = _family_rows(have)
+    lasts = [ver(r.get("last_cuda")) for r in rows]
+    if not rows or any(last is None for last in lasts):
+        return None
+    if all(last is not None and want > last for last in lasts):
+        return max(rows, key=lambda r: ver(r.get("cc")) or have)
+    return None
+
+
+def cuda_predates(cuda: Any, cc: Any) -> Version | None:
+    """The first CUDA that builds code for a GPU of capability ``cc``, when ``cuda``'s series is
+    older than it (CUDA 12.6 and an sm_120 GPU: 12.8); None when it is not, or when the table
+    does not know (``first_cuda_for``)."""
+    want, have = series(cuda), ver(cc)
+    first = first_cuda_for(have) if have is not None else None
+    return first if want is not None and first is not None and want < first else None

@@ -45,3 +45,15 @@ def lookup_jax_plugin(cuda_major: Any) -> dict[str, Any] | None:
     """The CUDA plugin rule (package names, min driver/cuDNN/cc) of a CUDA major."""
     return next((r for r in matrix("jax").get("plugin", [])
                  if str(r.get("cuda_major")) == str(cuda_major)), None)
+
+
+def plugins_for_driver(driver: Any) -> list[dict[str, Any]]:
+    """The CUDA plugin rules whose Linux driver floor ``driver`` meets, newest CUDA major
+    first; every plugin rule, newest first, when the driver is not known."""
+    rows = sorted(matrix("jax").get("plugin", []), key=lambda r: r.get("cuda_major", 0),
+                  reverse=True)
+    d = ver(driver)
+    if d is None:
+        return rows
+    return [r for r in rows if (need := ver(r.get("min_driver_linux"))) is not None
+            and d >= need]

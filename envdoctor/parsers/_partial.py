@@ -37,13 +37,11 @@ from envdoctor.facts import (
     TorchBuild,
 )
 from envdoctor.facts.states import only_stated, unobserved_field
+from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.parsers import gpus as gpu_table
 from envdoctor.versions import canonical_name as canonicalize_name
 
 ORIGIN = "report"
-TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",
-            "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
-            "tf-nightly-cpu", "tf-nightly-gpu")
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
 NVIDIA_STATED = ("driver_version", "cuda_driver_version", "kernel_module_version")
 FRAMEWORK_RECORDS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
@@ -362,7 +360,7 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         unseen += [] if known else ["torch.cuda", "torch.hip"]
         unseen += [] if version is not None else ["torch.version"]  # it only printed
     tensorflow = None
-    dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
+    dist = tf.get("distribution") or next((n for n in tf_distributions() if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
     if tf_version is not None or tf:  # tf "ran": TensorFlow printed
         tensorflow = TensorflowBuild(

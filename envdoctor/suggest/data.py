@@ -13,7 +13,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix
+from envdoctor.matrices import confirmed, matrix, newest_first
 from envdoctor.matrices.cuda import hard_floor
 from envdoctor.versions import in_range, ver
 
@@ -33,9 +33,7 @@ def data_as_of() -> str:
 
 def torch_rows() -> list[dict[str, Any]]:
     """Releases, newest first."""
-    rows = list(wheel_index().get("torch", []))
-    rows.sort(key=lambda r: ver(r.get("torch")) or Version("0"), reverse=True)
-    return rows
+    return newest_first(list(wheel_index().get("torch", [])), "torch")
 
 
 def variant_cuda(variant: str) -> Version | None:

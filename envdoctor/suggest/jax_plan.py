@@ -14,7 +14,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix
+from envdoctor.matrices import confirmed, matrix, newest_first
 from envdoctor.matrices.jax import lookup_jax_release
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
@@ -28,9 +28,7 @@ _FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")
 
 
 def _releases() -> list[dict[str, Any]]:
-    rows = list(matrix("jax").get("release", []))
-    rows.sort(key=lambda r: ver(r.get("last")) or Version("0"), reverse=True)
-    return rows
+    return newest_first(list(matrix("jax").get("release", [])), "last")
 
 
 def _plugins() -> list[dict[str, Any]]:
@@ -47,8 +45,10 @@ def _first_jax(plugin: dict[str, Any]) -> Version | None:
 def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[Reason]:
     src = plugin.get("source", INSTALL_URL)
     out = []
-    first = _first_jax(plugin)
-    if first is None or jax < first or jax < Version("0.4.30"):
+    # the first jax whose extra installs this plugin (jax.toml extra_from), else the first
+    # jax the plugin existed for
+    first = ver(plugin.get("extra_from")) or _first_jax(plugin)
+    if first is None or jax < first:
         out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
                           "data", plugin.get("repo_source", src)))
     need = ver(plugin.get("min_driver_linux"))

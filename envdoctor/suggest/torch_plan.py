@@ -19,7 +19,7 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.cuda import lookup_min_driver
-from envdoctor.matrices.gpus import archs_run_on, lookup_arch
+from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
@@ -139,15 +139,16 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
                     source, ok_cell))
             continue
         # No arch list in the data: only what the toolkit itself cannot do decides.
-        if cuda.major >= 13 and gpu.cc < Version("7.5"):
+        dropped, first = cuda_dropped(cuda, gpu.cc), cuda_predates(cuda, gpu.cc)
+        if dropped is not None:
             check.failures.append(Reason(
-                "arch", f"CUDA {cuda} cannot build code for {gpu.name} ({gpu.sm}): CUDA 13 "
-                "dropped Maxwell, Pascal and Volta",
-                "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
-        elif cuda < Version("12.8") and gpu.cc >= Version("10.0"):
+                "arch", f"CUDA {cuda} cannot build code for {gpu.name} ({gpu.sm}): the last "
+                f"CUDA for {dropped.get('name', gpu.sm)} was {dropped['last_cuda']}",
+                dropped.get("source", RELEASE_NOTES), confirmed(dropped)))
+        elif first is not None:
             check.failures.append(Reason(
-                "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); Blackwell needs a "
-                "CUDA 12.8+ build", "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
+                "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); it needs a CUDA {first}+ "
+                "build", RELEASE_NOTES))
         else:
             check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
                                       f"not in the data; {gpu.sm} not checked", "", False))
