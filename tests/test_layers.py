@@ -44,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "rulebook": {"engine", "errors", "explain", "facts", "gate", "matrices", "rulefiles"},
     "live": {"errors", "explain", "facts", "outputs", "runner", "workers"},
     "parsers": {"bounded", "errors", "facts", "live", "matrices", "probes", "versions"},
-    "diff": {"engine", "facts", "rulefiles", "versions"},
+    "diff": {"engine", "facts", "matrices", "rulefiles", "versions"},
     "pipeline": {"engine", "errors", "facts", "gate", "live", "outputs", "parsers", "probes",
                  "rulefiles"},
     "fleet": {"diff", "engine", "errors", "facts", "gate", "live", "outputs", "pipeline",
