@@ -10,10 +10,11 @@ import sys
 import click
 
 from envdoctor import __version__
+from envdoctor.cligroups import SuggestingGroup
 from envdoctor.errors import EXIT_INTERNAL, EXIT_USAGE
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SuggestingGroup):
     """A click group that imports a subcommand's module only when that subcommand runs.
 
     Start-up time is most of `envdoctor check --static`; importing every subcommand (explain,
@@ -87,7 +88,8 @@ LAZY_HELP = {
              "--nnodes=N --nproc-per-node=G -m envdoctor fleet`.",
     "report": "A bug report to paste into an issue: facts, findings, smoke results "
               "(redacted).",
-    "rules": "List, explain and test the rules: checks, error signatures and requirements.",
+    "rules": "List, explain and test the rules: checks, error signatures, requirements and "
+             "fleet rules.",
     "suggest": "The newest release of each FRAMEWORK that runs here, its variant and the "
                "exact command.",
 }

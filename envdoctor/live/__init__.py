@@ -100,21 +100,6 @@ def smoke_report(facts: Facts) -> dict[str, Any]:
 
 def smoke_lines(facts: Facts) -> list[tuple[str, str, str]]:
     """(framework, status, one-line detail) per framework, for the text summary."""
-    lines = []
-    for name, block in smoke_report(facts).items():
-        steps = block["steps"]
-        ran = [s for s in steps if s["status"] != "skipped"]
-        passed = sum(s["status"] == "passed" for s in ran)
-        if block["status"] == "error":
-            detail = block.get("detail") or (steps[0]["detail"] if steps else "")
-        elif block["status"] == "skipped":
-            detail = steps[0]["detail"] if steps else "skipped"
-        else:
-            failed = [f"{s['name']} ({s['detail']})" for s in ran if s["status"] != "passed"]
-            seconds = sum(s["seconds"] for s in steps)
-            detail = f"{passed}/{len(ran)} steps passed on {block['device'] or '?'} " \
-                     f"({block['suite']}, {seconds:.1f}s)"
-            if failed:
-                detail += "; failed: " + "; ".join(failed)
-        lines.append((name, block["status"], detail))
-    return lines
+    from envdoctor.outputs.smoke import smoke_detail  # the one count every output shows
+    return [(name, block["status"], smoke_detail(block))
+            for name, block in smoke_report(facts).items()]

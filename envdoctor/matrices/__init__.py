@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from envdoctor.rulefiles import load_tree
+from envdoctor.versions import ver
 
 
 def confirmed(row: dict[str, Any] | None) -> bool:

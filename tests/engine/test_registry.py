@@ -1,10 +1,10 @@
 """The knowledge-function registry documents itself and carries nothing dead.
 
 Every registered function is called by at least one rule (in a check's ``when``,
-``confirmed`` or ``evidence``, a signature condition's ``when``, or through another
-registered function that reads its result or a ``FirstOf`` that names it), every one has a
-docstring, and rules/README.md lists exactly what ``envdoctor rules functions`` generates
-from them.
+``applies``, ``about``, ``confirmed`` or ``evidence``, a signature condition's ``when``, or
+through another registered function that reads its result or a ``FirstOf`` that names it),
+every one has a docstring, and rules/README.md lists exactly what ``envdoctor rules
+functions`` generates from them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from envdoctor.rulefiles import load_toml
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "rules"
-EXPRESSION_KEYS = ("when", "confirmed")
+EXPRESSION_KEYS = ("when", "confirmed", "applies", "about")
 
 
 def _expressions(node: object, under_evidence: bool = False):
