@@ -54,11 +54,12 @@ def _shared(aspect: Aspect) -> None:
     """Register an aspect of the vocabulary `diff` shares (facts/aspects.py) under its fleet
     name and label: unknown when its probe did not answer."""
     def read(node: NodeView, fleet: Fleet) -> Value:
-        if not aspect.known(node.facts):
+        facts = node.facts
+        if facts is None or not aspect.known(facts):
             return None
-        value = aspect.read(node.facts)
+        value = aspect.read(facts)
         if value is None:
-            return _ABSENT.get(aspect.fleet, lambda f: "none")(node.facts)
+            return _ABSENT.get(aspect.fleet, lambda f: "none")(facts)
         return value if isinstance(value, int) else str(value)
     NODE[aspect.fleet] = (aspect.label, read)
 

@@ -20,7 +20,7 @@ from envdoctor.versions import ver
 
 def confirmed(row: dict[str, Any] | None) -> bool:
     """A matrix row counts as confirmed unless it says ``confirmed = false``."""
-    return bool(row) and row.get("confirmed", True) is not False
+    return row is not None and bool(row) and row.get("confirmed", True) is not False
 
 
 def with_confirmed(row: dict[str, Any] | None) -> dict[str, Any] | None:

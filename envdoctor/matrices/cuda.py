@@ -51,11 +51,12 @@ def lookup_max_cuda(driver: Any, os_name: str = "linux") -> Version | None:
     d, col = ver(driver), platform_of(os_name)
     if d is None:
         return None
-    best = None
+    best: Version | None = None
     for row in matrix("cuda_driver").get("toolkit", []):
-        need = ver(row.get(col))
-        if need is not None and need <= d and confirmed(row):
-            best = max(best, series(row["cuda"])) if best else series(row["cuda"])
+        need, cuda = ver(row.get(col)), series(row["cuda"])
+        if need is not None and need <= d and confirmed(row) and cuda is not None \
+                and (best is None or cuda > best):
+            best = cuda
     return best
 
 
