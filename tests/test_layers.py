@@ -2,7 +2,8 @@
 
 Every module's imports (any depth: a function-level import counts as much as a top-level one)
 are parsed with ``ast`` and mapped to the top-level part of the package they belong to (a
-subpackage such as ``engine`` or a top-level module such as ``runner``). ``ALLOWED`` is the
+subpackage such as ``engine`` or a top-level module such as ``runner``; the sanitisers of
+``outputs``, which errors and facts print through, are a layer of their own). ``ALLOWED`` is the
 explicit table of what each part may import; the test fails on an edge the table does not
 list, on a part the table does not know, and on any cycle in the table itself: a layer that
 is needed below must move down, never be imported back up.
@@ -23,44 +24,57 @@ PACKAGE = Path(__file__).resolve().parents[1] / "envdoctor"
 _BASE = {"envdoctor"}
 ALLOWED: dict[str, set[str]] = {
     "envdoctor": set(),
-    "errors": set(),
+    "outputs.sanitise": set(),
+    "outputs.stderr": {"outputs.sanitise"},
+    "errors": {"outputs.stderr"},
     "bounded": set(),
     "lazyre": set(),
     "versions": set(),
     "runner": {"bounded"},
     "streams": {"errors"},
+    "outputs.sink": {"errors", "outputs.sanitise", "streams"},
     "secrets": {"lazyre"},
-    "facts": {"versions"},
+    "facts": {"outputs.sink", "versions"},
     "rulefiles": {"errors"},
     "matrices": {"rulefiles", "facts", "versions"},
-    "outputs": {"facts", "lazyre", "secrets", "engine", "rulefiles"},
-    "crashlog": {"outputs", "probes"},
+    "outputs": {"engine", "facts", "lazyre", "outputs.sanitise", "rulefiles", "secrets"},
+    "crashlog": {"outputs", "outputs.sanitise", "probes"},
     "workers": {"errors", "facts", "runner"},
     "probes": {"bounded", "facts", "matrices", "runner", "secrets", "versions"},
     "suggest": {"facts", "matrices", "versions"},
     "engine": {"errors", "facts", "matrices", "probes", "rulefiles", "suggest", "versions"},
-    "explain": {"engine", "facts", "rulefiles"},
+    "explain": {"engine", "facts", "outputs.sanitise", "rulefiles"},
     "gate": {"engine", "errors", "facts", "matrices", "outputs", "rulefiles", "versions"},
     "rulebook": {"engine", "errors", "explain", "facts", "fleet", "gate", "matrices",
                  "rulefiles"},
-    "live": {"errors", "explain", "facts", "outputs", "runner", "workers"},
+    "live": {"errors", "explain", "facts", "outputs", "outputs.sanitise", "runner", "workers"},
     "parsers": {"bounded", "errors", "facts", "live", "matrices", "probes", "versions"},
     "diff": {"engine", "facts", "matrices", "rulefiles", "versions"},
     "pipeline": {"engine", "errors", "facts", "gate", "live", "outputs", "parsers", "probes",
                  "rulefiles"},
-    "fleet": {"diff", "engine", "errors", "facts", "gate", "live", "outputs", "pipeline",
-              "probes", "rulefiles", "runner", "secrets", "workers"},
+    "fleet": {"diff", "engine", "errors", "facts", "gate", "live", "outputs", "outputs.sink",
+              "pipeline", "probes", "rulefiles", "runner", "secrets", "workers"},
     "commands": {"cligroups", "diff", "engine", "errors", "explain", "facts", "fleet", "gate",
-                 "outputs", "parsers", "pipeline", "probes", "rulebook", "rulefiles",
-                 "streams", "suggest"},
+                 "outputs", "outputs.sink", "outputs.stderr", "parsers", "pipeline", "probes",
+                 "rulebook", "rulefiles", "streams", "suggest"},
     "cligroups": set(),
-    "cli": {"cligroups", "commands", "crashlog", "errors", "streams"},
+    "cli": {"cligroups", "commands", "crashlog", "errors", "outputs.stderr", "streams"},
     "__main__": {"cli"},
 }
 
 
+# Modules that are a layer of their own inside their package: the sanitisers every sink
+# uses sit below errors and facts (which print through them), the renderers of outputs above
+# the engine.
+OWN_LAYER = ("envdoctor.outputs.sanitise", "envdoctor.outputs.stderr", "envdoctor.outputs.sink")
+
+
 def _part_of(module: str) -> str:
-    """``envdoctor.engine.knowledge.gpu`` -> ``engine``; ``envdoctor`` -> ``envdoctor``."""
+    """``envdoctor.engine.knowledge.gpu`` -> ``engine``; ``envdoctor`` -> ``envdoctor``;
+    a module of ``OWN_LAYER`` -> its name below envdoctor (``outputs.sink``)."""
+    own = next((m for m in OWN_LAYER if module == m or module.startswith(m + ".")), None)
+    if own is not None:
+        return own.split(".", 1)[1]
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "envdoctor"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from envdoctor.cligroups import SuggestingGroup
+from envdoctor.commands._output import emit
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
@@ -41,16 +42,18 @@ def list_cmd(fmt: str, kind: str) -> None:
     """One line per rule: code, kind, severity, id."""
     docs = [d for d in _docs() if kind in ("all", d.kind)]
     if fmt == "json":
-        click.echo(json.dumps([d.to_dict() for d in docs], indent=2))
+        emit(json.dumps([d.to_dict() for d in docs], indent=2) + "\n", None, "json")
         return
+    lines = []
     for d in docs:
         sev = ", ".join(f"{k}={v}" for k, v in d.severity)
-        click.echo(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
+        lines.append(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
     from envdoctor.rulebook.catalog import KINDS
     counts = {k: sum(d.kind == k for d in docs) for k in KINDS}
     names = {"fleet": "fleet rules"}
-    click.echo(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
-                         if n or kind == "all"))
+    lines.append(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
+                           if n or kind == "all"))
+    emit("".join(line + "\n" for line in lines), None)
 
 
 @rules.command("show")
@@ -65,7 +68,7 @@ def show_cmd(code: str) -> None:
         raise BadInput(f"invalid rule file: {exc}") from None
     if doc is None:
         raise BadInput(f"no rule {code!r} (see `envdoctor rules list`)")
-    click.echo(catalog.render(doc), nl=False)
+    emit(catalog.render(doc), None)
 
 
 @rules.command("test")
@@ -78,9 +81,7 @@ def test_cmd(path: Path | None) -> None:
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")
     outcome = validate.validate(root)
-    for problem in outcome.problems:
-        click.echo(problem)
-    click.echo(outcome.summary())
+    emit("".join(p + "\n" for p in [*outcome.problems, outcome.summary()]), None)
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)
 
@@ -91,4 +92,4 @@ def test_cmd(path: Path | None) -> None:
 def functions_cmd(fmt: str) -> None:
     """The knowledge functions rule expressions may call, each with its own docstring."""
     from envdoctor.rulebook import functions
-    click.echo(functions.markdown() if fmt == "markdown" else functions.text())
+    emit((functions.markdown() if fmt == "markdown" else functions.text()) + "\n", None)
