@@ -117,7 +117,7 @@ def _spawn(argv: list[str], env: dict[str, str], fd_in: int, fd_out: int) -> int
 
 
 def corpus_texts() -> list[str]:
-    from envdoctor.engine.loader import load_toml
+    from envdoctor.rulefiles import load_toml
     return [load_toml(p)["text"] for p in sorted((REPO / "tests/corpus/explain").glob("*.toml"))]
 
 
@@ -214,7 +214,7 @@ def main() -> int:
         out["start"] = res
 
     if "traceback" not in args.skip:
-        from envdoctor.engine.loader import load_toml
+        from envdoctor.rulefiles import load_toml
         tb = tmp / "traceback.txt"
         tb.write_text(load_toml(next((REPO / "tests/corpus/explain").glob("005*.toml")))["text"])
         tb_facts = tmp / "traceback-facts.txt"  # EBUILD002: conditions read nvcc, torch's CUDA

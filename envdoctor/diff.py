@@ -12,7 +12,6 @@ are knowledge, from rules/.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +21,8 @@ from packaging.version import InvalidVersion, Version
 
 from envdoctor.engine.findings import Finding
 from envdoctor.facts import Facts, Status
+from envdoctor.facts.aspects import BY_KEY
+from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.versions import DisplayVersion
 
 # How much each difference matters is judgement kept as data: rules/diff.toml.
@@ -31,7 +32,7 @@ FRAMEWORK_KEYS = ("torch", "tensorflow", "jax", "jaxlib")
 @lru_cache(maxsize=1)
 def weights() -> dict[str, Any]:
     """rules/diff.toml, parsed (through the rules cache)."""
-    from envdoctor.engine.loader import load_file_cached
+    from envdoctor.rulefiles import load_file_cached
     return load_file_cached("diff")
 
 
@@ -123,15 +124,21 @@ def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int]
     def put(key: str, label: str, area: str, value: Any, kind: str = "version") -> None:
         out[key] = (label, area, value, weight_of(key), kind)
 
+    def shared(key: str, kind: str = "version") -> None:
+        """An aspect of the vocabulary `fleet` shares (facts/aspects.py): its label, area
+        and value are read there."""
+        aspect = BY_KEY[key]
+        if aspect.known(facts):
+            value = aspect.read(facts)
+            put(key, aspect.label, aspect.area,
+                str(value) if kind == "value" and value is not None else value, kind)
+
     nv = facts.nvidia
+    shared("nvidia.driver")
+    shared("nvidia.cuda")
+    shared("gpu.model", "value")
+    shared("gpu.count", "value")
     if nv.probe.status.known:
-        put("nvidia.driver", "NVIDIA driver (branch = major)", "driver", nv.driver_version)
-        put("nvidia.cuda", "CUDA the driver supports", "driver", nv.cuda_driver_version)
-        names = Counter(g.name for g in nv.gpus)
-        put("gpu.model", "GPU model", "gpu",
-            ", ".join(f"{n} ×{c}" for n, c in sorted(names.items())) or None,
-            "value")
-        put("gpu.count", "GPU count", "gpu", str(nv.gpu_count), "value")
         ccs = sorted({str(g.cc) for g in nv.gpus if g.cc is not None})
         put("gpu.cc", "GPU compute capability", "gpu", ", ".join(ccs) or None,
             "value")
@@ -140,7 +147,7 @@ def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int]
     fw = facts.frameworks
     if fw.probe.status.known:
         t = fw.torch
-        put("torch", "PyTorch", "torch", t.version if t else None)
+        shared("torch")
         put("torch.cuda", "PyTorch CUDA build", "torch",
             (t.cuda or (f"ROCm {t.hip}" if t.hip else "cpu")) if t else None,
             "value" if t and not t.cuda else "version")
@@ -164,19 +171,19 @@ def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int]
             "value")
     libs = facts.libraries
     pk = facts.packages
-    for name, label in (("cudnn", "cuDNN"), ("nccl", "NCCL"), ("cublas", "cuBLAS")):
-        if libs.probe.status.known:
-            versions = sorted({lib.version for lib in libs.named(name) if lib.version})
-            put(f"lib.{name}", f"{label} (system)", name if name != "cublas" else "cuda",
-                versions[-1] if versions else None)
+    shared("lib.cudnn")
+    shared("lib.nccl")
+    if libs.probe.status.known:
+        versions = sorted({lib.version for lib in libs.named("cublas") if lib.version})
+        put("lib.cublas", "cuBLAS library", "cuda", versions[-1] if versions else None)
     cu = facts.cuda
+    shared("cuda.nvcc")
     if cu.probe.status.known:
-        put("cuda.nvcc", "CUDA toolkit (nvcc on PATH)", "cuda", cu.nvcc_version)
         put("cuda.toolkits", "CUDA toolkits installed", "cuda",
             ", ".join(str(v) for v in cu.versions) or None, "value")
     h = facts.host
+    shared("python")
     if h.probe.status.known:
-        put("python", "Python", "python", h.python_version)
         put("host.arch", "CPU architecture", "host", h.arch or None, "value")
         put("host.os", "Operating system", "host", h.os or None, "value")
         put("host.glibc", "glibc", "host", h.glibc.partition("-")[2] or h.glibc or None)
@@ -191,8 +198,9 @@ def aspects(facts: Facts) -> dict[str, tuple[str, str, Any, tuple[int, int, int]
             put("host.shm", "/dev/shm size (GiB, rounded)", "host",
                 str(round(h.shm_total_gb)), "value")
     if pk.probe.status.known:
+        framework_dists = {"torch", "jax", "jaxlib", "keras", *tf_distributions()}
         for d in pk.distributions:
-            if d.name in ("torch", "tensorflow", "tensorflow-cpu", "jax", "jaxlib", "keras"):
+            if d.name in framework_dists:
                 continue  # covered by the framework aspects
             put(f"pkg.{d.name}", f"package {d.name}", "python", d.version)
     if facts.env.probe.status.known:

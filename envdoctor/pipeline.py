@@ -97,7 +97,7 @@ def saved_smoke(path: str) -> dict[str, Any] | None:
 
 def load_checks() -> list[Check]:
     from envdoctor.engine import checks
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulefiles import RuleFileError
     try:
         return checks.load_checks()
     except RuleFileError as exc:

@@ -2,13 +2,17 @@
 
 NVIDIA driver versions have zero-padded parts (``535.104.05``); PEP 440 normalises that to
 ``535.104.5``, which no one recognises and which does not match ``nvidia-smi``. Facts keep the
-original text for display and JSON while comparisons stay numeric.
+original text for display and JSON while comparisons stay numeric. ``ver`` / ``series`` /
+``in_range`` are the one way matrix cells, facts and rule arguments become versions.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 
@@ -64,3 +68,47 @@ def tag_of_cuda(cuda: object) -> str | None:
     except InvalidVersion:
         return None
     return f"cu{v.major}{v.minor}"
+
+
+def ver(value: Any) -> Version | None:
+    """A Version from a Version, a string or a number; None when it does not parse."""
+    if isinstance(value, Version):
+        return value
+    if value is None or isinstance(value, bool):
+        return None
+    return _parse(str(value).strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Version | None:
+    """Parsing is most of a rule's cost: the same few strings are read by many checks on every
+    snapshot of a fleet. A Version is immutable, so one instance per text can be shared."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def driver_ver(value: Any) -> Version | None:
+    """A driver version from the matrices that prints as NVIDIA writes it (``560.28.03``, not
+    PEP 440's ``560.28.3``) and compares numerically."""
+    if value is None or isinstance(value, (bool, Version)):
+        return value if isinstance(value, Version) else None
+    try:
+        return DisplayVersion(str(value).strip())
+    except InvalidVersion:
+        return None
+
+
+def series(value: Any) -> Version | None:
+    """``12.4.131`` -> ``12.4``: the major.minor series of a version."""
+    v = ver(value)
+    return _parse(f"{v.major}.{v.minor}") if v is not None else None
+
+
+def in_range(value: Version, spec: str) -> bool:
+    """``value`` (its release part, without +local) inside a specifier like ``>=2.4,<2.7``."""
+    try:
+        return SpecifierSet(spec).contains(Version(value.base_version), prereleases=True)
+    except InvalidSpecifier:
+        return False

@@ -245,7 +245,7 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "ENVDOCTOR_RULES", "VIRTUAL_ENV")}
     env.update(NO_COLOR="1", PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
-    where = subprocess.run([str(py), "-c", "import envdoctor, envdoctor.engine.loader as k; "
+    where = subprocess.run([str(py), "-c", "import envdoctor, envdoctor.rulefiles as k; "
                             "print(envdoctor.__file__); print(k.rules_dir())"],
                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     module_file, rules = where.stdout.split()

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envdoctor.engine.loader import load_toml
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.reader import NotText, looks_binary, read_blocks
 from envdoctor.explain.scan import _cause_depth
 from envdoctor.facts import Facts
+from envdoctor.rulefiles import load_toml
 
 CORPUS = Path(__file__).parent / "corpus" / "explain"
 

@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from envdoctor.engine.loader import RuleFileError
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.scan import Scanner
 from envdoctor.explain.signatures import load_signatures, parse_signature
 from envdoctor.facts import Facts
+from envdoctor.rulefiles import RuleFileError
 
 DLERROR = ("2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/"
            "dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "
@@ -87,7 +87,7 @@ def test_fix_follows_the_framework_that_raised():
 def test_a_cudnn_version_mismatch_gets_the_fix_of_the_framework_that_loaded_it(case, package):
     from pathlib import Path
 
-    from envdoctor.engine.loader import load_toml
+    from envdoctor.rulefiles import load_toml
     text = load_toml(Path(__file__).parent / "corpus" / "explain" / f"{case}.toml")["text"]
     got = primary(diagnose_text(text))
     assert got.code == "ETF005" and package in got.fix
@@ -98,7 +98,7 @@ def test_a_cudnn_version_mismatch_gets_the_fix_of_the_framework_that_loaded_it(c
 def test_an_insufficient_driver_names_the_build_of_the_package_that_failed():
     from pathlib import Path
 
-    from envdoctor.engine.loader import load_toml
+    from envdoctor.rulefiles import load_toml
     corpus = Path(__file__).parent / "corpus" / "explain"
     ort = primary(diagnose_text(load_toml(corpus / "023-insufficient-driver-onnxruntime.toml")["text"]))
     app = primary(diagnose_text(load_toml(corpus / "024-insufficient-driver-bladebit.toml")["text"]))

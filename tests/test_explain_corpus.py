@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.engine.loader import is_url, load_toml
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.signatures import load_signatures
+from envdoctor.rulefiles import is_url, load_toml
 
 CORPUS = sorted((Path(__file__).parent / "corpus" / "explain").glob("*.toml"))
 CASES = [(p.name, load_toml(p)) for p in CORPUS]

@@ -14,9 +14,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from envdoctor.engine.loader import is_url, load_toml
 from envdoctor.explain import diagnose_text, primary
 from envdoctor.explain.signatures import load_signatures
+from envdoctor.rulefiles import is_url, load_toml
 
 HERE = Path(__file__).parent / "corpus" / "explain"
 SET = HERE / "heldout2"

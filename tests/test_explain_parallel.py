@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envdoctor.engine.loader import load_toml
 from envdoctor.explain import parallel, scan, scanner
+from envdoctor.rulefiles import load_toml
 
 CORPUS = Path(__file__).parent / "corpus" / "explain"
 TEXTS = [load_toml(p)["text"] for p in sorted(CORPUS.glob("*.toml"))]

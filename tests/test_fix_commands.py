@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from envdoctor.engine.checks import example_facts
-from envdoctor.engine.knowledge import compat
-from envdoctor.engine.knowledge.compat import driver_supports_arch
+from envdoctor.engine.knowledge.torch import driver_supports_arch, gpus_newer_than_build_cuda
+from envdoctor.matrices.cuda import lookup_compat_floor, lookup_min_driver
 from envdoctor.suggest import suggest
 
 
@@ -59,23 +59,23 @@ def test_aarch64_uses_the_aarch64_arch_lists():
 
 def test_windows_cuda13_floor():
     """CUDA 13.x needs a 580 driver on Windows too: 566 keeps the release on a cu12 wheel."""
-    assert str(compat.lookup_compat_floor("13.0", "windows")) == "580"
+    assert str(lookup_compat_floor("13.0", "windows")) == "580"
     status, version, variant = fix_plan("NVIDIA GeForce RTX 4090", "8.9", "2.9.0+cu130",
                                         "566.36", os="Windows")
     assert (status, version) == ("ok", "2.9.1") and variant.startswith("cu12")
 
 
 def test_driver_versions_print_as_nvidia_writes_them():
-    assert str(compat.lookup_min_driver("12.6")[0]) == "560.28.03"
-    assert str(compat.lookup_compat_floor("11.8")) == "450.80.02"
+    assert str(lookup_min_driver("12.6")[0]) == "560.28.03"
+    assert str(lookup_compat_floor("11.8")) == "450.80.02"
 
 
 def test_cuda_predating_the_gpu_is_an_impossibility_without_a_row():
     from envdoctor.facts import Gpu, NvidiaFacts
     nv = NvidiaFacts(gpus=(Gpu(index=0, name="NVIDIA GeForce RTX 5090"),))
-    assert compat.gpus_newer_than_build_cuda(nv, "12.4") == [
+    assert gpus_newer_than_build_cuda(nv, "12.4") == [
         "NVIDIA GeForce RTX 5090 (sm_120, needs CUDA >= 12.8)"]
-    assert compat.gpus_newer_than_build_cuda(nv, "12.8") == []
+    assert gpus_newer_than_build_cuda(nv, "12.8") == []
 
 
 @pytest.mark.parametrize(("code", "tf", "want"), [

@@ -17,10 +17,11 @@ import pytest
 
 from envdoctor import pipeline
 from envdoctor.engine.expr import evaluate
-from envdoctor.engine.knowledge.gpu import archs_run_on, gpu_cc_of, sm_of
-from envdoctor.engine.knowledge.torch import driver_supports_arch, lookup_torch_variant
+from envdoctor.engine.knowledge.torch import driver_supports_arch
 from envdoctor.engine.vocabulary import names_for
-from envdoctor.suggest.knowledge import line_of
+from envdoctor.matrices.gpus import archs_run_on, gpu_cc_of, sm_of
+from envdoctor.matrices.torch import lookup_torch_variant
+from envdoctor.suggest.lines import line_of
 
 ROOT = Path(__file__).resolve().parent
 MACHINES = [p for p in sorted((ROOT / "fixtures" / "machines").glob("*.json"))

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envdoctor.engine.loader import RuleFileError
 from envdoctor.explain import diagnose_text
 from envdoctor.explain.scan import Scanner
 from envdoctor.explain.signatures import load_signatures, parse_signature, required_literals
+from envdoctor.rulefiles import RuleFileError
 
 SIGS = load_signatures()
 

@@ -62,9 +62,9 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
 
     ``seen`` (if given) receives the head of the input, for redaction to learn names from."""
     from envdoctor import explain as ex_mod
-    from envdoctor.engine.loader import RuleFileError
     from envdoctor.explain.deadline import PatternTooSlow
     from envdoctor.explain.render import Explanation
+    from envdoctor.rulefiles import RuleFileError
 
     stream = _open(source)
     head = _Tee(stream, REPORT_TEXT_LIMIT)
@@ -190,8 +190,8 @@ def _open(source: str):
 
 def _code_doc(code: str) -> str:
     """`explain CODE`: the rule's documentation, from the same printer as `rules show`."""
-    from envdoctor.engine import catalog
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulebook import catalog
+    from envdoctor.rulefiles import RuleFileError
     try:
         doc = catalog.find(code)
     except RuleFileError as exc:

@@ -9,8 +9,7 @@ from typing import Any
 
 import click
 
-from envdoctor.cli import SuggestingGroup
-
+from envdoctor.cligroups import SuggestingGroup
 from envdoctor.commands._output import (
     check_output_paths,
     default_format,
@@ -21,9 +20,9 @@ from envdoctor.commands._output import (
     write_reports,
 )
 from envdoctor.engine import INTENTS
-from envdoctor.outputs.stderr import say
 from envdoctor.engine.findings import FAIL_ON
 from envdoctor.outputs.renderers import formats
+from envdoctor.outputs.stderr import say
 
 FORMATS = formats("check")
 

@@ -1,8 +1,9 @@
-"""`envdoctor rules list|show|test`: the knowledge base explains and proves itself.
+"""`envdoctor rules list|show|test|functions`: the knowledge base explains and proves itself.
 
 Every kind of rule is covered: checks, error signatures, requirements and fleet rules. ``rules show CODE``
 prints a rule's own text with the same printer as ``explain CODE``; ``rules test [PATH]``
-validates every rule and matrix file and runs every example (``engine.validate``).
+validates every rule and matrix file and runs every example (``rulebook.validate``);
+``rules functions`` lists what rule expressions may call, from the registry's docstrings.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from pathlib import Path
 
 import click
 
-from envdoctor.cli import SuggestingGroup
+from envdoctor.cligroups import SuggestingGroup
 from envdoctor.commands._output import emit
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
 def _docs() -> list:
-    from envdoctor.engine import catalog
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulebook import catalog
+    from envdoctor.rulefiles import RuleFileError
     try:
         return catalog.load_docs()
     except RuleFileError as exc:
@@ -47,7 +48,7 @@ def list_cmd(fmt: str, kind: str) -> None:
     for d in docs:
         sev = ", ".join(f"{k}={v}" for k, v in d.severity)
         lines.append(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
-    from envdoctor.engine.catalog import KINDS
+    from envdoctor.rulebook.catalog import KINDS
     counts = {k: sum(d.kind == k for d in docs) for k in KINDS}
     names = {"fleet": "fleet rules"}
     lines.append(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
@@ -59,8 +60,8 @@ def list_cmd(fmt: str, kind: str) -> None:
 @click.argument("code")
 def show_cmd(code: str) -> None:
     """A rule's own text: title, severity, why, fix, how it matches, examples, references."""
-    from envdoctor.engine import catalog
-    from envdoctor.engine.loader import RuleFileError
+    from envdoctor.rulebook import catalog
+    from envdoctor.rulefiles import RuleFileError
     try:
         doc = catalog.find(code)
     except RuleFileError as exc:
@@ -74,8 +75,8 @@ def show_cmd(code: str) -> None:
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
 def test_cmd(path: Path | None) -> None:
     """Validate every rule and matrix file and run every example (exit 1 on failure)."""
-    from envdoctor.engine import validate
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulebook import validate
+    from envdoctor.rulefiles import rules_dir
     root = path or rules_dir()
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")
@@ -83,3 +84,12 @@ def test_cmd(path: Path | None) -> None:
     emit("".join(p + "\n" for p in [*outcome.problems, outcome.summary()]), None)
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)
+
+
+@rules.command("functions")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
+              show_default=True, help="markdown: the section of rules/README.md.")
+def functions_cmd(fmt: str) -> None:
+    """The knowledge functions rule expressions may call, each with its own docstring."""
+    from envdoctor.rulebook import functions
+    emit((functions.markdown() if fmt == "markdown" else functions.text()) + "\n", None)

@@ -2,7 +2,9 @@
 
 ``checks`` loads and evaluates checks; ``expr`` is the three-valued expression language;
 ``views`` applies the fact states; ``vocabulary`` is what rules can name; ``knowledge`` holds
-the knowledge functions (one explicit registry); ``loader`` reads and caches rule files.
+the knowledge functions (one explicit registry). Below the engine: ``envdoctor.rulefiles``
+reads and caches rule files, ``envdoctor.matrices`` holds the matrix look-ups; above it,
+``envdoctor.rulebook`` validates and documents every kind of rule.
 
 ``from envdoctor import engine; engine.load_checks()`` keeps working: the names of
 ``engine.checks`` are forwarded on first use, so importing a submodule of this package loads

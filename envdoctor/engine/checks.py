@@ -29,11 +29,11 @@ from packaging.version import Version
 
 from envdoctor.engine import expr
 from envdoctor.engine.findings import CheckResult, Finding, Severity
-from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.engine.views import View
 from envdoctor.engine.vocabulary import known_names as vocabulary_names
 from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import SECTIONS, Facts, FactsError
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached
 
 INTENTS = ("auto", "gpu", "cpu")
 SEVERITIES = ("error", "warning", "info", "off")
@@ -44,7 +44,7 @@ REQUIRED = ("code", "id", "severity", "title", "when", "why", "fix", "references
 def area_of_family(prefix: str, default: str | None = None) -> str:
     """The area of a check family (rules/areas.toml ``[family]``), else ``default`` (the
     family in lower case)."""
-    from envdoctor.engine.loader import load_file_cached
+    from envdoctor.rulefiles import load_file_cached
     areas = load_file_cached("areas").get("family", {})
     return areas.get(prefix, prefix.lower() if default is None else default)
 
@@ -251,7 +251,7 @@ def load_checks(root: Path | None = None) -> list[Check]:
 
 
 def _family_areas() -> dict[str, str]:
-    from envdoctor.engine.loader import load_file_cached
+    from envdoctor.rulefiles import load_file_cached
     return load_file_cached("areas").get("family", {})
 
 

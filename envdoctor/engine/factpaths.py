@@ -43,8 +43,15 @@ def _hints(cls: type) -> dict[str, Any]:
 def roots() -> dict[str, Any]:
     """The type of each name a rule expression starts from (see ``vocabulary.names_for``);
     names not here (knowledge functions, builtins) are not typed."""
-    from envdoctor.facts import SECTIONS, EnvFacts, Facts, FrameworkFacts, HostFacts, \
-        NvidiaFacts, PackageFacts
+    from envdoctor.facts import (
+        SECTIONS,
+        EnvFacts,
+        Facts,
+        FrameworkFacts,
+        HostFacts,
+        NvidiaFacts,
+        PackageFacts,
+    )
     facts = _hints(Facts)
     out: dict[str, Any] = {name: facts[name] for name in SECTIONS}
     out["env"] = _hints(EnvFacts)["vars"]   # the variables themselves

@@ -14,13 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from envdoctor.engine.loader import (
-    RuleFileError,
-    check_identity,
-    is_url,
-    load_tree_cached,
-    rules_dir,
-)
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached, rules_dir
 
 CODE_RE = re.compile(r"^REQ\d{3}$")
 VALUES = ("version", "number", "flag", "list")

@@ -22,7 +22,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 
 def schema_path(kind: str, name: str = "", root: Path | None = None) -> Path:
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulefiles import rules_dir
     base = (root or rules_dir()) / "schemas"
     return base / "matrices" / f"{name}.schema.json" if kind == "matrix" else \
         base / f"{kind}.schema.json"
@@ -113,7 +113,7 @@ def _schemas_near(file: Path) -> Path | None:
     for parent in file.resolve().parents:
         if (parent / "schemas").is_dir() and parent.name != "schemas":
             return parent / "schemas"
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulefiles import rules_dir
     folder = rules_dir() / "schemas"
     return folder if folder.is_dir() else None
 

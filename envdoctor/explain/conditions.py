@@ -31,7 +31,7 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "torch": ("frameworks",), "tensorflow": ("frameworks",), "jax": ("frameworks",),
     "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
     "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
-    "any_gpu_cc": ("nvidia",), "gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "env"),
+    "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "env"),
     "torch_has_arch": ("frameworks", "libraries"),
     "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
     # expression builtins read no facts

@@ -23,6 +23,7 @@ from typing import Any
 
 from envdoctor.bounded import env
 
+
 def _budget(text: str | None, default: float = 2.0) -> float:
     """``ENVDOCTOR_MATCH_BUDGET`` in seconds: a positive finite number, else the default."""
     try:

@@ -611,7 +611,7 @@ class _LineReader:
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
                     find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
-    from envdoctor.engine.loader import cached_json
+    from envdoctor.rulefiles import cached_json
     key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), literals]
     anchors, _ = cached_json(

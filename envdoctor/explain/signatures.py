@@ -28,7 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
-from envdoctor.engine.loader import (
+from envdoctor.rulefiles import (
     RuleFileError,
     cached_json,
     check_identity,

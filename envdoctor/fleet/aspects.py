@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from envdoctor.facts import Facts, Status
+from envdoctor.facts.aspects import ASPECTS, Aspect
 from envdoctor.fleet.model import Fleet, NodeView, RankView
 
 Value = Any
@@ -39,6 +40,30 @@ def rank_aspect(name: str, label: str) -> Callable[[RankFn], RankFn]:
     return register
 
 
+# What a shared aspect reads as when its probe answered "not there" (default "none"): a
+# value drift rules compare. None: not compared (the driver's CUDA without a driver, an
+# unstated Python).
+_ABSENT: dict[str, Callable[[Facts], Value]] = {
+    "cuda_driver": lambda f: None,
+    "python": lambda f: None,
+    "torch": lambda f: "not installed" if f.frameworks.torch is None else None,
+}
+
+
+def _shared(aspect: Aspect) -> None:
+    """Register an aspect of the vocabulary `diff` shares (facts/aspects.py) under its fleet
+    name and label: unknown when its probe did not answer."""
+    def read(node: NodeView, fleet: Fleet) -> Value:
+        facts = node.facts
+        if facts is None or not aspect.known(facts):
+            return None
+        value = aspect.read(facts)
+        if value is None:
+            return _ABSENT.get(aspect.fleet, lambda f: "none")(facts)
+        return value if isinstance(value, int) else str(value)
+    NODE[aspect.fleet] = (aspect.label, read)
+
+
 def _known(facts: Facts | None, section: str) -> TypeGuard[Facts]:
     return facts is not None and getattr(facts, section).probe.status.known
 
@@ -48,50 +73,8 @@ def _s(value: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------------- node: versions
-@node_aspect("driver", "NVIDIA driver")
-def _driver(node: NodeView, fleet: Fleet) -> Value:
-    if not _known(node.facts, "nvidia"):
-        return None
-    return _s(node.facts.nvidia.driver_version) or "none"
-
-
-@node_aspect("cuda_driver", "CUDA version the driver supports")
-def _cuda_driver(node: NodeView, fleet: Fleet) -> Value:
-    if not _known(node.facts, "nvidia") or not node.facts.nvidia.has_driver:
-        return None
-    return _s(node.facts.nvidia.cuda_driver_version)
-
-
-@node_aspect("cuda_toolkit", "CUDA toolkit (nvcc on PATH)")
-def _cuda_toolkit(node: NodeView, fleet: Fleet) -> Value:
-    if not _known(node.facts, "cuda"):
-        return None
-    return _s(node.facts.cuda.nvcc_version) or "none"
-
-
-def _library(node: NodeView, name: str) -> Value:
-    if not _known(node.facts, "libraries"):
-        return None
-    versions = sorted({lib.version for lib in node.facts.libraries.named(name) if lib.version})
-    return str(versions[-1]) if versions else "none"
-
-
-@node_aspect("nccl", "NCCL library")
-def _nccl(node: NodeView, fleet: Fleet) -> Value:
-    return _library(node, "nccl")
-
-
-@node_aspect("cudnn", "cuDNN library")
-def _cudnn(node: NodeView, fleet: Fleet) -> Value:
-    return _library(node, "cudnn")
-
-
-@node_aspect("torch", "PyTorch")
-def _torch(node: NodeView, fleet: Fleet) -> Value:
-    if not _known(node.facts, "frameworks"):
-        return None
-    t = node.facts.frameworks.torch
-    return "not installed" if t is None else _s(t.version)
+for _aspect in ASPECTS:
+    _shared(_aspect)
 
 
 @node_aspect("torch_build", "PyTorch build variant")
@@ -102,11 +85,6 @@ def _torch_build(node: NodeView, fleet: Fleet) -> Value:
     return f"CUDA {t.cuda}" if t.cuda else f"ROCm {t.hip}" if t.hip else "CPU-only"
 
 
-@node_aspect("python", "Python")
-def _python(node: NodeView, fleet: Fleet) -> Value:
-    return _s(node.facts.host.python_version) if _known(node.facts, "host") else None
-
-
 @node_aspect("packages", "Python package")
 def _packages(node: NodeView, fleet: Fleet) -> Value:
     if not _known(node.facts, "packages"):
@@ -115,19 +93,6 @@ def _packages(node: NodeView, fleet: Fleet) -> Value:
 
 
 # ---------------------------------------------------------------------------- node: GPUs
-@node_aspect("gpu_model", "GPU model")
-def _gpu_model(node: NodeView, fleet: Fleet) -> Value:
-    if not _known(node.facts, "nvidia"):
-        return None
-    names = Counter(g.name for g in node.facts.nvidia.gpus)
-    return ", ".join(f"{n} ×{c}" for n, c in sorted(names.items())) or "none"
-
-
-@node_aspect("gpu_count", "GPU count")
-def _gpu_count(node: NodeView, fleet: Fleet) -> Value:
-    return node.facts.nvidia.gpu_count if _known(node.facts, "nvidia") else None
-
-
 @node_aspect("gpu_shortfall", "GPUs missing for the ranks on the node")
 def _gpu_shortfall(node: NodeView, fleet: Fleet) -> Value:
     """Ranks on the node minus GPUs it has, on a fleet that trains on GPUs at all."""

@@ -7,7 +7,6 @@ the training script will get (a shell on the same node may see something else).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from typing import Any

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.fleet import aspects
+from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")
 OPS = (">", ">=", "<", "<=", "==", "!=", "true", "nonempty")

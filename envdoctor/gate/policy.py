@@ -311,8 +311,8 @@ def evaluate(policy: Policy, facts: Facts, extra: dict[str, Any] | None = None
 
 def rule_of(kind: str) -> Any:
     """The requirement rule (rules/requirements) of a kind; BadInput when the rules lack it."""
-    from envdoctor.engine.loader import RuleFileError
     from envdoctor.engine.requirements import by_kind
+    from envdoctor.rulefiles import RuleFileError
     try:
         rules = by_kind()
     except RuleFileError as exc:
@@ -323,7 +323,7 @@ def rule_of(kind: str) -> Any:
 
 
 def rules_folder() -> str:
-    from envdoctor.engine.loader import rules_dir
+    from envdoctor.rulefiles import rules_dir
     return str(rules_dir())
 
 
@@ -539,7 +539,7 @@ def _shm(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
 def _bf16(req: Need, facts: Facts, extra: dict[str, Any]) -> tuple[Any, str]:
     """bfloat16 arithmetic needs the bf16 compute-capability floor (``[features]`` of
     rules/matrices/gpus.toml: 8.0, Ampere) or newer on every GPU."""
-    from envdoctor.engine.knowledge.gpu import bf16_min_cc
+    from envdoctor.matrices.gpus import bf16_min_cc
     nv = facts.nvidia
     if (missing := _no_gpus(facts)) is not None:
         return missing

@@ -16,7 +16,7 @@ from envdoctor.facts.states import State, state_of
 
 def line_of(area: str) -> str:
     """The summary line a finding's area counts on (rules/areas.toml ``[line]``)."""
-    from envdoctor.engine.loader import load_file_cached
+    from envdoctor.rulefiles import load_file_cached
     return load_file_cached("areas").get("line", {}).get(area, area)
 
 

@@ -35,7 +35,6 @@ from envdoctor.parsers._partial import Partial, merge
 from envdoctor.parsers._text import clean
 
 
-
 class Parse(Protocol):
     """A format's ``parse``: cleaned text -> what it states (an empty Partial when the text
     holds none of its format); never raises on odd text, the input is anyone's paste."""

@@ -37,13 +37,11 @@ from envdoctor.facts import (
     TorchBuild,
 )
 from envdoctor.facts.states import only_stated, unobserved_field
+from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.parsers import gpus as gpu_table
 from envdoctor.versions import canonical_name as canonicalize_name
 
 ORIGIN = "report"
-TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",
-            "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
-            "tf-nightly-cpu", "tf-nightly-gpu")
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
 NVIDIA_STATED = ("driver_version", "cuda_driver_version", "kernel_module_version")
 FRAMEWORK_RECORDS = ("torch", "tensorflow", "jax", "keras", "paddle", "mindspore", "mxnet")
@@ -310,7 +308,7 @@ def _pypi_default_cuda(version: Version | None, values: dict[str, Any]) -> Versi
     if values.get("host.os") in ("Windows", "Darwin") or \
             str(values.get("host.arch", "")).lower() in ("aarch64", "arm64"):
         return None
-    from envdoctor.engine.knowledge.compat import lookup_torch_release
+    from envdoctor.matrices.torch import lookup_torch_release
     row = lookup_torch_release(version)
     m = re.match(r"^cu(\d{2,3})$", str((row or {}).get("pypi_default", "")))
     return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
@@ -362,7 +360,7 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
         unseen += [] if known else ["torch.cuda", "torch.hip"]
         unseen += [] if version is not None else ["torch.version"]  # it only printed
     tensorflow = None
-    dist = tf.get("distribution") or next((n for n in TF_DISTS if n in packages), "")
+    dist = tf.get("distribution") or next((n for n in tf_distributions() if n in packages), "")
     tf_version = tf.get("version") or (packages.get(dist) if dist else None)
     if tf_version is not None or tf:  # tf "ran": TensorFlow printed
         tensorflow = TensorflowBuild(

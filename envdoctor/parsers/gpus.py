@@ -1,6 +1,6 @@
 """GPU name -> compute capability for reports, which name GPUs but rarely give their capability.
 
-Uses ``envdoctor.engine.knowledge.compat.lookup_gpu`` (the knowledge functions' own table look-up) when it
+Uses ``envdoctor.matrices.gpus.lookup_gpu`` (the one table look-up the checks use too) when it
 exists, so a report and a rule agree; otherwise reads ``rules/matrices/gpus.toml`` here with
 the same rules: case-insensitive, word-bounded ``match`` substrings, ``exclude`` substrings,
 the longest matching pattern wins. nvidia-smi truncates long names ("NVIDIA GeForce RTX 4090
@@ -23,8 +23,8 @@ def clean_name(name: str) -> str:
 
 
 def _lookup(name: str) -> dict[str, Any] | None:
-    """The GPU table row for a name; the one matching rule lives in ``envdoctor.engine.knowledge.compat``."""
-    from envdoctor.engine.knowledge.compat import lookup_gpu
+    """The GPU table row for a name; the one matching rule lives in ``envdoctor.matrices.gpus``."""
+    from envdoctor.matrices.gpus import lookup_gpu
     return lookup_gpu(name)
 
 
@@ -46,7 +46,7 @@ def _truncated_cc(name: str) -> Version | None:
     """nvidia-smi's old 18-column table cuts names mid-word ("GeForce RTX 208..."): the
     capability on which every table pattern whose beginning the name ends with agrees
     ("Quadro RTX 60" could be Turing or Ada: None)."""
-    from envdoctor.engine.loader import matrix
+    from envdoctor.matrices import matrix
     low = name.lower()
     if not re.search(r"\d$", low):
         return None

@@ -20,7 +20,6 @@ from envdoctor.facts import Facts, ProbeInfo, Status
 from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages
 
 
-
 class Section(Protocol):
     """What a probe returns: a frozen facts dataclass that records how its probe went."""
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.bounded import decode_json, env
 from envdoctor.facts import (
     Distribution,
     FrameworkFacts,
@@ -28,15 +29,12 @@ from envdoctor.facts import (
     TensorflowBuild,
     TorchBuild,
 )
-from envdoctor.bounded import decode_json, env
 from envdoctor.facts.states import unobserved_field
+from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
 
 SECTION = "frameworks"
-TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel",
-            "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "tf-nightly",
-            "tf-nightly-cpu", "tf-nightly-gpu")
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
 BUNDLED_PREFIXES = ("libcudnn", "libnccl", "libcublas", "libcudart", "libnvrtc", "libamdhip")
 PADDLE_DISTS = ("paddlepaddle", "paddlepaddle-gpu")
@@ -140,7 +138,7 @@ def torch_build_state(installed: dict[str, _dists.InstalledDist], trail: Trail
 
 def tensorflow_build(installed: dict[str, _dists.InstalledDist], trail: Trail
                      ) -> TensorflowBuild | None:
-    dist = next((installed[n] for n in TF_DISTS if n in installed), None)
+    dist = next((installed[n] for n in tf_distributions() if n in installed), None)
     if dist is None:
         return None
     info_file = dist.location / "tensorflow" / "python" / "platform" / "build_info.py"

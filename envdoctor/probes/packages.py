@@ -15,6 +15,8 @@ import re
 from dataclasses import replace
 
 from envdoctor.facts import Distribution, ModuleConflict, PackageFacts, Status
+from envdoctor.matrices.tensorflow import distributions as tf_distributions
+from envdoctor.matrices.tensorflow import thin_pairs
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
 
@@ -22,10 +24,8 @@ SECTION = "packages"
 
 NAMES = frozenset("""
 torch torchvision torchaudio torchtext torchdata pytorch-lightning lightning triton xformers
-flash-attn deepspeed apex accelerate transformers bitsandbytes vllm tensorflow tensorflow-
-cpu tensorflow-gpu tensorflow-intel tensorflow-macos tensorflow-metal tensorflow-aarch64
-tensorflow-rocm tensorflow-io-gcs-filesystem tensorflow-text tf-nightly tf-nightly-cpu tf-
-nightly-gpu tf-keras keras keras-nightly tensorrt jax jaxlib jax-metal flax optax orbax-
+flash-attn deepspeed apex accelerate transformers bitsandbytes vllm
+tf-keras keras keras-nightly tensorrt jax jaxlib jax-metal flax optax orbax-
 checkpoint libtpu libtpu-nightly numpy scipy ml-dtypes protobuf paddlepaddle paddlepaddle-
 gpu mindspore mindspore-gpu mxnet mxnet-mkl onnx onnxruntime onnxruntime-gpu cupy cuda-
 python nvidia-ml-py pynvml nvidia-ml-py3
@@ -40,7 +40,9 @@ EXCLUSIVE_MODULES = frozenset(
 
 
 def matters(name: str) -> bool:
-    return name in NAMES or name.startswith(PREFIXES)
+    """Whether the import names a distribution provides are read (TensorFlow's
+    distributions: tensorflow.toml ``[distributions]``)."""
+    return name in NAMES or name.startswith(PREFIXES) or name in tf_distributions()
 
 
 def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
@@ -56,13 +58,8 @@ def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
 
 
 # Import names of well-known distributions, for snapshots that list no modules (pasted
-# `pip list` output, short rule examples).
+# `pip list` output, short rule examples); every TensorFlow distribution provides `tensorflow`.
 KNOWN_MODULES = {
-    **{n: "tensorflow" for n in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu",
-                                 "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64",
-                                 "tensorflow-cpu-aws", "tensorflow-rocm", "tf-nightly",
-                                 "tf-nightly-cpu", "tf-nightly-gpu", "tf-nightly-intel",
-                                 "tf-nightly-cpu-aws")},
     "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "torch": "torch", "pytorch": "torch",
     "onnxruntime": "onnxruntime", "onnxruntime-gpu": "onnxruntime", "keras": "keras",
     "keras-nightly": "keras", "mindspore": "mindspore", "mindspore-gpu": "mindspore",
@@ -74,6 +71,8 @@ def modules_of(dist: Distribution) -> tuple[str, ...]:
         return dist.modules
     if dist.name in KNOWN_MODULES:
         return (KNOWN_MODULES[dist.name],)
+    if dist.name in tf_distributions():
+        return ("tensorflow",)
     if dist.name.startswith("mxnet"):
         return ("mxnet",)
     if dist.name.startswith("cupy"):
@@ -81,20 +80,8 @@ def modules_of(dist: Distribution) -> tuple[str, ...]:
     return ()
 
 
-# Intended pairs: a thin "installer" wheel and the platform build it depends on. TensorFlow's
-# collaborator builds make the `tensorflow` wheel for native Windows, Linux aarch64 and (2.13 to
-# 2.15) macOS arm64 an empty wheel that only requires `tensorflow-intel`, `tensorflow-cpu-aws`
-# or `tensorflow-macos` == its own version; `tf-nightly` does the same with `tf-nightly-intel`
-# and `tf-nightly-cpu-aws`. Sources: https://github.com/tensorflow/tensorflow/blob/master/
-# tensorflow/tools/pip_package/setup.py (collaborator_build, FAKE_REQUIRED_PACKAGES), and the
-# PyPI wheels: tensorflow 2.15.0 win_amd64 and manylinux2014_aarch64 (2 kB, empty top_level.txt;
-# Requires-Dist tensorflow-intel ==2.15.0 on Windows, tensorflow-cpu-aws ==2.15.0 on Linux
-# aarch64, tensorflow-macos ==2.15.0 on Darwin arm64), tensorflow 2.18.0 win_amd64 (7.5 kB,
-# tensorflow-intel ==2.18.0). TF 2.10 on Windows was still a full wheel: no pair there.
-THIN_PAIRS = {
-    "tensorflow": frozenset({"tensorflow-intel", "tensorflow-cpu-aws", "tensorflow-macos"}),
-    "tf-nightly": frozenset({"tf-nightly-intel", "tf-nightly-cpu-aws"}),
-}
+# Intended pairs: a thin "installer" wheel and the platform build it depends on (TensorFlow's
+# collaborator builds; tensorflow.toml ``[distributions] thin``, with the sources).
 
 
 def _intended_pair(a: Distribution, b: Distribution) -> bool:
@@ -104,7 +91,7 @@ def _intended_pair(a: Distribution, b: Distribution) -> bool:
     to tensorflow-intel) or when both versions are known and differ (the thin wheel pins
     ``==`` its own version, so a different one was installed by hand).
     """
-    if b.name not in THIN_PAIRS.get(a.name, ()):
+    if b.name not in thin_pairs().get(a.name, ()):
         return False
     if a.modules:  # modules read from its RECORD/top_level.txt: it is not the thin wheel
         return False

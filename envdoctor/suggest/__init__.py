@@ -12,16 +12,19 @@ cannot decide, the Suggestion's status says so ("undecided" / "none") with the r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from envdoctor.facts import Facts
 from envdoctor.suggest import companions, jax_plan, tf_plan, torch_plan
 from envdoctor.suggest.data import data_as_of
 from envdoctor.suggest.install import INSTALLERS
 from envdoctor.suggest.machine import Machine, machine_of
 from envdoctor.suggest.model import SCHEMA_VERSION, Alternative, Reason, Suggestion, SuggestResult
+from envdoctor.suggest.plan import Planner, Request
 
-__all__ = ["FRAMEWORKS", "INSTALLERS", "SCHEMA_VERSION", "Alternative", "Reason", "Suggestion",
-           "SuggestResult", "UnknownFramework", "canonical", "install_command", "installed_of",
-           "suggest"]
+__all__ = ["FRAMEWORKS", "INSTALLERS", "PLANNERS", "SCHEMA_VERSION", "Alternative", "Planner",
+           "Reason", "Request", "Suggestion", "SuggestResult", "UnknownFramework", "canonical",
+           "install_command", "installed_of", "suggest"]
 
 # name users type -> the framework it means
 ALIASES = {
@@ -52,19 +55,12 @@ def installed_of(m: Machine) -> list[str]:
     return [f for f in FRAMEWORKS if f in m.installed]
 
 
-def _plan(name: str, m: Machine, installer: str, audio: bool,
-          torch_pick: Suggestion | None, keep_installed: bool = False) -> Suggestion:
-    if name == "torch":
-        return torch_plan.plan(m, installer, audio, keep_installed)
-    if name == "tensorflow":
-        return tf_plan.plan(m, installer)
-    if name == "jax":
-        return jax_plan.plan(m, installer, keep_installed)
-    if name == "xformers":
-        return companions.plan_xformers(m, torch_pick, installer)
-    if name == "bitsandbytes":
-        return companions.plan_bitsandbytes(m, torch_pick, installer)
-    return companions.plan_flash_attn(m, torch_pick, installer)
+# framework -> its planner: one shape for all (``plan.Planner``), one explicit registry
+PLANNERS: dict[str, Planner] = {
+    "torch": torch_plan.plan, "tensorflow": tf_plan.plan, "jax": jax_plan.plan,
+    "xformers": companions.plan_xformers, "bitsandbytes": companions.plan_bitsandbytes,
+    "flash-attn": companions.plan_flash_attn,
+}
 
 
 def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip",
@@ -86,11 +82,12 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
     audio = "torchaudio" in raw or "torchaudio" in m.installed
     torch_pick = None
     out: list[Suggestion] = []
+    request = Request(installer, audio, keep_installed)
     if any(w in _COMPANIONS for w in wanted) or "torch" in wanted:
-        torch_pick = _plan("torch", m, installer, audio, None, keep_installed)
+        torch_pick = PLANNERS["torch"](m, request)
     for name in wanted:
         out.append(torch_pick if name == "torch" and torch_pick is not None
-                   else _plan(name, m, installer, audio, torch_pick, keep_installed))
+                   else PLANNERS[name](m, replace(request, torch_pick=torch_pick)))
     return SuggestResult(tuple(out), m.describe(), data_as_of())
 
 

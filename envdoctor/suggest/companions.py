@@ -9,12 +9,13 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver
+from envdoctor.matrices import confirmed
 from envdoctor.suggest import data
 from envdoctor.suggest.install import command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
-from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.suggest.plan import Request, assumed_platform
+from envdoctor.versions import in_range, ver
 
 
 def _base_torch(m: Machine, torch_pick: Suggestion | None
@@ -36,7 +37,9 @@ def _cc_failures(name: str, min_cc: str, m: Machine, source: str, ok: bool) -> l
             for g in dict.fromkeys(m.gpus) if need and g.cc is not None and g.cc < need]
 
 
-def plan_xformers(m: Machine, torch_pick: Suggestion | None, installer: str = "pip") -> Suggestion:
+def plan_xformers(m: Machine, request: Request) -> Suggestion:
+    """The xformers wheel built against the torch that will be there (a ``Planner``)."""
+    torch_pick, installer = request.torch_pick, request.installer
     torch, variant, where = _base_torch(m, torch_pick)
     reasons: list[Reason] = []
     if torch is None or variant is None:
@@ -69,9 +72,10 @@ def plan_xformers(m: Machine, torch_pick: Suggestion | None, installer: str = "p
     return Suggestion("xformers", "none", reasons=tuple(reasons))
 
 
-def plan_bitsandbytes(m: Machine, torch_pick: Suggestion | None,
-                      installer: str = "pip") -> Suggestion:
-    platform, reasons = _assumed(m)
+def plan_bitsandbytes(m: Machine, request: Request) -> Suggestion:
+    """The bitsandbytes release for this platform and torch (a ``Planner``)."""
+    torch_pick, installer = request.torch_pick, request.installer
+    platform, reasons = assumed_platform(m)
     row = data.rows("bitsandbytes")[0]
     src, ok = row.get("source", ""), confirmed(row)
     fails = []
@@ -97,9 +101,10 @@ def plan_bitsandbytes(m: Machine, torch_pick: Suggestion | None,
                       reasons=tuple(reasons), references=(src,))
 
 
-def plan_flash_attn(m: Machine, torch_pick: Suggestion | None,
-                    installer: str = "pip") -> Suggestion:
-    platform, reasons = _assumed(m)
+def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
+    """The flash-attn build for this platform, GPU and torch (a ``Planner``)."""
+    torch_pick, installer = request.torch_pick, request.installer
+    platform, reasons = assumed_platform(m)
     row = data.rows("flash_attn")[0]
     src, ok = row.get("source", ""), confirmed(row)
     fails = []

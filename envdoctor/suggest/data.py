@@ -13,9 +13,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver
-from envdoctor.engine.knowledge.cuda import hard_floor
-from envdoctor.engine.loader import matrix
+from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices.cuda import hard_floor
+from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
 COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
@@ -33,9 +33,7 @@ def data_as_of() -> str:
 
 def torch_rows() -> list[dict[str, Any]]:
     """Releases, newest first."""
-    rows = list(wheel_index().get("torch", []))
-    rows.sort(key=lambda r: ver(r.get("torch")) or Version("0"), reverse=True)
-    return rows
+    return newest_first(list(wheel_index().get("torch", [])), "torch")
 
 
 def variant_cuda(variant: str) -> Version | None:

@@ -14,23 +14,21 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.engine.knowledge.jax import lookup_jax_release
-from envdoctor.engine.loader import matrix
+from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices.jax import lookup_jax_release
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
-from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.suggest.plan import Request, assumed_platform
+from envdoctor.versions import ver
 
 INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
 _FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")
 
 
 def _releases() -> list[dict[str, Any]]:
-    rows = list(matrix("jax").get("release", []))
-    rows.sort(key=lambda r: ver(r.get("last")) or Version("0"), reverse=True)
-    return rows
+    return newest_first(list(matrix("jax").get("release", [])), "last")
 
 
 def _plugins() -> list[dict[str, Any]]:
@@ -47,8 +45,10 @@ def _first_jax(plugin: dict[str, Any]) -> Version | None:
 def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[Reason]:
     src = plugin.get("source", INSTALL_URL)
     out = []
-    first = _first_jax(plugin)
-    if first is None or jax < first or jax < Version("0.4.30"):
+    # the first jax whose extra installs this plugin (jax.toml extra_from), else the first
+    # jax the plugin existed for
+    first = ver(plugin.get("extra_from")) or _first_jax(plugin)
+    if first is None or jax < first:
         out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
                           "data", plugin.get("repo_source", src)))
     need = ver(plugin.get("min_driver_linux"))
@@ -91,11 +91,16 @@ def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
     return None
 
 
-def plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
+def plan(m: Machine, request: Request) -> Suggestion:
+    """The JAX suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
+    return _plan(m, request.installer, request.keep_installed)
+
+
+def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
     """The jax install for this machine: the newest release for its Python, or with
     ``keep_installed`` (what `check` fixes use) the installed release with every package
     (jax, jaxlib, plugin, pjrt) realigned to it, when the data has it for this Python."""
-    platform, reasons = _assumed(m)
+    platform, reasons = assumed_platform(m)
     wheels = (data.platform_row("jax_platform", platform) or {}).get("wheels", [])
     prow = data.platform_row("jax_platform", platform) or {}
     if not wheels:

@@ -11,9 +11,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge.gpu import gpu_cc_of, sm_of
 from envdoctor.facts import Facts, Status
+from envdoctor.matrices.gpus import gpu_cc_of, sm_of
+from envdoctor.versions import ver
 
 PLATFORMS = ("linux_x86_64", "linux_aarch64", "win_amd64", "macos_arm64", "macos_x86_64")
 

@@ -13,22 +13,23 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.engine.loader import matrix
+from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices.gpus import cuda_dropped
+from envdoctor.matrices.tensorflow import hardware
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
-from envdoctor.suggest.torch_plan import _assumed
+from envdoctor.suggest.plan import Request, assumed_platform
+from envdoctor.versions import ver
 
 PIP_URL = "https://www.tensorflow.org/install/pip"
+RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 TESTED_URL = "https://www.tensorflow.org/install/source#gpu"
 
 
 def _releases() -> list[dict[str, Any]]:
-    rows = list(matrix("tensorflow").get("release", []))
-    rows.sort(key=lambda r: ver(r.get("tensorflow")) or Version("0"), reverse=True)
-    return rows
+    return newest_first(list(matrix("tensorflow").get("release", [])), "tensorflow")
 
 
 def _python_ok(row: dict[str, Any], m: Machine) -> bool:
@@ -55,14 +56,17 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
             out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}: driver >= "
                               f"{data.driver_str(floor[0])}; this driver is "
                               f"{data.driver_str(m.driver)}", floor[1], floor[2]))
+        min_cc = hardware()["min_cc"]
         for gpu in dict.fromkeys(m.gpus):
-            if gpu.cc is not None and cuda.major >= 12 and gpu.cc < Version("5.0"):
-                out.append(Reason("arch", f"CUDA {cuda} builds have no Kepler support; "
-                                  f"{gpu.name} is {gpu.sm}",
-                                  "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
-            elif gpu.cc is not None and gpu.cc < Version("3.5"):
-                out.append(Reason("arch", f"TF wheels need CUDA architecture 3.5 or newer; "
-                                  f"{gpu.name} is {gpu.sm}", PIP_URL))
+            dropped = cuda_dropped(cuda, gpu.cc) if gpu.cc is not None else None
+            if dropped is not None:
+                out.append(Reason("arch", f"CUDA {cuda} builds have no code for "
+                                  f"{dropped.get('name', gpu.sm)} (its last CUDA was "
+                                  f"{dropped['last_cuda']}); {gpu.name} is {gpu.sm}",
+                                  dropped.get("source", RELEASE_NOTES), confirmed(dropped)))
+            elif gpu.cc is not None and min_cc is not None and gpu.cc < min_cc:
+                out.append(Reason("arch", f"TF wheels need CUDA architecture {min_cc} or "
+                                  f"newer; {gpu.name} is {gpu.sm}", PIP_URL))
     return out
 
 
@@ -77,8 +81,13 @@ def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str,
     return command([req], None, installer), req
 
 
-def plan(m: Machine, installer: str = "pip") -> Suggestion:
-    platform, reasons = _assumed(m)
+def plan(m: Machine, request: Request) -> Suggestion:
+    """The TensorFlow suggestion for machine ``m`` (the ``Planner`` shape)."""
+    return _plan(m, request.installer)
+
+
+def _plan(m: Machine, installer: str = "pip") -> Suggestion:
+    platform, reasons = assumed_platform(m)
     prow = data.platform_row("tensorflow_platform", platform)
     if prow is None:
         reasons.append(Reason("platform", f"no TensorFlow wheels for "
@@ -161,7 +170,8 @@ def plan(m: Machine, installer: str = "pip") -> Suggestion:
                               + (" (pip installs them with [and-cuda])" if prow.get("gpu_from")
                                  else " (install them on the system)"),
                               pick.get("source", TESTED_URL)))
-        if any(g.cc is not None and g.cc >= Version("10.0") for g in m.gpus):
+        newest_cc = hardware()["newest_cc"]
+        if newest_cc is not None and any(g.cc is not None and g.cc > newest_cc for g in m.gpus):
             reasons.append(Reason("arch", "TF packages carry PTX only for the newest architecture "
                                   "they support, so this GPU runs through PTX JIT (slow first "
                                   "start)", PIP_URL, False))

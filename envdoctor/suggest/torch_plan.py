@@ -17,17 +17,18 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, ver
-from envdoctor.engine.knowledge.cuda import lookup_min_driver
-from envdoctor.engine.knowledge.gpu import archs_run_on, lookup_arch
+from envdoctor.matrices import confirmed
+from envdoctor.matrices.cuda import lookup_min_driver
+from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
+from envdoctor.suggest.plan import Request, assumed_platform
+from envdoctor.versions import ver
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
-ASSUMED_PLATFORM = "linux_x86_64"
 # Table 3: the driver bundled with each CUDA release
 RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 
@@ -138,15 +139,16 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
                     source, ok_cell))
             continue
         # No arch list in the data: only what the toolkit itself cannot do decides.
-        if cuda.major >= 13 and gpu.cc < Version("7.5"):
+        dropped, first = cuda_dropped(cuda, gpu.cc), cuda_predates(cuda, gpu.cc)
+        if dropped is not None:
             check.failures.append(Reason(
-                "arch", f"CUDA {cuda} cannot build code for {gpu.name} ({gpu.sm}): CUDA 13 "
-                "dropped Maxwell, Pascal and Volta",
-                "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
-        elif cuda < Version("12.8") and gpu.cc >= Version("10.0"):
+                "arch", f"CUDA {cuda} cannot build code for {gpu.name} ({gpu.sm}): the last "
+                f"CUDA for {dropped.get('name', gpu.sm)} was {dropped['last_cuda']}",
+                dropped.get("source", RELEASE_NOTES), confirmed(dropped)))
+        elif first is not None:
             check.failures.append(Reason(
-                "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); Blackwell needs a "
-                "CUDA 12.8+ build", "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"))
+                "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); it needs a CUDA {first}+ "
+                "build", RELEASE_NOTES))
         else:
             check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
                                       f"not in the data; {gpu.sm} not checked", "", False))
@@ -238,13 +240,6 @@ def _command(check: Check, platform: str, installer: str, audio: bool
     return command(reqs, url, installer), reqs, url, notes
 
 
-def _assumed(m: Machine) -> tuple[str, list[Reason]]:
-    if m.platform is not None:
-        return m.platform, []
-    return ASSUMED_PLATFORM, [Reason("platform", "the snapshot does not state the OS and CPU; "
-                                     "this answer is for Linux x86_64", "", False)]
-
-
 def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
     """The releases to try, newest first, with the installed release's row moved to the front
     (same major.minor, never a lower patch than installed): keep-installed mode."""
@@ -260,15 +255,20 @@ def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
     return [same] + [r for r in rows if r is not same]
 
 
-def plan(m: Machine, installer: str = "pip", audio: bool = False,
-         keep_installed: bool = False) -> Suggestion:
+def plan(m: Machine, request: Request) -> Suggestion:
+    """The torch suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
+    return _plan(m, request.installer, request.audio, request.keep_installed)
+
+
+def _plan(m: Machine, installer: str = "pip", audio: bool = False,
+          keep_installed: bool = False) -> Suggestion:
     """The torch suggestion for machine ``m``.
 
     ``keep_installed`` (what `check` fixes use): when a variant of the installed release runs
     here, that release is the answer, so a fix never upgrades torch needlessly; otherwise, as
     without it, the newest release that runs (never a downgrade of a newer-than-data install).
     """
-    platform, notes = _assumed(m)
+    platform, notes = assumed_platform(m)
     if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     checks: list[Check] = []
@@ -512,7 +512,7 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                               "")]
     cpu_machine = Machine(platform, m.python, "none", (), None, m.installed, m.torch_variant,
                           False)
-    cpu = plan(cpu_machine, installer, audio)
+    cpu = _plan(cpu_machine, installer, audio)
     alternatives = []
     if cpu.command:
         alternatives.append(Alternative(f"without a GPU: torch {cpu.version} cpu",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.engine import loader, seal
+from envdoctor import rulefiles as loader, seal
 from tests.conftest import REPO, run_cli
 
 BROKEN = REPO / "tests" / "fixtures" / "machines" / "driver470-torch-cu121.json"  # DRV001
@@ -105,7 +105,7 @@ def test_the_key_is_private_and_made_once(dirs):
 
 
 def test_processes_racing_to_make_the_key_agree(dirs):
-    code = "from envdoctor.engine import seal; print(seal.secret().hex())"
+    code = "from envdoctor import seal; print(seal.secret().hex())"
     env = dict(os.environ, PYTHONPATH=str(REPO))
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env=env) for _ in range(6)]

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.engine import checks, expr, factpaths, validate
-from envdoctor.engine.loader import RuleFileError, load_tree
+from envdoctor.engine import checks, expr, factpaths
 from envdoctor.engine.views import View, resolve, section_view
 from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts
+from envdoctor.rulebook import validate
+from envdoctor.rulefiles import RuleFileError, load_tree
 from tests.conftest import REPO, run_cli
 
 RULES = REPO / "rules"

@@ -6,10 +6,22 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from envdoctor import engine
+from envdoctor import engine, matrices
 from envdoctor.engine.expr import UNKNOWN
-from envdoctor.engine.knowledge import compat
+from envdoctor.engine.knowledge.env import alloc_conf_problem
+from envdoctor.engine.knowledge.packages import nvidia_wheel_major
 from envdoctor.engine.vocabulary import names_for
+from envdoctor.matrices.cuda import (
+    hard_floor,
+    lookup_compat_floor,
+    lookup_max_cuda,
+    lookup_min_driver,
+)
+from envdoctor.matrices.cudnn import lookup_cudnn, lookup_cudnn_min_cc
+from envdoctor.matrices.gpus import archs_run_on, lookup_arch, lookup_datasheet, lookup_gpu, sm_of
+from envdoctor.matrices.jax import lookup_jax_plugin, lookup_jax_release
+from envdoctor.matrices.tensorflow import lookup_tf_release
+from envdoctor.matrices.torch import lookup_torch_release, lookup_torch_variant
 
 
 def names(**partial):
@@ -25,34 +37,34 @@ RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "cc": "12.0"}
     ("12.4", "Windows", "551.61"), ("11.8", "Linux", "520.61.05"), ("13.0", "Linux", "580.65.06"),
 ])
 def test_min_driver_is_the_ga_bundled_driver(cuda, os_name, want):
-    assert compat.lookup_min_driver(cuda, os_name)[0] == Version(want)
+    assert lookup_min_driver(cuda, os_name)[0] == Version(want)
 
 
 def test_min_driver_is_none_when_the_table_says_na_or_has_no_row():
-    assert compat.lookup_min_driver("13.0", "Windows") is None   # N/A from CUDA 13.0
-    assert compat.lookup_min_driver("8.0", "Linux") is None      # before the table
+    assert lookup_min_driver("13.0", "Windows") is None   # N/A from CUDA 13.0
+    assert lookup_min_driver("8.0", "Linux") is None      # before the table
 
 
 def test_pre_cuda_11_bundled_driver_is_a_hard_floor():
     # No minor-version compatibility before CUDA 11: the bundled driver is the floor.
-    assert compat.hard_floor("10.1", "Linux") == (Version("418.39"), True)
-    assert compat.hard_floor("10.2.89", "Windows") == (Version("441.22"), True)
-    assert compat.hard_floor("9.2", "Linux") == (Version("396.26"), False)  # secondary quotes
-    assert compat.hard_floor("12.4", "Linux") == (Version("525.60.13"), True)
-    assert compat.lookup_max_cuda("418.67") == Version("10.1")
+    assert hard_floor("10.1", "Linux") == (Version("418.39"), True)
+    assert hard_floor("10.2.89", "Windows") == (Version("441.22"), True)
+    assert hard_floor("9.2", "Linux") == (Version("396.26"), False)  # secondary quotes
+    assert hard_floor("12.4", "Linux") == (Version("525.60.13"), True)
+    assert lookup_max_cuda("418.67") == Version("10.1")
 
 
 def test_minor_compat_floor_and_unconfirmed_rows():
-    assert compat.lookup_compat_floor("12.8") == Version("525.60.13")
-    assert compat.lookup_compat_floor("11.2", "Windows") == Version("452.39")
-    assert compat.lookup_compat_floor("13.1") == Version("580")
-    assert compat.lookup_min_driver("13.3")[1] is False          # secondary quotes only
+    assert lookup_compat_floor("12.8") == Version("525.60.13")
+    assert lookup_compat_floor("11.2", "Windows") == Version("452.39")
+    assert lookup_compat_floor("13.1") == Version("580")
+    assert lookup_min_driver("13.3")[1] is False          # secondary quotes only
 
 
 def test_max_cuda_for_a_driver():
-    assert compat.lookup_max_cuda("535.104.05") == Version("12.2")
-    assert compat.lookup_max_cuda("470.82.01") == Version("11.4")
-    assert compat.lookup_max_cuda("300.0") is None
+    assert lookup_max_cuda("535.104.05") == Version("12.2")
+    assert lookup_max_cuda("470.82.01") == Version("11.4")
+    assert lookup_max_cuda("300.0") is None
 
 
 # ---------------------------------------------------------------- GPUs
@@ -63,17 +75,17 @@ def test_max_cuda_for_a_driver():
     ("NVIDIA GeForce RTX 4070 Ti SUPER", "8.9"),
 ])
 def test_gpu_name_to_cc_longest_match_wins(name, cc):
-    assert Version(compat.lookup_gpu(name)["cc"]) == Version(cc)
+    assert Version(lookup_gpu(name)["cc"]) == Version(cc)
 
 
 def test_unknown_gpu_name_has_no_row():
-    assert compat.lookup_gpu("Matrox G200eR2") is None
+    assert lookup_gpu("Matrox G200eR2") is None
 
 
 def test_arch_name_and_sm():
-    assert compat.lookup_arch("8.6")["name"] == "Ampere"
-    assert compat.sm_of("12.0") == "sm_120"
-    assert compat.lookup_arch("4.2") is None
+    assert lookup_arch("8.6")["name"] == "Ampere"
+    assert sm_of("12.0") == "sm_120"
+    assert lookup_arch("4.2") is None
 
 
 def test_any_gpu_cc_uses_nvml_then_name_then_unknown():
@@ -88,11 +100,11 @@ def test_any_gpu_cc_uses_nvml_then_name_then_unknown():
 
 # ---------------------------------------------------------------- torch wheels
 def test_arch_binary_compatibility_rules():
-    assert compat.archs_run_on(["sm_80"], "sm_86")            # same major, newer minor
-    assert not compat.archs_run_on(["sm_86"], "sm_80")
-    assert not compat.archs_run_on(["sm_90"], "sm_120")       # SASS never crosses majors
-    assert compat.archs_run_on(["compute_90"], "sm_120")      # PTX JITs forward
-    assert not compat.archs_run_on(["compute_120"], "sm_90")
+    assert archs_run_on(["sm_80"], "sm_86")            # same major, newer minor
+    assert not archs_run_on(["sm_86"], "sm_80")
+    assert not archs_run_on(["sm_90"], "sm_120")       # SASS never crosses majors
+    assert archs_run_on(["compute_90"], "sm_120")      # PTX JITs forward
+    assert not archs_run_on(["compute_120"], "sm_90")
 
 
 @pytest.mark.parametrize("torch, cuda, arch, want", [
@@ -111,33 +123,31 @@ def test_torch_has_arch_unknown_without_framework_facts():
 
 
 def test_torch_variant_exposes_confirmed():
-    assert compat.lookup_torch_variant("2.9.0+cu130", "13.0")["cudnn"].startswith("9.13")
-    n = names(frameworks={"torch": {"version": "2.6.0+cu124", "cuda": "12.4"}})
-    assert n["torch_variant"]()["confirmed"] is False
-    n = names(frameworks={"torch": {"version": "2.9.0+cu130", "cuda": "13.0"}})
-    assert n["torch_variant"]()["confirmed"] is True
+    assert lookup_torch_variant("2.9.0+cu130", "13.0")["cudnn"].startswith("9.13")
+    assert matrices.confirmed(lookup_torch_variant("2.6.0+cu124", "12.4")) is False
+    assert matrices.confirmed(lookup_torch_variant("2.9.0+cu130", "13.0")) is True
 
 
 def test_torch_release_row():
-    row = compat.lookup_torch_release("2.6.0+cu124")
+    row = lookup_torch_release("2.6.0+cu124")
     assert (row["torchvision"], row["python"]) == ("0.21", ">=3.9,<3.14")
-    assert compat.lookup_torch_release("0.4.1") is None
+    assert lookup_torch_release("0.4.1") is None
 
 
 # ---------------------------------------------------------------- TF, JAX, cuDNN
 def test_tf_release_and_windows():
-    assert compat.lookup_tf_release("2.18.0")["cuda"] == "12.5"
+    assert lookup_tf_release("2.18.0")["cuda"] == "12.5"
     assert names()["tf_last_windows_gpu"]() == Version("2.10")
 
 
 def test_jax_release_ranges_and_plugins():
     # python_requires, narrowed by the newest Python the release has wheels for
-    assert compat.lookup_jax_release("0.4.35")["python"] == ">=3.10,<3.14"
-    assert compat.lookup_jax_release("0.4.30")["python"] == ">=3.9,<3.13"
-    assert compat.lookup_jax_release("0.10.2")["python"] == ">=3.11"
-    assert compat.lookup_jax_release("9.0") is None
-    assert compat.lookup_jax_plugin(13)["min_cc"] == "7.5"
-    assert compat.lookup_jax_plugin(12)["pjrt"] == "jax-cuda12-pjrt"
+    assert lookup_jax_release("0.4.35")["python"] == ">=3.10,<3.14"
+    assert lookup_jax_release("0.4.30")["python"] == ">=3.9,<3.13"
+    assert lookup_jax_release("0.10.2")["python"] == ">=3.11"
+    assert lookup_jax_release("9.0") is None
+    assert lookup_jax_plugin(13)["min_cc"] == "7.5"
+    assert lookup_jax_plugin(12)["pjrt"] == "jax-cuda12-pjrt"
 
 
 @pytest.mark.parametrize("version, major, want, confirmed", [
@@ -145,27 +155,27 @@ def test_jax_release_ranges_and_plugins():
     ("8.2.4", 11, "3.5", True), ("8.2.4", 10, "3.0", True),
 ])
 def test_cudnn_min_cc_handles_text_series(version, major, want, confirmed):
-    assert compat.lookup_cudnn_min_cc(version, major) == Version(want)
-    assert compat.confirmed(compat.lookup_cudnn(version)) is confirmed
+    assert lookup_cudnn_min_cc(version, major) == Version(want)
+    assert matrices.confirmed(lookup_cudnn(version)) is confirmed
 
 
 def test_cudnn_unknown_release():
-    assert compat.lookup_cudnn("7.6.5") is None
+    assert lookup_cudnn("7.6.5") is None
 
 
 def test_datasheet_bf16_zero_means_none_and_rows_are_unconfirmed():
-    row = compat.lookup_datasheet("NVIDIA H200")
-    assert row["bf16_tflops"] > 0 and compat.confirmed(row) is False
-    assert compat.lookup_datasheet("NVIDIA GH200 480GB") is None or \
-        compat.lookup_datasheet("NVIDIA GH200 480GB")["name"] != "NVIDIA H200"
+    row = lookup_datasheet("NVIDIA H200")
+    assert row["bf16_tflops"] > 0 and matrices.confirmed(row) is False
+    assert lookup_datasheet("NVIDIA GH200 480GB") is None or \
+        lookup_datasheet("NVIDIA GH200 480GB")["name"] != "NVIDIA H200"
 
 
 # ---------------------------------------------------------------- packages and env
 def test_nvidia_wheel_majors_ignore_nvidia_ml_py():
-    assert compat.nvidia_wheel_major("nvidia-cublas-cu12", Version("12.5.3.2")) == 12
-    assert compat.nvidia_wheel_major("nvidia-cublas", Version("13.0.0.19")) == 13
-    assert compat.nvidia_wheel_major("nvidia-ml-py", Version("13.580.82")) is None
-    assert compat.nvidia_wheel_major("nvidia-cudnn-cu13", Version("9.13.0.50")) == 13
+    assert nvidia_wheel_major("nvidia-cublas-cu12", Version("12.5.3.2")) == 12
+    assert nvidia_wheel_major("nvidia-cublas", Version("13.0.0.19")) == 13
+    assert nvidia_wheel_major("nvidia-ml-py", Version("13.580.82")) is None
+    assert nvidia_wheel_major("nvidia-cudnn-cu13", Version("9.13.0.50")) == 13
 
 
 @pytest.mark.parametrize("value, ok", [
@@ -175,7 +185,7 @@ def test_nvidia_wheel_majors_ignore_nvidia_ml_py():
     ("expandable_segments:true", False), ("backend:async", False),
 ])
 def test_alloc_conf_grammar(value, ok):
-    assert (compat.alloc_conf_problem(value) is None) is ok
+    assert (alloc_conf_problem(value) is None) is ok
 
 
 def test_visible_devices_missing():

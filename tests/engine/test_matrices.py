@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from envdoctor.engine.knowledge.compat import matrix_problems
-from envdoctor.engine.loader import load_toml, rules_dir
+from envdoctor.matrices.check import matrix_problems
+from envdoctor.rulefiles import load_toml, rules_dir
 
 FILES = sorted((rules_dir() / "matrices").glob("*.toml"))
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from envdoctor.engine import redos
-from envdoctor.engine.validate import validate
-from envdoctor.explain.signatures import load_signatures, all_patterns
+from envdoctor.explain.signatures import all_patterns, load_signatures
+from envdoctor.rulebook.validate import validate
 from tests.conftest import run_cli
 
 RULES = Path(__file__).resolve().parents[2] / "rules"

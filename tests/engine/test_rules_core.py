@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.engine import catalog, loader, validate
+from envdoctor import rulefiles as loader
+from envdoctor.rulebook import catalog, validate
 from envdoctor.engine.schemas import problems
 from tests.conftest import REPO, run_cli
 

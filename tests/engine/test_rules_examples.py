@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envdoctor import engine
-from envdoctor.engine.loader import RuleFileError
+from envdoctor.rulefiles import RuleFileError
 
 CHECKS = engine.load_checks()
 
@@ -66,15 +66,15 @@ def test_bad_expression_names_file_and_field():
 
 def test_rules_test_command_function_finds_no_problem():
     """The same function as `envdoctor rules test`: every check and matrix file, every example."""
-    from envdoctor.engine.loader import rules_dir
-    from envdoctor.engine.validate import validate
+    from envdoctor.rulefiles import rules_dir
+    from envdoctor.rulebook.validate import validate
     outcome = validate(rules_dir())
     checks, problems = outcome.checks, outcome.problems
     assert problems == [] and len(checks) >= 40
 
 
 def test_rules_test_reports_file_and_field(tmp_path):
-    from envdoctor.engine.validate import validate
+    from envdoctor.rulebook.validate import validate
     bad = tmp_path / "checks" / "x"
     bad.mkdir(parents=True)
     (bad / "TEST001.toml").write_text('code = "TEST001"\nid = "t"\nseverity = "error"\n'

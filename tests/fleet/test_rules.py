@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
-from envdoctor.engine.loader import RuleFileError, load_tree
 from envdoctor.fleet import aspects, rules
 from envdoctor.fleet.rules import Subject, judge, parse_rule
+from envdoctor.rulefiles import RuleFileError, load_tree
 
 RULES = rules.load_rules()
 BY_CODE = {r.code: r for r in RULES}

@@ -23,7 +23,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor import pipeline
-from envdoctor.engine.loader import matrix
+from envdoctor.matrices import matrix
 from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
 from tests.heldout import machines2

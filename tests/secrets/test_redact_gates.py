@@ -122,7 +122,7 @@ def test_gated_redaction_equals_plain_on_long_texts(parts):
 
 
 def _corpus_texts() -> list[str]:
-    from envdoctor.engine.loader import load_toml
+    from envdoctor.rulefiles import load_toml
     return [load_toml(p)["text"] for p in sorted((ROOT / "tests/corpus/explain").glob("*.toml"))]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from envdoctor import engine, pipeline
 from envdoctor.engine.vocabulary import names_for
 from envdoctor.facts import Facts
+from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
 
 from .suggest_support import MACHINES, check_command
@@ -21,7 +22,9 @@ def test_install_line_is_the_suggested_command_and_on_the_index():
     assert line == ("pip install torch==2.11.0 torchvision==0.26.0 "
                     "--index-url https://download.pytorch.org/whl/cu128")
     check_command("torch", line, machine_of(facts))
-    assert "ruled out by: arch, driver" in names["install_why"]("torch")
+    newer = suggest(facts, ["torch"]).suggestions[0]
+    assert {r.constraint for r in newer.reasons if "needs" in r.text or "no code" in r.text} \
+        == {"arch", "driver"}   # what ruled the newer builds out
 
 
 def test_install_line_without_facts_points_to_suggest_instead_of_guessing():
@@ -29,13 +32,13 @@ def test_install_line_without_facts_points_to_suggest_instead_of_guessing():
     assert line.startswith("envdoctor suggest torch") and "cannot be chosen" in line
 
 
-def test_install_lines_lists_each_installed_framework():
+def test_kept_install_line_keeps_the_installed_release_or_says_nothing_to_change():
     facts, names = _names("h200-torch213-cu130-installed")
-    assert names["install_lines"]() == ("torch: torch 2.13.0 (cu130) is already the right "
-                                        "install: nothing to change")
+    assert names["kept_install_line"]("torch") == ("torch 2.13.0 (cu130) is already the right "
+                                                   "install: nothing to change")
     facts, names = _names("rtx4090-torch-cpu-installed")
-    assert names["install_lines"]() == (
-        "torch: pip install torch==2.13.0 torchvision==0.28.0 --force-reinstall "
+    assert names["kept_install_line"]("torch") == (
+        "pip install torch==2.13.0 torchvision==0.28.0 --force-reinstall "
         "--index-url https://download.pytorch.org/whl/cu126")
 
 
@@ -79,7 +82,7 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
 
 def test_declared_reads_rebuild_the_same_answer():
     """For the explicit registry: install_line(framework, **reads) == the facts-based answer."""
-    from envdoctor.suggest import knowledge
+    from envdoctor.engine.knowledge import install as knowledge
 
     for machine in ("rtx5090-driver570", "gtx1080-driver580", "macos-arm64", "gpu-not-probed"):
         facts = pipeline.load_facts_file(str(MACHINES / f"{machine}.json"))
@@ -93,4 +96,5 @@ def test_declared_reads_rebuild_the_same_answer():
                 obj = getattr(obj, part)
             values[key] = obj
         assert knowledge.install_line("torch", **values) == knowledge.line_of(facts, "torch")
-        assert knowledge.install_lines(**values) == knowledge.lines_of(facts)
+        assert knowledge.kept_install_line("torch", **values) == \
+            knowledge.line_of(facts, "torch", keep_installed=True)

@@ -19,10 +19,9 @@ from typing import Any
 from envdoctor.engine.knowledge._reads import FirstOf
 
 REGISTRY: dict[str, str | FirstOf] = {
-    # gpu: names, compute capabilities, datasheets, health
+    # gpu: compute capabilities, health
     "nvidia_gpus_seen": "gpu",
-    "any_gpu_cc": "gpu", "gpu_cc": "gpu", "arch_name": "gpu", "gpu_row": "gpu",
-    "datasheet": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
+    "any_gpu_cc": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
     # cuda and the driver
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
     "system_toolkit": "cuda",
@@ -30,10 +29,9 @@ REGISTRY: dict[str, str | FirstOf] = {
     "driver_below_bundled": "driver", "driver_fix": "driver",
     "driver_reported_too_old": "driver", "driver_label": "driver",
     # cudnn
-    "cudnn_min_cc": "cudnn", "cudnn_row": "cudnn", "gpus_below_cudnn": "cudnn",
-    "gpus_below_cudnn_confirmed": "cudnn",
+    "gpus_below_cudnn": "cudnn", "gpus_below_cudnn_confirmed": "cudnn",
     # torch
-    "torch_has_arch": "torch", "torch_variant": "torch", "torch_release": "torch",
+    "torch_has_arch": "torch", "torch_release": "torch",
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
     "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
@@ -46,28 +44,29 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tf_cuda_libs_fix": "tensorflow", "tf_gpu_install": "tensorflow",
     "tf_cudnn_wheel_gap": "tensorflow",
     # jax
-    "jax_release": "jax", "jax_plugin": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
+    "jax_release": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
     "jax_gpu_build": "jax", "jax_cudnn_gap": "jax",
     # installed packages
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
-    "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
-    "cpu_only_frameworks": "packages", "cpu_only_areas": "packages", "gpu_install_lines": "packages",
+    "numpy1_builds": "packages", "keras_row": "packages",
+    "cpu_only_frameworks": "packages", "cpu_only_areas": "packages",
+    "gpu_install_lines": "packages",
     "conflict_fix": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
     # live workers and smoke
-    "live_failed": "live", "live_import_failed": "live", "smoke_failed": "live",
+    "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "speed_shortfall": "live", "live_stderr": "live",
     "live_diagnoses": "live", "live_warned_with": "live", "live_warned": "live",
     "live_import_failed_except": "live", "live_module_shadowed": "live",
     # PaddlePaddle, MindSpore, MXNet
     "driver_runs_cuda": "frameworks", "paddle_variant": "frameworks",
-    "paddle_install": "frameworks", "numpy_dependents": "frameworks",
+    "paddle_install": "frameworks",
+    "numpy_dependents": "frameworks",
     # install commands, planned by envdoctor.suggest
-    "install_line": "install", "install_why": "install", "install_lines": "install",
-    "kept_install_line": "install",
+    "install_line": "install", "kept_install_line": "install",
     # probes that broke
     "probe_failure": "probe", "probe_failures": "probe",
 }

@@ -3,46 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, counted, series, ver, with_confirmed
+from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import reads, some
-from envdoctor.engine.knowledge.gpu import gpu_cc_of
-from envdoctor.engine.loader import matrix
 from envdoctor.facts import Distribution, Gpu
-
-
-def series_range(text: str) -> tuple[Version, Version] | None:
-    """``"9.1-9.4"`` -> (9.1, 9.4); ``"9.10"`` -> (9.10, 9.10)."""
-    parts = str(text).split("-")
-    versions = [v for v in map(ver, parts) if v is not None]
-    if not parts or len(versions) < len(parts) or len(parts) > 2:
-        return None
-    return versions[0], versions[-1]
-
-
-def lookup_cudnn(version: Any) -> dict[str, Any] | None:
-    """The cuDNN support-matrix row covering a version (``9.13.0.50`` -> the "9.11-9.16" row)."""
-    want = series(version)
-    if want is None:
-        return None
-    for row in matrix("cudnn").get("release", []):
-        rng = series_range(row.get("cudnn", ""))
-        if rng and rng[0] <= want <= rng[1]:
-            return row
-    return None
-
-
-def lookup_cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
-    """Oldest compute capability a cuDNN release supports (CUDA-11 packages may differ)."""
-    row = lookup_cudnn(version)
-    if row is None:
-        return None
-    if cuda_major == 11 and row.get("min_cc_cuda11"):
-        return ver(row["min_cc_cuda11"])
-    return ver(row.get("min_cc"))
+from envdoctor.matrices import confirmed
+from envdoctor.matrices.cudnn import lookup_cudnn, lookup_cudnn_min_cc
+from envdoctor.matrices.gpus import gpu_cc_of
 
 
 def cudnn_wheels(distributions: tuple[Distribution, ...]) -> list[tuple[str, Version, int | None]]:
@@ -53,18 +22,6 @@ def cudnn_wheels(distributions: tuple[Distribution, ...]) -> list[tuple[str, Ver
         if m and d.version is not None:
             out.append((d.name, d.version, int(m.group(1)) if m.group(1) else None))
     return out
-
-
-@reads()
-def cudnn_min_cc(version: Any, cuda_major: int | None = None) -> Version | None:
-    """``cudnn_min_cc("9.13.0")`` -> 7.5; None when the support matrix has no row."""
-    return lookup_cudnn_min_cc(version, cuda_major)
-
-
-@reads()
-def cudnn_row(version: Any) -> dict[str, Any] | None:
-    """``cudnn_row(version)`` -> the support-matrix row (with ``confirmed``) or None."""
-    return with_confirmed(lookup_cudnn(version))
 
 
 @reads(gpus="nvidia.gpus", dists=some("packages.distributions"))

@@ -6,18 +6,14 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import ver
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
-from envdoctor.engine.knowledge.cuda import (
-    OS_READ,
-    hard_floor,
-    lookup_compat_floor,
-    lookup_min_driver,
-)
-from envdoctor.engine.knowledge.jax import jax_plugin_major
-from envdoctor.engine.knowledge.tensorflow import lookup_tf_release
+from envdoctor.engine.knowledge.cuda import OS_READ
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_command
 from envdoctor.facts import FrameworkFacts, LiveFramework
+from envdoctor.matrices.cuda import hard_floor, lookup_compat_floor, lookup_min_driver
+from envdoctor.matrices.jax import jax_plugin_major
+from envdoctor.matrices.tensorflow import lookup_tf_release
+from envdoctor.versions import ver
 
 
 def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
@@ -163,7 +159,7 @@ def _jax_for_this_driver(fw: FrameworkFacts, **facts: Any) -> str | None:
     installed = [p.name for p in fw.jax.plugins if jax_plugin_major(p.name)]
     if not installed:
         return None
-    from envdoctor.suggest.knowledge import command_of, facts_of
+    from envdoctor.suggest.lines import command_of, facts_of
     got = command_of(facts_of(**facts), "jax", keep_installed=True)
     wanted = f"[cuda{jax_plugin_major(installed[0])}]"
     if got is None or "[cuda" not in got or wanted in got:

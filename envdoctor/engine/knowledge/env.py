@@ -9,8 +9,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.engine.loader import matrix
 from envdoctor.facts import NvidiaFacts
+from envdoctor.matrices import matrix
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
 # stops the list"), and the NVIDIA container runtime's "none" / "NoDevFiles"

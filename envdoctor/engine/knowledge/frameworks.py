@@ -11,10 +11,10 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
-from envdoctor.engine.knowledge.cuda import lookup_compat_floor, lookup_max_cuda
-from envdoctor.engine.loader import matrix
+from envdoctor.matrices import confirmed, matrix
+from envdoctor.matrices.cuda import lookup_compat_floor, lookup_max_cuda
+from envdoctor.versions import in_range, ver
 
 NEEDS_NUMPY = (("paddle", "PaddlePaddle"), ("mindspore", "MindSpore"), ("mxnet", "MXNet"),
                ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("keras", "Keras"))

@@ -7,59 +7,19 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import counted, in_range, ver, with_confirmed
+from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.engine.knowledge.gpu import gpu_cc_of
-from envdoctor.engine.loader import matrix
 from envdoctor.facts import Distribution, Gpu, JaxBuild, LiveFramework, PackageFacts
-
-
-def jax_plugin_major(name: str) -> int | None:
-    """``jax-cuda12-plugin`` / ``jax-cuda12-pjrt`` -> 12."""
-    m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", name)
-    return int(m.group(1)) if m else None
-
-
-def python_ceiling(version: Any) -> str | None:
-    """``"<3.13"`` for a jax before 0.4.34: the newest Python its jaxlib has wheels for
-    (jax.toml ``[[python_wheels]]``); None when the data sets no ceiling."""
-    v = ver(version)
-    if v is None:
-        return None
-    return next((r["python"] for r in matrix("jax").get("python_wheels", [])
-                 if in_range(Version(v.base_version), r.get("jax", ""))), None)
-
-
-def lookup_jax_release(version: Any) -> dict[str, Any] | None:
-    """The JAX row whose first..last range holds ``version``, its ``python`` narrowed by the
-    release's wheel ceiling (python_requires alone has no upper bound)."""
-    v = ver(version)
-    if v is None:
-        return None
-    for row in matrix("jax").get("release", []):
-        first, last = ver(row.get("first")), ver(row.get("last"))
-        if first and last and first <= Version(v.base_version) <= last:
-            ceiling = python_ceiling(v)
-            return {**row, "python": f"{row['python']},{ceiling}"} if ceiling else row
-    return None
-
-
-def lookup_jax_plugin(cuda_major: Any) -> dict[str, Any] | None:
-    """The CUDA plugin rule (package names, min driver/cuDNN/cc) of a CUDA major."""
-    return next((r for r in matrix("jax").get("plugin", [])
-                 if str(r.get("cuda_major")) == str(cuda_major)), None)
+from envdoctor.matrices import matrix, with_confirmed
+from envdoctor.matrices.gpus import gpu_cc_of
+from envdoctor.matrices.jax import jax_plugin_major, lookup_jax_plugin, lookup_jax_release
+from envdoctor.versions import in_range, ver
 
 
 @reads()
 def jax_release(version: Any) -> dict[str, Any] | None:
     """``jax_release(version)`` -> python range, numpy floor; None past the table."""
     return with_confirmed(lookup_jax_release(version))
-
-
-@reads()
-def jax_plugin(major: Any) -> dict[str, Any] | None:
-    """``jax_plugin(12)`` -> plugin/pjrt names, min driver, min cuDNN, min cc."""
-    return with_confirmed(lookup_jax_plugin(major))
 
 
 @reads(pk=some("packages"))

@@ -11,8 +11,8 @@ from typing import Any
 
 from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
-from envdoctor.engine.knowledge.gpu import lookup_datasheet
 from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
+from envdoctor.matrices.gpus import lookup_datasheet
 
 SLOW = 0.5   # a GPU under half its datasheet peak gets a finding
 
@@ -50,13 +50,6 @@ def live_failed(*, live: dict[str, Any]) -> list[str]:
     """Workers that crashed, hung, printed garbage or exited non-zero."""
     return [f"{lf.name}: {lf.probe.reason}" for lf in ran(live)
             if lf.probe.status is Status.ERROR]
-
-
-@reads(live="live")
-def live_import_failed(*, live: dict[str, Any]) -> list[str]:
-    """Workers that ran but could not import their framework."""
-    return [f"{lf.name}: {lf.import_error}" for lf in ran(live)
-            if lf.probe.status is not Status.ERROR and lf.import_ok is False]
 
 
 @reads(live="live")
@@ -196,8 +189,8 @@ def live_warned(excluded: Any = (), *, live: dict[str, Any]) -> list[str]:
 @reads(live="live", pk=optional("packages"))
 def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: Any
                               ) -> list[str]:
-    """Like ``live_import_failed()``, without the failures a static check already names (one
-    cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
+    """The workers that ran but could not import their framework, without the failures a
+    static check already names (one cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
     and, when NumPy is confirmed absent (NP002), the frameworks that import it, whatever their
     error says (jaxlib's is "Encountered an error while initializing the extension")."""
     from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY

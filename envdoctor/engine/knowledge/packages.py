@@ -8,22 +8,14 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import confirmed, in_range, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import optional, reads, result, some
-from envdoctor.engine.knowledge.tensorflow import cpu_only_distributions
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
-from envdoctor.engine.loader import matrix
-from envdoctor.facts import (
-    Distribution,
-    LiveFramework,
-    PackageFacts,
-    TensorflowBuild,
-    TorchBuild,
-)
-
-_UNSUFFIXED_CUDA = ("nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cufft", "nvidia-curand",
-                    "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink",
-                    "nvidia-cuda-nvrtc", "nvidia-cuda-cupti", "nvidia-cuda-nvcc", "nvidia-nvtx")
+from envdoctor.facts import Distribution, LiveFramework, PackageFacts, TensorflowBuild, TorchBuild
+from envdoctor.matrices import confirmed, matrix, with_confirmed
+from envdoctor.matrices.cuda import unsuffixed_wheels
+from envdoctor.matrices.jax import plugins_for_driver
+from envdoctor.matrices.tensorflow import cpu_only_distributions, has_and_cuda
+from envdoctor.versions import in_range, ver
 
 
 def nvidia_wheel_major(name: str, version: Version | None) -> int | None:
@@ -32,7 +24,9 @@ def nvidia_wheel_major(name: str, version: Version | None) -> int | None:
     m = re.match(r"^nvidia-.+-cu(\d+)$", name)
     if m:
         return int(m.group(1))
-    if name in _UNSUFFIXED_CUDA and version is not None and version.major >= 13:
+    unsuffixed, first = unsuffixed_wheels()   # cuda_driver.toml [pip_wheels]
+    if name in unsuffixed and version is not None and first is not None \
+            and version.major >= first:
         return version.major
     return None
 
@@ -86,14 +80,6 @@ def numpy1_builds(*, pk: PackageFacts, live: dict[str, Any] | None) -> list[dict
             out.append({"name": name, "version": str(dist.version),
                         "first_numpy2": str(first[0]), "confirmed": first[1]})
     return out
-
-
-@reads()
-def misc_row(table: str, field: str) -> dict[str, Any] | None:
-    """``misc_row("mxnet", "numpy_max")``: the first ``[[mxnet]]`` row of misc.toml that has
-    that field (with ``confirmed``), for checks that cite one fact of that table."""
-    rows = matrix("misc").get(table, [])
-    return with_confirmed(next((r for r in rows if field in r), None))
 
 
 @reads()
@@ -169,15 +155,15 @@ def gpu_install_lines(*, t: TorchBuild | None, tf: TensorflowBuild | None,
         release = f"{tf.version.major}.{tf.version.minor}"
         lines.append(f"TensorFlow (Linux): pip uninstall -y {tf.distribution} && "
                      f'pip install "tensorflow[and-cuda]=={release}.*"'
-                     if tf.version >= Version("2.14") else
+                     if has_and_cuda(tf.version) else
                      "TensorFlow: a GPU build, see https://www.tensorflow.org/install/pip")
     if jax_gpu is False:
-        d = ver(driver)
-        extra = ("cuda13" if d is not None and d.major >= 580 else
-                 "cuda12" if d is not None and d.major >= 525 else None)
-        lines.append(f'JAX: pip install -U "jax[{extra}]"' if extra else
-                     'JAX: pip install -U "jax[cuda12]" (driver >= 525) or "jax[cuda13]" '
-                     "(driver >= 580)")
+        fits = plugins_for_driver(driver) if ver(driver) is not None else []
+        lines.append(f'JAX: pip install -U "{fits[0]["extra"]}"' if fits else
+                     "JAX: pip install -U " + " or ".join(
+                         f'"{r["extra"]}" (driver >= {r["min_driver_linux"]})'
+                         for r in sorted(plugins_for_driver(None),
+                                         key=lambda r: r.get("cuda_major", 0))))
     return "\n".join(lines) or None
 
 
@@ -203,7 +189,7 @@ def conflict_fix(*, pk: PackageFacts, gpus: tuple[Any, ...], os: str, arch: str)
     if clash.module == "tensorflow" and keep is not None:
         release = f"{keep.major}.{keep.minor}"
         gpu = bool(gpus) and os == "Linux" and str(arch).lower() not in ("aarch64", "arm64") \
-            and keep >= Version("2.14")
+            and has_and_cuda(keep)
         steps.append(f'pip install "tensorflow[and-cuda]=={release}.*"' if gpu
                      else f'pip install "tensorflow=={release}.*"')
     elif keep is not None:

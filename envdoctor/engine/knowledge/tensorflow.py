@@ -7,34 +7,18 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import series, ver, with_confirmed
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
-from envdoctor.engine.knowledge.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
-from envdoctor.engine.loader import matrix
 from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts, TensorflowBuild
-
-
-def lookup_tf_release(version: Any) -> dict[str, Any] | None:
-    """The tested-build-configuration row of a TensorFlow version (major.minor)."""
-    want = series(version)
-    return next((r for r in matrix("tensorflow").get("release", [])
-                 if want is not None and ver(r["tensorflow"]) == want), None)
-
-
-def last_windows_gpu() -> Version | None:
-    """The last TensorFlow with GPU support on native Windows (2.10)."""
-    return ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
-
-
-def no_cuda_distributions() -> tuple[str, ...]:
-    """TensorFlow distributions that cannot use an NVIDIA GPU whatever CUDA is installed
-    (``[distributions] no_cuda`` in tensorflow.toml)."""
-    return tuple(matrix("tensorflow").get("distributions", {}).get("no_cuda", ()))
-
-
-def cpu_only_distributions() -> tuple[str, ...]:
-    """Distributions that are CPU-only builds by name (``tensorflow-cpu``, ``tf-nightly-cpu``)."""
-    return tuple(matrix("tensorflow").get("distributions", {}).get("cpu_only", ()))
+from envdoctor.matrices import with_confirmed
+from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
+from envdoctor.matrices.tensorflow import (
+    base_package_cpu_only,
+    has_and_cuda,
+    last_windows_gpu,
+    lookup_tf_release,
+    no_cuda_distributions,
+)
+from envdoctor.versions import series, ver
 
 
 # ---------------------------------------------------------------------------- rule functions
@@ -80,7 +64,7 @@ def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
     if dists is not None:
         if any(d.name.startswith(("nvidia-cuda-runtime", "nvidia-cudnn")) for d in dists):
             return []  # tensorflow[and-cuda]: TF loads the pip wheels (TF002 covers gaps)
-    elif tf.version >= Version("2.14"):
+    elif has_and_cuda(tf.version):
         raise Undetermined("may be an [and-cuda] install: cannot tell without the packages")
     out = []
     have = cuda.versions
@@ -96,11 +80,6 @@ def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
     return out
 
 
-# The `tensorflow` (not `tensorflow-gpu`) pip package had no GPU support before 1.15, in
-# 1.15.2 (a build-script change: tensorflow/tensorflow#36347, answered by a TF maintainer) and
-# in 2.0; 1.15.0 and from 2.1 on it includes GPU support (RELEASE.md, Release 2.1.0: "The
-# `tensorflow` pip package now includes GPU support by default (same as `tensorflow-gpu`)").
-# 1.15.3-1.15.5 are not judged: not confirmed in this session.
 @reads(tf="frameworks.tensorflow", pk=optional("packages"))
 def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) -> str | None:
     """``"tensorflow 1.15.2"`` when the installed `tensorflow` pip package is a CPU-only one;
@@ -109,10 +88,7 @@ def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) 
     if tf is None or tf.version is None or tf.distribution != "tensorflow" \
             or tf.is_cuda_build is True:
         return None
-    v = Version(tf.version.base_version)
-    cpu_only = v < Version("1.15") or v == Version("1.15.2") \
-        or Version("2.0") <= v < Version("2.1")
-    if not cpu_only:
+    if not base_package_cpu_only(tf.version):  # tensorflow.toml [base_package]
         return None
     if pk is None:  # e.g. an issue template: the package name is not stated
         return f"tensorflow {tf.version} (if installed as `tensorflow`, not `tensorflow-gpu`)"
@@ -132,7 +108,7 @@ def tf_cuda_libs_fix(*, tf: TensorflowBuild | None) -> str | None:
     if tf is None or tf.version is None:
         return None
     release = f"{tf.version.major}.{tf.version.minor}"
-    if tf.version >= Version("2.14"):
+    if has_and_cuda(tf.version):
         return f'pip install "tensorflow[and-cuda]=={release}.*"'
     row = lookup_tf_release(tf.version) or {}
     cuda, cudnn = ver(row.get("cuda")), ver(row.get("cudnn"))
@@ -159,7 +135,7 @@ def tf_gpu_install(*, tf: TensorflowBuild | None, pk: PackageFacts | None,
     installed = [d.name for d in (pk.distributions if pk is not None else ())
                  if d.name in no_cuda_distributions() or d.name == "tensorflow"]
     remove = f"pip uninstall -y {' '.join(installed)} && " if installed else ""
-    if tf.version >= Version("2.14"):
+    if has_and_cuda(tf.version):
         return f'{remove}pip install "tensorflow[and-cuda]=={release}.*"'
     row = lookup_tf_release(tf.version) or {}
     needs = f"   # it loads a system CUDA {row['cuda']} / cuDNN {row['cudnn']}" \

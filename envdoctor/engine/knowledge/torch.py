@@ -7,21 +7,22 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._common import (
-    confirmed,
-    counted,
-    cuda_of_tag,
-    in_range,
-    series,
-    tag_of_cuda,
-    ver,
-    with_confirmed,
-)
+from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
-from envdoctor.engine.knowledge.cuda import lookup_min_driver
-from envdoctor.engine.knowledge.gpu import arch_cc, archs_run_on, gpu_cc_of, lookup_arch, sm_of
-from envdoctor.engine.loader import matrix
 from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+from envdoctor.matrices import confirmed, matrix, with_confirmed
+from envdoctor.matrices.cuda import lookup_min_driver
+from envdoctor.matrices.gpus import (
+    arch_cc,
+    archs_in_range,
+    archs_run_on,
+    first_cuda_for,
+    gpu_cc_of,
+    lookup_arch,
+    sm_of,
+)
+from envdoctor.matrices.torch import lookup_torch_release, lookup_torch_variant, torch_variant_name
+from envdoctor.versions import in_range, series, ver
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
 ARCH_READ = optional("host.arch", None)
@@ -30,71 +31,15 @@ def planned_torch_command(**facts: Any) -> str | None:
     """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
     ``MACHINE_READS``, or None when it gives none (no wheel runs here, nothing to change,
     undecided)."""
-    from envdoctor.suggest.knowledge import command_of, facts_of
+    from envdoctor.suggest.lines import command_of, facts_of
     return command_of(facts_of(**facts), "torch", keep_installed=True)
 
 
 def planned_torch_line(**facts: Any) -> str:
     """The torch command `envdoctor suggest` gives in keep-installed mode for the facts of
     ``MACHINE_READS``: the one planner behind every torch install fix."""
-    from envdoctor.suggest.knowledge import facts_of, line_of
+    from envdoctor.suggest.lines import facts_of, line_of
     return line_of(facts_of(**facts), "torch", keep_installed=True)
-
-
-def torch_variant_name(version: Any, cuda: Any) -> str | None:
-    """``2.6.0+cu124`` -> ``cu124``; without a local label, built from torch.version.cuda."""
-    v = ver(version)
-    if v is not None and v.local and cuda_of_tag(v.local) is not None \
-            and len(v.local) >= 5:
-        return v.local
-    return tag_of_cuda(cuda)
-
-
-def wheel_platform(arch: Any) -> str:
-    """The torch wheel platform tag family of a CPU architecture: ``aarch64``/``arm64`` ->
-    ``linux-aarch64``; anything else (x86_64, unknown) -> ``default`` (the x86_64/Windows rows)."""
-    return "linux-aarch64" if str(arch or "").lower() in ("aarch64", "arm64", "sbsa") else "default"
-
-
-def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str, Any] | None:
-    """The ``[[variant]]`` row (bundled cuDNN, arch list) of a torch CUDA wheel, or None.
-
-    aarch64 wheels are built with their own TORCH_CUDA_ARCH_LIST (.ci/aarch64_linux/), so a row
-    applies only to the platform it names (``platform = "linux-aarch64"``; no field: x86_64 and
-    Windows). An aarch64 wheel without its own row has no known arch list: None, no verdict.
-    """
-    v, name = ver(version), torch_variant_name(version, cuda)
-    if v is None or name is None:
-        return None
-    want = wheel_platform(arch)
-    for row in matrix("torch").get("variant", []):
-        if (row.get("cuda") == name and in_range(v, row.get("torch", ""))
-                and row.get("platform", "default") == want):
-            return row
-    return None
-
-
-def first_cuda_for(cc: Any) -> Version | None:
-    """The oldest CUDA that can emit code a GPU of capability ``cc`` runs, or None if unknown.
-
-    SASS for sm_X.y runs on every sm_X.z with z >= y (CUDA binary compatibility), so an Ada
-    GPU (sm_89) runs the sm_86 code of a CUDA 11.7 build: the answer is the earliest
-    ``first_cuda`` among the architectures of the same major at or below ``cc``. None when any
-    of them has no confirmed ``first_cuda`` (then nothing is impossible).
-    """
-    want = ver(cc)
-    if want is None:
-        return None
-    firsts = []
-    for row in matrix("gpus").get("arch", []):
-        have = ver(row.get("cc"))
-        if have is None or have.major != want.major or have > want:
-            continue
-        first = ver(row.get("first_cuda")) if confirmed(row) else None
-        if first is None:
-            return None
-        firsts.append(first)
-    return min(firsts) if firsts else None
 
 
 def gpus_newer_than_build_cuda(gpus: tuple[Gpu, ...] | NvidiaFacts,
@@ -134,27 +79,6 @@ def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool
     return d.major >= floor[0].major
 
 
-def archs_in_range(cc_range: Any) -> tuple[str, ...] | None:
-    """torch's "supported capability (7.0) - (12.0)" as the sm list it stands for.
-
-    torch prints that range (min and max of its own arch list) when a GPU falls outside it;
-    every known architecture from the GPU table inside the range is taken as covered, so a
-    GPU below the minimum or above the maximum is missing and one inside is not. An empty
-    maximum (``("3.7", "")``, from "The minimum cuda capability supported by this library is
-    3.7") leaves the range open above: only GPUs below the minimum are missing.
-    """
-    if not cc_range or len(cc_range) != 2:
-        return None
-    low, high = ver(cc_range[0]), ver(cc_range[1]) if cc_range[1] else None
-    if low is None or (cc_range[1] and high is None) or (high is not None and low > high):
-        return None
-    known = {v for v in (ver(r.get("cc")) for r in matrix("gpus").get("arch", []))
-             if v is not None}
-    top = high if high is not None else max(known | {low})
-    ccs = {low, top} | {v for v in known if low <= v <= top}
-    return tuple(f"sm_{v.major}{v.minor}" for v in sorted(ccs))
-
-
 def live_arch_list(live: LiveFramework | None) -> tuple[str, ...] | None:
     """torch's own arch list (``torch.cuda.get_arch_list()`` from a live worker, or the list a
     pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
@@ -165,13 +89,6 @@ def live_arch_list(live: LiveFramework | None) -> tuple[str, ...] | None:
         return archs_in_range(live.cc_range)
     cuda = tuple(a for a in live.arch_list if arch_cc(a) is not None)
     return cuda or None
-
-
-def lookup_torch_release(version: Any) -> dict[str, Any] | None:
-    """The RELEASE.md row of a torch version (matched on major.minor)."""
-    want = series(version)
-    return next((r for r in matrix("torch").get("release", [])
-                 if want is not None and ver(r["torch"]) == want), None)
 
 
 def local_variant(version: Any) -> str | None:
@@ -297,14 +214,6 @@ def torch_reinstall_same_build(*, pk: PackageFacts, build: TorchBuild | None) ->
     if tag is None:
         return base
     return f"{base} --index-url https://download.pytorch.org/whl/{tag}"
-
-
-@reads(torch="frameworks.torch", host_arch=ARCH_READ)
-def torch_variant(*, torch: TorchBuild | None, host_arch: str | None) -> dict[str, Any] | None:
-    """The torch ``[[variant]]`` row of the installed wheel (cuda, archs, cudnn, confirmed)."""
-    if torch is None:
-        return None
-    return with_confirmed(lookup_torch_variant(torch.version, torch.cuda, host_arch))
 
 
 @reads()

@@ -111,7 +111,7 @@ def _html_safe_json(data: Any) -> str:
 def _smoke(smoke: Any) -> list[str]:
     if not isinstance(smoke, dict) or not smoke:
         return []
-    from envdoctor.live import smoke_detail  # the count `check` prints, from one function
+    from envdoctor.outputs.smoke import smoke_detail  # the count `check` prints, one function
     out = ["### Smoke tests", "", "| Framework | Status | Device | Steps |",
            "| --- | --- | --- | --- |"]
     for name, entry in smoke.items():

@@ -1,23 +1,15 @@
-"""Knowledge functions that let `check` fixes print the install `suggest` would give.
+"""One line per suggestion: what `check` fixes print where `envdoctor suggest` prints a whole
+answer (the command, or why there is none and what to do instead).
 
-    fix = "{install}"   with   evidence = { install = "install_line('torch')" }
-
-``install_line(framework)``: the command for this machine (GPU, driver, Python, platform), or,
-when nothing in the data runs here or the facts cannot decide, a pointer to
-``envdoctor suggest FRAMEWORK`` with the deciding reason. ``install_why(framework)``: one line
-on what decided it. ``install_lines()``: one line per installed torch/tensorflow/jax.
-Always strings, so a fix never prints "unknown".
-
-The functions declare their reads (``@reads``); ``envdoctor.engine.knowledge.REGISTRY`` maps
-their names to ``envdoctor.engine.knowledge.install``, which re-exports them. Every read is
-optional: `suggest` itself says "undecided" on missing facts.
+``engine.knowledge.install`` (``install_line('torch')`` in a rule's fix) rebuilds a snapshot
+from its declared reads with ``facts_of`` and prints ``line_of``; the engine calls down into
+`suggest`, never the reverse. Always strings, so a fix never prints "unknown".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import MACHINE_READS, reads
 from envdoctor.facts import (
     CudaFacts,
     Distribution,
@@ -30,17 +22,15 @@ from envdoctor.facts import (
     Status,
 )
 
-# Everything the install planner reads (``MACHINE_READS``, all optional), rebuilt into a
-# Facts by ``facts_of``; `check`'s torch fixes (engine.knowledge.torch) declare the same reads.
-_READS = MACHINE_READS
-
 
 def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
              nvidia_probe: ProbeInfo, driver: Any, gpus: Any, pci_devices: Any, nvml_error: str,
              cuda_probe: ProbeInfo, nvcc: Any, packages_probe: ProbeInfo,
              distributions: Any, frameworks_probe: ProbeInfo, torch: Any, tensorflow: Any,
              jax: Any) -> Facts:
-    """The part of a snapshot `suggest` reads, rebuilt from declared reads."""
+    """The part of a snapshot `suggest` reads, rebuilt from the values a knowledge function
+    declared (``engine.knowledge._reads.MACHINE_READS``, all optional): a probe that was not
+    read is unknown, so the planners say "undecided" rather than guess."""
     def probe(p: Any) -> ProbeInfo:
         return p if isinstance(p, ProbeInfo) else ProbeInfo(Status.UNKNOWN)
     return Facts(
@@ -85,47 +75,3 @@ def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:
     first = next((r.text for r in s.reasons if r.constraint not in ("platform", "python")),
                  s.reasons[0].text if s.reasons else "")
     return f"envdoctor suggest {framework}   ({first})"
-
-
-def why_of(facts: Facts, framework: str) -> str:
-    s = _suggestion(facts, framework)
-    if not s.command:
-        return f"no {framework} install in the data fits this machine as it was observed"
-    blocked = sorted({r.constraint for r in s.reasons if "needs" in r.text or "no code" in r.text})
-    what = f"{framework} {s.version} {s.variant}".strip()
-    tail = f"; newer builds are ruled out by: {', '.join(blocked)}" if blocked else ""
-    return f"{what} is the newest build for this GPU, driver and Python{tail}"
-
-
-def lines_of(facts: Facts) -> str:
-    fw = facts.frameworks
-    names = [n for n, b in (("torch", fw.torch), ("tensorflow", fw.tensorflow),
-                            ("jax", fw.jax)) if b is not None]
-    return "\n".join(f"{n}: {line_of(facts, n)}" for n in names or ["torch"])
-
-
-@reads(**_READS)
-def install_line(framework: str, **facts: Any) -> str:
-    """``install_line('torch')``: the install command `envdoctor suggest torch` gives here."""
-    return line_of(facts_of(**facts), str(framework))
-
-
-@reads(**_READS)
-def kept_install_line(framework: str, **facts: Any) -> str:
-    """``kept_install_line('jax')``: the install `envdoctor suggest` gives in keep-installed
-    mode (the installed release realigned, when it runs here), for fixes of the installed
-    packages."""
-    return line_of(facts_of(**facts), str(framework), keep_installed=True)
-
-
-@reads(**_READS)
-def install_why(framework: str, **facts: Any) -> str:
-    """``install_why('torch')``: one line on which constraints decided that command."""
-    return why_of(facts_of(**facts), str(framework))
-
-
-@reads(**_READS)
-def install_lines(**facts: Any) -> str:
-    """``install_lines()``: "torch: <command>" for each installed torch / tensorflow / jax."""
-    return lines_of(facts_of(**facts))
-

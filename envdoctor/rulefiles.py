@@ -30,7 +30,7 @@ def tomllib():
         import tomli as module
     return module
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]  # envdoctor/
+PACKAGE_DIR = Path(__file__).resolve().parent  # envdoctor/
 
 
 class RuleFileError(ValueError):
@@ -122,17 +122,6 @@ def toml_files(kind: str, root: Path | None = None) -> list[Path]:
     return sorted(folder.rglob("*.toml")) if folder.is_dir() else []
 
 
-def matrix(name: str, root: str | None = None) -> dict[str, Any]:
-    """One matrix file (``rules/matrices/<name>.toml``) as data; {} when it does not exist."""
-    return _matrices(root).get(name, {})
-
-
-@lru_cache(maxsize=8)
-def _matrices(root: str | None) -> dict[str, dict[str, Any]]:
-    return {path.stem: data for path, data in load_tree("matrices", Path(root) if root else None)
-            if path.parent.name == "matrices"}
-
-
 def cache_dir() -> Path | None:
     """Where parsed rule files are cached; None when caching is off (ENVDOCTOR_NO_CACHE=1).
 
@@ -171,8 +160,8 @@ def file_stamps(files: list[Path]) -> list[tuple[str, str]] | None:
 
 
 def _seal(secret: bytes, key_text: str, value_text: str) -> str:
-    """A MAC of key and value under this user's secret (``engine.seal``)."""
-    from envdoctor.engine import seal
+    """A MAC of key and value under this user's secret (``envdoctor.seal``)."""
+    from envdoctor import seal
     return seal.seal(secret, f"{key_text}\n{value_text}")
 
 
@@ -183,7 +172,7 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
 
     The entry is trusted only when its key (the envdoctor version, ``kind`` and ``key``: the
     digests of the source files' bytes) equals this run's and its seal (a MAC over key and
-    value under a per-user secret, ``engine.seal``) still matches: a corrupt, truncated,
+    value under a per-user secret, ``envdoctor.seal``) still matches: a corrupt, truncated,
     hand-edited or forged entry is discarded and rebuilt, never used, so writing to the cache
     folder cannot change a verdict; without a trustworthy secret nothing is read or written.
     ``build`` validates before anything is written, so a value it raises on is never cached;
@@ -193,7 +182,7 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     cache = None
     secret = None
     if folder is not None and key is not None:
-        from envdoctor.engine import seal
+        from envdoctor import seal
         secret = seal.secret()
     if folder is not None and key is not None and secret is not None:
         from envdoctor import __version__

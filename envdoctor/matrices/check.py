@@ -10,12 +10,13 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from envdoctor.engine.knowledge._common import ver
-from envdoctor.engine.knowledge.cudnn import series_range
-from envdoctor.engine.knowledge.gpu import arch_cc
-from envdoctor.engine.loader import is_url
+from envdoctor.matrices.cudnn import series_range
+from envdoctor.matrices.gpus import arch_cc
+from envdoctor.rulefiles import is_url
+from envdoctor.versions import ver
 
-# Fields whose values must parse, per matrix and table: "version", "spec" or "series".
+# Fields whose values must parse, per matrix and table: "version", "spec", "specs" (a list
+# of specifiers) or "series".
 _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("cuda_driver", "toolkit"): {"cuda": "version", "linux": "version", "windows": "version"},
     ("cuda_driver", "minor_compat"): {"linux": "version", "windows": "version"},
@@ -28,9 +29,11 @@ _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("tensorflow", "release"): {"tensorflow": "version", "python": "spec", "cuda": "version",
                                 "cudnn": "version"},
     ("jax", "release"): {"first": "version", "last": "version", "python": "spec"},
-    ("jax", "plugin"): {"min_cudnn": "version", "min_cc": "version"},
+    ("jax", "plugin"): {"min_cudnn": "version", "min_cc": "version", "extra_from": "version"},
     ("cudnn", "release"): {"cudnn": "series", "min_cc": "version"},
     ("misc", "keras"): {"tensorflow": "spec"},
+    ("tensorflow", "hardware"): {"min_cc": "version", "newest_cc": "version"},
+    ("tensorflow", "base_package"): {"cpu_only": "specs"},
 }
 
 
@@ -44,6 +47,10 @@ def _type_problem(kind: str, value: Any) -> str | None:
             SpecifierSet(str(value))
         except InvalidSpecifier:
             return f"{value!r} is not a version specifier"
+    if kind == "specs":
+        if not isinstance(value, list):
+            return f"{value!r} must be a list of version specifiers"
+        return next((p for p in (_type_problem("spec", v) for v in value) if p), None)
     if kind == "series" and series_range(str(value)) is None:
         return f"{value!r} is not a version or a range like 9.1-9.4"
     return None

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envdoctor.engine.loader import RuleFileError, load_toml
 from envdoctor.engine.schemas import file_problems
+from envdoctor.rulefiles import RuleFileError, load_toml
 
 KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices")
 TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
@@ -219,7 +219,7 @@ def _fleet(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
 
 
 def _matrices(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
-    from envdoctor.engine.matrices import matrix_problems
+    from envdoctor.matrices.check import matrix_problems
     for file, data in files:
         out.matrices.append(file.stem)
         out.problems.extend(f"{file}: {p}" for p in matrix_problems(file.stem, data))

@@ -1,0 +1,80 @@
+"""TensorFlow: tested build configurations, the Windows GPU cut-off, its pip distributions
+(tensorflow.toml)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.matrices import matrix
+from envdoctor.versions import in_range, series, ver
+
+
+def lookup_tf_release(version: Any) -> dict[str, Any] | None:
+    """The tested-build-configuration row of a TensorFlow version (major.minor)."""
+    want = series(version)
+    return next((r for r in matrix("tensorflow").get("release", [])
+                 if want is not None and ver(r["tensorflow"]) == want), None)
+
+
+def last_windows_gpu() -> Version | None:
+    """The last TensorFlow with GPU support on native Windows (2.10)."""
+    return ver(matrix("tensorflow").get("windows", {}).get("last_native_gpu"))
+
+
+def no_cuda_distributions() -> tuple[str, ...]:
+    """TensorFlow distributions that cannot use an NVIDIA GPU whatever CUDA is installed
+    (``[distributions] no_cuda`` in tensorflow.toml)."""
+    return tuple(matrix("tensorflow").get("distributions", {}).get("no_cuda", ()))
+
+
+def cpu_only_distributions() -> tuple[str, ...]:
+    """Distributions that are CPU-only builds by name (``tensorflow-cpu``, ``tf-nightly-cpu``)."""
+    return tuple(matrix("tensorflow").get("distributions", {}).get("cpu_only", ()))
+
+
+def distributions() -> tuple[str, ...]:
+    """Every pip distribution that provides the ``tensorflow`` module, the plain package
+    first (``[distributions] all``): what probes and report parsers take as TensorFlow."""
+    return tuple(matrix("tensorflow").get("distributions", {}).get("all", ()))
+
+
+def thin_pairs() -> dict[str, frozenset[str]]:
+    """Thin installer wheel -> the platform builds it pins (``tensorflow`` ->
+    tensorflow-intel, tensorflow-cpu-aws, tensorflow-macos): an intended pair, no conflict."""
+    thin = matrix("tensorflow").get("distributions", {}).get("thin", {})
+    return {name: frozenset(builds) for name, builds in thin.items()}
+
+
+def base_package_cpu_only(version: Any) -> bool:
+    """Whether that release of the plain ``tensorflow`` package was CPU-only
+    (``[base_package] cpu_only``: before 1.15, 1.15.2, 2.0)."""
+    v = ver(version)
+    if v is None:
+        return False
+    specs = matrix("tensorflow").get("base_package", {}).get("cpu_only", ())
+    return any(in_range(v, spec) for spec in specs)
+
+
+def and_cuda_from() -> Version | None:
+    """The first TensorFlow whose GPU install is the ``[and-cuda]`` extra (pinned nvidia-*
+    wheels instead of a system CUDA): ``gpu_from`` of the wheel_index platform row that
+    installs that extra; None when the data has none."""
+    extra = matrix("tensorflow").get("and_cuda", {}).get("extra", "tensorflow[and-cuda]")
+    row = next((r for r in matrix("wheel_index").get("tensorflow_platform", [])
+                if r.get("gpu") == extra and r.get("gpu_from")), None)
+    return ver(row["gpu_from"]) if row else None
+
+
+def has_and_cuda(version: Any) -> bool:
+    """Whether TensorFlow ``version`` ships the ``[and-cuda]`` extra (``and_cuda_from``)."""
+    v, first = ver(version), and_cuda_from()
+    return v is not None and first is not None and v >= first
+
+
+def hardware() -> dict[str, Version | None]:
+    """``min_cc``: the oldest GPU architecture TF wheels support; ``newest_cc``: the newest
+    they carry code for (a newer GPU runs its PTX through the JIT). ``[hardware]``."""
+    row = matrix("tensorflow").get("hardware", {})
+    return {"min_cc": ver(row.get("min_cc")), "newest_cc": ver(row.get("newest_cc"))}
