@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # the reader left (| head): the verdict stands, if there was one
         streams.silence_stdout()
         code = 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # in-process callers; the CLI entry handles SIGINT itself
+        _say("envdoctor: terminated by SIGINT")
         code = 130
     except Exception as exc:  # the crash boundary: one line + a log to attach
         stdout_error = _stdout_broken(exc)
@@ -171,9 +172,13 @@ def run() -> None:
     Everything is written and flushed by then; tearing down ~300 modules costs ~30 ms of a
     0.3 s `check --static`, and skipping it also means a probe thread stuck in a C call can
     never delay the exit. Commands still running (a probe abandoned at its deadline) are
-    killed with their process groups first: no process outlives envdoctor.
-    ``main`` itself stays importable and testable.
+    killed with their process groups first: no process outlives envdoctor. SIGTERM, SIGHUP
+    and SIGINT end every child too, then envdoctor with one line and 128 + the signal's
+    number (``terminate``; installed here, not in ``main``, which stays importable and
+    testable in-process).
     """
+    from envdoctor import terminate
+    terminate.install()
     try:
         main()
     except SystemExit as exc:
@@ -181,8 +186,8 @@ def run() -> None:
     else:
         code = 0
     finally:
-        if "envdoctor.runner" in sys.modules:
-            sys.modules["envdoctor.runner"].kill_all()
+        if "envdoctor.children" in sys.modules:
+            sys.modules["envdoctor.children"].kill_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

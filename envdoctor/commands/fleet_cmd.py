@@ -77,7 +77,10 @@ def _publish(report, fmt: str | None, output: str | None, redact: bool,
 
 def _leave(code: int) -> None:
     """Exit without interpreter teardown: gloo's threads (and a probe stuck in a C call) must
-    not keep a finished rank alive."""
+    not keep a finished rank alive; what the rank started (a probe abandoned at its deadline,
+    a live worker) goes with it, as in ``cli.run``."""
+    from envdoctor import children
+    children.kill_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

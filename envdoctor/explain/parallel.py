@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from typing import Any, BinaryIO
 
+from envdoctor import children
 from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, read_raw
 from envdoctor.explain.scan import (
     MAX_HITS_PER_SIGNATURE,
@@ -73,7 +73,7 @@ def scan_file(scanner: Scanner, stream: BinaryIO, first_line: int = 1,
 def _plan(stream: BinaryIO, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
     """(fd, start, split offset, where the line running across the split starts) or None."""
     if os.environ.get("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
-            or threading.active_count() > 1:
+            or not children.can_fork():
         return None
     try:
         fd = stream.fileno()
@@ -211,8 +211,8 @@ class _Child:
         self.pid = 0
         read, write = os.pipe()
         try:
-            self.pid = os.fork()
-        except OSError:
+            self.pid = children.fork()
+        except OSError:  # children.NotStarted too: envdoctor is leaving
             os.close(read)
             os.close(write)
             self.read_fd = -1
@@ -245,6 +245,7 @@ class _Child:
         os.close(self.read_fd)
         self.read_fd = -1
         _, status = os.waitpid(self.pid, 0)
+        children.release(self.pid)
         self.pid = 0
         if status != 0:
             return None
@@ -265,6 +266,7 @@ class _Child:
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
+            children.release(self.pid)
             self.pid = 0
 
 
