@@ -167,7 +167,7 @@ def kill_all() -> None:
     with _lock:
         _closing = True
         procs = list(_live.items())
-    for pid, proc in procs:
+    for pid, (proc, _) in procs:
         kill_tree(proc if proc is not None else pid)
     if _mark and _killed:  # a killed command may have left marked descendants; else nothing
         _signal_marked(_mark, signal.SIGKILL)  # to look for (/proc costs ~20 ms of 0.3 s)
@@ -218,7 +218,7 @@ def _signal_group(pgid: int, number: int) -> None:
 def _descendants() -> set[int]:
     """Every live descendant of this process (children of children …), through psutil."""
     try:
-        import psutil
+        import psutil  # type: ignore[import-untyped]
         return {p.pid for p in psutil.Process().children(recursive=True)}
     except Exception:  # noqa: BLE001 - psutil missing or /proc unreadable: groups and marks
         return set()

@@ -58,7 +58,14 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = ("Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, bad "
+          "input or unwritable output; 3 internal error (crash log); 128+N ended by signal N "
+          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT), every child ended first. A reader that "
+          "leaves early (| head) keeps the command's own code.")
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=EPILOG)
 @click.version_option(__version__, prog_name="envdoctor")
 def cli() -> None:
     """envdoctor: can this machine train, and why not?"""
@@ -98,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
 
     0 and 1 come only from a command's verdict; bad input and output that cannot be written
     (closed or full stdout) are 2 with one line on stderr; anything unexpected is 3 with a
-    crash log. Never a traceback.
+    crash log. Never a traceback. A reader that left (EPIPE) is quiet: ``streams.guard``
+    lets the command run on to its own code, and an EPIPE that still gets here is 0.
     """
     from envdoctor import streams
     streams.guard()
