@@ -184,9 +184,9 @@ def _fleet_env(shadow: Path, **extra: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("body", "cause"), [
-    ("import time\ntime.sleep(1000)\n", "importing torch did not finish within 4s"),
+    ("import time\ntime.sleep(1000)\n", "importing torch made no progress for 4s (--timeout), stuck in torch"),
     ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
-     "importing torch killed the interpreter (SIGSEGV)"),
+     "importing torch killed the interpreter (SIGSEGV"),
     ("raise OSError('libtorch_cuda.so: cannot open shared object file')\n",
      "OSError: libtorch_cuda.so: cannot open shared object file"),
 ], ids=["hangs", "segfaults", "raises"])
@@ -210,5 +210,28 @@ def test_fleet_names_a_torch_import_that_hangs_or_crashes_within_its_timeout(tmp
         assert took < 4 + 15, took
         time.sleep(0.3)
         assert _marked(marker) == []
+    finally:
+        _reap(marker)
+
+
+@pytest.mark.frameworks
+def test_sigterm_during_a_real_full_smoke_ends_every_framework_worker(tmp_path):
+    """The real thing: `check --smoke full` with the installed frameworks, SIGTERMed while
+    its workers import them."""
+    import importlib.util
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("needs an installed framework (torch)")
+    marker = uuid.uuid4().hex
+    env = dict(os.environ, EDSIG_MARKER=marker, NO_COLOR="1", HOME=str(tmp_path),
+               PYTHONPATH=str(REPO))
+    proc = _start(["check", "--smoke", "full", "--format", "json"], env, tmp_path)
+    try:
+        end = time.monotonic() + 90
+        while not any("envdoctor.workers." in line for line in _marked(marker)):
+            if time.monotonic() > end or proc.poll() is not None:
+                pytest.fail("no framework worker started")
+            time.sleep(0.05)
+        time.sleep(1.0)  # importing its framework now
+        _signal_and_judge(proc, signal.SIGTERM, marker)
     finally:
         _reap(marker)

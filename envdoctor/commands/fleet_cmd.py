@@ -93,9 +93,10 @@ def _leave(code: int) -> None:
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
-              metavar="S", help="Seconds a rank's torch import (in a child first) and the "
-              "rendezvous wait for every rank, then seconds each rank has to probe and reach "
-              "the barrier; ranks not there are named, not waited for.")
+              metavar="S", help="Seconds a rank's torch import (in a child first) may go "
+              "without progress and the rendezvous waits for every rank, then seconds each "
+              "rank has to probe and reach the barrier; ranks not there are named, not waited "
+              "for.")
 @click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
               "TFLOP/s, NCCL transport.")
 @click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
