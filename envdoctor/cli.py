@@ -13,7 +13,27 @@ from envdoctor import __version__
 from envdoctor.errors import EXIT_INTERNAL, EXIT_USAGE
 
 
-class LazyGroup(click.Group):
+class SuggestingGroup(click.Group):
+    """A click group that answers a mistyped subcommand with the closest one: click offers
+    "Did you mean" for options only (``envdoctor chek`` -> "No such command 'chek'. Did you
+    mean 'check'?", exit 2)."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None \
+                and not ctx.resilient_parsing:
+            import difflib
+            visible = [n for n in self.list_commands(ctx)
+                       if not getattr(self.commands.get(n), "hidden", False)]
+            close = difflib.get_close_matches(name, visible, n=3, cutoff=0.6)
+            if close:
+                hint = " or ".join(repr(c) for c in close)
+                ctx.fail(f"No such command {name!r}. Did you mean {hint}?")
+        return super().resolve_command(ctx, args)
+
+
+class LazyGroup(SuggestingGroup):
     """A click group that imports a subcommand's module only when that subcommand runs.
 
     Start-up time is most of `envdoctor check --static`; importing every subcommand (explain,
@@ -94,7 +114,8 @@ LAZY_HELP = {
              "--nnodes=N --nproc-per-node=G -m envdoctor fleet`.",
     "report": "A bug report to paste into an issue: facts, findings, smoke results "
               "(redacted).",
-    "rules": "List, explain and test the rules: checks, error signatures and requirements.",
+    "rules": "List, explain and test the rules: checks, error signatures, requirements and "
+             "fleet rules.",
     "suggest": "The newest release of each FRAMEWORK that runs here, its variant and the "
                "exact command.",
 }

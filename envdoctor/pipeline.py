@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envdoctor.errors import BadInput, load_json_file
-from envdoctor.facts import Facts, FactsError
+from envdoctor.facts import SECTIONS, Facts, FactsError
 from envdoctor.outputs.report import Report
 
 if TYPE_CHECKING:
@@ -25,14 +25,48 @@ if TYPE_CHECKING:
 
 
 def load_facts_file(path: str) -> Facts:
-    """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
-    data = load_json_file(path, "a facts file")  # size, depth, FIFO and device capped
+    """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure.
+
+    A pasted report given where a snapshot belongs is named as such (with the option that
+    reads it), and a snapshot that observed nothing is bad input: judging it would say OK
+    about a machine nobody looked at."""
+    try:
+        data = load_json_file(path, "a facts file")  # size, depth, FIFO and device capped
+    except BadInput as exc:
+        if "not valid JSON" in str(exc) and _looks_like_report(path):
+            raise BadInput(f"{path}: is not a facts snapshot (it looks like a pasted report: "
+                           f"use `check --from FILE`)") from None
+        raise
     try:
         facts = Facts.from_dict(data)
     except FactsError as exc:
         raise BadInput(f"{path}: {exc}") from None
+    if not has_facts(facts):
+        raise BadInput(f"{path}: snapshot has no facts (no section was observed: "
+                       f"{', '.join(SECTIONS)} are all missing or unknown)")
     # probed elsewhere or earlier: the header says it is a replayed snapshot, not this machine
     return replace(facts, origin="replay") if facts.origin == "live" else facts
+
+
+def has_facts(facts: Facts) -> bool:
+    """Whether any section answered (ok, not found, failed, skipped) or a live worker ran."""
+    from envdoctor.facts import Status
+    return bool(facts.live) or any(getattr(facts, name).probe.status is not Status.UNKNOWN
+                                   for name in SECTIONS)
+
+
+def _looks_like_report(path: str) -> bool:
+    """A regular file whose text the report parsers recognise (``check --from`` reads it)."""
+    import os
+    if not os.path.isfile(path):  # a pipe was read once already: do not guess
+        return False
+    from envdoctor.errors import read_input
+    from envdoctor.parsers import parse_text
+    try:
+        text = read_input(path, "a facts file").decode("utf-8", "replace")
+    except (BadInput, OSError):
+        return False
+    return parse_text(text) is not None
 
 
 def saved_smoke(path: str) -> dict[str, Any] | None:

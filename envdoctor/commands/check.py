@@ -30,7 +30,8 @@ from envdoctor.outputs.renderers import formats, render
 @click.option("--policy", "policy_file", metavar="FILE",
               help="Policy TOML [default: ./pyproject.toml [tool.envdoctor], ./envdoctor.toml].")
 @click.option("--require", "requires", multiple=True, metavar="REQ",
-              help="A requirement, e.g. torch>=2.4, gpus>=8, bf16 (repeatable).")
+              help="A requirement, e.g. 'torch>=2.4', 'gpus>=8', bf16 (repeatable; quote "
+                   "one with > or <, which the shell reads as a redirection).")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:FILE",
               help="Also write FORMAT to FILE, e.g. junit:out.xml (repeatable).")
 @click.option("--no-redact", is_flag=True,

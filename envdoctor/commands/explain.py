@@ -192,5 +192,6 @@ def _code_doc(code: str) -> str:
     except RuleFileError as exc:
         raise BadInput(f"invalid rule file: {exc}") from None
     if doc is None:
-        raise BadInput(f"{code}: no such signature, check or requirement code (and no such file)")
+        raise BadInput(f"{code}: no such signature, check, requirement or fleet rule code "
+                       f"(and no such file)")
     return catalog.render(doc)

@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from envdoctor.cli import SuggestingGroup
+
 from envdoctor.commands._output import (
     default_format,
     emit,
@@ -38,7 +40,8 @@ def _gate_options(fn):
                      help="What the nodes should train on [default: the policy's, else auto]."),
         click.option("--policy", "policy_file", metavar="FILE", help="Policy TOML (as check)."),
         click.option("--require", "requires", multiple=True, metavar="REQ",
-                     help="A requirement per node, e.g. gpus>=8, torch>=2.4 (repeatable)."),
+                     help="A requirement per node, e.g. 'gpus>=8', 'torch>=2.4' "
+                          "(repeatable; quote one with > or <)."),
         click.option("--no-redact", is_flag=True,
                      help="Keep host names (else host-1, host-2 …), addresses and UUIDs."),
     ]):
@@ -89,7 +92,7 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
-@click.group("fleet", invoke_without_command=True)
+@click.group("fleet", cls=SuggestingGroup, invoke_without_command=True)
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,

@@ -20,7 +20,8 @@ from envdoctor.outputs.renderers import render
 @click.option("--policy", "policy_file", metavar="FILE",
               help="Policy TOML [default: ./pyproject.toml [tool.envdoctor], ./envdoctor.toml].")
 @click.option("--require", "requires", multiple=True, metavar="REQ",
-              help="A requirement, e.g. torch>=2.4, gpus>=8, bf16 (repeatable).")
+              help="A requirement, e.g. 'torch>=2.4', 'gpus>=8', bf16 (repeatable; quote "
+                   "one with > or <, which the shell reads as a redirection).")
 @click.option("--static", is_flag=True, help="Static probes only: no framework workers, "
               "no smoke tests.")
 @click.option("--no-smoke", is_flag=True, help="Run the live framework workers, no smoke tests.")

@@ -1,6 +1,6 @@
 """`envdoctor rules list|show|test`: the knowledge base explains and proves itself.
 
-Every kind of rule is covered: checks, error signatures and requirements. ``rules show CODE``
+Every kind of rule is covered: checks, error signatures, requirements and fleet rules. ``rules show CODE``
 prints a rule's own text with the same printer as ``explain CODE``; ``rules test [PATH]``
 validates every rule and matrix file and runs every example (``engine.validate``).
 """
@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import click
+
+from envdoctor.cli import SuggestingGroup
 
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
@@ -24,15 +26,16 @@ def _docs() -> list:
         raise BadInput(f"invalid rule file: {exc}") from None
 
 
-@click.group("rules")
+@click.group("rules", cls=SuggestingGroup)
 def rules() -> None:
-    """List, explain and test the rules: checks, error signatures and requirements."""
+    """List, explain and test the rules: checks, error signatures, requirements and fleet
+    rules."""
 
 
 @rules.command("list")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-@click.option("--kind", type=click.Choice(["all", "check", "signature", "requirement"]),
+@click.option("--kind", type=click.Choice(["all", "check", "signature", "requirement", "fleet"]),
               default="all", show_default=True, help="Only rules of this kind.")
 def list_cmd(fmt: str, kind: str) -> None:
     """One line per rule: code, kind, severity, id."""
@@ -43,8 +46,11 @@ def list_cmd(fmt: str, kind: str) -> None:
     for d in docs:
         sev = ", ".join(f"{k}={v}" for k, v in d.severity)
         click.echo(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
-    counts = {k: sum(d.kind == k for d in docs) for k in ("check", "signature", "requirement")}
-    click.echo(", ".join(f"{n} {k}s" for k, n in counts.items() if n or kind == "all"))
+    from envdoctor.engine.catalog import KINDS
+    counts = {k: sum(d.kind == k for d in docs) for k in KINDS}
+    names = {"fleet": "fleet rules"}
+    click.echo(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
+                         if n or kind == "all"))
 
 
 @rules.command("show")

@@ -1,9 +1,9 @@
 """Every rule of every kind, in one metadata model, with one documentation printer.
 
-Checks (facts -> finding), error signatures (text -> diagnosis) and requirements (a policy's
-``--require``) differ in what they match, not in what they are: a code, an id, a family, a
-severity per intent, a title, why, fix, references and examples. ``RuleDoc`` is that common
-shape; ``render`` is the one printer behind ``envdoctor rules show CODE`` and ``envdoctor
+Checks (facts -> finding), error signatures (text -> diagnosis), requirements (a policy's
+``--require``) and fleet rules (the nodes of a fleet -> drift, odd ones out) differ in what
+they match, not in what they are: a code, an id, a family, a severity per intent, a title,
+why, fix, references and examples. ``RuleDoc`` is that common shape; ``render`` is the one printer behind ``envdoctor rules show CODE`` and ``envdoctor
 explain CODE``, so both print the same text for every code.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-KINDS = ("check", "signature", "requirement")
+KINDS = ("check", "signature", "requirement", "fleet")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ def check_doc(check: Any) -> RuleDoc:
     if check.confirmed is not None:
         details.append(("Confirmed", "reported as a warning, not an error, when its matrix "
                         "cells are unconfirmed"))
+    if check.applies_source:
+        details.append(("Applies when", check.applies_source.strip()))
     if check.supersedes:
         details.append(("Supersedes", ", ".join(check.supersedes)))
     examples = tuple(f"{'fires' if e.fires else 'quiet'}: {e.name or '-'}"
@@ -86,15 +88,32 @@ def requirement_doc(rule: Any) -> RuleDoc:
                    (("Requirement", f"{rule.kind} ({rule.value})"),), rule.path)
 
 
+def fleet_doc(rule: Any) -> RuleDoc:
+    """A fleet rule in the common shape: what it judges (kind, scope, aspect) is its detail."""
+    how = {"drift": "the known values differ between subjects",
+           "duplicate": "one value is held by two or more subjects",
+           "outlier": f"a number below {rule.below} x the fleet median",
+           "predicate": f"a value {rule.op} {rule.value!r}" if rule.op not in ("true", "nonempty")
+           else f"a value that is {rule.op}"}[rule.kind]
+    examples = tuple(f"{'fires' if e['fires'] else 'quiet'}: {e.get('name') or e['values']}"
+                     for e in rule.examples)
+    return RuleDoc("fleet", rule.code, rule.id, "FLEET", (("fleet", rule.severity),),
+                   rule.title, rule.why, rule.fix, tuple(rule.references), examples,
+                   (("Judges", f"{rule.kind} of {rule.aspect} per {rule.scope}: {how}"),),
+                   rule.path)
+
+
 def load_docs(root: Path | None = None) -> list[RuleDoc]:
-    """Every rule's documentation: checks, signatures, requirements (RuleFileError on a bad
-    file)."""
+    """Every rule's documentation: checks, signatures, requirements and fleet rules
+    (RuleFileError on a bad file)."""
     from envdoctor.engine.checks import load_checks
     from envdoctor.engine.requirements import load_requirements
     from envdoctor.explain.signatures import load_signatures
+    from envdoctor.fleet.rules import load_rules
     docs = [check_doc(c) for c in load_checks(root)]
     docs += [signature_doc(s) for s in load_signatures(root)]
     docs += [requirement_doc(r) for r in load_requirements(root)]
+    docs += [fleet_doc(r) for r in load_rules(root)]
     return sorted(docs, key=lambda d: (KINDS.index(d.kind), d.code))
 
 

@@ -81,6 +81,13 @@ class Check:
     # Codes whose findings this check replaces when it fires: one cause, one finding, with
     # the most specific fix (a failed NVIDIA probe supersedes "no driver" guesses).
     supersedes: tuple[str, ...] = ()
+    # Optional: when this is False the check does not apply to the machine (GPU health on a
+    # machine without a GPU): its state is "n/a", never "passed".
+    applies: ast.Expression | None = None
+    applies_source: str = ""
+    # Optional: the other summary areas a finding is about (a list of area names), so the
+    # per-area summary marks those lines from this finding (INTENT002: the CPU-only builds)
+    about: ast.Expression | None = None
 
     def severity_for(self, intent: str) -> str:
         return self.severity.get(intent, self.severity.get("auto", "off"))
@@ -132,21 +139,39 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
             confirmed = expr.compile_expr(data["confirmed"], validate=not validated)
         except expr.ExprError as exc:
             raise RuleFileError(path, "confirmed", str(exc)) from None
+    applies = None
+    if "applies" in data:
+        if not isinstance(data["applies"], str) or not data["applies"].strip():
+            raise RuleFileError(path, "applies", "must be an expression (a string)")
+        try:
+            applies = expr.compile_expr(data["applies"], validate=not validated)
+        except expr.ExprError as exc:
+            raise RuleFileError(path, "applies", str(exc)) from None
+    about = None
+    if "about" in data:
+        if not isinstance(data["about"], str) or not data["about"].strip():
+            raise RuleFileError(path, "about", "must be an expression (a string)")
+        try:
+            about = expr.compile_expr(data["about"], validate=not validated)
+        except expr.ExprError as exc:
+            raise RuleFileError(path, "about", str(exc)) from None
     trees = [("when", when), *(("evidence." + k, t) for k, t in evidence.items()
                                if not isinstance(t, str))]
     if confirmed is not None:
         trees.append(("confirmed", confirmed))
+    if applies is not None:
+        trees.append(("applies", applies))
+    if about is not None:
+        trees.append(("about", about))
     for key, tree in [] if validated else trees:
-        unknown = expr.free_names(tree) - known_names()
-        if unknown:
-            raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
-                                f"{', '.join(sorted(known_names()))}")
+        check_names(tree, path, key)
     supersedes = data.get("supersedes", [])
     if not isinstance(supersedes, list) or not all(
             isinstance(c, str) and CODE_RE.match(c) and c != code for c in supersedes):
         raise RuleFileError(path, "supersedes", "must be a list of other check codes "
                             "(e.g. [\"INTENT001\"])")
-    examples = tuple(_parse_example(e, i, path) for i, e in enumerate(data["examples"]))
+    examples = tuple(_parse_example(e, i, path, validated)
+                     for i, e in enumerate(data["examples"]))
     if not any(e.fires for e in examples) or all(e.fires for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one example that fires and one that does not")
@@ -157,7 +182,8 @@ def parse_check(data: dict[str, Any], path: Path | str, validated: bool = False,
                  area=data.get("area") or (areas.get(prefix, prefix.lower())
                                            if areas is not None else area_of_family(prefix)),
                  examples=examples, path=str(path), confirmed=confirmed,
-                 supersedes=tuple(supersedes))
+                 supersedes=tuple(supersedes), applies=applies,
+                 applies_source=data.get("applies", ""), about=about)
 
 
 @lru_cache(maxsize=1)
@@ -166,11 +192,26 @@ def known_names() -> frozenset[str]:
     return frozenset(expr.BUILTINS) | vocabulary_names()
 
 
-def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
+def check_names(tree: ast.Expression, path: Path | str, key: str) -> None:
+    """Every name and fact path ``tree`` reads exists (``engine.factpaths``): a misspelt
+    field is a load error naming the file, the field and the name, never "not there"."""
+    unknown = expr.free_names(tree) - known_names()
+    if unknown:
+        raise RuleFileError(path, key, f"unknown name(s) {sorted(unknown)}; known: "
+                            f"{', '.join(sorted(known_names()))}")
+    from envdoctor.engine import factpaths
+    wrong = factpaths.problems(tree)
+    if wrong:
+        raise RuleFileError(path, key, "; ".join(wrong))
+
+
+def _parse_example(raw: Any, index: int, path: Path | str, validated: bool = False) -> Example:
     where = f"examples[{index}]"
     if not isinstance(raw, dict) or not isinstance(raw.get("fires"), bool) \
             or not isinstance(raw.get("facts"), dict):
         raise RuleFileError(path, where, "needs `fires = true|false` and a `facts` table")
+    if not validated:
+        check_example_facts(raw["facts"], path, f"{where}.facts")
     intent = raw.get("intent", "auto")
     if intent not in INTENTS:
         raise RuleFileError(path, f"{where}.intent", f"{intent!r} is not one of {INTENTS}")
@@ -180,6 +221,15 @@ def _parse_example(raw: Any, index: int, path: Path | str) -> Example:
                             f"{SEVERITIES[:3]}")
     return Example(fires=raw["fires"], facts=raw["facts"], intent=intent,
                    name=str(raw.get("name", "")), severity=severity)
+
+
+def check_example_facts(facts: Any, path: Path | str, where: str) -> None:
+    """An example's facts name only fields of the facts model (the snapshot decoder drops
+    an unknown key, so a misspelt one would prove the rule on facts it never set)."""
+    from envdoctor.engine import factpaths
+    wrong = factpaths.data_problems(facts)
+    if wrong:
+        raise RuleFileError(path, where, "; ".join(wrong))
 
 
 def load_checks(root: Path | None = None) -> list[Check]:
@@ -246,6 +296,10 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
     if not merged:
         names = {**expr.BUILTINS, **names}
     try:
+        if check.applies is not None and \
+                expr.truth(expr.Evaluator(names)(check.applies)) is False:
+            return CheckResult(check.code, check.id, "n/a",
+                               detail=f"not applicable: {check.applies_source} is false")
         verdict = expr.Evaluator(names)(check.when)
     except Exception as exc:  # a bad rule must not take the report down
         return CheckResult(check.code, check.id, "error", detail=f"{type(exc).__name__}: {exc}")
@@ -265,8 +319,23 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
     finding = Finding(code=check.code, id=check.id, severity=Severity(severity),
                       title=fill(check.title, evidence), why=fill(check.why, evidence),
                       fix=fill(check.fix, evidence), references=check.references,
-                      evidence=evidence, area=check.area)
+                      evidence=evidence, area=check.area, about=_about(check, names))
     return CheckResult(check.code, check.id, "fired", finding)
+
+
+def _about(check: Check, names: dict[str, Any]) -> tuple[str, ...]:
+    """The areas a finding is about besides its own: the ``about`` expression's strings."""
+    if check.about is None:
+        return ()
+    try:
+        value = expr.Evaluator(names, lenient=True)(check.about)
+    except Exception:  # a bad rule must not take the report down; its own area still counts
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(v for v in value if isinstance(v, str))
+    return ()
 
 
 def _evidence_tree(tree: ast.Expression | str) -> ast.Expression:

@@ -15,6 +15,7 @@ installed is not unknown), except with ``is``/``is not``/``==``/``!=``.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
@@ -96,6 +97,16 @@ def truth(value: Any) -> Any:
 
 class ExprError(ValueError):
     """An expression that is not allowed or does not parse; the message says which part."""
+
+
+class UnknownFact(ExprError):
+    """A rule read a field the facts model does not have (a misspelt name). Load-time checks
+    (``engine.factpaths``) reject such rules; at evaluation it is an error of the rule, never
+    "looked: not there"."""
+
+    def __init__(self, record: str, name: str):
+        self.record, self.name = record, name
+        super().__init__(f"unknown fact name {name!r}: {record} has no such field")
 
 
 _CMP: dict[type, Callable[[Any, Any], bool]] = {
@@ -209,7 +220,12 @@ class Evaluator:
             return UNKNOWN
         if isinstance(base, Mapping):
             return self._settle(base.get(node.attr))
-        return self._settle(getattr(base, node.attr, None))
+        try:
+            return self._settle(getattr(base, node.attr))
+        except AttributeError:
+            if dataclasses.is_dataclass(base):  # a fact the model does not have
+                raise UnknownFact(type(base).__name__, node.attr) from None
+            return None
 
     def _Subscript(self, node: ast.Subscript, local: dict[str, Any]) -> Any:
         base = self.eval(node.value, local)

@@ -33,12 +33,15 @@ class Finding:
     references: tuple[str, ...] = ()
     evidence: dict[str, Any] = field(default_factory=dict)
     area: str = ""
+    # other summary areas the finding is about (INTENT002 on the CPU-only frameworks' lines):
+    # the per-area summary marks each of them from this finding, not from a judgement of its own
+    about: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "id": self.id, "severity": self.severity.value,
                 "title": self.title, "why": self.why, "fix": self.fix,
                 "references": list(self.references), "evidence": self.evidence,
-                "area": self.area}
+                "area": self.area, "about": list(self.about)}
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,12 @@ class Requirement:
         return self.references[0]
 
 
-def parse_requirement_rule(data: dict[str, Any], path: Path | str) -> Requirement:
-    """Validate one requirement file; errors name the file and the field."""
+def parse_requirement_rule(data: dict[str, Any], path: Path | str,
+                           strict: bool = True) -> Requirement:
+    """Validate one requirement file; errors name the file and the field.
+
+    ``strict``: also check that the examples' facts name only fields of the facts model
+    (skipped for files the rule cache already accepted)."""
     check_identity(data, path, REQUIRED, CODE_RE, "REQ001")
     if not isinstance(data["kind"], str) or not re.fullmatch(r"[a-z][a-z0-9_]*", data["kind"]):
         raise RuleFileError(path, "kind", f"{data['kind']!r} must be a lower-case key")
@@ -71,6 +75,9 @@ def parse_requirement_rule(data: dict[str, Any], path: Path | str) -> Requiremen
                 or not isinstance(raw.get("met"), bool) or not isinstance(raw.get("facts"), dict):
             raise RuleFileError(path, f"examples[{i}]",
                                 "needs require = \"…\", met = true|false and a facts table")
+        if strict:
+            from envdoctor.engine.checks import check_example_facts
+            check_example_facts(raw["facts"], path, f"examples[{i}].facts")
         examples.append(ReqExample(raw["require"], raw["met"], raw["facts"]))
     if not examples:
         raise RuleFileError(path, "examples", "needs at least one example")
@@ -91,7 +98,7 @@ def _load(root: str) -> tuple[Requirement, ...]:
         unique([parse_requirement_rule(d, p) for p, d in items])
 
     tree, _ = load_tree_cached("requirements", Path(root), accept)
-    rules = [parse_requirement_rule(d, p) for p, d in tree]
+    rules = [parse_requirement_rule(d, p, strict=False) for p, d in tree]
     unique(rules)
     return tuple(sorted(rules, key=lambda r: r.code))
 

@@ -2,7 +2,8 @@
 
 One function for every kind: checks (their examples must fire or stay quiet, at the stated
 severity), error signatures (each example must be recognised, or not, by the whole set),
-requirements (each example met or not) and matrices (every row sourced, typed cells parse,
+requirements (each example met or not), fleet rules (each example fires or not, naming whom
+it must) and matrices (every row sourced, typed cells parse,
 the JSON Schema of that matrix in rules/schemas holds). Every problem names its file.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from envdoctor.engine.loader import RuleFileError, load_toml
 from envdoctor.engine.schemas import file_problems
 
-KIND_FOLDERS = ("checks", "signatures", "requirements", "matrices")
+KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices")
 TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
 
 
@@ -25,14 +26,16 @@ class Outcome:
     checks: list[Any] = field(default_factory=list)
     signatures: list[Any] = field(default_factory=list)
     requirements: list[Any] = field(default_factory=list)
+    fleet: list[Any] = field(default_factory=list)
     matrices: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = []
         for name, rules in (("checks", self.checks), ("signatures", self.signatures),
-                            ("requirements", self.requirements)):
-            if rules or (name == "checks" and not (self.signatures or self.requirements)):
+                            ("requirements", self.requirements), ("fleet rules", self.fleet)):
+            if rules or (name == "checks" and not (self.signatures or self.requirements
+                                                   or self.fleet)):
                 parts.append(f"{len(rules)} {name}, "
                              f"{sum(len(r.examples) for r in rules)} examples")
         if self.matrices:
@@ -54,6 +57,8 @@ def kind_of(path: Path, data: dict[str, Any]) -> str:
         return "signatures"
     if "when" in data:
         return "checks"
+    if "aspect" in data:
+        return "fleet"
     if "kind" in data and "value" in data:
         return "requirements"
     return "matrices" if "code" not in data else "checks"
@@ -82,6 +87,7 @@ def validate(root: Path) -> Outcome:
     _checks(parsed["checks"], out)
     _signatures(parsed["signatures"], out)
     _requirements(parsed["requirements"], out)
+    _fleet(parsed["fleet"], out)
     _matrices(parsed["matrices"], out)
     return out
 
@@ -191,6 +197,24 @@ def _requirements(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> Non
             if met != ex.met or result.state not in ("passed", "fired"):
                 out.problems.append(f"{where}: expected {'met' if ex.met else 'not met'}, "
                                     f"but it was {result.state} ({result.detail or ''})")
+
+
+def _fleet(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    if not files:
+        return
+    from envdoctor.fleet.rules import parse_rule, run_examples
+    seen: dict[str, str] = {}
+    for file, data in files:
+        try:
+            rule = parse_rule(data, str(file))
+        except RuleFileError as exc:
+            out.problems.append(str(exc))
+            continue
+        _unique(rule, seen, out, (rule.code, rule.id))
+        _schema(file, data, "fleet", out)
+        out.fleet.append(rule)
+        out.problems.extend(run_examples(rule))
+    out.fleet.sort(key=lambda r: r.code)
 
 
 def _matrices(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:

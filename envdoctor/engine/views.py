@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from envdoctor.engine.expr import UNKNOWN, Partial, PartialMap
+from envdoctor.engine.expr import UNKNOWN, Partial, PartialMap, UnknownFact
 from envdoctor.facts import Facts, LiveFramework, ProbeInfo, Status
 from envdoctor.facts.states import State, marks_below, path_state
 
@@ -60,6 +60,8 @@ class View:
         return f"View({self._obj!r})"
 
     def __getattr__(self, name: str) -> Any:
+        """The field ``name`` under its fact state; ``UnknownFact`` (never None) for a name
+        the record does not have."""
         if name.startswith("_"):
             raise AttributeError(name)
         obj, info = self._obj, self._info
@@ -79,6 +81,8 @@ class View:
 
     def _derived(self, name: str) -> Any:
         """A property or method of the record, UNKNOWN unless its inputs are known."""
+        if not hasattr(type(self._obj), name):  # neither a field nor a property: a typo
+            raise UnknownFact(type(self._obj).__name__, self._prefix + name)
         deps = DERIVED.get(name)
         fields = deps if deps is not None else tuple(
             f.name for f in dataclasses.fields(self._obj) if f.name != "probe")
@@ -190,5 +194,10 @@ def _walk(obj: Any, rest: str) -> Any:
     for part in rest.split(".") if rest else ():
         if obj is None:
             return None
-        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
+        if isinstance(obj, dict):
+            obj = obj.get(part)
+        elif dataclasses.is_dataclass(obj) and not hasattr(obj, part):
+            raise UnknownFact(type(obj).__name__, part)  # a misspelt path: never "absent"
+        else:
+            obj = getattr(obj, part, None)
     return obj

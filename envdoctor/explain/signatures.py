@@ -281,6 +281,7 @@ def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Con
             tree = expr.compile_expr(raw["when"])
         except expr.ExprError as exc:
             raise RuleFileError(path, f"{fld}.when", str(exc)) from None
+        _check_condition_names(tree, raw.get("note", ""), path, fld)
     conf = raw.get("confidence")
     if conf is not None and conf not in CONFIDENCES:
         raise RuleFileError(path, f"{fld}.confidence", f"{conf!r} is not one of {CONFIDENCES}")
@@ -291,6 +292,22 @@ def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Con
     if category is not None and category not in CATEGORIES:
         raise RuleFileError(path, f"{fld}.category", f"{category!r} is not one of {CATEGORIES}")
     return Condition(raw["when"], note, conf, tree, category)
+
+
+def _check_condition_names(tree: Any, note: Any, path: Path | str, fld: str) -> None:
+    """A condition reads only names and fact paths that exist, in ``when`` and in the
+    note's ``{placeholders}``: a misspelt one would never apply, silently."""
+    from envdoctor.engine import expr
+    from envdoctor.engine.checks import check_names
+    check_names(tree, path, f"{fld}.when")
+    for i, source in enumerate(re.findall(r"\{([^{}]+)\}", note if isinstance(note, str)
+                                          else "")):
+        try:
+            placeholder = expr.compile_expr(source)
+        except expr.ExprError as exc:
+            raise RuleFileError(path, f"{fld}.note", f"placeholder {{{source}}}: {exc}") \
+                from None
+        check_names(placeholder, path, f"{fld}.note")
 
 
 CONTEXT_KEYS = {"text", "absent", "category", "confidence", "rank", "note", "fix", "drop"}

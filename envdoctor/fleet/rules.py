@@ -25,10 +25,11 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree
+from envdoctor.engine.loader import RuleFileError, check_identity, is_url, load_tree_cached
 from envdoctor.fleet import aspects
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")
@@ -117,16 +118,25 @@ def parse_rule(data: dict[str, Any], path: str) -> FleetRule:
                      below=float(below or 0.0), examples=tuple(examples), path=path)
 
 
-def load_rules() -> list[FleetRule]:
-    """Every rule under ``rules/fleet``; duplicate codes or ids are an error."""
-    rules = [parse_rule(data, str(path)) for path, data in load_tree("fleet")]
+def load_rules(root: Path | None = None) -> list[FleetRule]:
+    """Every rule under ``rules/fleet``, through the one rule loader and its cache (as checks,
+    signatures and requirements); duplicate codes or ids are an error."""
+    def accept(items: list[tuple[Path, dict[str, Any]]]) -> None:
+        unique([parse_rule(data, str(path)) for path, data in items])
+
+    tree, _ = load_tree_cached("fleet", root, accept)
+    rules = [parse_rule(data, str(path)) for path, data in tree]
+    unique(rules)
+    return sorted(rules, key=lambda r: r.code)
+
+
+def unique(rules: list[FleetRule]) -> None:
     seen: dict[str, str] = {}
     for rule in rules:
         for key in (rule.code, rule.id):
             if key in seen:
                 raise RuleFileError(rule.path, "code/id", f"{key} is also used by {seen[key]}")
             seen[key] = rule.path
-    return sorted(rules, key=lambda r: r.code)
 
 
 # ---------------------------------------------------------------------------- judging

@@ -334,7 +334,8 @@ SUGGESTED = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "jaxlib
 
 
 def _failed_fix(req: Need, source: str) -> str:
-    relax = (f"relax `--require {req.text}`" if source == "--require"
+    import shlex  # the command as a shell reads it: `--require 'gpus>=8'`, never a redirection
+    relax = (f"relax `--require {shlex.quote(req.text)}`" if source == "--require"
              else f"change the requirement in {source}")
     if req.kind == "package" and req.name in SUGGESTED:
         return (f"`envdoctor suggest {SUGGESTED[req.name]}` prints the install command that "

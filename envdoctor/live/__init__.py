@@ -100,21 +100,27 @@ def smoke_report(facts: Facts) -> dict[str, Any]:
 
 def smoke_lines(facts: Facts) -> list[tuple[str, str, str]]:
     """(framework, status, one-line detail) per framework, for the text summary."""
-    lines = []
-    for name, block in smoke_report(facts).items():
-        steps = block["steps"]
-        ran = [s for s in steps if s["status"] != "skipped"]
-        passed = sum(s["status"] == "passed" for s in ran)
-        if block["status"] == "error":
-            detail = block.get("detail") or (steps[0]["detail"] if steps else "")
-        elif block["status"] == "skipped":
-            detail = steps[0]["detail"] if steps else "skipped"
-        else:
-            failed = [f"{s['name']} ({s['detail']})" for s in ran if s["status"] != "passed"]
-            seconds = sum(s["seconds"] for s in steps)
-            detail = f"{passed}/{len(ran)} steps passed on {block['device'] or '?'} " \
-                     f"({block['suite']}, {seconds:.1f}s)"
-            if failed:
-                detail += "; failed: " + "; ".join(failed)
-        lines.append((name, block["status"], detail))
-    return lines
+    return [(name, block["status"], smoke_detail(block))
+            for name, block in smoke_report(facts).items()]
+
+
+def smoke_detail(block: dict[str, Any]) -> str:
+    """One line about one framework's smoke block (``smoke_report``'s shape, or the same block
+    read back from a saved JSON): the one count every output shows ("7/7 steps passed"; a
+    skipped step is not counted as run)."""
+    steps = [s for s in block.get("steps") or () if isinstance(s, dict)]
+    status = block.get("status")
+    if status == "error":
+        return str(block.get("detail") or (steps[0].get("detail", "") if steps else ""))
+    if status == "skipped":
+        return str(steps[0].get("detail", "skipped") if steps else "skipped")
+    ran = [s for s in steps if s.get("status") != "skipped"]
+    passed = sum(s.get("status") == "passed" for s in ran)
+    failed = [f"{s.get('name')} ({s.get('detail') or s.get('status')})" for s in ran
+              if s.get("status") != "passed"]
+    seconds = sum(float(s.get("seconds") or 0.0) for s in steps)
+    detail = f"{passed}/{len(ran)} steps passed on {block.get('device') or '?'} " \
+             f"({block.get('suite') or '?'}, {seconds:.1f}s)"
+    if failed:
+        detail += "; failed: " + "; ".join(failed)
+    return detail

@@ -72,19 +72,33 @@ def diagnoses_for(text: str, problems_only: bool = False) -> tuple[LiveDiagnosis
     confidence: what a worker that otherwise answered printed (an import warning such as
     MindSpore's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2") is a
     finding only then, never TensorFlow's harmless start-up chatter."""
-    if not text.strip():
-        return ()
-    from envdoctor.explain import diagnose_text  # the one signature engine, reused
-    try:
-        found = diagnose_text(text)
-    except Exception:  # noqa: BLE001 - a broken signature file must not break `check`
-        return ()
+    found = [d for d in _diagnoses(text) if d.category != "benign"]  # a notice is no cause
     if problems_only:
         found = [d for d in found if d.category == "environment" and d.confidence == "high"]
     out = []
     for d in found[:MAX_DIAGNOSES]:
         out.append(LiveDiagnosis(code=d.code, title=d.title, fix=" ".join(d.fix.split())))
     return tuple(out)
+
+
+def _diagnoses(text: str) -> list[Any]:
+    if not text.strip():
+        return []
+    from envdoctor.explain import diagnose_text  # the one signature engine, reused
+    try:
+        return diagnose_text(text)
+    except Exception:  # noqa: BLE001 - a broken signature file must not break `check`
+        return []
+
+
+def without_notices(tail: str) -> str:
+    """A stderr tail without the lines the error signatures call benign (TensorFlow's
+    "oneDNN custom operations are on" notice, its CPU-instructions banner): what is quoted as
+    a worker's cause is never a notice that says it is not an error."""
+    benign = {e.line for d in _diagnoses(tail) if d.category == "benign" for e in d.evidence}
+    if not benign:
+        return tail
+    return "\n".join(line for i, line in enumerate(tail.splitlines(), 1) if i not in benign)
 
 
 def _framework_missing(name: str, import_error: str) -> bool:
@@ -96,7 +110,7 @@ def _framework_missing(name: str, import_error: str) -> bool:
 def to_live(run: WorkerRun, ran: str = "") -> LiveFramework:
     """Facts from one worker run (never raises)."""
     shown = ran or " ".join(run.argv)
-    tail = stderr_tail(run.stderr)
+    tail = without_notices(stderr_tail(run.stderr))
     reason = failure_reason(run)
     if reason is None:
         data = _answer(run.stdout) or {}

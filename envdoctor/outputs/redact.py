@@ -337,7 +337,7 @@ def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
         d = r.data(f.to_dict())
         return Finding(code=f.code, id=f.id, severity=Severity(f.severity), title=d["title"],
                        why=d["why"], fix=d["fix"], references=tuple(d["references"]),
-                       evidence=d["evidence"], area=f.area)
+                       evidence=d["evidence"], area=f.area, about=f.about)
 
     mapped: dict[int, Finding] = {}
 

@@ -20,6 +20,11 @@ def line_of(area: str) -> str:
     return load_file_cached("areas").get("line", {}).get(area, area)
 
 
+def lines_of(finding: Finding) -> set[str]:
+    """Every summary line a finding marks: its area's, and those of the areas it is about."""
+    return {line_of(finding.area), *(line_of(a) for a in finding.about)}
+
+
 @dataclass(frozen=True)
 class AreaLine:
     area: str
@@ -68,7 +73,7 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
     out = []
     for area, label, probe_status, detail in lines:
-        mine = [f for f in findings if line_of(f.area) == area]
+        mine = [f for f in findings if area in lines_of(f)]
         sev = worst(mine)
         if sev is not None:
             status = sev.value

@@ -61,7 +61,7 @@ def test_a_requirement_example_that_is_wrong_fails(tmp_path):
 def test_kind_schemas_accept_every_shipped_file_and_reject_a_broken_one():
     jsonschema = pytest.importorskip("jsonschema")
     for kind, folder in (("check", "checks"), ("signature", "signatures"),
-                         ("requirement", "requirements")):
+                         ("requirement", "requirements"), ("fleet", "fleet")):
         schema = json.loads((RULES / "schemas" / f"{kind}.schema.json").read_text())
         for path in sorted((RULES / folder).rglob("*.toml")):
             data = loader.load_toml(path)
@@ -86,7 +86,7 @@ def test_matrix_schemas_hold_for_every_matrix():
 def test_rules_show_and_explain_print_the_same_text_for_every_kind():
     docs = catalog.load_docs()
     kinds = {d.kind for d in docs}
-    assert kinds == {"check", "signature", "requirement"}
+    assert kinds == {"check", "signature", "requirement", "fleet"}
     sample = [next(d for d in docs if d.kind == k) for k in sorted(kinds)]
     for doc in sample:
         shown = run_cli("rules", "show", doc.code)
@@ -108,7 +108,50 @@ def test_every_code_of_every_kind_has_its_documentation():
 def test_rules_list_covers_every_kind():
     proc = run_cli("rules", "list", "--format", "json")
     kinds = {entry["kind"] for entry in json.loads(proc.stdout)}
-    assert kinds == {"check", "signature", "requirement"}
+    assert kinds == {"check", "signature", "requirement", "fleet"}
+    text = run_cli("rules", "list").stdout
+    assert any(line.startswith("FLEET017 ") for line in text.splitlines())
+    assert text.rstrip().splitlines()[-1].endswith(", 35 fleet rules")
+
+
+def test_fleet_rules_are_shown_and_explained_like_every_other_kind():
+    shown, explained = run_cli("rules", "show", "FLEET017"), run_cli("explain", "FLEET017")
+    check = run_cli("rules", "show", "HOST001").stdout
+    assert shown.returncode == explained.returncode == 0, shown.stderr + explained.stderr
+    assert shown.stdout == explained.stdout
+    heads = [[line.split(":")[0] for line in text.splitlines() if line.endswith(":")]
+             for text in (shown.stdout, check)]
+    assert heads[0][:2] == heads[1][:2] == ["Why", "Fix"]  # the same printer, the same shape
+    assert {"References", "File"} <= {line.split(":")[0] for line in shown.stdout.splitlines()}
+    assert shown.stdout.splitlines()[1].startswith("fleet fleet-ranks-missed-barrier")
+
+
+def test_rules_test_of_the_fleet_folder_agrees_with_the_whole(tmp_path):
+    whole = validate.validate(RULES)
+    alone = validate.validate(RULES / "fleet")
+    assert whole.problems == alone.problems == []
+    assert [r.code for r in whole.fleet] == [r.code for r in alone.fleet] and len(alone.fleet) == 35
+
+
+@pytest.mark.parametrize("how", ["example", "aspect", "schema"])
+def test_a_broken_fleet_rule_fails_rules_test_naming_it(tmp_path, how):
+    root = _copy(tmp_path)
+    path = root / "fleet" / "driver_drift.toml"
+    text = path.read_text()
+    if how == "example":
+        text = text.replace("fires = false", "fires = true", 1) + \
+            '\n[[examples]]\nfires = false\nvalues = ["1", "2"]\n'
+    elif how == "aspect":
+        text = text.replace('aspect = "', 'aspect = "no_such_', 1)
+    else:
+        text += "\nsevrity = 'error'\n"
+    path.write_text(text)
+    for argv, env in ((("rules", "test"), {"ENVDOCTOR_RULES": str(root)}),
+                      (("rules", "test", str(root / "fleet")), {})):
+        proc = run_cli(*argv, env={"ENVDOCTOR_NO_CACHE": "1", **env})
+        assert proc.returncode == 1, (how, proc.stdout, proc.stderr)
+        assert any(line.startswith(f"{path}: ") for line in proc.stdout.splitlines()), \
+            proc.stdout
 
 
 # ---------------------------------------------------------------------------- rules folder

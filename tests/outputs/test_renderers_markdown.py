@@ -41,7 +41,8 @@ def test_bug_report_adds_facts_smoke_and_snapshot():
     gate = policy.parse_policy({"require": ["driver>=550", "gpus>=8"]}, "envdoctor.toml")
     report = pipeline.build(facts, policy=gate, extra={"smoke": smoke})
     text = render_bug_report(report)
-    assert "| torch | failed | cuda:0 | matmul: failed CUDA driver version is insufficient |" \
-        in text
+    # the count and the failed step as `check` prints them (envdoctor.live.smoke_detail)
+    assert "| torch | failed | cuda:0 | 0/1 steps passed on cuda:0 (?, 0.0s); failed: matmul " \
+        "(CUDA driver version is insufficient) |" in text
     assert "| GPU 7 | NVIDIA H100 80GB HBM3, cc 9.0, 81559 MiB |" in text
     assert '"driver_version": "470.256.02"' in text

@@ -51,7 +51,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # installed packages
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "misc_row": "packages", "keras_row": "packages",
-    "cpu_only_frameworks": "packages", "gpu_install_lines": "packages",
+    "cpu_only_frameworks": "packages", "cpu_only_areas": "packages", "gpu_install_lines": "packages",
     "conflict_fix": "packages",
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",

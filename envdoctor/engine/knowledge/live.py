@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads, some
+from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
 from envdoctor.engine.knowledge.gpu import lookup_datasheet
 from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
@@ -97,8 +97,11 @@ def live_cudnn_majors(*, live: dict[str, Any]) -> list[str]:
     return [f"{name} needs cuDNN {major}" for name, major in entries]
 
 
-def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None) -> str:
-    """Why a framework sees no GPU on a machine whose driver sees some."""
+def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None,
+                 too_old: list[str] | None = None) -> str:
+    """Why a framework sees no GPU on a machine whose driver sees some. ``too_old``: the
+    frameworks the driver cannot run (``driver_below_floor()``, DRV001's judgement), so the
+    reason is the one DRV001 gives, never "no reason" beside it."""
     visible = lf.visible_devices if lf.visible_devices is not None else env_visible
     if hides_every_gpu(visible):
         return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
@@ -106,6 +109,10 @@ def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None) ->
         return "no JAX CUDA plugin is installed (pip install -U 'jax[cuda12]')"
     if lf.build == "cpu":
         return f"{lf.name} {lf.version} is a CPU-only build"
+    gap = next((g for g in too_old or () if g.split(" ")[0].startswith(lf.name)), None)
+    if gap is not None:
+        driver = f"driver {nv.driver_version}" if nv.driver_version is not None else "driver"
+        return f"the NVIDIA {driver} is too old for {gap} (DRV001)"
     if lf.built_cuda is not None and nv.cuda_driver_version is not None \
             and nv.cuda_driver_version.major < lf.built_cuda.major:
         return (f"the driver {nv.driver_version} supports CUDA up to "
@@ -113,13 +120,16 @@ def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None) ->
     return lf.gpu_error or "the framework gave no reason"
 
 
-@reads(live="live", nv=some("nvidia"), vars=optional("env.vars", {}))
-def live_gpu_blind(*, live: dict[str, Any], nv: NvidiaFacts, vars: dict[str, str]) -> list[str]:
+@reads(live="live", nv=some("nvidia"), vars=optional("env.vars", {}),
+       too_old=result("driver_below_floor", None))
+def live_gpu_blind(*, live: dict[str, Any], nv: NvidiaFacts, vars: dict[str, str],
+                   too_old: list[str] | None) -> list[str]:
     """Frameworks that see no GPU on a machine whose driver sees some, each with the reason
-    (the worker's own CUDA_VISIBLE_DEVICES first, else the environment's when known)."""
+    (the worker's own CUDA_VISIBLE_DEVICES first, else the environment's when known; a driver
+    below the build's floor as DRV001 says it)."""
     if not nv.gpus:
         return []
-    return [f"{lf.name}: {blind_reason(lf, nv, vars.get('CUDA_VISIBLE_DEVICES'))}"
+    return [f"{lf.name}: {blind_reason(lf, nv, vars.get('CUDA_VISIBLE_DEVICES'), too_old)}"
             for lf in answered(live)
             if not (lf.gpu_count > 0 or lf.name == "keras" or lf.build in ("tpu", "metal", "mps"))]
 

@@ -122,16 +122,31 @@ def cpu_only_frameworks(*, os: str, t: TorchBuild | None, tf: TensorflowBuild | 
     "jax 0.10.2 (no CUDA plugin)"]``; [] when none. macOS is left out: its wheels use Metal,
     and no NVIDIA GPU runs there anyway (an unknown OS is not taken for macOS).
     """
+    return [text for _, text in _cpu_only(os, t, tf, jax_gpu, jax_version)]
+
+
+@reads(os=optional("host.os", ""), **FRAMEWORK_READS)
+def cpu_only_areas(*, os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
+                   jax_gpu: bool | None, jax_version: Version | None) -> list[str]:
+    """The summary areas (torch, tensorflow, jax) of ``cpu_only_frameworks()``: a finding
+    about those builds marks their lines (INTENT002's ``about``)."""
+    return [area for area, _ in _cpu_only(os, t, tf, jax_gpu, jax_version)]
+
+
+def _cpu_only(os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
+              jax_gpu: bool | None, jax_version: Version | None) -> list[tuple[str, str]]:
     if os == "Darwin":
         return []
     out = []
     if t is not None and t.version is not None and t.cuda is None:
-        out.append(f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})")
+        out.append(("torch",
+                    f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})"))
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
-        out.append(f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)")
+        out.append(("tensorflow",
+                    f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)"))
     if jax_version is not None and jax_gpu is False:
-        out.append(f"jax {jax_version} (no CUDA plugin)")
+        out.append(("jax", f"jax {jax_version} (no CUDA plugin)"))
     return out
 
 

@@ -65,7 +65,7 @@ def render(report: Report, color: bool = False) -> str:
             counts["errors"] += 1
             ET.SubElement(tc, "error", message=_clean(r.detail or "evaluation failed"),
                           type="check-error")
-        elif r.state in ("unknown", "ignored"):
+        elif r.state in ("unknown", "ignored", "n/a"):
             counts["skipped"] += 1
             message = r.detail or "facts unavailable"
             if r.finding is not None:

@@ -103,16 +103,13 @@ def render_bug_report(report: Report, color: bool = False) -> str:
 def _smoke(smoke: Any) -> list[str]:
     if not isinstance(smoke, dict) or not smoke:
         return []
+    from envdoctor.live import smoke_detail  # the count `check` prints, from one function
     out = ["### Smoke tests", "", "| Framework | Status | Device | Steps |",
            "| --- | --- | --- | --- |"]
     for name, entry in smoke.items():
         if not isinstance(entry, dict):
             continue
-        steps = entry.get("steps") or []
-        failed = [s for s in steps if isinstance(s, dict) and s.get("status") not in
-                  ("passed", "skipped")]
-        detail = "; ".join(f"{s.get('name')}: {s.get('status')} {s.get('detail') or ''}".strip()
-                           for s in failed) or f"{len(steps)} step(s)"
+        detail = smoke_detail(entry)
         out.append(f"| {cell(name)} | {cell(entry.get('status'))} | {cell(entry.get('device'))}"
                    f" | {cell(detail)} |")
     out.append("")

@@ -10,7 +10,7 @@ import textwrap
 
 from envdoctor.outputs.report import Report
 
-MARKS = {"ok": ("✓", "green"), "info": ("✓", "green"), "warning": ("!", "yellow"),
+MARKS = {"ok": ("✓", "green"), "info": ("i", "cyan"), "warning": ("!", "yellow"),
          "error": ("✗", "red"), "unknown": ("?", "dim")}
 SEV_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "cyan"}
 
@@ -46,10 +46,15 @@ def render(report: Report, color: bool = False, verbose: bool = False) -> str:
         for ref in f.references[:2]:
             out(f"    see: {ref}\n", "dim")
         out("\n")
+    broken = [r for r in report.results if r.state == "error"]
+    if broken and not verbose:  # a rule that could not be evaluated is said, never silent
+        for r in broken:
+            out(f"  rule error: {r.code} {r.id} — {r.detail}\n", "bold red")
+        out("\n")
     if verbose:
         for r in report.results:
             out(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n",
-                "dim" if r.state in ("passed", "unknown") else "")
+                "dim" if r.state in ("passed", "unknown", "n/a") else "")
         out("\n")
     counts = report.counts()
     verdict = {0: "OK", 1: "FAIL"}[report.exit_code]
