@@ -187,3 +187,17 @@ def test_the_signal_watcher_does_not_turn_fork_off():
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
     assert done.stdout.split() == ["True", "True", "2", "True"], done.stdout + done.stderr
+
+
+def test_importing_envdoctor_installs_no_signal_handler():
+    """Handlers belong to the CLI entry (``cli.run``): a program importing envdoctor keeps
+    its own SIGTERM, SIGHUP and SIGINT."""
+    script = ("import signal, envdoctor.cli, envdoctor.terminate, envdoctor.children, "
+              "envdoctor.runner, envdoctor.live.orchestrate; "
+              "print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
+              "signal.getsignal(signal.SIGHUP) is signal.SIG_DFL, "
+              "signal.getsignal(signal.SIGINT) is signal.default_int_handler, "
+              "signal.set_wakeup_fd(-1))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
+    assert done.stdout.split() == ["True", "True", "True", "-1"], done.stdout + done.stderr

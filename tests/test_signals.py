@@ -238,3 +238,26 @@ def test_sigterm_during_a_real_full_smoke_ends_every_framework_worker(tmp_path):
         _signal_and_judge(proc, signal.SIGTERM, marker)
     finally:
         _reap(marker)
+
+
+def test_two_signals_at_once_still_end_with_one_line(tmp_path):
+    """A SIGTERM and a SIGINT back to back (`timeout` while the user presses Ctrl-C): the
+    first one handled decides the code, and there is still one line and nothing left."""
+    grandchild, own = _sleep_arg(), _sleep_arg()
+    marker = uuid.uuid4().hex
+    env = dict(os.environ, EDSIG_MARKER=marker, NO_COLOR="1", HOME=str(tmp_path),
+               PYTHONPATH=str(REPO))
+    env["PATH"] = f"{_hung_smi(tmp_path, grandchild, own)}:{env['PATH']}"
+    proc = _start(["check", "--static"], env, tmp_path)
+    try:
+        _wait_for(grandchild, proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        time.sleep(0.3)
+        names = {143: "SIGTERM", 130: "SIGINT"}
+        assert proc.returncode in names, (proc.returncode, err[-2000:])
+        assert err.splitlines() == [f"envdoctor: terminated by {names[proc.returncode]}"]
+        assert _marked(marker) + _running(grandchild, own) == []
+    finally:
+        _reap(marker, grandchild, own)
