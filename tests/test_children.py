@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -14,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import psutil
+import pytest
 
 from envdoctor import children
 
@@ -201,3 +204,42 @@ def test_importing_envdoctor_installs_no_signal_handler():
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
     assert done.stdout.split() == ["True", "True", "True", "-1"], done.stdout + done.stderr
+
+
+STUCK = """
+import ctypes, sys, time
+from envdoctor import children, terminate
+terminate.install()
+children.spawn(["sleep", sys.argv[2]])
+print("ready", flush=True)
+ctypes.CDLL(sys.argv[1]).stuck()   # C code that never returns to Python bytecode
+"""
+
+
+def test_a_main_thread_stuck_in_c_still_ends_on_sigterm(tmp_path):
+    """Python runs signal handlers only between bytecodes of the main thread; a main thread
+    inside a C call that retries its wait for ever (a driver call, a framework's init) never
+    gets there. The watcher thread ends the process anyway."""
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    source = tmp_path / "stuck.c"
+    source.write_text("#include <unistd.h>\nvoid stuck(void) { for (;;) sleep(1); }\n")
+    lib = tmp_path / "libstuck.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib), str(source)], check=True,
+                   timeout=60)
+    own = f"{600 + uuid.uuid4().int % 99}.{uuid.uuid4().int % 10**5:05d}"
+    proc = subprocess.Popen([sys.executable, "-c", STUCK, str(lib), own], cwd=REPO,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+        time.sleep(0.3)
+        assert proc.returncode == 143 and err == "envdoctor: terminated by SIGTERM\n", err
+        assert _alive(own) == []
+    finally:
+        proc.kill()
+        for pid in _alive(own):
+            os.kill(pid, 9)
