@@ -12,6 +12,7 @@ inherits and by the grandchildren's unique command lines (the env-less one has n
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -261,3 +262,29 @@ def test_two_signals_at_once_still_end_with_one_line(tmp_path):
         assert _marked(marker) + _running(grandchild, own) == []
     finally:
         _reap(marker, grandchild, own)
+
+
+def test_sigterm_ends_an_nvml_child_hung_in_nvml_init(tmp_path):
+    """The NVML child (a libnvidia-ml whose nvmlInit never returns) is a child like the rest."""
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    lib = tmp_path / "nvml"
+    lib.mkdir()
+    subprocess.run(["gcc", "-shared", "-fPIC", "-DMODE_HANG", "-o",
+                    str(lib / "libnvidia-ml.so.1"), str(REPO / "tests/faults/fake_nvml.c")],
+                   check=True, timeout=60)
+    (lib / "libnvidia-ml.so").symlink_to("libnvidia-ml.so.1")
+    marker = uuid.uuid4().hex
+    env = dict(os.environ, EDSIG_MARKER=marker, NO_COLOR="1", HOME=str(tmp_path),
+               PYTHONPATH=str(REPO), LD_LIBRARY_PATH=str(lib))
+    proc = _start(["check", "--static", "--format", "json"], env, tmp_path)
+    try:
+        end = time.monotonic() + 60
+        while not any("nvmlInit" in line for line in _marked(marker, whole=True)):
+            if time.monotonic() > end or proc.poll() is not None:
+                pytest.fail("the NVML child did not start")
+            time.sleep(0.05)
+        time.sleep(0.5)  # inside nvmlInit by now
+        _signal_and_judge(proc, signal.SIGTERM, marker)
+    finally:
+        _reap(marker)
