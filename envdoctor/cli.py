@@ -190,9 +190,8 @@ def _stdout_broken(exc: Exception) -> str:
 
 
 def _say(line: str) -> None:
-    with contextlib.suppress(Exception):
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+    from envdoctor.outputs.stderr import say
+    say(line)
 
 
 def run() -> None:

@@ -56,22 +56,25 @@ def write_crash_log(exc: BaseException) -> str:
     except Exception:  # noqa: BLE001 - redaction failed: keep only what cannot leak
         body = (f"envdoctor {__version__} on Python {sys.version.split()[0]}\n"
                 f"{type(exc).__name__} (redaction failed; argv and details left out)\n")
+    from envdoctor.outputs.sanitise import terminal
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
-            fh.write(body)
+            fh.write(terminal(body))  # read with cat: an escape in a message stays visible
     except OSError as err:
         return f"(could not write a crash log: {err.strerror or err})"
     return path
 
 
 def redacted(message: str) -> str:
-    """An error line for stderr (which CI logs keep), redacted like every output: a bad-input
-    message quotes the user's paths and values, an internal error's message anything."""
+    """An error line for stderr (which CI logs keep), redacted like every output and then
+    terminal-safe: a bad-input message quotes the user's paths and values, an internal
+    error's message anything."""
     if not message:
         return message
     try:
         from envdoctor.outputs.redact import for_data
-        return for_data({"argv": sys.argv, "message": message}).text(message)
+        from envdoctor.outputs.sanitise import one_line
+        return one_line(for_data({"argv": sys.argv, "message": message}).text(message))
     except Exception:  # noqa: BLE001 - redaction failed: say nothing that could leak
         return "(message left out: redaction failed)"
 

@@ -22,7 +22,8 @@ class BadInput(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        click.echo(f"envdoctor: error: {self.format_message()}", err=True)
+        from envdoctor.outputs.stderr import say
+        say(f"envdoctor: error: {self.format_message()}")
 
 
 @contextlib.contextmanager
@@ -49,9 +50,8 @@ class OutputError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"envdoctor: error: {self.format_message()}\n")
-            sys.stderr.flush()
+        from envdoctor.outputs.stderr import say
+        say(f"envdoctor: error: {self.format_message()}")
 
 
 # ---------------------------------------------------------------------------- bounded inputs

@@ -1,16 +1,17 @@
 """Where a command's text goes: ``--output FILE`` or stdout, with colour only on a terminal.
 
-Shared by every command (check, explain, facts, report, diff) so that a file that cannot be
-written is the same one-line exit-2 error everywhere; also ``--report FORMAT:FILE`` (several
-outputs from one run), the default format under GitHub Actions, and redaction before any
-renderer sees a report. Kept free of heavy imports: `explain` starts in a fraction of a second.
+Shared by every command (check, explain, facts, report, diff) so that every document leaves
+through the sink (``envdoctor.outputs.sink``: sanitised for its kind, files written atomically)
+and a file that cannot be written is the same one-line exit-2 error everywhere; also ``--report
+FORMAT:FILE`` (several outputs from one run; ``-`` is stdout), the default format under GitHub
+Actions, and redaction before any renderer sees a report. Kept free of heavy imports: `explain`
+starts in a fraction of a second.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envdoctor.errors import BadInput
@@ -19,22 +20,17 @@ if TYPE_CHECKING:
     from envdoctor.outputs.report import Report
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write to --output (a file) or stdout."""
-    if output and output != "-":
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise BadInput(f"{output}: cannot write: {exc.strerror or exc}") from None
-    else:
-        from envdoctor.streams import write_stdout
-        write_stdout(text)
+def emit(text: str, output: str | None, kind: str = "terminal", color: bool = False) -> None:
+    """Write to --output (a file, atomically) or stdout, sanitised for ``kind`` (a
+    ``--format`` name: text, github, markdown, junit, sarif, json; or ``terminal``)."""
+    from envdoctor.outputs.sink import write
+    write(text, output, kind, color=color)
 
 
 def use_color(output: str | None) -> bool:
     """Colour only for a terminal on stdout, and never under NO_COLOR or TERM=dumb."""
-    if output and output != "-":
+    from envdoctor.outputs.sink import is_stdout
+    if not is_stdout(output):
         return False
     if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
@@ -42,33 +38,29 @@ def use_color(output: str | None) -> bool:
 
 
 def check_output_paths(output: str | None, reports: tuple[str, ...] | list[str]) -> None:
-    """Before any work: every output file can be written, and no two outputs are one file.
+    """Before any work: every output can be written, and no two outputs are one file.
 
-    ``-o X --report json:X`` would silently overwrite one with the other, and an unwritable
-    ``--report`` path would otherwise be found only after the whole run.
+    ``-o X --report json:X`` would silently overwrite one with the other, two documents on
+    stdout would be one unreadable stream, an unwritable ``--report`` path would otherwise
+    be found only after the whole run, and a FIFO nobody reads would block it forever.
     """
-    paths = []
-    if output and output != "-":
-        paths.append(("--output", output))
+    from envdoctor.outputs.sink import check_target, is_stdout
+    paths = [("--output", output or "-", f"--output {output}" if output else "the report")]
     for spec in reports:
         fmt, sep, path = spec.partition(":")
         if sep and path:
-            paths.append((f"--report {fmt}", path))
+            paths.append((f"--report {fmt}", path, f"--report {spec}"))
     seen: dict[str, str] = {}
-    for option, path in paths:
-        real = os.path.realpath(path)
+    for option, path, label in paths:
+        check_target(path, option)
+        real = "-" if is_stdout(path) else os.path.realpath(path)
+        if real == "-" and real in seen:
+            raise BadInput(f"{label}: stdout already takes {seen[real]}; write one of them "
+                           "to a file (-o FILE)")
         if real in seen:
             raise BadInput(f"{option} {path}: the same file as {seen[real]}; give each output "
                            "its own file")
-        seen[real] = f"{option} {path}"
-        if os.path.isdir(real):
-            raise BadInput(f"{option} {path}: is a directory")
-        folder = os.path.dirname(real) or "."
-        if not os.path.isdir(folder):
-            raise BadInput(f"{option} {path}: cannot write: folder {folder} does not exist")
-        target = real if os.path.exists(real) else folder
-        if not os.access(target, os.W_OK):
-            raise BadInput(f"{option} {path}: cannot write: permission denied")
+        seen[real] = label
 
 
 # ---------------------------------------------------------------------------- report outputs
@@ -100,11 +92,9 @@ def prepare(report: Report, redact: bool = True) -> Report:
 
 
 def write_reports(report: Report, specs: tuple[str, ...] | list[str]) -> None:
-    """Render the report once per ``FORMAT:FILE`` and write each file (never colour)."""
+    """Render the report once per ``FORMAT:FILE`` and write each (never colour; ``-`` is
+    stdout)."""
     from envdoctor.outputs.renderers import render
     parsed = [parse_report_spec(s) for s in specs]  # validate all before writing any
     for fmt, path in parsed:
-        try:
-            Path(path).write_text(render("check", fmt, report, color=False), encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"{path}: cannot write: {exc.strerror or exc}") from None
+        emit(render("check", fmt, report, color=False), path, fmt)

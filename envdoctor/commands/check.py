@@ -70,6 +70,6 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
                             redact=not no_redact, checks=checks)
     write_reports(report, reports)
     options = {"verbose": True} if verbose and fmt == "text" else {}
-    text = render("check", fmt, report, color=use_color(output) and fmt == "text", **options)
-    emit(text, output)
+    color = use_color(output) and fmt == "text"
+    emit(render("check", fmt, report, color=color, **options), output, fmt, color=color)
     raise SystemExit(report.exit_code)

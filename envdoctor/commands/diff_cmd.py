@@ -24,10 +24,11 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
 
     Exit 0 when both files were read (whatever the differences), 2 on bad input.
     """
-    from envdoctor.commands._output import emit
+    from envdoctor.commands._output import check_output_paths, emit
     from envdoctor.diff import compare
     from envdoctor.outputs.renderers import render
 
+    check_output_paths(output, ())
     facts_a = pipeline.load_facts_file(file_a)
     facts_b = pipeline.load_facts_file(file_b)
     if not no_redact:
@@ -37,4 +38,4 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     report_a = pipeline.diagnose(facts_a, intent=intent)
     report_b = pipeline.diagnose(facts_b, intent=intent)
     result = compare(facts_a, facts_b, report_a.findings, report_b.findings)
-    emit(render("diff", fmt, {"a": file_a, "b": file_b, **result}), output)
+    emit(render("diff", fmt, {"a": file_a, "b": file_b, **result}), output, fmt)

@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from envdoctor.commands._output import emit, use_color
+from envdoctor.commands._output import check_output_paths, emit, use_color
 from envdoctor.errors import BadInput
 
 _CODE = re.compile(r"^[A-Za-z]{2,9}\d{3}$")
@@ -38,6 +38,7 @@ DEFAULT_MAX_MB = 512          # a bigger file is read from its last 512 MB (~10 
 def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
             output: str | None, max_mb: int, no_redact: bool = False) -> None:
     """Explain an error: FILE, - (stdin, the default) or a rule CODE (ETORCH001, TORCH001)."""
+    check_output_paths(output, ())
     if source != "-" and _CODE.match(source) and not os.path.exists(source):
         emit(_code_doc(source.upper()), output)
         return
@@ -46,12 +47,13 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
     seen: list[str] = []
     ex = run(source, facts_file, no_facts, max_mb, seen)
     from envdoctor.outputs.renderers import render
-    text = render("explain", fmt, ex, use_color(output) and fmt == "text")
+    color = use_color(output) and fmt == "text"
+    text = render("explain", fmt, ex, color)
     if not no_redact:  # evidence quotes the user's log, pasted into issues (--format markdown)
         from envdoctor.outputs.redact import for_data
         # names learnt from the input (a /home/NAME path) are redacted wherever they appear
         text = for_data([text, *seen]).text(text)
-    emit(text, output)
+    emit(text, output, fmt, color=color)
 
 
 def run(source: str, facts_file: str | None = None, no_facts: bool = False,
@@ -168,8 +170,9 @@ def _open(source: str):
         if sys.stdin is None:
             raise BadInput("no input: give a FILE or pipe text on stdin")
         if sys.stdin.isatty():
-            click.echo("envdoctor explain: reading the error text from stdin "
-                       "(end with Ctrl-D; or give a FILE)", err=True)
+            from envdoctor.outputs.stderr import say
+            say("envdoctor explain: reading the error text from stdin "
+                "(end with Ctrl-D; or give a FILE)")
         return getattr(sys.stdin, "buffer", sys.stdin)
     try:
         st = os.stat(source)

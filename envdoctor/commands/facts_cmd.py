@@ -26,4 +26,4 @@ def facts(output: str | None, no_redact: bool = False) -> None:
     if not no_redact:
         from envdoctor.outputs.redact import redact_data
         data = redact_data(data)
-    emit(json.dumps(data, indent=2) + "\n", output)
+    emit(json.dumps(data, indent=2) + "\n", output, "json")

@@ -12,6 +12,7 @@ import click
 from envdoctor.cli import SuggestingGroup
 
 from envdoctor.commands._output import (
+    check_output_paths,
     default_format,
     emit,
     parse_report_spec,
@@ -20,6 +21,7 @@ from envdoctor.commands._output import (
     write_reports,
 )
 from envdoctor.engine import INTENTS
+from envdoctor.outputs.stderr import say
 from envdoctor.engine.findings import FAIL_ON
 from envdoctor.outputs.renderers import formats
 
@@ -49,10 +51,12 @@ def _gate_options(fn):
     return fn
 
 
-def _check_reports(reports: tuple[str, ...]) -> None:
-    """A wrong --report fails before any rendezvous (on every rank alike)."""
+def _check_reports(reports: tuple[str, ...], output: str | None) -> None:
+    """A wrong --report or an output that cannot be written fails before any rendezvous (on
+    every rank alike)."""
     for spec in reports:
         parse_report_spec(spec)
+    check_output_paths(output, reports)
 
 
 def _text(report, fmt: str, color: bool, tail: Callable[[Any], str] | None = None) -> str:
@@ -74,8 +78,9 @@ def _publish(report, fmt: str | None, output: str | None, redact: bool,
     for spec in reports:
         kind, path = parse_report_spec(spec)
         if kind == "text":
-            emit(_text(report, "text", False, tail), path)
-    emit(_text(report, fmt, use_color(output) and fmt == "text", tail), output)
+            emit(_text(report, "text", False, tail), path, "text")
+    color = use_color(output) and fmt == "text"
+    emit(_text(report, fmt, color, tail), output, fmt, color=color)
 
 
 def _leave(code: int) -> None:
@@ -128,7 +133,7 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
 
     gate_policy = gate.load(policy_file, requires)  # a bad policy fails before any rendezvous
     intent, fail_on = gate_policy.settings(intent, fail_on)
-    _check_reports(reports)
+    _check_reports(reports, output)
     names = tuple(n.strip() for n in (frameworks or "").split(",") if n.strip() and
                   n.strip() != "torch")
     options = Options(static=static, timeout=timeout, bench=bench, out_dir=out_dir or "",
@@ -139,8 +144,8 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
         if not outcome.barrier:
             where = f"; snapshot in {result.snapshot}" if result.snapshot else \
                 " (give --out-dir DIR to keep this rank's snapshot)"
-            click.echo(f"envdoctor fleet: rank {layout.rank} on {layout.node}: "
-                       f"{outcome.error or 'did not complete'}{where}", err=True)
+            say(f"envdoctor fleet: rank {layout.rank} on {layout.node}: "
+                f"{outcome.error or 'did not complete'}{where}")
         _leave(0)
     payloads, errors = {}, ([outcome.error] if outcome.error else [])
     for rank, data in outcome.payloads.items():
@@ -179,7 +184,7 @@ def compare(paths: tuple[str, ...], fmt: str | None, output: str | None,
 
     gate_policy = gate.load(policy_file, requires)
     intent, fail_on = gate_policy.settings(intent, fail_on)
-    _check_reports(reports)
+    _check_reports(reports, output)
     view = fleet_compare.load(paths)
     gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,

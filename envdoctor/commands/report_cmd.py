@@ -42,4 +42,4 @@ def report(fmt: str, facts_file: str | None, output: str | None, intent: str | N
     saved = pipeline.saved_smoke(facts_file) if facts_file else None
     result = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
                             redact=not no_redact, extra={"smoke": saved} if saved else None)
-    emit(render("report", fmt, result), output)
+    emit(render("report", fmt, result), output, fmt)

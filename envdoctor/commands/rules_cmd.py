@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from envdoctor.cli import SuggestingGroup
-
+from envdoctor.commands._output import emit
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
@@ -41,16 +41,18 @@ def list_cmd(fmt: str, kind: str) -> None:
     """One line per rule: code, kind, severity, id."""
     docs = [d for d in _docs() if kind in ("all", d.kind)]
     if fmt == "json":
-        click.echo(json.dumps([d.to_dict() for d in docs], indent=2))
+        emit(json.dumps([d.to_dict() for d in docs], indent=2) + "\n", None, "json")
         return
+    lines = []
     for d in docs:
         sev = ", ".join(f"{k}={v}" for k, v in d.severity)
-        click.echo(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
+        lines.append(f"{d.code:<10} {d.kind:<11} {sev:<34} {d.id}")
     from envdoctor.engine.catalog import KINDS
     counts = {k: sum(d.kind == k for d in docs) for k in KINDS}
     names = {"fleet": "fleet rules"}
-    click.echo(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
-                         if n or kind == "all"))
+    lines.append(", ".join(f"{n} {names.get(k, k + 's')}" for k, n in counts.items()
+                           if n or kind == "all"))
+    emit("".join(line + "\n" for line in lines), None)
 
 
 @rules.command("show")
@@ -65,7 +67,7 @@ def show_cmd(code: str) -> None:
         raise BadInput(f"invalid rule file: {exc}") from None
     if doc is None:
         raise BadInput(f"no rule {code!r} (see `envdoctor rules list`)")
-    click.echo(catalog.render(doc), nl=False)
+    emit(catalog.render(doc), None)
 
 
 @rules.command("test")
@@ -78,8 +80,6 @@ def test_cmd(path: Path | None) -> None:
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")
     outcome = validate.validate(root)
-    for problem in outcome.problems:
-        click.echo(problem)
-    click.echo(outcome.summary())
+    emit("".join(p + "\n" for p in [*outcome.problems, outcome.summary()]), None)
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)

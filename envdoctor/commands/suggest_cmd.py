@@ -31,11 +31,12 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
     2 on bad input.
     """
     from envdoctor import suggest as engine
-    from envdoctor.commands._output import emit
+    from envdoctor.commands._output import check_output_paths, emit
     from envdoctor.suggest.render import to_json, to_text
 
     if facts_file and report_file:
         raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
+    check_output_paths(output, ())
     try:
         names = [engine.canonical(n) for n in frameworks]
     except engine.UnknownFramework as exc:
@@ -51,6 +52,6 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
         facts = collect()
     raw = [f.lower() for f in frameworks]
     result = engine.suggest(facts, raw or None, installer)
-    emit(to_json(result) if fmt == "json" else to_text(result, verbose), output)
+    emit(to_json(result) if fmt == "json" else to_text(result, verbose), output, fmt)
     if names and any(s.status == "none" for s in result.suggestions):
         raise SystemExit(EXIT_FINDINGS)

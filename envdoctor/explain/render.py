@@ -8,17 +8,15 @@ All three read the same ``Explanation`` so they cannot disagree. JSON is the pub
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import click
-
 from envdoctor.explain.rank import Diagnosis, primary
+from envdoctor.outputs import sanitise
+from envdoctor.outputs.sanitise import md_cell, md_code, md_fence, md_line, md_link
 
 JSON_SCHEMA_VERSION = 1
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 VERDICT = {
     "environment": "Root cause: an environment problem",
@@ -55,10 +53,6 @@ class Explanation:
         return self.diagnoses
 
 
-def _clean(text: str) -> str:
-    return _CONTROL.sub("?", text)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -78,8 +72,10 @@ def _input_line(ex: Explanation) -> str:
 
 
 def render_text(ex: Explanation, color: bool = False) -> str:
-    def style(s: str, **kw: Any) -> str:
-        return click.style(s, **kw) if color else s
+    def style(s: str, fg: str = "", bold: bool = False) -> str:
+        """envdoctor's own colours (marked; the terminal sink shows controls in the quoted
+        text visibly, colour or not)."""
+        return sanitise.style(s, f"{'bold ' if bold else ''}{fg}") if color else s
 
     out = [style("envdoctor explain", bold=True) + f" — {_input_line(ex)}", ""]
     main = ex.primary
@@ -125,7 +121,7 @@ def _text_block(d: Diagnosis, style: Callable[..., str], facts_source: str) -> l
            "  Evidence:"]
     width = max((len(str(e.line)) for e in d.evidence), default=1)
     for e in d.evidence:
-        out.append(f"    {e.line:>{width}} | {_clean(e.text)}")
+        out.append(f"    {e.line:>{width}} | {e.text}")
     if d.hits > len(d.evidence):
         out.append(f"    … {d.hits - len(d.evidence)} more matching line(s)")
     for note in d.notes:
@@ -146,30 +142,33 @@ def _indent(text: str) -> str:
 
 
 def render_markdown(ex: Explanation, color: bool = False) -> str:
-    out = ["## envdoctor explain", "", f"_{_input_line(ex)}_", ""]
+    """Every quoted or rule text is escaped (``sanitise.md_*``): a log line holding HTML, a
+    link or a table pipe shows as that text."""
+    out = ["## envdoctor explain", "", f"_{md_line(_input_line(ex))}_", ""]
     main = ex.primary
     if main is None:
         out.append("**No error recognised: only harmless warnings.**" if ex.diagnoses else
                    "**Nothing recognised**: no known error signature matches this text.")
     else:
         out += [f"### {VERDICT[main.category]}", "",
-                f"**{main.code}** — {main.title}  ", f"confidence: {main.confidence} · "
-                f"category: `{main.category}` · id: `{main.id}`", "", "Evidence:", "", "```"]
-        out += [f"{e.line}: {_clean(e.text).replace('```', '`‵`')}" for e in main.evidence]
-        out += ["```", ""]
-        out += [f"> {_where(ex.facts_source)}: {n}" for n in main.notes]
-        out += ["", f"**Why.** {main.why}", "", f"**Fix.** {main.fix}", ""]
+                f"**{md_line(main.code)}** — {md_line(main.title)}  ",
+                f"confidence: {md_line(main.confidence)} · category: {md_code(main.category)} · "
+                f"id: {md_code(main.id)}", "", "Evidence:", ""]
+        out += md_fence("\n".join(f"{e.line}: {e.text}" for e in main.evidence))
+        out += [""]
+        out += [f"> {md_line(_where(ex.facts_source))}: {md_line(n)}" for n in main.notes]
+        out += ["", f"**Why.** {md_line(main.why)}", "", f"**Fix.** {md_line(main.fix)}", ""]
         if main.category in HINT:
             out += [f"_{HINT[main.category]}_", ""]
-        out += ["Sources: " + ", ".join(f"<{r}>" for r in main.references)]
+        out += ["Sources: " + ", ".join(md_link(r) for r in main.references)]
     others = [d for d in ex.diagnoses if d is not main]
     if others:
         out += ["", "### Also seen", "", "| code | what | kind | line |",
                 "| --- | --- | --- | --- |"]
         for d in others:
             kind = "harmless" if d.category == "benign" else f"{d.category}, {d.confidence}"
-            title = d.title.replace("|", "\\|")
-            out.append(f"| {d.code} | {title} | {kind} | {d.first_line} |")
+            out.append(f"| {md_cell(d.code)} | {md_cell(d.title)} | {md_cell(kind)} | "
+                       f"{d.first_line} |")
     return "\n".join(out) + "\n"
 
 

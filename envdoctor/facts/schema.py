@@ -64,9 +64,10 @@ def installed_path() -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     target = Path(args[0]) if args else source_path()
+    from envdoctor.outputs.sink import write
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(), encoding="utf-8")
-    print(f"wrote {target}")
+    write(render(), str(target), "json")
+    write(f"wrote {target}\n", None, "terminal")
     return 0
 
 

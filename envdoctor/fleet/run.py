@@ -23,6 +23,7 @@ from envdoctor.errors import BadInput
 from envdoctor.fleet import collective
 from envdoctor.fleet.layout import Layout, LayoutError, detect
 from envdoctor.fleet.model import PAYLOAD_VERSION
+from envdoctor.outputs.sink import write
 
 NO_TORCH = ("envdoctor fleet runs inside the job's ranks and needs torch (torch.distributed) "
             "there: {why}; without torch, save `envdoctor check --format json` per node and run "
@@ -117,11 +118,12 @@ def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
     path = Path(folder) / f"rank{layout.rank:05d}-{_safe(layout.host)}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        tmp.replace(path)
     except OSError as exc:
         raise BadInput(f"{folder}: cannot write the rank snapshot: {exc.strerror or exc}") from None
+    try:
+        write(json.dumps(data, indent=1), str(path), "json")  # atomic: a reader sees all or none
+    except BadInput as exc:
+        raise BadInput(f"{folder}: cannot write the rank snapshot: {exc.message}") from None
     return str(path)
 
 

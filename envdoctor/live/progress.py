@@ -32,8 +32,8 @@ class Progress:
                         console=Console(stderr=True), transient=True)
         self._bar.__enter__()
         for name in self.names:
-            self._tasks[name] = self._bar.add_task(f"{name}: importing and running smoke "
-                                                   "kernels", total=1)
+            self._tasks[name] = self._bar.add_task(_shown(f"{name}: importing and running "
+                                                          "smoke kernels"), total=1)
         return self
 
     def done(self, run: WorkerRun) -> None:
@@ -43,8 +43,17 @@ class Progress:
         text = f"{run.name}: done in {run.seconds:.1f}s" if reason is None else \
             f"{run.name}: {reason}"
         with self._lock:
-            self._bar.update(self._tasks[run.name], description=text, completed=1)
+            self._bar.update(self._tasks[run.name], description=_shown(text), completed=1)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
+
+
+def _shown(text: str) -> str:
+    """A worker's words (its ImportError) as rich markup that shows exactly them: brackets
+    escaped, escape sequences and controls spelled out (the bar is on the terminal)."""
+    from rich.markup import escape
+
+    from envdoctor.outputs.sanitise import terminal
+    return escape(terminal(" ".join(text.split())))

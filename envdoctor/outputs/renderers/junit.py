@@ -13,13 +13,14 @@ import xml.etree.ElementTree as ET
 
 from envdoctor.engine.findings import FAIL_ON, Finding
 from envdoctor.outputs.report import Report
-
-# XML 1.0 forbids most control characters, even escaped.
-_BAD_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+from envdoctor.outputs.sanitise import visible
 
 
 def _clean(text: str) -> str:
-    return _BAD_XML.sub("", text)
+    """XML 1.0 forbids most control characters, lone surrogates and U+FFFE/U+FFFF, even
+    escaped: they are spelled out (``\\x1b``), like every unsafe character (the xml sink
+    does the same to the whole document)."""
+    return visible(text)
 
 
 def _body(f: Finding) -> str:

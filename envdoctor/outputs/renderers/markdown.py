@@ -1,6 +1,8 @@
-"""Markdown: the check's summary for $GITHUB_STEP_SUMMARY or an issue comment, and the longer
-bug report of ``envdoctor report`` (the same head, then the facts, smoke results and the raw
-snapshot in a collapsed block). GitHub-flavoured: tables, ``<details>``, fenced code.
+"""Markdown: the check's summary for $GITHUB_STEP_SUMMARY or an issue comment, and the longer bug
+report of ``envdoctor report`` (the same head, then the facts, smoke results and the raw
+snapshot in a collapsed block). GitHub-flavoured: tables, ``<details>``, fenced code. Every
+value from the report (a GPU name, a path, a finding's text, which quotes facts) is escaped with
+``sanitise.md_*``: HTML, links, pipes, backticks and newlines in a pasted value show as text.
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ from typing import Any
 
 from envdoctor.facts import Facts, Status
 from envdoctor.outputs.report import Report
+from envdoctor.outputs.sanitise import md_cell, md_code, md_fence, md_line, md_link
 
 ICONS = {"ok": "✅", "info": "ℹ️", "warning": "⚠️", "error": "❌", "unknown": "❔"}
 
 
 def cell(value: Any) -> str:
-    """A table cell: one line, pipes escaped."""
-    text = "" if value is None else str(value)
-    return " ".join(text.split()).replace("|", "\\|") or "—"
+    """A table cell: one line, Markdown and HTML escaped."""
+    return md_cell(value)
 
 
 def render(report: Report, color: bool = False) -> str:
@@ -28,11 +30,11 @@ def _head(report: Report, title: str) -> list[str]:
     counts = report.counts()
     verdict = "OK" if report.exit_code == 0 else "FAIL"
     origin = (" (facts probed on this machine)" if report.facts.origin == "live"
-              else f" (facts from {report.facts.origin})")
+              else f" (facts from {md_line(report.facts.origin)})")
     out = [f"## {ICONS['ok' if verdict == 'OK' else 'error']} {title}: {verdict}{origin}", "",
            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info · "
-           f"expect `{report.intent}` · fail-on `{report.fail_on}` · "
-           f"envdoctor {report.facts.envdoctor_version or ''}".rstrip(), "",
+           f"expect {md_code(report.intent)} · fail-on {md_code(report.fail_on)} · "
+           f"envdoctor {md_line(report.facts.envdoctor_version or '')}".rstrip(), "",
            "| | Area | Details |", "| --- | --- | --- |"]
     for line in report.areas:
         out.append(f"| {ICONS.get(line.status, '❔')} | {cell(line.label)} | "
@@ -43,27 +45,24 @@ def _head(report: Report, title: str) -> list[str]:
         out += ["### Findings", ""]
     for f in report.findings:
         icon = ICONS.get(f.severity.value, "")
-        out.append(f"#### {icon} {f.severity.value.upper()} `{f.code}` {f.title}")
+        out.append(f"#### {icon} {f.severity.value.upper()} {md_code(f.code)} "
+                   f"{md_line(f.title)}")
         out.append("")
         if f.why:
-            out += [" ".join(p.split()) for p in f.why.strip().split("\n\n")]
+            out += [md_line(p) for p in f.why.strip().split("\n\n") if p.strip()]
             out.append("")
         if f.fix:
-            out += ["**Fix:**", "", "```", f.fix.strip(), "```", ""]
+            out += ["**Fix:**", "", *md_fence(f.fix.strip()), ""]
         refs = [r for r in f.references if r]
         if refs:
-            out.append("Sources: " + ", ".join(_link(r) for r in refs))
+            out.append("Sources: " + ", ".join(md_link(r) for r in refs))
             out.append("")
     ignored = (report.extra.get("policy") or {}).get("ignored") or []
     if ignored:
         out += ["### Ignored by policy", ""]
-        out += [f"- `{i['code']}` — {cell(i['reason'])}" for i in ignored]
+        out += [f"- {md_code(i.get('code'))} — {cell(i.get('reason'))}" for i in ignored]
         out.append("")
     return out
-
-
-def _link(ref: str) -> str:
-    return f"<{ref}>" if ref.startswith(("https://", "http://")) else f"`{ref}`"
 
 
 def _requirements(report: Report) -> list[str]:
@@ -78,7 +77,7 @@ def _requirements(report: Report) -> list[str]:
         ev = r.finding.evidence if r.finding else {}
         text = ev.get("requirement") or r.detail.partition(": ")[0] or r.id
         actual = ev.get("actual") or r.detail.partition(": ")[2] or r.detail
-        out.append(f"| `{cell(text)}` | {mark.get(r.state, r.state)} | {cell(actual)} |")
+        out.append(f"| {md_code(text)} | {cell(mark.get(r.state, r.state))} | {cell(actual)} |")
     out.append("")
     return out
 
@@ -89,15 +88,24 @@ def render_bug_report(report: Report, color: bool = False) -> str:
     out = _head(report, "envdoctor report")
     out += _smoke(report.extra.get("smoke"))
     out += ["### Environment", ""] + _facts_tables(report.facts)
-    raw = json.dumps(report.facts.to_dict(), indent=1)
+    raw = _html_safe_json(report.facts.to_dict())
     out += [("<details><summary>Facts snapshot (JSON, replay with "
-             "<code>envdoctor check --facts FILE</code>)</summary>"), "", "```json", raw, "```",
-            "", "</details>", ""]
+             "<code>envdoctor check --facts FILE</code>)</summary>"), "",
+            *md_fence(raw, "json"), "", "</details>", ""]
     if report.extra.get("redacted"):
         out.append("_Redacted by envdoctor: user and host names, home folders, GPU UUIDs, IP "
                    "and MAC addresses and credentials are replaced by placeholders._")
         out.append("")
     return "\n".join(out)
+
+
+def _html_safe_json(data: Any) -> str:
+    """JSON to embed in Markdown: ASCII, and ``<``, ``>``, ``&`` and backticks as ``\\uXXXX``
+    (still the same JSON: the snapshot replays), so no value can open a tag or end the fence."""
+    raw = json.dumps(data, indent=1)
+    for ch in "<>&`":
+        raw = raw.replace(ch, f"\\u{ord(ch):04x}")
+    return raw
 
 
 def _smoke(smoke: Any) -> list[str]:
@@ -168,6 +176,6 @@ def _facts_tables(facts: Facts) -> list[str]:
     if facts.env.vars:
         out += ["<details><summary>Environment variables</summary>", "", "| Name | Value |",
                 "| --- | --- |"]
-        out += [f"| `{cell(k)}` | `{cell(v)}` |" for k, v in facts.env.vars.items()]
+        out += [f"| {md_code(k)} | {cell(v)} |" for k, v in facts.env.vars.items()]
         out += ["", "</details>", ""]
     return out

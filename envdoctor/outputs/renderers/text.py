@@ -1,7 +1,8 @@
 """Human text: a flutter-doctor style summary per area, then each finding with its fix.
 
-Colour only when asked (a TTY without NO_COLOR); rich is imported only then, which keeps the
-piped and CI path fast.
+Colour only when asked (a TTY without NO_COLOR), with ``sanitise.style``: envdoctor's own
+colours are marked, so the terminal sink turns them, and only them, into escape sequences
+(an escape in a GPU name or a path is shown as ``\x1b`` either way).
 """
 
 from __future__ import annotations
@@ -80,14 +81,5 @@ def _keep_lines(text: str) -> str:
 
 
 def _colour(segments: list[tuple[str, str]]) -> str:
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console(force_terminal=True, color_system="standard", width=120,
-                      highlight=False)
-    body = Text()
-    for text, style in segments:
-        body.append(text, style=style or None)
-    with console.capture() as capture:
-        console.print(body, end="", soft_wrap=True)
-    return capture.get()
+    from envdoctor.outputs.sanitise import style
+    return "".join(style(text, spec) if spec else text for text, spec in segments)
