@@ -11,7 +11,7 @@ group, and every process of ours with the mark, even one that called ``setsid``.
 Three ways out:
 * ``kill_tree`` / ``kill_owned_by``: one command past its deadline (SIGKILL, at once);
 * ``kill_all``: envdoctor is leaving normally; whatever a deadline abandoned goes with it;
-* ``terminate_all``: envdoctor was told to stop (SIGTERM, SIGHUP, SIGINT; ``terminate``):
+* ``terminate_all``: envdoctor was told to stop (SIGTERM, SIGHUP, SIGINT, SIGQUIT):
   SIGTERM to every group and descendant, a short grace, then SIGKILL to whatever is left.
 """
 
@@ -108,7 +108,7 @@ def fork() -> int:
 def _as_forked_child() -> None:
     with contextlib.suppress(ValueError, OSError):
         signal.set_wakeup_fd(-1)
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+    for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"):
         number = getattr(signal, name, None)
         if number is not None:
             with contextlib.suppress(ValueError, OSError):

@@ -80,7 +80,7 @@ class LazyGroup(SuggestingGroup):
 
 EPILOG = ("Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, bad "
           "input or unwritable output; 3 internal error (crash log); 128+N ended by signal N "
-          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT), every child ended first. A reader that "
+          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT, 131 SIGQUIT), every child ended first. A reader that "
           "leaves early (| head) keeps the command's own code.")
 
 
@@ -200,8 +200,8 @@ def run() -> None:
     Everything is written and flushed by then; tearing down ~300 modules costs ~30 ms of a
     0.3 s `check --static`, and skipping it also means a probe thread stuck in a C call can
     never delay the exit. Commands still running (a probe abandoned at its deadline) are
-    killed with their process groups first: no process outlives envdoctor. SIGTERM, SIGHUP
-    and SIGINT end every child too, then envdoctor with one line and 128 + the signal's
+    killed with their process groups first: no process outlives envdoctor. SIGTERM, SIGHUP,
+    SIGINT and SIGQUIT end every child too, then envdoctor with one line and 128 + the signal's
     number (``terminate``; installed here, not in ``main``, which stays importable and
     testable in-process).
     """

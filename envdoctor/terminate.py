@@ -1,12 +1,13 @@
-"""SIGTERM, SIGHUP and SIGINT end envdoctor one way: its children first, then one line.
+"""SIGTERM, SIGHUP, SIGINT and SIGQUIT end envdoctor one way: its children, then one line.
 
-``timeout``, a Slurm or Kubernetes cancel (SIGTERM), a dropped ssh session (SIGHUP) and Ctrl-C
-(SIGINT) all mean "stop now". Live workers and probe commands run in sessions of their own,
-so no signal sent to envdoctor reaches them; left alone they would outlive it (a hung
+``timeout``, a Slurm or Kubernetes cancel (SIGTERM), a dropped ssh session (SIGHUP), Ctrl-C
+(SIGINT) and Ctrl-\\ (SIGQUIT, whose core dump of an interpreter would help nobody) all mean
+"stop now". Live workers and probe commands run in sessions of their own, so no signal sent
+to envdoctor reaches them; left alone they would outlive it (a hung
 ``nvidia-smi``, a worker running a full smoke suite). ``install`` (called by the CLI entry,
 never on import) makes each of these signals: ``children.terminate_all`` (SIGTERM to every
 child group and descendant, a short grace, SIGKILL), one line on stderr
-(``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130).
+(``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130, 131).
 
 Python runs a signal handler only in the main thread, between bytecodes; a main thread stuck
 in a C call (a framework import, a driver call) would never run it. So the signals also wake
@@ -25,7 +26,8 @@ from types import FrameType
 
 from envdoctor import children
 
-SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n))
+SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
+                if hasattr(signal, n))
 _once = threading.Lock()
 _ender: int | None = None  # the thread ending the process
 

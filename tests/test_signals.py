@@ -1,6 +1,6 @@
-"""SIGTERM, SIGHUP and SIGINT sent to a real `python -m envdoctor` while its children run.
+"""SIGTERM, SIGHUP, SIGINT and SIGQUIT sent to a real `python -m envdoctor` mid-run.
 
-What `timeout`, a Slurm/Kubernetes cancel, a dropped ssh session and Ctrl-C do. Each case
+What `timeout`, a Slurm/Kubernetes cancel, a dropped ssh session, Ctrl-C and Ctrl-\\ do. Each case
 starts the CLI with children that would outlive it (a framework worker whose fake torch
 starts a grandchild in a session of its own, then hangs; a hung nvidia-smi whose grandchild
 left its session and its environment), waits until those children really run, sends the
@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
+SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT]
 
 
 def _sleep_arg() -> str:
@@ -188,7 +188,8 @@ def _fleet_env(shadow: Path, **extra: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("body", "cause"), [
-    ("import time\ntime.sleep(1000)\n", "importing torch made no progress for 4s (--timeout), stuck in torch"),
+    ("import time\ntime.sleep(1000)\n",
+     "importing torch made no progress for 4s (--timeout), stuck in torch"),
     ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
      "importing torch killed the interpreter (SIGSEGV"),
     ("raise OSError('libtorch_cuda.so: cannot open shared object file')\n",
