@@ -15,14 +15,103 @@ from typing import Any
 
 from envdoctor.lazyre import lazy
 
-SECRET_NAME = lazy(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH"
-                   r"|(?:^|_)(?:PASS|PWD|CREDS?)(?:$|_)|CONNECTION_?STRING|CONN_?STR",
-                   re.IGNORECASE)
-SECRET_VALUE = lazy(
-    r"\b(hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}"
-    r"|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"
-    r"|ya29\.[0-9A-Za-z_-]{20,}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,})"
-    r"|://[^/\s:@]*:[^/\s@]+@")
+# Token shapes, by issuer: Hugging Face, GitHub, GitLab (personal, deploy, runner, CI job,
+# feed tokens), AWS key ids, OpenAI/Anthropic ``sk-``, Stripe secret/restricted keys and
+# webhook secrets, Slack (bot, user, app, refresh, config tokens), Google API keys and OAuth
+# access tokens, PyPI, npm, SendGrid, Databricks, Twilio API keys, Telegram bot tokens,
+# base64 PEM and JWTs. Each alternative starts with a literal of ``TOKEN_GATE`` (Telegram's
+# with digits, gated by its ":AA").
+TOKENS = lazy(
+    r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+    r"|gl(?:pat|dt|rt|cbt|ptt|ft|soat)-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|sk-[A-Za-z0-9_-]{20,}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"
+    r"|xox[abeoprs]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
+    r"|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
+    r"|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"
+    r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|SK[0-9a-fA-F]{32}|\d{6,12}:AA[A-Za-z0-9_-]{30,40}"
+    r"|LS0tLS1CRUdJTi[A-Za-z0-9+/=]{16,}"  # a base64-encoded PEM block
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
+TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-",
+              "glrt-", "glcbt-", "glptt-", "glft-", "glsoat-", "AKIA", "ASIA", "sk-", "sk_live_",
+              "sk_test_", "rk_live_", "rk_test_", "whsec_", "xox", "xapp-", "AIza", "ya29.",
+              "pypi-AgEI", "npm_", "SG.", "dapi", "SK", ":AA", "LS0tLS1CRUdJT", "eyJ")
+# ``user:password@host`` written without a scheme: a proxy setting (``proxy=svc:pw@proxy:3128``),
+# a mistyped ``--index-url``, ``git clone user:pw@host:repo``. The host must look like one (a
+# dotted name, or a name before ":port" or ":path"); not ``git@github.com:org/repo`` (no
+# password), ``mailto:a@b.org``, ``cuda:0@…``, C++ ``std::x@GLIBCXX`` or an IPv6 address.
+USERINFO = lazy(
+    r"(?<![\w.:/%+~@-])(?P<value>(?!(?:mailto|sip|sips|tel|urn|xmpp|news|data|cuda|cpu|gpu|mps"
+    r"|xla|xpu|hip|npu|tpu|meta|device|rocm|std)\b)[A-Za-z0-9._~%+-]{1,128}"
+    r":[^\s:/@'\"<>()\[\]{},;|]{1,256})"
+    r"(?P<host>@(?:localhost\b|[A-Za-z0-9][A-Za-z0-9-]{0,62}"
+    r"(?:(?:\.[A-Za-z0-9-]{1,63}){1,8}|(?=:[\w~./-]))))")
+# the secret part of a webhook URL (Slack, Discord, Microsoft Teams) or a Telegram bot URL:
+# whoever holds it can post as the integration
+_WEBHOOK = (r"(?P<key>\bhooks\.slack\.com/(?:services|workflows|triggers)/"
+            r"|\bdiscord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/"
+            r"|\bapi\.telegram\.org/(?:file/)?bot)(?P<value>[A-Za-z0-9_.:@%+/-]{8,512})")
+WEBHOOK = lazy(_WEBHOOK, re.IGNORECASE)
+WEBHOOK_GATE = ("hooks.slack.com", "discord", "webhook.office.com", "api.telegram.org")
+SECRET_VALUE = lazy(TOKENS.pattern + r"|://[^/\s:@]*:[^/\s@]+@|(?i:"
+                    + _WEBHOOK.replace("?P<key>", "").replace("?P<value>", "") + ")"
+                    + "|" + USERINFO.pattern.replace("?P<value>", "").replace("?P<host>", ""))
+
+# ---------------------------------------------------------------- credential names
+# A variable's name says its value is a credential when one of its words (split at "_", "-",
+# "." and camel case) is a credential word, or a compound ending in one (GITHUBTOKEN,
+# DBPASSWORD); PWD only after another word (DB_PWD, MYSQL_PWD: the shell's PWD and OLDPWD are
+# folders); SESSION and COOKIE only as the last word (XDG_SESSION_TYPE is "wayland").
+_CRED_WORDS = frozenset("""
+TOKEN TOKENS SECRET SECRETS PASSWORD PASSWORDS PASSWD PASS PASSPHRASE CREDENTIAL CREDENTIALS
+CRED CREDS APIKEY ACCESSKEY PRIVATEKEY SECRETKEY AUTH OAUTH AUTHTOKEN AUTHKEY AUTHORIZATION
+PRIVATE KEY KEYS SIGNATURE SAS CONNSTR PAT JSESSIONID SESSIONID KEYFILE KEYTAB KEYRING KEYSTORE
+""".split())
+_CRED_ENDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "ACCESSKEY",
+              "PRIVATEKEY", "SECRETKEY", "CREDENTIALS", "CREDENTIAL")
+_CRED_PAIRS = (("CONNECTION", "STRING"), ("CONN", "STR"))
+_LAST_ONLY = frozenset({"SESSION", "COOKIE", "COOKIES"})
+_CRED_PREFIXES = ("AWS_", "AZURE_CLIENT")
+# ... unless the name is about where the credential is (a key file, an agent's socket, a
+# password store) and the value is a path: a path to a key is not the key
+_PATH_WORDS = frozenset({"PATH", "PATHS", "FILE", "FILES", "DIR", "DIRS", "DIRECTORY", "SOCK",
+                         "SOCKET", "HOME", "STORE", "KEYFILE", "KEYTAB", "KEYRING", "KEYSTORE",
+                         "INFO", "CONFIG", "LOCATION"})
+_PATH_VALUE = lazy(r"(?:~|\.{1,2}|[A-Za-z]:)?[\\/][^\s\"'<>|*?]{0,4096}")
+# a switch (HF_HUB_DISABLE_IMPLICIT_TOKEN=1) holds no credential, whatever it is named
+_FLAG_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off"})
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD_SPLIT = lazy(r"[\W_]+")
+
+
+def credential_name(name: str, value: str = "") -> bool:
+    """Is the value of the variable (or key) ``name`` a credential by its name? ``value``
+    answers the exceptions: a switch's 0/1/true/false, or a path under a name about where a
+    credential lives (SSH_AUTH_SOCK, PASSWORD_STORE_DIR, TLS_KEY_FILE)."""
+    if value.strip().lower() in _FLAG_VALUES:
+        return False
+    words = [w for w in _WORD_SPLIT.split(_CAMEL.sub("_", name).upper()) if w]
+    if not words:
+        return False
+    upper = "_".join(words)
+    hit = upper.startswith(_CRED_PREFIXES) or any(
+        w in _CRED_WORDS or w.endswith(_CRED_ENDS) or w.startswith("PASSW")
+        or (w == "PWD" and i > 0) or (w in _LAST_ONLY and i == len(words) - 1)
+        for i, w in enumerate(words)) or any(
+        (a, b) in _CRED_PAIRS for a, b in zip(words, words[1:]))
+    if not hit:
+        return False
+    if (words[-1] in _PATH_WORDS or any(w in _PATH_WORDS for w in words if w.startswith("KEY"))
+            ) and _path_value(value):
+        return False
+    return True
+
+
+def _path_value(value: str) -> bool:
+    """A file-system path (or a list of them), holding no token or URL credentials."""
+    value = value.strip()
+    return bool(value) and _PATH_VALUE.fullmatch(value) is not None and "://" not in value \
+        and "@" not in value and SECRET_VALUE.search(value) is None
+
 REDACTED = "<redacted>"
 
 # Secrets inside a value that is otherwise worth keeping (a TF_CONFIG cluster spec, a URL, a
@@ -39,12 +128,14 @@ JSON_SECRET = lazy(
 # aws_secret_access_key, API_KEY_2, x-amz-security-token). Spaces around "=" (an INI file) only
 # where the value is not code (``key = jax.random.PRNGKey(0)`` in a traceback stays); "%3D"
 # is "=" in a URL-encoded URL inside another (an OAuth redirect).
-_KEY_END = (r"signature|sig|token|secret|password|passwd|pass|pwd|auth|session|credentials?"
+_KEY_END = (r"signature|sig|token|secret|password|passwd|pass|(?<=[_.-])pwd"
+            r"|(?<![\w.-])pwd(?![ \t]{0,4}=[ \t]{0,4}[\"']?[/~])|auth|session|credentials?"
             r"|creds|key")
 QUERY_SECRET = lazy(
     r"(?i)(?P<key>(?:" + _KEY_END + r")(?:[_-]?\d{1,3})?"
     r"(?:=|%3[dD]|[ \t]{1,4}=[ \t]{1,4}(?![\w.]{0,64}[(\[]))[\"']?)"
-    r"(?P<value>[^\s&;,'\"#<>)\]}]{1,4096})")
+    r"(?P<value>(?!(?i:0|1|true|false|yes|no|on|off)(?![^\s&;,'\"#<>)\]}]))"  # a switch
+    r"[^\s&;,'\"#<>)\]}]{1,4096})")
 # "password: …" in a YAML or INI file, a settings dump or an error message: the strong words
 # only (a bare "token:" or "key:" is too often prose), never a placeholder or a structure
 YAML_SECRET = lazy(
@@ -234,6 +325,19 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
             return m.group("key") + m.group("vq") + placeholder + m.group("vq")
         new = (JSON_SECRET.sub(key_quotes, text) if low is None else
                sub_lines(JSON_SECRET, key_quotes, text, line_starts(low, JSON_GATE), 16))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
+    if gate(low, WEBHOOK_GATE):
+        new = (WEBHOOK.sub(keep_key, text) if low is None else
+               sub_lines(WEBHOOK, keep_key, text, line_starts(low, WEBHOOK_GATE)))
+        if new is not text:
+            text, low = new, fold_for_gates(new)
+    if "@" in text and ":" in text:  # user:password@host without a scheme; on one line
+        def userinfo(m: re.Match[str]) -> str:
+            if found is not None:
+                found.append(m.group("value"))
+            return placeholder + m.group("host")
+        new = sub_lines(USERINFO, userinfo, text, line_starts(text, ("@",)))
         if new is not text:
             text, low = new, fold_for_gates(new)
     if gate(low, ("anaconda",)):

@@ -63,6 +63,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     ``seen`` (if given) receives the head of the input, for redaction to learn names from."""
     from envdoctor import explain as ex_mod
     from envdoctor.engine.loader import RuleFileError
+    from envdoctor.explain.deadline import PatternTooSlow
     from envdoctor.explain.render import Explanation
 
     stream = _open(source)
@@ -104,6 +105,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         raise BadInput(f"{source}: {exc}") from None
     except RuleFileError as exc:
         raise BadInput(f"invalid signature file: {exc}") from None
+    except PatternTooSlow as exc:
+        raise BadInput(f"{source}: {exc}") from None
     except OSError as exc:
         raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
     if report is not None:

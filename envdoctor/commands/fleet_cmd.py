@@ -102,9 +102,11 @@ def _leave(code: int) -> None:
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
               metavar="S", help="Seconds a rank's torch import (in a child first) may go "
-              "without progress and the rendezvous waits for every rank, then seconds each "
-              "rank has to probe and reach the barrier; ranks not there are named, not waited "
-              "for.")
+              "without progress, then seconds the rendezvous waits for every rank, then seconds "
+              "each rank has to probe and arrive; ranks not there are named (late, dead or never "
+              "joined), not waited for. A fault ends the run within S + 15 s after torch is "
+              "imported (S more when the rendezvous itself waited); 2 × S + 25 s is the hard "
+              "bound a watchdog keeps.")
 @click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
               "TFLOP/s, NCCL transport.")
 @click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
@@ -123,12 +125,17 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
           intent: str | None, policy_file: str | None, requires: tuple[str, ...],
           no_redact: bool) -> None:
     """Check a cluster as its job sees it: run as every rank, e.g.
-    `torchrun --nnodes=N --nproc-per-node=G -m envdoctor fleet`."""
+    `torchrun --nnodes=N --nproc-per-node=G -m envdoctor fleet`.
+
+    Rank 0 writes the report and exits 0 (no finding at --fail-on), 1 (findings: also ranks
+    that were late, died, never joined, or a rendezvous store that failed), 2 (bad input,
+    on every rank alike) or 3 (internal error; also a run that outlived its hard bound).
+    Every other rank exits 0, with a line on stderr when its part did not complete."""
     if ctx.invoked_subcommand is not None:
         return
     from envdoctor.fleet import model
     from envdoctor.fleet import report as fleet_report
-    from envdoctor.fleet.run import Options, late_after_failure, run_rank
+    from envdoctor.fleet.run import Options, run_rank, unheard
     from envdoctor.gate import policy as gate
 
     gate_policy = gate.load(policy_file, requires)  # a bad policy fails before any rendezvous
@@ -153,9 +160,8 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
             payloads[rank] = model.decode_payload(data)
         except ValueError as exc:
             errors.append(f"rank {rank}: {exc}")
-    late = late_after_failure(result)
-    view = model.build(payloads, layout.world_size, layout.launcher, late, outcome.hello,
-                       errors)
+    view = model.build(payloads, layout.world_size, layout.launcher, outcome.late,
+                       outcome.hello, errors, outcome.dead, outcome.absent, unheard(result))
     view.timeout = timeout
     bench_view = (payloads.get(0) or {}).get("bench") or {}
     if bench_view:

@@ -161,8 +161,10 @@ def file_stamps(files: list[Path]) -> list[tuple[str, str]] | None:
         return None
 
 
-def _seal(key_text: str, value_text: str) -> str:
-    return digest(f"{key_text}\n{value_text}".encode())
+def _seal(secret: bytes, key_text: str, value_text: str) -> str:
+    """A MAC of key and value under this user's secret (``engine.seal``)."""
+    from envdoctor.engine import seal
+    return seal.seal(secret, f"{key_text}\n{value_text}")
 
 
 def cached_json(kind: str, key: Any, build: Callable[[], Any],
@@ -171,15 +173,20 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     from_cache).
 
     The entry is trusted only when its key (the envdoctor version, ``kind`` and ``key``: the
-    digests of the source files' bytes) equals this run's and its seal (a digest over key and
-    value) still matches: a corrupt, truncated or hand-edited entry is discarded and rebuilt,
-    never used, so editing the cache cannot change a verdict. ``build`` validates before
-    anything is written, so a value it raises on is never cached; ``valid`` rejects a value of
-    the wrong shape. A cache that cannot be read or written only costs time. JSON, never pickle.
+    digests of the source files' bytes) equals this run's and its seal (a MAC over key and
+    value under a per-user secret, ``engine.seal``) still matches: a corrupt, truncated,
+    hand-edited or forged entry is discarded and rebuilt, never used, so writing to the cache
+    folder cannot change a verdict; without a trustworthy secret nothing is read or written.
+    ``build`` validates before anything is written, so a value it raises on is never cached;
+    ``valid`` rejects a value of the wrong shape. A cache that cannot be read or written only costs time. JSON, never pickle.
     """
     folder = cache_dir()
     cache = None
+    secret = None
     if folder is not None and key is not None:
+        from envdoctor.engine import seal
+        secret = seal.secret()
+    if folder is not None and key is not None and secret is not None:
         from envdoctor import __version__
         full_key = json.loads(json.dumps([__version__, kind, key]))  # as it reads back
         # one file per kind and file list: a new content replaces the old entry
@@ -192,20 +199,20 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
             # line 1: {"key": …, "seal": …}; the rest: the value's JSON, sealed as text
             head, _, value_text = cache.read_text(encoding="utf-8").partition("\n")
             stored = json.loads(head)
-            if stored.get("key") == full_key and stored.get("seal") == _seal(key_text,
-                                                                             value_text):
+            if stored.get("key") == full_key and seal.same(
+                    _seal(secret, key_text, value_text), stored.get("seal")):
                 value = json.loads(value_text)
                 if valid is None or valid(value):
                     return value, True
         except (OSError, ValueError, TypeError, AttributeError, KeyError):
             pass
     value = build()
-    if cache is not None:
+    if cache is not None and secret is not None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
             value_text = json.dumps(value)
-            head = json.dumps({"key": full_key, "seal": _seal(key_text, value_text)})
+            head = json.dumps({"key": full_key, "seal": _seal(secret, key_text, value_text)})
             tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
             os.replace(tmp, cache)
         except (OSError, TypeError, ValueError):

@@ -89,6 +89,7 @@ def validate(root: Path) -> Outcome:
     _requirements(parsed["requirements"], out)
     _fleet(parsed["fleet"], out)
     _matrices(parsed["matrices"], out)
+    _regex_audit(root, parsed["matrices"], out)
     return out
 
 
@@ -223,3 +224,53 @@ def _matrices(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
         out.matrices.append(file.stem)
         out.problems.extend(f"{file}: {p}" for p in matrix_problems(file.stem, data))
         out.problems.extend(f"{file}: {p}" for p in file_problems(file, data, "matrix"))
+
+
+# ---------------------------------------------------------------- regexes outside signatures
+# Signature patterns are audited as they load (``signatures.compile_pattern``). Rules data
+# holds regexes elsewhere too: the value pattern of each PYTORCH_CUDA_ALLOC_CONF option
+# (matched against a pasted report's text) and the schemas' "pattern"s.
+MATRIX_REGEXES = {"torch": (("alloc_conf", "keys"),)}
+
+
+def _regex_audit(root: Path, matrices: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    """Every such regex compiles and cannot backtrack catastrophically (``engine.redos``)."""
+    import json
+    import re
+
+    from envdoctor.engine import redos
+
+    def check(where: str, pattern: Any) -> None:
+        if not isinstance(pattern, str):
+            return
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            out.problems.append(f"{where}: bad regex {pattern!r}: {exc}")
+            return
+        why = redos.problem(pattern)
+        if why:
+            out.problems.append(f"{where}: {pattern!r} can backtrack catastrophically: {why}")
+
+    for file, data in matrices:
+        for path in MATRIX_REGEXES.get(file.stem, ()):
+            table: Any = data
+            for key in path:
+                table = table.get(key, {}) if isinstance(table, dict) else {}
+            if isinstance(table, dict):
+                for name, pattern in table.items():
+                    check(f"{file}: {'.'.join(path)}.{name}", pattern)
+    schemas = root / "schemas" if root.is_dir() else None
+    for file in sorted(schemas.rglob("*.json")) if schemas and schemas.is_dir() else ():
+        try:
+            tree = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # the loader reports an unreadable schema
+        stack = [("$", tree)]
+        while stack:
+            where, node = stack.pop()
+            if isinstance(node, dict):
+                check(f"{file}: {where}.pattern", node.get("pattern"))
+                stack.extend((f"{where}.{k}", v) for k, v in node.items() if k != "pattern")
+            elif isinstance(node, list):
+                stack.extend((f"{where}[{i}]", v) for i, v in enumerate(node))

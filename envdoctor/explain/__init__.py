@@ -107,10 +107,13 @@ def diagnose_stream(stream: BinaryIO, facts: Callable[[], Facts | None] | None =
 
 def scan_stream(stream: BinaryIO, first_line: int = 1) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
-    regular file is scanned in two processes (``explain.parallel``), with the same result."""
-    from envdoctor.explain import parallel
-    result = parallel.scan_file(scanner(), stream, first_line)
-    return result if result is not None else scanner().scan_stream(stream, first_line)
+    regular file is scanned in two processes (``explain.parallel``), with the same result.
+    Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``)."""
+    from envdoctor.explain import deadline, parallel
+    from envdoctor.explain.scan import _State
+    with deadline.guard(_State._match.__code__):
+        result = parallel.scan_file(scanner(), stream, first_line)
+        return result if result is not None else scanner().scan_stream(stream, first_line)
 
 
 def matched_with_conditions(result: ScanResult) -> list[Signature]:

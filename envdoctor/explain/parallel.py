@@ -165,6 +165,8 @@ class _PartReader:
 def _scan_part(scanner: Scanner, fd: int, carry_start: int, split: int,
                block_bytes: int) -> dict[str, Any]:
     """The child's work: the rest of the file with a fresh state, as JSON-able data."""
+    from envdoctor.explain import deadline
+    deadline.rearm()  # its searches are bounded too (a slow one fails the child)
     state = _State(scanner, 1)
     marks = []
     for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes),

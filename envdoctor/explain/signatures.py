@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
+from envdoctor.engine import redos
 from envdoctor.engine.loader import (
     RuleFileError,
     cached_json,
@@ -155,6 +156,11 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
         tree = sre_parse.parse(pattern)
     except re.error:
         return None
+    return _literals_in(tree)
+
+
+def _literals_in(tree: Any) -> tuple[str, ...] | None:
+    """``required_literals`` of a parse tree."""
     result = _seq_literals(list(tree))
     if not result or any(len(lit) < MIN_LITERAL for lit in result):
         return None
@@ -202,8 +208,12 @@ def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
 
 
 def compile_pattern(source: str, path: Path | str, fld: str,
-                    known: dict[str, Any] | None = None) -> Pattern:
-    """Validate and prepare one regex; ``known`` (from the cache) skips the compile."""
+                    known: dict[str, Any] | None = None, rule: str = "") -> Pattern:
+    """Validate and prepare one regex; ``known`` (from the cache) skips the compile.
+
+    A regex that can backtrack catastrophically (``engine.redos``) is refused like a bad one:
+    it would hang ``explain`` on a short line of pasted text. ``rule`` names the rule in the
+    error. Cache entries were audited when they were written (the cache is sealed)."""
     if not isinstance(source, str) or not source:
         raise RuleFileError(path, fld, "each pattern must be a non-empty string")
     if known is not None and source in known:
@@ -215,7 +225,12 @@ def compile_pattern(source: str, path: Path | str, fld: str,
         raise RuleFileError(path, fld, f"bad regex {source!r}: {exc}") from None
     if regex.search(""):
         raise RuleFileError(path, fld, f"{source!r} matches the empty string (matches anything)")
-    return Pattern(source, required_literals(source), regex)
+    tree = sre_parse.parse(source)  # re.compile keeps no tree; this one serves both uses
+    why = redos.problem_in(tree)
+    if why:
+        raise RuleFileError(path, fld, f"rule {rule or '?'}: {source!r} can backtrack "
+                                       f"catastrophically: {why}")
+    return Pattern(source, _literals_in(tree), regex)
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -250,12 +265,14 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     antis = data.get("anti_patterns", [])
     if not isinstance(antis, list):
         raise RuleFileError(path, "anti_patterns", "must be a list of regexes")
-    patterns = tuple(compile_pattern(p, path, "patterns", known) for p in pats)
-    anti = tuple(compile_pattern(p, path, "anti_patterns", known) for p in antis)
+    rule = f"{code} ({data['id']})"
+    patterns = tuple(compile_pattern(p, path, "patterns", known, rule) for p in pats)
+    anti = tuple(compile_pattern(p, path, "anti_patterns", known, rule) for p in antis)
     conditions = tuple(_condition(c, path, i, validate=known is None)
                        for i, c in enumerate(data.get("conditions", [])))
     examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
-    contexts = tuple(_context(c, path, i, known) for i, c in enumerate(data.get("context", [])))
+    contexts = tuple(_context(c, path, i, known, rule)
+                     for i, c in enumerate(data.get("context", [])))
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")
@@ -313,7 +330,8 @@ def _check_condition_names(tree: Any, note: Any, path: Path | str, fld: str) -> 
 CONTEXT_KEYS = {"text", "absent", "category", "confidence", "rank", "note", "fix", "drop"}
 
 
-def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None) -> Context:
+def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None,
+             rule: str = "") -> Context:
     """One ``[[context]]`` table; its regexes need a prefilter literal (they are scanned)."""
     fld = f"context[{i}]"
     if not isinstance(raw, dict):
@@ -327,7 +345,7 @@ def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None) -
         value = raw.get(key, [])
         if not isinstance(value, list):
             raise RuleFileError(path, f"{fld}.{key}", "must be a list of regexes")
-        pats[key] = tuple(compile_pattern(v, path, f"{fld}.{key}", known) for v in value)
+        pats[key] = tuple(compile_pattern(v, path, f"{fld}.{key}", known, rule) for v in value)
         for pat in pats[key]:
             if pat.literals is None:
                 raise RuleFileError(path, f"{fld}.{key}", f"{pat.source!r} has no literal of "
@@ -423,7 +441,7 @@ def _unique(sigs: list[Signature]) -> None:
 # cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
 # and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
 # ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 3
+CACHE_VERSION = 4  # 4: patterns are audited for catastrophic backtracking before caching
 
 
 def _valid_entries(value: Any) -> bool:

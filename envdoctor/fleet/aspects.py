@@ -266,7 +266,21 @@ def _on_gpu(rank: RankView) -> bool:
 # ---------------------------------------------------------------------------- rank
 @rank_aspect("late", "reached the barrier")
 def _late(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
-    return not rank.arrived
+    return rank.state == "late"
+
+
+LOST = {"dead": "stopped answering after joining (killed or crashed)",
+        "absent": "never joined"}
+
+
+@rank_aspect("lost", "left the job or never joined it")
+def _lost(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
+    return LOST.get(rank.state, "")
+
+
+@rank_aspect("failure", "the rendezvous as rank 0 saw it")
+def _failure(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
+    return rank.failure
 
 
 @rank_aspect("rank_torch", "PyTorch in the rank")

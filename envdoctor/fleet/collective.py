@@ -1,153 +1,300 @@
-"""Rendezvous and gather over gloo, bounded in time, without pickle.
+"""Rendezvous, arrival and gather, every step with a deadline, without pickle or NumPy.
 
-Every rank meets in a gloo process group (also on GPU nodes: gloo needs no GPU, so a broken
-NCCL cannot hide the very report that would explain it). Then:
+The rendezvous store (TCP at MASTER_ADDR:MASTER_PORT, torchrun's agent store, or a shared
+file) carries the protocol; the gloo group is formed on top of it only when every rank came:
 
-1. ``monitored_barrier(wait_all_ranks=True)`` until the deadline: rank 0 learns *which* ranks
-   did not arrive instead of hanging on them;
-2. on success, ``all_gather`` of one int64 pair per rank (payload length, node key), then a
-   ``gather`` to rank 0 of the JSON payloads as uint8 tensors padded to the longest;
-3. when the barrier fails, gloo's pairs are closed, so the ranks that did arrive post their
-   payload to the rendezvous store instead (plain bytes) and rank 0 reads those for a short
-   grace period; a rank that comes late sees the "closed" key and does not wait at all.
+1. **announce**: each rank writes ``hello/R`` (rank, node, pid) and starts a heartbeat (a
+   counter it bumps every second on its own store connection), before anything else can fail;
+2. **meet**: rank 0 waits until every rank of WORLD_SIZE has announced or ``--timeout`` has
+   passed and writes its decision (``meet`` = ``go`` or ``closed``); only on ``go`` the gloo
+   group forms (``init_process_group(timeout=...)``). A rank never announced is *absent*;
+3. **arrive**: after its probes each rank writes ``arrived/R``; rank 0 waits for the announced
+   ranks until the deadline, watching their heartbeats: a rank whose heartbeat stopped is
+   *dead* (killed, crashed) and not waited for, one still beating is *late* (hung or slow);
+4. **gather**: when all arrived in a formed group, a gloo barrier (the clock is read right
+   after it), an ``all_gather`` of payload lengths and a ``gather`` of uint8 tensors to rank
+   0 (bytes through ``tolist()``: torch runs without NumPy); otherwise, or when a collective
+   fails, every rank posts its payload to the store and rank 0 reads what came.
 
-torch is imported here and only here (and in ``bench``): it is a dependency of the job being
-checked, not of envdoctor.
+The store's connections, the heartbeat and the watchdog are in ``store``. torch is imported
+there, here, and in ``bench`` only: it is a dependency of the job being checked, not of
+envdoctor.
 """
 
 from __future__ import annotations
 
-import datetime
-import re
+import json
+import os
 import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.fleet.layout import Layout
+from envdoctor.fleet.store import (
+    DEAD_AFTER,
+    Heart,
+    StoreError,
+    Watchdog,
+    beat_count,
+    bounded,
+    counter,
+    get_bytes,
+    has,
+    kill_children,
+    one_line,
+    open_store,
+    process_alive,
+    rank0_hosts,
+    td,
+    where,
+)
 
-PREFIX = "envdoctor/fleet/"
-CLOSED = PREFIX + "closed"
+__all__ = ["Heart", "StoreError", "Watchdog", "bounded", "kill_children", "one_line",
+           "open_store", "where"]
+
 MAX_PAYLOAD = 8 << 20  # bytes one rank may send; more is replaced by an error payload
-GRACE = 5.0            # seconds rank 0 waits for posted payloads after a failed barrier
-_LATE = re.compile(r"Ranks? ([0-9][0-9, ]{0,20000}) failed to pass monitoredBarrier")
+GRACE = 5.0            # seconds the others wait on rank 0's decisions; rank 0 on posted payloads
+POLL = 0.05
 
 
 @dataclass
 class Outcome:
     """What this rank learned. ``payloads`` (rank -> bytes) is filled on rank 0 only."""
 
-    joined: bool = False              # the process group formed
-    barrier: bool = False             # every rank arrived in time
-    late: list[int] = field(default_factory=list)
+    joined: bool = False              # the gloo group formed
+    barrier: bool = False             # every rank arrived in time and the gather went through
+    late: list[int] = field(default_factory=list)     # announced, alive, did not arrive
+    dead: list[int] = field(default_factory=list)     # announced, then stopped beating
+    absent: list[int] = field(default_factory=list)   # never announced
     payloads: dict[int, bytes] = field(default_factory=dict)
-    error: str = ""
+    error: str = ""                   # this rank's own view of what went wrong
+    failure: str = ""                 # a failure that is no rank's doing (store, gloo group)
     seconds: dict[str, float] = field(default_factory=dict)
     group: Any = None                 # the live gloo group (for --bench), None when broken
-    hello: dict[int, dict[str, Any]] = field(default_factory=dict)  # late ranks' first words
+    hello: dict[int, dict[str, Any]] = field(default_factory=dict)  # announcements (rank 0)
+    announced: bool = False           # this rank reached the store and said hello
+
+    def to_dict(self, world_size: int) -> dict[str, Any]:
+        """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
+        return {"complete": self.barrier, "joined": self.joined, "barrier": self.barrier,
+                "announced": self.announced, "error": self.error, "failure": self.failure,
+                "world_size": world_size, "late": self.late, "dead": self.dead,
+                "absent": self.absent}
 
 
-def _td(seconds: float) -> datetime.timedelta:
-    return datetime.timedelta(seconds=max(1.0, seconds))
+# ---------------------------------------------------------------------------- the protocol
+def announce(store: Any, layout: Layout) -> None:
+    """``hello/R`` first, then the join counter: rank 0 counts, then reads hellos."""
+    store.set(f"hello/{layout.rank}", json.dumps({
+        "rank": layout.rank, "node": layout.node, "host": layout.host,
+        "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid()}))
+    store.add("announced", 1)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300] if text else ''}".rstrip(": ")
+def read_hello(store: Any, rank: int) -> dict[str, Any]:
+    key = f"hello/{rank}"
+    try:
+        if has(store, key):
+            value = json.loads(get_bytes(store, key)[:4096])
+            return value if isinstance(value, dict) else {}
+    except Exception:  # noqa: BLE001
+        pass
+    return {}
 
 
-def open_store(dist: Any, layout: Layout, timeout: float) -> Any:
-    """The rendezvous store: a shared file, or TCP at MASTER_ADDR:MASTER_PORT.
-
-    Under torchrun the agent already hosts the store (TORCHELASTIC_USE_AGENT_STORE), which the
-    ``env://`` handler knows; other launchers get a TCP store hosted by rank 0.
-    """
-    if layout.store_file:
-        return dist.FileStore(layout.store_file, layout.world_size)
-    url = "env://" if layout.launcher in ("torchrun", "env") else \
-        f"tcp://{layout.master_addr}:{layout.master_port}"
-    store, _, _ = next(dist.rendezvous(url, rank=layout.rank, world_size=layout.world_size,
-                                       timeout=_td(timeout)))
-    return store
+def _ranks_text(ranks: list[int]) -> str:
+    shown = ", ".join(map(str, ranks[:20])) + (" …" if len(ranks) > 20 else "")
+    return ("rank " if len(ranks) == 1 else "ranks ") + shown
 
 
-def late_ranks(message: str) -> list[int]:
-    """The ranks gloo's monitored_barrier names: "Ranks 3, 5 failed to pass …" -> [3, 5]."""
-    match = _LATE.search(message[:100000])
-    if not match:
-        return []
-    return sorted({int(x) for x in re.findall(r"[0-9]+", match.group(1))})
+def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
+    """Wait for rank 0's decision ``key``: until ``deadline`` + GRACE, and longer (up to
+    ``deadline`` + GRACE + the time the phase had) while rank 0 is alive, since rank 0's
+    deadline is counted from its own start. A rank 0 whose heartbeat stopped is not waited
+    for (and recorded dead). False when the decision did not come."""
+    start = time.monotonic()
+    soft = deadline + GRACE
+    hard = soft + max(0.0, deadline - start)
+    beat, seen, checked = -1, start, 0.0
+    while not has(store, key):
+        now = time.monotonic()
+        if now >= hard:
+            return False
+        if now - checked >= 0.5:
+            checked = now
+            count = counter(store, "beat/0")
+            if count != beat:
+                beat, seen = count, now
+            elif now - seen > DEAD_AFTER and has(store, "hello/0"):
+                out.dead = [0]
+                out.error = "rank 0 stopped answering after it joined (killed or crashed)"
+                return False
+            if now >= soft and not has(store, "hello/0"):
+                return False
+        time.sleep(POLL)
+    return True
+
+
+def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
+    """Wait for every rank's hello (rank 0 decides), then form the gloo group on ``go``."""
+    import torch.distributed as dist
+
+    start = time.monotonic()
+    n = layout.world_size
+    if layout.rank == 0:
+        while counter(store, "announced") < n and time.monotonic() < deadline:
+            time.sleep(POLL)
+        out.absent = [r for r in range(n) if not has(store, f"hello/{r}")]
+        if out.absent:
+            out.error = (f"{_ranks_text(out.absent)} of {n} never joined the rendezvous "
+                         f"in {deadline - start:.0f} s")
+        extra = counter(store, "announced") - (n - len(out.absent))
+        if extra > 0:  # a launcher that started one RANK twice (and so another never)
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"{extra} more announcement(s) than ranks: two processes run as one RANK"])
+        store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
+        go = not out.absent
+    else:
+        if not wait_for_rank0(store, "meet", deadline, out):
+            out.error = out.error or ("rank 0 did not open the rendezvous (it is late, dead "
+                                      "or elsewhere)")
+            go = False
+        else:
+            decision = get_bytes(store, "meet").decode("ascii", "replace")
+            go = decision == "go"
+            if not go:
+                missing = [int(x) for x in decision.partition(":")[2].split(",")
+                           if x.isdigit()]
+                out.error = ("rank 0 closed the rendezvous: "
+                             f"{_ranks_text(missing) if missing else 'some rank'} never came")
+    if go:
+        try:
+            dist.init_process_group("gloo", store=dist.PrefixStore("pg/", store),
+                                    rank=layout.rank, world_size=n,
+                                    timeout=td(deadline + GRACE - time.monotonic()))
+            out.joined, out.group = True, dist.group.WORLD
+        except Exception as exc:  # noqa: BLE001 - every way of not forming is a result
+            out.error = f"the gloo group did not form: {one_line(exc)}"
+            if layout.rank == 0:
+                out.failure = out.error
+    out.seconds["rendezvous"] = round(time.monotonic() - start, 3)
+
+
+def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Heart) -> bool:
+    """Say this rank is done probing; rank 0 waits for the announced ranks until
+    ``deadline`` (not for the dead) and says ``go`` (gather over gloo) or ``closed``.
+    Returns whether the gloo gather goes ahead."""
+    start = time.monotonic()
+    try:
+        store.set(f"arrived/{layout.rank}", "1")
+        heart.arrived.set()
+        if layout.rank == 0:
+            go = _wait_arrivals(store, layout, out, deadline)
+            store.set("verdict", "go" if go else "closed")
+        else:
+            wait_for_rank0(store, "verdict", deadline, out)
+            verdict = get_bytes(store, "verdict") if has(store, "verdict") else b""
+            go = verdict == b"go" and out.joined
+            if not verdict:
+                out.error = out.error or "rank 0 did not close the arrival in time"
+            elif not go:
+                out.error = out.error or "rank 0 closed the arrival: some rank did not come"
+    except Exception as exc:  # noqa: BLE001 - the store's host is gone
+        go = False
+        if layout.rank != 0 and rank0_hosts(layout):
+            out.dead = [0]  # rank 0 would have closed the arrival before leaving
+            out.error = out.error or ("rank 0 stopped answering (the store it hosts went "
+                                      f"away): {one_line(exc)}")
+        out.error = out.error or f"the rendezvous store failed: {one_line(exc)}"
+    out.seconds["barrier"] = round(time.monotonic() - start, 3)
+    return go
+
+
+def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) -> bool:
+    expected = [r for r in range(layout.world_size) if r not in out.absent]
+    missing = [r for r in expected if r != 0]
+    beats: dict[int, tuple[int, float]] = {}
+    last_scan = 0.0
+    while missing and time.monotonic() < deadline:
+        now = time.monotonic()
+        missing = [r for r in missing if not has(store, f"arrived/{r}")]
+        if now - last_scan >= 0.5:
+            last_scan = now
+            for r in missing:
+                count = counter(store, f"beat/{r}")
+                if r not in beats or beats[r][0] != count:
+                    beats[r] = (count, now)
+        dead = [r for r in missing if r in beats and now - beats[r][1] > DEAD_AFTER]
+        if missing and len(dead) == len(missing):
+            break  # only the dead are missing: they will not come
+        time.sleep(POLL)
+    now = time.monotonic()
+    missing = [r for r in missing if not has(store, f"arrived/{r}")]
+    stopped = [r for r in missing if r in beats and now - beats[r][1] > DEAD_AFTER]
+    out.dead = [r for r in stopped if not _frozen_here(store, layout, r)]
+    out.late = [r for r in missing if r not in out.dead]
+    # a rank that announced after the rendezvous closed is late, not absent
+    for r in list(out.absent):
+        if has(store, f"hello/{r}"):
+            out.absent.remove(r)
+            if has(store, f"arrived/{r}"):
+                continue
+            out.late.append(r)
+    out.late.sort()
+    if (out.dead or out.late) and out.failure.startswith("the gloo group"):
+        out.failure = ""  # the group could not form without them: they are the cause
+    parts = []
+    if out.dead:
+        parts.append(f"{_ranks_text(out.dead)} stopped answering (killed or crashed)")
+    if out.late:
+        parts.append(f"{_ranks_text(out.late)} did not finish in time")
+    if parts:
+        out.error = "; ".join(([out.error] if out.error else []) + parts)
+    for r in range(layout.world_size):
+        said = read_hello(store, r)
+        if said:
+            out.hello[r] = said
+    return not missing and out.joined and not out.absent
+
+
+def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
+    """A rank whose heartbeat stopped but whose process is still there (on rank 0's host,
+    where that can be seen): stopped or stuck, hence late (hung), not dead."""
+    said = read_hello(store, rank)
+    pid = said.get("pid")
+    return said.get("host") == layout.host and isinstance(pid, int) and process_alive(pid)
 
 
 def node_key(node: str) -> int:
     return zlib.crc32(node.encode("utf-8", "replace"))
 
 
-def meet(layout: Layout, deadline: float) -> tuple[Any, Outcome]:
-    """Form the gloo group before ``deadline`` (time.monotonic()); never raises."""
-    import torch.distributed as dist
-
-    out = Outcome()
-    start = time.monotonic()
-    try:
-        store = open_store(dist, layout, deadline - start)
-        dist.init_process_group("gloo", store=dist.PrefixStore(PREFIX + "pg/", store),
-                                rank=layout.rank, world_size=layout.world_size,
-                                timeout=_td(deadline - time.monotonic()))
-    except Exception as exc:  # noqa: BLE001 - every way of not meeting is a result
-        out.error = f"rendezvous failed: {_one_line(exc)}"
-        out.seconds["rendezvous"] = round(time.monotonic() - start, 3)
-        return None, out
-    out.joined = True
-    out.group = dist.group.WORLD
-    out.seconds["rendezvous"] = round(time.monotonic() - start, 3)
-    return store, out
-
-
-def barrier(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
-    """Wait for every rank until the deadline; rank 0 names those that did not come."""
-    import torch.distributed as dist
-
-    start = time.monotonic()
-    try:
-        if store.check([CLOSED]):
-            raise TimeoutError("rank 0 already closed the barrier: this rank came too late")
-        # Non-root ranks wait a little longer than rank 0, so that rank 0 (not they) decides.
-        wait = deadline - start + (0.0 if layout.rank == 0 else GRACE)
-        dist.monitored_barrier(timeout=_td(wait), wait_all_ranks=True)
-        out.barrier = True
-    except Exception as exc:  # noqa: BLE001
-        out.error = f"barrier failed: {_one_line(exc)}"
-        out.group = None
-        if layout.rank == 0:
-            out.late = late_ranks(str(exc))
-            try:
-                store.set(CLOSED, "1")
-            except Exception:  # noqa: BLE001
-                pass
-    out.seconds["barrier"] = round(time.monotonic() - start, 3)
-
-
-def gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> None:
-    """Bring every payload to rank 0: tensors when the barrier passed, else the store.
-
-    The tensor gather: an ``all_gather`` of each rank's payload length (int64), then a
-    ``gather`` to rank 0 of uint8 tensors padded to the longest. Only rank 0 holds N payloads.
-    """
+def gather(store: Any, layout: Layout, out: Outcome, payload: bytes, go: bool) -> None:
+    """Bring every payload to rank 0: tensors when all arrived, else through the store."""
     if len(payload) > MAX_PAYLOAD:
         payload = (b'{"error": "payload of %d bytes is over the %d byte limit"}'
                    % (len(payload), MAX_PAYLOAD))
     start = time.monotonic()
-    if out.barrier:
+    if go:
         try:
             _tensor_gather(layout, out, payload)
+            out.barrier = True
         except Exception as exc:  # noqa: BLE001
-            out.error = f"gather failed: {_one_line(exc)}"
-            out.barrier = False
+            out.error = f"gather failed: {one_line(exc)}"
             out.group = None
+            if layout.rank == 0:
+                out.failure = out.error
     if not out.barrier and store is not None:
         _store_gather(store, layout, out, payload)
     out.seconds["gather"] = round(time.monotonic() - start, 3)
+
+
+def clock_barrier() -> float:
+    """A gloo barrier, then the wall clock: every rank reads it within milliseconds."""
+    import torch.distributed as dist
+    dist.barrier()
+    return time.time()
 
 
 def _tensor_gather(layout: Layout, out: Outcome, payload: bytes) -> None:
@@ -166,61 +313,45 @@ def _tensor_gather(layout: Layout, out: Outcome, payload: bytes) -> None:
     if layout.rank == 0:
         into = [torch.empty(width, dtype=torch.uint8) for _ in range(n)]
         dist.gather(buf, gather_list=into, dst=0)
-        out.payloads = {r: into[r][:lengths[r]].numpy().tobytes() for r in range(n)}
+        out.payloads = {r: bytes(into[r][:lengths[r]].tolist()) for r in range(n)}
     else:
         dist.gather(buf, dst=0)
 
 
 def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> None:
-    key = f"{PREFIX}payload/{layout.rank}"
+    """Every rank posts; rank 0 waits GRACE for the ranks that arrived, takes a late rank's
+    payload when it is there, and does not wait for the late, dead or absent."""
     try:
-        store.set(key, payload)
+        store.set(f"payload/{layout.rank}", payload)
     except Exception:  # noqa: BLE001 - the store's host may be gone too
         return
     if layout.rank != 0:
         return
-    # Wait for the ranks that did arrive; a late rank's payload is taken too if it comes in
-    # the grace period, but it is not waited for beyond it.
-    expected = {r for r in range(layout.world_size) if r not in out.late}
+    lost = set(out.late) | set(out.dead) | set(out.absent)
+    expected = {r for r in range(layout.world_size) if r not in lost}
     end = time.monotonic() + GRACE
     missing = set(range(layout.world_size))
-    while missing & expected and time.monotonic() < end:
+    beats = {r: beat_count(store, r) for r in expected if r != 0}
+    while True:
         for r in sorted(missing):
             try:
-                if store.check([f"{PREFIX}payload/{r}"]):
-                    out.payloads[r] = bytes(store.get(f"{PREFIX}payload/{r}"))
+                if has(store, f"payload/{r}"):
+                    out.payloads[r] = get_bytes(store, f"payload/{r}")
                     missing.discard(r)
             except Exception:  # noqa: BLE001
                 missing.discard(r)
-        if missing & expected:
-            time.sleep(0.05)
-    out.late = sorted(set(out.late) | (missing & expected))
-    for r in out.late:
-        out.hello[r] = read_hello(store, r)
-
-
-def say_hello(store: Any, layout: Layout) -> None:
-    """Tell the store where this rank runs, first thing: if it never reaches the barrier,
-    rank 0 can still name its node."""
-    import json
-    try:
-        store.set(f"{PREFIX}hello/{layout.rank}", json.dumps({
-            "node": layout.node, "host": layout.host, "node_rank": layout.node_rank,
-            "local_rank": layout.local_rank}))
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def read_hello(store: Any, rank: int) -> dict[str, Any]:
-    import json
-    key = f"{PREFIX}hello/{rank}"
-    try:
-        if store.check([key]):
-            value = json.loads(bytes(store.get(key))[:4096])
-            return value if isinstance(value, dict) else {}
-    except Exception:  # noqa: BLE001
-        pass
-    return {}
+        if not (missing & expected) or time.monotonic() >= end:
+            break
+        time.sleep(POLL)
+    # an expected rank that did not post: dead when its heartbeat stood still all along
+    gone = {r for r in missing & expected if r in beats and beat_count(store, r) == beats[r]
+            and not _frozen_here(store, layout, r)}
+    out.dead = sorted(set(out.dead) | gone)
+    out.late = sorted(set(out.late) | (missing & expected) - gone)
+    if gone and out.failure.startswith("gather failed"):
+        out.failure = ""  # the collective failed because they died
+    for r in out.late + out.dead:
+        out.hello.setdefault(r, read_hello(store, r))
 
 
 def close(out: Outcome) -> None:

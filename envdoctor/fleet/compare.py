@@ -125,7 +125,7 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
         names[name] += 1
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
                       saved_results(path) if _is_check_report(head) else None))
-    fleet = model.build(payloads, None, "snapshots", unfinished) if payloads else model.Fleet()
+    fleet = model.from_snapshots(payloads, unfinished) if payloads else model.Fleet()
     fleet.compare = True
     for name, facts, host, saved in plain:
         fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,

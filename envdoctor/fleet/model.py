@@ -29,6 +29,8 @@ class RankView:
     clock: float | None = None                  # time.time() right after the barrier
     seconds: dict[str, float] = field(default_factory=dict)
     error: str = ""
+    state: str = "ok"        # ok | late (alive, not in time) | dead (stopped) | absent
+    failure: str = ""        # rank 0's: a failure that is no rank's doing (the store …)
 
     @property
     def label(self) -> str:
@@ -58,6 +60,10 @@ class Fleet:
     world_size: int | None = None
     nodes: list[NodeView] = field(default_factory=list)
     late: list[int] = field(default_factory=list)     # ranks that did not reach the barrier
+    dead: list[int] = field(default_factory=list)     # announced, then stopped answering
+    absent: list[int] = field(default_factory=list)   # never announced (WORLD_SIZE says who)
+    unheard: list[int] = field(default_factory=list)  # no word: the rendezvous itself failed
+    unplaced: list[RankView] = field(default_factory=list)  # lost ranks on no known node
     errors: list[str] = field(default_factory=list)   # rendezvous/barrier/decode problems
     timeout: float | None = None
     bench: dict[str, Any] = field(default_factory=dict)  # fleet-wide bench results (rank 0)
@@ -69,6 +75,11 @@ class Fleet:
     @property
     def ranks(self) -> list[RankView]:
         return sorted((r for n in self.nodes for r in n.ranks), key=lambda r: r.rank)
+
+    @property
+    def failure(self) -> str:
+        """What failed that is no rank's doing, as rank 0 saw it ("" when nothing did)."""
+        return next((r.failure for r in self.ranks if r.rank == 0 and r.failure), "")
 
     @property
     def has_gpus(self) -> bool:
@@ -116,7 +127,8 @@ def rank_view(p: dict[str, Any]) -> RankView:
         live=_live(p.get("live")), bench=p.get("bench") if isinstance(p.get("bench"), dict)
         else None, clock=p.get("clock") if isinstance(p.get("clock"), (int, float)) else None,
         seconds=p.get("seconds") if isinstance(p.get("seconds"), dict) else {},
-        error=str(p.get("error") or ""))
+        error=str(p.get("error") or ""),
+        failure=str(p.get("failure") or "")[:500] if _int(layout.get("rank")) == 0 else "")
 
 
 def node_facts(p: dict[str, Any]) -> tuple[Facts | None, str]:
@@ -129,13 +141,24 @@ def node_facts(p: dict[str, Any]) -> tuple[Facts | None, str]:
         return None, f"rank {p['layout'].get('rank')}: node facts unreadable: {exc}"
 
 
+STATE_ERROR = {"late": "did not reach the barrier in time (alive: hung or slow)",
+               "dead": "stopped answering after it joined (killed or crashed)",
+               "absent": "never joined the rendezvous"}
+
+
 def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher: str,
           late: list[int], hello: dict[int, dict[str, Any]] | None = None,
-          errors: list[str] | None = None) -> Fleet:
-    """Nodes in node-rank order (then host), ranks in rank order; late ranks placed on the
-    node their rendezvous hello named, when it did."""
-    fleet = Fleet(launcher=launcher, world_size=world_size, late=sorted(late),
-                  errors=list(errors or []))
+          errors: list[str] | None = None, dead: list[int] | None = None,
+          absent: list[int] | None = None, unheard: list[int] | None = None) -> Fleet:
+    """Nodes in node-rank order (then host), ranks in rank order; a rank that did not report
+    is placed on the node its announcement named, and on no node when it never announced."""
+    state = {**{r: "late" for r in late}, **{r: "dead" for r in dead or ()},
+             **{r: "absent" for r in absent or ()}}
+    fleet = Fleet(launcher=launcher, world_size=world_size,
+                  late=sorted(r for r, s in state.items() if s == "late"),
+                  dead=sorted(r for r, s in state.items() if s == "dead"),
+                  absent=sorted(r for r, s in state.items() if s == "absent"),
+                  unheard=sorted(unheard or ()), errors=list(errors or []))
     nodes: dict[str, NodeView] = {}
 
     def node_for(name: str, layout: dict[str, Any]) -> NodeView:
@@ -147,7 +170,8 @@ def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher:
     for rank in sorted(payloads):
         p = payloads[rank]
         view = rank_view(p)
-        view.arrived = rank not in late
+        view.state = state.get(rank, "ok")
+        view.arrived = view.state == "ok"
         node = node_for(view.node, p["layout"])
         node.ranks.append(view)
         facts, problem = node_facts(p)
@@ -156,14 +180,58 @@ def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher:
         if facts is not None and node.facts is None:
             node.facts, node.source = facts, f"rank {rank}"
             node.extra = p["node"].get("extra") or {}
-    for rank in sorted(set(late) - set(payloads)):
+    for rank in sorted(set(state) - set(payloads)):
         said = (hello or {}).get(rank) or {}
-        name = str(said.get("node") or "(unknown node)")
-        node = node_for(name, said)
-        node.ranks.append(RankView(rank=rank, node=name, local_rank=_int(said.get("local_rank")),
-                                   arrived=False, error="did not reach the barrier"))
+        name = str(said.get("node") or "")
+        view = RankView(rank=rank, node=name, local_rank=_int(said.get("local_rank")),
+                        arrived=False, state=state[rank], error=STATE_ERROR[state[rank]])
+        if name:
+            node_for(name, said).ranks.append(view)
+        else:
+            fleet.unplaced.append(view)
     fleet.nodes = sorted(nodes.values(), key=lambda n: (
         n.node_rank if n.node_rank is not None else 1 << 30, n.host, n.name))
     for n in fleet.nodes:
         n.ranks.sort(key=lambda r: r.rank)
+    return fleet
+
+
+def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -> Fleet:
+    """The fleet of one ``fleet --out-dir`` run, as its snapshots recorded it.
+
+    WORLD_SIZE (in every layout) says which ranks should have written one: a rank without a
+    snapshot is absent (unless rank 0 recorded a complete run); rank 0's outcome says who it
+    found late, dead or absent; a rank that
+    left only its first record (killed, or still probing) is late unless rank 0 saw it die.
+    The outcome rank 0 recorded for a failed store becomes its failure (FLEET037).
+    """
+    sizes = {p["layout"].get("world_size") for p in payloads.values()}
+    world = max((s for s in sizes if isinstance(s, int) and 0 < s <= 1 << 20), default=None)
+    rank0 = payloads.get(0, {}).get("outcome")
+    rank0 = rank0 if isinstance(rank0, dict) else {}
+
+    def listed(key: str) -> set[int]:
+        value = rank0.get(key)
+        return {r for r in value if isinstance(r, int)} if isinstance(value, list) else set()
+
+    dead = listed("dead")
+    saw_rank0_stop = any(isinstance(o := p.get("outcome"), dict) and isinstance(
+        o.get("dead"), list) and 0 in o["dead"] for r, p in payloads.items() if r)
+    if 0 in payloads and "binding" not in payloads[0] and saw_rank0_stop:
+        dead.add(0)  # rank 0 left only its first record, and the others saw it stop
+    # a rank without a snapshot: absent, unless rank 0 saw every rank come (then its file
+    # was just not given to compare, e.g. another node's local folder)
+    vouched = rank0.get("complete") is True
+    absent = listed("absent") | ({r for r in range(world) if r not in payloads}
+                                 if world and not vouched else set())
+    late = (listed("late") | set(unfinished)) - dead - absent
+    hello = {r: p["layout"] for r, p in payloads.items()}
+    errors = [f"rank {r}: {o['error']}"[:400] for r, p in sorted(payloads.items())
+              if isinstance(o := p.get("outcome"), dict) and o.get("error")]
+    fleet = build(payloads, world, "snapshots", sorted(late), hello, errors,
+                  sorted(dead), sorted(absent))
+    failure = str(rank0.get("failure") or "")
+    for r in fleet.ranks:
+        if r.rank == 0 and failure and not r.failure:
+            r.failure = failure[:500]
     return fleet

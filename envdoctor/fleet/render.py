@@ -47,13 +47,23 @@ def render(report: Report, color: bool = False) -> str:
     lines = [f"envdoctor fleet — {source} on {len(nodes)} node(s)"]
     for n in nodes:
         mark = MARK.get(worst.get(n["node"], "info"), "✓")
-        late = [r["rank"] for r in n["ranks"] if not r.get("arrived", True)]
         codes = sorted(set(n.get("findings", [])))
         tail = f"  [{', '.join(codes)}]" if codes else ""
-        late_text = f"; late: {', '.join(map(str, late))}" if late else ""
+        late_text = "".join(
+            f"; {state}: {', '.join(str(r['rank']) for r in n['ranks'] if r.get('state') == state)}"
+            for state in ("late", "dead") if any(r.get("state") == state for r in n["ranks"]))
+        if not late_text and any(not r.get("arrived", True) for r in n["ranks"]):
+            late_text = "; late: " + ", ".join(str(r["rank"]) for r in n["ranks"]
+                                               if not r.get("arrived", True))
         who = _ranks(n["ranks"]) if n["ranks"] else "snapshot"
         lines.append(f"[{mark}] {n['node']}: {who}{late_text} — "
                      f"{_stack(n.get('summary', {}))}{tail}")
+    lost = fleet.get("unplaced_ranks") or []
+    if lost:
+        lines.append(f"[✗] no known node: {_ranks(lost)} — never announced itself")
+    if fleet.get("unheard_ranks"):
+        lines.append(f"    unknown: {_ranks([{'rank': r} for r in fleet['unheard_ranks']])} "
+                     "(the rendezvous failed before they could be heard)")
     for error in fleet.get("errors", []):
         lines.append(f"    note: {error}")
     lines.append("")

@@ -45,9 +45,11 @@ def _subjects(rule: rules.FleetRule, fleet: Fleet) -> list[rules.Subject]:
     if rule.scope == "node":
         return [rules.Subject(n.name, n.name, aspects.node_value(rule.aspect, n, fleet))
                 for n in fleet.nodes]
+    nowhere = NodeView(name="")  # ranks that never said where they run
     return [rules.Subject(f"rank {r.rank}", n.name,
                           aspects.rank_value(rule.aspect, r, n, fleet), r.rank)
-            for n in fleet.nodes for r in n.ranks]
+            for n, ranks in [*((n, n.ranks) for n in fleet.nodes), (nowhere, fleet.unplaced)]
+            for r in ranks]
 
 
 def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
@@ -155,7 +157,8 @@ def _ignore(results: list[CheckResult], findings: list[Finding], policy: Any
 
 def _rank_dict(r: Any, fleet: Fleet, node: NodeView) -> dict[str, Any]:
     b = r.binding
-    out: dict[str, Any] = {"rank": r.rank, "local_rank": r.local_rank, "arrived": r.arrived}
+    out: dict[str, Any] = {"rank": r.rank, "local_rank": r.local_rank, "arrived": r.arrived,
+                           "state": r.state}
     for key in ("device", "gpu_name", "gpu_uuid", "pci_bus_id", "cuda_visible_devices",
                 "torch", "nccl", "binding_error"):
         if b.get(key) is not None:
@@ -186,7 +189,11 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]]) -> dict[str, Any]:
         "schema_version": FLEET_SCHEMA_VERSION,
         "world_size": fleet.world_size, "launcher": fleet.launcher,
         "source": "snapshots" if fleet.compare else "ranks",
-        "timeout_s": fleet.timeout, "late_ranks": fleet.late, "errors": fleet.errors,
+        "timeout_s": fleet.timeout, "complete": not (fleet.late or fleet.dead or fleet.absent
+                                                     or fleet.unheard or fleet.failure),
+        "late_ranks": fleet.late, "dead_ranks": fleet.dead, "absent_ranks": fleet.absent,
+        "unheard_ranks": fleet.unheard, "errors": fleet.errors,
+        "unplaced_ranks": [_rank_dict(r, fleet, NodeView(name="")) for r in fleet.unplaced],
         "nodes": [{"node": n.name, "host": n.host, "node_rank": n.node_rank,
                    "facts_from": n.source, "summary": _node_summary(n, fleet),
                    "findings": by_node.get(n.name, []),

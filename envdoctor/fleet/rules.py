@@ -164,8 +164,8 @@ def _who(subjects: list[Subject]) -> str:
     by_node: dict[str, list[int]] = {}
     for s in subjects:
         by_node.setdefault(s.node, []).append(s.rank if s.rank is not None else -1)
-    parts = [f"{node} ({'rank' if len(r) == 1 else 'ranks'} {_names([str(x) for x in r])})"
-             for node, r in by_node.items()]
+    parts = [f"{node or 'no known node'} ({'rank' if len(r) == 1 else 'ranks'} "
+             f"{_names([str(x) for x in r])})" for node, r in by_node.items()]
     return _names(parts)
 
 
@@ -205,7 +205,7 @@ def _finding(rule: FleetRule, fields: dict[str, Any], evidence: dict[str, Any]) 
 
 def _place(subjects: list[Subject]) -> dict[str, Any]:
     """Who is named: nodes, and ranks where the subjects are ranks."""
-    out: dict[str, Any] = {"nodes": list(dict.fromkeys(s.node for s in subjects))}
+    out: dict[str, Any] = {"nodes": list(dict.fromkeys(s.node for s in subjects if s.node))}
     ranks = [s.rank for s in subjects if s.rank is not None]
     if ranks:
         out["ranks"] = ranks

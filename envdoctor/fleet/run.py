@@ -127,6 +127,44 @@ def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
     return str(path)
 
 
+def bound(timeout: float) -> float:
+    """Seconds after torch is imported by which every rank has left, whatever happened: the
+    rendezvous and the probes have ``timeout`` each, the decisions and the gather GRACE."""
+    return 2 * timeout + 4 * collective.GRACE + 5.0
+
+
+def _first_record(layout: Layout, why: str) -> dict[str, Any]:
+    return {"payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(),
+            "outcome": {"complete": False, "started": time.time(), "error": why,
+                        "world_size": layout.world_size}}
+
+
+def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
+             watchdog: collective.Watchdog) -> tuple[Any, collective.Heart | None]:
+    """Open the store, announce this rank, start its heartbeat, meet; never raises."""
+    store, heart = None, None
+    try:
+        watchdog.phase = "the store connect"
+        store = collective.open_store(layout, max(1.0, deadline - time.monotonic()))
+        collective.announce(store, layout)
+        outcome.announced = True
+        beat_store = store if layout.store_file else collective.open_store(
+            layout, max(1.0, deadline - time.monotonic()), client=True)
+        heart = collective.Heart(beat_store, layout.rank, lambda why: watchdog.fire(why))
+        heart.start()
+        watchdog.phase = "the rendezvous"
+        collective.meet(store, layout, outcome, deadline)
+    except collective.StoreError as exc:
+        outcome.error = f"rendezvous failed: {exc}"
+        store = None
+    except Exception as exc:  # noqa: BLE001 - a store that stopped answering mid-way
+        outcome.error = f"rendezvous failed: {collective.one_line(exc)}"
+        store = None
+    if store is None and layout.rank == 0:
+        outcome.failure = outcome.error
+    return store, heart
+
+
 def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> RankResult:
     """Everything one rank does; raises BadInput only before any collective (bad layout,
     no torch), so every rank of a badly launched job stops alike."""
@@ -136,25 +174,39 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     except LayoutError as exc:
         raise BadInput(f"envdoctor fleet: {exc}") from None
     torch = import_torch(options.timeout)
-    # Two phases, each bounded by --timeout: the rendezvous waits for every rank to join
+    # Two phases, each bounded by --timeout: the rendezvous waits for every rank to announce
     # (which absorbs ranks that import torch slowly), then every rank has --timeout to probe
-    # and reach the barrier, so the barrier measures the probes and nothing else.
+    # and arrive, so the arrival measures the probes and nothing else.
     deadline = time.monotonic() + options.timeout
+    outcome = collective.Outcome()
+
+    def last_words(why: str) -> None:
+        if options.out_dir:
+            write_snapshot(options.out_dir, layout, _first_record(layout, why))
+
     if options.out_dir:  # a first record, in case this rank is killed while it probes
-        write_snapshot(options.out_dir, layout, {
-            "payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(),
-            "outcome": {"started": time.time(), "error": "the rank did not finish (killed "
-                        "or still probing when its launcher stopped it)"}})
-    store, outcome = collective.meet(layout, deadline)
-    if store is not None:
-        collective.say_hello(store, layout)
+        write_snapshot(options.out_dir, layout, _first_record(
+            layout, "the rank did not finish (killed or still probing when its launcher "
+            "stopped it)"))
+    watchdog = collective.Watchdog(layout, bound(options.timeout), last_words)
+    watchdog.start()
+    store, heart = _connect(layout, outcome, deadline, watchdog)
     deadline = time.monotonic() + options.timeout
+    watchdog.phase = "the probes"
     data = payload(layout, torch, options, deadline)
-    if outcome.joined:
-        collective.barrier(store, layout, outcome, deadline)
-        data["clock"] = time.time()  # all ranks leave the barrier within milliseconds
-    if outcome.barrier and options.bench:
+    go = False
+    if store is not None and heart is not None:
+        watchdog.phase = "the arrival"
+        go = collective.arrive(store, layout, outcome, deadline, heart)
+    if go:
+        try:
+            data["clock"] = collective.clock_barrier()  # all ranks within milliseconds
+        except Exception as exc:  # noqa: BLE001 - a rank that died after arriving
+            go = False
+            outcome.error = f"barrier failed: {collective.one_line(exc)}"
+    if go and options.bench:
         from envdoctor.fleet import bench
+        watchdog.phase = "the benchmark"
         bench_start = time.monotonic()
         try:
             data["bench"] = bench.run(layout, collective.node_key(layout.node),
@@ -164,24 +216,26 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
         outcome.seconds["bench"] = round(time.monotonic() - bench_start, 3)
     data["seconds"] = {**data.get("seconds", {}), **outcome.seconds}
     data["error"] = outcome.error
+    data["failure"] = outcome.failure
     encoded = json.dumps(data, separators=(",", ":")).encode("utf-8")
-    collective.gather(store, layout, outcome, encoded)
+    watchdog.phase = "the gather"
+    collective.gather(store, layout, outcome, encoded, go)
+    if heart is not None:
+        heart.arrived.set()
+        heart.stop.set()
+    watchdog.done.set()
     result = RankResult(layout, outcome, data, seconds={"total": time.monotonic() - start})
     if options.out_dir:
-        snapshot = {**data, "outcome": {"joined": outcome.joined, "barrier": outcome.barrier,
-                                        "error": outcome.error, "world_size": layout.world_size,
-                                        "late": outcome.late}}
+        snapshot = {**data, "outcome": outcome.to_dict(layout.world_size)}
         result.snapshot = write_snapshot(options.out_dir, layout, snapshot)
-    if layout.rank == 0 and not outcome.payloads:
-        outcome.payloads = {0: encoded}  # rendezvous failed: rank 0 reports what it alone saw
+    if layout.rank == 0 and 0 not in outcome.payloads:
+        outcome.payloads[0] = encoded  # rank 0 reports at least what it alone saw
     return result
 
 
-def late_after_failure(result: RankResult) -> list[int]:
-    """Ranks rank 0 cannot vouch for: the barrier's late list, and, when the rendezvous never
-    completed, every rank it heard nothing from."""
+def unheard(result: RankResult) -> list[int]:
+    """Ranks rank 0 has no word from and no verdict on: the store itself failed, so nothing
+    is known about them (they are not named; the failure is)."""
     out = result.outcome
-    if out.barrier:
-        return []
-    heard = set(out.payloads)
-    return sorted(set(out.late) | {r for r in range(result.layout.world_size) if r not in heard})
+    known = set(out.payloads) | set(out.late) | set(out.dead) | set(out.absent)
+    return [r for r in range(result.layout.world_size) if r not in known]

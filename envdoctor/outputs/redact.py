@@ -38,8 +38,10 @@ from typing import Any
 
 from envdoctor.lazyre import lazy
 from envdoctor.secrets import (
-    SECRET_NAME,
     SECRET_VALUE,
+    TOKEN_GATE,
+    TOKENS,
+    credential_name,
     fold_for_gates,
     line_starts,
     scrub,
@@ -51,9 +53,6 @@ USER, HOST, IP, MAC, GPU_UUID = "<user>", "<host>", "<ip>", "<mac>", "<gpu-uuid>
 
 # Every pattern here is compiled on first use (``lazyre``), and ``Redactor._text`` tries each
 # only on a text that holds what any of its matches must hold (see ``_GATES``).
-SECRET_NAMES = lazy(SECRET_NAME.pattern + r"|PASSWD|PASSWORD|_KEY$|^KEY$|_KEY_|SESSION"
-                    r"|COOKIE|^AWS_|^AZURE_CLIENT|^GOOGLE_APPLICATION_CREDENTIALS$",
-                    re.IGNORECASE)
 HOST_NAMES = lazy(r"(^|_)(HOST|HOSTNAME|ADDR|ADDRESS|NODE|NODENAME|NODELIST)$")
 ENV_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 VERSION_KEYS = lazy(r"(^|_)(version|cuda|cudnn|hip|jaxlib|cc|nccl|glibc|kernel)$")
@@ -68,17 +67,13 @@ COMMON_USERS = frozenset({"root", "user", "admin", "runner", "ubuntu", "nobody",
 
 _HOME = lazy(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
              r"|(?P<wpre>[A-Za-z]:[\\/]Users[\\/])(?P<wname>[^\\/:*?\"<>|\r\n]+)")
-_KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key"
-                  r"|auth)=([^\s&;,'\"]+)")
+# (not the shell's PWD=/a/folder)
+_KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd(?!=[\"']?[/~])|token|secret|api[_-]?key"
+                  r"|access[_-]?key|auth)=([^\s&;,'\"]+)")
 _URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
                  r"[^/\s:@]*:[^/\s@]+@")  # redis://:password@host has no user
-# Token shapes (Hugging Face, GitHub, GitLab, AWS key ids, OpenAI-style, Slack, Google, JWT).
-_TOKENS = lazy(r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-               r"|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}"
-               r"|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}"
-               r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
-               r"|LS0tLS1CRUdJTi[A-Za-z0-9+/=]{16,}"  # a base64-encoded PEM block
-               r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
+# Token shapes: one list for the env probe and here (``secrets.TOKENS``).
+_TOKENS = TOKENS
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
 _HOST_PORT = lazy(r"(?<![\w./-])([A-Za-z][\w-]{0,62}(?:\.[\w-]{1,63}){0,8})(:\d{2,5})"
                   r"(?![\w.])")
@@ -97,9 +92,7 @@ _IPV6 = lazy(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
 # looked up in the text, _KV_SECRET's in ``fold_for_gates``) or, for the address shapes, a
 # match of a small pattern with a literal first character, which Python's regex engine finds
 # at C speed where the full pattern (a lookbehind first) is tried at every position.
-_TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA",
-               "ASIA", "sk-", "xox", "AIza", "eyJ", "ya29.", "pypi-AgEI",
-               "LS0tLS1CRUdJT")
+_TOKEN_GATE = TOKEN_GATE
 _KV_GATE = ("password=", "passwd=", "pwd=", "token=", "secret=", "key=", "auth=")
 _HOME_GATE = ("/home/", "/u/", "Users")          # "/Users/", "C:\\Users\\" hold "Users"
 _UUID_GATE = ("GPU-", "MIG-")
@@ -207,8 +200,9 @@ def _kv_secret(m: re.Match[str]) -> str:
 
 
 def looks_secret(name: str, value: str) -> bool:
-    """A credential by its name (HF_TOKEN, AWS_SECRET_ACCESS_KEY …) or by its value's shape."""
-    return bool(SECRET_NAMES.search(name) or SECRET_VALUE.search(value) or _TOKENS.search(value))
+    """A credential by its name (HF_TOKEN, AWS_SECRET_ACCESS_KEY …; not PWD, SSH_AUTH_SOCK
+    or a switch: ``secrets.credential_name``) or by its value's shape."""
+    return bool(credential_name(name, value) or SECRET_VALUE.search(value))
 
 
 def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:

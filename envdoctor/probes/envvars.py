@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from envdoctor.facts import EnvFacts, Status
 from envdoctor.probes._base import Trail
-from envdoctor.secrets import REDACTED, SECRET_NAME, SECRET_VALUE, scrub
+from envdoctor.secrets import REDACTED, SECRET_VALUE, credential_name, scrub
 
 SECTION = "env"
 
@@ -34,7 +34,7 @@ PREFIXES = ("PYTORCH_", "TORCH_", "TORCHINDUCTOR_", *TF_PREFIXES, "XLA_", "JAX_"
 
 
 def looks_secret(name: str, value: str) -> bool:
-    return bool(SECRET_NAME.search(name) or SECRET_VALUE.search(value))
+    return bool(credential_name(name, value) or SECRET_VALUE.search(value))
 
 
 def wanted(name: str) -> bool:

@@ -140,7 +140,8 @@ def test_package_drift_between_nodes_is_named(tmp_path: Path) -> None:
 
 
 def test_rendezvous_that_never_completes_ends_in_time_with_snapshots(tmp_path: Path) -> None:
-    """Two of three ranks start: nobody waits past --timeout, each writes its snapshot."""
+    """Two of three ranks start: nobody waits past --timeout, each writes its snapshot, and
+    only the rank that never came is named (rank 1 came: its facts are in the report)."""
     port = free_port()
     snaps = tmp_path / "snaps"
     runs = [Launched(envdoctor("fleet", "--static", "--timeout", "6", "--out-dir", str(snaps),
@@ -153,15 +154,17 @@ def test_rendezvous_that_never_completes_ends_in_time_with_snapshots(tmp_path: P
     for r in runs:
         assert r.seconds < 200  # a hang guard; the rendezvous itself gives up after 6 s
     report = json.loads(results[0][1])
-    assert report["fleet"]["late_ranks"] == [1, 2]
-    assert any("rendezvous failed" in e for e in report["fleet"]["errors"])
+    assert report["fleet"]["late_ranks"] == [] and report["fleet"]["absent_ranks"] == [2]
+    assert [r["rank"] for n in report["fleet"]["nodes"] for r in n["ranks"]] == [0, 1]
+    assert any("never joined" in e for e in report["fleet"]["errors"])
     files = sorted(snaps.glob("*.json"))
     assert [p.name.split("-")[0] for p in files] == ["rank00000", "rank00001"]
     for p in files:
         snap = json.loads(p.read_text())
-        assert snap["outcome"]["joined"] is False
-        assert "rendezvous failed" in snap["outcome"]["error"]
+        assert snap["outcome"]["joined"] is False and snap["outcome"]["complete"] is False
+        assert "never" in snap["outcome"]["error"]
         assert snap["binding"]["device"] == "cpu"
+    assert json.loads(files[0].read_text())["outcome"]["absent"] == [2]
     assert json.loads(files[0].read_text())["node"]["facts"]["host"]["os"] == "Linux"
     assert no_leftovers(str(snaps)) == []
 

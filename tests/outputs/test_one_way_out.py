@@ -20,6 +20,7 @@ ALLOWED = {
     "streams.py": "write_stdout, which only the sink calls; /dev/null stand-ins",
     "crashlog.py": "its own O_EXCL 0600 file in a private folder, sanitised (terminal)",
     "engine/loader.py": "the sealed rule cache (temp file + os.replace), not an output",
+    "engine/seal.py": "the cache seal's 0600 secret key (O_EXCL temp file + link), not an output",
     "explain/parallel.py": "the pipes to its own child processes",
     "probes/_nvml_child.py": "a child process answering its parent on a pipe",
     "workers/_common.py": "framework workers answering the parent on a pipe",

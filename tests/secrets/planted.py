@@ -76,6 +76,18 @@ S = {
     "x-api-key header": "XApiKeyHdrValue-9917",
     "gitlab private-token header": "PrivTokHdrValue-2231",
     "base64 kubeconfig key": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB",
+    "slack webhook": "Wh00kSl4ckPlantedSecret9",
+    "slack app token": "xapp-1-A0PLANT3XY-8812345678901-4f2a9c7e1b3d5f6a8c0e2b4d6f8a0c1e",
+    "discord webhook": "DiScOrDpLaNtEd_ToKeN-0123456789abcdefGHIJKLmnopqrstuvWXYZ0123456",
+    "teams webhook": "7e6d5c4b3a29180f7e6d5c4b3a29180f",
+    "telegram bot token": "7123456789:AAHk3mPq9Rt2Vw5Xy8Zb1Cd4Ef7Gh0Ij3Kl",
+    "databricks token": "dapi0f1e2d3c4b5a69788796a5b4c3d2e1f0-2",
+    "proxy password without scheme": "NoSchemePw-5150",
+    "git password without scheme": "GitNoSchPw-6161",
+    "npm token": "npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y",
+    "stripe live key": "sk_live_51HxPlantedStripeKey0123456789",
+    "sendgrid key": "SG.PlAnTeDsEnDgRiDkEy01.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2T",
+    "gitlab deploy token": "gldt-PlantedDeployTok3n0123",
 }
 # what must survive every output (a redaction that eats these is a defect)
 KEEP = ("9.10.2.21", "12.4", "550.54.14")
@@ -88,6 +100,20 @@ def _gcp_json() -> str:
         "private_key": "-----BEGIN PRIVATE KEY-----\n" + S["gcp private key body"]
                        + "\nQm9keUxpbmUy\n-----END PRIVATE KEY-----\n",
         "client_email": "trainer@planted-proj.iam.gserviceaccount.com"})
+
+
+def _slack() -> str:
+    return f"https://hooks.slack.com/services/T0PLANT01/B0PLANT02/{S['slack webhook']}"
+
+
+def _discord() -> str:
+    return f"https://discord.com/api/webhooks/1234567890123456789/{S['discord webhook']}"
+
+
+def _teams() -> str:
+    return ("https://contoso.webhook.office.com/webhookb2/9f8e7d6c-5b4a-3c2d-1e0f-a1b2c3d4e5f6@"
+            f"72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/{S['teams webhook']}/"
+            "0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d")
 
 
 def _azure() -> str:
@@ -116,6 +142,15 @@ def environ(tmp: Path) -> dict[str, str]:
         "MY_SERVICE_PASSWD": S["service passwd"], "DB_PASS": S["db pass"],
         "DATA_SECRET": S["data secret"], "SERVICE_CREDENTIALS": S["service credentials"],
         "API_KEY_2": S["api key 2"],
+        "SLACK_WEBHOOK_URL": _slack(), "SLACK_APP_TOKEN": S["slack app token"],
+        "DISCORD_WEBHOOK": _discord(), "TEAMS_WEBHOOK_URL": _teams(),
+        "TELEGRAM_BOT_TOKEN": S["telegram bot token"], "DATABRICKS_TOKEN": S["databricks token"],
+        "NPM_TOKEN": S["npm token"], "STRIPE_API_KEY": S["stripe live key"],
+        "SENDGRID_API_KEY": S["sendgrid key"], "CI_DEPLOY_PASSWORD": S["gitlab deploy token"],
+        "http_proxy": f"svc:{S['proxy password without scheme']}@proxy.corp.example:8080",
+        # what is not a secret, beside them: the working folders, switches, a key's path
+        "PWD": str(tmp), "OLDPWD": str(tmp / "previous"), "TOKENIZERS_PARALLELISM": "false",
+        "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1", "SSH_AUTH_SOCK": str(tmp / "agent.sock"),
         # allowlisted names (recorded by the env probe) holding secrets inside their values
         "XLA_FLAGS": f"--xla_dump_to=/tmp/x --api-key={S['--api-key= in command']}",
         "TORCHINDUCTOR_CACHE_DIR": f"/mnt/cache/{S['hf token in a path']}/inductor",
@@ -269,6 +304,20 @@ def error_text() -> str:
         f"kubernetes.config.ConfigException: bad client-key-data: {S['base64 kubeconfig key']}\n"
         f"twine: HTTPError: 403 Forbidden: invalid or non-existent token {S['pypi token']}\n"
         f"google.auth.exceptions.RefreshError: expired {S['google oauth access token']}\n"
+        f"slack_sdk.webhook.client: 404 no_team for {_slack()}\n"
+        f"slack_bolt: invalid app token {S['slack app token']}\n"
+        f"discord.errors.NotFound: 404 Unknown Webhook ({_discord()})\n"
+        f"pymsteams.TeamsWebhookException: 400 for {_teams()}\n"
+        f"telegram.error.InvalidToken: The token `{S['telegram bot token']}` was rejected\n"
+        f"databricks.sdk.errors.PermissionDenied: invalid token {S['databricks token']}\n"
+        f"ProxyError: cannot connect, proxy=svc:{S['proxy password without scheme']}"
+        "@proxy.corp.example:8080\n"
+        f"fatal: could not read from builder:{S['git password without scheme']}"
+        "@git.corp.example:ml/train.git\n"
+        f"npm ERR! code E401: Unable to authenticate, token {S['npm token']}\n"
+        f"stripe.error.AuthenticationError: Invalid API Key provided: {S['stripe live key']}\n"
+        f"python_http_client.exceptions.UnauthorizedError: 401 for {S['sendgrid key']}\n"
+        f"remote: HTTP Basic: Access denied for {S['gitlab deploy token']}\n"
         "-----BEGIN OPENSSH PRIVATE KEY-----\n"
         f"{S['openssh key body']}\n"
         "-----END OPENSSH PRIVATE KEY-----\n"

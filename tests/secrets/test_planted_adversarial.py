@@ -1,4 +1,4 @@
-"""The second planted set (``planted.py``): 51 kinds of secret in the environment, $HOME, a fake
+"""The second planted set (``planted.py``): 63 kinds of secret in the environment, $HOME, a fake
 site-packages and torch, fake nvcc/nvidia-smi, pasted reports, error texts, saved snapshots,
 argv and an internal error's message; every output of every command is searched for each value
 and its first 8 characters. The shapes and the non-secrets next to them are pinned one by one
@@ -6,6 +6,8 @@ below, so a failure names what leaked.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from planted import KEEP, S, error_text, leaked, outputs
@@ -138,3 +140,12 @@ def test_every_planted_error_line_is_clean_after_scrub():
     """The error text as one string, as `explain` renders evidence: no value survives."""
     r = Redactor()
     assert leaked(r.text(error_text())) == []
+
+
+def test_the_working_folder_beside_the_secrets_is_kept(both):
+    """PWD and OLDPWD are planted as the run's folder: its paths are shown as they are (only
+    the token inside one goes), not replaced everywhere as a "credential"."""
+    red, _ = both
+    text = red["bad input: a path"]
+    assert re.search(r"/planted\d*/<redacted>/none\.json", text), text
+    assert "<redacted>/<redacted>" not in text

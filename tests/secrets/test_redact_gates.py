@@ -36,6 +36,8 @@ def plain_scrub(text: str, placeholder: str = secrets.REDACTED) -> str:
                                   if secrets.is_flag(m.string, m.start()) else m.group(0), text)
     text = secrets.JSON_SECRET.sub(lambda m: m.group("key") + m.group("vq") + placeholder
                                    + m.group("vq"), text)
+    text = secrets.WEBHOOK.sub(lambda m: m.group("key") + placeholder, text)
+    text = secrets.USERINFO.sub(lambda m: placeholder + m.group("host"), text)
     text = secrets.CONDA_TOKEN.sub(lambda m: m.group("key") + placeholder, text)
     text = secrets.NETRC.sub(lambda m: m.group("key") + placeholder, text)
     unsure = secrets.fold_for_gates(text) is None  # a case trap: every line
@@ -94,6 +96,10 @@ PIECES = [
     "1.2.3", ".4.", "fe80::1", "2001:db8:0:0:0:0:0:1", "::", "a:b:c", "\u212a", "\u0131",
     "\u017f", "\u0130", "to\u212aen=", "\u017fecret=", "\u0131d_token=", "Authori\u017fation:",
     "\u2026", "\u00e9", "—", "0", "9", "x", "_",
+    "hooks.slack.com/services/", "T0ABC1234/B0DEF5678/", "discord.com/api/webhooks/",
+    "acme.webhook.office.com/webhookb2/", "api.telegram.org/bot", "123456789:AAH",
+    "svc:pw@proxy:3128", "proxy=", "git clone ", "mailto:", "cuda:0@", "git@github.com:",
+    "std::x@GLIBCXX", "dapi0123456789abcdef0123456789abcdef", "xapp-1-A0", "npm_", "SG.",
 ]
 
 
