@@ -59,7 +59,14 @@ class LazyGroup(SuggestingGroup):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = ("Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, bad "
+          "input or unwritable output; 3 internal error (crash log); 128+N ended by signal N "
+          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT, 131 SIGQUIT), every child ended first. A reader that "
+          "leaves early (| head) keeps the command's own code.")
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=EPILOG)
 @click.version_option(__version__, prog_name="envdoctor")
 def cli() -> None:
     """envdoctor: can this machine train, and why not?"""
@@ -100,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
 
     0 and 1 come only from a command's verdict; bad input and output that cannot be written
     (closed or full stdout) are 2 with one line on stderr; anything unexpected is 3 with a
-    crash log. Never a traceback.
+    crash log. Never a traceback. A reader that left (EPIPE) is quiet: ``streams.guard``
+    lets the command run on to its own code, and an EPIPE that still gets here is 0.
     """
     from envdoctor import streams
     streams.guard()
@@ -127,7 +135,8 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # the reader left (| head): the verdict stands, if there was one
         streams.silence_stdout()
         code = 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # in-process callers; the CLI entry handles SIGINT itself
+        _say("envdoctor: terminated by SIGINT")
         code = 130
     except Exception as exc:  # the crash boundary: one line + a log to attach
         stdout_error = _stdout_broken(exc)
@@ -173,9 +182,13 @@ def run() -> None:
     Everything is written and flushed by then; tearing down ~300 modules costs ~30 ms of a
     0.3 s `check --static`, and skipping it also means a probe thread stuck in a C call can
     never delay the exit. Commands still running (a probe abandoned at its deadline) are
-    killed with their process groups first: no process outlives envdoctor.
-    ``main`` itself stays importable and testable.
+    killed with their process groups first: no process outlives envdoctor. SIGTERM, SIGHUP,
+    SIGINT and SIGQUIT end every child too, then envdoctor with one line and 128 + the signal's
+    number (``terminate``; installed here, not in ``main``, which stays importable and
+    testable in-process).
     """
+    from envdoctor import terminate
+    terminate.install()
     try:
         main()
     except SystemExit as exc:
@@ -183,8 +196,8 @@ def run() -> None:
     else:
         code = 0
     finally:
-        if "envdoctor.runner" in sys.modules:
-            sys.modules["envdoctor.runner"].kill_all()
+        if "envdoctor.children" in sys.modules:
+            sys.modules["envdoctor.children"].kill_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -3,8 +3,9 @@
 Every probe goes through ``run`` so that tests can swap in recorded real outputs
 (``use_runner``) and so that a hung ``nvidia-smi`` costs its timeout, not the whole report.
 Output is bounded (``MAX_OUTPUT`` bytes per stream, lines capped at ``bounded.MAX_LINE``), and
-every started command is tracked until it ends: a deadline or envdoctor's exit kills its
-process group and every descendant carrying this run's mark (``MARK_VAR``).
+every command is started and tracked by ``envdoctor.children`` until it ends: a deadline,
+envdoctor's exit or a terminating signal kills its process group and every descendant carrying
+this run's mark (``MARK_VAR``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from envdoctor.bounded import read_regular
+from envdoctor import children
 
 
 @dataclass(frozen=True)
@@ -52,27 +52,21 @@ class Runner(Protocol):
 
 
 MAX_OUTPUT = 4 << 20   # bytes kept per stream; a tool that prints more is stopped
-MARK_VAR = "ENVDOCTOR_RUN_MARK"  # set in every child's environment to find its descendants
 
 
 def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
     argv = tuple(argv)
     start = time.monotonic()
     env = dict(os.environ, LC_ALL="C", LANG="C")
-    env[MARK_VAR] = run_mark()
-    if _closing or threading.get_ident() in _cancelled:
-        return CommandResult(argv, None, "", "", 0.0, "not started: the probe's deadline passed")
     try:
-        proc = subprocess.Popen(
-            list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL, env=env, start_new_session=os.name == "posix",
-        )
+        proc = children.spawn(argv, env=env)
+    except children.NotStarted as exc:
+        return CommandResult(argv, None, "", "", 0.0, str(exc))
     except FileNotFoundError:
         return CommandResult(argv, None, "", "", time.monotonic() - start, "not found")
     except (OSError, ValueError) as exc:
         return CommandResult(argv, None, "", "", time.monotonic() - start,
                              f"could not run: {getattr(exc, 'strerror', None) or exc}")
-    register(proc)
     try:
         out, err, error = collect_output(proc, start + timeout)
         if error:
@@ -85,7 +79,7 @@ def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
     finally:
         if proc.poll() is None:
             kill_tree(proc)
-        unregister(proc)
+        children.release(proc)
     if returncode is not None and returncode < 0:
         error = f"killed by {_signal_name(-returncode)}"
     return CommandResult(argv, returncode, _text(out), _text(err),
@@ -150,93 +144,13 @@ def _signal_name(number: int) -> str:
 
 
 # ------------------------------------------------------------------ no process left behind
-_live: dict[int, tuple[subprocess.Popen, int]] = {}
-_lock = threading.Lock()
-_mark = ""
-_cancelled: set[int] = set()   # threads past their deadline: they start nothing more
-_closing = False
-_killed = False                # some command was killed: look for its marked descendants
-
-
-def run_mark() -> str:
-    """A token unique to this envdoctor process, inherited by everything it starts."""
-    global _mark
-    if not _mark:
-        _mark = f"{os.getpid()}-{os.urandom(6).hex()}"
-    return _mark
-
-
-def register(proc: subprocess.Popen) -> None:
-    """Track a started child (owned by the calling thread) until ``unregister``."""
-    with _lock:
-        _live[proc.pid] = (proc, threading.get_ident())
-
-
-def unregister(proc: subprocess.Popen) -> None:
-    with _lock:
-        _live.pop(proc.pid, None)
-
-
-def kill_owned_by(thread_ident: int) -> int:
-    """Kill what a timed-out probe thread started, and let it start nothing more (a retry
-    loop would otherwise start the next attempt); returns how many commands were killed."""
-    with _lock:
-        _cancelled.add(thread_ident)
-        procs = [p for p, owner in _live.values() if owner == thread_ident]
-    for proc in procs:
-        kill_tree(proc)
-    return len(procs)
-
-
-def kill_all() -> None:
-    """Kill every command still running, with its process group and marked descendants.
-
-    Called before envdoctor exits, so a probe abandoned at its deadline (a hung nvidia-smi
-    in its field-retry loop) never leaves a process behind.
-    """
-    global _closing
-    with _lock:
-        _closing = True
-        procs = [p for p, _ in _live.values()]
-    for proc in procs:
-        kill_tree(proc)
-    if _mark and _killed:  # a killed command may have left marked descendants; else nothing
-        _kill_marked(_mark)  # to look for (and /proc costs ~20 ms of a 0.3 s check)
-
-
-def kill_tree(proc: subprocess.Popen) -> None:
-    """Kill a command, its process group (it runs in its own session) and every descendant
-    that carries this run's mark, including one that escaped into a session of its own."""
-    global _killed
-    _killed = True
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
-    if _mark:
-        _kill_marked(_mark)
-    with contextlib.suppress(Exception):
-        proc.wait(timeout=1.0)
-
-
-def _kill_marked(mark: str) -> None:
-    """SIGKILL every process of ours whose environment carries ``mark`` (Linux /proc)."""
-    needle = f"{MARK_VAR}={mark}".encode()
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return
-    me = os.getpid()
-    for pid in pids:
-        if pid == me:
-            continue
-        env = read_regular(f"/proc/{pid}/environ", 1 << 20)
-        if env is None:
-            continue
-        if needle in env:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+# Every child belongs to ``envdoctor.children``; these names stay for the probes that use them.
+MARK_VAR = children.MARK_VAR
+_live = children._live
+run_mark = children.run_mark
+kill_owned_by = children.kill_owned_by
+kill_all = children.kill_all
+kill_tree = children.kill_tree
 
 
 def _text(data: bytes | str | None) -> str:

@@ -4,6 +4,11 @@ reader left (``| head``), or a terminal that cannot encode ``✓`` (latin-1, cp1
 ``guard`` runs first thing in ``cli.main``; commands print through ``write_stdout``. A write
 that cannot happen is an ``OutputError`` (one line, exit 2), never a traceback or exit 1; a
 symbol the terminal cannot show is written in ASCII (``✓`` -> ``ok``, ``—`` -> ``-``).
+
+A reader that leaves (``| head -1``) is no failure: ``guard`` wraps stdout and stderr so that
+EPIPE, wherever it surfaces (``click.echo``, rich, ``print``, the last flush), turns the stream
+into /dev/null and the command carries on to its own exit code: its verdict, else 0. Neither
+click (which turns EPIPE into exit 1) nor rich (likewise) ever sees the broken pipe.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import codecs
 import contextlib
 import os
 import sys
+from typing import Any
 
 ERRORS = "envdoctor-ascii"
 ASCII = {
@@ -73,6 +79,88 @@ def guard() -> None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
         _ascii_if_needed(stream)
+    if not _closed_stdout and not isinstance(sys.stdout, PipeSafe):
+        sys.stdout = PipeSafe(sys.stdout, 1)
+    if not isinstance(sys.stderr, PipeSafe):
+        sys.stderr = PipeSafe(sys.stderr, 2)
+
+
+class PipeSafe:
+    """A text stream whose reader may leave: EPIPE on a write or flush points the descriptor
+    at /dev/null and makes every later write succeed silently. Any other error (ENOSPC, EIO)
+    is raised as before. Everything else is the wrapped stream's own."""
+
+    def __init__(self, stream: Any, fd: int):
+        self._stream = stream
+        self._fd = fd
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text) or 0)
+        except BrokenPipeError:
+            self._quiet()
+            return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._quiet()
+
+    @property
+    def buffer(self) -> Any:
+        """The binary stream under it, as safe (``click.echo`` of bytes writes there)."""
+        return _PipeSafeBinary(self._stream.buffer, self)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def _quiet(self) -> None:
+        self.broken = True
+        with contextlib.suppress(OSError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._fd)
+            os.close(null)
+        with contextlib.suppress(Exception):
+            self._stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+
+
+class _PipeSafeBinary:
+    """``PipeSafe``'s binary side: the same EPIPE rule for ``buffer.write``."""
+
+    def __init__(self, raw: Any, owner: PipeSafe):
+        self._raw = raw
+        self._owner = owner
+
+    def write(self, data: bytes) -> int:
+        if self._owner.broken:
+            return len(data)
+        try:
+            return int(self._raw.write(data) or 0)
+        except BrokenPipeError:
+            self._owner._quiet()
+            return len(data)
+
+    def flush(self) -> None:
+        if self._owner.broken:
+            return
+        try:
+            self._raw.flush()
+        except BrokenPipeError:
+            self._owner._quiet()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+def reader_left() -> bool:
+    """Did stdout's reader leave (EPIPE) during this run?"""
+    return isinstance(sys.stdout, PipeSafe) and sys.stdout.broken
 
 
 def _hold(fd: int) -> None:

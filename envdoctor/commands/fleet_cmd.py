@@ -84,7 +84,10 @@ def _publish(report, fmt: str | None, output: str | None, redact: bool,
 
 def _leave(code: int) -> None:
     """Exit without interpreter teardown: gloo's threads (and a probe stuck in a C call) must
-    not keep a finished rank alive."""
+    not keep a finished rank alive; what the rank started (a probe abandoned at its deadline,
+    a live worker) goes with it, as in ``cli.run``."""
+    from envdoctor import children
+    children.kill_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -97,8 +100,9 @@ def _leave(code: int) -> None:
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
 @click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
-              metavar="S", help="Seconds the rendezvous waits for every rank, then seconds each "
-              "rank has to probe and arrive; ranks not there are named (late, dead or never "
+              metavar="S", help="Seconds a rank's torch import (in a child first) may go "
+              "without progress, then seconds the rendezvous waits for every rank, then seconds "
+              "each rank has to probe and arrive; ranks not there are named (late, dead or never "
               "joined), not waited for. A fault ends the run within S + 15 s after torch is "
               "imported (S more when the rendezvous itself waited); 2 × S + 25 s is the hard "
               "bound a watchdog keeps.")

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from typing import Any
 
+from envdoctor import children
 from envdoctor.bounded import decode_json, env
 from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, ByteReader, FileReader, read_raw
 from envdoctor.explain.scan import (
@@ -74,7 +74,7 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
 def _plan(stream: FileReader, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
     """(fd, start, split offset, where the line running across the split starts) or None."""
     if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
-            or threading.active_count() > 1:
+            or not children.can_fork():
         return None
     try:
         fd = stream.fileno()
@@ -214,8 +214,8 @@ class _Child:
         self.pid = 0
         read, write = os.pipe()
         try:
-            self.pid = os.fork()
-        except OSError:
+            self.pid = children.fork()
+        except OSError:  # children.NotStarted too: envdoctor is leaving
             os.close(read)
             os.close(write)
             self.read_fd = -1
@@ -248,6 +248,7 @@ class _Child:
         os.close(self.read_fd)
         self.read_fd = -1
         _, status = os.waitpid(self.pid, 0)
+        children.release(self.pid)
         self.pid = 0
         if status != 0:
             return None
@@ -268,6 +269,7 @@ class _Child:
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
+            children.release(self.pid)
             self.pid = 0
 
 

@@ -50,8 +50,15 @@ class RankResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def import_torch() -> Any:
-    """torch, or BadInput (exit 2) with the one line that points to ``fleet compare``."""
+def import_torch(timeout: float | None = None) -> Any:
+    """torch, or BadInput (exit 2) with the one line that points to ``fleet compare``. With
+    ``timeout``, a child imports it first (``preflight``): an import that hangs or crashes
+    is named within ``timeout`` seconds instead of taking this rank with it."""
+    if timeout is not None:
+        from envdoctor.fleet.preflight import torch_import_problem
+        problem = torch_import_problem(timeout)
+        if problem:
+            raise BadInput(NO_TORCH.format(why=problem))
     try:
         import torch
         import torch.distributed as dist
@@ -166,7 +173,7 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
         layout = detect(os.environ if environ is None else environ, options.store)
     except LayoutError as exc:
         raise BadInput(f"envdoctor fleet: {exc}") from None
-    torch = import_torch()
+    torch = import_torch(options.timeout)
     # Two phases, each bounded by --timeout: the rendezvous waits for every rank to announce
     # (which absorbs ranks that import torch slowly), then every rank has --timeout to probe
     # and arrive, so the arrival measures the probes and nothing else.

@@ -219,7 +219,10 @@ class Watchdog:
 
 
 def kill_children() -> None:
-    """This rank's child processes (probes run in their own sessions), killed."""
+    """This rank's child processes (probes run in their own sessions), killed: what the
+    registry started (with its groups and marked escapees), then any other descendant."""
+    from envdoctor import children
+    children.kill_all()
     try:
         import psutil
         for child in psutil.Process().children(recursive=True):

@@ -1,7 +1,8 @@
 """Start the framework workers in parallel, each under a timeout, and collect what they said.
 
-Every worker is ``subprocess.Popen`` of an argument list (never a shell) in its own session, so
-a timeout kills it and anything it started (torch.compile's compiler workers). The parent only
+Every worker is an argument list (never a shell) started by ``envdoctor.children`` in its own
+session, so a timeout or a terminating signal kills it and anything it started
+(torch.compile's compiler workers). The parent only
 reads bytes here; ``envdoctor.live.parse`` turns them into facts. Tests substitute the command
 with ``use_worker_command`` to inject segfaults, hangs and garbage.
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from envdoctor import children
 from envdoctor.workers import WORKERS
 
 DEFAULT_TIMEOUT = 120.0
@@ -88,15 +90,13 @@ def worker_env(base: dict[str, str] | None = None) -> dict[str, str]:
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.setdefault("KMP_WARNINGS", "0")
     env["PYTHONWARNINGS"] = env.get("PYTHONWARNINGS") or "ignore"
-    from envdoctor import runner
-    env[runner.MARK_VAR] = runner.run_mark()
+    env[children.MARK_VAR] = children.run_mark()
     return env
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     """The worker, its process group and every marked descendant (one that left the group)."""
-    from envdoctor import runner
-    runner.kill_tree(proc)
+    children.kill_tree(proc)
 
 
 def _text(data: bytes | None) -> str:
@@ -123,18 +123,15 @@ def run_one(name: str, args: Sequence[str], timeout: float,
     start = time.monotonic()
     with _scratch(name) as cwd:
         try:
-            proc = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=worker_env(), cwd=cwd,
-                start_new_session=os.name == "posix")
-        except OSError as exc:
-            run = WorkerRun(name, argv, None, "", "", time.monotonic() - start,
-                            error=f"could not start: {exc.strerror or exc}")
+            proc = children.spawn(argv, env=worker_env(), cwd=cwd)
+        except (OSError, ValueError) as exc:
+            why = str(exc) if isinstance(exc, children.NotStarted) else \
+                f"could not start: {getattr(exc, 'strerror', None) or exc}"
+            run = WorkerRun(name, argv, None, "", "", time.monotonic() - start, error=why)
             if on_done:
                 on_done(run)
             return run
         from envdoctor import runner
-        runner.register(proc)
         timed_out = False
         try:  # bounded: stdout capped, only the tail of a long stderr kept
             out, err, error = runner.collect_output(proc, start + timeout, stderr_tail=True)
@@ -151,7 +148,7 @@ def run_one(name: str, args: Sequence[str], timeout: float,
         finally:
             if proc.poll() is None:
                 _kill(proc)
-            runner.unregister(proc)
+            children.release(proc)
         run = WorkerRun(name, argv, proc.returncode, _text(out), _text(err),
                         round(time.monotonic() - start, 3), timed_out)
     if on_done:

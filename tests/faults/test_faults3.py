@@ -26,17 +26,6 @@ SLACK = 2.0
 
 # fault id -> what it did on the code before the boundary fixes (see MATRIX3.md)
 KNOWN: dict[str, str] = {
-    "SG01": "SIGTERM during a hung static probe: killed by the signal, no line, the hung "
-            "nvidia-smi left running",
-    "SG02": "SIGHUP during report --static: killed by the signal, no line, nvidia-smi left running",
-    "SG04": "SIGTERM during a live torch worker: no line, the worker left running",
-    "SG05": "SIGHUP during a live worker whose child hangs: no line, 4 processes left",
-    "SG06": "SIGTERM during explain of an endless stdin: killed by the signal, no line",
-    "SG08": "SIGTERM during fleet compare: killed by the signal, no line",
-    "SG09": "SIGQUIT during a hung static probe: the hung nvidia-smi left running",
-    "SG10": "SIGTERM during suggest on a hung nvidia-smi: no line, nvidia-smi left running",
-    "SO01": "`rules list | head -1` exits 1 (a verdict code) in some runs",
-    "SO09": "every command | head -1: `rules list` exits 1 where alone it exits 0",
     "IN01": "GPU name from nvidia-smi: ESC/BEL/C1 and bidi controls reach text stdout raw",
     "IN02": "GPU name from nvidia-smi: `::error`/`##[warning]` pass through --format github",
     "IN03": "GPU name from nvidia-smi: <script>/<img> raw in the markdown report",

@@ -1,0 +1,112 @@
+"""SIGTERM, SIGHUP, SIGINT and SIGQUIT end envdoctor one way: its children, then one line.
+
+``timeout``, a Slurm or Kubernetes cancel (SIGTERM), a dropped ssh session (SIGHUP), Ctrl-C
+(SIGINT) and Ctrl-\\ (SIGQUIT, whose core dump of an interpreter would help nobody) all mean
+"stop now". Live workers and probe commands run in sessions of their own, so no signal sent
+to envdoctor reaches them; left alone they would outlive it (a hung
+``nvidia-smi``, a worker running a full smoke suite). ``install`` (called by the CLI entry,
+never on import) makes each of these signals: ``children.terminate_all`` (SIGTERM to every
+child group and descendant, a short grace, SIGKILL), one line on stderr
+(``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130, 131).
+
+Python runs a signal handler only in the main thread, between bytecodes; a main thread stuck
+in a C call (a framework import, a driver call) would never run it. So the signals also wake
+a watcher thread through ``signal.set_wakeup_fd``, and whichever of the two comes first ends
+the process; the other waits for that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from types import FrameType
+
+from envdoctor import children
+
+SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
+                if hasattr(signal, n))
+_once = threading.Lock()
+_ender: int | None = None  # the thread ending the process
+
+
+def exit_code(number: int) -> int:
+    """The shell's convention for "ended by signal N"."""
+    return 128 + number
+
+
+def install() -> bool:
+    """Handle SIGTERM, SIGHUP and SIGINT as above; False where it cannot (not the main
+    thread, a platform without these signals)."""
+    if threading.current_thread() is not threading.main_thread() or not SIGNALS:
+        return False
+    for number in SIGNALS:
+        signal.signal(number, _handler)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        watcher = threading.Thread(target=_watch, args=(read,), name="envdoctor-signals",
+                                   daemon=True)
+        watcher.start()
+        children.fork_safe_thread(watcher.ident)
+    return True
+
+
+def _handler(number: int, frame: FrameType | None) -> None:
+    end(number)
+
+
+def _watch(fd: int) -> None:
+    wanted = {int(n) for n in SIGNALS}
+    while True:
+        try:
+            data = os.read(fd, 64)
+        except InterruptedError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        for number in data:
+            if number in wanted:
+                end(number)
+
+
+def end(number: int) -> None:
+    """Stop every child, say why in one line, exit 128 + ``number``. A second signal while
+    this runs is ignored in the thread doing it and parks any other thread."""
+    global _ender
+    me = threading.get_ident()
+    if not _once.acquire(blocking=False):
+        if _ender == me:  # a signal arriving inside this very call: let it finish
+            return
+        while True:       # the other thread is ending the process
+            time.sleep(60)
+    _ender = me
+    try:
+        children.terminate_all()
+    finally:
+        _say(f"envdoctor: terminated by {_name(number)}")
+        os._exit(exit_code(number))
+
+
+def _name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _say(line: str) -> None:
+    """One line on stderr, written to the descriptor (the stream's lock may be held by the
+    very code the signal interrupted); on a terminal, the cursor a progress bar hid is shown
+    again first."""
+    prefix = ""
+    with contextlib.suppress(Exception):
+        if os.isatty(2):
+            prefix = "\r\x1b[2K\x1b[?25h"
+    with contextlib.suppress(OSError):
+        os.write(2, (prefix + line + "\n").encode("ascii", "replace"))
