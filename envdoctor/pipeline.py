@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from envdoctor.gate.policy import Policy
 
 
-def read_snapshot(path: str) -> tuple[Facts, Any]:
+def read_snapshot(path: str, *, judged: bool = True) -> tuple[Facts, Any]:
     """A saved snapshot (or a whole `check --format json` output) and its JSON as read, read
     once through the bounded reader (size, depth, numbers; ``-`` and pipes allowed) and decoded
     into the facts model; BadInput naming the file and the field on failure.
@@ -38,18 +38,18 @@ def read_snapshot(path: str) -> tuple[Facts, Any]:
                            f"use `check --from FILE`)") from None
         raise
     _READ[path] = data
-    return facts_of(data, path), data
+    return facts_of(data, path, judged=judged), data
 
 
-def facts_of(data: Any, path: str) -> Facts:
+def facts_of(data: Any, path: str, *, judged: bool = True) -> Facts:
     """A snapshot's JSON decoded into the facts model; BadInput names the file and the field.
-    A snapshot that observed nothing is bad input: judging it would say OK about a machine
-    nobody looked at."""
+    A snapshot that observed nothing is bad input where it is ``judged`` (a verdict on it would
+    say OK about a machine nobody looked at); `diff` only compares, so a sparse one is fine."""
     try:
         facts = Facts.from_dict(data)
     except FactsError as exc:
         raise BadInput(f"{path}: {exc}") from None
-    if not has_facts(facts):
+    if judged and not has_facts(facts):
         raise BadInput(f"{path}: snapshot has no facts (no section was observed: "
                        f"{', '.join(SECTIONS)} are all missing or unknown)")
     # probed elsewhere or earlier: the header says it is a replayed snapshot, not this machine
@@ -59,9 +59,9 @@ def facts_of(data: Any, path: str) -> Facts:
 _READ: dict[str, Any] = {}  # each snapshot's JSON, for the blocks beside its facts (no 2nd read)
 
 
-def load_facts_file(path: str) -> Facts:
+def load_facts_file(path: str, *, judged: bool = True) -> Facts:
     """Read a saved snapshot (or a whole `check --format json` output); BadInput on failure."""
-    return read_snapshot(path)[0]
+    return read_snapshot(path, judged=judged)[0]
 
 
 def has_facts(facts: Facts) -> bool:

@@ -29,8 +29,8 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     from envdoctor.outputs.renderers import render
 
     check_output_paths(output, ())
-    facts_a = pipeline.load_facts_file(file_a)
-    facts_b = pipeline.load_facts_file(file_b)
+    facts_a = pipeline.load_facts_file(file_a, judged=False)
+    facts_b = pipeline.load_facts_file(file_b, judged=False)
     if not no_redact:
         from envdoctor.outputs.redact import redact_data
         facts_a = Facts.from_dict(redact_data(facts_a.to_dict()))

@@ -26,52 +26,19 @@ SLACK = 2.0
 
 # fault id -> what it did on the code before the boundary fixes (see MATRIX3.md)
 KNOWN: dict[str, str] = {
-    "IN01": "GPU name from nvidia-smi: ESC/BEL/C1 and bidi controls reach text stdout raw",
     "IN02": "GPU name from nvidia-smi: `::error`/`##[warning]` pass through --format github",
-    "IN03": "GPU name from nvidia-smi: <script>/<img> raw in the markdown report",
-    "IN07": "environment variable names with ESC/BEL/C1 reach the markdown report raw",
-    "IN09": "pasted nvidia-smi table: OSC 8 ESC and bidi controls reach check --from text raw",
-    "IN11": "snapshot GPU name: ESC/C1/bidi reach check --facts text raw",
-    "IN13": "snapshot with \\x02/\\ufffe: fleet compare --format junit is not well-formed XML",
-    "IN14": "snapshot values: ESC/C1/bidi and `##[warning]` reach diff text raw",
     "IN20": "schema-rejected snapshot value: its `::error` command is on the stderr line",
-    "IN15": "traceback error line: C1 controls and bidi reach explain text raw",
     "IN16": "traceback: <script>/<img> raw in explain --format markdown",
-    "IN18": "rule file fix text: `::error` passes through rules show",
-    "IN19": "snapshot GPU name with CSI reaches the markdown report raw (TERM=xterm)",
     "UB05": "./pyproject.toml -> /dev/zero: silently ignored (exit 0), not one line + exit 2",
     "UB06": "./envdoctor.toml a FIFO: silently ignored (exit 0), not one line + exit 2",
-    "UB07": "ENVDOCTOR_RULES copy with a FIFO check file: hangs",
-    "UB08": "ENVDOCTOR_RULES copy with a 2 GB sparse signature file: read whole (GBs of RSS, tens "
-            "of s)",
-    "UB09": "rule cache entries that are FIFOs: hangs",
-    "UB10": "rule cache entries -> /dev/zero: reads without end (GBs of RSS)",
-    "UB11": "check --from with 3 million short lines: > 17 s",
     "UB16": "rules test on a FIFO path: exit 0 (says it passed)",
     "UB18": "every file option at a FIFO: `rules test FIFO` exits 0 (all else exit 2, one line)",
     "UB19": "every file option at /dev/zero: `rules test` exits 0 (all else exit 2, one line)",
     "UB20": "every file option at a 3 GB sparse file: `explain` and `rules test` run past 30 s",
-    "NU03": "snapshot torch version with a 5000-digit part: exit 3 (int max-str-digits ValueError)",
-    "WR02": "report -o a FIFO nobody reads: hangs",
-    "WR07": "`suggest -o -` / `--report json:-` create a file named '-'",
-    "PR02": "cwd deleted before start: check --static is exit 3 (FileNotFoundError)",
-    "SE11": "Slack/Discord/Teams webhook URLs in allowlisted env values leak into the report",
-    "SE13": "Telegram bot, Databricks dapi and Stripe sk_live tokens in env values leak (check "
-            "json)",
-    "SE14": "scheme-less user:pass@host on explain's quoted error line leaks the password",
-    "SE15": "Slack webhook, Telegram bot token, SendGrid key on explain's quoted line leak (json)",
     "SE16": "fleet compare --format json: Google key, Docker PAT, scheme-less password leak",
-    "SE17": "diff --format json: a Discord webhook inside TF_CONFIG leaks",
     "SE18": "check --static json: npm token and Docker PAT in allowlisted env values leak",
-    "SE19": "explain text: a Teams webhook on a torch OOM line leaks",
     "SE20": "explain - markdown: Stripe sk_live and npm tokens on the quoted line leak",
-    "SE21": "explain json: scheme-less password, Discord webhook, Telegram token on NCCL lines "
-            "leak",
     "SE22": "report --facts: Slack webhook, Telegram token, Docker PAT in env values leak",
-    "CT01": "a rule cache resealed with the unkeyed digest silences INTENT001",
-    "CT02": "the same forgery through a symlinked cache entry is trusted",
-    "CT03": "the same forgery in $XDG_CACHE_HOME/envdoctor is trusted (report)",
-    "RH01": "rules test on a signature with (a+)+$ hangs (runs the backtracking example)",
 }
 
 
