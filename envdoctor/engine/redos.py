@@ -49,6 +49,9 @@ _REPEATS = tuple(op for op in (getattr(_C, n, None) for n in (
 _ATOMIC = getattr(_C, "ATOMIC_GROUP", None)
 SMALL = 8  # a bounded repeat up to this many rounds, of a body without loops, is no loop
 MAX_PAIRS = 200_000  # paired states explored before a pattern counts as too complex to audit
+# Group nesting the recursive audit walks; deeper is refused outright, so the verdict never
+# depends on the interpreter's recursion limit (test runners raise it).
+MAX_DEPTH = 100
 
 # Characters every class is tested on, besides those the pattern names itself: ASCII, and a
 # few of each Unicode category the regex classes distinguish (letters, digits, spaces,
@@ -470,6 +473,8 @@ def problem(pattern: str, flags: int = 0) -> str | None:
 
 def problem_in(parsed: Any) -> str | None:
     """``problem`` for a tree ``sre_parse.parse`` returned (callers that parse anyway)."""
+    if _depth(parsed) > MAX_DEPTH:
+        return "nested too deeply to audit (flatten its groups)"
     try:
         if _simple(parsed):
             return None
@@ -483,3 +488,21 @@ def problem_in(parsed: Any) -> str | None:
     except RecursionError:
         return "nested too deeply to audit (flatten its groups)"
     return None
+
+
+def _depth(parsed: Any) -> int:
+    """How deeply sub-patterns nest in a parsed tree, counted without recursion."""
+    deepest, stack = 0, [(parsed, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        items = getattr(node, "data", None)
+        for item in (items if isinstance(items, list) else [node]):
+            pending = [item]
+            while pending:
+                value = pending.pop()
+                if isinstance(value, (tuple, list)):
+                    pending.extend(value)
+                elif value is not node and hasattr(value, "data"):
+                    stack.append((value, depth + 1))
+    return deepest

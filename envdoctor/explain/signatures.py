@@ -223,8 +223,10 @@ def compile_pattern(source: str, path: Path | str, fld: str,
         return Pattern(source, None if lits is None else tuple(lits))
     try:
         regex = re.compile(source)
-    except re.error as exc:
-        raise RuleFileError(path, fld, f"bad regex {source!r}: {exc}") from None
+    except (re.error, RecursionError, OverflowError) as exc:  # groups nested past the parser
+        raise RuleFileError(path, fld, f"bad regex {source!r}: "
+                                       f"{exc if isinstance(exc, re.error) else 'too complex'}"
+                            ) from None
     if regex.search(""):
         raise RuleFileError(path, fld, f"{source!r} matches the empty string (matches anything)")
     tree = sre_parse.parse(source)  # re.compile keeps no tree; this one serves both uses
