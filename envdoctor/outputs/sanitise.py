@@ -10,13 +10,16 @@ its kind, after redaction:
               bidi overrides and isolates, line separators, lone surrogates and non-characters
               are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence;
               and no line reads as a GitHub workflow command (a log is ``cat`` in CI steps):
-              ``::`` at a line start (after any blank) becomes ``: :``, ``##[`` ``## [``.
+              ``::`` at a line start (after any blank) or after a blank or mark inside a
+              line (a prefixing renderer moves it to a start) becomes ``: :``, ``##[``
+              ``## [``.
 ``github``    the same, but for envdoctor's own commands (an annotation, a group): renderers
               write those with ``command`` and pass outside text through ``github_log``; the
               sink lets no other command through (``stop-commands``, ``add-mask`` ...).
 ``markdown``  the terminal rule for the document; the data in it is escaped by the renderer
               with ``md_text``, ``md_cell``, ``md_code`` and ``md_fence`` (only the renderer
-              knows which text is a table cell).
+              knows which text is a table cell); no raw ``<`` of the data stays, not even in
+              a code block.
 ``xml``       JUnit: unsafe characters spelled out (which removes every character XML 1.0
               forbids: C0 but tab, newline and CR; surrogates; U+FFFE, U+FFFF); command
               markers as character references (the parsed text is unchanged).
