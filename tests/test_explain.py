@@ -141,6 +141,16 @@ def test_cli_text_markdown_json(cli, tmp_path):
     assert first["code"] == "ETORCH001" and set(first["evidence"][0]) == {"line", "text"}
 
 
+def test_cli_markdown_evidence_with_html_shows_it_as_text(cli, tmp_path):
+    path = tmp_path / "tb.txt"
+    path.write_text("Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
+                    "RuntimeError: CUDA error: out of memory <img src=x onerror=alert(1)> &"
+                    " ::error title=X::y\n")
+    r = cli("explain", "--no-facts", "--format", "markdown", str(path))
+    assert r.returncode == 0 and "<img" not in r.stdout and "::error" not in r.stdout
+    assert "<pre>" in r.stdout and "&lt;img src=x onerror=alert(1)&gt; &amp; : :error" in r.stdout
+
+
 def test_cli_stdin_and_facts_file(cli, tmp_path):
     snap = tmp_path / "facts.json"
     snap.write_text(_torch_facts("2.6.0").to_json())

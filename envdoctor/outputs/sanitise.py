@@ -10,13 +10,16 @@ its kind, after redaction:
               bidi overrides and isolates, line separators, lone surrogates and non-characters
               are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence;
               and no line reads as a GitHub workflow command (a log is ``cat`` in CI steps):
-              ``::`` at a line start (after any blank) becomes ``: :``, ``##[`` ``## [``.
+              ``::`` at a line start (after any blank) or after a blank or mark inside a
+              line (a prefixing renderer moves it to a start) becomes ``: :``, ``##[``
+              ``## [``.
 ``github``    the same, but for envdoctor's own commands (an annotation, a group): renderers
               write those with ``command`` and pass outside text through ``github_log``; the
               sink lets no other command through (``stop-commands``, ``add-mask`` ...).
 ``markdown``  the terminal rule for the document; the data in it is escaped by the renderer
               with ``md_text``, ``md_cell``, ``md_code`` and ``md_fence`` (only the renderer
-              knows which text is a table cell).
+              knows which text is a table cell); no raw ``<`` of the data stays, not even in
+              a code block.
 ``xml``       JUnit: unsafe characters spelled out (which removes every character XML 1.0
               forbids: C0 but tab, newline and CR; surrogates; U+FFFE, U+FFFF); command
               markers as character references (the parsed text is unchanged).
@@ -80,7 +83,7 @@ def command(name: str, message: str, properties: dict[str, str] | None = None) -
     CR and LF in the message, also ``:`` and ``,`` in properties; nothing in it is raw."""
     props = ",".join(f"{k}={_no_legacy(visible(escape_property(v)))}"
                      for k, v in (properties or {}).items())
-    data = _no_legacy(visible(escape_data(message)))
+    data = _MID_COMMAND.sub(": :", _no_legacy(visible(escape_data(message))))
     return f"::{name}{' ' + props if props else ''}::{data}"
 
 
@@ -111,7 +114,12 @@ def _inert(line: str) -> str:
     start = _BLANKS.match(line).end()  # type: ignore[union-attr]
     if line.startswith("::", start):
         line = f"{line[:start]}: :{line[start + 2:]}"
-    return line
+    return _MID_COMMAND.sub(": :", line)
+
+
+# ``::name`` after a blank or a mark, inside a line: a renderer that prefixes or wraps lines
+# (``5: ``, ``> ``, an indent) can move it to a line start. ``std::vector`` and ``a::b`` stay.
+_MID_COMMAND = re.compile(r"(?<![\w:])::(?=[A-Za-z])")
 
 
 # ---------------------------------------------------------------------------- sinks
@@ -252,8 +260,13 @@ def md_code(value: object) -> str:
 
 
 def md_fence(value: str, info: str = "") -> list[str]:
-    """A fenced code block holding ``value`` verbatim: its fence is longer than any run of
-    backticks inside, so the value cannot close it (and HTML in it is not HTML)."""
+    """A code block showing ``value`` verbatim: fenced by more backticks than any run inside,
+    so the value cannot close it. A value holding ``<`` is a ``<pre>`` block with ``<`` and
+    ``&`` as entities instead: it shows the same text, and no tag stands raw in the file (a
+    viewer that does not render Markdown, or a sanitiser that reads it, sees no HTML)."""
+    if "<" in value:
+        body = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return ["<pre>", *body.splitlines(), "</pre>"]
     fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", value)), default=0) + 1)
     return [fence + info, *value.splitlines(), fence]
 

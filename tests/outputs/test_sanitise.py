@@ -71,8 +71,20 @@ def test_markdown_data_shows_as_text():
     assert sanitise.md_line("1. item") == "1\\. item" and sanitise.md_line("> q") == "\\> q"
     assert sanitise.md_code("a`b|c") == "``a`b\\|c``"
     assert sanitise.md_code("`x`") == "`` `x` ``"
-    fence = sanitise.md_fence("x\n```\n<b>\n````")
-    assert fence[0] == fence[-1] == "`````" and fence[1:-1] == ["x", "```", "<b>", "````"]
+    fence = sanitise.md_fence("x\n```\n*b*\n````")
+    assert fence[0] == fence[-1] == "`````" and fence[1:-1] == ["x", "```", "*b*", "````"]
+    pre = sanitise.md_fence("x\n<script>a&lt;</script>\n```")
+    assert pre == ["<pre>", "x", "&lt;script&gt;a&amp;lt;&lt;/script&gt;", "```", "</pre>"]
+
+
+def test_a_workflow_command_inside_a_line_is_inert_but_cpp_names_stay():
+    for sink in (sanitise.terminal, sanitise.github, sanitise.one_line):
+        out = sink("H100 ::error title=X::y (::add-mask::z) std::vector ::x a::b")
+        assert "::error" not in out and "::add-mask" not in out
+        assert "std::vector" in out and "a::b" in out
+    line = sanitise.command("error", "GPU H100 ::stop-commands::t", {"title": "T"})
+    assert line == "::error title=T::GPU H100 : :stop-commands::t"
+    assert sanitise.github(line) == line
     assert sanitise.md_link("https://a.b/c?d=e") == "<https://a.b/c?d=e>"
     assert sanitise.md_link("javascript:alert(1)") == "`javascript:alert(1)`"
     assert sanitise.md_link("https://a.b/<x>") == "`https://a.b/<x>`"
