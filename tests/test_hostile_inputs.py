@@ -260,16 +260,29 @@ def test_hostile_pyproject_is_bad_input_in_bounded_time(tmp_path, snapshot, name
     bad_input(proc, "pyproject.toml", needle)
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
-def test_discovery_skips_what_is_not_a_regular_file(tmp_path, snapshot, kind):
-    """A FIFO or device named pyproject.toml is not a project file: no policy, no wait."""
-    NOT_FILES[kind][0](tmp_path / "pyproject.toml")
+def test_discovery_skips_a_folder_named_like_a_policy(tmp_path, snapshot):
+    """A folder named pyproject.toml cannot carry a policy: no policy, no error."""
+    _folder(tmp_path / "pyproject.toml")
+    _folder(tmp_path / "envdoctor.toml")
     good = tmp_path / "good.json"
     good.write_text(json.dumps(snapshot))
     proc, seconds = envdoctor("check", "--static", "--facts", str(good), "--format", "json",
                               cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stderr
     assert not json.loads(proc.stdout).get("policy")
+    assert seconds < 20
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "envdoctor.toml"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_discovery_refuses_a_fifo_or_device_in_bounded_time(tmp_path, snapshot, kind, name):
+    """A FIFO or device under a policy's name may be meant to carry it: ignoring it would
+    silently drop the policy, reading it would hang, so it is one line and exit 2."""
+    NOT_FILES[kind][0](tmp_path / name)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(snapshot))
+    proc, seconds = envdoctor("check", "--static", "--facts", str(good), cwd=tmp_path)
+    bad_input(proc, name, "pipe" if kind == "fifo" else "device")
     assert seconds < 20
 
 
@@ -342,3 +355,14 @@ def test_a_planted_rule_file_is_named_not_read(tmp_path, snapshot, kind):
                               env={"ENVDOCTOR_RULES": str(rules), "ENVDOCTOR_NO_CACHE": "1"})
     bad_input(proc, "zz-planted.toml")
     assert seconds < 30
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse-1g"])
+def test_rules_test_of_a_path_that_is_no_rule_file_is_bad_input(tmp_path, kind):
+    """`rules test PATH` must not pass (exit 0) on a FIFO or device it never read, nor call
+    an oversized file a rule problem: it is bad input, one line, in bounded time."""
+    make, needle = NOT_FILES[kind]
+    make(tmp_path / "r.toml")
+    proc, seconds = envdoctor("rules", "test", str(tmp_path / "r.toml"))
+    bad_input(proc, "r.toml", needle or "pipe")
+    assert seconds < 20

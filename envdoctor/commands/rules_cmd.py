@@ -80,10 +80,24 @@ def test_cmd(path: Path | None) -> None:
     root = path or rules_dir()
     if root.is_dir() and not any(root.rglob("*.toml")):
         raise BadInput(f"{root}: no rule files (*.toml) in this folder")
+    if not root.is_dir():
+        _readable_rule_file(root)
     outcome = validate.validate(root)
     emit("".join(p + "\n" for p in [*outcome.problems, outcome.summary()]), None)
     if outcome.problems:
         raise SystemExit(EXIT_FINDINGS)
+
+
+def _readable_rule_file(path: Path) -> None:
+    """A PATH that is not a folder must be one rule file we can read: a FIFO, a device, an
+    unreadable or oversized file is bad input (one line, exit 2), never an empty pass or a
+    "problem" about a file that was never a rule file."""
+    from envdoctor.bounded import InputError, read_file
+    from envdoctor.rulefiles import MAX_RULE_FILE
+    try:
+        read_file(path, "a rule file", MAX_RULE_FILE)
+    except InputError as exc:
+        raise BadInput(f"{path}: {exc}") from None
 
 
 @rules.command("functions")

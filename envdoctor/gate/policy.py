@@ -244,8 +244,10 @@ def _table_of(data: dict[str, Any], name: str, require_tool: bool) -> tuple[Any,
 def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
     """``--policy FILE``, else ./pyproject.toml's [tool.envdoctor], else ./envdoctor.toml.
 
-    Discovery looks at regular files only (a FIFO or device named pyproject.toml is not one)
-    and finds nothing when the working folder is gone (deleted under a running shell)."""
+    Discovery reads regular files only and never waits: a FIFO, device or socket in ./ under
+    one of these names may be meant to carry the policy, so it is refused (one line, exit 2)
+    rather than silently ignored; a folder of that name cannot carry one and is skipped.
+    Nothing is found when the working folder is gone (deleted under a running shell)."""
     if policy_file:
         path = Path(policy_file)
         found = _table_of(_read_toml(path), policy_file, require_tool=False)
@@ -257,6 +259,9 @@ def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
         except OSError:  # the working folder was removed: there is no ./pyproject.toml
             return Policy()
     pyproject = cwd / "pyproject.toml"
+    for name in ("pyproject.toml", "envdoctor.toml"):
+        if _special(cwd / name):
+            _read_toml(cwd / name, False, name)  # raises BadInput naming what it is
     # A broken pyproject.toml only matters when it is meant to carry our policy.
     if _mentions_us(pyproject):
         found = _table_of(_read_toml(pyproject, False, "pyproject.toml"), "pyproject.toml",
@@ -276,6 +281,16 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except OSError:
         return False
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists (after symlinks) as neither a regular file nor a folder."""
+    import stat
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _mentions_us(path: Path) -> bool:
