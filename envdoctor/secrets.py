@@ -18,23 +18,25 @@ from envdoctor.lazyre import lazy
 # Token shapes, by issuer: Hugging Face, GitHub, GitLab (personal, deploy, runner, CI job,
 # feed tokens), AWS key ids, OpenAI/Anthropic ``sk-``, Stripe secret/restricted keys and
 # webhook secrets, Slack (bot, user, app, refresh, config tokens), Google API keys and OAuth
-# access tokens, PyPI, npm, SendGrid, Databricks, Twilio API keys, Telegram bot tokens,
-# base64 PEM and JWTs. Each alternative starts with a literal of ``TOKEN_GATE`` (Telegram's
-# with digits, gated by its ":AA").
+# access tokens, PyPI, npm, Docker Hub (personal and organisation access tokens), SendGrid,
+# Databricks, Twilio API keys, Telegram bot tokens, base64 PEM and JWTs. Lengths are lower
+# bounds, not exact: a key of an older or newer issue is still one. Each alternative starts
+# with a literal of ``TOKEN_GATE`` (Telegram's with digits, gated by its ":AA").
 TOKENS = lazy(
     r"\b(?:hf_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
     r"|gl(?:pat|dt|rt|cbt|ptt|ft|soat)-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
     r"|sk-[A-Za-z0-9_-]{20,}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"
     r"|xox[abeoprs]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
-    r"|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
-    r"|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"
+    r"|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"
+    r"|npm_[A-Za-z0-9]{30,}|dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}"
+    r"|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"
     r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|SK[0-9a-fA-F]{32}|\d{6,12}:AA[A-Za-z0-9_-]{30,40}"
     r"|LS0tLS1CRUdJTi[A-Za-z0-9+/=]{16,}"  # a base64-encoded PEM block
     r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?)")
 TOKEN_GATE = ("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-",
               "glrt-", "glcbt-", "glptt-", "glft-", "glsoat-", "AKIA", "ASIA", "sk-", "sk_live_",
               "sk_test_", "rk_live_", "rk_test_", "whsec_", "xox", "xapp-", "AIza", "ya29.",
-              "pypi-AgEI", "npm_", "SG.", "dapi", "SK", ":AA", "LS0tLS1CRUdJT", "eyJ")
+              "pypi-AgEI", "npm_", "dckr_", "SG.", "dapi", "SK", ":AA", "LS0tLS1CRUdJT", "eyJ")
 # ``user:password@host`` written without a scheme: a proxy setting (``proxy=svc:pw@proxy:3128``),
 # a mistyped ``--index-url``, ``git clone user:pw@host:repo``. The host must look like one (a
 # dotted name, or a name before ":port" or ":path"); not ``git@github.com:org/repo`` (no

@@ -105,3 +105,22 @@ def test_bad_input_is_one_line_exit_2(cli, tmp_path, content, needle):
     proc = cli("diff", A, str(bad))
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr
+
+
+@pytest.mark.parametrize("value", ["2." + "9" * 5000, "550." + "0" * 400 + "1",
+                                   "2.3.1+cu" + "9" * 5000])
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_huge_version_in_either_snapshot_is_bad_input_naming_the_field(cli, tmp_path, value,
+                                                                         swap):
+    """A driver version too long to be one (whose digits Python refuses to make an int of) is
+    bad input that names the field, as `check --facts` says it, not an internal error."""
+    data = json.loads(Path(B).read_text())
+    data["nvidia"]["driver_version"] = value
+    bad = tmp_path / "huge.json"
+    bad.write_text(json.dumps(data))
+    files = [str(bad), A] if swap else [A, str(bad)]
+    for fmt in ("text", "json"):
+        proc = cli("diff", *files, "--format", fmt)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "driver_version" in proc.stderr
+        assert "9" * 50 not in proc.stderr

@@ -114,6 +114,12 @@ SHAPES = [
     ("gitlab deploy token gldt-Zx9Cv8Bn7Mm6Lk5Jh4Gf3Ds", "Zx9Cv8Bn7Mm6Lk5Jh4Gf", "gitlab"),
     ("anthropic key sk-ant-api03-Zq8_Xw7-Vu6Ts5Rq4Po3Nm2Lk1Jh0GfEdCbA9z8y7x6", "Zq8_Xw7-Vu6Ts5",
      "anthropic"),
+    ("docker login: TORCH_HOME=/data/dckr_pat_Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1J/hub", "Zq8Xw7Vu6Ts5Rq4",
+     "/hub"),
+    ("org token dckr_oat_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Q rejected", "Ab1Cd2Ef3Gh4Ij5", "rejected"),
+    ("cache at /x/npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1W/pkg", "Ab1Cd2Ef3Gh4Ij5Kl6", "/pkg"),
+    ("maps key AIzaSyQ1w2E3r4T5y6U7i8O9p0A-s_D1f2G3h4 denied", "SyQ1w2E3r4T5y6U7", "denied"),
+    ("maps key AIzaSyQ1w2E3r4T5y6U7i8O9p0A-s_D1f2G3h4J5 denied", "SyQ1w2E3r4T5y6U7", "denied"),
 ]
 
 
