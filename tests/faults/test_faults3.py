@@ -25,21 +25,7 @@ NEEDS_TORCH = {"SG04", "SG05", "PR03"}
 SLACK = 2.0
 
 # fault id -> what it did on the code before the boundary fixes (see MATRIX3.md)
-KNOWN: dict[str, str] = {
-    "IN02": "GPU name from nvidia-smi: `::error`/`##[warning]` pass through --format github",
-    "IN20": "schema-rejected snapshot value: its `::error` command is on the stderr line",
-    "IN16": "traceback: <script>/<img> raw in explain --format markdown",
-    "UB05": "./pyproject.toml -> /dev/zero: silently ignored (exit 0), not one line + exit 2",
-    "UB06": "./envdoctor.toml a FIFO: silently ignored (exit 0), not one line + exit 2",
-    "UB16": "rules test on a FIFO path: exit 0 (says it passed)",
-    "UB18": "every file option at a FIFO: `rules test FIFO` exits 0 (all else exit 2, one line)",
-    "UB19": "every file option at /dev/zero: `rules test` exits 0 (all else exit 2, one line)",
-    "UB20": "every file option at a 3 GB sparse file: `explain` and `rules test` run past 30 s",
-    "SE16": "fleet compare --format json: Google key, Docker PAT, scheme-less password leak",
-    "SE18": "check --static json: npm token and Docker PAT in allowlisted env values leak",
-    "SE20": "explain - markdown: Stripe sk_live and npm tokens on the quoted line leak",
-    "SE22": "report --facts: Slack webhook, Telegram token, Docker PAT in env values leak",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module", autouse=True)

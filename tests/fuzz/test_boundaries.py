@@ -193,6 +193,17 @@ def _at(node, path):
     return node
 
 
+def _reachable(snap, path) -> bool:
+    """Whether ``path``'s parent is still a container holding it (or a dict to add it to)."""
+    try:
+        parent = _at(snap, path[:-1])
+    except (KeyError, IndexError, TypeError):
+        return False
+    return isinstance(parent, dict) or (isinstance(parent, list)
+                                        and isinstance(path[-1], int)
+                                        and path[-1] < len(parent))
+
+
 # free text the schema takes as it is (a version or a status must parse, so a splice there only
 # tests the schema's refusal, which "retype" already does)
 STRING_PATHS = [("nvidia", "gpus", 0, "name"), ("host", "hostname"), ("host", "os"),
@@ -216,7 +227,11 @@ def snapshots(draw) -> dict:
                 ["9" * 5000, "\u0663.\u0661", "1" * 30 + ".0", "-1", "0" * 400 + "1"]))
         elif kind == "splice":
             path = draw(st.sampled_from(STRING_PATHS))
+            if not _reachable(snap, path):
+                continue
             old = _at(snap, path[:-1]).get(path[-1], "")
+            if not isinstance(old, str):  # retyped by an earlier draw: nothing to splice into
+                continue
             at = draw(st.integers(0, len(old)))
             value = old[:at] + draw(st.one_of(escapes, hostile_text)) + old[at:]
         elif kind == "number":
@@ -226,7 +241,8 @@ def snapshots(draw) -> dict:
         else:
             path = draw(st.sampled_from(BASE_PATHS))
             value = draw(json_values)
-        _at(snap, path[:-1])[path[-1]] = value
+        if _reachable(snap, path):  # an earlier "retype" may have replaced a parent section
+            _at(snap, path[:-1])[path[-1]] = value
     if draw(st.integers(0, 5)) == 0:
         snap[draw(st.sampled_from(SECTIONS))] = draw(json_values)
     return snap
@@ -394,8 +410,6 @@ def test_snapshot_check_facts(work, data, fmt):
         json.loads(out)
 
 
-@pytest.mark.xfail(strict=False, reason="found: a driver_version '2.<5000 nines>' in B is exit 3 "
-                   "(ValueError: int max-str-digits); a GPU name with ESC reaches diff text raw")
 @FUZZ
 @given(b=encoded_json(), fmt=st.sampled_from(["text", "json"]), swap=st.booleans())
 def test_snapshot_diff(work, b, fmt, swap):
