@@ -22,6 +22,9 @@ import pytest
 
 from tests.conftest import REPO
 
+# Slow real-process matrix: off in the default run, `.ci/run` runs it with -m boundary.
+pytestmark = pytest.mark.boundary
+
 FIXTURES = REPO / "tests" / "fixtures"
 MEMORY_KB = 1 << 20          # 1 GiB of address space: a 1 GB file read whole does not fit
 LIMIT_S = 45

@@ -18,6 +18,9 @@ import pytest
 from . import matrix, matrix3
 from ._params import assert_handled
 
+# Slow real-process matrix: off in the default run, `.ci/run` runs it with -m boundary.
+pytestmark = pytest.mark.boundary
+
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS_TORCH = {"SG04", "SG05", "PR03"}
 # Room for a loaded 2-core CI runner over the quiet-machine bounds; a fault is killed a few
