@@ -73,15 +73,19 @@ PLANNERS: dict[str, Planner] = {
 
 
 _ONLINE: list[Online | None] = [None]
+_SAID: dict[str, None] = {}     # the data lines of every answer given in an online_mode block
 
 
 @contextmanager
-def online_mode(online: Online | None) -> Iterator[None]:
-    """Every ``suggest`` inside the block (a `check --online` run's fixes) reads the indexes
-    as ``online`` says, unless the call names its own."""
+def online_mode(online: Online | None) -> Iterator[dict[str, None]]:
+    """Every ``suggest`` inside the block (a `check` run's fixes) reads the indexes as
+    ``online`` says (None: the shipped data only), unless the call names its own. Yields the
+    lines to print about the data those answers rest on (filled as they are given): its date,
+    an index that could not be read, the data's age."""
     _ONLINE.append(online)
+    _SAID.clear()
     try:
-        yield
+        yield _SAID
     finally:
         _ONLINE.pop()
 
@@ -133,6 +137,8 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
             out.append(replace(got, data=f"releases as {where} lists them; driver floors and "
                                f"arch lists from {shipped}" if where else shipped))
     stale = age_line(online is not None)
+    for line in [*(s.data for s in out), *notes, *([stale] if stale else [])]:
+        _SAID[line] = None
     return SuggestResult(tuple(out), m.describe(), data_as_of(),
                          notes=tuple(notes + ([stale] if stale else [])),
                          online=online is not None)

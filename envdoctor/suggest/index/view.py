@@ -16,6 +16,7 @@ from typing import Any
 
 from packaging.metadata import parse_email
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
@@ -208,7 +209,12 @@ def _torch_pin(metadata: str) -> Any:
             continue
         if canonicalize_name(req.name) == "torch" and any(
                 s.operator in ("==", "===") for s in req.specifier):
-            return req.specifier
+            # ``torch==2.15.0+cu126`` on the cu126 index: the pin is the public release
+            try:
+                return SpecifierSet(",".join(f"{s.operator}{s.version.split('+')[0]}"
+                                             for s in req.specifier))
+            except InvalidSpecifier:
+                return None
     return None
 
 
