@@ -66,7 +66,8 @@ class Suggestion:
     reasons: tuple[Reason, ...] = ()
     alternatives: tuple[Alternative, ...] = ()
     references: tuple[str, ...] = ()
-    data: str = ""                    # what the answer rests on, with its date
+    # what the answer rests on, with its date (provenance, not part of the answer's identity)
+    data: str = field(default="", compare=False)
 
     @property
     def runs(self) -> bool:

@@ -118,6 +118,7 @@ class Index:
         self.flavour, self.mode = flavour, mode
         self.pages = projects()
         self.paths: list[str] = []
+        self.auth: list[str | None] = []     # the Authorization header of each request
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
@@ -136,8 +137,10 @@ class Index:
                 if index.mode == "slow":
                     time.sleep(30)
                 path = self.path.split("?", 1)[0].strip("/")
+                prefix = ""
                 if path.startswith("mirror/"):
-                    path = path[len("mirror/"):]
+                    prefix, path = "/mirror", path[len("mirror/"):]
+                index.auth.append(self.headers.get("Authorization"))
                 if index.mode != "ok":
                     return self._hostile()
                 if path.endswith(".whl.metadata"):
@@ -145,7 +148,7 @@ class Index:
                 files = index.pages.get(path)
                 if files is None:
                     return self._send(404, "text/plain", b"not found")
-                base = f"/{path}/"
+                base = f"{prefix}/{path}/"
                 if index.flavour == "json":
                     body = json.dumps({"meta": {"api-version": "1.1"}, "name": path.split("/")[-1],
                                        "files": [_json_file(f, base) for f in files]}).encode()

@@ -59,6 +59,16 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
+def _basic_auth(url: str) -> str | None:
+    import base64
+    from urllib.parse import unquote
+    parts = urlsplit(url)
+    if parts.username is None:
+        return None
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+    return "Basic " + base64.b64encode(pair).decode("ascii")
+
+
 class _Redirects(urllib.request.HTTPRedirectHandler):
     """Redirects to http(s) only, at most five."""
 
@@ -83,9 +93,12 @@ def get(url: str, budget: Budget, accept: str = ACCEPT_SIMPLE, limit: int = MAX_
         raise FetchError("not an http(s) address")
     if budget.left() <= 0:
         raise FetchError(f"no answer within the {budget.seconds:g} s deadline")
-    req = urllib.request.Request(url, headers={
+    req = urllib.request.Request(redact(url), headers={
         "Accept": accept, "Accept-Encoding": "identity",
         "User-Agent": f"envdoctor/{__version__} (suggest --online)"})
+    auth = _basic_auth(url)
+    if auth:   # as pip does for user:password@ in an index URL; never sent on to a redirect
+        req.add_unredirected_header("Authorization", auth)
     try:
         with _opener().open(req, timeout=max(budget.left(), 0.05)) as resp:
             size = resp.headers.get("Content-Length", "")
