@@ -119,7 +119,7 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
         or ["torch", "tensorflow", "jax"]
     audio = "torchaudio" in raw or "torchaudio" in m.installed
     online = online if online is not None else _ONLINE[-1]
-    view, notes = None, []
+    view, notes = None, list[str]()
     if online is not None:
         from envdoctor.suggest.index import view_for
         view, notes = view_for(m, wanted, audio, online)

@@ -23,8 +23,8 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from html import escape
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LINUX = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64"]
 ALL = [*LINUX, "macosx_11_0_arm64", "win_amd64"]
@@ -70,7 +70,7 @@ def _companion(name: str, variant: str, plats: list[str]) -> list[dict]:
     for version, torch in pairs:
         low = 11 if torch == "2.15.0" else 10
         out += _wheels(name, f"{version}{local}", _pys(low, 13), plats,
-                       requires=[f"numpy", f"torch=={torch}{local}"])
+                       requires=["numpy", f"torch=={torch}{local}"])
     return out
 
 

@@ -86,11 +86,13 @@ class _Wheel:
             project, version, tags, rp, file
 
 
-def _wheels(files: list[File], project: str) -> list[_Wheel]:
+def _wheels(files: list[File] | FetchError, project: str) -> list[_Wheel]:
     """The release wheels of ``project`` on a page: yanked files, sdists, pre- and dev
     releases left out; the version without its local label (``2.14.0+cu130`` -> 2.14.0)."""
     want = canonicalize_name(project)
-    out = []
+    out: list[_Wheel] = []
+    if isinstance(files, FetchError):   # callers have reported it already
+        return out
     for f in files:
         got = None if f.yanked else wheels.parse(f.filename)
         if got is None or got[0] != want:
@@ -138,7 +140,7 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
         return
     listing: dict[Version, dict[str, list[_Wheel]]] = {}
     for variant, url in pages.items():
-        for w in _wheels(got[url], "torch"):   # type: ignore[arg-type]
+        for w in _wheels(got[url], "torch"):
             listing.setdefault(w.version, {}).setdefault(variant, []).append(w)
     py = _py(m)
     shipped = {str(Version(str(r["torch"]))): r for r in SHIPPED.torch_rows()}
@@ -228,12 +230,13 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
         return
     py = _py(m)
     jax_rp: dict[Version, str | None] = {}
-    for f in got[urls["jax"]]:   # type: ignore[union-attr]
+    jax_files = got[urls["jax"]]
+    for f in jax_files if isinstance(jax_files, list) else []:
         parsed = None if f.yanked else wheels.parse(f.filename)
         if parsed is not None and not (parsed[1].is_prerelease or parsed[1].is_devrelease):
             jax_rp.setdefault(parsed[1], f.requires_python)
     libs: dict[Version, list[_Wheel]] = {}
-    for w in _wheels(got[urls["jaxlib"]], "jaxlib"):   # type: ignore[arg-type]
+    for w in _wheels(got[urls["jaxlib"]], "jaxlib"):
         libs.setdefault(w.version, []).append(w)
     rows = []
     for version in sorted(set(jax_rp) & set(libs), reverse=True):
@@ -255,7 +258,7 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
     base = dict(SHIPPED.platform_row("jax_platform", platform) or {"platform": platform})
     names = ["cpu"]
     for plugin in plugins:
-        fit = {str(w.version) for w in _wheels(got[urls[plugin]], plugin)   # type: ignore[arg-type]
+        fit = {str(w.version) for w in _wheels(got[urls[plugin]], plugin)
                if (py in wheels.pythons(w.tags, platform, w.requires_python) if py is not None
                    else wheels.pythons(w.tags, platform, w.requires_python))}
         view.projects[plugin] = fit
@@ -274,7 +277,7 @@ def read_tf(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: st
     if view._failed("tensorflow", got):
         return
     series: dict[Version, set[int]] = {}
-    for w in _wheels(got[url], "tensorflow"):   # type: ignore[arg-type]
+    for w in _wheels(got[url], "tensorflow"):
         key = Version(".".join(str(p) for p in w.version.release[:2]))
         series.setdefault(key, set()).update(wheels.pythons(w.tags, platform,
                                                             w.requires_python))
