@@ -5,7 +5,8 @@ One ``http.server`` in a thread serves both halves of what `suggest --online` re
 * ``/simple/<project>/`` (and the same under ``/mirror/simple/``): a PyPI-style simple index,
   PEP 691 JSON or PEP 503 HTML (``flavour``), with ``requires-python``, yanked files and PEP 658
   core metadata (``<wheel>.metadata``);
-* ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132).
+* ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132, and
+  cu129 / cu140 with torch 2.15.0 only, known from the root's own page alone).
 
 Releases (hypothetical, newer than rules/matrices of 2026-08-21): torch 2.14.0, 2.14.1 and
 2.15.0 (2.15.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a yanked 2.15.1
@@ -27,6 +28,8 @@ from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LINUX = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64"]
+# the torch root's variants; its own page (/whl/) links to each, as download.pytorch.org's does
+VARIANTS = ("cpu", "cu126", "cu128", "cu129", "cu130", "cu132", "cu140")
 ALL = [*LINUX, "macosx_11_0_arm64", "win_amd64"]
 
 
@@ -43,6 +46,9 @@ def _wheels(name: str, version: str, pys: list[str], plats: list[str], *, rp: st
 def _torch_release(variant: str) -> list[dict]:
     """The torch wheels of one variant of the torch root (cpu, cuXYZ)."""
     out: list[dict] = []
+    if variant in ("cu129", "cu140"):   # only on the root's own list, not in the shipped data
+        return _wheels("torch", f"2.15.0+{variant}", _pys(11, 13), ["manylinux_2_28_x86_64"],
+                       rp=">=3.11")
     plats = ALL if variant == "cpu" else ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64",
                                           "win_amd64"]
     plats = [p for p in plats if not p.startswith("macosx")]
@@ -77,7 +83,7 @@ def _companion(name: str, variant: str, plats: list[str]) -> list[dict]:
 def projects() -> dict[str, list[dict]]:
     """path -> files, for every page the fixture serves."""
     pages: dict[str, list[dict]] = {}
-    for variant in ("cpu", "cu126", "cu128", "cu130", "cu132"):
+    for variant in VARIANTS:
         pages[f"whl/{variant}/torch"] = _torch_release(variant)
         plats = [p for p in ALL if not p.startswith("macosx")]
         pages[f"whl/{variant}/torchvision"] = _companion("torchvision", variant, plats)
@@ -145,6 +151,9 @@ class Index:
                     return self._hostile()
                 if path.endswith(".whl.metadata"):
                     return self._metadata(path)
+                if path == "whl":
+                    links = "".join(f'<a href="{v}/">{v}</a>\n' for v in VARIANTS)
+                    return self._send(200, "text/html", f"<html>{links}</html>".encode())
                 files = index.pages.get(path)
                 if files is None:
                     return self._send(404, "text/plain", b"not found")

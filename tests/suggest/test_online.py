@@ -54,9 +54,9 @@ EXPECTED = {
         "jax": ("ok", "0.11.1", "jax[cuda13]", ("jax[cuda13]==0.11.1",)),
         "tensorflow": ("ok", "2.21.*", "tensorflow[and-cuda]",
                        ("tensorflow[and-cuda]==2.21.*",))},
-    # driver 550: CUDA 12.x builds only
+    # driver 550: CUDA 12.x builds only, the newest of them (cu129: from the root's page)
     "a100-driver550": {
-        "torch": ("ok", "2.15.0", "cu126", ("torch==2.15.0", "torchvision==0.30.0")),
+        "torch": ("ok", "2.15.0", "cu129", ("torch==2.15.0", "torchvision==0.30.0")),
         "jax": ("ok", "0.11.1", "jax[cuda12]", ("jax[cuda12]==0.11.1",))},
     # Python 3.10: 2.15.0 requires >= 3.11 and 2.15.1 is yanked, so 2.14.1
     "windows-rtx3070-py310": {
@@ -77,6 +77,9 @@ EXPECTED = {
         "torch": ("ok", "2.15.0", "cpu", ("torch==2.15.0", "torchvision==0.30.0"))},
     "rtx5090-driver580": {
         "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0"))},
+    # driver 570 (CUDA 12.x) and sm_120 (cu128+): cu129, a variant only the root's page names
+    "rtx5090-driver570": {
+        "torch": ("ok", "2.15.0", "cu129", ("torch==2.15.0", "torchvision==0.30.0"))},
     # installed 2.15.0+cu130 is what the index says is newest: nothing to change
     "h200-torch215-newer-than-data": {"torch": ("installed", "2.15.0", "cu130", ())},
 }
@@ -158,7 +161,7 @@ def test_a_mirror_token_is_never_printed():
         got, result = picks("a100-driver550", Online(index.url, root, 10), ("torch",))
         text = json.dumps(result.to_dict())
         assert got["torch"].version == "2.15.0" and "s3cret" not in text
-        assert f"{index.torch_root}/cu126" in got["torch"].command
+        assert f"{index.torch_root}/cu129" in got["torch"].command
         assert "Basic dXNlcjpzM2NyZXQ=" in index.auth   # user:s3cret, as pip sends it
 
 
@@ -214,3 +217,30 @@ def test_data_line_names_the_index_and_the_shipped_date():
     assert got["xformers"].data == "rules/matrices as of 2026-08-21"   # not read online
     assert result.to_dict()["online"] is True
     assert re.search(r"as of \d{4}-\d\d-\d\d", got["torch"].data)
+
+
+def test_a_variant_without_a_driver_floor_in_the_data_is_never_suggested():
+    """cu140 (CUDA 14: no driver floor in the shipped data) is listed by the root but never
+    asked for, so no answer rests on a driver nobody checked."""
+    with serving("json") as index:
+        online = Online(index.url, index.torch_root, 10)
+        for name in ("h100-driver580-nvcc", "rtx5090-driver580", "a100-driver550"):
+            got, _ = picks(name, online, ("torch",))
+            assert got["torch"].variant != "cu140"
+        assert not any("/cu140/" for p in index.paths if "/cu140/" in p)
+        assert any(p.startswith("/whl/cu129/torch/") for p in index.paths)
+
+
+def test_a_gpu_machine_gets_the_newest_jax_with_a_plugin_for_its_driver():
+    """jax 0.12.0 without a CUDA 12 plugin: driver 550 keeps jax[cuda12] 0.11.1, driver 580
+    gets jax[cuda13] 0.12.0."""
+    with serving("json") as index:
+        for project in ("jax", "jaxlib", "jax-cuda13-plugin"):
+            files = index.pages[f"simple/{project}"]
+            files += [{**f, "filename": f["filename"].replace("0.11.1", "0.12.0")}
+                      for f in files if "0.11.1" in f["filename"]]
+        online = Online(index.url, index.torch_root, 10)
+        old, _ = picks("a100-driver550", online, ("jax",))
+        new, _ = picks("h100-driver580-nvcc", online, ("jax",))
+    assert (old["jax"].version, old["jax"].variant) == ("0.11.1", "jax[cuda12]")
+    assert (new["jax"].version, new["jax"].variant) == ("0.12.0", "jax[cuda13]")

@@ -12,6 +12,7 @@ shipped data alone, and the view says why.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from packaging.metadata import parse_email
@@ -21,7 +22,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from envdoctor.matrices import newest_first
-from envdoctor.suggest.data import SHIPPED, variant_cuda, variant_rocm
+from envdoctor.suggest.data import SHIPPED, driver_floor, variant_cuda, variant_rocm
 from envdoctor.suggest.index import wheels
 from envdoctor.suggest.index.http import FetchError, redact
 from envdoctor.suggest.index.reader import Reader
@@ -116,15 +117,32 @@ def _py(m: Machine) -> int | None:
 
 
 # ------------------------------------------------------------------------------- torch
-def _torch_variants(m: Machine, platform: str) -> list[str]:
+_VARIANT = re.compile(r"^(cpu|cu\d{3}|rocm\d+(?:\.\d+)*)$")
+
+
+def _root_variants(view: IndexView, reader: Reader) -> list[str]:
+    """The variants the torch root's own page links to (a mirror or a newer root may carry
+    one the shipped data does not know); [] when the root lists none or cannot be read."""
+    url = f"{view.torch_root}/"
+    page = reader.pages([url])[url]
+    if isinstance(page, FetchError):
+        return []
+    names = (f.url.rstrip("/").rsplit("/", 1)[-1] for f in page)
+    return [n for n in dict.fromkeys(names) if _VARIANT.match(n)]
+
+
+def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
     """The torch root's variants worth asking about for this machine: those of the newest
-    shipped releases on its platform, of the kind it can use (CUDA on an NVIDIA machine, ROCm
-    with a ROCm torch, else cpu)."""
+    shipped releases on its platform and those the root lists, of the kind it can use (CUDA on
+    an NVIDIA machine, ROCm with a ROCm torch, else cpu). A CUDA variant whose major has no
+    driver floor in the shipped data is left out: no driver could be checked against it."""
     seen: list[str] = []
     for row in SHIPPED.torch_rows()[:NEWEST_SHIPPED]:
         seen += [v for v in row.get(platform, []) if v not in seen]
+    seen += [v for v in listed if v not in seen]
     if m.has_nvidia:
-        return [v for v in seen if variant_cuda(v) is not None]
+        return [v for v in seen if (c := variant_cuda(v)) is not None
+                and driver_floor(c, m.os or "linux") is not None]
     if m.torch_hip:
         return [v for v in seen if variant_rocm(v) is not None]
     return ["cpu"]
@@ -133,8 +151,9 @@ def _torch_variants(m: Machine, platform: str) -> list[str]:
 def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: Reader,
                pypi: str) -> None:
     on_pypi = platform.startswith("macos")
+    listed = [] if on_pypi or not (m.has_nvidia or m.torch_hip) else _root_variants(view, reader)
     pages = ({"cpu": f"{pypi}/torch/"} if on_pypi else
-             {v: f"{view.torch_root}/{v}/torch/" for v in _torch_variants(m, platform)})
+             {v: f"{view.torch_root}/{v}/torch/" for v in _torch_variants(m, platform, listed)})
     got = reader.pages(list(pages.values()))
     if view._failed("torch", got):
         return
@@ -264,6 +283,12 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
         view.projects[plugin] = fit
         if fit:
             names.append(plugin.split("-")[1])
+    usable = set().union(*(view.projects[p] for p in plugins if _plugin_runs(p, m))) \
+        if plugins else set()
+    if usable and any(r["last"] not in usable for r in rows):
+        # a GPU machine gets the newest release with a CUDA plugin for its driver and GPUs,
+        # not a newer CPU-only one (a plugin the index stopped publishing)
+        view.jax = [r for r in rows if r["last"] in usable]
     if not plugins:
         names += [w for w in base.get("wheels", []) if w != "cpu"]
     base.update(wheels=names, source=redact(urls["jaxlib"]))
@@ -303,3 +328,17 @@ def read_tf(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: st
     base.pop("cpu_until_confirmed", None)   # the index lists these wheels: no cap needed
     base["source"] = redact(url)
     view.platforms[("tensorflow_platform", platform)] = base
+
+
+def _plugin_runs(plugin: str, m: Machine) -> bool:
+    """Whether the shipped floors of a JAX CUDA plugin (driver, compute capability) allow this
+    machine; unknown facts do not rule it out."""
+    from envdoctor.matrices import matrix
+    from envdoctor.versions import ver
+    row = next((r for r in matrix("jax").get("plugin", []) if r.get("plugin") == plugin), None)
+    if row is None:
+        return False
+    need, min_cc = ver(row.get("min_driver_linux")), ver(row.get("min_cc"))
+    if need is not None and m.driver is not None and m.driver < need:
+        return False
+    return not any(min_cc is not None and g.cc is not None and g.cc < min_cc for g in m.gpus)
