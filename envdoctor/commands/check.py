@@ -66,12 +66,12 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         parse_report_spec(spec)  # a wrong --report fails before any probing
     from envdoctor.commands._output import check_output_paths
     check_output_paths(output, reports)  # so does an unwritable or doubly used path
+    settings = online_settings(online, index_url, torch_index_url, online_timeout)  # and flags
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,
                              suite=smoke_suite, smoke=not no_smoke)
     from envdoctor.suggest import online_mode
-    settings = online_settings(online, index_url, torch_index_url, online_timeout)
     with online_mode(settings) as said:
         report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
                                 redact=not no_redact, checks=checks)

@@ -244,3 +244,30 @@ def test_a_gpu_machine_gets_the_newest_jax_with_a_plugin_for_its_driver():
         new, _ = picks("h100-driver580-nvcc", online, ("jax",))
     assert (old["jax"].version, old["jax"].variant) == ("0.11.1", "jax[cuda12]")
     assert (new["jax"].version, new["jax"].variant) == ("0.12.0", "jax[cuda13]")
+
+
+class _Drip:
+    """A body that never ends: one piece per read."""
+
+    def __init__(self, piece: bytes = b"x" * 1000, pause: float = 0.0) -> None:
+        self.piece, self.pause, self.reads = piece, pause, 0
+
+    def read1(self, n: int) -> bytes:
+        import time
+        self.reads += 1
+        time.sleep(self.pause)
+        return self.piece[:n]
+
+
+def test_the_bounded_body_reader_stops_at_its_limit_and_deadline():
+    import time
+
+    from envdoctor.bounded import InputError, read_stream
+    endless = _Drip()
+    with pytest.raises(InputError, match="larger than 100000 bytes"):
+        read_stream(endless, 100_000, "a page")
+    assert endless.reads == 101
+    start = time.monotonic()
+    with pytest.raises(InputError, match="deadline"):
+        read_stream(_Drip(b"x", 0.05), 1 << 20, "a page", time.monotonic() + 0.3)
+    assert time.monotonic() - start < 1.0

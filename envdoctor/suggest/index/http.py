@@ -89,6 +89,7 @@ def get(url: str, budget: Budget, accept: str = ACCEPT_SIMPLE, limit: int = MAX_
     """One GET within ``budget``; a 404 is a Reply (the index does not have that project),
     anything else that is not a 2xx answer is a FetchError."""
     from envdoctor import __version__
+    from envdoctor.bounded import InputError, read_stream
     if urlsplit(url).scheme not in ("http", "https"):
         raise FetchError("not an http(s) address")
     if budget.left() <= 0:
@@ -104,19 +105,13 @@ def get(url: str, budget: Budget, accept: str = ACCEPT_SIMPLE, limit: int = MAX_
             size = resp.headers.get("Content-Length", "")
             if size.isdigit() and int(size) > limit:
                 raise FetchError(f"the answer is larger than {limit >> 20} MB")
-            chunks, got = [], 0
-            while True:
-                if budget.left() <= 0:
-                    raise FetchError(f"no answer within the {budget.seconds:g} s deadline")
-                piece = resp.read1(1 << 16)
-                if not piece:
-                    break
-                got += len(piece)
-                if got > limit:
-                    raise FetchError(f"the answer is larger than {limit >> 20} MB")
-                chunks.append(piece)
-            return Reply(resp.geturl(), resp.status, resp.headers.get("Content-Type", ""),
-                         b"".join(chunks))
+            try:
+                body = read_stream(resp, limit, "the answer", budget.deadline)
+            except InputError as exc:
+                raise FetchError(str(exc).replace("the answer: ", "the answer is ")
+                                 if "larger" in str(exc) else
+                                 f"no answer within the {budget.seconds:g} s deadline") from None
+            return Reply(resp.geturl(), resp.status, resp.headers.get("Content-Type", ""), body)
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return Reply(url, exc.code, "", b"")
