@@ -241,7 +241,8 @@ def read_stream(stream: Any, limit: int, what: str, deadline: float | None = Non
     once ``time.monotonic()`` passes ``deadline``, so a body that never ends or drips costs at
     most ``limit`` bytes and the time left."""
     import time
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         if deadline is not None and time.monotonic() > deadline:
             raise InputError(f"{what}: no complete answer before the deadline")
