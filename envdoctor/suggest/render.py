@@ -31,8 +31,11 @@ def _machine_line(machine: dict) -> str:
 
 
 def to_text(result: SuggestResult, verbose: bool = False) -> str:
+    read = result.online and any(s.data.startswith("releases as") for s in result.suggestions)
     data = (f"Data: releases from the package indexes; driver floors and arch lists from "
-            f"rules/matrices as of {result.data_as_of or 'unknown'}" if result.online else
+            f"rules/matrices as of {result.data_as_of or 'unknown'}" if read else
+            f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no index could be "
+            "read)" if result.online else
             f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no network used)")
     lines = [f"Machine: {_machine_line(result.machine)}", data,
              *(f"Note: {n}" for n in result.notes), ""]

@@ -93,8 +93,10 @@ def projects() -> dict[str, list[dict]]:
         _wheels("torch", "2.2.2", _pys(8, 12), ["macosx_10_9_x86_64"])
         + _wheels("torch", "2.14.1", _pys(10, 13), mac)
         + _wheels("torch", "2.15.0", _pys(11, 13), mac, rp=">=3.11")
-        + _wheels("torch", "2.15.1", _pys(11, 13), mac, rp=">=3.11", yanked=True))
-    pages["simple/torchvision"] = _companion("torchvision", "", mac)
+        + _wheels("torch", "2.15.1", _pys(11, 13), mac, rp=">=3.11", yanked=True)
+        # PyPI's Linux wheels: the stable CUDA build (cu130), without a local label
+        + _wheels("torch", "2.15.0", _pys(11, 13), LINUX, rp=">=3.11"))
+    pages["simple/torchvision"] = _companion("torchvision", "", [*mac, *LINUX])
     pages["simple/torchaudio"] = _companion("torchaudio", "", mac)
     jax = []
     for v in ("0.10.0", "0.11.0", "0.11.1"):

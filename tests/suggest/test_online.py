@@ -271,3 +271,19 @@ def test_the_bounded_body_reader_stops_at_its_limit_and_deadline():
     with pytest.raises(InputError, match="deadline"):
         read_stream(_Drip(b"x", 0.05), 1 << 20, "a page", time.monotonic() + 0.3)
     assert time.monotonic() - start < 1.0
+
+
+def test_an_unreadable_torch_root_leaves_the_build_pypi_carries(monkeypatch):
+    """Only the simple index answers (the torch root is down): PyPI's own torch build (cu130
+    on Linux x86_64) still gets the new release, and one line says what was read instead."""
+    from .index_fixture import closed_port
+    with serving("json") as index:
+        dead = f"http://127.0.0.1:{closed_port()}/whl"
+        got, result = picks("h100-driver580-nvcc", Online(index.url, dead, 10), ("torch",))
+        old, old_result = picks("a100-driver550", Online(index.url, dead, 10), ("torch",))
+    assert (got["torch"].version, got["torch"].variant) == ("2.15.0", "cu130")
+    assert got["torch"].packages == ("torch==2.15.0", "torchvision==0.30.0")
+    assert len(result.notes) == 1 and "only the build PyPI carries (cu130)" in result.notes[0]
+    # driver 550 cannot run cu130: the CUDA 12 builds stay the shipped ones
+    assert (old["torch"].version, old["torch"].variant) == ("2.13.0", "cu126")
+    assert len(old_result.notes) == 1

@@ -60,6 +60,7 @@ def test_unreachable_index_gives_the_shipped_answer_and_one_line(tmp_path, machi
     notes = _notes(got.stdout)
     assert len(notes) == 1 and "connection refused" in notes[0] and "2026-08-21" in notes[0]
     assert took < 15 and "Traceback" not in got.stderr
+    assert "Data: rules/matrices as of 2026-08-21 (no index could be read)" in got.stdout
 
 
 def test_slow_index_answers_within_15_seconds_with_the_default_deadline(tmp_path):

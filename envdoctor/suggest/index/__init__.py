@@ -89,7 +89,7 @@ def view_for(m: Machine, frameworks: list[str], audio: bool, online: Online
         read_jax(view, m, platform, reader, pypi)
     if "tensorflow" in frameworks:
         read_tf(view, m, platform, reader, pypi)
-    lines = []
+    lines = list(view.partial)
     if view.failures:
         names = ", ".join(dict.fromkeys(f for f, _, _ in view.failures))
         framework, url, why = view.failures[0]

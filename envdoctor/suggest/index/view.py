@@ -46,6 +46,7 @@ class IndexView:
         self.projects: dict[str, set[str]] = {}   # project -> versions with a wheel that fits
         self.sources: dict[str, str] = {}         # framework -> the index that answered
         self.failures: list[tuple[str, str, str]] = []   # (framework, url, why)
+        self.partial: list[str] = []     # lines on what was read in place of a failed page
 
     def torch_rows(self) -> list[dict[str, Any]]:
         return self.torch if self.torch is not None else SHIPPED.torch_rows()
@@ -155,6 +156,9 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
     pages = ({"cpu": f"{pypi}/torch/"} if on_pypi else
              {v: f"{view.torch_root}/{v}/torch/" for v in _torch_variants(m, platform, listed)})
     got = reader.pages(list(pages.values()))
+    if not on_pypi and any(isinstance(e, FetchError) for e in got.values()):
+        pages, got = _pypi_build(view, platform, reader, pypi, got)
+        on_pypi = bool(pages)   # what is read now is the simple index's torch
     if view._failed("torch", got):
         return
     listing: dict[Version, dict[str, list[_Wheel]]] = {}
@@ -176,7 +180,7 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
         if present:
             base["python"] = wheels.range_of(set().union(*minors.values()))
             base.pop("confirmed", None)
-            where = pages["cpu"] if on_pypi else view.torch_root
+            where = f"{pypi}/torch/" if on_pypi else view.torch_root
             base["source"] = redact(where)
             base["note"] = f"listed on {redact(where)}"
         elif key not in shipped:
@@ -193,6 +197,25 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
     for name in companions:
         url = f"{pypi}/{name}/" if on_pypi else f"{view.torch_root}/{variant}/{name}/"
         _pair(view.torch, name, url, platform, py, reader)
+
+
+def _pypi_build(view: IndexView, platform: str, reader: Reader, pypi: str,
+                root: dict[str, list[File] | FetchError]
+                ) -> tuple[dict[str, str], dict[str, list[File] | FetchError]]:
+    """The torch root could not be read: what the simple index lists of torch stands for the
+    one build PyPI carries (the newest shipped release's PyPI variant for this platform, the
+    same wheels the root's index of that variant has). The root's failure stays the reason
+    when the simple index cannot stand in either."""
+    variant = (SHIPPED.torch_rows()[0].get("pypi") or {}).get(platform) \
+        if SHIPPED.torch_rows() else None
+    url = f"{pypi}/torch/"
+    page = reader.pages([url])[url] if variant else FetchError("no PyPI build in the data")
+    if isinstance(page, FetchError) or not _wheels(page, "torch"):
+        return {}, root
+    bad = next((u, e) for u, e in root.items() if isinstance(e, FetchError))
+    view.partial.append(f"online: {redact(bad[0])} could not be read ({bad[1]}); torch: only "
+                        f"the build PyPI carries ({variant}) was read, from {redact(url)}")
+    return {str(variant): url}, {url: page}
 
 
 def _pair(rows: list[dict[str, Any]], name: str, url: str, platform: str, py: int | None,
