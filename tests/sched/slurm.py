@@ -52,6 +52,7 @@ class Cluster:
         self.env = dict(os.environ, SLURM_CONF=str(self.conf))
         self.extra_conf = extra_conf
         self.munge_pid = root / "munge" / "munged.pid"
+        self.pids: list[int | None] = []
 
     def run(self, *argv: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess[str]:
         kw.setdefault("env", self.env)
@@ -98,6 +99,9 @@ class Cluster:
             if d.returncode:
                 raise RuntimeError(f"{daemon[0]}: {d.stderr.strip()} {self.logs()}")
         _wait("the node", self.node_ready)
+        # the pids now: a daemon removes its pid file on shutdown, even when it then lingers
+        # (slurmd waiting for a hung prolog)
+        self.pids = [_pid(self.root / f) for f in ("slurmd.pid", "slurmctld.pid")]
 
     def node_ready(self) -> bool:
         r = self.run("sinfo", "-h", "-n", self.node, "-o", "%t", timeout=10)
@@ -127,17 +131,27 @@ class Cluster:
             self.run("scancel", "--full", "-u", "root", timeout=10)
         with contextlib.suppress(Exception):
             self.run("scontrol", "shutdown", timeout=20)
-        for pidfile in (self.root / "slurmd.pid", self.root / "slurmctld.pid", self.munge_pid):
-            _end(pidfile)
+        pids = self.pids or [_pid(self.root / f) for f in ("slurmd.pid", "slurmctld.pid")]
+        for pid in [*pids, _pid(self.munge_pid)]:
+            if pid is not None:
+                _end(pid)
 
 
-def _end(pidfile: Path) -> None:
-    """The daemon named by ``pidfile`` ended: SIGTERM, then SIGKILL after 10 s."""
+def _pid(pidfile: Path) -> int | None:
     try:
-        pid = int(pidfile.read_text().split()[0])
+        return int(pidfile.read_text().split()[0])
     except (OSError, ValueError, IndexError):
-        return
+        return None
+
+
+def _end(pid: int) -> None:
+    """The daemon ``pid`` and what it started (a prolog, its children) ended: SIGTERM, then
+    SIGKILL after 10 s."""
+    family = [pid, *_descendants(pid)]
     for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 2.0)):
+        for p in family[1:]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, sig)
         try:
             os.kill(pid, sig)
         except ProcessLookupError:
@@ -147,6 +161,25 @@ def _end(pidfile: Path) -> None:
             if not _alive(pid):
                 return
             time.sleep(0.1)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (read from /proc, children before grandchildren)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text(errors="replace")
+                parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(
+                    int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(0), [])
+        found += kids
+        todo += kids
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -1,7 +1,8 @@
 """envdoctor under a real single-host Slurm (Debian ``slurm-wlm`` + ``munge``, started here):
 the README's one-snapshot-per-node recipe, ``srun -n 2`` with a snapshot per task, the ``nhc``
-line through ``srun``, and ``contrib/slurm/envdoctor-healthcheck.sh`` as the HealthCheckProgram
-draining the node with envdoctor's reason and resuming it."""
+line through ``srun``, and ``contrib/slurm/envdoctor-slurm-check.sh`` as the HealthCheckProgram
+(draining the node with envdoctor's reason, then resuming it) and as the Prolog (a job never
+starts on a broken node, which is drained with the reason)."""
 
 from __future__ import annotations
 
@@ -21,21 +22,29 @@ from tests.sched.conftest import BROKEN, HEALTHY, REPO, write_shim
 pytestmark = [pytest.mark.slurm,
               pytest.mark.skipif(bool(slurm.missing()), reason=slurm.missing() or "ok")]
 
-HEALTHCHECK = REPO / "contrib" / "slurm" / "envdoctor-healthcheck.sh"
+SCRIPT = REPO / "contrib" / "slurm" / "envdoctor-slurm-check.sh"
+
+
+def _program(root: Path, facts: Path) -> tuple[Path, str]:
+    # root: the cluster's folder (its slurm.conf: scontrol without one hangs on DNS lookups)
+    """The contrib script as slurmd runs it, on the machine ``facts`` describes (a symlink
+    the test can point elsewhere): envdoctor (the shim) on PATH, this cluster's SLURM_CONF."""
+    shim = write_shim(root / "bin")
+    path = f"{shim.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    program = root / "envdoctor-slurm-check"
+    program.write_text("#!/bin/sh\n"
+                       f"export PATH={shlex.quote(path)} SLURM_CONF={root / 'slurm.conf'}\n"
+                       f"exec {SCRIPT} --facts {facts}\n")
+    program.chmod(0o755)
+    return program, path
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     root = tmp_path_factory.mktemp("slurm")
-    shim = write_shim(root / "bin")
-    path = f"{shim.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     current = root / "current.json"
     current.symlink_to(HEALTHY)
-    program = root / "healthcheck"
-    program.write_text("#!/bin/sh\n"
-                       f"export PATH={shlex.quote(path)} SLURM_CONF={root / 'slurm.conf'}\n"
-                       f"exec {HEALTHCHECK} --facts {current}\n")
-    program.chmod(0o755)
+    program, path = _program(root, current)
     with slurm.cluster(root, f"HealthCheckProgram={program}\nHealthCheckInterval=4\n"
                              "HealthCheckNodeState=ANY") as c:
         c.env["PATH"] = path
@@ -118,7 +127,7 @@ def _wait_for(what: str, check, timeout: float = 60.0):
 
 
 def test_healthcheck_program_drains_with_the_reason_then_resumes(cluster):
-    """slurmd runs contrib/slurm/envdoctor-healthcheck.sh every HealthCheckInterval: a broken
+    """slurmd runs contrib/slurm/envdoctor-slurm-check.sh every HealthCheckInterval: a broken
     machine drains the node with envdoctor's line, a healed one resumes it."""
     _wait_for("idle", lambda: cluster.state() == "idle")
     cluster.current.unlink()
@@ -133,3 +142,17 @@ def test_healthcheck_program_drains_with_the_reason_then_resumes(cluster):
         cluster.current.symlink_to(HEALTHY)
     _wait_for("resumed by the health check", lambda: cluster.state() == "idle")
     assert cluster.reason() == ""
+
+
+def test_prolog_keeps_a_job_off_a_broken_node_and_drains_it(tmp_path):
+    """A cluster of its own (the Prolog is in slurm.conf): the job's step never runs (its
+    marker file is never written), and the node is drained with envdoctor's reason."""
+    program, path = _program(tmp_path, BROKEN)
+    marker = tmp_path / "job-ran"
+    with slurm.cluster(tmp_path, f"Prolog={program}") as c:
+        c.env["PATH"] = path
+        r = c.run("srun", "-n", "1", "--immediate=20", "touch", str(marker), timeout=60)
+        assert r.returncode != 0 and "prolog" in r.stderr.lower(), r.stderr
+        assert not marker.exists()
+        reason = _wait_for("drained by the prolog", lambda: c.state() == "drain" and c.reason())
+        assert reason.startswith("envdoctor: DRV001 NVIDIA driver 470.256.02 is too old")
