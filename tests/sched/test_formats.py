@@ -162,3 +162,19 @@ def test_prometheus_file_is_written_whole_as_prom(tmp_path):
     assert r.returncode == 0, r.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["envdoctor.prom"]  # no temp file left
     assert "envdoctor_check_ok" in _families(out.read_text())
+
+
+@pytest.mark.parametrize("fmt", ["nhc", "npd", "prometheus"])
+def test_the_hostile_snapshot_of_every_other_format(tmp_path, fmt):
+    """The snapshot tests/outputs/test_hostile_cli.py puts through every format (escapes, bidi,
+    workflow commands in a GPU name, a package, an env var, an ImportError)."""
+    from tests.outputs.hostile import honoured, raw_unsafe
+    from tests.outputs.test_hostile_cli import hostile_snapshot
+    snap = hostile_snapshot(tmp_path / "snap.json")
+    r = run_cli("check", "--facts", str(snap), "--format", fmt)
+    assert r.returncode == 1, r.stderr
+    assert raw_unsafe(r.stdout) == [] and honoured(r.stdout) == []
+    if fmt == "prometheus":
+        _families(r.stdout)
+    else:
+        _one_safe_line(r.stdout)
