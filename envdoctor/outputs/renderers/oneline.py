@@ -63,8 +63,12 @@ def render_npd(report: Report, color: bool = False) -> str:
     if why:
         return "envdoctor: unknown: " + "; ".join(why) + "\n"
     counts = report.counts()
-    return (f"envdoctor: OK ({counts['error']} errors, {counts['warning']} warnings, "
-            f"fail-on {report.fail_on})\n")
+    return (f"envdoctor: OK ({_count(counts['error'], 'error')}, "
+            f"{_count(counts['warning'], 'warning')}, fail-on {report.fail_on})\n")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def npd_exit(report: Report) -> int:
