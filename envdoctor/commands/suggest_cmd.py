@@ -18,9 +18,12 @@ from envdoctor.errors import EXIT_FINDINGS, BadInput
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the answer to FILE.")
+@click.option("--keep", is_flag=True,
+              help="Keep the installed release when a build of it runs here (say so) instead "
+                   "of the newest.")
 @click.option("--verbose", "-v", is_flag=True, help="Every reason, with its source URL.")
 def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: str | None,
-            installer: str, fmt: str, output: str | None, verbose: bool) -> None:
+            installer: str, fmt: str, output: str | None, keep: bool, verbose: bool) -> None:
     """The newest release of each FRAMEWORK that runs here, its variant and the exact command.
 
     FRAMEWORK: torch (torchvision, torchaudio), tensorflow, jax, xformers, bitsandbytes,
@@ -51,7 +54,7 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
         from envdoctor.probes import collect
         facts = collect()
     raw = [f.lower() for f in frameworks]
-    result = engine.suggest(facts, raw or None, installer)
+    result = engine.suggest(facts, raw or None, installer, keep_installed=keep)
     emit(to_json(result) if fmt == "json" else to_text(result, verbose), output, fmt)
     if names and any(s.status == "none" for s in result.suggestions):
         raise SystemExit(EXIT_FINDINGS)

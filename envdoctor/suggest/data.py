@@ -15,6 +15,8 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed, matrix, newest_first
 from envdoctor.matrices.cuda import hard_floor
+from envdoctor.matrices.gpus import lookup_arch
+from envdoctor.suggest.machine import GpuInfo, Machine
 from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -106,3 +108,20 @@ def rows(table: str) -> list[dict[str, Any]]:
 
 def platform_row(table: str, platform: str) -> dict[str, Any] | None:
     return next((r for r in wheel_index().get(table, []) if r.get("platform") == platform), None)
+
+
+def jetson_gpu(m: Machine) -> GpuInfo | None:
+    """The Jetson (Tegra integrated) GPU of a Linux aarch64 machine, or None: gpus.toml marks
+    those architectures ``integrated``; SBSA wheels do not run on them."""
+    if m.platform != "linux_aarch64":
+        return None
+    for gpu in m.gpus:
+        row = lookup_arch(gpu.cc) if gpu.cc is not None else None
+        if row is not None and row.get("integrated"):
+            return gpu
+    return None
+
+
+def jetson_row(framework: str) -> dict[str, Any]:
+    return next((r for r in wheel_index().get("jetson", []) if r.get("framework") == framework),
+                {})

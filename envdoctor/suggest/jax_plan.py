@@ -42,6 +42,13 @@ def _first_jax(plugin: dict[str, Any]) -> Version | None:
     return ver(m.group(1)) if m else None
 
 
+def _published(wheel: str, jax: Version) -> bool:
+    """Whether the ``cuda12`` / ``cuda13`` plugin exists for jax ``jax`` (its extra_from)."""
+    plugin = next((p for p in _plugins() if p.get("extra") == f"jax[{wheel}]"), None)
+    first = (ver(plugin.get("extra_from")) or _first_jax(plugin)) if plugin else None
+    return first is not None and jax >= first
+
+
 def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[Reason]:
     src = plugin.get("source", INSTALL_URL)
     out = []
@@ -49,8 +56,10 @@ def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[R
     # jax the plugin existed for
     first = ver(plugin.get("extra_from")) or _first_jax(plugin)
     if first is None or jax < first:
-        out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
-                          "data", plugin.get("repo_source", src)))
+        out.append(Reason("index", f"{plugin['extra']} starts at jax {first}; jax {jax} has "
+                          "no such plugin" if first is not None else
+                          f"{plugin['extra']} is not published for jax {jax} in the data",
+                          plugin.get("extra_from_source", plugin.get("repo_source", src))))
     need = ver(plugin.get("min_driver_linux"))
     if need is not None and m.driver is not None and m.driver < need:
         out.append(Reason("driver", f"{plugin['extra']} needs driver >= "
@@ -107,9 +116,11 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         reasons.append(Reason("platform", f"no jaxlib wheels for {PLATFORM_NAMES.get(platform)} in "
                               "the data", INSTALL_URL))
         return Suggestion("jax", "none", reasons=tuple(reasons), references=(INSTALL_URL,))
-    release = None
+    release, last = None, ver(prow.get("last"))
     for row in _releases():
         spec = row.get("python", "")
+        if last is not None and (ver(row.get("first")) or last) > last:
+            continue  # no wheels for this platform after ``last``
         if m.python is None or SpecifierSet(spec).contains(m.python):
             release = row
             break
@@ -124,6 +135,8 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         return Suggestion("jax", "none", reasons=tuple(reasons), alternatives=(alt,),
                           references=(INSTALL_URL,))
     jax = Version(release["last"])
+    if last is not None and jax > last:
+        jax = last
     kept = _kept_release(m) if keep_installed else None
     if kept is not None:
         release, jax = kept
@@ -140,7 +153,14 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
             f"use Python {newest['python']} to get jax {newest['last']}", version=newest["last"],
             price=f"Python {newest['python']}", source=newest.get("source", "")))
     extra, variant = None, "cpu"
-    if m.has_nvidia and any(w.startswith("cuda") for w in wheels):
+    jetson = data.jetson_gpu(m)
+    if jetson is not None:
+        jrow = data.jetson_row("jax")
+        reasons.append(Reason("platform", f"{jetson.name} ({jetson.sm}) is a Jetson (Tegra "
+                              "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
+                              "JAX publishes none for Jetson: CPU jaxlib",
+                              jrow.get("source", INSTALL_URL), confirmed(jrow)))
+    elif m.has_nvidia and any(w.startswith("cuda") for w in wheels):
         for plugin in _plugins():
             fails = _plugin_failures(plugin, jax, m)
             if not fails:
@@ -180,8 +200,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    shown = [w for w in wheels if not w.startswith("cuda") or _published(w, jax)]
     reasons.append(Reason("index", f"jaxlib {jax} wheels for {PLATFORM_NAMES.get(platform)} on "
-                          f"PyPI ({', '.join(wheels)})", prow.get("source", ""), confirmed(prow)))
+                          f"PyPI ({', '.join(shown)})", prow.get("source", ""), confirmed(prow)))
     if installer == "conda":
         reasons.append(Reason("installer", CONDA_NOTE, ""))
     installed = m.installed.get("jax")

@@ -11,7 +11,7 @@ their price.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -19,10 +19,10 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.cuda import lookup_min_driver
-from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, lookup_arch
+from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
-from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
+from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.plan import Request, assumed_platform
 from envdoctor.versions import ver
@@ -128,9 +128,11 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
             continue
         if got is not None:
             archs, source, ok_cell = got
-            if archs_run_on(archs, gpu.sm):
-                check.notes.append(Reason("arch", f"{gpu.name} ({gpu.sm}) is in the "
-                                          f"{check.variant} arch list of torch {torch}",
+            code = code_for(archs, gpu.sm)
+            if code is not None:
+                check.notes.append(Reason("arch", _runs_text(gpu.name, gpu.sm, code,
+                                                             f"the {check.variant} build of "
+                                                             f"torch {torch}"),
                                           source, ok_cell))
             else:
                 check.failures.append(Reason(
@@ -152,6 +154,20 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
         else:
             check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
                                       f"not in the data; {gpu.sm} not checked", "", False))
+
+
+def _runs_text(name: str, sm: str, code: tuple[str, str], build: str) -> str:
+    """What code of ``build`` a GPU runs, said as it is: its own SASS, the same major's
+    lower-minor SASS (binary-compatible), or PTX the driver JIT-compiles."""
+    kind, arch = code
+    if kind == "exact":
+        return f"{build} has {arch} code for {name} ({sm})"
+    if kind == "sass":
+        major = sm[3:-1]
+        return (f"{name} ({sm}) runs {build}'s {arch} code (binary-compatible within major "
+                f"{major})")
+    return (f"{name} ({sm}) runs {build}'s {arch} PTX, JIT-compiled by the driver (slow first "
+            "start)")
 
 
 def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> Check:
@@ -209,6 +225,11 @@ def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list
     else:
         notes.append(Reason("data", f"no torchvision pairing for torch {release['torch']} in "
                             "the data; torch only", release.get("source", ""), False))
+    for extra in release.get("requires", []):
+        reqs.append(str(extra))
+        notes.append(Reason("data", f"torch {release['torch']} was built against NumPy 1.x: "
+                            f"{extra} is pinned with it (NumPy 2 breaks that ABI)",
+                            release.get("requires_source", ""), confirmed(release)))
     if audio:
         if release.get("torchaudio"):
             reqs.append(f"torchaudio=={release['torchaudio']}")
@@ -271,6 +292,8 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     platform, notes = assumed_platform(m)
     if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
+    if (jetson := data.jetson_gpu(m)) is not None:
+        return _jetson(m, jetson, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
     rows = _installed_release_first(m) if keep_installed else data.torch_rows()
@@ -340,9 +363,15 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
         elif Version(installed.public) == Version(pick.version) and m.torch_variant == pick.variant:
             missing = _missing(reqs, m, pick.variant)
             if not missing:
-                status, cmd, reqs = "installed", None, []
-                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) and its "
-                                         "companions are already installed: nothing to change", ""))
+                status, cmd = "installed", None
+                absent = [r.partition("==")[0] for r in reqs[1:] if "==" in r
+                          and r.partition("==")[0] not in m.installed]
+                text = f"torch {installed} ({pick.variant}) is already installed and runs here"
+                text += (f"; {', '.join(absent)} is not installed (add "
+                         f"{', '.join(r for r in reqs if r.partition('==')[0] in absent)} if you "
+                         "use it)" if absent else ", with its companions: nothing to change")
+                reqs = []
+                reasons.insert(0, Reason("installed", text, ""))
             else:
                 reqs = missing
                 cmd = command(missing, url, installer) if installer != "conda" or url else cmd
@@ -357,6 +386,22 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
+    works = _installed_check(m, platform) if status == "ok" and installed is not None \
+        and Version(installed.public) < Version(pick.version) else None
+    if works is not None and not works.ok:
+        reasons.insert(0, Reason("installed", f"the installed torch {installed} "
+                                 f"({m.torch_variant}) does not run here: "
+                                 f"{works.failures[0].text}", works.failures[0].source,
+                                 works.failures[0].confirmed))
+    elif works is not None:
+        reasons.insert(0, Reason("installed", f"the installed torch {installed} "
+                                 f"({m.torch_variant}) already runs here; this upgrades it to "
+                                 f"{pick.version} (`envdoctor suggest --keep` keeps it)",
+                                 works.release.get("source", ""), confirmed(works.release)))
+        alternatives.insert(0, Alternative(f"keep the installed torch {installed} "
+                                           f"({m.torch_variant}): it runs here",
+                                           version=str(installed), variant=m.torch_variant,
+                                           price="not the newest release"))
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
                                            f"{pick.variant}", version=pick.version,
@@ -367,6 +412,21 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     return Suggestion("torch", status, version=pick.version, variant=pick.variant, command=cmd,
                       packages=tuple(reqs), index_url=url, reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _installed_check(m: Machine, platform: str) -> Check | None:
+    """The check of the installed torch build (its release row, its variant) on this machine,
+    or None when the data has no row for it or the installed build is not on that index."""
+    have = m.installed.get("torch")
+    if have is None or m.torch_variant is None:
+        return None
+    base = Version(have.public)
+    row = next((r for r in data.torch_rows() if Version(str(r["torch"])).release[:2]
+                == base.release[:2]), None)
+    if row is None or m.torch_variant not in row.get(platform, []) \
+            or _python_reason(row, m) is not None:
+        return None
+    return _check(row, m.torch_variant, m, platform)
 
 
 def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
@@ -520,5 +580,29 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                                         price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool,
+            notes: list[Reason]) -> Suggestion:
+    """A Jetson module: the aarch64 CUDA wheels are SBSA server builds, NVIDIA's JetPack wheels
+    are the GPU install, and the JetPack release that picks one is not in the facts."""
+    row = data.jetson_row("torch")
+    docs = row.get("docs", "")
+    reasons = [*notes, Reason(
+        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: the "
+        "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
+        "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
+        Reason("gpu", "which JetPack (L4T) release this is is not in the facts "
+               "(cat /etc/nv_tegra_release): the wheel cannot be chosen", docs, False)]
+    cpu_machine = replace(m, nvidia="none", gpus=(), driver=None)
+    cpu = _plan(cpu_machine, installer, audio)
+    alternatives = [Alternative(f"NVIDIA's PyTorch wheel for this JetPack release: {docs}",
+                                price="the JetPack release", source=docs)]
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu",
+                                        command=cpu.command, price="no GPU use"))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
