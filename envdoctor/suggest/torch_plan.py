@@ -151,9 +151,11 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
             check.failures.append(Reason(
                 "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); it needs a CUDA {first}+ "
                 "build", RELEASE_NOTES))
-        else:
-            check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
-                                      f"not in the data; {gpu.sm} not checked", "", False))
+        else:  # never "ok" on a build whose code for this GPU nobody has checked
+            check.failures.append(Reason("arch", f"the arch list of the {check.variant} build "
+                                         f"of torch {torch} on {PLATFORM_NAMES.get(platform)} is "
+                                         f"not in the data: whether it runs {gpu.sm} is unknown",
+                                         "", False))
 
 
 def _runs_text(name: str, sm: str, code: tuple[str, str], build: str) -> str:
