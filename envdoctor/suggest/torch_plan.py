@@ -326,6 +326,23 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     return _suggestion(m, platform, pick, checks, installer, audio, notes)
 
 
+def _unpaired_companions(release: dict[str, Any], m: Machine, audio: bool) -> list[Reason]:
+    """Failures for the installed companions (torchvision, torchaudio) the data pairs with no
+    release of this torch: each pins its torch, so moving torch alone would break it."""
+    out = []
+    have = m.installed.get("torch")
+    for name in ("torchvision", "torchaudio"):
+        if name not in m.installed or release.get(name) or (name == "torchaudio" and not audio):
+            continue
+        if have is not None and Version(have.public) == Version(str(release["torch"])):
+            continue   # the installed torch itself: nothing moves
+        out.append(Reason("installed", f"{name} {m.installed[name]} is installed and pins its "
+                          f"torch; the data pairs no {name} release with torch "
+                          f"{release['torch']}: install the matching {name} with it, or it "
+                          "breaks", release.get("source", ""), False))
+    return out
+
+
 def _python_note(release: dict[str, Any], m: Machine) -> Reason:
     spec = release.get("python", "")
     if m.python is None:
@@ -388,6 +405,8 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
+    if status == "ok":
+        reasons[:0] = _unpaired_companions(pick.release, m, audio)
     works = _installed_check(m, platform) if status == "ok" and installed is not None \
         and Version(installed.public) < Version(pick.version) else None
     if works is not None and not works.ok:
