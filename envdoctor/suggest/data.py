@@ -125,3 +125,9 @@ def jetson_gpu(m: Machine) -> GpuInfo | None:
 def jetson_row(framework: str) -> dict[str, Any]:
     return next((r for r in wheel_index().get("jetson", []) if r.get("framework") == framework),
                 {})
+
+
+def driver_os(m: Machine) -> str:
+    """Whose driver numbering the floors are read in: under WSL the driver is the Windows one
+    (nvidia-smi there shows 566.36), so its CUDA 12.x floor is Windows' 528.33."""
+    return "windows" if m.wsl else (m.os or "linux")

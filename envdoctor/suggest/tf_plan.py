@@ -87,7 +87,7 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
                           "native Windows", src))
     cuda = ver(row.get("cuda"))
     if cuda is not None:
-        floor = data.driver_floor(cuda, m.os or "linux")
+        floor = data.driver_floor(cuda, data.driver_os(m))
         if floor and m.driver is not None and m.driver < floor[0]:
             out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}: driver >= "
                               f"{data.driver_str(floor[0])}; this driver is "

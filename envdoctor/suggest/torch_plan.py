@@ -67,7 +67,7 @@ def _python_reason(release: dict[str, Any], m: Machine) -> Reason | None:
 
 
 def _driver(check: Check, cuda: Version, m: Machine) -> None:
-    os_name = m.os or "linux"
+    os_name = data.driver_os(m)
     floor = data.driver_floor(cuda, os_name)
     if floor is None:
         check.notes.append(Reason("driver", f"no driver floor for CUDA {cuda} on {os_name} in "
@@ -100,7 +100,7 @@ def _driver_drives_gpus(check: Check, m: Machine) -> None:
     wheel (470 and an L40S, sm_89 from CUDA 11.8 / 520). Compared by branch (major) only."""
     if m.driver is None:
         return
-    os_name = m.os or "linux"
+    os_name = data.driver_os(m)
     for gpu in dict.fromkeys(m.gpus):
         row = lookup_arch(gpu.cc) if gpu.cc is not None else None
         first = ver(row.get("first_cuda")) if row else None

@@ -79,7 +79,8 @@ def platform_of(row: dict[str, Any]) -> str:
         return "Jetson" if row["name"].startswith("jetson") else "Linux aarch64 GPU"
     system = {"Darwin": "macOS", "Windows": "Windows"}.get(row["os"], "Linux")
     arch = {"AMD64": "x86_64", "arm64": "arm64"}.get(row["arch"], row["arch"])
-    return f"{system} {arch}{' GPU' if 'gpu' in row else ' CPU'}"
+    kind = '' if system == 'macOS' else (' GPU' if 'gpu' in row else ' CPU')
+    return f"{system} {arch}{kind}"
 
 
 def figures() -> tuple[Counter[str], Counter[str]]:

@@ -116,3 +116,13 @@ def test_cli_keep_flag(tmp_path):
     keep = json.loads(kept.stdout)["suggestions"][0]
     assert (top["status"], top["version"]) == ("ok", "2.14.0")
     assert (keep["status"], keep["version"], keep["command"]) == ("installed", "2.13.0", None)
+
+
+def test_wsl_reads_the_driver_in_windows_numbering():
+    """Under WSL2 nvidia-smi shows the Windows driver: 527.41 is below Windows' CUDA 12.x
+    floor 528.33 although it is above Linux's 525.60.13."""
+    row = {**_profile("wsl2-rtx3080-driver566-py312"), "driver": "527.41"}
+    s = suggest(snapshot(row), ["torch"]).suggestions[0]
+    assert s.variant != "cu126" and "528.33" in _texts(s)
+    native = suggest(snapshot({**row, "wsl": 0}), ["torch"]).suggestions[0]
+    assert native.variant == "cu126"
