@@ -202,6 +202,13 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
                           f"the snapshot does not state Python; TF {pick['tensorflow']} needs "
                           f"{pick['python']}", pick.get("source", TESTED_URL),
                           m.python is not None))
+    floor = data.driver_floor(Version(str(pick.get("cuda"))), data.driver_os(m)) \
+        if gpu and m.driver is None and pick.get("cuda") else None
+    if floor is not None:
+        reasons.append(Reason("driver", f"TF {pick['tensorflow']} is built with CUDA "
+                              f"{pick.get('cuda')}: its GPU needs driver >= "
+                              f"{data.driver_str(floor[0])}; the snapshot does not state the "
+                              "driver (with an older one TF runs on the CPU)", floor[1], False))
     if gpu:
         reasons.append(Reason("gpu", f"TF {pick['tensorflow']} is built with CUDA "
                               f"{pick.get('cuda')} / cuDNN {pick.get('cudnn')}"

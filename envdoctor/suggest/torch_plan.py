@@ -296,6 +296,8 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
         return _jetson(m, jetson, platform, installer, audio, notes)
+    if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
+        return _no_driver(m, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
     rows = _installed_release_first(m) if keep_installed else data.torch_rows()
@@ -625,5 +627,33 @@ def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool
         alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
                                         version=cpu.version, variant="cpu",
                                         command=cpu.command, price="no GPU use"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _no_driver(m: Machine, platform: str, installer: str, audio: bool,
+               notes: list[Reason]) -> Suggestion:
+    """An NVIDIA GPU whose driver the snapshot does not state: which CUDA variant runs is
+    the driver's to decide, so the answer is undecided, with the install for each floor."""
+    reasons = [*notes, Reason("driver", "the snapshot does not state the NVIDIA driver "
+                              "(nvidia-smi's header): the CUDA variant cannot be chosen",
+                              data.COMPAT_URL, False)]
+    alternatives = []
+    seen: set[tuple[str | None, str | None]] = set()
+    for major in (13, 12, 11):
+        floor = data.driver_floor(Version(f"{major}.0"), data.driver_os(m))
+        if floor is None:
+            continue
+        got = _plan(replace(m, driver=floor[0]), installer, audio)
+        if got.status != "ok" or (got.version, got.variant) in seen:
+            continue
+        seen.add((got.version, got.variant))
+        need = data.driver_str(floor[0])
+        alternatives.append(Alternative(f"with driver >= {need}: torch {got.version} "
+                                        f"{got.variant}", version=got.version,
+                                        variant=got.variant, command=got.command,
+                                        price=f"driver >= {need}", source=floor[1]))
+    alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
+                                    "paste its header with the report", price="more facts"))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
