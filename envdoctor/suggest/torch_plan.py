@@ -298,6 +298,8 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         return _jetson(m, jetson, platform, installer, audio, notes)
     if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
         return _no_driver(m, platform, installer, audio, notes)
+    if m.has_nvidia and any(g.cc is None for g in m.gpus) and not platform.startswith("macos"):
+        return _no_arch(m, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
     rows = _installed_release_first(m) if keep_installed else data.torch_rows()
@@ -655,5 +657,32 @@ def _no_driver(m: Machine, platform: str, installer: str, audio: bool,
                                         price=f"driver >= {need}", source=floor[1]))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its header with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+# what the two sides of the CUDA 13 architecture cut run, to price an unknown GPU model
+_ARCH_CASES = (("Turing (sm_75) or newer", "7.5"), ("Maxwell, Pascal or Volta", "5.0"))
+
+
+def _no_arch(m: Machine, platform: str, installer: str, audio: bool,
+             notes: list[Reason]) -> Suggestion:
+    """An NVIDIA GPU whose model the snapshot does not show: the builds differ in the
+    architectures they carry, so the answer is undecided, with the install for each case."""
+    names = ", ".join(sorted({g.name for g in m.gpus if g.cc is None}))
+    reasons = [*notes, Reason("gpu", f"the compute capability of {names} is not in the "
+                              "snapshot (nvidia-smi's GPU rows): the build cannot be chosen",
+                              "", False)]
+    alternatives = []
+    for label, cc in _ARCH_CASES:
+        gpus = tuple(g if g.cc is not None else GpuInfo(g.name, Version(cc)) for g in m.gpus)
+        got = _plan(replace(m, gpus=gpus), installer, audio)
+        if got.status == "ok":
+            alternatives.append(Alternative(f"if it is {label}: torch {got.version} "
+                                            f"{got.variant}", version=got.version,
+                                            variant=got.variant, command=got.command,
+                                            price="the GPU model"))
+    alternatives.append(Alternative("paste nvidia-smi's GPU rows (or nvidia-smi -L) with the "
+                                    "report", price="more facts"))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))

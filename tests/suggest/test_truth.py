@@ -126,3 +126,31 @@ def test_wsl_reads_the_driver_in_windows_numbering():
     assert s.variant != "cu126" and "528.33" in _texts(s)
     native = suggest(snapshot({**row, "wsl": 0}), ["torch"]).suggestions[0]
     assert native.variant == "cu126"
+
+
+def _pasted(nvidia: dict) -> Facts:
+    return Facts.from_dict({
+        "schema_version": 1, "origin": "report",
+        "host": {"probe": {"status": "ok"}, "os": "Linux", "arch": "x86_64",
+                 "python_version": "3.12.3"},
+        "nvidia": {"probe": {"status": "ok"}, **nvidia},
+        "packages": {"probe": {"status": "ok"}, "distributions": []},
+        "frameworks": {"probe": {"status": "ok"}}})
+
+
+def test_a_driver_the_paste_does_not_show_is_undecided_never_assumed():
+    facts = _pasted({"gpus": [{"name": "NVIDIA H100 80GB HBM3", "cc": "9.0"}]})
+    torch, jax = suggest(facts, ["torch", "jax"]).suggestions
+    for s in (torch, jax):
+        assert s.status == "undecided" and s.command is None, s.framework
+        assert "does not state the NVIDIA driver" in _texts(s)
+        assert "meets its floor" not in _texts(s)
+    assert [a.price for a in torch.alternatives[:2]] == ["driver >= 580", "driver >= 525.60.13"]
+    assert [a.variant for a in torch.alternatives[:2]] == ["cu130", "cu126"]
+    assert [a.variant for a in jax.alternatives[:2]] == ["jax[cuda13]", "jax[cuda12]"]
+
+
+def test_a_gpu_model_the_paste_does_not_show_is_undecided():
+    s = suggest(_pasted({"driver_version": "580.95.05", "gpus": []}), ["torch"]).suggestions[0]
+    assert s.status == "undecided" and s.command is None
+    assert [a.variant for a in s.alternatives[:2]] == ["cu130", "cu126"]
