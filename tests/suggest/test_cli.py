@@ -36,7 +36,7 @@ def test_json_contract():
     assert data["machine"]["platform"] == "linux_x86_64"
     torch, jax = data["suggestions"]
     assert set(torch) == KEYS and set(jax) == KEYS
-    assert torch["packages"] == ["torch==2.14.0"]   # no torchvision pairing for 2.14 in the data
+    assert torch["packages"] == ["torch==2.14.0", "torchvision==0.29.0"]
     assert torch["index_url"] == "https://download.pytorch.org/whl/cu126"
     assert all(set(r) == {"constraint", "text", "source", "confirmed"} for r in torch["reasons"])
     assert all(r["source"].startswith("https://") for r in torch["reasons"] if r["confirmed"])
@@ -48,7 +48,7 @@ def test_text_says_how_old_the_data_is():
     got = envdoctor("--facts", str(MACHINES / "gtx1080-driver580.json"), "torch")
     assert got.returncode == 0
     assert "as of 2026-09-02 (no network used)" in got.stdout
-    assert "$ pip install torch==2.14.0 --index-url " \
+    assert "$ pip install torch==2.14.0 torchvision==0.29.0 --index-url " \
            "https://download.pytorch.org/whl/cu126" in got.stdout
 
 

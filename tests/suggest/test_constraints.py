@@ -129,7 +129,7 @@ def test_windows_blackwell_with_a_580_driver_gets_cu130():
 def test_macos_arm64_is_the_pypi_wheel_without_an_index():
     s = run("macos-arm64", "torch")
     assert (s.version, s.variant, s.index_url) == ("2.14.0", "cpu", None)
-    assert s.command == "pip install torch==2.14.0"   # no torchvision pairing in the data yet
+    assert s.command == "pip install torch==2.14.0 torchvision==0.29.0"
 
 
 def test_macos_x86_64_gets_the_last_intel_mac_release_with_numpy_1():
@@ -190,7 +190,7 @@ def test_a_torch_newer_than_the_data_is_not_downgraded():
 # ------------------------------------------------------------------ JAX
 def test_jax_cuda13_needs_driver_580():
     s = run("h100-driver565", "jax")
-    assert (s.version, s.variant) == ("0.11.0", "jax[cuda12]")
+    assert (s.version, s.variant) == ("0.11.1", "jax[cuda12]")
     assert any(a.variant == "jax[cuda13]" and a.price == "driver >= 580" for a in s.alternatives)
     assert run("h100-driver580-nvcc", "jax").variant == "jax[cuda13]"
 
