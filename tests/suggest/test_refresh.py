@@ -121,3 +121,15 @@ def test_bad_sources_are_one_line_exit_2(tmp_path, manifest, message):
     got = _cli("--sources", str(tmp_path), "--rules", str(RULES))
     assert got.returncode == 2 and got.stdout == ""
     assert len(got.stderr.splitlines()) == 1 and message in got.stderr
+
+
+def test_cuda_driver_rows_span_lines_and_skip_the_minor_version_table():
+    from envdoctor.matrices.refresh.extract import cuda_drivers
+    text = ("<table><tr><td><p>CUDA 12.x</p></td><td>&gt;=525.60.13</td><td>&gt;=528.33</td></tr>"
+            "<tr class='row-odd'>\n<td><p>CUDA 12.8 GA</p></td>\n<td><p>&gt;=570.26</p></td>\n"
+            "<td><p>&gt;=570.65</p></td></tr>\n<tr><td>CUDA 13.0 GA</td><td>&gt;=580.65.06</td>"
+            "<td>N/A</td></tr></table>")
+    got = {(c.key[1], c.field): c.value for c in cuda_drivers(text, "u")}
+    assert got == {("CUDA 12.8 GA", "cuda"): "12.8.0", ("CUDA 12.8 GA", "linux"): "570.26",
+                   ("CUDA 12.8 GA", "windows"): "570.65", ("CUDA 13.0 GA", "cuda"): "13.0.0",
+                   ("CUDA 13.0 GA", "linux"): "580.65.06"}

@@ -172,14 +172,31 @@ def cuda_drivers(text: str, source: str) -> list[Cell]:
     >=570.65), keyed by the row's label; "N/A" (no bundled Windows driver) gives no cell."""
     out: list[Cell] = []
     for cols in _table_rows(text):
-        if len(cols) != 3 or not cols[0].startswith("CUDA "):
+        cuda = _toolkit_version(cols[0]) if len(cols) == 3 else None
+        if cuda is None:   # not a toolkit row (Table 2's "CUDA 12.x" ranges, headers)
             continue
         key = ("label", cols[0])
+        out.append(Cell("cuda_driver", "toolkit", key, "cuda", cuda, source))
         for field, cell in (("linux", cols[1]), ("windows", cols[2])):
             m = re.fullmatch(r">=\s*(\d+(?:\.\d+)+)", cell)
             if m:
                 out.append(Cell("cuda_driver", "toolkit", key, field, m.group(1), source))
     return out
+
+
+_LABEL = re.compile(r"^CUDA (\d+\.\d+(?:\.\d+)?)(?: (GA|Update (\d+)|RC)\b.*)?$")
+
+
+def _toolkit_version(label: str) -> str | None:
+    """The toolkit version a Table 3 label names: "CUDA 12.8 GA" -> 12.8.0, "CUDA 13.2 Update
+    2" -> 13.2.2, "CUDA 11.0.3 Update 1" -> 11.0.3 (a full version wins), "CUDA 10.2.89"."""
+    m = _LABEL.match(label)
+    if m is None:
+        return None
+    version = m.group(1)
+    if version.count(".") == 2:
+        return version
+    return f"{version}.{m.group(3) or 0}" if m.group(2) else None
 
 
 # ---------------------------------------------------------------- JAX
