@@ -32,13 +32,17 @@ def main(sources: Path, rules: Path | None, write: bool, diff_file: Path | None)
         click.echo(f"refresh: {exc}", err=True)
         sys.exit(2)
     text = render(changes)
+    try:
+        if diff_file is not None:
+            diff_file.write_text(text, "utf-8")
+        written = apply(changes, rules) if write else []
+    except OSError as exc:
+        click.echo(f"refresh: cannot write: {exc}", err=True)
+        sys.exit(2)
     click.echo(text or "no change: the matrices already hold what the sources state\n",
                nl=False)
-    if diff_file is not None:
-        diff_file.write_text(text, "utf-8")
-    if write:
-        for path in apply(changes, rules):
-            click.echo(f"wrote {path}", err=True)
+    for path in written:
+        click.echo(f"wrote {path}", err=True)
     sys.exit(1 if changes else 0)
 
 
