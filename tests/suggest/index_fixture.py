@@ -13,9 +13,9 @@ Releases: torch 2.13.0 and 2.14.0 (as in the shipped rules/matrices) and the hyp
 yanked 2.15.1 and a 2.16.0rc1, with torchvision / torchaudio pinned to them through core
 metadata; torch 2.2.2 (and torchvision 0.17.2) for Intel Macs; jax / jaxlib /
 jax-cuda12-plugin / jax-cuda13-plugin 0.10.0 to 0.11.1 and the newer 0.12.0 (Python >= 3.11);
-tensorflow 2.21.0 / 2.21.1 with macOS arm64 wheels, 2.16.2 for Intel Macs. ``mode`` makes the
-server slow (sleeps past any deadline) or hostile (a huge body, deeply nested JSON, HTML with
-no links). ``paths`` records every path asked for.
+tensorflow 2.21.0 / 2.21.1 and the newer 2.22.0 with macOS arm64 wheels, 2.16.2 for Intel
+Macs. ``mode`` makes the server slow (sleeps past any deadline) or hostile (a huge body, deeply
+nested JSON, HTML with no links). ``paths`` records every path asked for.
 """
 
 from __future__ import annotations
@@ -120,6 +120,8 @@ def projects() -> dict[str, list[dict]]:
         + _wheels("tensorflow", "2.21.0", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
                                                          "win_amd64"])
         + _wheels("tensorflow", "2.21.1", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
+                                                         "win_amd64"])
+        + _wheels("tensorflow", "2.22.0", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
                                                          "win_amd64"]))
     return pages
 

@@ -62,8 +62,8 @@ EXPECTED = {
     "h100-driver580-nvcc": {
         "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0")),
         "jax": ("ok", "0.12.0", "jax[cuda13]", ("jax[cuda13]==0.12.0",)),
-        "tensorflow": ("ok", "2.21.*", "tensorflow[and-cuda]",
-                       ("tensorflow[and-cuda]==2.21.*",))},
+        "tensorflow": ("ok", "2.22.*", "tensorflow[and-cuda]",
+                       ("tensorflow[and-cuda]==2.22.*",))},
     # driver 550: CUDA 12.x builds only, the newest of them (cu129: from the root's page)
     "a100-driver550": {
         "torch": ("ok", "2.15.0", "cu129", ("torch==2.15.0", "torchvision==0.30.0")),
@@ -74,11 +74,11 @@ EXPECTED = {
     "gh200-aarch64-driver580": {
         "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0")),
         "jax": ("ok", "0.12.0", "jax[cuda13]", ("jax[cuda13]==0.12.0",))},
-    # Apple silicon: PyPI's wheels, TensorFlow 2.21 (macOS arm64 wheels listed), not 2.16
+    # Apple silicon: PyPI's wheels, TensorFlow 2.22 (macOS arm64 wheels listed), not 2.16
     "macos-arm64": {
         "torch": ("ok", "2.15.0", "cpu", ("torch==2.15.0", "torchvision==0.30.0")),
         "jax": ("ok", "0.12.0", "cpu", ("jax==0.12.0",)),
-        "tensorflow": ("ok", "2.21.*", "cpu", ("tensorflow==2.21.*",))},
+        "tensorflow": ("ok", "2.22.*", "cpu", ("tensorflow==2.22.*",))},
     # Intel Mac: the last x86_64 wheels on the index, with the shipped pairing and NumPy 1.x
     "macos-x86_64": {
         "torch": ("ok", "2.2.2", "cpu", ("torch==2.2.2", "torchvision==0.17.2", "numpy<2")),
@@ -124,6 +124,33 @@ def test_the_fixture_is_newer_than_the_shipped_data():
     assert Version(got["jax"].version) < Version(online["jax"][1])
     assert got["torch"].version == str(data.torch_rows()[0]["torch"])   # the newest shipped
     assert not result.online and got["torch"].data == f"rules/matrices as of {AS_OF}"
+
+
+def test_what_no_index_states_of_a_new_release_is_said_to_be_assumed():
+    """torch 2.15.0+cu129 and TF 2.22 are listed by the index but not described by the data:
+    the arch list and the CUDA they are built with are inferred from the data's nearest rows,
+    and every reason resting on them says so and is unconfirmed."""
+    with serving("json") as index:
+        online = Online(index.url, index.torch_root, 10)
+        torch, _ = picks("a100-driver550", online, ("torch",))
+        tf, _ = picks("h100-driver580-nvcc", online, ("tensorflow",))
+        v100, _ = picks("v100-driver580", online, ("torch",))
+    arch = [r for r in torch["torch"].reasons if r.constraint == "arch"]
+    assert len(arch) == 1 and not arch[0].confirmed
+    assert arch[0].text.startswith("the cu129 build of torch 2.15.0 has sm_80 code")
+    assert "assuming it keeps the arch list of the cu129 build of torch 2.8.0" in arch[0].text
+    assert "less sm_70" in arch[0].text          # Volta left cu128 with torch 2.11
+    built = [r for r in tf["tensorflow"].reasons if "is built with CUDA" in r.text]
+    assert built and all("assumed" in r.text and "TF 2.21's" in r.text and not r.confirmed
+                         for r in built)
+    # a GPU the inferred list leaves out is never "ok" on that build
+    assert v100["torch"].variant != "cu129"
+    assert any("cu129 build of torch 2.15.0" in r.text and "unknown" in r.text
+               for r in v100["torch"].reasons)
+    # a variant the data never described (cu134 of the shipped 2.14.0) has nothing to go on
+    from envdoctor.suggest.archs import derived_archs
+    assert derived_archs(Version("2.14.0"), "cu134", "linux_x86_64") is None
+    assert derived_archs(Version("2.15.0"), "cu129", "linux_aarch64") is None  # no aarch64 row
 
 
 def test_yanked_and_prereleases_are_never_suggested():
