@@ -17,9 +17,15 @@ CAUSES = load_toml(SET / "causes.toml")
 FLOOR = 0.85
 
 
-def _code(text: str) -> str:
-    d = primary(diagnose_text(text))
-    return d.code if d else "none"
+def _right(case: dict) -> bool:
+    """The primary diagnosis carries a code of the cause; for a harmless line (``benign``), no
+    root cause is claimed and the harmless note is among the diagnoses."""
+    cause = CAUSES[case["label"]]
+    found = diagnose_text(case["text"])
+    if cause.get("benign"):
+        return primary(found) is None and any(d.code in cause["codes"] for d in found)
+    d = primary(found)
+    return d is not None and d.code in cause["codes"]
 
 
 def test_set_is_sourced_and_labelled():
@@ -30,12 +36,11 @@ def test_set_is_sourced_and_labelled():
 
 
 def test_named_at_floor():
-    right = [name for name, case in CASES
-             if _code(case["text"]) in CAUSES[case["label"]]["codes"]]
+    right = [name for name, case in CASES if _right(case)]
     wrong = sorted({name for name, _ in CASES} - set(right))
     assert len(right) / len(CASES) >= FLOOR, (len(right), len(CASES), wrong)
 
 
 @pytest.mark.parametrize("name,case", CASES, ids=[n for n, _ in CASES])
 def test_case(name, case):
-    assert _code(case["text"]) in CAUSES[case["label"]]["codes"], name
+    assert _right(case), name
