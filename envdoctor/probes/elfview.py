@@ -22,10 +22,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from envdoctor.bounded import BudgetExceeded, open_capped
 
 MAX_DT_ENTRIES = 4096      # a real dynamic section has < 200 entries
+MAX_PHDRS = 256            # a real library has < 16 program headers
 MAX_NAME = 4096            # characters of one soname / search path string
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
                 "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -70,34 +72,55 @@ def read_elf(path: str | os.PathLike[str]) -> Elf | str:
         return f"malformed ELF: {type(exc).__name__}: {str(exc)[:120]}"
 
 
-def _dynamic(elf: object, path: str) -> Elf:
-    from elftools.elf.dynamic import DynamicSegment
+def _dynamic(elf: Any, path: str) -> Elf:
+    """Parse PT_DYNAMIC from the program headers directly: pyelftools' DynamicSegment walks
+    every section header to find a symbol table, which costs seconds on libtensorflow_cc.so."""
+    from elftools.common.utils import parse_cstring_from_stream, struct_parse
 
-    header = getattr(elf, "header")
-    elfclass = int(getattr(elf, "elfclass"))
-    machine = str(header["e_machine"])
+    header, stream, structs = elf.header, elf.stream, elf.structs
+    phdrs = []
+    for i in range(min(int(header["e_phnum"]), MAX_PHDRS)):
+        phdrs.append(struct_parse(structs.Elf_Phdr, stream,
+                                  stream_pos=header["e_phoff"] + i * header["e_phentsize"]))
+    dyn = next((ph for ph in phdrs if ph["p_type"] == "PT_DYNAMIC"), None)
+    tags: list[tuple[str, int]] = []
+    if dyn is not None:
+        size = structs.Elf_Dyn.sizeof()
+        for k in range(min(int(dyn["p_filesz"]) // max(size, 1), MAX_DT_ENTRIES)):
+            entry = struct_parse(structs.Elf_Dyn, stream, stream_pos=dyn["p_offset"] + k * size)
+            if entry["d_tag"] == "DT_NULL":
+                break
+            tags.append((str(entry["d_tag"]), int(entry["d_val"])))
+    strtab = next((v for t, v in tags if t == "DT_STRTAB"), None)
+    base = _file_offset(phdrs, strtab) if strtab is not None else None
+
+    def string(offset: int) -> str:
+        if base is None:
+            raise ValueError("DT_STRTAB is outside every PT_LOAD segment")
+        raw = parse_cstring_from_stream(stream, base + offset) or b""
+        return _text(raw)
+
     soname, needed, rpath, runpath = "", [], "", ""
-    for segment in getattr(elf, "iter_segments")():
-        if not isinstance(segment, DynamicSegment):
-            continue
-        for count, tag in enumerate(segment.iter_tags()):
-            if count >= MAX_DT_ENTRIES:
-                break
-            kind = tag.entry.d_tag
-            if kind == "DT_NULL":
-                break
-            if kind == "DT_NEEDED":
-                needed.append(_text(tag.needed))
-            elif kind == "DT_SONAME":
-                soname = _text(tag.soname)
-            elif kind == "DT_RPATH":
-                rpath = _text(tag.rpath)
-            elif kind == "DT_RUNPATH":
-                runpath = _text(tag.runpath)
-        break
+    for kind, value in tags:
+        if kind == "DT_NEEDED":
+            needed.append(string(value))
+        elif kind == "DT_SONAME":
+            soname = string(value)
+        elif kind == "DT_RPATH":
+            rpath = string(value)
+        elif kind == "DT_RUNPATH":
+            runpath = string(value)
     origin = os.path.dirname(os.path.abspath(path))
     return Elf(path, soname, tuple(needed), expand(rpath, origin), expand(runpath, origin),
-               elfclass, machine)
+               int(elf.elfclass), str(header["e_machine"]))
+
+
+def _file_offset(phdrs: list[Any], addr: int) -> int | None:
+    """The file offset of virtual address ``addr`` (the PT_LOAD segment that maps it)."""
+    for ph in phdrs:
+        if ph["p_type"] == "PT_LOAD" and ph["p_vaddr"] <= addr < ph["p_vaddr"] + ph["p_filesz"]:
+            return int(addr - ph["p_vaddr"] + ph["p_offset"])
+    return None
 
 
 def _text(value: object) -> str:
