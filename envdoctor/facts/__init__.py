@@ -216,7 +216,7 @@ class Library:
 
 @dataclass(frozen=True)
 class ElfObject:
-    """A framework library's dynamic section as ld.so reads it (envdoctor.probes.elfview)."""
+    """A framework library's dynamic section as ld.so reads it (envdoctor.probes._elf)."""
 
     path: str = ""
     soname: str = ""

@@ -1,6 +1,6 @@
 """cuDNN, NCCL, cuBLAS, the CUDA runtime and libcuda: headers, the loader cache, folders, wheels.
 
-This says what is *installed*, and (``envdoctor.probes.loader``) which copy ld.so will load for
+This says what is *installed*, and (``envdoctor.probes._loader``) which copy ld.so will load for
 the framework libraries, from their ELF headers and the loader's search order. What a running
 framework did load is read from a live worker's memory maps (the live probes).
 """
@@ -17,7 +17,8 @@ from packaging.version import InvalidVersion, Version
 
 from envdoctor.bounded import env
 from envdoctor.facts import Library, LibraryFacts, Status
-from envdoctor.probes import _dists, loader
+from envdoctor.probes import _dists
+from envdoctor.probes import _loader as loader
 from envdoctor.probes._base import Trail
 
 SECTION = "libraries"

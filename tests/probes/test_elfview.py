@@ -1,4 +1,4 @@
-"""The loader model (envdoctor/probes/elfview.py) on real ELF files built here with gcc, checked
+"""The loader model (envdoctor/probes/_elf.py) on real ELF files built here with gcc, checked
 against the real ld.so: a library linked with -rpath written as DT_RPATH (--disable-new-dtags)
 finds its own libfoo.so.1 before LD_LIBRARY_PATH; the same written as DT_RUNPATH
 (--enable-new-dtags) loses to LD_LIBRARY_PATH. The child process loads the library with ctypes
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envdoctor.probes import elfview
+from envdoctor.probes import _elf as elfview
 from tests import elfbuild
 
 pytestmark = pytest.mark.skipif(elfbuild.GCC is None or not sys.platform.startswith("linux"),

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from envdoctor.bounded import env
 from envdoctor.facts import ElfObject, LoadVerdict
-from envdoctor.probes import _dists, elfview
+from envdoctor.probes import _dists
+from envdoctor.probes import _elf as elfview
 
 MAX_OBJECTS = 64
 MAX_VERDICTS = 64
