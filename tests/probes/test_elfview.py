@@ -133,3 +133,26 @@ def test_corrupted_real_library_never_raises(box, tmp_path, offset, junk):
     path.write_bytes(bytes(data))
     result = elfview.read_elf(path)
     assert isinstance(result, (str, elfview.Elf))
+
+
+@pytest.mark.parametrize("runpath,winner,step", [(False, "wheel", "rpath"),
+                                                 (True, "system", "ld_library_path")])
+def test_view_of_a_site_packages(tmp_path, monkeypatch, runpath, winner, step):
+    """The libraries-probe view: a torch/lib library NEEDS the cuDNN wheel's soname, a system
+    copy is on LD_LIBRARY_PATH; the verdict names the file ld.so loads."""
+    from envdoctor.probes import _loader
+
+    site = tmp_path / "site"
+    wheel = elfbuild.shared_lib(site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9", "libcudnn.so.9")
+    system = elfbuild.shared_lib(tmp_path / "opt" / "libcudnn.so.9", "libcudnn.so.9")
+    elfbuild.shared_lib(site / "torch" / "lib" / "libtorch_cuda.so", "libtorch_cuda.so",
+                        needed=(wheel,), rpath="$ORIGIN/../../nvidia/cudnn/lib", runpath=runpath)
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(system.parent))
+    objects, verdicts = _loader.view({}, sites=[str(site)])
+    assert {Path(o.path).name for o in objects} == {"libtorch_cuda.so", "libcudnn.so.9"}
+    (v,) = [v for v in verdicts if v.soname == "libcudnn.so.9"]
+    assert v.path == str(wheel if winner == "wheel" else system) and v.step == step
+    assert v.bundled == str(wheel) and v.loader.endswith("libtorch_cuda.so")
+    monkeypatch.delenv("LD_LIBRARY_PATH")
+    _, quiet = _loader.view({}, sites=[str(site)])
+    assert [v for v in quiet if v.soname == "libcudnn.so.9"] == []  # one copy: nothing to say
