@@ -34,6 +34,7 @@ def probe(root: Path = Path("/")) -> HostFacts:
     proc_version = trail.read(root / "proc/version") or ""
     cpuinfo = trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""
     memory = _memory(root)
+    cgroup = _cgroup_memory(root, trail)
     facts = HostFacts(
         os=platform.system(),
         distro=os_release.get("PRETTY_NAME", ""),
@@ -57,7 +58,8 @@ def probe(root: Path = Path("/")) -> HostFacts:
         disk_free_gb=memory["disk_free_gb"],
         wsl_driver_libs=_wsl_driver_libs(root),
         gpu_device_nodes=gpu_device_nodes(root),
-        **_cgroup_memory(root, trail),
+        cgroup_version=cgroup[0],
+        cgroup_memory_limit_gb=cgroup[1],
     )
     return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
 
@@ -236,21 +238,21 @@ def _shm_from_mounts(mounts: str, fallback: float | None) -> float | None:
     return fallback
 
 
-def _cgroup_memory(root: Path, trail: Trail) -> dict[str, int | float | None]:
-    """The memory limit of this process's cgroup: v2 ``memory.max`` (``max`` = none) or v1
-    ``memory.limit_in_bytes`` (a huge page-aligned number = none)."""
+def _cgroup_memory(root: Path, trail: Trail) -> tuple[int | None, float | None]:
+    """(cgroup version, memory limit in GiB) of this process's cgroup: v2 ``memory.max``
+    (``max`` = no limit: None) or v1 ``memory.limit_in_bytes`` (a huge number = no limit)."""
     cg = root / "sys/fs/cgroup"
     if (cg / "cgroup.controllers").exists():
         own = _own_cgroup(trail.read(root / "proc/self/cgroup", limit=1 << 14) or "")
         for folder in ([cg / own.lstrip("/")] if own and own != "/" else []) + [cg]:
             text = trail.read(folder / "memory.max", limit=64)
             if text is not None:
-                return {"cgroup_version": 2, "cgroup_memory_limit_gb": _limit_gb(text)}
-        return {"cgroup_version": 2, "cgroup_memory_limit_gb": None}
+                return 2, _limit_gb(text)
+        return 2, None
     text = trail.read(cg / "memory/memory.limit_in_bytes", limit=64)
     if text is not None:
-        return {"cgroup_version": 1, "cgroup_memory_limit_gb": _limit_gb(text)}
-    return {"cgroup_version": None, "cgroup_memory_limit_gb": None}
+        return 1, _limit_gb(text)
+    return None, None
 
 
 def _own_cgroup(text: str) -> str:

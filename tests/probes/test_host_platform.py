@@ -30,10 +30,9 @@ def test_cgroup_v2_limit_and_none(tmp_path):
     _write(tmp_path, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n")
     _write(tmp_path, "sys/fs/cgroup/memory.max", "4294967296\n")
     trail = host.Trail()
-    assert host._cgroup_memory(tmp_path, trail) == {"cgroup_version": 2,
-                                                     "cgroup_memory_limit_gb": 4.0}
+    assert host._cgroup_memory(tmp_path, trail) == (2, 4.0)
     _write(tmp_path, "sys/fs/cgroup/memory.max", "max\n")
-    assert host._cgroup_memory(tmp_path, trail)["cgroup_memory_limit_gb"] is None
+    assert host._cgroup_memory(tmp_path, trail)[1] is None
 
 
 def test_cgroup_v2_reads_the_process_own_cgroup(tmp_path):
@@ -41,15 +40,14 @@ def test_cgroup_v2_reads_the_process_own_cgroup(tmp_path):
     _write(tmp_path, "sys/fs/cgroup/memory.max", "max\n")
     _write(tmp_path, "proc/self/cgroup", "0::/kubepods/burstable/pod1/abc\n")
     _write(tmp_path, "sys/fs/cgroup/kubepods/burstable/pod1/abc/memory.max", "2147483648\n")
-    assert host._cgroup_memory(tmp_path, host.Trail())["cgroup_memory_limit_gb"] == 2.0
+    assert host._cgroup_memory(tmp_path, host.Trail())[1] == 2.0
 
 
 def test_cgroup_v1_unlimited_is_none(tmp_path):
     _write(tmp_path, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n")
-    assert host._cgroup_memory(tmp_path, host.Trail()) == {"cgroup_version": 1,
-                                                            "cgroup_memory_limit_gb": None}
+    assert host._cgroup_memory(tmp_path, host.Trail()) == (1, None)
     _write(tmp_path, "sys/fs/cgroup/memory/memory.limit_in_bytes", "8589934592\n")
-    assert host._cgroup_memory(tmp_path, host.Trail())["cgroup_memory_limit_gb"] == 8.0
+    assert host._cgroup_memory(tmp_path, host.Trail())[1] == 8.0
 
 
 def test_gpu_device_nodes(tmp_path):
