@@ -1,0 +1,131 @@
+"""``explain.text_facts``: the facts a pasted text states, read by structure.
+
+Real lines from public threads (URLs in the comments); the same facts must come out of other
+wordings of one family (case, wrapping, typed names), and every pattern must be linear.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from envdoctor.engine import redos
+from envdoctor.explain import diagnose_text, primary, text_facts
+from envdoctor.explain.textfacts import (
+    PATTERNS,
+    correct_library_names,
+    edit_distance,
+    nearest_library,
+)
+
+if hasattr(re, "_parser"):
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_parse
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.pattern[:30])
+def test_every_pattern_is_linear(pattern):
+    assert redos.problem_in(sre_parse.parse(pattern.pattern)) is None
+
+
+def test_symbols_and_libraries_of_mixed_cuda_runtimes():
+    # https://github.com/hpcaitech/ColossalAI/issues/4059 and infiniflow/ragflow#4466
+    facts = text_facts(
+        "OSError: /e/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol "
+        "cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file "
+        "libcublasLt.so.11 with link time reference\n"
+        "ImportError: /v/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined "
+        "symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\n")
+    assert facts.symbols == ("cublasLtHSHMatmulAlgoInit", "__nvJitLinkAddData_12_1")
+    assert "libcublasLt.so.11" in facts.symbol_versions
+    assert {"libcublas.so.11", "libcublasLt.so.11", "libcusparse.so.12",
+            "libnvJitLink.so.12"} <= set(facts.libraries)
+    assert facts.exception_types == ("OSError", "ImportError")
+
+
+def test_glibcxx_and_version_not_found():
+    facts = text_facts("ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version "
+                       "`GLIBCXX_3.4.30' not found (required by /env/lib/libicui18n.so.73)")
+    assert facts.symbol_versions == ("GLIBCXX_3.4.30",)
+    assert facts.libraries == ("libstdc++.so.6", "libicui18n.so.73")
+
+
+def test_versions_gpus_and_capabilities_in_several_wordings():
+    facts = text_facts(
+        "PyTorch version: 2.4.0+cu121\nCUDA used to build PyTorch: 12.1\n"
+        "GPU 0: NVIDIA GeForce GTX 1080 Ti\nPython version: 3.13.0\n"
+        "jax==0.4.31 jaxlib 0.4.30 jax-cuda12-plugin: 0.4.30\n"
+        # PaddlePaddle/Paddle#54713
+        "W0616 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 6.1\n"
+        "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75.\n")
+    assert facts.version("torch") == "2.4.0"
+    assert facts.version("cuda") == "12.1"
+    assert facts.version("python") == "3.13.0"
+    assert (facts.version("jax"), facts.version("jaxlib"), facts.version("jax_plugin")) == \
+        ("0.4.31", "0.4.30", "0.4.30")
+    assert facts.gpus == ("NVIDIA GeForce GTX 1080 Ti",)
+    assert facts.compute_capabilities[:3] == ("6.1", "5.0", "6.0")
+    assert facts.version("cudnn") is None  # not stated: unknown, never "absent"
+
+
+def test_a_traceback_cut_before_its_exception_line_keeps_warnings_and_frames():
+    # https://github.com/onnx/models/issues/648 (trimmed where the paste was cut)
+    facts = text_facts(
+        "/home/u/.local/lib/python3.9/site-packages/mxnet/numpy/utils.py:37: FutureWarning: "
+        "In the future `np.bool` will be defined as the corresponding NumPy scalar.\n"
+        "  bool = onp.bool\nTraceback (most recent call last):\n"
+        '  File "/home/u/imagenet_inference.py", line 34, in <module>\n    import mxnet as mx\n'
+        '  File "/home/u/.local/lib/python3.9/site-packages/mxnet/__init__.py", line 33, in '
+        "<module>\n    from . import contrib\n")
+    assert facts.truncated
+    assert [f.line for f in facts.frames] == [34, 33]
+    assert facts.warnings[0][0] == "FutureWarning"
+    assert not facts.exceptions
+    whole = text_facts('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n'
+                       "ModuleNotFoundError: No module named 'jax'\n")
+    assert not whole.truncated
+    assert whole.last_exception is not None and whole.last_exception.type == \
+        "ModuleNotFoundError"
+
+
+@pytest.mark.parametrize("typed,meant", [("lidcuda.so", "libcuda.so"),
+                                         ("libcudnn.so", "libcudnn.so"),
+                                         ("libcubals.so", "libcublas.so"),
+                                         ("LIBCUDART.SO", "libcudart.so"),
+                                         ("libnvjitlink.so", "libnvJitLink.so")])
+def test_near_misses_of_known_libraries(typed, meant):
+    assert nearest_library(typed) == meant
+
+
+@pytest.mark.parametrize("typed", ["libfoo.so", "libxyz123.so", "libcudar.so"])
+def test_unknown_or_ambiguous_names_are_kept(typed):
+    # libcudar.so is one edit from libcuda.so and from libcudart.so: no answer
+    assert nearest_library(typed) is None
+    assert correct_library_names(f"OSError: {typed}.1: cannot open") == \
+        f"OSError: {typed}.1: cannot open"
+
+
+def test_edit_distance_is_bounded():
+    assert edit_distance("kitten", "sitting", 3) == 3
+    assert edit_distance("a" * 5000, "b" * 5000, 2) == 3
+    start = time.perf_counter()
+    edit_distance("x" * 100_000, "x" * 99_999 + "y", 2)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_a_misspelt_library_is_explained_as_the_library():
+    text = "OSError: lidcuda.so.1: cannot open shared object file: No such file or directory"
+    main = primary(diagnose_text(text))
+    assert main is not None and main.code == "ESYS001"
+    assert text_facts(text).corrected == (("lidcuda.so.1", "libcuda.so.1"),)
+
+
+def test_a_hostile_text_is_read_in_bounded_time():
+    text = ("lib" + "a" * 50 + ".so." * 1000 + "\n") * 200 + "sm_" * 100_000
+    start = time.perf_counter()
+    text_facts(text)
+    correct_library_names(text)
+    assert time.perf_counter() - start < 5.0
