@@ -44,7 +44,7 @@ _KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
 
 # A library-like token: letters, digits, _ + - then ".so", ".dll" or ".dylib", and a version.
 _LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})\.(so|dll|dylib)((?:\.\d+){0,4})(?![\w])")
-_SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})")
+_SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})(?:,? version (\S{1,80}))?")
 _SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
 _VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_]+[\d.]*[\w.]*)['\"] not found")
 _GLIBCXX = re.compile(r"\b(GLIBCXX|GLIBC|CXXABI)_(\d+(?:\.\d+){0,3})\b")
@@ -231,6 +231,8 @@ def text_facts(text: str) -> TextFacts:
         if "symbol" in line:
             for m in _SYMBOL.finditer(line):
                 add(symbols, m.group(1).split("@")[0].rstrip(",."))
+                if m.group(2):
+                    add(sym_versions, m.group(2).rstrip(",."))
             for m in _SYMBOL_IN.finditer(line):
                 add(symbols, m.group(1))
                 add(sym_versions, m.group(2).rstrip(","))
