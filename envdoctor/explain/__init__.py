@@ -32,6 +32,7 @@ from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
 from envdoctor.explain.reader import FileReader, NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
+from envdoctor.explain.stated import with_stated_facts
 from envdoctor.explain.textfacts import TextFacts, text_facts
 
 if TYPE_CHECKING:  # envdoctor.facts costs ~45 ms to import: only when conditions need facts
@@ -53,6 +54,7 @@ __all__ = [
     "scan_stream",
     "scanner",
     "text_facts",
+    "with_stated_facts",
 ]
 
 _SCANNER: Scanner | None = None
@@ -75,7 +77,8 @@ def diagnose_text(text: str, facts: Facts | None = None,
         found = diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
     except NotText:
         return []
-    return reread(text, found, lambda: facts, report_facts) or found
+    found = reread(text, found, lambda: facts, report_facts) or found
+    return with_stated_facts(text, found)
 
 
 def reread(text: str, found: list[Diagnosis],
