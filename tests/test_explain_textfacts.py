@@ -112,7 +112,7 @@ def test_edit_distance_is_bounded():
     assert edit_distance("kitten", "sitting", 3) == 3
     assert edit_distance("a" * 5000, "b" * 5000, 2) == 3
     start = time.perf_counter()
-    edit_distance("x" * 100_000, "x" * 99_999 + "y", 2)
+    assert edit_distance("x" * 100_000, "x" * 99_999 + "y", 2) == 3  # too long to be a name
     assert time.perf_counter() - start < 2.0
 
 
@@ -129,3 +129,50 @@ def test_a_hostile_text_is_read_in_bounded_time():
     text_facts(text)
     correct_library_names(text)
     assert time.perf_counter() - start < 5.0
+
+
+# ---------------------------------------------------------------- facts_notes (explain.stated)
+def test_a_stated_version_pair_is_named_in_the_answer():
+    # the jax/plugin mismatch of google-deepmind/torax#1369, with the versions a reporter adds
+    text = ("jax 0.6.2, jaxlib 0.6.2, jax-cuda12-plugin 0.5.3\n"
+            "Jax plugin configuration error: Exception when calling "
+            "jax_plugins.xla_cuda12.initialize()\n"
+            "AttributeError: module 'jax._src.lib.triton' has no attribute "
+            "'register_compilation_handler'\n")
+    main = primary(diagnose_text(text))
+    assert main is not None and main.code == "EJAX008"
+    assert any("jax 0.6.2 with the CUDA plugin 0.5.3" in n for n in main.notes), main.notes
+    assert any("jax 0.6.2 with jaxlib 0.6.2" in n for n in main.notes)
+
+
+def test_no_note_about_a_fact_the_text_does_not_state():
+    main = primary(diagnose_text("RuntimeError: FlashAttention only supports Ampere GPUs or "
+                                 "newer.\n"))
+    assert main is not None and main.code == "ECUDA016"
+    assert not any("compute capability" in n for n in main.notes)
+    stated = primary(diagnose_text(
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least "
+        "8.0. Your Tesla T4 GPU has compute capability 7.5.\n"))
+    assert stated is not None and stated.code == "ECUDA016"
+    assert "The text states a Tesla T4 with compute capability" in " ".join(stated.notes)
+
+
+def test_the_python_with_no_wheel_is_named():
+    main = primary(diagnose_text(
+        "Python 3.13.1\nERROR: Could not find a version that satisfies the requirement "
+        "torch==2.1.0 (from versions: 2.6.0)\n"))
+    assert main is not None and main.code == "EPIP001"
+    assert any("Python 3.13.1" in n for n in main.notes)
+
+
+def test_a_misspelt_fact_name_is_a_load_error(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml
+    from envdoctor.rulefiles import rules_dir
+    data = load_toml(rules_dir() / "signatures" / "jax" / "EJAX008.toml")
+    data["facts_notes"] = ["jax {jaxx}"]
+    with pytest.raises(RuleFileError, match="unknown fact"):
+        parse_signature(data, tmp_path / "EJAX008.toml")
+    data["facts_notes"] = ["no placeholder here"]
+    with pytest.raises(RuleFileError, match="names no"):
+        parse_signature(data, tmp_path / "EJAX008.toml")

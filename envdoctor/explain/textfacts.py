@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 MAX_TEXT = 4 << 20      # a pasted text; a big log's facts come from its first 4 MB
 MAX_ITEMS = 64          # of each kind of fact
+MAX_NAME = 64           # longest library name compared with the known ones
 
 # Shared libraries that deep-learning errors name. Near-misses of these (one or two edits,
 # depending on length) are read as these; unknown names are kept as written.
@@ -122,9 +123,9 @@ class TextFacts:
 # ---------------------------------------------------------------------------- library names
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` once it exceeds ``limit``
-    (banded: O(len * limit), so a long token costs no more than a short one)."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
+    (early exit once a row exceeds it; names longer than MAX_NAME are never compared)."""
+    if abs(len(a) - len(b)) > limit or len(a) > MAX_NAME or len(b) > MAX_NAME:
+        return limit + 1  # no library name is that long: nothing to compare
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i] + [limit + 1] * len(b)
