@@ -167,8 +167,7 @@ def test_the_python_with_no_wheel_is_named():
 
 def test_a_misspelt_fact_name_is_a_load_error(tmp_path):
     from envdoctor.explain.signatures import parse_signature
-    from envdoctor.rulefiles import RuleFileError, load_toml
-    from envdoctor.rulefiles import rules_dir
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
     data = load_toml(rules_dir() / "signatures" / "jax" / "EJAX008.toml")
     data["facts_notes"] = ["jax {jaxx}"]
     with pytest.raises(RuleFileError, match="unknown fact"):

@@ -37,8 +37,14 @@ def _first(values: tuple[str, ...]) -> str | None:
     return values[0] if values else None
 
 
+def _version_of(name: str) -> Callable[[TextFacts], str | None]:
+    def read(facts: TextFacts) -> str | None:
+        return facts.version(name)
+    return read
+
+
 STATED: dict[str, Callable[[TextFacts], str | None]] = {
-    **{name: (lambda f, n=name: f.version(n)) for name in _VERSIONED},
+    **{name: _version_of(name) for name in _VERSIONED},
     "gpu": lambda f: _first(f.gpus),
     "cc": lambda f: _first(f.compute_capabilities),
     "symbol": lambda f: _first(f.symbols),

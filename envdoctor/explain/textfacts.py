@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_TEXT = 4 << 20      # a pasted text; a big log's facts come from its first 4 MB
 MAX_ITEMS = 64          # of each kind of fact
@@ -45,7 +46,8 @@ _KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
 
 # A library-like token: letters, digits, _ + - then ".so", ".dll" or ".dylib", and a version.
 _LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})\.(so|dll|dylib)((?:\.\d+){0,4})(?![\w])")
-_SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})(?:,? version (\S{1,80}))?")
+_SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
+                     r"(?:,? version (\S{1,80}))?")
 _SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
 _VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_]+[\d.]*[\w.]*)['\"] not found")
 _GLIBCXX = re.compile(r"\b(GLIBCXX|GLIBC|CXXABI)_(\d+(?:\.\d+){0,3})\b")
@@ -202,7 +204,7 @@ def text_facts(text: str) -> TextFacts:
     frames: list[Frame] = []
     in_traceback = False
 
-    def add(bucket: dict, key: object) -> None:  # type: ignore[type-arg]
+    def add(bucket: dict[Any, None], key: object) -> None:
         if len(bucket) < MAX_ITEMS:
             bucket.setdefault(key, None)
 
