@@ -175,3 +175,51 @@ def test_a_misspelt_fact_name_is_a_load_error(tmp_path):
     data["facts_notes"] = ["no placeholder here"]
     with pytest.raises(RuleFileError, match="names no"):
         parse_signature(data, tmp_path / "EJAX008.toml")
+
+
+# ---------------------------------------------------------------- yields_to (explain.stated)
+def test_a_generic_backend_failure_yields_to_the_stated_version_pair():
+    # PlasmaControl/DESC#1534 wording, with the `conda list` lines the reporter added
+    text = ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: something failed "
+            "(set JAX_PLATFORMS='' to automatically choose an available backend)\n"
+            "jax                       0.4.38                   pypi_0    pypi\n"
+            "jax-cuda12-plugin         0.5.0                    pypi_0    pypi\n")
+    main = primary(diagnose_text(text))
+    assert main is not None and main.code == "EJAX008", main
+    assert any("jax 0.4.38 with jax_plugin 0.5.0" in n for n in main.notes), main.notes
+    same = text.replace("0.5.0 ", "0.4.38")
+    kept = primary(diagnose_text(same))
+    assert kept is not None and kept.code == "EJAX006"  # a matched pair: no yield
+
+
+def test_an_error_raised_through_the_plugin_yields_but_a_missing_library_does_not():
+    head = ("Jax plugin configuration error: Exception when calling "
+            "jax_plugins.xla_cuda12.initialize()\nTraceback (most recent call last):\n"
+            '  File "/v/jax/_src/xla_bridge.py", line 605, in discover_pjrt_plugins\n'
+            "    plugin_module.initialize()\n"
+            '  File "/v/jax_plugins/xla_cuda12/__init__.py", line 83, in initialize\n'
+            "    xla_client.register_custom_call_handler(\n")
+    typed = primary(diagnose_text(head + "TypeError: register_custom_call_target(): "
+                                         "incompatible function arguments.\n"))
+    assert typed is not None and typed.code == "EJAX008"
+    other = primary(diagnose_text(head + "RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE\n"))
+    assert other is None or other.code != "EJAX008"
+
+
+def test_yields_to_is_checked_when_the_rules_load(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
+    data = load_toml(rules_dir() / "signatures" / "jax" / "EJAX006.toml")
+    data["yields_to"] = [{"code": "EJAX008", "versions_differ": ["jax", "jaxx"]}]
+    with pytest.raises(RuleFileError, match="versions_differ"):
+        parse_signature(data, tmp_path / "EJAX006.toml")
+    data["yields_to"] = [{"code": "EJAX008", "when": "x"}]
+    with pytest.raises(RuleFileError, match="unknown key"):
+        parse_signature(data, tmp_path / "EJAX006.toml")
+
+
+def test_every_yield_target_exists():
+    from envdoctor.explain.signatures import load_signatures
+    codes = {s.code for s in load_signatures()}
+    targets = [t["code"] for s in load_signatures() for t in s.extra.get("yields_to", ())]
+    assert targets and set(targets) <= codes

@@ -1,4 +1,5 @@
-"""The specific answer: a signature's ``facts_notes`` filled from the facts its text states.
+"""The specific answer: a signature's ``facts_notes`` filled from the facts its text states,
+and its ``yields_to``: a more specific signature that the text's own facts show it to be.
 
 A signature names a family ("jax and its CUDA plugin are incompatible versions"); the text
 that matched it often states the particulars: the versions of the pair, the GPU and its
@@ -86,14 +87,103 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis]) -> list[Diagnosis]:
     """``diagnoses`` with the notes their signatures' ``facts_notes`` can fill from ``text``
     (the text is read for facts only when a diagnosis has such notes)."""
     wanted = [d for d in diagnoses if d.signature is not None
-              and d.signature.extra.get("facts_notes")]
+              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to"))]
     if not wanted:
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
+    diagnoses = apply_yields(diagnoses, facts)
     out = []
     for d in diagnoses:
         templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
         notes = tuple(n for n in (fill(t, facts) for t in templates) if n and n not in d.notes)
         out.append(replace(d, notes=d.notes + notes) if notes else d)
+    return out
+
+
+# ---------------------------------------------------------------- yields_to
+# A signature may yield to a more specific one when the text's own facts say so:
+#
+#   [[yields_to]]                      # "backend failed to initialise", but the text states
+#   code = "EJAX008"                   # jax 0.4.38 beside jax-cuda12-plugin 0.5.0
+#   versions_differ = ["jax", "jax_plugin"]
+#
+#   [[yields_to]]                      # a TypeError raised inside jax_plugins/…: the plugin
+#   code = "EJAX008"                   # calls an API this jax/jaxlib does not have
+#   raised_in = "jax_plugins"
+#   exception_types = ["TypeError", "AttributeError", "ImportError"]
+YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types"}
+
+
+def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
+    """Validate ``[[yields_to]]`` tables (the target code is checked once all rules load)."""
+    fld = "yields_to"
+    if not isinstance(raw, list) or not raw:
+        raise RuleFileError(path, fld, "must be a list of tables")
+    for i, table in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(table, dict) or not isinstance(table.get("code"), str):
+            raise RuleFileError(path, where, "needs code = the signature to yield to")
+        extra = set(table) - YIELD_KEYS
+        if extra:
+            raise RuleFileError(path, where, f"unknown key(s) {sorted(extra)}")
+        pair = table.get("versions_differ")
+        if pair is not None and (not isinstance(pair, list) or len(pair) != 2
+                                 or not all(p in _VERSIONED for p in pair)):
+            raise RuleFileError(path, f"{where}.versions_differ",
+                                f"must name two of {sorted(_VERSIONED)}")
+        if pair is None and not isinstance(table.get("raised_in"), str):
+            raise RuleFileError(path, where, "needs versions_differ or raised_in")
+        types = table.get("exception_types", [])
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise RuleFileError(path, f"{where}.exception_types", "must be a list of names")
+    return tuple(raw)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".")[:3])
+
+
+def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
+    """Why the facts say this table applies (a note), or None when they do not say so."""
+    pair = table.get("versions_differ")
+    if isinstance(pair, list):
+        a, b = (facts.version(str(n)) for n in pair)
+        if a is None or b is None or _release(a) == _release(b):
+            return None
+        return f"The text states {pair[0]} {a} with {pair[1]} {b}: these releases differ."
+    where = str(table.get("raised_in", ""))
+    types = table.get("exception_types") or []
+    for exc in reversed(facts.exceptions):
+        through = any(where in path.replace("\\", "/") for path in exc.stack)
+        if where and through and (not isinstance(types, list) or not types
+                                  or exc.type in types):
+            return (f"The {exc.type} was raised through {where} (its code calls something the "
+                    "installed versions do not have).")
+    return None
+
+
+def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts) -> list[Diagnosis]:
+    """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
+    (same evidence and rank, the reason as a note); a duplicate of the target is dropped."""
+    from envdoctor.explain.signatures import load_signatures
+    out: list[Diagnosis] = []
+    by_code = None
+    for d in diagnoses:
+        tables = d.signature.extra.get("yields_to", ()) if d.signature else ()
+        for table in tables:
+            reason = yield_reason(table, facts)
+            if reason is None:
+                continue
+            by_code = by_code or {s.code: s for s in load_signatures()}
+            target = by_code.get(str(table["code"]))
+            if target is None:
+                continue
+            d = replace(d, code=target.code, id=target.id, title=target.title,
+                        category=target.category, why=target.why, fix=target.fix,
+                        references=target.references, signature=target,
+                        notes=d.notes + (reason,))
+            break
+        if all(o.code != d.code for o in out):
+            out.append(d)
     return out

@@ -69,7 +69,7 @@ _VERSION_OF = re.compile(
     r"|paddlepaddle(?:-gpu)?|paddle|mxnet(?:-cu\d{2,3})?|mindspore|flash[-_]attn|xformers"
     r"|bitsandbytes|vllm|triton|nccl|libtpu(?:-nightly)?)"
     r"(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?"
-    r"[ \t]{0,8}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
+    r"[ \t]{0,40}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -83,6 +83,8 @@ class ExceptionLine:
     type: str
     message: str
     line: int
+    raised_in: str = ""   # the file of the innermost frame above it ("" outside a traceback)
+    stack: tuple[str, ...] = ()  # the files of every frame of its traceback, outermost first
 
 
 @dataclass(frozen=True)
@@ -222,8 +224,10 @@ def text_facts(text: str) -> TextFacts:
         exc = _EXC.match(line)
         if exc and (in_traceback or not line[:1].isspace()):
             if len(exceptions) < MAX_ITEMS:
-                exceptions.append(ExceptionLine(exc.group(1).rstrip("."), exc.group(2),
-                                                (exc.group(3) or "").strip(), no))
+                exceptions.append(ExceptionLine(
+                    exc.group(1).rstrip("."), exc.group(2), (exc.group(3) or "").strip(), no,
+                    frames[-1].path if in_traceback and frames else "",
+                    tuple(f.path for f in frames) if in_traceback else ()))
             in_traceback = False
         if ".so" in line or ".dll" in line or ".dylib" in line:
             for m in _LIB.finditer(line):
