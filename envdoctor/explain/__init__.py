@@ -78,7 +78,7 @@ def diagnose_text(text: str, facts: Facts | None = None,
     except NotText:
         return []
     found = reread(text, found, lambda: facts, report_facts) or found
-    return with_stated_facts(text, found)
+    return with_stated_facts(text, found, load_signatures())
 
 
 def reread(text: str, found: list[Diagnosis],

@@ -19,13 +19,20 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from envdoctor.rulefiles import RuleFileError
 
 if TYPE_CHECKING:
-    from envdoctor.explain.rank import Diagnosis
+    from collections.abc import Sequence
+
     from envdoctor.explain.textfacts import TextFacts
+
+# A ranked diagnosis (envdoctor.explain.rank.Diagnosis) and a signature
+# (envdoctor.explain.signatures.Signature): the signature loader checks this module's
+# templates, and the ranker reaches it through the loader, so neither is imported back here.
+Diagnosis = Any
+Signature = Any
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]{1,40})\}")
 _VERSIONED = ("python", "torch", "torchvision", "torchaudio", "cuda", "cudnn", "driver", "jax",
@@ -83,16 +90,19 @@ def fill(note: str, facts: TextFacts) -> str | None:
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], note)
 
 
-def with_stated_facts(text: str, diagnoses: list[Diagnosis]) -> list[Diagnosis]:
+def with_stated_facts(text: str, diagnoses: list[Diagnosis],
+                      signatures: Sequence[Signature]) -> list[Diagnosis]:
     """``diagnoses`` with the notes their signatures' ``facts_notes`` can fill from ``text``
-    (the text is read for facts only when a diagnosis has such notes)."""
+    (the text is read for facts only when a diagnosis has such notes); ``signatures``: every
+    loaded signature, the targets a ``yields_to`` may name (passed in: the signature loader
+    checks this module's templates, so it is not imported back)."""
     wanted = [d for d in diagnoses if d.signature is not None
               and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to"))]
     if not wanted:
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
-    diagnoses = apply_yields(diagnoses, facts)
+    diagnoses = apply_yields(diagnoses, facts, signatures)
     out = []
     for d in diagnoses:
         templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
@@ -163,10 +173,10 @@ def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
     return None
 
 
-def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts) -> list[Diagnosis]:
+def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
+                 signatures: Sequence[Signature]) -> list[Diagnosis]:
     """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
     (same evidence and rank, the reason as a note); a duplicate of the target is dropped."""
-    from envdoctor.explain.signatures import load_signatures
     out: list[Diagnosis] = []
     by_code = None
     for d in diagnoses:
@@ -175,7 +185,7 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts) -> list[Diagnosis
             reason = yield_reason(table, facts)
             if reason is None:
                 continue
-            by_code = by_code or {s.code: s for s in load_signatures()}
+            by_code = by_code or {s.code: s for s in signatures}
             target = by_code.get(str(table["code"]))
             if target is None:
                 continue

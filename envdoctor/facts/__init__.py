@@ -236,6 +236,10 @@ class LoadVerdict:
     step: str = ""          # rpath | ld_library_path | runpath | ld.so.cache | default | not_found
     bundled: str = ""       # the copy the framework's wheels ship ("" when none)
     others: tuple[str, ...] = ()  # the other copies on the search path, in search order
+    # the versions of the copy that loads and of the wheel's (file name libcudnn.so.9.0.0, else
+    # the nvidia-* wheel's own version); None where neither says
+    path_version: Version | None = None
+    bundled_version: Version | None = None
 
 
 @dataclass(frozen=True)

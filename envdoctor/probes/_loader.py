@@ -18,6 +18,8 @@ import os
 import re
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from envdoctor.bounded import env
 from envdoctor.facts import ElfObject, LoadVerdict
 from envdoctor.probes import _dists
@@ -76,13 +78,41 @@ def view(cache: dict[str, list[str]], root: Path = Path("/"),
                                   root=root)
             others = tuple(p for p, _ in got.candidates if p != got.path)
             if own and (others or got.path != own):
-                verdicts.append(LoadVerdict(name, elf.path, got.path, got.step, own, others))
+                verdicts.append(LoadVerdict(name, elf.path, got.path, got.step, own, others,
+                                            file_version(got.path), file_version(own)))
     got = elfview.resolve("libcuda.so.1", None, ld_library_path=lp,
                           cache=tuple(cache.get("libcuda.so.1", ())), root=root)
     if got.candidates:
         verdicts.append(LoadVerdict("libcuda.so.1", "", got.path, got.step, "",
                                     tuple(p for p, _ in got.candidates if p != got.path)))
     return tuple(objects), tuple(verdicts[:MAX_VERDICTS])
+
+
+_SUFFIX = re.compile(r"\.so\.(\d+(?:\.\d+){1,3})$")
+_WHEEL_LIB = re.compile(r"^(?P<site>.+)/nvidia/(?P<name>[a-z_]+)/lib/[^/]+$")
+
+
+def file_version(path: str) -> Version | None:
+    """The version a library file states: its real name's suffix (libcudnn.so.9 ->
+    libcudnn.so.9.0.0: 9.0.0), else, for an nvidia-* wheel's copy (plain libcudnn.so.9), the
+    wheel's own version (nvidia_cudnn_cu12-9.1.0.70.dist-info). None when neither says."""
+    if not path:
+        return None
+    found = _SUFFIX.search(os.path.basename(os.path.realpath(path)))
+    if found and found.group(1).count(".") >= 1:
+        return Version(found.group(1))
+    wheel = _WHEEL_LIB.match(path)
+    if wheel is None:
+        return None
+    pattern = f"nvidia_{wheel['name']}_cu*-*.dist-info"
+    infos = sorted(glob.glob(os.path.join(glob.escape(wheel["site"]), pattern)))
+    if not infos:
+        return None
+    tail = os.path.basename(infos[-1])[:-len(".dist-info")].rsplit("-", 1)[-1]
+    try:
+        return Version(tail)
+    except InvalidVersion:
+        return None
 
 
 def _bundled(paths: list[str]) -> dict[str, str]:
