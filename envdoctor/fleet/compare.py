@@ -130,14 +130,20 @@ def _read(path: Path) -> Any:
 
 
 def load(paths: tuple[str, ...]) -> model.Fleet:
-    """Every snapshot as a node (rank snapshots grouped by their node)."""
+    """Every snapshot as a node (rank snapshots grouped by their node). Snapshots with one
+    fact signature (``groups``) are decoded once: the others are the first one's facts with
+    their own sensor values; saved check results that are the same are read once."""
     from envdoctor import pipeline
+    from envdoctor.facts import FactsError
+    from envdoctor.fleet import groups
 
     payloads: dict[int, dict[str, Any]] = {}
     unfinished: list[int] = []
-    # (node name, facts, host, the results of a saved check report or None)
-    plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None]] = []
+    # (node name, facts, host, the results of a saved check report or None, signature)
+    plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None, str]] = []
     names: Counter[str] = Counter()
+    bases: dict[str, Facts] = {}
+    saved_seen: dict[str, tuple[str, list[CheckResult]] | None] = {}
     for path in snapshot_files(paths):
         data = _read(path)
         if _is_rank_snapshot(data):
@@ -152,17 +158,34 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
             if "binding" not in data:  # only the first record: the rank never finished
                 unfinished.append(rank)
             continue
-        facts = pipeline.facts_of(data, str(path))
+        signature, sensors = groups.split(data)
+        base = bases.get(signature)
+        if base is None:
+            facts = bases[signature] = pipeline.facts_of(data, str(path))
+        else:
+            try:
+                facts = groups.member(base, sensors)
+            except FactsError as exc:
+                raise BadInput(f"{path}: {exc}") from None
         host = _host_of(facts)
         name = host or path.stem
         names[name] += 1
+        saved = None
+        if _is_check_report(data):
+            key = groups.digest([data.get("checks"), data.get("findings"),
+                                 data.get("summary", {}).get("intent")
+                                 if isinstance(data.get("summary"), dict) else None])
+            if key not in saved_seen:
+                saved_seen[key] = saved_results(path, data)
+            saved = saved_seen[key]
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
-                      saved_results(path, data) if _is_check_report(data) else None))
+                      saved, signature))
+        del data
     fleet = model.from_snapshots(payloads, unfinished) if payloads else model.Fleet()
     fleet.compare = True
-    for name, facts, host, saved in plain:
+    for name, facts, host, saved, signature in plain:
         fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,
-                                          saved=saved))
+                                          saved=saved, signature=signature))
     return fleet
 
 
@@ -170,11 +193,16 @@ def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[st
     """``diff``'s aspects compared across all nodes: majority, odd nodes, ranked."""
     from envdoctor.diff import aspects as diff_aspects
 
+    from envdoctor.fleet import groups
+
     table: dict[str, dict[str, Any]] = {}
+    memo: dict[Any, Any] = {}
     for node in fleet.nodes:
         if node.facts is None:
             continue
-        for key, (label, area, value, weights, _kind) in diff_aspects(node.facts).items():
+        found = groups.memo_by_group(node.signature, "diff", node.facts, diff_aspects, memo) \
+            if node.signature else diff_aspects(node.facts)
+        for key, (label, area, value, weights, _kind) in found.items():
             if key.startswith("probe."):
                 continue
             entry = table.setdefault(key, {"label": label, "area": area,

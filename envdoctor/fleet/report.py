@@ -41,9 +41,24 @@ def alias_hosts(fleet: Fleet) -> dict[str, str]:
     return aliases
 
 
-def _subjects(rule: rules.FleetRule, fleet: Fleet) -> list[rules.Subject]:
+def node_value(name: str, node: NodeView, fleet: Fleet, memo: dict[Any, Any]) -> Any:
+    """A node aspect's value; a node of a compared group (a signature, no ranks, no node
+    probe extras) shares it with its group unless reading it touched a sensor field."""
+    if not node.signature or node.ranks or node.extra or node.facts is None:
+        return aspects.node_value(name, node, fleet)
+    from envdoctor.fleet import groups
+
+    def read(facts: Facts) -> Any:
+        return aspects.node_value(name, NodeView(name=node.name, host=node.host, facts=facts),
+                                  fleet)
+    return groups.memo_by_group(node.signature, name, node.facts, read, memo)
+
+
+def _subjects(rule: rules.FleetRule, fleet: Fleet, memo: dict[Any, Any] | None = None
+              ) -> list[rules.Subject]:
+    memo = {} if memo is None else memo
     if rule.scope == "node":
-        return [rules.Subject(n.name, n.name, aspects.node_value(rule.aspect, n, fleet))
+        return [rules.Subject(n.name, n.name, node_value(rule.aspect, n, fleet, memo))
                 for n in fleet.nodes]
     nowhere = NodeView(name="")  # ranks that never said where they run
     return [rules.Subject(f"rank {r.rank}", n.name,
@@ -52,13 +67,14 @@ def _subjects(rule: rules.FleetRule, fleet: Fleet) -> list[rules.Subject]:
             for r in ranks]
 
 
-def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule]
+def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule],
+                  memo: dict[Any, Any] | None = None
                   ) -> tuple[list[CheckResult], list[Finding]]:
     """One result per node × rule; a rule no node could be judged on (no bench, no InfiniBand,
     snapshots without ranks) is one ``unknown`` result, not one per node."""
     results, findings = [], []
     for rule in fleet_rules:
-        verdict = rules.judge(rule, _subjects(rule, fleet))
+        verdict = rules.judge(rule, _subjects(rule, fleet, memo))
         findings += verdict.findings
         if not verdict.judged:
             results.append(CheckResult(rule.code, rule.id, "unknown", None,
@@ -120,18 +136,25 @@ def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool 
 def node_checks(fleet: Fleet, intent: str) -> tuple[list[CheckResult], list[Finding]]:
     """The single-machine checks (rules/checks) on each node's facts, through the engine; a
     snapshot that is a saved `check` report for the same intent brings its own results (what
-    the check saw on that node), which are used as they are."""
+    the check saw on that node), which are used as they are. Nodes with one fact signature
+    (``fleet compare``) are evaluated together (``groups.evaluate``: exact, once per group)."""
     from envdoctor import pipeline
-    from envdoctor.engine import evaluate
+    from envdoctor.fleet import groups
 
     checks = None
+    together: dict[str, list[tuple[str, Facts]]] = {}
+    for n in fleet.nodes:
+        if (n.saved is None or n.saved[0] != intent) and n.facts is not None:
+            together.setdefault(n.signature or f"node:{n.name}", []).append((n.name, n.facts))
+    if together:
+        checks = pipeline.load_checks()
+    evaluated = groups.evaluate(together, checks or [], intent) if together else {}
     per_node = []
     for n in fleet.nodes:
         if n.saved is not None and n.saved[0] == intent:
             per_node.append((n, n.saved[1]))
         elif n.facts is not None:
-            checks = checks if checks is not None else pipeline.load_checks()
-            per_node.append((n, evaluate(n.facts, checks, intent)))
+            per_node.append((n, evaluated[n.name]))
     return _group(per_node)
 
 
@@ -178,13 +201,15 @@ def _rank_dict(r: Any, fleet: Fleet, node: NodeView) -> dict[str, Any]:
     return out
 
 
-def _node_summary(node: NodeView, fleet: Fleet) -> dict[str, Any]:
+def _node_summary(node: NodeView, fleet: Fleet, memo: dict[Any, Any]) -> dict[str, Any]:
     keys = ("driver", "cuda_driver", "gpu_model", "gpu_count", "nccl", "cudnn", "torch",
             "torch_build", "python", "nccl_net_plugin", "ib_rates")
-    return {k: v for k in keys if (v := aspects.node_value(k, node, fleet)) is not None}
+    return {k: v for k in keys if (v := node_value(k, node, fleet, memo)) is not None}
 
 
-def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]]) -> dict[str, Any]:
+def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]],
+               memo: dict[Any, Any] | None = None) -> dict[str, Any]:
+    memo = {} if memo is None else memo
     return {
         "schema_version": FLEET_SCHEMA_VERSION,
         "world_size": fleet.world_size, "launcher": fleet.launcher,
@@ -195,7 +220,7 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]]) -> dict[str, Any]:
         "unheard_ranks": fleet.unheard, "errors": fleet.errors,
         "unplaced_ranks": [_rank_dict(r, fleet, NodeView(name="")) for r in fleet.unplaced],
         "nodes": [{"node": n.name, "host": n.host, "node_rank": n.node_rank,
-                   "facts_from": n.source, "summary": _node_summary(n, fleet),
+                   "facts_from": n.source, "summary": _node_summary(n, fleet, memo),
                    "findings": by_node.get(n.name, []),
                    "ranks": [_rank_dict(r, fleet, n) for r in n.ranks]} for n in fleet.nodes],
         **({"bench": fleet.bench} if fleet.bench else {}),
@@ -207,7 +232,8 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
     """The one fleet report; built once, then only rendered."""
     if redact:
         alias_hosts(fleet)
-    results, findings = fleet_results(fleet, rules.load_rules())
+    memo: dict[Any, Any] = {}  # node aspect values shared by a compared group
+    results, findings = fleet_results(fleet, rules.load_rules(), memo)
     if single_checks:
         more, found = node_checks(fleet, intent)
         results, findings = results + more, findings + found
@@ -221,7 +247,7 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
         if r.state == "fired":
             by_node.setdefault(r.id.rpartition(" @ ")[2], []).append(r.code)
     first = next((n.facts for n in fleet.nodes if n.facts is not None), None) or Facts()
-    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node)}
+    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node, memo)}
     if policy is not None and not policy.empty:
         extra["policy"] = {**policy.to_dict(), "ignored": ignored}
     return Report(first, tuple(results), tuple(findings), intent, fail_on, (), extra)
