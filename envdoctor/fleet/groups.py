@@ -233,17 +233,17 @@ def memo_by_group(signature: str, key: str, facts: Facts, fn: Callable[[Facts], 
                   cache: dict[tuple[str, str], Any]) -> Any:
     """``fn(facts)``, shared by the group when it read no sensor field on the first member."""
     hit = cache.get((signature, key), cache)
-    if hit is _PER_NODE:
+    if hit is PER_NODE:
         return fn(facts)
     if hit is not cache:
         return hit
     with watching() as read:
         value = fn(traced(facts))
         if read():
-            cache[(signature, key)] = _PER_NODE
+            cache[(signature, key)] = PER_NODE
             return fn(facts)
     cache[(signature, key)] = value
     return value
 
 
-_PER_NODE = object()  # memo_by_group: the value read a sensor field, computed per node
+PER_NODE = object()  # memo_by_group: the value read a sensor field, computed per node

@@ -25,9 +25,10 @@ def _ranges(numbers: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def compress(names: Iterable[str], limit: int = 6) -> str:
+def compress(names: Iterable[str], limit: int = 6, count: bool = True) -> str:
     """``["gpu001", "gpu002", "gpu003", "gpu007", "login"]`` → ``gpu[001-003,007], login``;
-    more than ``limit`` ranges in all: the first ``limit``, then ``… (N nodes)``."""
+    more than ``limit`` ranges in all: the first ``limit``, then ``…``; ``count``: add
+    ``(N nodes)`` after more than 3 names."""
     names = list(dict.fromkeys(names))
     groups: dict[tuple[str, int], list[int]] = {}
     plain: list[str] = []
@@ -71,8 +72,8 @@ def compress(names: Iterable[str], limit: int = 6) -> str:
         parts.append(name)
         shown += 1
     text = ", ".join(parts)
-    if cut:
-        text += f" … ({len(names)} nodes)"
-    elif len(names) > 3:
+    if cut and not text.endswith(",…]"):
+        text += " …"
+    if count and (cut or len(names) > 3):
         text += f" ({len(names)} nodes)"
     return text

@@ -16,7 +16,7 @@ from typing import Any
 
 from envdoctor.engine.findings import CheckResult, Finding
 from envdoctor.facts import Facts
-from envdoctor.fleet import aspects, rules
+from envdoctor.fleet import aspects, groups, rules
 from envdoctor.fleet.model import Fleet, NodeView
 from envdoctor.outputs.report import Report
 
@@ -46,7 +46,9 @@ def node_value(name: str, node: NodeView, fleet: Fleet, memo: dict[Any, Any]) ->
     probe extras) shares it with its group unless reading it touched a sensor field."""
     if not node.signature or node.ranks or node.extra or node.facts is None:
         return aspects.node_value(name, node, fleet)
-    from envdoctor.fleet import groups
+    hit = memo.get((node.signature, name), memo)
+    if hit is not memo and hit is not groups.PER_NODE:
+        return hit
 
     def read(facts: Facts) -> Any:
         return aspects.node_value(name, NodeView(name=node.name, host=node.host, facts=facts),
@@ -67,18 +69,37 @@ def _subjects(rule: rules.FleetRule, fleet: Fleet, memo: dict[Any, Any] | None =
             for r in ranks]
 
 
+COMPACT_NODES = 64  # above this many nodes, a rule that named none is one result, not N
+
+
 def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule],
-                  memo: dict[Any, Any] | None = None
+                  memo: dict[Any, Any] | None = None, baseline: Facts | None = None
                   ) -> tuple[list[CheckResult], list[Finding]]:
     """One result per node × rule; a rule no node could be judged on (no bench, no InfiniBand,
-    snapshots without ranks) is one ``unknown`` result, not one per node."""
+    snapshots without ranks) is one ``unknown`` result, not one per node; on a fleet of more
+    than COMPACT_NODES nodes, so is a rule that named no node (``passed``, or ``unknown``
+    where some nodes were not known), so that 10 000 nodes are not 370 000 results.
+    ``baseline``: a golden node's facts; a node-scope drift rule then names every node whose
+    value differs from the baseline's (where the baseline knows the value)."""
     results, findings = [], []
+    compact = len(fleet.nodes) > COMPACT_NODES
+    golden = NodeView(name="baseline", facts=baseline) if baseline is not None else None
     for rule in fleet_rules:
-        verdict = rules.judge(rule, _subjects(rule, fleet, memo))
+        expected = rules.NO_BASELINE
+        if golden is not None and rule.scope == "node" and rule.kind == "drift":
+            expected = aspects.node_value(rule.aspect, golden, fleet)
+        verdict = rules.judge(rule, _subjects(rule, fleet, memo), expected)
         findings += verdict.findings
         if not verdict.judged:
             results.append(CheckResult(rule.code, rule.id, "unknown", None,
                                        "not known on any node"))
+            continue
+        if compact and not verdict.named:
+            unknown = sum(1 for n in fleet.nodes if n.name not in verdict.judged)
+            results.append(CheckResult(
+                rule.code, rule.id, "unknown" if unknown else "passed", None,
+                f"not known on {unknown} of {len(fleet.nodes)} nodes, passed on the others"
+                if unknown else f"passed on all {len(fleet.nodes)} nodes"))
             continue
         for node in fleet.nodes:
             if node.name in verdict.named:
@@ -93,10 +114,10 @@ def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule],
 
 
 def _on(nodes: list[str], shown: int = 6) -> str:
-    """Where a single-machine finding fired, in its title (every renderer shows titles)."""
-    if len(nodes) <= shown:
-        return ", ".join(nodes)
-    return f"{len(nodes)} nodes: {', '.join(nodes[:shown])} …"
+    """Where a single-machine finding fired, in its title (every renderer shows titles): a
+    compressed host list, ``gpu[001-040,043]``."""
+    from envdoctor.fleet.hostlist import compress
+    return compress(nodes, shown)
 
 
 def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool = False
@@ -163,8 +184,16 @@ def policy_checks(fleet: Fleet, policy: Any) -> tuple[list[CheckResult], list[Fi
     from envdoctor.gate import policy as gate
     if not policy.requirements:
         return [], []
-    return _group([(n, gate.evaluate(policy, n.facts, {})) for n in fleet.nodes
-                   if n.facts is not None], every_node=True)
+    memo: dict[Any, Any] = {}
+
+    def judged(n: NodeView) -> list[CheckResult]:
+        assert n.facts is not None
+        if not n.signature:
+            return gate.evaluate(policy, n.facts, {})
+        return groups.memo_by_group(n.signature, "policy", n.facts,
+                                    lambda f: gate.evaluate(policy, f, {}), memo)
+    return _group([(n, judged(n)) for n in fleet.nodes if n.facts is not None],
+                  every_node=True)
 
 
 def _ignore(results: list[CheckResult], findings: list[Finding], policy: Any
@@ -228,12 +257,14 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]],
 
 
 def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy: Any = None,
-          redact: bool = True, single_checks: bool = True) -> Report:
-    """The one fleet report; built once, then only rendered."""
-    if redact:
-        alias_hosts(fleet)
+          redact: bool = True, single_checks: bool = True,
+          baseline: Facts | None = None) -> Report:
+    """The one fleet report; built once, then only rendered. ``redact``: host names become
+    host-1, host-2 … (the report says so); ``baseline``: what the site expects (see
+    ``fleet_results``)."""
+    aliases = alias_hosts(fleet) if redact else {}
     memo: dict[Any, Any] = {}  # node aspect values shared by a compared group
-    results, findings = fleet_results(fleet, rules.load_rules(), memo)
+    results, findings = fleet_results(fleet, rules.load_rules(), memo, baseline)
     if single_checks:
         more, found = node_checks(fleet, intent)
         results, findings = results + more, findings + found
@@ -247,7 +278,8 @@ def build(fleet: Fleet, *, intent: str = "auto", fail_on: str = "error", policy:
         if r.state == "fired":
             by_node.setdefault(r.id.rpartition(" @ ")[2], []).append(r.code)
     first = next((n.facts for n in fleet.nodes if n.facts is not None), None) or Facts()
-    extra: dict[str, Any] = {"fleet": fleet_dict(fleet, by_node, memo)}
+    extra: dict[str, Any] = {"fleet": {**fleet_dict(fleet, by_node, memo),
+                                       "hosts_redacted": bool(aliases)}}
     if policy is not None and not policy.empty:
         extra["policy"] = {**policy.to_dict(), "ignored": ignored}
     return Report(first, tuple(results), tuple(findings), intent, fail_on, (), extra)

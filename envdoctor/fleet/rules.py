@@ -252,45 +252,43 @@ def judge(rule: FleetRule, subjects: list[Subject], expected: Any = NO_BASELINE)
         return verdict
     maps = [s for s in known if isinstance(s.value, dict)]
     if maps:  # one judgement per key; a key a subject lacks is "(unset)" for drift
-        by_object: dict[int, list[Subject]] = {}
-        for s in maps:
-            by_object.setdefault(id(s.value), []).append(s)
-        classes = list(by_object.values())
-        keys = sorted({k for c in classes for k in c[0].value})
+        distinct = list({id(s.value): s.value for s in maps}.values())
+        keys = sorted({k for value in distinct for k in value})
         if isinstance(expected, dict):
             keys = sorted({*keys, *expected})
+        missing = "(unset)" if rule.kind == "drift" else None
         for key in keys:
-            missing = "(unset)" if rule.kind == "drift" else None
-            flat = [(c[0].value.get(key, missing), c) for c in classes]
+            of = {id(value): value.get(key, missing) for value in distinct}
             want = NO_BASELINE if not isinstance(expected, dict) else \
                 expected.get(key, missing)
-            _judge_flat(rule, _by_value(flat, len(maps)), label, key, verdict, want)
+            _judge_flat(rule, _by_value(maps, lambda s: of[id(s.value)]), label, key,
+                        verdict, want)
         return verdict
     scalars = [s for s in known if _scalar(s.value)]
-    _judge_flat(rule, _by_value([(s.value, [s]) for s in scalars], len(scalars)), label, "",
-                verdict, expected if _scalar(expected) or expected is NO_BASELINE else None)
+    _judge_flat(rule, _by_value(scalars, lambda s: s.value), label, "", verdict,
+                expected if _scalar(expected) or expected is NO_BASELINE else None)
     return verdict
 
 
-def _by_value(flat: list[tuple[Any, list[Subject]]], size: int
-              ) -> dict[str, tuple[Any, list[Subject]]]:
+def _by_value(subjects: list[Subject], value_of: Any) -> dict[str, tuple[Any, list[Subject]]]:
     """Shown value -> (the value, its subjects in their order), values in order of first
-    appearance; unknowns left out. ``size``: how many subjects ``flat`` holds."""
+    appearance; unknowns left out. Subjects sharing one value object cost one look-up."""
     out: dict[str, tuple[Any, list[Subject]]] = {}
-    parts: dict[str, int] = {}
-    for value, members in flat:
+    shown_of: dict[Any, str] = {}
+    for s in subjects:
+        value = value_of(s)
         if value is None:
             continue
-        shown = _show(value)
-        if shown not in out:
-            out[shown] = (value, [])
-        out[shown][1].extend(members)
-        parts[shown] = parts.get(shown, 0) + 1
-    if size != len(flat) and any(n > 1 for n in parts.values()):
-        order = {id(s): i for i, (_, m) in enumerate(flat) for s in m}
-        for shown, (_, members) in out.items():
-            if parts[shown] > 1:
-                members.sort(key=lambda s: order[id(s)])
+        try:  # keyed with the type: True and 1 are equal but shown apart
+            shown = shown_of[(type(value), value)]
+        except KeyError:
+            shown = shown_of[(type(value), value)] = _show(value)
+        except TypeError:  # unhashable
+            shown = _show(value)
+        entry = out.get(shown)
+        if entry is None:
+            entry = out[shown] = (value, [])
+        entry[1].append(s)
     return out
 
 
