@@ -234,9 +234,9 @@ def compare(paths: tuple[str, ...], baseline: str | None, fmt: str | None, outpu
     gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
                                 redact=not (no_redact or show_hosts), baseline=golden)
-    fleet_block = {**report.extra["fleet"],
+    groups, nodes = fleet_compare.group_block(view, report.extra["fleet"])
+    fleet_block = {**report.extra["fleet"], "nodes": nodes, "groups": groups,
                    "differences": fleet_compare.differences(view, report.findings),
-                   "groups": fleet_compare.group_block(view),
                    **({"baseline": baseline} if baseline else {})}
     report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
     _publish(report, fmt, output, not no_redact, reports,

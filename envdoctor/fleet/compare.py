@@ -264,16 +264,29 @@ def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[st
     return [{"rank": i + 1, **d} for i, d in enumerate(out[:MAX_DIFFERENCES])]
 
 
-def group_block(fleet: model.Fleet) -> list[dict[str, Any]]:
-    """Nodes whose facts agree (one signature; sensors aside), largest first: each group's
-    nodes, for the JSON and the text."""
+def group_block(fleet: model.Fleet, block: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                                    list[dict[str, Any]]]:
+    """Nodes whose facts agree (one signature; sensors aside), largest first, each with its
+    nodes and the stack summary they share; and the report's node entries, where a grouped
+    node names its group instead of repeating that summary (10 000 nodes, a few groups)."""
+    entries = {n["node"]: n for n in block.get("nodes", [])}
     by_sig: dict[str, list[str]] = {}
     for node in fleet.nodes:
         by_sig.setdefault(node.signature or f"node:{node.name}", []).append(node.name)
     ordered = sorted(by_sig.items(), key=lambda item: -len(item[1]))
-    return [{"group": i + 1, "size": len(names), "nodes": names,
-             **({"signature": sig} if not sig.startswith("node:") else {})}
-            for i, (sig, names) in enumerate(ordered)]
+    groups = []
+    for i, (sig, names) in enumerate(ordered):
+        first = entries.get(names[0], {})
+        groups.append({"group": i + 1, "size": len(names), "nodes": names,
+                       "summary": first.get("summary", {}),
+                       **({"signature": sig} if not sig.startswith("node:") else {})})
+        if not sig.startswith("node:"):
+            for name in names:
+                entry = entries.get(name)
+                if entry is not None:
+                    entries[name] = {k: v for k, v in entry.items()
+                                     if k not in ("summary", "facts_from")} | {"group": i + 1}
+    return groups, [entries.get(n["node"], n) for n in block.get("nodes", [])]
 
 
 def text_block(diffs: list[dict[str, Any]], limit: int = 20) -> str:

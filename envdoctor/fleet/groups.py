@@ -208,14 +208,18 @@ def evaluate(groups: dict[str, list[tuple[str, Facts]]], checks: list[Any], inte
     for members in groups.values():
         first_name, first = members[0]
         probe = traced(first)
-        shared: list[Any] = []
+        with watching() as read:  # the usual case: no check reads a sensor field
+            names = {**expr.BUILTINS, **names_for(probe, intent)}
+            shared = [evaluate_one(check, names, intent, merged=True) for check in checks]
+            touched = read()
         sensitive: list[int] = []
-        for i, check in enumerate(checks):
-            with watching() as read:  # a fresh namespace: no memo carried between checks
-                names = {**expr.BUILTINS, **names_for(probe, intent)}
-                shared.append(evaluate_one(check, names, intent, merged=True))
-                if read():
-                    sensitive.append(i)
+        if touched:  # which ones: each in a fresh namespace (no memo carried between checks)
+            for i, check in enumerate(checks):
+                with watching() as read:
+                    names = {**expr.BUILTINS, **names_for(probe, intent)}
+                    evaluate_one(check, names, intent, merged=True)
+                    if read():
+                        sensitive.append(i)
         out[first_name] = supersede(checks, shared)
         for name, facts in members[1:]:
             if not sensitive:

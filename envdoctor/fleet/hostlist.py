@@ -40,6 +40,17 @@ def compress(names: Iterable[str], limit: int = 6, count: bool = True) -> str:
         digits = m.group(2)
         width = len(digits) if digits.startswith("0") and len(digits) > 1 else 0
         groups.setdefault((m.group(1), width), []).append(int(digits))
+    for (prefix, width), numbers in list(groups.items()):  # gpu09999, gpu10000: one run
+        if width:
+            wide = groups.get((prefix, 0), [])
+            joined = [n for n in wide if len(str(n)) >= width]
+            if joined:
+                numbers += joined
+                rest = [n for n in wide if len(str(n)) < width]
+                if rest:
+                    groups[(prefix, 0)] = rest
+                else:
+                    del groups[(prefix, 0)]
     parts: list[str] = []
     shown = 0
     cut = False

@@ -101,15 +101,22 @@ def fleet_results(fleet: Fleet, fleet_rules: list[rules.FleetRule],
                 f"not known on {unknown} of {len(fleet.nodes)} nodes, passed on the others"
                 if unknown else f"passed on all {len(fleet.nodes)} nodes"))
             continue
+        rest = 0
         for node in fleet.nodes:
             if node.name in verdict.named:
                 state, finding = "fired", verdict.named[node.name]
+            elif compact:
+                rest += 1
+                continue
             elif node.name in verdict.judged:
                 state, finding = "passed", None
             else:
                 state, finding = "unknown", None
             results.append(CheckResult(rule.code, f"{rule.id} @ {node.name}", state, finding,
                                        "" if state != "unknown" else "value not known"))
+        if rest:
+            results.append(CheckResult(rule.code, rule.id, "passed", None,
+                                       f"passed (or not known) on the other {rest} nodes"))
     return results, findings
 
 
@@ -128,20 +135,27 @@ def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool 
     node, "unknown" otherwise) so that a 1000-node report stays readable."""
     merged: dict[tuple[str, str], tuple[Finding, list[str]]] = {}
     fired_codes: set[str] = set()
+    fired_on: dict[str, int] = {}
+    check_id: dict[str, str] = {}
     for node, results in per_node:
         for r in results:
             if r.finding is not None:
                 key = (r.finding.code, r.finding.title)
                 merged.setdefault(key, (r.finding, []))[1].append(node.name)
                 fired_codes.add(r.code)
+                fired_on[r.code] = fired_on.get(r.code, 0) + 1
+                check_id[r.code] = r.id
     findings: dict[tuple[str, str], Finding] = {}
     for key, (f, nodes) in merged.items():
         findings[key] = replace(f, title=f"{f.title} (on {_on(nodes)})",
                                 evidence={**f.evidence, "nodes": nodes})
     out: list[CheckResult] = []
     summary: dict[str, CheckResult] = {}
+    compact = len(per_node) > COMPACT_NODES
     for node, results in per_node:
         for r in results:
+            if compact and r.code in fired_codes and r.finding is None:
+                continue  # a big fleet: the nodes it fired on, and one result for the rest
             if every_node or r.code in fired_codes:
                 found = findings[(r.finding.code, r.finding.title)] if r.finding is not None \
                     else None
@@ -151,6 +165,12 @@ def _group(per_node: list[tuple[NodeView, list[CheckResult]]], every_node: bool 
             elif summary[r.code].state != r.state:
                 summary[r.code] = CheckResult(r.code, r.id, "unknown", None,
                                               "differs between nodes")
+    if compact:
+        for code in sorted(fired_codes):
+            if fired_on[code] < len(per_node):
+                out.append(CheckResult(code, check_id[code], "passed", None,
+                                       f"did not fire on the other "
+                                       f"{len(per_node) - fired_on[code]} nodes"))
     return out + list(summary.values()), list(findings.values())
 
 

@@ -229,6 +229,13 @@ def _place(subjects: list[Subject]) -> dict[str, Any]:
     return out
 
 
+def _subject_names(subjects: list[Subject]) -> dict[str, Any]:
+    """Rank subjects by name ("rank 3"); node subjects are their nodes, already listed."""
+    if all(s.rank is None and s.name == s.node for s in subjects):
+        return {}
+    return {"subjects": [s.name for s in subjects]}
+
+
 class _Unset:
     """No expectation given (no baseline): the fleet's values are judged among themselves."""
 
@@ -316,7 +323,7 @@ def _judge_flat(rule: FleetRule, values: dict[str, tuple[Any, list[Subject]]], l
                 majority=want, expected=want, count=f"{on} of {total}", odd_values=listing,
                 verdict=f"{listing}; the baseline has {want} ({on} of {total} match it)")
             evidence.update(expected=want, baseline=True, matching=on, total=total,
-                            odd=[{"value": v, **_place(g), "subjects": [s.name for s in g]}
+                            odd=[{"value": v, **_place(g), **_subject_names(g)}
                                  for v, g in off.items()])
         else:
             if len(groups) < 2:
@@ -342,7 +349,7 @@ def _judge_flat(rule: FleetRule, values: dict[str, tuple[Any, list[Subject]]], l
             evidence.update(majority=top if strict else None,
                             majority_count=len(groups[top]), clear_majority=strict,
                             total=total,
-                            odd=[{"value": v, **_place(g), "subjects": [s.name for s in g]}
+                            odd=[{"value": v, **_place(g), **_subject_names(g)}
                                  for v, g in off.items()])
     elif rule.kind == "duplicate":
         dups = {v: g for v, g in groups.items() if len(g) > 1}
@@ -350,7 +357,7 @@ def _judge_flat(rule: FleetRule, values: dict[str, tuple[Any, list[Subject]]], l
             return
         odd = [s for g in dups.values() for s in g]
         fields.update(odd_values=_listing(dups))
-        evidence["duplicates"] = [{"value": v, **_place(g), "subjects": [s.name for s in g]}
+        evidence["duplicates"] = [{"value": v, **_place(g), **_subject_names(g)}
                                   for v, g in dups.items()]
     elif rule.kind == "outlier":
         numbers = [(value, members) for value, members in values.values()
