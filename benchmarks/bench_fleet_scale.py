@@ -31,13 +31,16 @@ sys.path.insert(0, str(HERE))
 
 import fleet_snapshots  # noqa: E402
 
-# The command in a fresh parent: its stdout to a file, then (seconds, exit code, peak RSS KiB).
+# The command in a fresh parent: its stdout to a file, then (seconds, exit code, peak RSS KiB,
+# CPU seconds): the child's own figures (RUSAGE_CHILDREN of a parent that ran nothing else).
 MEASURE = """\
 import resource, subprocess, sys, time
 start = time.perf_counter()
 with open(sys.argv[1], "w") as out:
     rc = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.PIPE).returncode
-print(time.perf_counter() - start, rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+seconds = time.perf_counter() - start
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(seconds, rc, use.ru_maxrss, use.ru_utime + use.ru_stime)
 """
 
 
@@ -47,15 +50,17 @@ def env() -> dict[str, str]:
     return out
 
 
-def timed(argv: list[str], text: Path, timeout: float) -> tuple[float, int, int]:
-    """(seconds, exit code, peak RSS in KiB) of ``argv``; its stdout is left in ``text``."""
+def timed(argv: list[str], text: Path, timeout: float) -> tuple[float, int, int, float]:
+    """(wall seconds, exit code, peak RSS in KiB, CPU seconds) of ``argv``; its stdout is
+    left in ``text``. CPU time is reported beside wall time: on a shared 2-core machine the
+    wall time says as much about the neighbours' load as about the command."""
     try:
         proc = subprocess.run([sys.executable, "-c", MEASURE, str(text), *argv], env=env(),
                               cwd=REPO, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return float("inf"), -1, 0
-    seconds, rc, rss = proc.stdout.split()
-    return float(seconds), int(rc), int(rss)
+        return float("inf"), -1, 0, float("inf")
+    seconds, rc, rss, cpu = proc.stdout.split()
+    return float(seconds), int(rc), int(rss), float(cpu)
 
 
 def bench(count: int, pattern: str, runs: int, work: Path, timeout: float,
@@ -74,6 +79,8 @@ def bench(count: int, pattern: str, runs: int, work: Path, timeout: float,
     return {"count": count, "pattern": pattern, "exit": results[-1][1],
             "median_s": statistics.median(r[0] for r in results),
             "seconds": [r[0] for r in results],
+            "median_cpu_s": statistics.median(r[3] for r in results),
+            "load_average": os.getloadavg()[0],
             "peak_rss_mib": max(r[2] for r in results) / 1024, "lines": lines}
 
 
@@ -98,7 +105,8 @@ def main() -> None:
                     print(f"{pattern:15s} {count:6d}: {row['failed']}")
                     continue
                 print(f"{pattern:15s} {count:6d}: median {row['median_s']:.2f} s "
-                      f"({', '.join(f'{s:.2f}' for s in row['seconds'])}), peak RSS "
+                      f"({', '.join(f'{s:.2f}' for s in row['seconds'])}; CPU "
+                      f"{row['median_cpu_s']:.2f} s; load {row['load_average']:.1f}), peak RSS "
                       f"{row['peak_rss_mib']:.0f} MiB, {row['lines']} lines, exit {row['exit']}",
                       flush=True)
     results = HERE / "results"

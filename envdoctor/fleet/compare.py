@@ -211,7 +211,6 @@ def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[st
     probe answered; variables that name the node or process are not compared. With a value
     on more than half of the nodes, that is the majority and the others are odd; without
     one, every value is listed with its nodes."""
-    from envdoctor.diff import _section_known
     from envdoctor.diff import aspects as diff_aspects
     from envdoctor.fleet import groups
     from envdoctor.fleet.aspects import IDENTITY_VARS
@@ -238,7 +237,7 @@ def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[st
                 if key in found:
                     value = found[key][2]
                     pairs.append((entry["values"], "(absent)" if value is None else str(value)))
-                elif _section_known(facts, key):  # else unknown there, not different
+                elif _answered(facts, key):  # else unknown there, not different
                     pairs.append((entry["values"], "(unset)"))
             shown_for[id(found)] = pairs
         for values, shown in shown_for[id(found)]:
@@ -262,6 +261,18 @@ def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[st
                     "odd": odd, "weight": entry["weight"], "explained": explained})
     out.sort(key=lambda d: (not d["explained"], -d["weight"], d["key"]))
     return [{"rank": i + 1, **d} for i, d in enumerate(out[:MAX_DIFFERENCES])]
+
+
+# The facts section a `diff` aspect key is read from (its prefix), as `diff` reads them.
+_SECTION_OF = {"pkg": "packages", "env": "env", "lib": "libraries", "gpu": "nvidia",
+               "nvidia": "nvidia", "host": "host", "python": "host", "cuda": "cuda",
+               "probe": "host"}
+
+
+def _answered(facts: Facts, key: str) -> bool:
+    """Whether the probe that would have seen ``key`` answered on that node."""
+    section = _SECTION_OF.get(key.split(".")[0], "frameworks")
+    return getattr(facts, section).probe.status.known
 
 
 def group_block(fleet: model.Fleet, block: dict[str, Any]) -> tuple[list[dict[str, Any]],

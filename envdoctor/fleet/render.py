@@ -144,6 +144,9 @@ def render_compare(report: Report, color: bool = False, tail: str = "",
     lost = fleet.get("unplaced_ranks") or []
     if lost:
         head.append(f"[✗] no known node: {_ranks(lost)} — never announced itself")
+    if fleet.get("unheard_ranks"):
+        head.append(f"    unknown: {_ranks([{'rank': r} for r in fleet['unheard_ranks']])} "
+                    "(the rendezvous failed before they could be heard)")
     tail_lines = tail.rstrip("\n").split("\n") if tail.strip() else []
     head = "\n".join(head).split("\n")
     room = limit - len(head) - len(foot) - 3  # three blank separators
