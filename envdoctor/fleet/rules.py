@@ -259,43 +259,56 @@ def judge(rule: FleetRule, subjects: list[Subject], expected: Any = NO_BASELINE)
         return verdict
     maps = [s for s in known if isinstance(s.value, dict)]
     if maps:  # one judgement per key; a key a subject lacks is "(unset)" for drift
-        distinct = list({id(s.value): s.value for s in maps}.values())
-        keys = sorted({k for value in distinct for k in value})
+        classes = _classes(maps)
+        order = {id(s): i for i, s in enumerate(maps)}
+        keys = sorted({k for c in classes for k in c[0].value})
         if isinstance(expected, dict):
             keys = sorted({*keys, *expected})
         missing = "(unset)" if rule.kind == "drift" else None
         for key in keys:
-            of = {id(value): value.get(key, missing) for value in distinct}
             want = NO_BASELINE if not isinstance(expected, dict) else \
                 expected.get(key, missing)
-            _judge_flat(rule, _by_value(maps, lambda s: of[id(s.value)]), label, key,
-                        verdict, want)
+            _judge_flat(rule, _by_value(classes, lambda v: v.get(key, missing), order), label,
+                        key, verdict, want)
         return verdict
     scalars = [s for s in known if _scalar(s.value)]
-    _judge_flat(rule, _by_value(scalars, lambda s: s.value), label, "", verdict,
+    order = {id(s): i for i, s in enumerate(scalars)}
+    _judge_flat(rule, _by_value(_classes(scalars), lambda v: v, order), label, "", verdict,
                 expected if _scalar(expected) or expected is NO_BASELINE else None)
     return verdict
 
 
-def _by_value(subjects: list[Subject], value_of: Any) -> dict[str, tuple[Any, list[Subject]]]:
-    """Shown value -> (the value, its subjects in their order), values in order of first
-    appearance; unknowns left out. Subjects sharing one value object cost one look-up."""
-    out: dict[str, tuple[Any, list[Subject]]] = {}
-    shown_of: dict[Any, str] = {}
+def _classes(subjects: list[Subject]) -> list[list[Subject]]:
+    """Subjects that hold one value object (a compared group's nodes), in order."""
+    by_object: dict[int, list[Subject]] = {}
     for s in subjects:
-        value = value_of(s)
+        by_object.setdefault(id(s.value), []).append(s)
+    return list(by_object.values())
+
+
+def _by_value(classes: list[list[Subject]], value_of: Any, order: dict[int, int]
+              ) -> dict[str, tuple[Any, list[Subject]]]:
+    """Shown value -> (the value, its subjects in their given order: ``order`` maps id() to
+    place), values in order of first appearance; unknowns left out. One look-up per class,
+    not per subject."""
+    parts: dict[str, tuple[Any, list[list[Subject]]]] = {}
+    for members in classes:
+        value = value_of(members[0].value)
         if value is None:
             continue
-        try:  # keyed with the type: True and 1 are equal but shown apart
-            shown = shown_of[(type(value), value)]
-        except KeyError:
-            shown = shown_of[(type(value), value)] = _show(value)
-        except TypeError:  # unhashable
-            shown = _show(value)
-        entry = out.get(shown)
+        shown = _show(value)
+        entry = parts.get(shown)
         if entry is None:
-            entry = out[shown] = (value, [])
-        entry[1].append(s)
+            entry = parts[shown] = (value, [])
+        entry[1].append(members)
+    out: dict[str, tuple[Any, list[Subject]]] = {}
+    for shown, (value, lists) in parts.items():
+        if len(lists) == 1:
+            out[shown] = (value, list(lists[0]))
+            continue
+        merged = [s for c in lists for s in c]
+        merged.sort(key=lambda s: order[id(s)])
+        out[shown] = (value, merged)
     return out
 
 
