@@ -353,8 +353,8 @@ def _judge_flat(rule: FleetRule, values: dict[str, tuple[Any, list[Subject]]], l
                 off = dict(sorted(groups.items(), key=lambda item: -len(item[1])))
                 listing = _listing(off)
                 verdict_text = f"no clear majority, the values disagree: {listing}"
-                expected_text = "one value everywhere (no value is on more than half: " \
-                    "choose one)"
+                expected_text = "one version (the nodes disagree, none is on more than " \
+                    "half: choose which)"
             odd = [s for g in off.values() for s in g]
             fields.update(majority=top if strict else f"{top} (no clear majority)",
                           count=f"{len(groups[top])} of {total}", odd_values=listing,
