@@ -206,9 +206,12 @@ def watching() -> Iterator[Callable[[], bool]]:
 
 
 # ---------------------------------------------------------------------------- checks
-def evaluate(groups: dict[str, list[tuple[str, Facts]]], checks: list[Any], intent: str
+def evaluate(groups: dict[str, list[tuple[str, Facts]]], checks: list[Any], intent: str,
+             prepare: Callable[[Facts], Facts] = lambda facts: facts
              ) -> dict[str, list[Any]]:
-    """node name -> its check results, each group's insensitive checks evaluated once."""
+    """node name -> its check results, each group's insensitive checks evaluated once.
+    ``prepare``: what the checks judge, made from a node's facts (the probe diagnoses); when
+    making it reads a sensor field, every check is judged again on every member."""
     from envdoctor.engine import expr
     from envdoctor.engine.checks import evaluate_one, supersede
     from envdoctor.engine.vocabulary import names_for
@@ -216,13 +219,17 @@ def evaluate(groups: dict[str, list[tuple[str, Facts]]], checks: list[Any], inte
     out: dict[str, list[Any]] = {}
     for members in groups.values():
         first_name, first = members[0]
-        probe = traced(first)
+        with watching() as read:
+            probe = prepare(traced(first))
+            prepared_from_sensors = read()
         with watching() as read:  # the usual case: no check reads a sensor field
             names = {**expr.BUILTINS, **names_for(probe, intent)}
             shared = [evaluate_one(check, names, intent, merged=True) for check in checks]
             touched = read()
         sensitive: list[int] = []
-        if touched:  # which ones: each in a fresh namespace (no memo carried between checks)
+        if prepared_from_sensors:
+            sensitive = list(range(len(checks)))
+        elif touched:  # which ones: each in a fresh namespace (no memo carried between checks)
             for i, check in enumerate(checks):
                 with watching() as read:
                     names = {**expr.BUILTINS, **names_for(probe, intent)}
@@ -234,7 +241,7 @@ def evaluate(groups: dict[str, list[tuple[str, Facts]]], checks: list[Any], inte
             if not sensitive:
                 out[name] = out[first_name]
                 continue
-            names = {**expr.BUILTINS, **names_for(facts, intent)}
+            names = {**expr.BUILTINS, **names_for(prepare(facts), intent)}
             own = list(shared)
             for i in sensitive:
                 own[i] = evaluate_one(checks[i], names, intent, merged=True)

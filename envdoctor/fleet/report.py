@@ -189,7 +189,8 @@ def node_checks(fleet: Fleet, intent: str) -> tuple[list[CheckResult], list[Find
             together.setdefault(n.signature or f"node:{n.name}", []).append((n.name, n.facts))
     if together:
         checks = pipeline.load_checks()
-    evaluated = groups.evaluate(together, checks or [], intent) if together else {}
+    evaluated = groups.evaluate(together, checks or [], intent, pipeline.diagnosed) \
+        if together else {}
     per_node = []
     for n in fleet.nodes:
         if n.saved is not None and n.saved[0] == intent:
