@@ -2,8 +2,9 @@
 ``bench_fleet_scale.py`` and the scale tests.
 
 Every node starts from the H100 fixture (tests/fixtures/diff/h100-driver-550.json) and gets what
-really differs between healthy nodes of one cluster: GPU UUIDs, temperatures, power draw, free RAM and disk, the snapshot's time; the file is named after the host
-(``gpuNNNNN.json``, as ``--output snaps/$(hostname).json`` writes it). Then a drift
+really differs between healthy nodes of one cluster: GPU UUIDs, temperatures, power draw, free
+RAM and disk, the snapshot's time; the file is named after the host (``gpuNNNNN.json``, as
+``--output snaps/$(hostname).json`` writes it). Then a drift
 ``pattern`` is planted:
 
 * ``few``       a handful of odd nodes: another driver on 3, an uncorrected ECC error on 2, a

@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from envdoctor.facts import SECTIONS, Facts, FactsError, Gpu, HostFacts, ProbeInfo
@@ -89,7 +89,7 @@ def digest(value: Any) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     from envdoctor.facts.serialize import field_hints
     return dict(field_hints(cls))
