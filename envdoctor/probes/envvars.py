@@ -7,10 +7,12 @@ under an allowlisted name (``NCCL_…`` or ``TF_…`` variables can hold tokens 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from envdoctor.bounded import environ
 from envdoctor.facts import EnvFacts, Status
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM
 from envdoctor.secrets import REDACTED, SECRET_VALUE, credential_name, scrub
 
 SECTION = "env"
@@ -49,7 +51,8 @@ def select(environ: Mapping[str, str]) -> dict[str, str]:
             for name, value in sorted(environ.items()) if wanted(name)}
 
 
-def probe() -> EnvFacts:
+def probe(root: Path = SYSTEM) -> EnvFacts:
+    """The variables of this process (``root`` reads no file: accepted for the registry)."""
     trail = Trail()
     trail.ran.append("read environment (allowlist)")
     return EnvFacts(vars=select(environ()), probe=trail.info(Status.OK, source="environ"))
