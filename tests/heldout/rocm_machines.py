@@ -20,14 +20,14 @@ Sources for the expected verdicts:
  PERM Prerequisites: add the user to the render and video groups (/dev/kfd, /dev/dri/renderD*):
       https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html
  OVR  HSA_OVERRIDE_GFX_VERSION=10.3.0 runs gfx1030 code on other RDNA2 chips (unsupported, works):
-      https://github.com/ROCm/ROCm/issues/1756 , https://github.com/ROCm/ROCm/issues/2720
+      https://github.com/ROCm/legacy-rocm-build/issues/1756 , https://github.com/ROCm/legacy-rocm-build/issues/2720
  HIPV HIP_VISIBLE_DEVICES lists the devices HIP exposes; an index past the count exposes none:
       https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html
  PT   torch ROCm wheels (+rocmX.Y) from download.pytorch.org/whl/rocmX.Y; a +cuXYZ wheel has
       no HIP code: https://pytorch.org/get-started/locally/
  IGPU an integrated Radeon (gfx1036, Raphael) next to supported cards makes HIP fail with
       "Unable to find code object for all current devices" unless hidden by
-      HIP_VISIBLE_DEVICES: https://github.com/ROCm/ROCm/issues/2720 (thread), SR (gfx1036 absent)
+      HIP_VISIBLE_DEVICES: https://github.com/ROCm/legacy-rocm-build/issues/2720 (thread), SR (gfx1036 absent)
 """
 from __future__ import annotations
 

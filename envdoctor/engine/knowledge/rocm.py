@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from packaging.version import Version
 
@@ -207,3 +208,19 @@ def rocm_no_driver(*, rocm: RocmFacts) -> str | None:
         said = f" ({rocm.smi_error})" if rocm.smi_error else ""
         return f"{rocm.pci_devices} AMD GPU(s) on the PCI bus, no /dev/kfd{said}"
     return None
+
+
+@reads(t="frameworks.torch", live=optional("live", {}), nv=optional("nvidia"))
+def rocm_torch_blind(*, t: TorchBuild | None, live: dict[str, Any],
+                     nv: NvidiaFacts | None) -> str | None:
+    """``rocm_torch_blind()``: a ROCm torch that, asked in its own process, found no GPU
+    ("torch 2.8.0+rocm6.4 (ROCm 6.4): torch.cuda.is_available() is False"), or None. A live
+    worker or a pasted collect_env ("Is CUDA available: False") says it."""
+    if t is None or t.hip is None or (nv is not None and nv.gpus):
+        return None  # a ROCm torch on NVIDIA GPUs is TORCH005's
+    run = live.get("torch")
+    if run is None or getattr(run, "cuda_available", None) is not False:
+        return None
+    why = getattr(run, "gpu_error", "") or ""
+    return (f"torch {t.version} (ROCm {t.hip.major}.{t.hip.minor}): torch.cuda.is_available() "
+            f"is False" + (f" ({why[:160]})" if why else ""))
