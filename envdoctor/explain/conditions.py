@@ -32,6 +32,7 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
     "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
     "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "rocm", "env"),
+    "amd_machine": ("rocm",),
     "torch_has_arch": ("frameworks", "libraries"),
     "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
     # expression builtins read no facts

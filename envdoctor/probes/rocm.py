@@ -87,6 +87,10 @@ def probe(root: Path = SYSTEM) -> RocmFacts:
         gpus = [(n, gfx or topology[i]) for i, (n, gfx) in enumerate(gpus)]
     if version is None and tools.get("amd-smi"):
         version = _amd_smi_version(trail, tools["amd-smi"] or "", end)
+    if not driver and gpus and tools.get("rocm-smi"):  # no /sys/module/amdgpu/version
+        shown_driver = _ran(trail, [tools["rocm-smi"] or "", "--showdriverversion"], end)
+        driver = parse.rocm_smi_driver(shown_driver.stdout) if shown_driver.ok else ""
+        facts = replace(facts, driver_version=driver)
     facts = replace(facts, version=version, smi_error="; ".join(said)[:500],
                     gpus=tuple(AmdGpu(index=i, name=n, gfx=g) for i, (n, g) in enumerate(gpus)))
     if gpus:

@@ -144,3 +144,13 @@ def test_access_is_judged_for_the_user_of_the_tree(machine, monkeypatch):
     assert rocm.probe(root).kfd.accessible is True
     monkeypatch.setenv("USER", "nobody-here")
     assert rocm.probe(root).kfd.accessible is None  # a user the tree does not know
+
+
+def test_the_driver_version_comes_from_rocm_smi_when_sys_has_none(machine):
+    root, bindir = machine
+    tool(bindir, "rocm-smi", 'case "$1" in --showdriverversion) printf "device,Driver version\\n'
+                             'cardsystem,6.7.0\\n";; *) printf \'{"card0": {"Card Series": '
+                             '"AMD Instinct MI210", "GFX Version": "gfx9010"}}\';; esac')
+    facts = rocm.probe(root)
+    assert [(g.name, g.gfx) for g in facts.gpus] == [("AMD Instinct MI210", "gfx90a")]
+    assert facts.driver_version == "6.7.0"
