@@ -8,9 +8,10 @@ rocm-smi and the KFD topology print the stepping in decimal (``gfx9010``, ``9001
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from envdoctor.bounded import decode_json
 
 GFX = re.compile(r"^gfx[0-9a-f]{3,5}$")
 _AGENT = re.compile(r"^\s*Agent\s+\d+\s*$", re.M)
@@ -97,7 +98,7 @@ def parse_rocm_smi(text: str) -> list[tuple[str, str]]:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(stripped)
+            data = decode_json(stripped, "rocm-smi JSON")
         except ValueError:
             data = None
         if isinstance(data, dict):
@@ -149,7 +150,7 @@ def parse_amd_smi_static(text: str) -> list[tuple[str, str]]:
     start = min((i for i in (text.find("["), text.find("{")) if i >= 0), default=-1)
     if start >= 0:
         try:
-            data = json.loads(text[start:])
+            data = decode_json(text[start:], "amd-smi JSON")
         except ValueError:
             data = None
         if isinstance(data, dict):

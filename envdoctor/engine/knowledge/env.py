@@ -127,7 +127,7 @@ def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
     if nv.driver_version is not None:
         return f"driver {nv.driver_version} is loaded but reports no GPU"
     if rocm is not None:  # the ROCm probe answered too (optional: None when unknown)
-        return "no GPU (NVIDIA or AMD) and no GPU driver were found on this machine"
+        return "no NVIDIA or AMD GPU and no GPU driver were found on this machine"
     return "no NVIDIA GPU and no NVIDIA driver were found on this machine"
 
 
