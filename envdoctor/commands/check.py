@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from envdoctor import pipeline
+from envdoctor.commands._online import online_options, online_settings
 from envdoctor.commands._output import emit, use_color
-from envdoctor.commands.suggest_cmd import online_options, online_settings
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
 from envdoctor.outputs.renderers import formats, render
