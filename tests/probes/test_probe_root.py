@@ -18,6 +18,14 @@ PROBES = Path(probes.__file__).parent
 SYSTEM_PATH = re.compile(r"/(proc|sys|dev|etc|usr|opt|run|var|lib|lib64|sbin|bin|boot|srv|"
                          r"\.dockerenv)(/[^\s]+)?")
 TOOLS = {"/sbin/ldconfig"}  # tools come from PATH (or their usual place), never from the root
+# Literals that name a path as the machine names it and are mapped under the root where they
+# are read (each with where that happens).
+MAPPED = {("_elf.py", "DEFAULT_DIRS"): "ld.so's default folders; resolve() reads them under "
+                                       "root through _under()"}
+
+
+def name_of(tree: ast.AST) -> str:
+    return getattr(tree, "envdoctor_file", "")
 
 
 def _path_literals(tree: ast.AST) -> list[tuple[int, str]]:
@@ -25,23 +33,34 @@ def _path_literals(tree: ast.AST) -> list[tuple[int, str]]:
     docstrings."""
     inside_fstring = {id(n) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
                       for n in ast.walk(node)}
+    # a value compared with what a file said (a mount point of /proc/mounts) is not a read
+    compared = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Compare)
+                for n in (node.left, *node.comparators)}
+    mapped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              for target in node.targets if isinstance(target, ast.Name)
+              and (name_of(tree), target.id) in MAPPED for n in ast.walk(node.value)}
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
                   and node.body and isinstance(node.body[0], ast.Expr)}
     return [(n.lineno, n.value) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and id(n) not in inside_fstring and id(n) not in docstrings
+            and id(n) not in compared and id(n) not in mapped
             and SYSTEM_PATH.fullmatch(n.value) and n.value not in TOOLS]
 
 
 def test_the_guard_sees_a_literal_system_path():
     assert _path_literals(ast.parse('read_text("/etc/os-release")')) == [(1, "/etc/os-release")]
     assert _path_literals(ast.parse('read_text(root / "etc/os-release")')) == []
+    assert _path_literals(ast.parse('ok = parts[1] == "/dev/shm"')) == []
+    assert _path_literals(ast.parse('DEFAULT_DIRS = ("/usr/lib",)')) == [(1, "/usr/lib")]
 
 
 @pytest.mark.parametrize("path", sorted(PROBES.glob("*.py")), ids=lambda p: p.name)
 def test_no_probe_names_a_system_path_outside_its_root(path):
-    found = _path_literals(ast.parse(path.read_text(encoding="utf-8")))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree.envdoctor_file = path.name  # type: ignore[attr-defined]
+    found = _path_literals(tree)
     assert found == [], f"{path.name}: join these to the probe's root (probes/_root.py)"
 
 
