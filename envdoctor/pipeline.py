@@ -184,7 +184,11 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         from envdoctor.gate.policy import judge
         results, block = judge(policy, facts, results, blocks)
         blocks["policy"] = block
-    report = Report.build(facts, results, engine.findings_of(results), intent, fail_on,
+    found = engine.findings_of(results)
+    if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
+        from envdoctor.engine.text_findings import merge
+        found = merge(facts, found)
+    report = Report.build(facts, results, found, intent, fail_on,
                           extra=blocks, more_areas=more_areas)
     if redact:
         from envdoctor.outputs.redact import redact_report

@@ -54,3 +54,46 @@ def test_no_report_is_exit_2_one_line(cli, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1 and "no environment report" in result.stderr
     missing = cli("check", "--from", str(tmp_path / "nope.txt"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+MIXED = ("OSError: /opt/venv/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.11: "
+         "symbol cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file "
+         "libcublasLt.so.11 with link time reference\n")
+
+
+def test_error_only_paste_is_explained_not_refused(cli, tmp_path):
+    path = tmp_path / "error.txt"
+    path.write_text("import torch fails:\n" + MIXED, encoding="utf-8")
+    result = cli("check", "--from", str(path), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    found = [f for f in data["findings"] if f["id"] == "mixed-cuda-libraries"]
+    assert found and found[0]["severity"] == "error"
+    assert any("libcublasLt.so.11" in line for line in found[0]["evidence"]["stated in the text"])
+    # nothing else was shown: every section stays unknown, no check fired on a guess
+    assert {s: data["facts"][s]["probe"]["status"] for s in ("host", "nvidia", "cuda")} == \
+        {"host": "unknown", "nvidia": "unknown", "cuda": "unknown"}
+    assert [f["id"] for f in data["findings"]] == ["mixed-cuda-libraries"]
+
+
+def test_a_user_code_error_alone_is_still_no_report(cli, tmp_path):
+    path = tmp_path / "shape.txt"
+    path.write_text("RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x2 and 6x64)\n",
+                    encoding="utf-8")
+    result = cli("check", "--from", str(path))
+    assert result.returncode == 2 and "no environment report found" in result.stderr
+
+
+def test_check_and_signature_naming_one_cause_give_one_finding():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    text = text_of("042") + "\nRuntimeError: CUDA error: no kernel image is available for " \
+        "execution on the device\n"
+    facts = parse_pasted(text)
+    assert facts is not None and [d.code for d in facts.diagnoses]
+    found = pipeline.diagnose(facts).findings
+    ids = [f.id for f in found]
+    assert "gpu-arch-missing-from-torch-wheel" in ids
+    assert "no-kernel-image-for-gpu" not in ids and "torch-build-lacks-gpu-arch" not in ids
+    gpu001 = next(f for f in found if f.id == "gpu-arch-missing-from-torch-wheel")
+    assert "the text says" in gpu001.evidence

@@ -1,0 +1,81 @@
+"""Findings from the causes a pasted text's error lines state, beside the checks' findings.
+
+``check --from`` judges a paste twice with one knowledge base: the checks on the facts the
+paste shows, and the signature engine on its error lines (``Facts.diagnoses``). Both can name
+the same cause (torch's "no kernel image" line and GPU001 on the GPU and build the paste
+states): then the check's finding stays, because it rests on the facts themselves (which GPU,
+which build, what to install), and the text's lines join its evidence. One cause, one finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from envdoctor.engine.findings import Finding, Severity
+from envdoctor.facts import Facts, TextDiagnosis
+
+# signature code -> the check codes that express the same cause from the facts
+SAME_CAUSE: dict[str, tuple[str, ...]] = {
+    "ECUDA003": ("GPU001", "GPU009"),
+    "ECUDA004": ("GPU001",),
+    "ECUDA005": ("DRV001",),
+    "ECUDA006": ("DRV001", "MS001", "PADDLE001"),
+    "ECUDA013": ("DRV001",),
+    "ECUDA009": ("TORCH006", "DRV005", "INTENT001"),
+    "ECUDA015": ("ENV001", "ENV002"),
+    "ECUDNN011": ("GPU002",),
+    "EPIP001": ("TF003", "TORCH002", "JAX003"),
+    "ESYS002": ("DRV003",),
+    "ESYS003": ("DRV003", "DRV005", "PROBE001"),
+    "ETORCH006": ("TORCH001", "INTENT002"),
+    "ETORCH008": ("TORCH003",),
+    "EJAX005": ("JAX001",),
+    "EJAX008": ("JAX002",),
+    "ENUMPY001": ("NP001", "MS002"),
+    "ENUMPY004": ("MX001",),
+    "ETF005": ("TF004", "TF006", "LIVE001"),
+    "EMIXCUDA001": ("LIVE002", "PKG002", "CUDNN001"),
+    "EBUILD002": ("CUDA005",),
+}
+# the letters of a signature code -> the finding area (rules/areas.toml names)
+_AREAS = {"CUDA": "cuda", "MIXCUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
+          "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "PIP": "python",
+          "NUMPY": "python", "SYS": "host", "BUILD": "cuda", "PADDLE": "paddle",
+          "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda"}
+
+
+def merge(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
+    """The checks' findings with the text's causes added: each cause a fired check already
+    expresses (``SAME_CAUSE``, or a framework's own message that a check read) joins that
+    finding's evidence; any other becomes a finding of its own."""
+    out = list(findings)
+    codes = {f.code for f in out}
+    consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
+    for cause in facts.diagnoses:
+        if cause.code in codes:
+            continue
+        same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
+        if not same and cause.code in consumed:
+            same = [i for i, f in enumerate(out) if f.code.startswith(("LIVE", "DRV"))]
+        if same:
+            i = same[0]
+            out[i] = replace(out[i], evidence={**out[i].evidence,
+                                               "the text says": list(cause.evidence)})
+            continue
+        out.append(finding_of(cause))
+        codes.add(cause.code)
+    return out
+
+
+def finding_of(cause: TextDiagnosis) -> Finding:
+    """A cause the text states, as a finding: an error when the signature is sure (high
+    confidence), a warning otherwise; its evidence is the text's own lines."""
+    m = re.match(r"E([A-Z]+?)\d", cause.code)
+    area = _AREAS.get(m.group(1), "host") if m else "host"
+    return Finding(code=cause.code, id=cause.id,
+                   severity=Severity.ERROR if cause.confidence == "high" else Severity.WARNING,
+                   title=cause.title, why=cause.why, fix=cause.fix,
+                   references=cause.references,
+                   evidence={"stated in the text": list(cause.evidence)}, area=area)
