@@ -28,6 +28,7 @@ from envdoctor.parsers import (
     nvidia_smi_q,
     packages,
     pip_show,
+    shell_lines,
     system_info,
     tf_build_info,
 )
@@ -52,6 +53,7 @@ PARSERS: dict[str, Parse] = {
     collect_env.NAME: collect_env.parse,
     packages.NAME: packages.parse,
     pip_show.NAME: pip_show.parse,
+    shell_lines.NAME: shell_lines.parse,
     system_info.NAME: system_info.parse,
     installer.NAME: installer.parse,
     banners.NAME: banners.parse,
@@ -115,7 +117,7 @@ def parse_pasted(text: str) -> Facts | None:
     its sections stay unknown (nothing was shown) and the diagnoses carry the cause. None
     when the text holds neither."""
     facts = parse_text(text)
-    from envdoctor.parsers.text_causes import diagnoses_of
+    from envdoctor.parsers._causes import diagnoses_of
     found = diagnoses_of(text, facts)
     if not found:
         return facts

@@ -116,7 +116,12 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
         fails.append(Reason("gpu", "flash-attn needs an NVIDIA GPU (none observed)", src, ok))
     fails += _cc_failures("FlashAttention-2", row.get("min_cc", ""), m, src, ok)
     alternatives = []
-    if row.get("needs_toolkit") and m.nvcc is None:
+    undecided = []
+    if row.get("needs_toolkit") and m.nvcc is None and not m.nvcc_known:
+        undecided.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
+                                "toolkit (nvcc); the facts do not show whether one is "
+                                "installed", src, ok))
+    elif row.get("needs_toolkit") and m.nvcc is None:
         fails.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
                             "toolkit (nvcc); none was found", src, ok))
         alternatives.append(Alternative("install a CUDA toolkit of the same major as torch's CUDA,"
@@ -126,6 +131,9 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
     if fails:
         return Suggestion("flash-attn", "none", reasons=(*reasons, *fails),
                           alternatives=tuple(alternatives), references=(src,))
+    if undecided:
+        return Suggestion("flash-attn", "undecided", reasons=(*reasons, *undecided),
+                          references=(src,))
     reasons.append(Reason("toolkit", f"builds from source with nvcc {m.nvcc} against "
                           f"{where or 'torch'}; no version is pinned (no wheel index in the data)",
                           src, ok))

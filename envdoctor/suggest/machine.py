@@ -57,6 +57,7 @@ class Machine:
     torch_variant: str | None       # cu126 / cpu / rocm6.4 of the installed torch, if any
     torch_hip: bool
     nvcc: Version | None = None     # CUDA toolkit compiler, for packages built from source
+    nvcc_known: bool = True         # False: nobody looked (a paste that shows no nvcc)
 
     @property
     def os(self) -> str | None:
@@ -102,13 +103,17 @@ def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | Non
     if nv.probe.status is Status.OK and gpus:
         return "gpus", gpus, nv.driver_version
     pasted = facts.origin == "report" or nv.probe.source.startswith("report")
-    pasted_header = pasted and nv.driver_version is not None
+    pasted_header = pasted and (nv.driver_version is not None
+                                or nv.kernel_module_version is not None)
     if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
                                                        or pasted_header):
         # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut
         # off: an NVIDIA GPU is there, its model is unknown.
         return "gpus", (GpuInfo("NVIDIA GPU (model not readable)", None),), nv.driver_version
-    if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus):
+    from envdoctor.facts.states import State, path_state
+    listed = path_state(nv.probe, "gpus")[0] is State.OBSERVED  # a list nobody showed: unknown
+    if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus
+                                               and listed):
         return "none", (), None
     if gpus:  # a pasted nvidia-smi table without a probe status still names the GPUs
         return "gpus", gpus, nv.driver_version
@@ -148,4 +153,4 @@ def machine_of(facts: Facts) -> Machine:
     nvcc = facts.cuda.nvcc_version if facts.cuda.probe.status.known else None
     return Machine(platform=_platform(facts), python=python, nvidia=state, gpus=gpus,
                    driver=ver(driver), installed=_installed(facts), torch_variant=variant,
-                   torch_hip=hip, nvcc=nvcc)
+                   torch_hip=hip, nvcc=nvcc, nvcc_known=facts.cuda.probe.status.known)
