@@ -188,6 +188,9 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
     if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
         from envdoctor.engine.text_findings import merge
         found = merge(facts, found)
+    if facts.origin == "report":  # say which findings rest on facts a person only wrote
+        from envdoctor.engine.text_findings import annotate_stated
+        found = annotate_stated(facts, found)
     report = Report.build(facts, results, found, intent, fail_on,
                           extra=blocks, more_areas=more_areas)
     if redact:

@@ -97,3 +97,15 @@ def test_check_and_signature_naming_one_cause_give_one_finding():
     assert "no-kernel-image-for-gpu" not in ids and "torch-build-lacks-gpu-arch" not in ids
     gpu001 = next(f for f in found if f.id == "gpu-arch-missing-from-torch-wheel")
     assert "the text says" in gpu001.evidence
+
+
+def test_a_missing_version_never_reads_none_in_a_title():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    # TensorFlow's own cuDNN line, with no TensorFlow version anywhere in the paste
+    text = ("2022-10-11 10:00:00.000000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:377] "
+            "Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.\n")
+    facts = parse_pasted(text)
+    assert facts is not None
+    titles = [f.title for f in pipeline.diagnose(facts).findings]
+    assert titles and not any("None" in t for t in titles), titles

@@ -79,3 +79,47 @@ def finding_of(cause: TextDiagnosis) -> Finding:
                    title=cause.title, why=cause.why, fix=cause.fix,
                    references=cause.references,
                    evidence={"stated in the text": list(cause.evidence)}, area=area)
+
+
+def stated_facts(facts: Facts) -> list[tuple[str, str, str]]:
+    """(path, value, where) for every field a pasted text stated in words, not a tool."""
+    from envdoctor.facts import SECTIONS
+    from envdoctor.facts.states import STATED_PREFIX
+    from envdoctor.facts.states import _walk_value as walk
+    out = []
+    for name in SECTIONS:
+        sec = getattr(facts, name)
+        for path, source in sec.probe.sources.items():
+            if not source.startswith(STATED_PREFIX):
+                continue
+            value = walk(sec, path)
+            if path == "gpus":
+                value = ", ".join(g.name for g in sec.gpus)
+            elif path == "toolkits":
+                value = ", ".join(str(t.version) for t in sec.toolkits)
+            if value not in (None, "", ()):
+                out.append((f"{name}.{path}", str(value), source[len(STATED_PREFIX):].strip()
+                            .strip("()")))
+    return out
+
+
+def annotate_stated(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
+    """Each finding whose title or evidence shows a fact the text only stated (a version in
+    an issue form, a GPU named in prose) says so in its evidence: ``stated in text``."""
+    stated = stated_facts(facts)
+    if not stated:
+        return list(findings)
+    out = []
+    for f in findings:
+        shown = " ".join([f.title, *(str(v) for v in f.evidence.values())])
+        used = [f"{path} = {value} ({where})" for path, value, where in stated
+                if len(value) >= 3 and (value in shown or _os_word(path, value, shown))]
+        out.append(replace(f, evidence={**f.evidence, "stated in text": used}) if used else f)
+    return out
+
+
+def _os_word(path: str, value: str, shown: str) -> bool:
+    """``host.os`` is stated as "Windows", "Linux", "Darwin" and shown as "native Windows",
+    "macOS"."""
+    words = {"Darwin": ("macOS", "Darwin")}.get(value, (value,))
+    return path == "host.os" and any(w in shown for w in words)

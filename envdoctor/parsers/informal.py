@@ -135,7 +135,7 @@ def _prose_items(part: Partial, line: str) -> None:
 
 
 def parse(text: str) -> Partial:
-    part = Partial(NAME, RANK)
+    part = Partial(NAME, RANK, stated=True)
     lines = text.split("\n")
     for i, line in enumerate(lines):
         for expr, key in _PRINTS:
