@@ -64,7 +64,8 @@ def merge(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
             out[i] = replace(out[i], evidence={**out[i].evidence,
                                                "the text says": list(cause.evidence)})
             continue
-        out.append(finding_of(cause))
+        out.append((python_no_wheel(facts, cause) if cause.code == "EPIP001" else None)
+                   or finding_of(cause))
         codes.add(cause.code)
     return out
 
@@ -123,3 +124,62 @@ def _os_word(path: str, value: str, shown: str) -> bool:
     "macOS"."""
     words = {"Darwin": ("macOS", "Darwin")}.get(value, (value,))
     return path == "host.os" and any(w in shown for w in words)
+
+
+# "No matching distribution found for tensorflow", "... satisfies the requirement torch==1.13.1"
+_WANTED = re.compile(r"(?:No matching distribution found for|satisfies the requirement)\s+"
+                     r"([A-Za-z][\w.-]{0,40}?)(?:\[[\w,]{0,40}\])?(?:==(\d[\w.]{0,20}))?"
+                     r"(?=[\s(<>=!~;,]|$)")
+_RELEASES = {"tensorflow": ("tensorflow", "tensorflow"), "tensorflow-gpu": ("tensorflow",
+             "tensorflow"), "tensorflow-cpu": ("tensorflow", "tensorflow"),
+             "torch": ("torch", "torch")}
+
+
+def python_no_wheel(facts: Facts, cause: TextDiagnosis) -> Finding | None:
+    """pip found no wheel, and the paste states the Python: the specific answer, from the
+    release matrices' Python ranges (which release has wheels for that Python, if any)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envdoctor.facts.states import State, state_of
+    from envdoctor.matrices import matrix
+    from envdoctor.versions import series
+    py = facts.host.python_version
+    if py is None or state_of(facts, "host.python_version")[0] not in (State.OBSERVED,
+                                                                     State.STATED):
+        return None
+    m = next((m for line in cause.evidence for m in [_WANTED.search(line)] if m), None)
+    if m is None or m.group(1).lower() not in _RELEASES:
+        return None
+    name, key = _RELEASES[m.group(1).lower()]
+    pin = series(m.group(2)) if m.group(2) else None
+    rows = []
+    for row in matrix(name).get("release", []):
+        try:
+            rows.append((series(row[key]), SpecifierSet(row["python"])))
+        except (KeyError, InvalidSpecifier, TypeError):
+            continue
+    rows = [(v, spec) for v, spec in rows if v is not None]
+    if not rows:
+        return None
+    plain = f"{py.major}.{py.minor}"
+    fits = sorted(v for v, spec in rows if spec.contains(plain))
+    newest, newest_spec = max(rows, key=lambda r: r[0])
+    if pin is not None:
+        spec = next((s for v, s in rows if v == pin), None)
+        if spec is None or spec.contains(plain):
+            return None
+        title = f"{name} {pin} has no wheel for Python {plain} (it supports Python {spec})"
+    elif not fits:
+        title = (f"No {name} release has a wheel for Python {plain} (the newest, {name} "
+                 f"{newest}, supports Python {newest_spec})")
+    else:
+        title = (f"pip found no {name} wheel for Python {plain}: only {name} {fits[0]} or "
+                 f"newer has Python {plain} wheels")
+    other = "3.11" if plain == "3.12" else "3.12"
+    fix = (f"Use a Python that {name} has wheels for (a venv or conda env: `python{other} -m "
+           f"venv .venv`), or a {name} release that supports Python {plain}"
+           + (f" ({name} {fits[0]} or newer)" if fits else "") + ".")
+    return Finding(code=cause.code, id="pip-no-wheel-for-python", severity=Severity.ERROR,
+                   title=title, why=cause.why, fix=fix, references=cause.references,
+                   evidence={"python": plain, "package": name,
+                             "stated in the text": list(cause.evidence)}, area="python")
