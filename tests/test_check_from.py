@@ -109,3 +109,19 @@ def test_a_missing_version_never_reads_none_in_a_title():
     assert facts is not None
     titles = [f.title for f in pipeline.diagnose(facts).findings]
     assert titles and not any("None" in t for t in titles), titles
+
+
+def test_pip_no_wheel_names_the_python(cli, tmp_path):
+    # tensorflow/tensorflow#91776's situation with a pinned release: TF 2.12 has no cp313 wheel
+    path = tmp_path / "pip.txt"
+    path.write_text("Python 3.13.3 (main, Apr  8 2025, 19:55:40) [GCC 14.2.0] on linux\n"
+                    "$ pip install tensorflow==2.12.0\n"
+                    "ERROR: Could not find a version that satisfies the requirement "
+                    "tensorflow==2.12.0 (from versions: none)\n"
+                    "ERROR: No matching distribution found for tensorflow==2.12.0\n",
+                    encoding="utf-8")
+    data = json.loads(cli("check", "--from", str(path), "--format", "json").stdout)
+    titles = {f["id"]: f["title"] for f in data["findings"]}
+    assert "pip-no-wheel-for-python" in titles, titles
+    assert "Python 3.13" in titles["pip-no-wheel-for-python"]
+    assert "pip-no-matching-distribution" not in titles  # one cause, the specific finding

@@ -139,6 +139,7 @@ def python_no_wheel(facts: Facts, cause: TextDiagnosis) -> Finding | None:
     """pip found no wheel, and the paste states the Python: the specific answer, from the
     release matrices' Python ranges (which release has wheels for that Python, if any)."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
 
     from envdoctor.facts.states import State, state_of
     from envdoctor.matrices import matrix
@@ -152,23 +153,24 @@ def python_no_wheel(facts: Facts, cause: TextDiagnosis) -> Finding | None:
         return None
     name, key = _RELEASES[m.group(1).lower()]
     pin = series(m.group(2)) if m.group(2) else None
-    rows = []
+    rows: list[tuple[Version, SpecifierSet]] = []
     for row in matrix(name).get("release", []):
         try:
-            rows.append((series(row[key]), SpecifierSet(row["python"])))
+            version, spec = series(row[key]), SpecifierSet(row["python"])
         except (KeyError, InvalidSpecifier, TypeError):
             continue
-    rows = [(v, spec) for v, spec in rows if v is not None]
+        if version is not None:
+            rows.append((version, spec))
     if not rows:
         return None
     plain = f"{py.major}.{py.minor}"
     fits = sorted(v for v, spec in rows if spec.contains(plain))
     newest, newest_spec = max(rows, key=lambda r: r[0])
     if pin is not None:
-        spec = next((s for v, s in rows if v == pin), None)
-        if spec is None or spec.contains(plain):
+        pinned = next((s for v, s in rows if v == pin), None)
+        if pinned is None or pinned.contains(plain):
             return None
-        title = f"{name} {pin} has no wheel for Python {plain} (it supports Python {spec})"
+        title = f"{name} {pin} has no wheel for Python {plain} (it supports Python {pinned})"
     elif not fits:
         title = (f"No {name} release has a wheel for Python {plain} (the newest, {name} "
                  f"{newest}, supports Python {newest_spec})")

@@ -153,7 +153,10 @@ def _sentences(part: Partial, text: str) -> None:
     said: dict[str, list[str]] = {}
     for m in _MY_VERSION.finditer(text):
         said.setdefault(_SENTENCE_KEYS[m.group(1).lower()], []).append(m.group(2))
+    unavailable = {m.group(1).lower() for m in _NO_DIST.finditer(text)}
     for m in _PINNED_FRAMEWORK.finditer(text):
+        if m.group(1).lower() in unavailable:  # a pin pip found nothing for is not installed
+            continue
         said.setdefault(m.group(1).lower().replace("-gpu", "") + " version", []).append(m.group(2))
     for key, values in said.items():
         value = _one(values)
@@ -201,9 +204,13 @@ def _prose_items(part: Partial, line: str) -> None:
                                      memory_total_mb=mib(item)))
 
 
+_NO_DIST = re.compile(r"No matching distribution found for ([A-Za-z0-9][\w.-]{0,60})")
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK, stated=True)
     lines = text.split("\n")
+    unavailable = {m.group(1).lower() for m in _NO_DIST.finditer(text)}
     for i, line in enumerate(lines):
         for expr, key in _PRINTS:
             if not re.search(expr, line):
@@ -238,7 +245,8 @@ def parse(text: str) -> Partial:
         m = _INSTALL.search(line)
         if m:
             for pin in _PIN.finditer(m.group(1)):
-                part.package(pin.group(1), ver(pin.group(2)))
+                if pin.group(1).lower() not in unavailable:  # pip said it found none
+                    part.package(pin.group(1), ver(pin.group(2)))
     for m in _SM_WARN.finditer(text):
         name = clean_name(m.group(1).strip())
         digits = m.group(2)
