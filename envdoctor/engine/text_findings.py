@@ -86,7 +86,7 @@ def stated_facts(facts: Facts) -> list[tuple[str, str, str]]:
     """(path, value, where) for every field a pasted text stated in words, not a tool."""
     from envdoctor.facts import SECTIONS
     from envdoctor.facts.states import STATED_PREFIX
-    from envdoctor.facts.states import _walk_value as walk
+    from envdoctor.facts.states import value_at as walk
     out = []
     for name in SECTIONS:
         sec = getattr(facts, name)

@@ -159,7 +159,7 @@ def only_stated(section: Any, stated: set[str] | frozenset[str] | tuple[str, ...
     return unobserved_field(section, *missing) if missing else section
 
 
-def _walk_value(section: Any, path: str) -> Any:
+def value_at(section: Any, path: str) -> Any:
     """The value at ``path`` inside a section record (None when a step is missing)."""
     obj = section
     for part in path.split(".") if path else ():

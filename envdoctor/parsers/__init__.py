@@ -117,8 +117,8 @@ def parse_pasted(text: str) -> Facts | None:
     its sections stay unknown (nothing was shown) and the diagnoses carry the cause. None
     when the text holds neither."""
     facts = parse_text(text)
-    from envdoctor.parsers._causes import diagnoses_of
-    found = diagnoses_of(text, facts)
+    from envdoctor.live.parse import text_causes
+    found = text_causes(text, facts)
     if not found:
         return facts
     if facts is None:
