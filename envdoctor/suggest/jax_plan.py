@@ -14,7 +14,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices import confirmed, matrix
 from envdoctor.matrices.jax import lookup_jax_release
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
@@ -28,7 +28,7 @@ _FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")
 
 
 def _releases() -> list[dict[str, Any]]:
-    return newest_first(list(matrix("jax").get("release", [])), "last")
+    return data.jax_rows()
 
 
 def _plugins() -> list[dict[str, Any]]:
@@ -51,6 +51,9 @@ def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[R
     if first is None or jax < first:
         out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
                           "data", plugin.get("repo_source", src)))
+    if data.listed(plugin.get("plugin", ""), str(jax)) is False:
+        out.append(Reason("index", f"the index lists no {plugin.get('plugin')} {jax} wheel for "
+                          "this machine", ""))
     need = ver(plugin.get("min_driver_linux"))
     if need is not None and m.driver is not None and m.driver < need:
         out.append(Reason("driver", f"{plugin['extra']} needs driver >= "

@@ -13,7 +13,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices import confirmed
 from envdoctor.matrices.gpus import cuda_dropped
 from envdoctor.matrices.tensorflow import hardware
 from envdoctor.suggest import data
@@ -29,7 +29,7 @@ TESTED_URL = "https://www.tensorflow.org/install/source#gpu"
 
 
 def _releases() -> list[dict[str, Any]]:
-    return newest_first(list(matrix("tensorflow").get("release", [])), "tensorflow")
+    return data.tf_rows()
 
 
 def _python_ok(row: dict[str, Any], m: Machine) -> bool:
