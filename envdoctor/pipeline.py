@@ -188,7 +188,7 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
     found = engine.findings_of(results)
     if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
         from envdoctor.engine.text_findings import merge
-        found = merge(facts, found)
+        found = merge(facts, found, {r.code for r in results if r.state == "passed"})
     if facts.origin == "report":  # say which findings rest on facts a person only wrote
         from envdoctor.engine.text_findings import annotate_stated
         found = annotate_stated(facts, found)

@@ -125,3 +125,13 @@ def test_pip_no_wheel_names_the_python(cli, tmp_path):
     assert "pip-no-wheel-for-python" in titles, titles
     assert "Python 3.13" in titles["pip-no-wheel-for-python"]
     assert "pip-no-matching-distribution" not in titles  # one cause, the specific finding
+
+
+def test_a_signature_the_pastes_own_facts_contradict_yields_to_them():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    facts = parse_pasted(text_of("081"))  # "torchvision::nms does not exist", 1.4.0/0.5.0 match
+    assert facts is not None and "ETORCH008" in {d.code for d in facts.diagnoses}
+    report = pipeline.diagnose(facts)
+    assert "TORCH003" in {r.code for r in report.results if r.state == "passed"}
+    assert "torchvision-torch-mismatch" not in {f.id for f in report.findings}

@@ -39,6 +39,14 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "EMIXCUDA001": ("LIVE002", "PKG002", "CUDNN001"),
     "EBUILD002": ("CUDA005",),
 }
+# signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
+# torchvision build matches torch, the GPU's architecture is in the build): the observed
+# facts outrank the signature's reading of the message, and the cause is dropped
+CONTRADICTED_BY: dict[str, tuple[str, ...]] = {
+    "ETORCH008": ("TORCH003",),
+    "ECUDA004": ("GPU001",),
+    "EJAX008": ("JAX002",),
+}
 # the letters of a signature code -> the finding area (rules/areas.toml names)
 _AREAS = {"CUDA": "cuda", "MIXCUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
           "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "PIP": "python",
@@ -46,15 +54,17 @@ _AREAS = {"CUDA": "cuda", "MIXCUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "
           "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda"}
 
 
-def merge(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
+def merge(facts: Facts, findings: Sequence[Finding],
+          passed: frozenset[str] | set[str] = frozenset()) -> list[Finding]:
     """The checks' findings with the text's causes added: each cause a fired check already
     expresses (``SAME_CAUSE``, or a framework's own message that a check read) joins that
-    finding's evidence; any other becomes a finding of its own."""
+    finding's evidence; one a passed check contradicts (``CONTRADICTED_BY``, ``passed`` are
+    the codes of the checks that passed) is dropped; any other becomes a finding of its own."""
     out = list(findings)
     codes = {f.code for f in out}
     consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
     for cause in facts.diagnoses:
-        if cause.code in codes:
+        if cause.code in codes or set(CONTRADICTED_BY.get(cause.code, ())) & set(passed):
             continue
         same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
         if not same and cause.code in consumed:
