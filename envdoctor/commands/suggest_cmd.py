@@ -40,12 +40,15 @@ def online_options(command: Any) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the answer to FILE.")
+@click.option("--keep", is_flag=True,
+              help="Keep the installed release when a build of it runs here (say so) instead "
+                   "of the newest.")
 @click.option("--verbose", "-v", is_flag=True, help="Every reason, with its source URL.")
 @online_options
 def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: str | None,
-            installer: str, fmt: str, output: str | None, verbose: bool, online: bool = False,
-            index_url: str | None = None, torch_index_url: str | None = None,
-            online_timeout: float | None = None) -> None:
+            installer: str, fmt: str, output: str | None, verbose: bool, keep: bool = False,
+            online: bool = False, index_url: str | None = None,
+            torch_index_url: str | None = None, online_timeout: float | None = None) -> None:
     """The newest release of each FRAMEWORK that runs here, its variant and the exact command.
 
     FRAMEWORK: torch (torchvision, torchaudio), tensorflow, jax, xformers, bitsandbytes,
@@ -79,7 +82,7 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
         from envdoctor.probes import collect
         facts = collect()
     raw = [f.lower() for f in frameworks]
-    result = engine.suggest(facts, raw or None, installer, online=settings)
+    result = engine.suggest(facts, raw or None, installer, online=settings, keep_installed=keep)
     emit(to_json(result) if fmt == "json" else to_text(result, verbose), output, fmt)
     if names and any(s.status == "none" for s in result.suggestions):
         raise SystemExit(EXIT_FINDINGS)

@@ -116,11 +116,16 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
         fails.append(Reason("gpu", "flash-attn needs an NVIDIA GPU (none observed)", src, ok))
     fails += _cc_failures("FlashAttention-2", row.get("min_cc", ""), m, src, ok)
     alternatives = []
-    undecided = []
-    if row.get("needs_toolkit") and m.nvcc is None and not m.nvcc_known:
-        undecided.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
-                                "toolkit (nvcc); the facts do not show whether one is "
-                                "installed", src, ok))
+    if row.get("needs_toolkit") and m.nvcc is None and not m.toolkit_known:
+        _, _, where = _base_torch(m, torch_pick)
+        if not fails:   # everything else fits: only the toolkit, which the facts do not show
+            return Suggestion("flash-attn", "undecided", reasons=(*reasons, Reason(
+                "toolkit", "pip builds flash-attn from source and needs a CUDA toolkit (nvcc); "
+                "the snapshot does not say whether one is installed (nvcc --version)", src,
+                False)), alternatives=(Alternative(
+                    f"with a CUDA toolkit of the same major as torch's CUDA ({where or 'torch'})"
+                    f": {row['command']}", command=row["command"], price="a CUDA toolkit",
+                    source=src),), references=(src,))
     elif row.get("needs_toolkit") and m.nvcc is None:
         fails.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
                             "toolkit (nvcc); none was found", src, ok))
@@ -131,9 +136,6 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
     if fails:
         return Suggestion("flash-attn", "none", reasons=(*reasons, *fails),
                           alternatives=tuple(alternatives), references=(src,))
-    if undecided:
-        return Suggestion("flash-attn", "undecided", reasons=(*reasons, *undecided),
-                          references=(src,))
     reasons.append(Reason("toolkit", f"builds from source with nvcc {m.nvcc} against "
                           f"{where or 'torch'}; no version is pinned (no wheel index in the data)",
                           src, ok))

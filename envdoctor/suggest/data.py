@@ -18,6 +18,8 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed, matrix, newest_first
 from envdoctor.matrices.cuda import hard_floor
+from envdoctor.matrices.gpus import lookup_arch
+from envdoctor.suggest.machine import GpuInfo, Machine
 from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -215,3 +217,26 @@ def rows(table: str) -> list[dict[str, Any]]:
 
 def platform_row(table: str, platform: str) -> dict[str, Any] | None:
     return releases().platform_row(table, platform)
+
+
+def jetson_gpu(m: Machine) -> GpuInfo | None:
+    """The Jetson (Tegra integrated) GPU of a Linux aarch64 machine, or None: gpus.toml marks
+    those architectures ``integrated``; SBSA wheels do not run on them."""
+    if m.platform != "linux_aarch64":
+        return None
+    for gpu in m.gpus:
+        row = lookup_arch(gpu.cc) if gpu.cc is not None else None
+        if row is not None and row.get("integrated"):
+            return gpu
+    return None
+
+
+def jetson_row(framework: str) -> dict[str, Any]:
+    return next((r for r in wheel_index().get("jetson", []) if r.get("framework") == framework),
+                {})
+
+
+def driver_os(m: Machine) -> str:
+    """Whose driver numbering the floors are read in: under WSL the driver is the Windows one
+    (nvidia-smi there shows 566.36), so its CUDA 12.x floor is Windows' 528.33."""
+    return "windows" if m.wsl else (m.os or "linux")

@@ -8,7 +8,7 @@ One ``http.server`` in a thread serves both halves of what `suggest --online` re
 * ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132, and
   cu129 / cu140 with torch 2.15.0 only, known from the root's own page alone).
 
-Releases (hypothetical, newer than rules/matrices of 2026-08-21): torch 2.14.0, 2.14.1 and
+Releases (hypothetical, newer than the shipped rules/matrices): torch 2.14.0, 2.14.1 and
 2.15.0 (2.15.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a yanked 2.15.1
 and a 2.16.0rc1, with torchvision / torchaudio pinned to them through core metadata; torch 2.2.2
 for Intel Macs; jax / jaxlib / jax-cuda12-plugin / jax-cuda13-plugin 0.11.1 (Python >= 3.11);

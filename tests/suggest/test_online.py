@@ -17,10 +17,13 @@ import pytest
 
 from envdoctor import pipeline
 from envdoctor.suggest import suggest
+from envdoctor.suggest.data import data_as_of
 from envdoctor.suggest.index import Online
 from envdoctor.suggest.index.config import pip_index_url
 
 from .index_fixture import serving
+
+AS_OF = data_as_of()  # the date every answer resting on rules/matrices names
 
 MACHINES = Path(__file__).parent / "machines"
 PROXIES = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
@@ -100,7 +103,7 @@ def test_online_picks_the_newest_release_that_fits_each_profile(flavour):
                     assert s.command.endswith(f"--index-url {index.torch_root}/{variant}")
                 if s.command and name.startswith("macos"):
                     assert "--index-url" not in s.command
-                assert "releases as" in s.data and "as of 2026-08-21" in s.data
+                assert "releases as" in s.data and f"as of {AS_OF}" in s.data
         assert any(p.endswith(".metadata") for p in index.paths)  # pins read from metadata
 
 
@@ -109,7 +112,7 @@ def test_the_fixture_is_newer_than_the_shipped_data():
     from the index, not the shipped rows."""
     got, result = picks("h100-driver580-nvcc", None, ("torch", "jax"))
     assert (got["torch"].version, got["jax"].version) == ("2.13.0", "0.11.0")
-    assert not result.online and got["torch"].data == "rules/matrices as of 2026-08-21"
+    assert not result.online and got["torch"].data == f"rules/matrices as of {AS_OF}"
 
 
 def test_yanked_and_prereleases_are_never_suggested():
@@ -214,7 +217,7 @@ def test_data_line_names_the_index_and_the_shipped_date():
         got, result = picks("linux-cpu-only", Online(index.url, index.torch_root, 10),
                             ("torch", "xformers"))
     assert got["torch"].data.startswith(f"releases as {index.torch_root} lists them")
-    assert got["xformers"].data == "rules/matrices as of 2026-08-21"   # not read online
+    assert got["xformers"].data == f"rules/matrices as of {AS_OF}"   # not read online
     assert result.to_dict()["online"] is True
     assert re.search(r"as of \d{4}-\d\d-\d\d", got["torch"].data)
 
