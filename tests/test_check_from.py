@@ -67,13 +67,13 @@ def test_error_only_paste_is_explained_not_refused(cli, tmp_path):
     result = cli("check", "--from", str(path), "--format", "json")
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
-    found = [f for f in data["findings"] if f["id"] == "mixed-cuda-libraries"]
+    found = [f for f in data["findings"] if f["id"] == "mixed-cuda-runtimes"]
     assert found and found[0]["severity"] == "error"
     assert any("libcublasLt.so.11" in line for line in found[0]["evidence"]["stated in the text"])
     # nothing else was shown: every section stays unknown, no check fired on a guess
     assert {s: data["facts"][s]["probe"]["status"] for s in ("host", "nvidia", "cuda")} == \
         {"host": "unknown", "nvidia": "unknown", "cuda": "unknown"}
-    assert [f["id"] for f in data["findings"]] == ["mixed-cuda-libraries"]
+    assert [f["id"] for f in data["findings"]] == ["mixed-cuda-runtimes"]
 
 
 def test_a_user_code_error_alone_is_still_no_report(cli, tmp_path):

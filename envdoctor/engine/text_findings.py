@@ -36,7 +36,7 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "ENUMPY001": ("NP001", "MS002"),
     "ENUMPY004": ("MX001",),
     "ETF005": ("TF004", "TF006", "LIVE001"),
-    "EMIXCUDA001": ("LIVE002", "PKG002", "CUDNN001"),
+    "ECUDA017": ("LIVE002", "PKG002", "CUDNN001"),
     "EBUILD002": ("CUDA005",),
 }
 # signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
@@ -48,7 +48,7 @@ CONTRADICTED_BY: dict[str, tuple[str, ...]] = {
     "EJAX008": ("JAX002",),
 }
 # the letters of a signature code -> the finding area (rules/areas.toml names)
-_AREAS = {"CUDA": "cuda", "MIXCUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
+_AREAS = {"CUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
           "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "PIP": "python",
           "NUMPY": "python", "SYS": "host", "BUILD": "cuda", "PADDLE": "paddle",
           "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda"}
