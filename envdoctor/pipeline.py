@@ -207,7 +207,14 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         from envdoctor.gate.policy import judge
         results, block = judge(policy, facts, results, blocks)
         blocks["policy"] = block
-    report = Report.build(facts, results, engine.findings_of(results), intent, fail_on,
+    found = engine.findings_of(results)
+    if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
+        from envdoctor.engine.text_findings import merge
+        found = merge(facts, found, {r.code for r in results if r.state == "passed"})
+    if facts.origin == "report":  # say which findings rest on facts a person only wrote
+        from envdoctor.engine.text_findings import annotate_stated
+        found = annotate_stated(facts, found)
+    report = Report.build(facts, results, found, intent, fail_on,
                           extra=blocks, more_areas=more_areas)
     if redact:
         from envdoctor.outputs.redact import redact_report

@@ -571,6 +571,21 @@ class LiveFramework:
                          f"{d.code}: {d.title}" for d in self.diagnoses)
 
 
+@dataclass(frozen=True)
+class TextDiagnosis:
+    """A cause that the error lines of a pasted text state, as ``envdoctor explain`` reads
+    them (``check --from`` on an issue): the signature's code and id, and the lines it saw."""
+
+    code: str = ""
+    id: str = ""
+    title: str = ""
+    confidence: str = ""
+    why: str = ""
+    fix: str = ""
+    references: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()    # "line 12: OSError: ... libcublas.so.11: ..."
+
+
 # --------------------------------------------------------------------------- snapshot
 @dataclass(frozen=True)
 class Facts:
@@ -591,6 +606,9 @@ class Facts:
     # Filled by the live framework workers (envdoctor.live), one entry per framework; empty
     # when none ran (`check --static`, a replayed static snapshot).
     live: dict[str, LiveFramework] = field(default_factory=dict)
+    # What the error lines of a pasted report state (``check --from``): empty for a probed
+    # machine. The checks judge the sections; these are the text's own diagnoses beside them.
+    diagnoses: tuple[TextDiagnosis, ...] = ()
 
     def with_section(self, name: str, value: Any) -> Facts:
         return replace(self, **{name: value})

@@ -171,7 +171,7 @@ def _torch(facts: Facts) -> str:
         build = f"ROCm/HIP {t.hip} build"
     elif t.version is not None and (t.version.local or "").startswith("xpu"):
         build = "Intel XPU build"
-    elif state_of(facts, "frameworks.torch.cuda")[0] is not State.OBSERVED:
+    elif state_of(facts, "frameworks.torch.cuda")[0] not in (State.OBSERVED, State.STATED):
         build = "build unknown"
     else:
         build = "CPU-only build"
@@ -203,7 +203,7 @@ def _jax(facts: Facts) -> str:
             plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
         elif j.jaxlib is not None and "cuda" in (j.jaxlib.local or ""):
             plugins = "a CUDA jaxlib"
-        elif state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED:
+        elif state_of(facts, "frameworks.jax.plugins")[0] in (State.OBSERVED, State.STATED):
             plugins = "no GPU plugin: CPU only"
         else:
             plugins = "plugins not listed"
