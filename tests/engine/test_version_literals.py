@@ -36,6 +36,13 @@ ALLOWED: dict[tuple[str, str], str] = {
      "if numpy is None or numpy.version is None or numpy.version.major < 2:"):
         "NumPy 2 is the name of the ABI break the check is about (builds against NumPy 1 "
         "under NumPy 2), not a release boundary the data could move",
+    ("suggest/index/view.py",
+     "return m.python.release[1] if m.python is not None and m.python.major == 3 else None"):
+        "Python 3 is the language major every CPython wheel tag encodes (cp3X), not a "
+        "release boundary the data could move",
+    ("suggest/index/wheels.py", 'return "<0"'):
+        "an empty set of Pythons, written as a specifier no version satisfies; it names no "
+        "release",
 }
 
 

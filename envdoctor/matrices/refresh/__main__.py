@@ -9,7 +9,10 @@ from pathlib import Path
 
 import click
 
+from envdoctor.errors import BadInput
 from envdoctor.matrices.refresh import RefreshError, apply, compare, load_sources, render
+from envdoctor.outputs import sink
+from envdoctor.outputs.stderr import say
 
 
 @click.command()
@@ -29,20 +32,20 @@ def main(sources: Path, rules: Path | None, write: bool, diff_file: Path | None)
     try:
         changes = compare(load_sources(sources), rules)
     except RefreshError as exc:
-        click.echo(f"refresh: {exc}", err=True)
+        say(f"refresh: {exc}")
         sys.exit(2)
     text = render(changes)
     try:
         if diff_file is not None:
-            diff_file.write_text(text, "utf-8")
+            sink.write_file(str(diff_file), text)
         written = apply(changes, rules) if write else []
-    except (OSError, RefreshError) as exc:
-        click.echo(f"refresh: cannot write: {exc}", err=True)
+    except (OSError, RefreshError, BadInput) as exc:
+        say(f"refresh: cannot write: {exc}")
         sys.exit(2)
-    click.echo(text or "no change: the matrices already hold what the sources state\n",
-               nl=False)
+    nothing = "no change: the matrices already hold what the sources state\n"
+    sink.write(text or nothing, None, "text")
     for path in written:
-        click.echo(f"wrote {path}", err=True)
+        say(f"wrote {path}")
     sys.exit(1 if changes else 0)
 
 

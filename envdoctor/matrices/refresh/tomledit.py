@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor.bounded import MAX_TOML, InputError, decode_toml, read_file
+from envdoctor.outputs.sink import write_file
 
 if TYPE_CHECKING:
     from envdoctor.matrices.refresh import Change
@@ -183,4 +184,4 @@ def edit_file(path: Path, changes: list[Change]) -> None:
     _date(lines, max((ch.cell.date for ch in changes), default=""))
     text = "\n".join(lines) + "\n"
     decode_toml(text, "a matrix file")   # never write a file that no longer parses
-    path.write_text(text, "utf-8")
+    write_file(str(path), text)

@@ -12,10 +12,12 @@ hold a token). JSON, never pickle.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
+
+from envdoctor.errors import BadInput
+from envdoctor.outputs.sink import write_file
 
 DEFAULT_TTL = 3600.0
 MAX_ENTRY = 32 << 20
@@ -81,8 +83,6 @@ def store(url: str, value: Any) -> None:
         fetched = float(time.time())
         value_text = json.dumps(value)
         head = json.dumps({"fetched": fetched, "seal": _seal(secret, url, fetched, value_text)})
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
+        write_file(str(path), f"{head}\n{value_text}")
+    except (OSError, TypeError, ValueError, BadInput):
         pass  # a read-only cache only costs the next run a request

@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from http import HTTPStatus
 from http.client import HTTPException
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -23,6 +24,9 @@ MAX_BODY = 8 << 20       # bytes of one index page or metadata file
 MAX_PARALLEL = 8         # requests in flight at once
 ACCEPT_SIMPLE = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2,"
                  " text/html;q=0.01")
+
+# what an index answers for a project it does not carry: an empty page, not a failure
+ABSENT = (HTTPStatus.NOT_FOUND, HTTPStatus.GONE)
 
 
 class FetchError(Exception):
@@ -113,7 +117,7 @@ def get(url: str, budget: Budget, accept: str = ACCEPT_SIMPLE, limit: int = MAX_
                                  f"no answer within the {budget.seconds:g} s deadline") from None
             return Reply(resp.geturl(), resp.status, resp.headers.get("Content-Type", ""), body)
     except urllib.error.HTTPError as exc:
-        if exc.code in (404, 410):
+        if exc.code in ABSENT:
             return Reply(url, exc.code, "", b"")
         raise FetchError(f"HTTP {exc.code}") from None
     except urllib.error.URLError as exc:

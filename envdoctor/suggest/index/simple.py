@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from envdoctor.suggest.index.http import FetchError, Reply
+from envdoctor.suggest.index.http import ABSENT, FetchError, Reply
 
 MAX_FILES = 100_000      # files of one project page that are read
 
@@ -49,7 +49,7 @@ def _flag(value: Any) -> bool:
 def parse_page(reply: Reply) -> list[File]:
     """The files a project page lists; [] for a 404. FetchError when the page is neither a
     PEP 691 JSON document nor HTML with links."""
-    if reply.status in (404, 410):
+    if reply.status in ABSENT:
         return []
     ctype = reply.content_type.split(";")[0].strip().lower()
     if ctype.endswith("json"):
