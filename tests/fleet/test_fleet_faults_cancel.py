@@ -28,7 +28,9 @@ def _cancel_codes(report: dict) -> list[str]:
     return [f["title"] for f in report["findings"] if f["code"] == "FLEET038"]
 
 
-@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("number", [
+    signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.boundary)],
+    ids=["SIGTERM", "SIGINT"])
 def test_a_scheduler_cancel_leaves_nothing_and_says_so(tmp_path: Path, number: int) -> None:
     smi = {"PATH": f"{_hanging_smi(tmp_path)}:{rank_env()['PATH']}"}
     runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1},
