@@ -19,7 +19,10 @@ from envdoctor.outputs.renderers import formats, render
               help="Diagnose someone else's environment from a pasted report "
                    "(collect_env, nvidia-smi, pip list, issue text …).")
 @click.option("--format", "fmt", type=click.Choice(formats("check")), default=None,
-              help="Output format [default: text; github under GITHUB_ACTIONS=true].")
+              help="Output format [default: text; github under GITHUB_ACTIONS=true]. For "
+                   "schedulers: nhc (NHC/Slurm: a drain reason, nothing when healthy), npd "
+                   "(node-problem-detector: exit 0 OK, 1 problem, 2 unknown), prometheus "
+                   "(node exporter textfile).")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
 @click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
               default=None, help="Exit 1 when a finding is at or above this severity "
@@ -72,4 +75,7 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     options = {"verbose": True} if verbose and fmt == "text" else {}
     color = use_color(output) and fmt == "text"
     emit(render("check", fmt, report, color=color, **options), output, fmt, color=color)
+    if fmt == "npd":  # node-problem-detector reads 2 as Unknown: a verdict nobody can trust
+        from envdoctor.outputs.renderers.oneline import npd_exit
+        raise SystemExit(npd_exit(report))
     raise SystemExit(report.exit_code)
