@@ -112,7 +112,7 @@ def _ranks_text(ranks: list[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + shown
 
 
-def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
+def wait_for_rank0(store: Any, layout: Layout, key: str, deadline: float, out: Outcome) -> bool:
     """Wait for rank 0's decision ``key``: until ``deadline`` + GRACE, and longer (up to
     ``deadline`` + GRACE + the time the phase had) while rank 0 is alive, since rank 0's
     deadline is counted from its own start. A rank 0 whose heartbeat stopped is not waited
@@ -130,7 +130,10 @@ def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
             count = counter(store, "beat/0")
             if count != beat:
                 beat, seen = count, now
-            elif now - seen > DEAD_AFTER and has(store, "hello/0"):
+            elif now - seen > DEAD_AFTER and has(store, "hello/0") and \
+                    not _frozen_here(store, layout, 0):
+                # (a rank 0 whose process this host can see is starved or stopped, not dead:
+                # leaving now would leave every other rank waiting in the gloo group for it)
                 out.dead = [0]
                 out.error = "rank 0 stopped answering after it joined (killed or crashed)"
                 return False
@@ -160,7 +163,7 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
         go = not out.absent
     else:
-        if not wait_for_rank0(store, "meet", deadline, out):
+        if not wait_for_rank0(store, layout, "meet", deadline, out):
             out.error = out.error or ("rank 0 did not open the rendezvous (it is late, dead "
                                       "or elsewhere)")
             go = False
@@ -197,7 +200,7 @@ def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Hea
             go = _wait_arrivals(store, layout, out, deadline)
             store.set("verdict", "go" if go else "closed")
         else:
-            wait_for_rank0(store, "verdict", deadline, out)
+            wait_for_rank0(store, layout, "verdict", deadline, out)
             verdict = get_bytes(store, "verdict") if has(store, "verdict") else b""
             go = verdict == b"go" and out.joined
             if not verdict:

@@ -158,12 +158,13 @@ def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
     try:
         watchdog.phase = "the store connect"
         store = collective.open_store(layout, max(1.0, deadline - time.monotonic()))
-        collective.announce(store, layout)
-        outcome.announced = True
         beat_store = store if layout.store_file else collective.open_store(
             layout, max(1.0, deadline - time.monotonic()), client=True)
         heart = collective.Heart(beat_store, layout.rank, lambda why: watchdog.fire(why))
+        heart.beat()  # before the hello: a rank the others see announced has a heartbeat
         heart.start()
+        collective.announce(store, layout)
+        outcome.announced = True
         watchdog.phase = "the rendezvous"
         collective.meet(store, layout, outcome, deadline)
     except collective.StoreError as exc:

@@ -164,6 +164,9 @@ class Heart:
         self.thread = threading.Thread(target=self._run, name="envdoctor-heartbeat",
                                        daemon=True)
 
+    def beat(self) -> None:
+        self.store.add(f"beat/{self.rank}", 1)
+
     def start(self) -> None:
         self.thread.start()
 
