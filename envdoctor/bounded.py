@@ -235,6 +235,26 @@ def read_file(path: str | os.PathLike[str], what: str = "an input file",
     return data
 
 
+def read_stream(stream: Any, limit: int, what: str, deadline: float | None = None) -> bytes:
+    """All of a socket-backed stream (an HTTP response body) of at most ``limit`` bytes, read
+    in pieces (``read1``: whatever has arrived) until its end; ``InputError`` past the limit or
+    once ``time.monotonic()`` passes ``deadline``, so a body that never ends or drips costs at
+    most ``limit`` bytes and the time left."""
+    import time
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise InputError(f"{what}: no complete answer before the deadline")
+        piece = stream.read1(1 << 16)
+        if not piece:
+            return b"".join(chunks)
+        size += len(piece)
+        if size > limit:
+            raise InputError(f"{what}: larger than {_size(limit)}")
+        chunks.append(piece)
+
+
 def _size(limit: int) -> str:
     return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes"
 
@@ -448,3 +468,69 @@ def environ() -> dict[str, str]:
     """The environment as ``env`` reads it: variables whose value is longer than MAX_ENV are
     left out (for probes that record many variables at once)."""
     return {name: value for name, value in os.environ.items() if len(value) <= MAX_ENV}
+
+
+# ============================================================================ ELF headers
+MAX_ELF_READ = 8 << 20   # bytes read from one shared library: its headers and dynamic section
+
+
+class BudgetExceeded(OSError):
+    """A capped reader was asked for more than its budget (a hostile or corrupt ELF)."""
+
+
+class CappedFile:
+    """A seekable read-only view of a regular file that reads at most ``budget`` bytes in all.
+
+    ELF parsing seeks to the program headers and the dynamic section of a library that can be
+    a gigabyte (libtorch_cuda.so); a corrupt header could point a parser at a huge string table
+    or a loop. Every ``read`` is charged to the budget and one past it raises
+    ``BudgetExceeded``, so reading one file's headers costs a bounded amount whatever it holds.
+    """
+
+    def __init__(self, fd: int, size: int, budget: int) -> None:
+        self._fd, self._size, self._left, self._pos = fd, size, budget, 0
+
+    def read(self, n: int = -1) -> bytes:
+        want = self._size - self._pos if n is None or n < 0 else n
+        want = max(0, min(want, self._size - self._pos))
+        if want > self._left:
+            raise BudgetExceeded(f"ELF read budget exhausted ({want} bytes more asked)")
+        data = os.pread(self._fd, want, self._pos)
+        self._left -= len(data)
+        self._pos += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def __enter__(self) -> CappedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_capped(path: str | os.PathLike[str], budget: int = MAX_ELF_READ) -> CappedFile | None:
+    """A ``CappedFile`` of a regular file; None for a FIFO, device, folder or on any error
+    (opened with ``O_NONBLOCK``, checked with ``fstat`` before any read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return CappedFile(fd, st.st_size, budget)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from envdoctor import pipeline
+from envdoctor.commands._online import online_options, online_settings
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
@@ -45,6 +46,7 @@ from envdoctor.outputs.renderers import formats, render
 @click.option("--no-smoke", is_flag=True, help="Run the live framework workers, no smoke kernels.")
 @click.option("--framework", "frameworks", metavar="NAMES",
               help="Live-probe only these frameworks, e.g. torch,jax [default: all installed].")
+@online_options
 @click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
               metavar="S", help="Seconds each framework worker may run "
               "[default: 120; 300 with --smoke full].")
@@ -53,7 +55,9 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           fail_on: str | None, intent: str | None, verbose: bool, policy_file: str | None = None,
           requires: tuple[str, ...] = (), reports: tuple[str, ...] = (),
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
-          frameworks: str | None = None, worker_timeout: float | None = None) -> None:
+          frameworks: str | None = None, worker_timeout: float | None = None,
+          online: bool = False, index_url: str | None = None,
+          torch_index_url: str | None = None, online_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
     from envdoctor.commands._output import default_format, parse_report_spec, write_reports
     from envdoctor.gate import policy as policy_mod
@@ -65,12 +69,19 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         parse_report_spec(spec)  # a wrong --report fails before any probing
     from envdoctor.commands._output import check_output_paths
     check_output_paths(output, reports)  # so does an unwritable or doubly used path
+    settings = online_settings(online, index_url, torch_index_url, online_timeout)  # and flags
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,
                              suite=smoke_suite, smoke=not no_smoke)
-    report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
-                            redact=not no_redact, checks=checks)
+    from envdoctor.suggest import online_mode
+    with online_mode(settings) as said:
+        report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
+                                redact=not no_redact, checks=checks)
+    if said:
+        from envdoctor.outputs.stderr import say
+        for line in said:   # the date of the data the fixes' install commands rest on
+            say(f"envdoctor: install commands in fixes: {line}")
     write_reports(report, reports)
     options = {"verbose": True} if verbose and fmt == "text" else {}
     color = use_color(output) and fmt == "text"

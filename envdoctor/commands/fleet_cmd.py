@@ -45,6 +45,9 @@ def _gate_options(fn):
                           "(repeatable; quote one with > or <)."),
         click.option("--no-redact", is_flag=True,
                      help="Keep host names (else host-1, host-2 …), addresses and UUIDs."),
+        click.option("--show-hosts", is_flag=True,
+                     help="Show the nodes' real host names (to drain them), still redacting "
+                          "addresses, UUIDs and secrets (--no-redact keeps those too)."),
     ]):
         fn = option(fn)
     return fn
@@ -58,28 +61,49 @@ def _check_reports(reports: tuple[str, ...], output: str | None) -> None:
     check_output_paths(output, reports)
 
 
-def _text(report, fmt: str, color: bool, tail: Callable[[Any], str] | None = None) -> str:
+def _text(report, fmt: str, color: bool, tail: Callable[[Any], str] | None = None,
+          text: Callable[..., str] | None = None) -> str:
     from envdoctor.fleet import render
     from envdoctor.outputs.renderers import render as render_as
     if fmt == "text":
+        if text is not None:
+            return text(report, color, tail(report) if tail else "")
         return render.render(report, color) + (tail(report) if tail else "")
     return render_as("check", fmt, report, color)
 
 
+def _without_host_vars(report):
+    import dataclasses
+
+    from envdoctor.outputs.redact import HOST_NAMES
+    env = report.facts.env
+    kept = {k: v for k, v in env.vars.items() if not HOST_NAMES.search(k)}
+    if len(kept) == len(env.vars):
+        return report
+    facts = dataclasses.replace(report.facts, env=dataclasses.replace(env, vars=kept))
+    return dataclasses.replace(report, facts=facts)
+
+
 def _publish(report, fmt: str | None, output: str | None, redact: bool,
-             reports: tuple[str, ...] = (), tail: Callable[[Any], str] | None = None) -> None:
+             reports: tuple[str, ...] = (), tail: Callable[[Any], str] | None = None,
+             show_hosts: bool = False, text: Callable[..., str] | None = None) -> None:
     """The report, redacted once, to --output/stdout and to every --report FORMAT:FILE;
-    ``tail`` adds text after the fleet text (from the redacted report)."""
+    ``tail`` adds text after the fleet text (from the redacted report); ``text`` renders
+    the text instead of the fleet run's renderer. ``show_hosts``: the facts beside the
+    report lose the variables that name hosts (MASTER_ADDR …), else the redactor would learn
+    a node's name from them and hide it."""
     if redact:
+        if show_hosts:
+            report = _without_host_vars(report)
         report = prepare(report)
     fmt = default_format(fmt)
     write_reports(report, [s for s in reports if parse_report_spec(s)[0] != "text"])
     for spec in reports:
         kind, path = parse_report_spec(spec)
         if kind == "text":
-            emit(_text(report, "text", False, tail), path, "text")
+            emit(_text(report, "text", False, tail, text), path, "text")
     color = use_color(output) and fmt == "text"
-    emit(_text(report, fmt, color, tail), output, fmt, color=color)
+    emit(_text(report, fmt, color, tail, text), output, fmt, color=color)
 
 
 def _leave(code: int) -> None:
@@ -124,7 +148,7 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
           store: str | None, frameworks: str | None, suite: str, fmt: str | None,
           output: str | None, reports: tuple[str, ...], fail_on: str | None,
           intent: str | None, policy_file: str | None, requires: tuple[str, ...],
-          no_redact: bool) -> None:
+          no_redact: bool, show_hosts: bool) -> None:
     """Check a cluster as its job sees it: run as every rank, e.g.
     `torchrun --nnodes=N --nproc-per-node=G -m envdoctor fleet`.
 
@@ -148,8 +172,9 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
                       store=store or "", frameworks=names, suite=suite)
 
     def publish(result: Any) -> Any:
-        report = _rank0_report(result, timeout, intent, fail_on, gate_policy, no_redact)
-        _publish(report, fmt, output, not no_redact, reports)
+        report = _rank0_report(result, timeout, intent, fail_on, gate_policy, no_redact,
+                               show_hosts)
+        _publish(report, fmt, output, not no_redact, reports, show_hosts=show_hosts)
         return report
 
     options.on_cancel = publish
@@ -166,7 +191,7 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
 
 
 def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_policy: Any,
-                  no_redact: bool) -> Any:
+                  no_redact: bool, show_hosts: bool) -> Any:
     """Rank 0's report of what it gathered (all of it, or what it had when cancelled)."""
     from envdoctor.fleet import model
     from envdoctor.fleet import report as fleet_report
@@ -190,35 +215,53 @@ def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_p
         view.bench = {k: bench_view.get(k) for k in ("backend", "device", "world", "cross")
                       if bench_view.get(k) is not None}
     return fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
-                              redact=not no_redact)
+                              redact=not (no_redact or show_hosts))
 
 
 @fleet.command("compare")
 @click.argument("paths", nargs=-1, required=True, metavar="DIR|FILE...")
+@click.option("--baseline", metavar="SNAPSHOT", help="A golden node's snapshot (`envdoctor "
+              "check --format json` or `envdoctor facts`): what the site expects. Every node "
+              "whose driver, CUDA, NCCL, cuDNN, torch, Python, packages, variables … differ "
+              "from it is named, even when most nodes agree with each other.")
 @_gate_options
-def compare(paths: tuple[str, ...], fmt: str | None, output: str | None,
+def compare(paths: tuple[str, ...], baseline: str | None, fmt: str | None, output: str | None,
             reports: tuple[str, ...], fail_on: str | None, intent: str | None,
-            policy_file: str | None, requires: tuple[str, ...], no_redact: bool) -> None:
+            policy_file: str | None, requires: tuple[str, ...], no_redact: bool,
+            show_hosts: bool) -> None:
     """The fleet rules over saved snapshots (`envdoctor check --format json` per node, or the
-    rank snapshots of `fleet --out-dir`); no torch needed."""
+    rank snapshots of `fleet --out-dir`); no torch needed.
+
+    Nodes whose facts agree (sensor readings such as temperatures and GPU UUIDs aside) are one
+    group; the text shows the groups, largest first, and every finding with the nodes it
+    names as host lists (gpu[001-040,043]) in at most 80 lines; --format json has every
+    node. A value held by more than half the nodes is the majority; without one, each value
+    is listed with its nodes. What the site expects comes from --baseline SNAPSHOT or from
+    the policy's requirements (--policy, --require 'driver==550.54.15'): every node that
+    differs is named. Node names come from the snapshot (its host) or its file name; host
+    names are redacted (host-1 …) unless --show-hosts or --no-redact."""
     import dataclasses
     import gc
 
     from envdoctor.fleet import compare as fleet_compare
+    from envdoctor.fleet import render
     from envdoctor.fleet import report as fleet_report
     from envdoctor.gate import policy as gate
 
     gate_policy = gate.load(policy_file, requires)
     intent, fail_on = gate_policy.settings(intent, fail_on)
     _check_reports(reports, output)
+    golden = fleet_compare.load_baseline(baseline) if baseline else None
     view = fleet_compare.load(paths)
     gc.freeze()  # the snapshots live until exit: later collections need not rescan them
     report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
-                                redact=not no_redact)
-    fleet_block = {**report.extra["fleet"],
-                   "differences": fleet_compare.differences(view, report.findings)}
+                                redact=not (no_redact or show_hosts), baseline=golden)
+    groups, nodes = fleet_compare.group_block(view, report.extra["fleet"])
+    fleet_block = {**report.extra["fleet"], "nodes": nodes, "groups": groups,
+                   "differences": fleet_compare.differences(view, report.findings),
+                   **({"baseline": baseline} if baseline else {})}
     report = dataclasses.replace(report, extra={**report.extra, "fleet": fleet_block})
     _publish(report, fmt, output, not no_redact, reports,
-             tail=lambda shown: "\n" + fleet_compare.text_block(
-                 shown.extra["fleet"]["differences"]))
+             tail=lambda shown: fleet_compare.text_block(shown.extra["fleet"]["differences"]),
+             show_hosts=show_hosts, text=render.render_compare)
     raise SystemExit(report.exit_code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from envdoctor.commands._online import online_options, online_settings
 from envdoctor.errors import EXIT_FINDINGS, BadInput
 
 
@@ -18,14 +19,22 @@ from envdoctor.errors import EXIT_FINDINGS, BadInput
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the answer to FILE.")
+@click.option("--keep", is_flag=True,
+              help="Keep the installed release when a build of it runs here (say so) instead "
+                   "of the newest.")
 @click.option("--verbose", "-v", is_flag=True, help="Every reason, with its source URL.")
+@online_options
 def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: str | None,
-            installer: str, fmt: str, output: str | None, verbose: bool) -> None:
+            installer: str, fmt: str, output: str | None, verbose: bool, keep: bool = False,
+            online: bool = False, index_url: str | None = None,
+            torch_index_url: str | None = None, online_timeout: float | None = None) -> None:
     """The newest release of each FRAMEWORK that runs here, its variant and the exact command.
 
     FRAMEWORK: torch (torchvision, torchaudio), tensorflow, jax, xformers, bitsandbytes,
     flash-attn; none named = the installed ones. Static probes only (no framework is imported),
-    no network: the answer comes from rules/matrices and says how old that data is.
+    no network unless --online: the answer comes from rules/matrices and says how old that
+    data is; with --online the releases come from the package indexes (an index that cannot
+    be read: the shipped answer and one line saying so).
 
     Exit 0 with suggestions, 1 when no release of a named framework runs on this machine,
     2 on bad input.
@@ -37,6 +46,7 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
     if facts_file and report_file:
         raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
     check_output_paths(output, ())
+    settings = online_settings(online, index_url, torch_index_url, online_timeout)
     try:
         names = [engine.canonical(n) for n in frameworks]
     except engine.UnknownFramework as exc:
@@ -51,7 +61,9 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
         from envdoctor.probes import collect
         facts = collect()
     raw = [f.lower() for f in frameworks]
-    result = engine.suggest(facts, raw or None, installer)
+    result = engine.suggest(facts, raw or None, installer, online=settings, keep_installed=keep)
     emit(to_json(result) if fmt == "json" else to_text(result, verbose), output, fmt)
     if names and any(s.status == "none" for s in result.suggestions):
         raise SystemExit(EXIT_FINDINGS)
+
+

@@ -7,6 +7,10 @@ Library API (used by the live-workers engineer on a crashed worker's stderr)::
     diagnoses = diagnose_text(text, facts=snapshot)     # conditions sharpen the answer
     diagnoses = diagnose_text(text, report_facts=parsed)  # facts parsed from the same text
 
+    from envdoctor.explain import text_facts
+    facts = text_facts(text)   # what the text states: exceptions, libraries, symbols,
+                               # versions, GPUs / compute capabilities, warnings, a cut
+
 ``facts`` are this machine's (or a saved snapshot); ``report_facts`` are facts parsed from the
 text itself (a pasted GitHub issue's environment section) and win section by section, because
 the error happened on *that* machine. Signatures live in ``rules/signatures`` (data).
@@ -28,6 +32,8 @@ from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
 from envdoctor.explain.reader import FileReader, NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
+from envdoctor.explain.stated import with_stated_facts
+from envdoctor.explain.textfacts import TextFacts, text_facts
 
 if TYPE_CHECKING:  # envdoctor.facts costs ~45 ms to import: only when conditions need facts
     from envdoctor.facts import Facts
@@ -37,6 +43,7 @@ __all__ = [
     "Evidence",
     "NotText",
     "Signature",
+    "TextFacts",
     "diagnose_stream",
     "diagnose_text",
     "load_signatures",
@@ -46,6 +53,8 @@ __all__ = [
     "reread",
     "scan_stream",
     "scanner",
+    "text_facts",
+    "with_stated_facts",
 ]
 
 _SCANNER: Scanner | None = None
@@ -68,7 +77,8 @@ def diagnose_text(text: str, facts: Facts | None = None,
         found = diagnose_stream(io.BytesIO(data), lambda: facts, report_facts)[1]
     except NotText:
         return []
-    return reread(text, found, lambda: facts, report_facts) or found
+    found = reread(text, found, lambda: facts, report_facts) or found
+    return with_stated_facts(text, found, load_signatures())
 
 
 def reread(text: str, found: list[Diagnosis],

@@ -277,6 +277,12 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
     contexts = tuple(_context(c, path, i, known, rule)
                      for i, c in enumerate(data.get("context", [])))
+    if "facts_notes" in data:  # read the text's stated facts: checked now, not at use
+        from envdoctor.explain.stated import check_template
+        check_template(data["facts_notes"], path)
+    if "yields_to" in data:
+        from envdoctor.explain.stated import check_yields
+        check_yields(data["yields_to"], path)
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")

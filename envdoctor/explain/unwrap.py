@@ -10,7 +10,10 @@ A text that went through a word processor, a chat app or a web page carries typo
 (``couldn’t``, ``‘GLIBC_2.28’``) and no-break spaces (``&nbsp;``) where the program printed
 ASCII; ``plain_punctuation`` puts the ASCII back.
 
-Both are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
+A report typed by hand misspells library names (``lidcuda.so``); ``textfacts`` reads a
+near-miss of a known library as that library (a bounded edit distance, not a list of typos).
+
+All three are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
 (so the fast path over big logs never pays for it).
 """
 
@@ -36,6 +39,9 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     if len(text) > MAX_TEXT:
         return None
     plain = plain_punctuation(text)
+    if undo_wrap:  # a text that explained nothing: hand-typed library names read as meant
+        from envdoctor.explain.textfacts import correct_library_names
+        plain = correct_library_names(plain)
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)

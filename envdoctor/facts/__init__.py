@@ -106,6 +106,12 @@ class HostFacts:
     disk_free_gb: float | None = None
     container: str = ""               # docker | podman | kubernetes | lxc | "" (none seen)
     wsl: int | None = None            # 1 or 2 under WSL, None otherwise
+    # WSL: the Windows driver's libraries mapped into /usr/lib/wsl/lib (libcuda.so*, libnvidia-ml)
+    wsl_driver_libs: tuple[str, ...] = ()
+    # GPU device nodes this process can see (/dev/nvidia*, /dev/dxg under WSL, /dev/kfd)
+    gpu_device_nodes: tuple[str, ...] = ()
+    cgroup_version: int | None = None           # 1 or 2; None where no cgroup is mounted
+    cgroup_memory_limit_gb: float | None = None  # memory.max / memory.limit_in_bytes; None: none
 
 
 # --------------------------------------------------------------------------- NVIDIA
@@ -209,11 +215,42 @@ class Library:
 
 
 @dataclass(frozen=True)
+class ElfObject:
+    """A framework library's dynamic section as ld.so reads it (envdoctor.probes._elf)."""
+
+    path: str = ""
+    soname: str = ""
+    needed: tuple[str, ...] = ()
+    rpath: tuple[str, ...] = ()     # DT_RPATH, $ORIGIN expanded
+    runpath: tuple[str, ...] = ()   # DT_RUNPATH, $ORIGIN expanded
+    error: str = ""                 # why its headers could not be read ("" when they were)
+
+
+@dataclass(frozen=True)
+class LoadVerdict:
+    """Which file ld.so *will* load for one soname a framework library asks for."""
+
+    soname: str = ""        # libcudnn.so.9
+    loader: str = ""        # the library whose DT_NEEDED it is; "" for a dlopen without paths
+    path: str = ""          # the file ld.so loads ("" when none is found)
+    step: str = ""          # rpath | ld_library_path | runpath | ld.so.cache | default | not_found
+    bundled: str = ""       # the copy the framework's wheels ship ("" when none)
+    others: tuple[str, ...] = ()  # the other copies on the search path, in search order
+    # the versions of the copy that loads and of the wheel's (file name libcudnn.so.9.0.0, else
+    # the nvidia-* wheel's own version); None where neither says
+    path_version: Version | None = None
+    bundled_version: Version | None = None
+
+
+@dataclass(frozen=True)
 class LibraryFacts:
-    """cuDNN, NCCL, cuBLAS and CUDA runtime libraries installed on the machine."""
+    """cuDNN, NCCL, cuBLAS and CUDA runtime libraries installed on the machine, and which of
+    them the loader will pick for the framework libraries that ask for them."""
 
     probe: ProbeInfo = ProbeInfo()
     libraries: tuple[Library, ...] = ()
+    objects: tuple[ElfObject, ...] = ()    # framework libraries whose ELF headers were read
+    verdicts: tuple[LoadVerdict, ...] = ()
 
     def named(self, name: str) -> tuple[Library, ...]:
         return tuple(lib for lib in self.libraries if lib.name == name)

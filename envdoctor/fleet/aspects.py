@@ -92,6 +92,22 @@ def _packages(node: NodeView, fleet: Fleet) -> Value:
     return {d.name: _s(d.version) or "?" for d in node.facts.packages.distributions}
 
 
+# Variables that name the node or the process, not its setup: expected to differ per node.
+IDENTITY_VARS = frozenset({"RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "ROLE_RANK",
+                           "LOCAL_WORLD_SIZE", "HOSTNAME", "SLURMD_NODENAME", "SLURM_NODEID",
+                           "SLURM_PROCID", "SLURM_LOCALID", "OMPI_COMM_WORLD_RANK",
+                           "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "CUDA_CACHE_PATH"})
+
+
+@node_aspect("node_env", "environment variable")
+def _node_env(node: NodeView, fleet: Fleet) -> Value:
+    """A saved snapshot's variables (fleet compare); a node with ranks is left to the ranks'
+    own variables (FLEET010), which are what the job's processes see."""
+    if node.ranks or not _known(node.facts, "env"):
+        return None
+    return {k: v for k, v in node.facts.env.vars.items() if k not in IDENTITY_VARS}
+
+
 # ---------------------------------------------------------------------------- node: GPUs
 @node_aspect("gpu_shortfall", "GPUs missing for the ranks on the node")
 def _gpu_shortfall(node: NodeView, fleet: Fleet) -> Value:

@@ -129,15 +129,37 @@ def _read(path: Path) -> Any:
         raise BadInput(f"{path}: {exc}") from None
 
 
-def load(paths: tuple[str, ...]) -> model.Fleet:
-    """Every snapshot as a node (rank snapshots grouped by their node)."""
+def load_baseline(path: str) -> Facts:
+    """The golden node's facts (a check report or a facts snapshot), bad input naming it."""
     from envdoctor import pipeline
+    p = Path(path)
+    if not os.path.lexists(p):
+        raise BadInput(f"{path}: no such file (--baseline)")
+    data = _read(p)
+    if _is_rank_snapshot(data):
+        node = data.get("node") if isinstance(data, dict) else None
+        if not (isinstance(node, dict) and isinstance(node.get("facts"), dict)):
+            raise BadInput(f"{path}: a rank snapshot without its node's facts cannot be a "
+                           "baseline (use its node's local rank 0, or a check report)")
+        data = node["facts"]
+    return pipeline.facts_of(data, str(p))
+
+
+def load(paths: tuple[str, ...]) -> model.Fleet:
+    """Every snapshot as a node (rank snapshots grouped by their node). Snapshots with one
+    fact signature (``groups``) are decoded once: the others are the first one's facts with
+    their own sensor values; saved check results that are the same are read once."""
+    from envdoctor import pipeline
+    from envdoctor.facts import FactsError
+    from envdoctor.fleet import groups
 
     payloads: dict[int, dict[str, Any]] = {}
     unfinished: list[int] = []
-    # (node name, facts, host, the results of a saved check report or None)
-    plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None]] = []
+    # (node name, facts, host, the results of a saved check report or None, signature)
+    plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None, str]] = []
     names: Counter[str] = Counter()
+    bases: dict[str, Facts] = {}
+    saved_seen: dict[str, tuple[str, list[CheckResult]] | None] = {}
     for path in snapshot_files(paths):
         data = _read(path)
         if _is_rank_snapshot(data):
@@ -152,59 +174,146 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
             if "binding" not in data:  # only the first record: the rank never finished
                 unfinished.append(rank)
             continue
-        facts = pipeline.facts_of(data, str(path))
+        signature, sensors = groups.split(data)
+        base = bases.get(signature)
+        if base is None:
+            facts = bases[signature] = pipeline.facts_of(data, str(path))
+        else:
+            try:
+                facts = groups.member(base, sensors)
+            except FactsError as exc:
+                raise BadInput(f"{path}: {exc}") from None
         host = _host_of(facts)
         name = host or path.stem
         names[name] += 1
+        saved = None
+        if _is_check_report(data):
+            key = groups.digest([data.get("checks"), data.get("findings"),
+                                 data.get("summary", {}).get("intent")
+                                 if isinstance(data.get("summary"), dict) else None])
+            if key not in saved_seen:
+                saved_seen[key] = saved_results(path, data)
+            saved = saved_seen[key]
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
-                      saved_results(path, data) if _is_check_report(data) else None))
+                      saved, signature))
+        del data
     fleet = model.from_snapshots(payloads, unfinished) if payloads else model.Fleet()
     fleet.compare = True
-    for name, facts, host, saved in plain:
+    for name, facts, host, saved, signature in plain:
         fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,
-                                          saved=saved))
+                                          saved=saved, signature=signature))
     return fleet
 
 
 def differences(fleet: model.Fleet, findings: Sequence[Finding]) -> list[dict[str, Any]]:
-    """``diff``'s aspects compared across all nodes: majority, odd nodes, ranked."""
+    """``diff``'s aspects compared across all nodes, ranked. A key some nodes lack (a
+    variable set on 3 of 200 nodes, a package on some only) is "(unset)" on the nodes whose
+    probe answered; variables that name the node or process are not compared. With a value
+    on more than half of the nodes, that is the majority and the others are odd; without
+    one, every value is listed with its nodes."""
     from envdoctor.diff import aspects as diff_aspects
+    from envdoctor.fleet import groups
+    from envdoctor.fleet.aspects import IDENTITY_VARS
 
     table: dict[str, dict[str, Any]] = {}
+    memo: dict[Any, Any] = {}
+    judged: list[tuple[str, Facts, dict[str, Any]]] = []
     for node in fleet.nodes:
         if node.facts is None:
             continue
-        for key, (label, area, value, weights, _kind) in diff_aspects(node.facts).items():
-            if key.startswith("probe."):
-                continue
-            entry = table.setdefault(key, {"label": label, "area": area,
-                                           "weight": weights[0], "values": {}})
-            entry["values"].setdefault("(absent)" if value is None else str(value),
-                                       []).append(node.name)
+        found = groups.memo_by_group(node.signature, "diff", node.facts, diff_aspects, memo) \
+            if node.signature else diff_aspects(node.facts)
+        judged.append((node.name, node.facts, found))
+        for key, (label, area, _value, weights, _kind) in found.items():
+            if key not in table and not key.startswith("probe.") and \
+                    key.partition(".")[2] not in IDENTITY_VARS:
+                table[key] = {"label": label, "area": area, "weight": weights[0],
+                              "values": {}}
+    shown_for: dict[int, list[tuple[dict[str, list[str]], str]]] = {}
+    for name, facts, found in judged:  # nodes of one group share ``found``: read it once
+        if id(found) not in shown_for:
+            pairs = []
+            for key, entry in table.items():
+                if key in found:
+                    value = found[key][2]
+                    pairs.append((entry["values"], "(absent)" if value is None else str(value)))
+                elif _answered(facts, key):  # else unknown there, not different
+                    pairs.append((entry["values"], "(unset)"))
+            shown_for[id(found)] = pairs
+        for values, shown in shown_for[id(found)]:
+            values.setdefault(shown, []).append(name)
     areas = {f.area for f in findings}
     out = []
     for key, entry in table.items():
         values = entry["values"]
         if len(values) < 2:
             continue
-        majority = max(values, key=lambda v: len(values[v]))
-        odd = [{"value": v, "nodes": n} for v, n in values.items() if v != majority]
+        total = sum(len(n) for n in values.values())
+        top = max(values, key=lambda v: len(values[v]))
+        strict = 2 * len(values[top]) > total
+        odd = [{"value": v, "nodes": n} for v, n in sorted(
+            values.items(), key=lambda item: -len(item[1])) if not strict or v != top]
         explained = entry["area"] in areas or any(
             o["value"] in f.title for o in odd for f in findings if len(o["value"]) >= 3)
         out.append({"key": key, "label": entry["label"], "area": entry["area"],
-                    "majority": majority, "majority_nodes": len(values[majority]),
+                    "majority": top if strict else None,
+                    "majority_nodes": len(values[top]) if strict else 0, "total": total,
                     "odd": odd, "weight": entry["weight"], "explained": explained})
     out.sort(key=lambda d: (not d["explained"], -d["weight"], d["key"]))
     return [{"rank": i + 1, **d} for i, d in enumerate(out[:MAX_DIFFERENCES])]
 
 
+# The facts section a `diff` aspect key is read from (its prefix), as `diff` reads them.
+_SECTION_OF = {"pkg": "packages", "env": "env", "lib": "libraries", "gpu": "nvidia",
+               "nvidia": "nvidia", "host": "host", "python": "host", "cuda": "cuda",
+               "probe": "host"}
+
+
+def _answered(facts: Facts, key: str) -> bool:
+    """Whether the probe that would have seen ``key`` answered on that node."""
+    section = _SECTION_OF.get(key.split(".")[0], "frameworks")
+    return getattr(facts, section).probe.status.known
+
+
+def group_block(fleet: model.Fleet, block: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                                    list[dict[str, Any]]]:
+    """Nodes whose facts agree (one signature; sensors aside), largest first, each with its
+    nodes and the stack summary they share; and the report's node entries, where a grouped
+    node names its group instead of repeating that summary (10 000 nodes, a few groups)."""
+    entries = {n["node"]: n for n in block.get("nodes", [])}
+    by_sig: dict[str, list[str]] = {}
+    for node in fleet.nodes:
+        by_sig.setdefault(node.signature or f"node:{node.name}", []).append(node.name)
+    ordered = sorted(by_sig.items(), key=lambda item: -len(item[1]))
+    groups = []
+    for i, (sig, names) in enumerate(ordered):
+        first = entries.get(names[0], {})
+        groups.append({"group": i + 1, "size": len(names), "nodes": names,
+                       "summary": first.get("summary", {}),
+                       **({"signature": sig} if not sig.startswith("node:") else {})})
+        if not sig.startswith("node:"):
+            for name in names:
+                entry = entries.get(name)
+                if entry is not None:
+                    entries[name] = {k: v for k, v in entry.items()
+                                     if k not in ("summary", "facts_from")} | {"group": i + 1}
+    return groups, [entries.get(n["node"], n) for n in block.get("nodes", [])]
+
+
 def text_block(diffs: list[dict[str, Any]], limit: int = 20) -> str:
+    """The ranked differences, one line each (at most ``limit``), host lists compressed."""
+    from envdoctor.fleet.hostlist import compress
+
     if not diffs:
         return "No differences between the snapshots in the facts that matter.\n"
     lines = [f"Differences between nodes, most likely to matter first ({len(diffs)}):"]
     for d in diffs[:limit]:
-        odd = "; ".join(f"{o['value']} on {', '.join(o['nodes'][:6])}"
-                        + (" …" if len(o["nodes"]) > 6 else "") for o in d["odd"][:4])
-        lines.append(f"{d['rank']:>3}. {d['label']}: majority {d['majority']} "
-                     f"({d['majority_nodes']} node(s)); {odd}")
+        odd = "; ".join(f"{o['value']} on {compress(o['nodes'], 3)}" for o in d["odd"][:3])
+        if len(d["odd"]) > 3:
+            odd += f"; and {len(d['odd']) - 3} more values"
+        head = f"majority {d['majority']} ({d['majority_nodes']} of {d['total']}); " \
+            if d.get("majority") is not None else "no clear majority: "
+        lines.append(f"{d['rank']:>3}. {d['label']}: {head}{odd}")
+    if len(diffs) > limit:
+        lines.append(f"     … and {len(diffs) - limit} more (--format json lists them all)")
     return "\n".join(lines) + "\n"

@@ -49,6 +49,7 @@ class NodeView:
     source: str = ""              # which rank or file the facts came from
     # a saved `check --format json` report: (its intent, its results with their findings)
     saved: tuple[str, list[Any]] | None = None
+    signature: str = ""           # fleet compare: nodes with one signature (groups.py) agree
 
     @property
     def rank_numbers(self) -> list[int]:

@@ -5,14 +5,21 @@ examples that must fire and must not) and, instead of a ``when`` expression over
 an ``aspect`` (see ``aspects``) and a ``kind`` that says how the fleet's values are judged:
 
 * ``drift``     the known values differ: the subjects off the majority value are named, with
-                what the majority has. A map aspect (packages, variables) drifts per key.
+                what the majority has; a majority is more than half of the subjects, and
+                without one every subject is named with its value (two nodes that disagree
+                are told so, neither is "the majority"). Given what the site expects (a
+                baseline node's value), every subject off it is named, even a majority.
+                A map aspect (packages, variables) drifts per key; a key some subjects lack
+                is "(unset)" there, so a variable set on 3 of 200 nodes is drift.
 * ``duplicate`` one value held by two or more subjects (a GPU UUID on two ranks).
 * ``outlier``   a number below ``below`` × the fleet median (matmul TFLOP/s, bus bandwidth).
 * ``predicate`` each value on its own: ``op`` and ``value`` (``>``, ``>=``, ``<``, ``<=``,
                 ``==``, ``!=``, ``true``, ``nonempty``); a map is judged entry by entry.
 
-``scope`` is ``node`` or ``rank``. Titles may use {label}, {key}, {odd}, {odd_values},
-{majority}, {count}, {median}, {below}. Unknown values (None) are never judged.
+``scope`` is ``node`` or ``rank``. Titles may use {label}, {key}, {odd} (a compressed host
+list), {odd_values}, {verdict} (drift: the values with their nodes, then what the majority or
+the baseline has, or that there is no majority), {expected} (drift: the value to converge
+on), {majority}, {count}, {median}, {below}. Unknown values (None) are never judged.
 
 Examples give the aspect's values directly, one per subject, e.g.
 ``values = ["550.54.15", "550.54.15", "535.104.05"]``; ``names`` (optional) the subjects a
@@ -23,13 +30,12 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from envdoctor.engine.findings import Finding, Severity
-from envdoctor.fleet import aspects
+from envdoctor.fleet import aspects, hostlist
 from envdoctor.rulefiles import RuleFileError, check_identity, is_url, load_tree_cached
 
 KINDS = ("drift", "duplicate", "outlier", "predicate")
@@ -37,7 +43,9 @@ OPS = (">", ">=", "<", "<=", "==", "!=", "true", "nonempty")
 CODE_RE = re.compile(r"^FLEET\d{3}$")
 REQUIRED = ("code", "id", "severity", "title", "kind", "scope", "aspect", "why", "fix",
             "references", "examples")
-MAX_NAMED = 12  # subjects written out in a title; the evidence has them all
+MAX_NAMED = 12  # ranks written out in a title; the evidence has them all
+MAX_RANGES = 6  # host-list ranges written out in a title (``gpu[001-040,043]`` is two)
+MAX_VALUES = 4  # distinct values written out in a title, each with its nodes
 
 
 @dataclass(frozen=True)
@@ -153,8 +161,8 @@ def _show(value: Any) -> str:
 
 
 def _names(items: list[str]) -> str:
-    shown = ", ".join(items[:MAX_NAMED])
-    return shown + (f" and {len(items) - MAX_NAMED} more" if len(items) > MAX_NAMED else "")
+    """Node names as a compressed host list (``gpu[001-040,043]``), cut short for big sets."""
+    return hostlist.compress(items, MAX_RANGES)
 
 
 def _who(subjects: list[Subject]) -> str:
@@ -165,16 +173,25 @@ def _who(subjects: list[Subject]) -> str:
     for s in subjects:
         by_node.setdefault(s.node, []).append(s.rank if s.rank is not None else -1)
     parts = [f"{node or 'no known node'} ({'rank' if len(r) == 1 else 'ranks'} "
-             f"{_names([str(x) for x in r])})" for node, r in by_node.items()]
-    return _names(parts)
+             f"{_rank_list(r)})" for node, r in by_node.items()]
+    shown = ", ".join(parts[:MAX_RANGES])
+    return shown + (f" and {len(parts) - MAX_RANGES} more nodes" if len(parts) > MAX_RANGES
+                    else "")
 
 
-def _majority(counts: Counter[str], order: list[str]) -> tuple[str, bool]:
-    """The most common value; ties go to the value seen first. Second: is it a strict majority
-    of the top counts (False when two values are tied)."""
-    top = max(counts.values())
-    leaders = [v for v in dict.fromkeys(order) if counts[v] == top]
-    return leaders[0], len(leaders) == 1
+def _rank_list(ranks: list[int]) -> str:
+    shown = ", ".join(str(x) for x in ranks[:MAX_NAMED])
+    return shown + (f" and {len(ranks) - MAX_NAMED} more" if len(ranks) > MAX_NAMED else "")
+
+
+def _listing(groups: dict[str, list[Subject]]) -> str:
+    """``v1 on A; v2 on B`` for the first MAX_VALUES values, then how many more."""
+    items = list(groups.items())
+    text = "; ".join(f"{v} on {_who(g)}" for v, g in items[:MAX_VALUES])
+    if len(items) > MAX_VALUES:
+        rest = sum(len(g) for _, g in items[MAX_VALUES:])
+        text += f"; and {len(items) - MAX_VALUES} more values on {rest} more"
+    return text
 
 
 def _pass(rule: FleetRule, op: str, value: Any, ref: Any) -> bool | None:
@@ -212,8 +229,28 @@ def _place(subjects: list[Subject]) -> dict[str, Any]:
     return out
 
 
-def judge(rule: FleetRule, subjects: list[Subject]) -> Verdict:
-    """Apply one rule to the subjects' values (unknowns are left out)."""
+def _subject_names(subjects: list[Subject]) -> dict[str, Any]:
+    """Rank subjects by name ("rank 3"); node subjects are their nodes, already listed."""
+    if all(s.rank is None and s.name == s.node for s in subjects):
+        return {}
+    return {"subjects": [s.name for s in subjects]}
+
+
+class _Unset:
+    """No expectation given (no baseline): the fleet's values are judged among themselves."""
+
+
+NO_BASELINE: Any = _Unset()
+
+
+def judge(rule: FleetRule, subjects: list[Subject], expected: Any = NO_BASELINE) -> Verdict:
+    """Apply one rule to the subjects' values (unknowns are left out). ``expected`` is what
+    the site expects (a baseline node's value of the aspect): a drift rule then names every
+    subject that differs from it, however many share its value; None (the baseline does not
+    know it) judges the values among themselves.
+
+    Subjects that hold one value object (the nodes of a compared group) are judged as one:
+    the cost grows with the distinct values, not with the nodes."""
     verdict = Verdict()
     label = aspects.label(rule.aspect)
     known = [s for s in subjects if s.value is not None]
@@ -222,74 +259,138 @@ def judge(rule: FleetRule, subjects: list[Subject]) -> Verdict:
         return verdict
     maps = [s for s in known if isinstance(s.value, dict)]
     if maps:  # one judgement per key; a key a subject lacks is "(unset)" for drift
-        keys = sorted({k for s in maps for k in s.value})
+        classes = _classes(maps)
+        order = {id(s): i for i, s in enumerate(maps)}
+        keys = sorted({k for c in classes for k in c[0].value})
+        if isinstance(expected, dict):
+            keys = sorted({*keys, *expected})
+        missing = "(unset)" if rule.kind == "drift" else None
         for key in keys:
-            flat = [Subject(s.name, s.node, s.value.get(key, "(unset)" if rule.kind == "drift"
-                                                         else None), s.rank) for s in maps]
-            _judge_flat(rule, flat, label, key, verdict)
+            want = NO_BASELINE if not isinstance(expected, dict) else \
+                expected.get(key, missing)
+            _judge_flat(rule, _by_value(classes, lambda v: v.get(key, missing), order), label,
+                        key, verdict, want)
         return verdict
-    _judge_flat(rule, [s for s in known if _scalar(s.value)], label, "", verdict)
+    scalars = [s for s in known if _scalar(s.value)]
+    order = {id(s): i for i, s in enumerate(scalars)}
+    _judge_flat(rule, _by_value(_classes(scalars), lambda v: v, order), label, "", verdict,
+                expected if _scalar(expected) or expected is NO_BASELINE else None)
     return verdict
 
 
-def _judge_flat(rule: FleetRule, subjects: list[Subject], label: str, key: str,
-                verdict: Verdict) -> None:
-    subjects = [s for s in subjects if s.value is not None]
-    if not subjects:
+def _classes(subjects: list[Subject]) -> list[list[Subject]]:
+    """Subjects that hold one value object (a compared group's nodes), in order."""
+    by_object: dict[int, list[Subject]] = {}
+    for s in subjects:
+        by_object.setdefault(id(s.value), []).append(s)
+    return list(by_object.values())
+
+
+def _by_value(classes: list[list[Subject]], value_of: Any, order: dict[int, int]
+              ) -> dict[str, tuple[Any, list[Subject]]]:
+    """Shown value -> (the value, its subjects in their given order: ``order`` maps id() to
+    place), values in order of first appearance; unknowns left out. One look-up per class,
+    not per subject."""
+    parts: dict[str, tuple[Any, list[list[Subject]]]] = {}
+    for members in classes:
+        value = value_of(members[0].value)
+        if value is None:
+            continue
+        shown = _show(value)
+        entry = parts.get(shown)
+        if entry is None:
+            entry = parts[shown] = (value, [])
+        entry[1].append(members)
+    out: dict[str, tuple[Any, list[Subject]]] = {}
+    for shown, (value, lists) in parts.items():
+        if len(lists) == 1:
+            out[shown] = (value, list(lists[0]))
+            continue
+        merged = [s for c in lists for s in c]
+        merged.sort(key=lambda s: order[id(s)])
+        out[shown] = (value, merged)
+    return out
+
+
+def _judge_flat(rule: FleetRule, values: dict[str, tuple[Any, list[Subject]]], label: str,
+                key: str, verdict: Verdict, expected: Any = NO_BASELINE) -> None:
+    if not values:
         return
     fields: dict[str, Any] = {"label": label, "key": key, "below": rule.below}
     odd: list[Subject] = []
     evidence: dict[str, Any] = {"aspect": rule.aspect, "scope": rule.scope}
     if key:
         evidence["key"] = key
+    groups = {v: members for v, (_, members) in values.items()}
+    total = sum(len(g) for g in groups.values())
     if rule.kind == "drift":
-        values = [_show(s.value) for s in subjects]
-        counts = Counter(values)
-        if len(counts) < 2:
-            return
-        majority, strict = _majority(counts, values)
-        odd = [s for s, v in zip(subjects, values, strict=True) if v != majority]
-        groups: dict[str, list[Subject]] = {}
-        for s, v in zip(subjects, values, strict=True):
-            if v != majority:
-                groups.setdefault(v, []).append(s)
-        fields.update(majority=majority if strict else f"{majority} (no clear majority)",
-                      count=f"{counts[majority]} of {len(subjects)}",
-                      odd_values="; ".join(f"{v} on {_who(g)}" for v, g in groups.items()))
-        evidence.update(majority=majority, majority_count=counts[majority],
-                        clear_majority=strict, total=len(subjects),
-                        odd=[{"value": v, **_place(g), "subjects": [s.name for s in g]}
-                             for v, g in groups.items()])
+        if expected is not NO_BASELINE and expected is not None:
+            want = _show(expected)
+            off = {v: g for v, g in groups.items() if v != want}
+            if not off:
+                return
+            odd = [s for g in off.values() for s in g]
+            on = len(groups.get(want, ()))
+            listing = _listing(off)
+            fields.update(
+                majority=want, expected=want, count=f"{on} of {total}", odd_values=listing,
+                verdict=f"{listing}; the baseline has {want} ({on} of {total} match it)")
+            evidence.update(expected=want, baseline=True, matching=on, total=total,
+                            odd=[{"value": v, **_place(g), **_subject_names(g)}
+                                 for v, g in off.items()])
+        else:
+            if len(groups) < 2:
+                return
+            top = max(groups, key=lambda v: len(groups[v]))
+            strict = 2 * len(groups[top]) > total
+            if strict:
+                off = {v: g for v, g in groups.items() if v != top}
+                listing = _listing(off)
+                verdict_text = f"{listing}; the majority ({len(groups[top])} of {total}) " \
+                    f"has {top}"
+                expected_text = top
+            else:  # no value on more than half: every subject is named with its value
+                off = dict(sorted(groups.items(), key=lambda item: -len(item[1])))
+                listing = _listing(off)
+                verdict_text = f"no clear majority, the values disagree: {listing}"
+                expected_text = "one version (the nodes disagree, none is on more than " \
+                    "half: choose which)"
+            odd = [s for g in off.values() for s in g]
+            fields.update(majority=top if strict else f"{top} (no clear majority)",
+                          count=f"{len(groups[top])} of {total}", odd_values=listing,
+                          verdict=verdict_text, expected=expected_text)
+            evidence.update(majority=top if strict else None,
+                            majority_count=len(groups[top]), clear_majority=strict,
+                            total=total,
+                            odd=[{"value": v, **_place(g), **_subject_names(g)}
+                                 for v, g in off.items()])
     elif rule.kind == "duplicate":
-        holders: dict[str, list[Subject]] = {}
-        for s in subjects:
-            holders.setdefault(_show(s.value), []).append(s)
-        dups = {v: g for v, g in holders.items() if len(g) > 1}
+        dups = {v: g for v, g in groups.items() if len(g) > 1}
         if not dups:
             return
         odd = [s for g in dups.values() for s in g]
-        fields.update(odd_values="; ".join(f"{v} on {_who(g)}" for v, g in dups.items()))
-        evidence["duplicates"] = [{"value": v, **_place(g), "subjects": [s.name for s in g]}
+        fields.update(odd_values=_listing(dups))
+        evidence["duplicates"] = [{"value": v, **_place(g), **_subject_names(g)}
                                   for v, g in dups.items()]
     elif rule.kind == "outlier":
-        numbers = [s for s in subjects if isinstance(s.value, (int, float))
-                   and not isinstance(s.value, bool)]
-        if len(numbers) < 3:  # a median of two says nothing about which one is slow
+        numbers = [(value, members) for value, members in values.values()
+                   if isinstance(value, (int, float)) and not isinstance(value, bool)]
+        if sum(len(m) for _, m in numbers) < 3:  # a median of two says nothing
             return
-        median = statistics.median(s.value for s in numbers)
-        odd = [s for s in numbers if s.value < rule.below * median]
+        median = statistics.median(v for v, m in numbers for _ in m)
+        odd = sorted((s for v, m in numbers if v < rule.below * median for s in m),
+                     key=lambda s: s.rank if s.rank is not None else -1)
         fields.update(median=f"{median:.3g}",
-                      odd_values="; ".join(f"{_who([s])} {s.value:.3g}" for s in odd))
+                      odd_values="; ".join(f"{_who([s])} {s.value:.3g}"
+                                           for s in odd[:MAX_NAMED]))
         evidence.update(median=median, below=rule.below,
                         odd=[{"subject": s.name, "node": s.node, "value": s.value,
                               **({"rank": s.rank} if s.rank is not None else {})} for s in odd])
     else:  # predicate
-        odd = [s for s in subjects if _pass(rule, rule.op, s.value, rule.value)]
-        groups = {}
-        for s in odd:
-            groups.setdefault(_show(s.value), []).append(s)
-        fields.update(odd_values="; ".join(f"{v} on {_who(g)}" for v, g in groups.items()),
-                      value=rule.value)
+        hit = {v: g for v, (value, g) in values.items() if _pass(rule, rule.op, value,
+                                                                    rule.value)}
+        odd = [s for g in hit.values() for s in g]
+        fields.update(odd_values=_listing(hit), value=rule.value)
         evidence["values"] = [{"subject": s.name, "node": s.node, "value": s.value,
                                **({"rank": s.rank} if s.rank is not None else {})} for s in odd]
     if not odd:

@@ -34,6 +34,7 @@ def probe(root: Path = Path("/")) -> HostFacts:
     proc_version = trail.read(root / "proc/version") or ""
     cpuinfo = trail.read(root / "proc/cpuinfo", limit=1 << 16) or ""
     memory = _memory(root)
+    cgroup = _cgroup_memory(root, trail)
     facts = HostFacts(
         os=platform.system(),
         distro=os_release.get("PRETTY_NAME", ""),
@@ -49,11 +50,16 @@ def probe(root: Path = Path("/")) -> HostFacts:
         cpu_model=_cpu_model(cpuinfo),
         gcc_version=gcc_version(root),
         container=_container(root, trail),
-        wsl=_wsl(proc_version),
+        wsl=_wsl(proc_version, root),
         ram_total_gb=memory["ram_total_gb"],
         ram_available_gb=memory["ram_available_gb"],
-        shm_total_gb=memory["shm_total_gb"],
+        shm_total_gb=_shm_from_mounts(trail.read(root / "proc/mounts", limit=1 << 18) or "",
+                                      memory["shm_total_gb"]),
         disk_free_gb=memory["disk_free_gb"],
+        wsl_driver_libs=_wsl_driver_libs(root),
+        gpu_device_nodes=gpu_device_nodes(root),
+        cgroup_version=cgroup[0],
+        cgroup_memory_limit_gb=cgroup[1],
     )
     return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
 
@@ -177,8 +183,88 @@ def _container(root: Path, trail: Trail) -> str:
     return ""
 
 
-def _wsl(proc_version: str) -> int | None:
+def _wsl(proc_version: str, root: Path = Path("/")) -> int | None:
+    """1 or 2 under WSL: the kernel says "microsoft" (WSL2 kernels "microsoft-standard-WSL2");
+    where a custom kernel does not, WSL's interop handler or its /usr/lib/wsl mount does."""
     low = proc_version.lower()
-    if "microsoft" not in low:
-        return None
-    return 2 if "wsl2" in low or "microsoft-standard" in low else 1
+    if "microsoft" in low:
+        return 2 if "wsl2" in low or "microsoft-standard" in low else 1
+    if (root / "proc/sys/fs/binfmt_misc/WSLInterop").exists() or (root / "usr/lib/wsl/lib").is_dir():
+        return 2 if (root / "dev/dxg").exists() or (root / "usr/lib/wsl/lib").is_dir() else 1
+    return None
+
+
+WSL_DRIVER = ("libcuda.so", "libnvidia-ml.so", "libdxcore.so", "nvidia-smi")
+GPU_NODES = ("nvidia", "dxg", "kfd", "dri/renderD")
+
+
+def _wsl_driver_libs(root: Path) -> tuple[str, ...]:
+    """The Windows driver's files WSL maps into /usr/lib/wsl/lib (libcuda.so*, libnvidia-ml)."""
+    folder = root / "usr/lib/wsl/lib"
+    try:
+        names = sorted(os.listdir(folder))[:512]
+    except OSError:
+        return ()
+    return tuple(f"/usr/lib/wsl/lib/{n}" for n in names if n.startswith(WSL_DRIVER))
+
+
+def gpu_device_nodes(root: Path = Path("/")) -> tuple[str, ...]:
+    """GPU device nodes visible here: /dev/nvidia0.., nvidiactl, nvidia-uvm, /dev/dxg (WSL),
+    /dev/kfd and /dev/dri/renderD* (AMD). A container started without a GPU has none."""
+    out = []
+    for folder in ("dev", "dev/dri"):
+        try:
+            names = sorted(os.listdir(root / folder))[:4096]
+        except OSError:
+            continue
+        prefix = "" if folder == "dev" else "dri/"
+        out += [f"/dev/{prefix}{n}" for n in names if (prefix + n).startswith(GPU_NODES)]
+    return tuple(out[:64])
+
+
+_SHM_SIZE = re.compile(r"(?:^|,)size=(\d+)([kmg%]?)(?:,|$)")
+
+
+def _shm_from_mounts(mounts: str, fallback: float | None) -> float | None:
+    """The size of /dev/shm from its tmpfs mount options (``size=65536k`` is Docker's 64 MiB
+    default), which is what the container got; statvfs' answer where the mount says nothing."""
+    for line in mounts.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[1] == "/dev/shm" and parts[2] == "tmpfs":
+            m = _SHM_SIZE.search(parts[3])
+            if m and m.group(2) != "%":
+                scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2)]
+                return round(int(m.group(1)) * scale / GIB, 4)
+    return fallback
+
+
+def _cgroup_memory(root: Path, trail: Trail) -> tuple[int | None, float | None]:
+    """(cgroup version, memory limit in GiB) of this process's cgroup: v2 ``memory.max``
+    (``max`` = no limit: None) or v1 ``memory.limit_in_bytes`` (a huge number = no limit)."""
+    cg = root / "sys/fs/cgroup"
+    if (cg / "cgroup.controllers").exists():
+        own = _own_cgroup(trail.read(root / "proc/self/cgroup", limit=1 << 14) or "")
+        for folder in ([cg / own.lstrip("/")] if own and own != "/" else []) + [cg]:
+            text = trail.read(folder / "memory.max", limit=64)
+            if text is not None:
+                return 2, _limit_gb(text)
+        return 2, None
+    text = trail.read(cg / "memory/memory.limit_in_bytes", limit=64)
+    if text is not None:
+        return 1, _limit_gb(text)
+    return None, None
+
+
+def _own_cgroup(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("0::"):
+            return line[3:].strip()
+    return ""
+
+
+def _limit_gb(text: str) -> float | None:
+    value = text.strip()
+    if not value.isdigit():
+        return None  # "max"
+    limit = int(value)
+    return None if limit >= 1 << 60 else round(limit / GIB, 3)

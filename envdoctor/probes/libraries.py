@@ -1,7 +1,8 @@
 """cuDNN, NCCL, cuBLAS, the CUDA runtime and libcuda: headers, the loader cache, folders, wheels.
 
-This says what is *installed*. What a framework actually *loads* is read from a live worker's
-memory maps (the live probes), because LD_LIBRARY_PATH and RPATHs decide that at run time.
+This says what is *installed*, and (``envdoctor.probes._loader``) which copy ld.so will load for
+the framework libraries, from their ELF headers and the loader's search order. What a running
+framework did load is read from a live worker's memory maps (the live probes).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from packaging.version import InvalidVersion, Version
 from envdoctor.bounded import env
 from envdoctor.facts import Library, LibraryFacts, Status
 from envdoctor.probes import _dists
+from envdoctor.probes import _loader as loader
 from envdoctor.probes._base import Trail
 
 SECTION = "libraries"
@@ -68,11 +70,12 @@ def probe() -> LibraryFacts:
         libs.extend(_from_wheels(spec))
     facts = LibraryFacts(libraries=tuple(_dedupe(libs)))
     reason = "" if ld.ok else f"ldconfig -p: {ld.error or f'exited {ld.returncode}'}"
+    objects, verdicts = loader.view(cache)
     if not facts.libraries:
-        return LibraryFacts(probe=trail.info(
+        return LibraryFacts(objects=objects, verdicts=verdicts, probe=trail.info(
             Status.NOT_FOUND, "no CUDA libraries found" + (f" ({reason})" if reason else "")))
-    return LibraryFacts(libraries=facts.libraries,
-                        probe=trail.info(Status.OK, reason, "headers+ldconfig+folders+pip"))
+    return LibraryFacts(libraries=facts.libraries, objects=objects, verdicts=verdicts,
+                        probe=trail.info(Status.OK, reason, "headers+ldconfig+folders+pip+elf"))
 
 
 def parse_ldconfig(text: str) -> dict[str, list[str]]:

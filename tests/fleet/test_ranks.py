@@ -129,7 +129,10 @@ def test_package_drift_between_nodes_is_named(tmp_path: Path) -> None:
     found = _codes(json.loads(out.read_text()))
     drift = found["FLEET009"]
     assert drift["evidence"]["key"] == "nvidia-nccl-cu12"
-    assert drift["evidence"]["odd"][0]["nodes"] == ["host-1#1"]
+    # two nodes that disagree: no majority, each value with its node
+    odd = {o["value"]: o["nodes"] for o in drift["evidence"]["odd"]}
+    assert odd["2.18.1"] == ["host-1#1"] and len(odd) == 2
+    assert drift["evidence"]["clear_majority"] is False and "majority (" not in drift["title"]
     assert "2.18.1" in drift["title"]
     assert "FLEET017" not in found
     # --bench with one rank per node: the cross-node sweep ran between the two nodes

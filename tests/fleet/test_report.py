@@ -43,7 +43,11 @@ def test_gpu_fleet_findings_name_node_and_ranks() -> None:
     report = fleet_report.build(build())
     found = {f.code: f for f in report.findings}
     assert found["FLEET013"].evidence["nodes"] == ["host-2#1"]  # 1 GPU, 2 ranks
-    assert found["FLEET014"].evidence["nodes"] == ["host-2#1"]  # GPU count 1 vs 8
+    # GPU count 8 vs 1 on two nodes: no majority, so both are named, each with its value
+    count = found["FLEET014"]
+    assert count.evidence["nodes"] == ["host-1#0", "host-2#1"]
+    assert count.evidence["clear_majority"] is False and "majority (" not in count.title
+    assert "8 on host-1#0" in count.title and "1 on host-2#1" in count.title
     dup = found["FLEET015"].evidence["duplicates"][0]
     assert dup["ranks"] == [2, 3] and dup["nodes"] == ["host-2#1"]
     assert found["FLEET018"].evidence["ranks"] == [3]

@@ -32,7 +32,7 @@ LABELS = {
     "tf-without-cuda-libs": ({"tensorflow-without-cuda-libraries"}, False),
     "torch-cpu-build-on-gpu-host": ({"torch-cpu-build-on-gpu-host"}, False),
 }
-DEPS = ("click", "rich", "packaging", "psutil", "pynvml", "markdown_it", "mdurl", "pygments")
+DEPS = ("click", "rich", "packaging", "psutil", "pynvml", "markdown_it", "mdurl", "pygments", "elftools")
 
 
 @pytest.fixture(scope="module")

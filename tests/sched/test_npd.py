@@ -1,6 +1,7 @@
 """contrib/node-problem-detector/envdoctor-plugin.json, run as node-problem-detector's custom
-plugin monitor runs a rule. There is no NPD binary to start here (no Debian package; building it
-needs Go 1.26), so its rule runner is followed as written in kubernetes/node-problem-detector
+plugin monitor runs a rule, in the default run. NPD has no Debian package (tests/sched/
+test_npd_real.py runs a real binary where one was built), so here its rule runner is followed as
+written in kubernetes/node-problem-detector
 (pkg/custompluginmonitor/types/config.go: defaults, Validate; plugin/plugin.go: run): the
 config's own path and args executed, stdout trimmed and cut at max_output_length bytes, exit 0
 OK, 1 NonOK, anything else (or a timeout) Unknown."""

@@ -71,6 +71,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "probe_failure": "probe", "probe_failures": "probe", "probe_diagnoses": "probe",
     "probe_diagnosis_title": "probe", "probe_diagnosis_fix": "probe",
     "probe_diagnosed": "probe", "probe_said": "probe",
+    # the loader's view of shared libraries
+    "shadowing_verdicts": "loader",
 }
 
 

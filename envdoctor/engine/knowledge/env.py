@@ -87,13 +87,15 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
     value = vars.get("CUDA_VISIBLE_DEVICES")
     if value is None or hides_every_gpu(value) or not nv.gpus:
         return []
-    uuids = [g.uuid.lower() for g in nv.gpus if g.uuid]
+    uuids: list[str] | None = None  # read only for UUID entries (fleet compare shares the rest)
     bad = []
     for entry in (e.strip() for e in value.split(",")):
         if re.fullmatch(r"\d+", entry):
             if int(entry) >= len(nv.gpus):
                 bad.append(entry)
         elif entry.lower().startswith(("gpu-", "mig-")):
+            if uuids is None:
+                uuids = [g.uuid.lower() for g in nv.gpus if g.uuid]
             if uuids and not any(u.startswith(entry.lower()) for u in uuids) \
                     and not entry.lower().startswith("mig-"):
                 bad.append(entry)

@@ -1,0 +1,199 @@
+"""The specific answer: a signature's ``facts_notes`` filled from the facts its text states,
+and its ``yields_to``: a more specific signature that the text's own facts show it to be.
+
+A signature names a family ("jax and its CUDA plugin are incompatible versions"); the text
+that matched it often states the particulars: the versions of the pair, the GPU and its
+compute capability, the symbol and the library release it was looked for in. A signature
+lists notes with ``{placeholders}`` over ``STATED`` (names of ``textfacts.TextFacts``)::
+
+    facts_notes = ["The text states jax {jax} with jaxlib {jaxlib}."]
+
+A note is added only when every placeholder it names is stated in the text: a fact the text
+does not state is unknown, and a note is never written about an unknown. Placeholder names are
+checked when the rules load (``check_template``), so a misspelt one is a load error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from envdoctor.rulefiles import RuleFileError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from envdoctor.explain.textfacts import TextFacts
+
+# A ranked diagnosis (envdoctor.explain.rank.Diagnosis) and a signature
+# (envdoctor.explain.signatures.Signature): the signature loader checks this module's
+# templates, and the ranker reaches it through the loader, so neither is imported back here.
+Diagnosis = Any
+Signature = Any
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]{1,40})\}")
+_VERSIONED = ("python", "torch", "torchvision", "torchaudio", "cuda", "cudnn", "driver", "jax",
+              "jaxlib", "jax_plugin", "tensorflow", "keras", "tf_keras", "paddle", "mxnet",
+              "mindspore", "numpy", "flash_attn", "xformers", "bitsandbytes", "vllm",
+              "triton", "nccl", "libtpu")
+
+
+def _first(values: tuple[str, ...]) -> str | None:
+    return values[0] if values else None
+
+
+def _version_of(name: str) -> Callable[[TextFacts], str | None]:
+    def read(facts: TextFacts) -> str | None:
+        return facts.version(name)
+    return read
+
+
+STATED: dict[str, Callable[[TextFacts], str | None]] = {
+    **{name: _version_of(name) for name in _VERSIONED},
+    "gpu": lambda f: _first(f.gpus),
+    "cc": lambda f: _first(f.compute_capabilities),
+    "symbol": lambda f: _first(f.symbols),
+    "symbol_version": lambda f: _first(f.symbol_versions),
+    "library": lambda f: _first(f.libraries),
+    "exception": lambda f: f.last_exception.type if f.last_exception else None,
+}
+MAX_NOTES = 4
+
+
+def check_template(notes: object, path: Path | str, fld: str = "facts_notes") -> tuple[str, ...]:
+    """Validate a signature's ``facts_notes``: a list of strings naming only ``STATED``."""
+    if not isinstance(notes, list) or not all(isinstance(n, str) and n.strip() for n in notes):
+        raise RuleFileError(path, fld, "must be a list of non-empty strings")
+    if len(notes) > MAX_NOTES:
+        raise RuleFileError(path, fld, f"at most {MAX_NOTES} notes")
+    for note in notes:
+        names = _PLACEHOLDER.findall(note)
+        if not names:
+            raise RuleFileError(path, fld, f"{note!r} names no {{fact}} (use the why text)")
+        unknown = sorted(set(names) - set(STATED))
+        if unknown:
+            raise RuleFileError(path, fld, f"unknown fact(s) {unknown}; known: {sorted(STATED)}")
+    return tuple(notes)
+
+
+def fill(note: str, facts: TextFacts) -> str | None:
+    """The note with its placeholders filled, or None if the text does not state one."""
+    values: dict[str, str] = {}
+    for name in set(_PLACEHOLDER.findall(note)):
+        value = STATED[name](facts) if name in STATED else None
+        if value is None:
+            return None
+        values[name] = value
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], note)
+
+
+def with_stated_facts(text: str, diagnoses: list[Diagnosis],
+                      signatures: Sequence[Signature]) -> list[Diagnosis]:
+    """``diagnoses`` with the notes their signatures' ``facts_notes`` can fill from ``text``
+    (the text is read for facts only when a diagnosis has such notes); ``signatures``: every
+    loaded signature, the targets a ``yields_to`` may name (passed in: the signature loader
+    checks this module's templates, so it is not imported back)."""
+    wanted = [d for d in diagnoses if d.signature is not None
+              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to"))]
+    if not wanted:
+        return diagnoses
+    from envdoctor.explain.textfacts import text_facts
+    facts = text_facts(text)
+    diagnoses = apply_yields(diagnoses, facts, signatures)
+    out = []
+    for d in diagnoses:
+        templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
+        notes = tuple(n for n in (fill(t, facts) for t in templates) if n and n not in d.notes)
+        out.append(replace(d, notes=d.notes + notes) if notes else d)
+    return out
+
+
+# ---------------------------------------------------------------- yields_to
+# A signature may yield to a more specific one when the text's own facts say so:
+#
+#   [[yields_to]]                      # "backend failed to initialise", but the text states
+#   code = "EJAX008"                   # jax 0.4.38 beside jax-cuda12-plugin 0.5.0
+#   versions_differ = ["jax", "jax_plugin"]
+#
+#   [[yields_to]]                      # a TypeError raised inside jax_plugins/…: the plugin
+#   code = "EJAX008"                   # calls an API this jax/jaxlib does not have
+#   raised_in = "jax_plugins"
+#   exception_types = ["TypeError", "AttributeError", "ImportError"]
+YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types"}
+
+
+def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
+    """Validate ``[[yields_to]]`` tables (the target code is checked once all rules load)."""
+    fld = "yields_to"
+    if not isinstance(raw, list) or not raw:
+        raise RuleFileError(path, fld, "must be a list of tables")
+    for i, table in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(table, dict) or not isinstance(table.get("code"), str):
+            raise RuleFileError(path, where, "needs code = the signature to yield to")
+        extra = set(table) - YIELD_KEYS
+        if extra:
+            raise RuleFileError(path, where, f"unknown key(s) {sorted(extra)}")
+        pair = table.get("versions_differ")
+        if pair is not None and (not isinstance(pair, list) or len(pair) != 2
+                                 or not all(p in _VERSIONED for p in pair)):
+            raise RuleFileError(path, f"{where}.versions_differ",
+                                f"must name two of {sorted(_VERSIONED)}")
+        if pair is None and not isinstance(table.get("raised_in"), str):
+            raise RuleFileError(path, where, "needs versions_differ or raised_in")
+        types = table.get("exception_types", [])
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise RuleFileError(path, f"{where}.exception_types", "must be a list of names")
+    return tuple(raw)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".")[:3])
+
+
+def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
+    """Why the facts say this table applies (a note), or None when they do not say so."""
+    pair = table.get("versions_differ")
+    if isinstance(pair, list):
+        a, b = (facts.version(str(n)) for n in pair)
+        if a is None or b is None or _release(a) == _release(b):
+            return None
+        return f"The text states {pair[0]} {a} with {pair[1]} {b}: these releases differ."
+    where = str(table.get("raised_in", ""))
+    types = table.get("exception_types") or []
+    for exc in reversed(facts.exceptions):
+        through = any(where in path.replace("\\", "/") for path in exc.stack)
+        if where and through and (not isinstance(types, list) or not types
+                                  or exc.type in types):
+            return (f"The {exc.type} was raised through {where} (its code calls something the "
+                    "installed versions do not have).")
+    return None
+
+
+def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
+                 signatures: Sequence[Signature]) -> list[Diagnosis]:
+    """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
+    (same evidence and rank, the reason as a note); a duplicate of the target is dropped."""
+    out: list[Diagnosis] = []
+    by_code = None
+    for d in diagnoses:
+        tables = d.signature.extra.get("yields_to", ()) if d.signature else ()
+        for table in tables:
+            reason = yield_reason(table, facts)
+            if reason is None:
+                continue
+            by_code = by_code or {s.code: s for s in signatures}
+            target = by_code.get(str(table["code"]))
+            if target is None:
+                continue
+            d = replace(d, code=target.code, id=target.id, title=target.title,
+                        category=target.category, why=target.why, fix=target.fix,
+                        references=target.references, signature=target,
+                        notes=d.notes + (reason,))
+            break
+        if all(o.code != d.code for o in out):
+            out.append(d)
+    return out

@@ -1,0 +1,281 @@
+"""The facts an error text states about itself, read by structure rather than by wording.
+
+``text_facts(text) -> TextFacts`` is the typed API that both ``explain`` and the report
+parsers (``check --from``) call on a pasted text: the exceptions raised (type and module),
+the shared libraries and symbols named (``lib*.so.N``, ``undefined symbol: X``,
+``GLIBCXX_3.4.N``, ``version 'X' not found``), the versions stated (torch, CUDA, cuDNN,
+driver, Python, jax, jaxlib, the JAX plugin…), the GPUs and compute capabilities (``sm_61``,
+"compute capability 6.1"), the warnings, and whether a traceback was cut before its final
+exception line (then the cause is in the warnings and frames above the cut).
+
+Facts are normalised so that one rule covers a family of wordings: case, punctuation, a
+terminal's line wrapping, and near-misses of the names of well-known libraries typed by hand
+(``lidcuda.so`` is ``libcuda.so``: a bounded edit distance against ``KNOWN_LIBRARIES``, never
+a regex per typo). A text that does not mention a fact says nothing about it: every field is
+"what the text states", never "absent" (see DESIGN.md section 1).
+
+Every pattern here is linear (``tests/test_explain_textfacts.py`` audits them with
+``engine.redos``) and a text is read at most ``MAX_TEXT`` characters deep.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_TEXT = 4 << 20      # a pasted text; a big log's facts come from its first 4 MB
+MAX_ITEMS = 64          # of each kind of fact
+MAX_NAME = 64           # longest library name compared with the known ones
+
+# Shared libraries that deep-learning errors name. Near-misses of these (one or two edits,
+# depending on length) are read as these; unknown names are kept as written.
+KNOWN_LIBRARIES = (
+    "libcuda.so", "libcudart.so", "libcublas.so", "libcublasLt.so", "libcudnn.so",
+    "libcudnn_ops_infer.so", "libcudnn_cnn_infer.so", "libcudnn_ops.so", "libcudnn_cnn.so",
+    "libcudnn_graph.so", "libcudnn_adv.so", "libcufft.so", "libcurand.so", "libcusparse.so",
+    "libcusolver.so", "libcupti.so", "libnccl.so", "libnvrtc.so", "libnvJitLink.so",
+    "libnvidia-ml.so", "libnvinfer.so", "libnvinfer_plugin.so", "libnvToolsExt.so",
+    "libtorch.so", "libtorch_cuda.so", "libtorch_cpu.so", "libtorch_python.so", "libc10.so",
+    "libc10_cuda.so", "libtensorflow_framework.so", "libtpu.so", "libstdc++.so", "libgomp.so",
+    "libgcc_s.so", "libc.so", "libm.so", "libdl.so", "libpthread.so", "libGL.so",
+    "libmxnet.so", "libpaddle.so", "libamdhip64.so", "librocblas.so", "libMIOpen.so",
+    "libze_loader.so", "libomp.so", "libiomp5.so", "libmkl_rt.so", "libopenblas.so",
+)
+_KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
+
+# A library-like token: letters, digits, _ + - then ".so", ".dll" or ".dylib", and a version.
+_LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})\.(so|dll|dylib)((?:\.\d+){0,4})(?![\w])")
+_SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
+                     r"(?:,? version (\S{1,80}))?")
+_SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
+_VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_]+[\d.]*[\w.]*)['\"] not found")
+_GLIBCXX = re.compile(r"\b(GLIBCXX|GLIBC|CXXABI)_(\d+(?:\.\d+){0,3})\b")
+_SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[a-z]?\b")
+_CC = re.compile(r"(?i)\bcompute capability(?: is)?[: ]{0,3}\(?(\d{1,2})[.,](\d)\b")
+_GPU = re.compile(r"(?i)\b((?:NVIDIA |GeForce |Tesla |Quadro |RTX |GTX )+"
+                  r"[A-Z]{0,4} ?\d{1,4}[A-Za-z]{0,3}(?: Ti| SUPER| Ti SUPER)?)\b"
+                  r"|\b((?:Tesla |NVIDIA )?[AHVTLPBK]\d{1,3}[A-Za-z]?(?:-SXM\d|-PCIE)?"
+                  r"(?:-\d{1,3}GB)?)(?= |$|,)")
+_EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?((?:[A-Za-z_]\w*\.){0,6})([A-Za-z_]\w*"
+                  r"(?:Error|Exception|Exit|Interrupt|Failure|Fault))(?::\s?(.{0,300}))?$")
+_WARN = re.compile(r"\b([A-Z]\w{0,40}Warning):\s?(.{0,300})")
+_FRAME = re.compile(r'^\s*File "([^"]{1,400})", line (\d{1,7})(?:, in (\S{1,200}))?')
+_TRACEBACK = "Traceback (most recent call last)"
+# "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2"
+_VERSION_OF = re.compile(
+    r"(?i)(?<![\w-])(pytorch|torch|torchvision|torchaudio|tensorflow(?:-gpu)?|tf|jax|jaxlib"
+    r"|jax[-_]cuda\d{2}[-_](?:plugin|pjrt)|keras|tf[-_]keras|cuda|cudnn|driver|python|numpy"
+    r"|paddlepaddle(?:-gpu)?|paddle|mxnet(?:-cu\d{2,3})?|mindspore|flash[-_]attn|xformers"
+    r"|bitsandbytes|vllm|triton|nccl|libtpu(?:-nightly)?)"
+    r"(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?"
+    r"[ \t]{0,40}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
+_CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
+          "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
+          "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
+
+
+@dataclass(frozen=True)
+class ExceptionLine:
+    """``jax.errors.JaxRuntimeError: message`` -> module ``jax.errors``, type, message."""
+
+    module: str
+    type: str
+    message: str
+    line: int
+    raised_in: str = ""   # the file of the innermost frame above it ("" outside a traceback)
+    stack: tuple[str, ...] = ()  # the files of every frame of its traceback, outermost first
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True)
+class TextFacts:
+    """What one text states (every tuple is in order of first mention, without repeats)."""
+
+    exceptions: tuple[ExceptionLine, ...] = ()
+    libraries: tuple[str, ...] = ()          # normalised sonames: "libcuda.so.1"
+    corrected: tuple[tuple[str, str], ...] = ()  # (as typed, as read): near-miss names
+    symbols: tuple[str, ...] = ()            # undefined / not defined symbols
+    symbol_versions: tuple[str, ...] = ()    # "GLIBCXX_3.4.29", "libcublasLt.so.11"
+    versions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    gpus: tuple[str, ...] = ()
+    compute_capabilities: tuple[str, ...] = ()  # "6.1", "8.0" (from sm_61 or stated)
+    warnings: tuple[tuple[str, str], ...] = ()  # (category, message)
+    frames: tuple[Frame, ...] = ()           # of the last traceback
+    truncated: bool = False                  # a traceback with no exception line after it
+
+    def version(self, name: str) -> str | None:
+        """The first version stated for ``name`` (``torch``, ``cuda``, ``jaxlib``…)."""
+        found = self.versions.get(name.lower())
+        return found[0] if found else None
+
+    @property
+    def exception_types(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(e.type for e in self.exceptions))
+
+    @property
+    def last_exception(self) -> ExceptionLine | None:
+        return self.exceptions[-1] if self.exceptions else None
+
+
+# ---------------------------------------------------------------------------- library names
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` once it exceeds ``limit``
+    (early exit once a row exceeds it; names longer than MAX_NAME are never compared)."""
+    if abs(len(a) - len(b)) > limit or len(a) > MAX_NAME or len(b) > MAX_NAME:
+        return limit + 1  # no library name is that long: nothing to compare
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [limit + 1] * len(b)
+        lo, hi = max(1, i - limit), min(len(b), i + limit)
+        for j in range(lo, hi + 1):
+            cost = 0 if ca == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def nearest_library(name: str) -> str | None:
+    """The known library (``libcuda.so``) a typed stem (``lidcuda.so``) is a near-miss of, or
+    None. One edit for names up to 10 characters, two for longer ones; a tie between two
+    known names is no answer (the typo is ambiguous)."""
+    low = name.lower()
+    if low in _KNOWN_LOWER:
+        return _KNOWN_LOWER[low]
+    limit = 1 if len(low) <= 10 else 2
+    best: list[tuple[int, str]] = []
+    for known_low, known in _KNOWN_LOWER.items():
+        d = edit_distance(low, known_low, limit)
+        if d <= limit:
+            best.append((d, known))
+    if not best:
+        return None
+    best.sort()
+    if len(best) > 1 and best[0][0] == best[1][0]:
+        return None
+    return best[0][1]
+
+
+def _library(stem: str, ext: str, suffix: str) -> tuple[str, str | None]:
+    """(normalised name, the typed name when it was a near-miss)."""
+    typed = f"{stem}.{ext}"
+    if ext != "so":
+        return typed + suffix, None
+    known = nearest_library(typed)
+    if known is None or known == typed:
+        return typed + suffix, None
+    return known + suffix, typed + suffix
+
+
+def correct_library_names(text: str) -> str:
+    """The text with near-miss names of known libraries written as the loader prints them
+    (the text itself when it has none): ``lidcuda.so.1`` -> ``libcuda.so.1``."""
+    def fix(m: re.Match[str]) -> str:
+        name, typed = _library(m.group(1), m.group(2), m.group(3))
+        return name if typed else m.group(0)
+    if ".so" not in text:
+        return text
+    return _LIB.sub(fix, text[:MAX_TEXT]) + text[MAX_TEXT:]
+
+
+# ---------------------------------------------------------------------------- facts
+def _capability(sm: str) -> str:
+    return f"{sm[:-1]}.{sm[-1]}"
+
+
+def text_facts(text: str) -> TextFacts:
+    """Read the facts one text states (see the module docstring)."""
+    text = text[:MAX_TEXT]
+    exceptions: list[ExceptionLine] = []
+    libraries: dict[str, None] = {}
+    corrected: dict[tuple[str, str], None] = {}
+    symbols: dict[str, None] = {}
+    sym_versions: dict[str, None] = {}
+    versions: dict[str, dict[str, None]] = {}
+    gpus: dict[str, None] = {}
+    ccs: dict[str, None] = {}
+    warnings: dict[tuple[str, str], None] = {}
+    frames: list[Frame] = []
+    in_traceback = False
+
+    def add(bucket: dict[Any, None], key: object) -> None:
+        if len(bucket) < MAX_ITEMS:
+            bucket.setdefault(key, None)
+
+    for no, line in enumerate(text.splitlines(), 1):
+        if len(line) > 16_384:
+            line = line[:16_384]
+        if _TRACEBACK in line:
+            in_traceback, frames = True, []
+            continue
+        frame = _FRAME.match(line)
+        if frame:
+            if len(frames) < MAX_ITEMS:
+                frames.append(Frame(frame.group(1), int(frame.group(2)), frame.group(3) or ""))
+            continue
+        exc = _EXC.match(line)
+        if exc and (in_traceback or not line[:1].isspace()):
+            if len(exceptions) < MAX_ITEMS:
+                exceptions.append(ExceptionLine(
+                    exc.group(1).rstrip("."), exc.group(2), (exc.group(3) or "").strip(), no,
+                    frames[-1].path if in_traceback and frames else "",
+                    tuple(f.path for f in frames) if in_traceback else ()))
+            in_traceback = False
+        if ".so" in line or ".dll" in line or ".dylib" in line:
+            for m in _LIB.finditer(line):
+                name, typed = _library(m.group(1), m.group(2), m.group(3))
+                add(libraries, name)
+                if typed:
+                    add(corrected, (typed, name))
+        if "symbol" in line:
+            for m in _SYMBOL.finditer(line):
+                add(symbols, m.group(1).split("@")[0].rstrip(",."))
+                if m.group(2):
+                    add(sym_versions, m.group(2).rstrip(",."))
+            for m in _SYMBOL_IN.finditer(line):
+                add(symbols, m.group(1))
+                add(sym_versions, m.group(2).rstrip(","))
+        if "version" in line:
+            for m in _VERSION_NOT_FOUND.finditer(line):
+                add(sym_versions, m.group(1))
+        if "GLIBC" in line or "CXXABI" in line:
+            for m in _GLIBCXX.finditer(line):
+                add(sym_versions, f"{m.group(1)}_{m.group(2)}")
+        low = line.lower()
+        if "sm_" in low or "compute_" in low:
+            for m in _SM.finditer(low):
+                add(ccs, _capability(m.group(1)))
+        if "capability" in low:
+            for m in _CC.finditer(line):
+                add(ccs, f"{m.group(1)}.{m.group(2)}")
+        for m in _GPU.finditer(line):
+            add(gpus, " ".join((m.group(1) or m.group(2)).split()))
+        if "warning" in low:
+            for m in _WARN.finditer(line):
+                add(warnings, (m.group(1), m.group(2).strip()))
+        for m in _VERSION_OF.finditer(line):
+            name = m.group(1).lower().replace("_", "-")
+            name = _CANON.get(name, name)
+            if name.startswith(("jax-cuda", "jax_cuda")):
+                name = "jax_plugin"
+            elif name.startswith("mxnet"):
+                name = "mxnet"
+            add(versions.setdefault(name, {}), m.group(2))
+    return TextFacts(
+        exceptions=tuple(exceptions), libraries=tuple(libraries), corrected=tuple(corrected),
+        symbols=tuple(symbols), symbol_versions=tuple(sym_versions),
+        versions={k: tuple(v) for k, v in versions.items()}, gpus=tuple(gpus),
+        compute_capabilities=tuple(ccs), warnings=tuple(warnings),
+        frames=tuple(frames), truncated=in_traceback and bool(frames))
+
+
+PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
+            _WARN, _FRAME, _VERSION_OF)
