@@ -194,13 +194,29 @@ def guard() -> bool:
     import sys
     if not os.path.isdir("/proc"):
         return False
+    global _guard
     try:
-        spawn([sys.executable, "-I", "-S", "-c", GUARD, str(os.getpid()),
-               f"{MARK_VAR}={run_mark()}"], stdout=subprocess.DEVNULL,
-              stderr=subprocess.DEVNULL)
+        _guard = spawn([sys.executable, "-I", "-S", "-c", GUARD, str(os.getpid()),
+                        f"{MARK_VAR}={run_mark()}"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     except OSError:
         return False
     return True
+
+
+_guard: subprocess.Popen[bytes] | None = None  # it starts nothing: ended without a /proc scan
+
+
+def _end_guard() -> None:
+    global _guard
+    guard, _guard = _guard, None
+    if guard is None:
+        return
+    with contextlib.suppress(OSError):
+        guard.kill()
+    with contextlib.suppress(Exception):
+        guard.wait(timeout=1.0)
+    release(guard)
 
 
 def kill_all() -> None:
@@ -210,6 +226,7 @@ def kill_all() -> None:
     in its field-retry loop) never leaves a process behind.
     """
     global _closing
+    _end_guard()
     with _lock:
         _closing = True
         procs = list(_live.items())
