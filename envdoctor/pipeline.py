@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envdoctor.errors import BadInput
@@ -131,9 +132,17 @@ class _Preload:
 # ---------------------------------------------------------------------------- collect
 def collect(*, report_file: str | None = None, facts_file: str | None = None,
             live: bool = False, frameworks: str | None = None, timeout: float | None = None,
-            suite: str = "quick", smoke: bool = True) -> Facts:
+            suite: str = "quick", smoke: bool = True, root: str | None = None) -> Facts:
     """The facts of one run: a pasted report, a saved snapshot, or this machine's probes
-    (then, with ``live``, the framework workers and smoke kernels too)."""
+    (then, with ``live``, the framework workers and smoke kernels too). ``root`` (``--root``)
+    is the tree the static probes read system files under."""
+    if root is not None:
+        if report_file or facts_file:
+            raise BadInput("--root reads a machine's files: it excludes --facts and --from")
+        if live:
+            raise BadInput("--root needs --static (the framework workers run on this machine)")
+        from envdoctor.probes import collect as probe_root
+        return probe_root(root=root_dir(root))
     if report_file and facts_file:
         raise BadInput("--facts and --from exclude each other: give a snapshot or a pasted report")
     if report_file:
@@ -148,6 +157,19 @@ def collect(*, report_file: str | None = None, facts_file: str | None = None,
     from envdoctor.live.cli import live_options, run_for_check
     options = live_options(frameworks, timeout)  # a bad --framework: exit 2 before probing
     return run_for_check(probe(), options, suite, smoke)
+
+
+def root_dir(text: str) -> Path:
+    """``--root DIR`` checked: an existing folder (BadInput, one line, otherwise)."""
+    import os
+    path = Path(os.path.abspath(os.path.expanduser(text)))
+    if not text:
+        raise BadInput("--root: give a folder (the root of an image or a mounted disk)")
+    if not path.exists():
+        raise BadInput(f"--root {text}: no such folder")
+    if not path.is_dir():
+        raise BadInput(f"--root {text}: not a folder")
+    return path
 
 
 # ---------------------------------------------------------------------------- build
@@ -185,7 +207,14 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         from envdoctor.gate.policy import judge
         results, block = judge(policy, facts, results, blocks)
         blocks["policy"] = block
-    report = Report.build(facts, results, engine.findings_of(results), intent, fail_on,
+    found = engine.findings_of(results)
+    if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
+        from envdoctor.engine.text_findings import merge
+        found = merge(facts, found, {r.code for r in results if r.state == "passed"})
+    if facts.origin == "report":  # say which findings rest on facts a person only wrote
+        from envdoctor.engine.text_findings import annotate_stated
+        found = annotate_stated(facts, found)
+    report = Report.build(facts, results, found, intent, fail_on,
                           extra=blocks, more_areas=more_areas)
     if redact:
         from envdoctor.outputs.redact import redact_report

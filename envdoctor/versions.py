@@ -112,3 +112,9 @@ def in_range(value: Version, spec: str) -> bool:
         return SpecifierSet(spec).contains(Version(value.base_version), prereleases=True)
     except InvalidSpecifier:
         return False
+
+
+def named(name: str, version: object) -> str:
+    """``"tensorflow 2.16"``, or ``"tensorflow (version not shown)"`` when the version is not
+    known: a missing value never reads as the word None in a sentence."""
+    return f"{name} {version}" if version not in (None, "") else f"{name} (version not shown)"

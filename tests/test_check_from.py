@@ -54,3 +54,84 @@ def test_no_report_is_exit_2_one_line(cli, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1 and "no environment report" in result.stderr
     missing = cli("check", "--from", str(tmp_path / "nope.txt"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+MIXED = ("OSError: /opt/venv/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.11: "
+         "symbol cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file "
+         "libcublasLt.so.11 with link time reference\n")
+
+
+def test_error_only_paste_is_explained_not_refused(cli, tmp_path):
+    path = tmp_path / "error.txt"
+    path.write_text("import torch fails:\n" + MIXED, encoding="utf-8")
+    result = cli("check", "--from", str(path), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    found = [f for f in data["findings"] if f["id"] == "mixed-cuda-runtimes"]
+    assert found and found[0]["severity"] == "error"
+    assert any("libcublasLt.so.11" in line for line in found[0]["evidence"]["stated in the text"])
+    # nothing else was shown: every section stays unknown, no check fired on a guess
+    assert {s: data["facts"][s]["probe"]["status"] for s in ("host", "nvidia", "cuda")} == \
+        {"host": "unknown", "nvidia": "unknown", "cuda": "unknown"}
+    assert [f["id"] for f in data["findings"]] == ["mixed-cuda-runtimes"]
+
+
+def test_a_user_code_error_alone_is_still_no_report(cli, tmp_path):
+    path = tmp_path / "shape.txt"
+    path.write_text("RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x2 and 6x64)\n",
+                    encoding="utf-8")
+    result = cli("check", "--from", str(path))
+    assert result.returncode == 2 and "no environment report found" in result.stderr
+
+
+def test_check_and_signature_naming_one_cause_give_one_finding():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    text = text_of("042") + "\nRuntimeError: CUDA error: no kernel image is available for " \
+        "execution on the device\n"
+    facts = parse_pasted(text)
+    assert facts is not None and [d.code for d in facts.diagnoses]
+    found = pipeline.diagnose(facts).findings
+    ids = [f.id for f in found]
+    assert "gpu-arch-missing-from-torch-wheel" in ids
+    assert "no-kernel-image-for-gpu" not in ids and "torch-build-lacks-gpu-arch" not in ids
+    gpu001 = next(f for f in found if f.id == "gpu-arch-missing-from-torch-wheel")
+    assert "the text says" in gpu001.evidence
+
+
+def test_a_missing_version_never_reads_none_in_a_title():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    # TensorFlow's own cuDNN line, with no TensorFlow version anywhere in the paste
+    text = ("2022-10-11 10:00:00.000000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:377] "
+            "Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.\n")
+    facts = parse_pasted(text)
+    assert facts is not None
+    titles = [f.title for f in pipeline.diagnose(facts).findings]
+    assert titles and not any("None" in t for t in titles), titles
+
+
+def test_pip_no_wheel_names_the_python(cli, tmp_path):
+    # tensorflow/tensorflow#91776's situation with a pinned release: TF 2.12 has no cp313 wheel
+    path = tmp_path / "pip.txt"
+    path.write_text("Python 3.13.3 (main, Apr  8 2025, 19:55:40) [GCC 14.2.0] on linux\n"
+                    "$ pip install tensorflow==2.12.0\n"
+                    "ERROR: Could not find a version that satisfies the requirement "
+                    "tensorflow==2.12.0 (from versions: none)\n"
+                    "ERROR: No matching distribution found for tensorflow==2.12.0\n",
+                    encoding="utf-8")
+    data = json.loads(cli("check", "--from", str(path), "--format", "json").stdout)
+    titles = {f["id"]: f["title"] for f in data["findings"]}
+    assert "pip-no-wheel-for-python" in titles, titles
+    assert "Python 3.13" in titles["pip-no-wheel-for-python"]
+    assert "pip-no-matching-distribution" not in titles  # one cause, the specific finding
+
+
+def test_a_signature_the_pastes_own_facts_contradict_yields_to_them():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    facts = parse_pasted(text_of("081"))  # "torchvision::nms does not exist", 1.4.0/0.5.0 match
+    assert facts is not None and "ETORCH008" in {d.code for d in facts.diagnoses}
+    report = pipeline.diagnose(facts)
+    assert "TORCH003" in {r.code for r in report.results if r.state == "passed"}
+    assert "torchvision-torch-mismatch" not in {f.id for f in report.findings}

@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "facts": {"outputs.sink", "versions"},
     "seal": {"bounded"},
     "rulefiles": {"bounded", "errors", "seal"},
-    "matrices": {"facts", "rulefiles", "versions"},
+    "matrices": {"bounded", "facts", "rulefiles", "versions"},
     "outputs": {"bounded", "engine", "facts", "lazyre", "outputs.sanitise", "rulefiles", "secrets"},
     "crashlog": {"bounded", "outputs", "outputs.sanitise", "probes"},
     "workers": {"bounded", "errors", "facts", "runner"},

@@ -61,7 +61,7 @@ def test_not_installed_in_a_template_is_a_confirmed_absence():
 
 def test_a_gpu_without_a_driver_line_leaves_the_driver_not_observed():
     facts = parse_text(TF_TEMPLATE)
-    assert state(facts, "nvidia.gpus") is State.OBSERVED
+    assert state(facts, "nvidia.gpus") is State.STATED  # a person filled the template in
     assert state(facts, "nvidia.driver_version") is State.UNOBSERVED
     ids = {f.id for f in pipeline.diagnose(facts).findings}
     assert "gpu-on-pci-without-driver" not in ids  # DRV005 needs a confirmed "no driver"
@@ -79,7 +79,7 @@ def test_host_fields_not_stated_are_not_observed():
     facts = parse_text(TF_TEMPLATE)
     assert facts.host.os == "Windows"
     assert state(facts, "host.arch") is State.UNOBSERVED
-    assert state(facts, "host.python_version") is State.OBSERVED
+    assert state(facts, "host.python_version") is State.STATED  # written, not printed
 
 
 def test_libraries_and_environment_variables_are_seen_in_part():

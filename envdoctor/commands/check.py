@@ -14,6 +14,10 @@ from envdoctor.outputs.renderers import formats, render
 
 @click.command("check")
 @click.option("--static", is_flag=True, help="Static probes only: import no framework.")
+@click.option("--root", "root", metavar="DIR",
+              help="With --static: read system files (/proc, /sys, /dev, /etc, /usr, /opt, the "
+                   "loader cache) under DIR, e.g. an unpacked container image or a mounted "
+                   "disk; tools still come from PATH, Python packages from this interpreter.")
 @click.option("--facts", "facts_file", metavar="FILE",
               help="Replay the rules on a saved facts snapshot instead of probing.")
 @click.option("--from", "report_file", metavar="FILE|-",
@@ -57,7 +61,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
           frameworks: str | None = None, worker_timeout: float | None = None,
           online: bool = False, index_url: str | None = None,
-          torch_index_url: str | None = None, online_timeout: float | None = None) -> None:
+          torch_index_url: str | None = None, online_timeout: float | None = None,
+          root: str | None = None) -> None:
     """Tell whether this machine can train, and why not."""
     from envdoctor.commands._output import default_format, parse_report_spec, write_reports
     from envdoctor.gate import policy as policy_mod
@@ -73,7 +78,7 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,
-                             suite=smoke_suite, smoke=not no_smoke)
+                             suite=smoke_suite, smoke=not no_smoke, root=root)
     from envdoctor.suggest import online_mode
     with online_mode(settings) as said:
         report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,

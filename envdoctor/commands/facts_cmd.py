@@ -13,7 +13,11 @@ from envdoctor.commands._output import emit
 @click.option("--output", "-o", metavar="FILE", help="Write the snapshot to FILE.")
 @click.option("--no-redact", is_flag=True,
               help="Keep host and user names, home paths, addresses, GPU UUIDs and credentials.")
-def facts(output: str | None, no_redact: bool = False) -> None:
+@click.option("--root", "root", metavar="DIR",
+              help="Read system files (/proc, /sys, /dev, /etc, /usr, /opt, the loader cache) "
+                   "under DIR; tools still come from PATH, Python packages from this "
+                   "interpreter.")
+def facts(output: str | None, no_redact: bool = False, root: str | None = None) -> None:
     """Print the facts snapshot as JSON (replay it later with `check --facts FILE`).
 
     Redacted like every other output (a snapshot is made to be shared); ``--no-redact`` keeps
@@ -22,7 +26,11 @@ def facts(output: str | None, no_redact: bool = False) -> None:
     from envdoctor.commands._output import check_output_paths
     from envdoctor.probes import collect
     check_output_paths(output, ())
-    data = collect().to_dict()
+    if root is not None:
+        from envdoctor.pipeline import root_dir
+        data = collect(root=root_dir(root)).to_dict()
+    else:
+        data = collect().to_dict()
     if not no_redact:
         from envdoctor.outputs.redact import redact_data
         data = redact_data(data)

@@ -317,7 +317,7 @@ def evaluate_one(check: Check, names: dict[str, Any], intent: str,
         severity = "warning"
         evidence["confirmed"] = False
     finding = Finding(code=check.code, id=check.id, severity=Severity(severity),
-                      title=fill(check.title, evidence), why=fill(check.why, evidence),
+                      title=no_none(fill(check.title, evidence)), why=fill(check.why, evidence),
                       fix=fill(check.fix, evidence), references=check.references,
                       evidence=evidence, area=check.area, about=_about(check, names))
     return CheckResult(check.code, check.id, "fired", finding)
@@ -389,6 +389,15 @@ def fill(template: str, evidence: dict[str, Any]) -> str:
             return ", ".join(str(v) for v in value) if value else "none"
         return "unknown" if value is None else str(value)
     return _FIELD.sub(sub, template)
+
+
+_NONE_WORD = re.compile(r"(?<![\w'\"=])None(?![\w'\"])")
+
+
+def no_none(title: str) -> str:
+    """A title with a missing value's ``None`` (a version a knowledge function formatted
+    before the boundary) said as "(not shown)": a title never reads "tensorflow None"."""
+    return _NONE_WORD.sub("(not shown)", title) if "None" in title else title
 
 
 def findings_of(results: list[CheckResult]) -> list[Finding]:

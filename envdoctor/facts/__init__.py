@@ -178,6 +178,51 @@ class NvidiaFacts:
         return self.driver_version is not None
 
 
+# --------------------------------------------------------------------------- AMD ROCm
+@dataclass(frozen=True)
+class AmdGpu:
+    """One AMD GPU (or GCD/partition) as amdsmi, amd-smi, rocm-smi, rocminfo or the KFD
+    topology in /sys reports it."""
+
+    index: int = 0
+    name: str = ""                    # "AMD Instinct MI300X", "Radeon RX 7900 XTX"
+    gfx: str = ""                     # LLVM target the runtime reports: gfx942, gfx1100
+    memory_total_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class DeviceNode:
+    """A device file ROCm needs (/dev/kfd, /dev/dri/renderD*) and whether this user may open it."""
+
+    path: str = ""                    # as on the machine: /dev/kfd (never the --root prefix)
+    group: str = ""                   # owning group name (render, video), "" when unknown
+    mode: str = ""                    # permission bits, octal: "0660"
+    accessible: bool | None = None    # read+write for this user; None: could not be decided
+
+
+@dataclass(frozen=True)
+class RocmFacts:
+    """AMD GPUs and the ROCm stack: the amdgpu kernel driver, /opt/rocm, the GPUs and their
+    gfx targets, and the device nodes the HIP runtime opens."""
+
+    probe: ProbeInfo = ProbeInfo()
+    version: Version | None = None        # installed ROCm (/opt/rocm/.info/version, amd-smi)
+    rocm_path: str = ""                   # the folder that version was read from
+    driver_version: str = ""              # amdgpu kernel driver (rocm-smi / /sys/module/amdgpu)
+    kernel_module: bool | None = None     # /sys/module/amdgpu present (loaded or built in)
+    pci_devices: int | None = None        # AMD display/3D controllers on the PCI bus
+    smi_error: str = ""                   # what the AMD tools said when they found no GPU
+    gpus: tuple[AmdGpu, ...] = ()
+    kfd: DeviceNode | None = None         # None: /dev/kfd does not exist
+    render_nodes: tuple[DeviceNode, ...] = ()
+    user: str = ""                        # whose access the nodes were judged for
+    user_groups: tuple[str, ...] = ()
+
+    @property
+    def gfx_targets(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(g.gfx for g in self.gpus if g.gfx))
+
+
 # --------------------------------------------------------------------------- CUDA toolkits
 @dataclass(frozen=True)
 class CudaToolkit:
@@ -526,6 +571,21 @@ class LiveFramework:
                          f"{d.code}: {d.title}" for d in self.diagnoses)
 
 
+@dataclass(frozen=True)
+class TextDiagnosis:
+    """A cause that the error lines of a pasted text state, as ``envdoctor explain`` reads
+    them (``check --from`` on an issue): the signature's code and id, and the lines it saw."""
+
+    code: str = ""
+    id: str = ""
+    title: str = ""
+    confidence: str = ""
+    why: str = ""
+    fix: str = ""
+    references: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()    # "line 12: OSError: ... libcublas.so.11: ..."
+
+
 # --------------------------------------------------------------------------- snapshot
 @dataclass(frozen=True)
 class Facts:
@@ -537,6 +597,7 @@ class Facts:
     origin: str = "live"            # live | replay | report | example
     host: HostFacts = HostFacts()
     nvidia: NvidiaFacts = NvidiaFacts()
+    rocm: RocmFacts = RocmFacts()
     cuda: CudaFacts = CudaFacts()
     libraries: LibraryFacts = LibraryFacts()
     packages: PackageFacts = PackageFacts()
@@ -545,6 +606,9 @@ class Facts:
     # Filled by the live framework workers (envdoctor.live), one entry per framework; empty
     # when none ran (`check --static`, a replayed static snapshot).
     live: dict[str, LiveFramework] = field(default_factory=dict)
+    # What the error lines of a pasted report state (``check --from``): empty for a probed
+    # machine. The checks judge the sections; these are the text's own diagnoses beside them.
+    diagnoses: tuple[TextDiagnosis, ...] = ()
 
     def with_section(self, name: str, value: Any) -> Facts:
         return replace(self, **{name: value})
@@ -622,4 +686,4 @@ class FactsError(ValueError):
     """A snapshot that cannot be read: wrong schema version, wrong shape."""
 
 
-SECTIONS = ("host", "nvidia", "cuda", "libraries", "packages", "frameworks", "env")
+SECTIONS = ("host", "nvidia", "rocm", "cuda", "libraries", "packages", "frameworks", "env")

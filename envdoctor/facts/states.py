@@ -1,4 +1,8 @@
-"""What a fact's value is worth: observed, confirmed absent, not observed, or failed.
+"""What a fact's value is worth: observed, stated, confirmed absent, not observed, or failed.
+
+*Stated* is a fact a person wrote in a pasted text ("GTX 1080 Ti" in a title, "My tensorflow
+version is 2.12.0", an issue form's fields): rules read it as they read an observed one, and
+the report says it was stated (``ProbeInfo.sources[path]`` starts with ``STATED_PREFIX``).
 
 A section's ``ProbeInfo`` carries the states (``status`` for the whole section, ``unobserved``
 and ``failed`` per path); this module reads them, and gives probes and parsers the helpers to
@@ -28,13 +32,18 @@ from envdoctor.facts import SECTIONS, Facts, ProbeInfo, Status
 
 class State(str, Enum):
     OBSERVED = "observed"      # seen, with a source
+    STATED = "stated"          # written in a pasted text (a title, prose, a form), not a tool's
     ABSENT = "absent"          # looked where it would be: not there
     UNOBSERVED = "unobserved"  # nobody looked (not in the pasted report, probe skipped)
     FAILED = "failed"          # looked, and the looking broke
 
     @property
     def known(self) -> bool:
-        return self in (State.OBSERVED, State.ABSENT)
+        return self in (State.OBSERVED, State.STATED, State.ABSENT)
+
+
+# the source of a field that a person wrote in a pasted text, not a tool printed
+STATED_PREFIX = "stated in text"
 
 
 def _covers(marked: str, path: str) -> bool:
@@ -65,6 +74,9 @@ def path_state(info: ProbeInfo, path: str) -> tuple[State, str]:
     for marked in info.unobserved:
         if _covers(marked, path):
             return State.UNOBSERVED, "not observed"
+    for marked, source in info.sources.items():
+        if _covers(marked, path) and source.startswith(STATED_PREFIX):
+            return State.STATED, source  # as good as observed for a rule, and said so
     return State.OBSERVED, info.sources.get(path, info.source)
 
 
@@ -145,3 +157,13 @@ def only_stated(section: Any, stated: set[str] | frozenset[str] | tuple[str, ...
             continue
         missing.append(path)
     return unobserved_field(section, *missing) if missing else section
+
+
+def value_at(section: Any, path: str) -> Any:
+    """The value at ``path`` inside a section record (None when a step is missing)."""
+    obj = section
+    for part in path.split(".") if path else ():
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj

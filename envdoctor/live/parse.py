@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from envdoctor.bounded import decode_json
-from envdoctor.facts import LiveDiagnosis, LiveFramework, ProbeInfo, Status
+from envdoctor.facts import Facts, LiveDiagnosis, LiveFramework, ProbeInfo, Status, TextDiagnosis
 from envdoctor.facts.serialize import DecodeError, from_jsonable
 from envdoctor.live.orchestrate import WorkerRun
 from envdoctor.workers import PROTOCOL
@@ -146,3 +146,39 @@ def to_live(run: WorkerRun, ran: str = "") -> LiveFramework:
         stderr_tail=tail,
         diagnoses=diagnoses_for(tail),
     )
+
+
+TEXT_CAUSES = 3
+TEXT_EVIDENCE = 3
+
+
+def text_causes(text: str, facts: Facts | None = None) -> tuple[TextDiagnosis, ...]:
+    """The environment causes ``explain`` recognises in a pasted text, best first (() if
+    none), with the text's own facts as the signatures' conditions (``check --from``).
+
+    A user-code error or a harmless warning is no finding about the machine, so only
+    environment causes are kept: the primary one, and a secondary one only with high
+    confidence (one error, one cause)."""
+    if not isinstance(text, str) or not text.strip():
+        return ()
+    from envdoctor.explain import diagnose_text, primary
+    try:
+        found = diagnose_text(text, report_facts=facts)
+    except Exception:  # noqa: BLE001 - a broken signature file must not break `check --from`
+        return ()
+    first = primary(found)
+    out: list[TextDiagnosis] = []
+    for d in found:
+        if d.category != "environment" or d.confidence == "low":
+            continue
+        if d is not first and d.confidence != "high":
+            continue
+        out.append(TextDiagnosis(
+            code=d.code, id=d.id, title=d.title, confidence=d.confidence,
+            why=" ".join(d.why.split()), fix=" ".join(d.fix.split()),
+            references=tuple(d.references),
+            evidence=tuple(f"line {e.line}: {e.text.strip()[:300]}"
+                           for e in d.evidence[:TEXT_EVIDENCE])))
+        if len(out) == TEXT_CAUSES:
+            break
+    return tuple(out)

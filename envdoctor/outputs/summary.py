@@ -43,6 +43,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
         ("cuda", "CUDA toolkit", facts.cuda.probe.status, _cuda(facts)),
         ("libraries", "cuDNN / NCCL / cuBLAS", facts.libraries.probe.status, _libs(facts)),
     ]
+    if _amd_seen(facts):  # an AMD machine gets its own line; NVIDIA machines are unchanged
+        lines.insert(1, ("rocm", "AMD GPU / ROCm", facts.rocm.probe.status, _rocm(facts)))
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
@@ -106,6 +108,27 @@ def _driver(facts: Facts) -> str:
     return f"{', '.join(parts)}; {gpus} (via {nv.probe.source})"
 
 
+def _amd_seen(facts: Facts) -> bool:
+    r = facts.rocm
+    return r.probe.status is Status.ERROR or (r.probe.status is Status.OK and bool(
+        r.gpus or r.kfd is not None or (r.pci_devices or 0) > 0 or r.version is not None))
+
+
+def _rocm(facts: Facts) -> str:
+    r = facts.rocm
+    if r.probe.status is Status.ERROR:
+        return f"probe failed ({r.probe.reason})"
+    names: dict[str, int] = {}
+    for g in r.gpus:
+        label = f"{g.name or 'AMD GPU'} ({g.gfx})" if g.gfx else (g.name or "AMD GPU")
+        names[label] = names.get(label, 0) + 1
+    gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "no GPU listed"
+    parts = [f"ROCm {r.version}" if r.version is not None else "no ROCm install found"]
+    if r.driver_version:
+        parts.append(f"amdgpu {r.driver_version}")
+    return f"{gpus}; {', '.join(parts)}" + (f" (via {r.probe.source})" if r.probe.source else "")
+
+
 def _cuda(facts: Facts) -> str:
     cu = facts.cuda
     if cu.probe.status is Status.NOT_FOUND:
@@ -148,7 +171,7 @@ def _torch(facts: Facts) -> str:
         build = f"ROCm/HIP {t.hip} build"
     elif t.version is not None and (t.version.local or "").startswith("xpu"):
         build = "Intel XPU build"
-    elif state_of(facts, "frameworks.torch.cuda")[0] is not State.OBSERVED:
+    elif state_of(facts, "frameworks.torch.cuda")[0] not in (State.OBSERVED, State.STATED):
         build = "build unknown"
     else:
         build = "CPU-only build"
@@ -180,7 +203,7 @@ def _jax(facts: Facts) -> str:
             plugins = f"{len(gpus)} CUDA device(s) seen by JAX"
         elif j.jaxlib is not None and "cuda" in (j.jaxlib.local or ""):
             plugins = "a CUDA jaxlib"
-        elif state_of(facts, "frameworks.jax.plugins")[0] is State.OBSERVED:
+        elif state_of(facts, "frameworks.jax.plugins")[0] in (State.OBSERVED, State.STATED):
             plugins = "no GPU plugin: CPU only"
         else:
             plugins = "plugins not listed"

@@ -28,6 +28,7 @@ from envdoctor.parsers import (
     nvidia_smi_q,
     packages,
     pip_show,
+    shell_lines,
     system_info,
     tf_build_info,
 )
@@ -52,6 +53,7 @@ PARSERS: dict[str, Parse] = {
     collect_env.NAME: collect_env.parse,
     packages.NAME: packages.parse,
     pip_show.NAME: pip_show.parse,
+    shell_lines.NAME: shell_lines.parse,
     system_info.NAME: system_info.parse,
     installer.NAME: installer.parse,
     banners.NAME: banners.parse,
@@ -108,6 +110,24 @@ def _enough(parts: list[Partial]) -> bool:
     return facts_stated >= 2
 
 
+def parse_pasted(text: str) -> Facts | None:
+    """What ``check --from`` reads in a paste: its environment facts (``parse_text``) and the
+    causes its error lines state (the ``explain`` engine, with those facts as conditions), in
+    one snapshot. A paste with an error and no environment report is explained, not refused:
+    its sections stay unknown (nothing was shown) and the diagnoses carry the cause. None
+    when the text holds neither."""
+    facts = parse_text(text)
+    from envdoctor.live.parse import text_causes
+    found = text_causes(text, facts)
+    if not found:
+        return facts
+    if facts is None:
+        from envdoctor.parsers._partial import ORIGIN
+        facts = Facts(origin=ORIGIN)  # every section unknown: the text showed none
+    from dataclasses import replace
+    return replace(facts, diagnoses=found)
+
+
 def load_report_file(path: str) -> Facts:
     """``check --from FILE|-``: a pasted report found anywhere in the input, read as a stream
     (bounded memory, any size); BadInput (exit 2, one line) when the input cannot be read or
@@ -120,9 +140,10 @@ def load_report_file(path: str) -> Facts:
         text, summary = read_report_text(stream)
     if summary.binary:
         raise BadInput(f"{path}: binary data, not a report")
-    facts = parse_text(text)
+    facts = parse_pasted(text)
     if facts is None:
-        raise BadInput(f"{path}: no environment report found ({summary.describe()}; expected "
+        raise BadInput(f"{path}: no environment report found, nor an error envdoctor knows "
+                       f"({summary.describe()}; expected "
                        "collect_env, nvidia-smi, nvcc, pip/conda list, jax or transformers "
                        "env output)")
     return facts

@@ -59,6 +59,9 @@ class Partial:
     libraries: list[Library] = field(default_factory=list)
     absent: dict[str, str] = field(default_factory=dict)   # section -> why it is "not_found"
     live: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # what a person wrote (prose, an issue form), not what a tool printed: its facts are
+    # *stated in text* (envdoctor.facts.states.State.STATED)
+    stated: bool = False
 
     def set(self, key: str, value: Any) -> None:
         """State ``section.field = value``; empty values and second statements are ignored."""
@@ -139,6 +142,37 @@ def merge(parts: list[Partial]) -> Facts | None:
         frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
     )
+    wrote = {p.source for p in ranked if p.stated}
+    return _mark_stated(facts, {k: v for k, v in who.items() if v in wrote},
+                        gpu_part.source if gpu_part is not None and gpu_part.stated else "")
+
+
+# how a stated fact's parser is named in the report
+STATED_SOURCES = {"informal": "prose", "system_info": "an issue form"}
+# a key's field -> the facts path it fills, where the two differ
+_FILLS = {"cuda.toolkit_version": "cuda.toolkits", "cuda.nvcc_version": "cuda.nvcc_version"}
+
+
+def _mark_stated(facts: Facts, who: dict[str, str], gpu_source: str) -> Facts:
+    """Each field a person's text stated is marked *stated* (``ProbeInfo.sources``), so rules
+    read it like an observed one and the report can say where it came from."""
+    from envdoctor.facts.states import STATED_PREFIX
+    marks: dict[str, dict[str, str]] = {}
+    for key, source in who.items():
+        section, _, rest = _FILLS.get(key, key).partition(".")
+        marks.setdefault(section, {})[rest] = \
+            f"{STATED_PREFIX} ({STATED_SOURCES.get(source, source)})"
+    if gpu_source:
+        marks.setdefault("nvidia", {})["gpus"] = \
+            f"{STATED_PREFIX} ({STATED_SOURCES.get(gpu_source, gpu_source)})"
+    for section, paths in marks.items():
+        if section not in ("host", "nvidia", "cuda", "frameworks", "env"):
+            continue
+        sec = getattr(facts, section)
+        if sec.probe.status is not Status.OK:
+            continue
+        probe = replace(sec.probe, sources={**sec.probe.sources, **paths})
+        facts = replace(facts, **{section: replace(sec, probe=probe)})
     return facts
 
 

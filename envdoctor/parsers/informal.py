@@ -111,6 +111,76 @@ _FRAMEWORK_KEY = {"torch": "frameworks.torch.version", "pytorch": "frameworks.to
                   "jax": "frameworks.jax.version", "jaxlib": "frameworks.jax.jaxlib"}
 
 
+# Sentences that state one fact in words: "My tensorflow version is 2.12.0", "My system is
+# Windows 11", "TensorFlow 2.16 on native Windows", "driver 470", "Python 3.13", "GTX 1080 Ti"
+# (in a title too). Each kind counts only when the text states one value for it: "works on
+# 3.10 but not on 3.12" says nothing about this machine.
+_MY_VERSION = re.compile(r"\bmy\s+(?:nvidia\s+)?(tensorflow|tf|python|cuda|cudnn|nvidia driver|"
+                         r"driver|gpu driver)\s+version\s+is\s+v?(\d+(?:\.\d+){1,2})\b",
+                         re.IGNORECASE)
+_MY_SYSTEM = re.compile(r"\bmy\s+(?:system|os|operating system|machine|computer|platform)\s+"
+                        r"is\s+((?:windows|win|ubuntu|macos|mac os|debian|fedora|centos|linux)"
+                        r"[\w .]{0,20}?)(?=[.,;)]|\s+(?:and|with)\b|$)", re.IGNORECASE | re.MULTILINE)
+# "Pytorch's gpu is available", "PyTorch can use the GPU", "torch detects my GPU"
+_TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?(?:available|"
+                             r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
+                             r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
+_NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
+_PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
+                               r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
+_PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
+_PROSE_DRIVER = re.compile(r"\b(?:nvidia\s+)?driver(?:\s+version)?\s*(?:is\s+|:\s*|=\s*)?"
+                           r"(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])", re.IGNORECASE)
+_PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
+                        r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
+                        r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
+_SENTENCE_KEYS = {"tensorflow": "TensorFlow version", "tf": "TensorFlow version",
+                  "python": "Python version", "cuda": "CUDA version", "cudnn": "cuDNN version",
+                  "nvidia driver": "Nvidia driver version", "driver": "Nvidia driver version",
+                  "gpu driver": "Nvidia driver version"}
+
+
+def _one(values: list[str]) -> str | None:
+    """The value when the text states exactly one (case and spacing aside), else None."""
+    seen = {re.sub(r"\s+", " ", v.strip().lower()): v.strip() for v in values}
+    return next(iter(seen.values())) if len(seen) == 1 else None
+
+
+def _sentences(part: Partial, text: str) -> None:
+    """Facts a person states in prose or a title, each only when stated once."""
+    from envdoctor.parsers import _fields
+    from envdoctor.parsers._common import os_fields
+    said: dict[str, list[str]] = {}
+    for m in _MY_VERSION.finditer(text):
+        said.setdefault(_SENTENCE_KEYS[m.group(1).lower()], []).append(m.group(2))
+    unavailable = {m.group(1).lower() for m in _NO_DIST.finditer(text)}
+    for m in _PINNED_FRAMEWORK.finditer(text):
+        if m.group(1).lower() in unavailable:  # a pin pip found nothing for is not installed
+            continue
+        said.setdefault(m.group(1).lower().replace("-gpu", "") + " version", []).append(m.group(2))
+    for key, values in said.items():
+        value = _one(values)
+        if value is not None:
+            _fields.apply(part, key, value)
+    system = _one([m.group(1) for m in _MY_SYSTEM.finditer(text)])
+    if system is not None:
+        os_fields(part, system)
+    elif _NATIVE_WINDOWS.search(text):
+        part.set("host.os", "Windows")
+    if _TORCH_SEES_GPU.search(text):
+        part.observe("torch", "cuda_available", True)
+    py = _one(_PROSE_PYTHON.findall(text))
+    if py is not None:
+        part.set("host.python_version", ver(py))
+    driver = _one(_PROSE_DRIVER.findall(text))
+    if driver is not None and 300 <= int(driver.split(".")[0]) < 1000:
+        part.set("nvidia.driver_version", ver(driver))
+    names = [clean_name(g) for g in _PROSE_GPU.findall(text)]
+    gpu = _one([n for n in names if cc_of(n) is not None])
+    if gpu is not None and not part.gpus:
+        part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
+
+
 def _prose_items(part: Partial, line: str) -> None:
     """A short line naming the hardware and versions in words: each item that is an NVIDIA
     GPU model (known to the GPU table) or "torch 2.3" states that, nothing else does."""
@@ -134,9 +204,13 @@ def _prose_items(part: Partial, line: str) -> None:
                                      memory_total_mb=mib(item)))
 
 
+_NO_DIST = re.compile(r"No matching distribution found for ([A-Za-z0-9][\w.-]{0,60})")
+
+
 def parse(text: str) -> Partial:
-    part = Partial(NAME, RANK)
+    part = Partial(NAME, RANK, stated=True)
     lines = text.split("\n")
+    unavailable = {m.group(1).lower() for m in _NO_DIST.finditer(text)}
     for i, line in enumerate(lines):
         for expr, key in _PRINTS:
             if not re.search(expr, line):
@@ -171,7 +245,8 @@ def parse(text: str) -> Partial:
         m = _INSTALL.search(line)
         if m:
             for pin in _PIN.finditer(m.group(1)):
-                part.package(pin.group(1), ver(pin.group(2)))
+                if pin.group(1).lower() not in unavailable:  # pip said it found none
+                    part.package(pin.group(1), ver(pin.group(2)))
     for m in _SM_WARN.finditer(text):
         name = clean_name(m.group(1).strip())
         digits = m.group(2)
@@ -204,6 +279,7 @@ def parse(text: str) -> Partial:
         part.observe("torch", "cc_range", [m.group(1), ""])
     _tensorflow_gpu(part, text, lines)
     _framework_gpu_messages(part, text)
+    _sentences(part, text)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
         part.observe("torch", "cuda_available", False)

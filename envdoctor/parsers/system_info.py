@@ -43,8 +43,14 @@ def pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# the tools whose output has this shape (their facts are observed, not stated by a person)
+_TOOL_OUTPUT = re.compile(r"^\W*`?(?:transformers|accelerate|diffusers|huggingface_hub|"
+                          r"sentence-transformers|peft|trl)`? version:|Copy-and-paste the text "
+                          r"below in your GitHub issue", re.IGNORECASE | re.MULTILINE)
+
+
 def parse(text: str) -> Partial:
-    part = Partial(NAME, RANK)
+    part = Partial(NAME, RANK, stated=_TOOL_OUTPUT.search(text) is None)
     understood = 0
     for key, value in pairs(text):
         probe = Partial(NAME, RANK)

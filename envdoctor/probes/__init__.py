@@ -13,11 +13,13 @@ import time
 import traceback
 from dataclasses import replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
-from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages
+from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages, rocm
+from envdoctor.probes._root import SYSTEM
 
 
 class Section(Protocol):
@@ -34,12 +36,13 @@ class Probe(Protocol):
 
     SECTION: str
 
-    def probe(self) -> Section: ...
+    def probe(self, *, root: Path = ...) -> Section: ...
 
 
 REGISTRY: dict[str, Probe] = {
     "host": host,
     "nvidia": nvidia,
+    "rocm": rocm,
     "cuda": cuda,
     "libraries": libraries,
     "packages": packages,
@@ -53,13 +56,16 @@ def _empty(section: str) -> Section:
     return type(getattr(Facts(), section))()
 
 
-def run_probe(section: str, module: Probe, deadline: float = DEFAULT_DEADLINE) -> Section:
-    """Run one probe in a daemon thread; never raises, never waits past ``deadline``."""
+def run_probe(section: str, module: Probe, deadline: float = DEFAULT_DEADLINE,
+              root: Path = SYSTEM) -> Section:
+    """Run one probe in a daemon thread; never raises, never waits past ``deadline``.
+    ``root`` is the tree its system files are read under (``--root``)."""
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = module.probe()
+            # the system root is every probe's default: a probe is called as it is declared
+            box["value"] = module.probe() if root == SYSTEM else module.probe(root=root)
         except BaseException as exc:  # noqa: BLE001 - a probe must never take the report down
             box["error"] = f"{type(exc).__name__}: {exc}"
             box["trace"] = traceback.format_exc(limit=4)
@@ -83,14 +89,16 @@ def run_probe(section: str, module: Probe, deadline: float = DEFAULT_DEADLINE) -
     return replace(value, probe=replace(value.probe, seconds=seconds))
 
 
-def collect(deadline: float = DEFAULT_DEADLINE, sections: tuple[str, ...] | None = None) -> Facts:
-    """Run the static probes concurrently and assemble one snapshot."""
+def collect(deadline: float = DEFAULT_DEADLINE, sections: tuple[str, ...] | None = None,
+            root: Path = SYSTEM) -> Facts:
+    """Run the static probes concurrently and assemble one snapshot; every probe reads its
+    system files under ``root`` (one root for all, so no probe mixes two machines)."""
     chosen = {k: m for k, m in REGISTRY.items() if sections is None or k in sections}
     results: dict[str, Section] = {}
     threads = []
     for section, module in chosen.items():
         t = threading.Thread(target=lambda s=section, m=module: results.__setitem__(
-            s, run_probe(s, m, deadline)), daemon=True)
+            s, run_probe(s, m, deadline, root)), daemon=True)
         t.start()
         threads.append(t)
     end = time.monotonic() + deadline + 1.0

@@ -21,16 +21,19 @@ from envdoctor.bounded import decode_json, env, read_regular
 from envdoctor.facts import CudaFacts, CudaToolkit, Status
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM, is_system, shown, under
 
 SECTION = "cuda"
 NVCC_TIMEOUT = 10.0
-FOLDER_GLOBS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*")
+# relative to the root the probe reads (``--root``)
+FOLDER_GLOBS = ("usr/local/cuda", "usr/local/cuda-*", "opt/cuda", "opt/nvidia/cuda*")
 ENV_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR")
 RUNTIME_WHEELS = ("nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12",
                   "nvidia-cuda-runtime-cu13", "nvidia-cuda-runtime")
 
 
-def probe() -> CudaFacts:
+def probe(root: Path = SYSTEM) -> CudaFacts:
+    """Toolkit folders and CUDA_HOME & co. are read under ``root``; nvcc is the one on PATH."""
     trail = Trail()
     toolkits: list[CudaToolkit] = []
     seen: set[str] = set()
@@ -50,9 +53,10 @@ def probe() -> CudaFacts:
 
     for var in ENV_VARS:
         if env(var):
-            _add(toolkits, seen, folder_toolkit(Path(env(var, "")), var, trail))
+            _add(toolkits, seen, folder_toolkit(under(root, env(var, "")), var, trail))
     for pattern in FOLDER_GLOBS:
-        for folder in sorted(glob.glob(pattern)):
+        for folder in sorted(glob.glob(f"{glob.escape(str(root))}/{pattern}"
+                                       if not Path(pattern).is_absolute() else pattern)):
             _add(toolkits, seen, folder_toolkit(Path(folder), "folder", trail))
 
     for name in RUNTIME_WHEELS:
@@ -62,6 +66,9 @@ def probe() -> CudaFacts:
                                         path=str(dist.location / "nvidia"), how=f"pip {name}"))
     toolkits.extend(conda_toolkits(trail))
 
+    if not is_system(root):  # toolkit folders as the machine names them
+        toolkits = [replace(tk, path=shown(root, tk.path)) if tk.path.startswith(str(root))
+                    else tk for tk in toolkits]
     facts = CudaFacts(nvcc_path=nvcc_path, nvcc_version=nvcc_version, toolkits=tuple(toolkits))
     if not toolkits and not nvcc_path:
         return _with(facts, trail.info(Status.NOT_FOUND, "no CUDA toolkit and no nvcc on PATH"))

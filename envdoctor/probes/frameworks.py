@@ -33,6 +33,7 @@ from envdoctor.facts.states import unobserved_field
 from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM
 
 SECTION = "frameworks"
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
@@ -45,8 +46,9 @@ _MX_DIST = re.compile(r"^mxnet(?:-cu(\d{2,3}))?(-?mkl)?$")
 _MS_GPU_PLUGIN = re.compile(r"^gpu(\d+\.\d+)$")
 
 
-def probe(paths: tuple[str, ...] | None = None) -> FrameworkFacts:
-    """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree."""
+def probe(paths: tuple[str, ...] | None = None, *, root: Path = SYSTEM) -> FrameworkFacts:
+    """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree.
+    Python packages come from the interpreter's path, never from ``root`` (``--root``)."""
     trail = Trail()
     installed = _dists.installed(paths)
     torch, build_read = torch_build_state(installed, trail)

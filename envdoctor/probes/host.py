@@ -21,13 +21,14 @@ from packaging.version import InvalidVersion, Version
 from envdoctor.bounded import env
 from envdoctor.facts import HostFacts, Status
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM, is_system
 
 SECTION = "host"
 SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f")
 GIB = 1024 ** 3
 
 
-def probe(root: Path = Path("/")) -> HostFacts:
+def probe(root: Path = SYSTEM) -> HostFacts:
     """Collect host facts; ``root`` lets tests point at a recorded filesystem tree."""
     trail = Trail()
     os_release = _key_values(trail.read(root / "etc/os-release") or "")
@@ -114,7 +115,7 @@ def _cpu_model(cpuinfo: str) -> str:
 _GCC_NAME = re.compile(r"gcc-(\d+(?:\.\d+)*)$")
 
 
-def gcc_version(root: Path = Path("/")) -> str:
+def gcc_version(root: Path = SYSTEM) -> str:
     """The version of the gcc on PATH, without running it; "" when it cannot be read."""
     found = shutil.which("gcc")
     if not found:
@@ -131,7 +132,7 @@ def _memory(root: Path) -> dict[str, float | None]:
     out: dict[str, float | None] = {"ram_total_gb": None, "ram_available_gb": None,
                                     "shm_total_gb": None, "disk_free_gb": None}
     total, available = _meminfo(root)
-    if total is None:
+    if total is None and is_system(root):
         try:  # not Linux (or no /proc): ask psutil, which costs ~50 ms to import
             import psutil
             vm = psutil.virtual_memory()

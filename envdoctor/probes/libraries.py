@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,9 +20,11 @@ from envdoctor.facts import Library, LibraryFacts, Status
 from envdoctor.probes import _dists
 from envdoctor.probes import _loader as loader
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM, is_system, shown, under
 
 SECTION = "libraries"
 LDCONFIG_TIMEOUT = 5.0
+SBIN_LDCONFIG = "/sbin/ldconfig"  # a tool (not read under --root): /sbin is often off PATH
 
 
 @dataclass(frozen=True)
@@ -48,26 +50,36 @@ SPECS = (
              "nvidia-cuda-runtime")),
     LibSpec("libcuda", "libcuda", "", ("", "", ""), ()),
 )
-HEADER_DIRS = ("/usr/include", "/usr/local/include", "/usr/local/cuda/include",
-               "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu")
-LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-            "/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/lib/wsl/lib")
+# relative to the root the probe reads (``--root``)
+HEADER_DIRS = ("usr/include", "usr/local/include", "usr/local/cuda/include",
+               "usr/include/x86_64-linux-gnu", "usr/include/aarch64-linux-gnu")
+LIB_DIRS = ("usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib",
+            "usr/local/cuda/lib64", "usr/local/cuda/lib", "usr/lib/wsl/lib")
+LD_CACHE = "etc/ld.so.cache"
 
 
-def probe() -> LibraryFacts:
+def probe(root: Path = SYSTEM) -> LibraryFacts:
+    """Headers, folders and the loader cache are read under ``root``; ldconfig (the tool that
+    prints a cache) comes from PATH and is pointed at ``root``'s /etc/ld.so.cache."""
     trail = Trail()
     libs: list[Library] = []
     _listing.cache_clear()  # one listing per folder per run, never a stale one
-    ld = trail.run(["ldconfig", "-p"], LDCONFIG_TIMEOUT)
-    if not ld.ok and "timed out" not in ld.error and os.path.exists("/sbin/ldconfig"):
-        ld = trail.run(["/sbin/ldconfig", "-p"], LDCONFIG_TIMEOUT)
+    argv = ["-p"] if is_system(root) else ["-p", "-C", str(under(root, LD_CACHE))]
+    ld = trail.run(["ldconfig", *argv], LDCONFIG_TIMEOUT)
+    if not ld.ok and "timed out" not in ld.error and os.path.exists(SBIN_LDCONFIG):
+        ld = trail.run([SBIN_LDCONFIG, *argv], LDCONFIG_TIMEOUT)
     cache = parse_ldconfig(ld.stdout) if ld.ok else {}
+    if not is_system(root):  # the cache names paths as the image does: read them under root
+        cache = {name: [str(under(root, p)) for p in paths] for name, paths in cache.items()}
 
     for spec in SPECS:
-        libs.extend(_from_headers(spec, trail))
+        libs.extend(_from_headers(spec, trail, root))
         libs.extend(_from_ldconfig(spec, cache))
-        libs.extend(_from_folders(spec, {lib.path for lib in libs}))
+        libs.extend(_from_folders(spec, {lib.path for lib in libs}, root))
         libs.extend(_from_wheels(spec))
+    if not is_system(root):  # facts name files as the machine does, not where it is mounted
+        libs = [replace(lib, path=shown(root, lib.path)) if lib.path.startswith(str(root))
+                else lib for lib in libs]
     facts = LibraryFacts(libraries=tuple(_dedupe(libs)))
     reason = "" if ld.ok else f"ldconfig -p: {ld.error or f'exited {ld.returncode}'}"
     objects, verdicts = loader.view(cache)
@@ -132,14 +144,14 @@ def parse_header_version(text: str, macros: tuple[str, str, str]) -> Version | N
     return Version(".".join(parts))
 
 
-def _from_headers(spec: LibSpec, trail: Trail) -> list[Library]:
+def _from_headers(spec: LibSpec, trail: Trail, root: Path = SYSTEM) -> list[Library]:
     if not spec.header:
         return []
     out = []
-    dirs = list(HEADER_DIRS)
+    dirs = [str(root / d) for d in HEADER_DIRS]
     for var in ("CUDA_HOME", "CUDA_PATH", "CUDNN_PATH"):
         if env(var):
-            dirs.append(os.path.join(env(var, ""), "include"))
+            dirs.append(str(under(root, os.path.join(env(var, ""), "include"))))
     for folder in dict.fromkeys(dirs):
         path = os.path.join(folder, spec.header)
         if os.path.isfile(path):
@@ -186,9 +198,9 @@ def _listing(folder: str) -> tuple[str, ...]:
         return ()
 
 
-def _from_folders(spec: LibSpec, known: set[str]) -> list[Library]:
-    dirs = list(LIB_DIRS)
-    dirs += [d for d in env("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+def _from_folders(spec: LibSpec, known: set[str], root: Path = SYSTEM) -> list[Library]:
+    dirs = [str(root / d) for d in LIB_DIRS]
+    dirs += [str(under(root, d)) for d in env("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     out = []
     prefix = spec.soname + ".so."
     for folder in dict.fromkeys(dirs):

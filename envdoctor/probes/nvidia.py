@@ -22,6 +22,7 @@ from envdoctor import runner
 from envdoctor.bounded import decode_json, env, read_proc
 from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, ProbeInfo, Status
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM, under
 from envdoctor.versions import DisplayVersion
 
 SECTION = "nvidia"
@@ -40,7 +41,7 @@ QUERY_FIELDS = ("index,name,uuid,driver_version,compute_cap,memory.total,memory.
 QUERY_FIELDS_MINIMAL = "index,name,uuid,driver_version,memory.total,memory.used"
 
 
-def probe(root: Path = Path("/")) -> NvidiaFacts:
+def probe(root: Path = SYSTEM) -> NvidiaFacts:
     """NVML (in a child process), then nvidia-smi, then /proc, all within ``BUDGET`` seconds.
 
     The states follow what was seen: a source that confirms there is no driver (no device
@@ -163,7 +164,7 @@ NVML_DIRS = ("usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64
              "usr/local/cuda/compat", "usr/local/cuda/lib64/stubs")
 
 
-def driver_absent_reason(root: Path = Path("/")) -> str:
+def driver_absent_reason(root: Path = SYSTEM) -> str:
     """Why NVML cannot answer on this Linux machine, or "" when it might.
 
     Loading pynvml and dlopen-ing libnvidia-ml costs ~0.1 s; on a machine with no NVIDIA kernel
@@ -181,10 +182,10 @@ def driver_absent_reason(root: Path = Path("/")) -> str:
             "and no libnvidia-ml")
 
 
-def nvml_library(root: Path = Path("/")) -> str:
+def nvml_library(root: Path = SYSTEM) -> str:
     """The first libnvidia-ml found in the usual folders or on LD_LIBRARY_PATH ("" if none)."""
     dirs = [str(root / d) for d in NVML_DIRS]
-    dirs += [d for d in env("LD_LIBRARY_PATH", "").split(":")[:256] if d]
+    dirs += [str(under(root, d)) for d in env("LD_LIBRARY_PATH", "").split(":")[:256] if d]
     for d in dirs:
         found = glob.glob(f"{glob.escape(d)}/libnvidia-ml.so*")
         if found:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import Path
 
 from envdoctor.facts import Distribution, ModuleConflict, PackageFacts, Status
 from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.matrices.tensorflow import thin_pairs
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
+from envdoctor.probes._root import SYSTEM
 
 SECTION = "packages"
 
@@ -45,7 +47,7 @@ def matters(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES) or name in tf_distributions()
 
 
-def probe(paths: tuple[str, ...] | None = None) -> PackageFacts:
+def probe(paths: tuple[str, ...] | None = None, *, root: Path = SYSTEM) -> PackageFacts:
     """``paths`` (default ``sys.path``) lets tests point at a fake site-packages tree."""
     trail = Trail()
     trail.ran.append("scan sys.path for *.dist-info")

@@ -194,7 +194,7 @@ def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str],
     the torch matrix's ``platform = "linux-aarch64"`` rows. An x86_64 list is never applied
     to another platform's wheel: no row, no list.
     """
-    family = _MATRIX_PLATFORM.get(platform, "default")
+    family = matrix_platform(platform)
     row = next((r for r in matrix("torch").get("variant", [])
                 if r.get("cuda") == variant and in_range(torch, r.get("torch", ""))
                 and r.get("platform", "default") == family), None)
@@ -205,6 +205,11 @@ def torch_archs(torch: Version, variant: str, platform: str) -> tuple[list[str],
 
 # suggest's platform tags -> the torch matrix's ``platform`` of the rows that describe them
 _MATRIX_PLATFORM = {"linux_aarch64": "linux-aarch64"}
+
+
+def matrix_platform(platform: str) -> str:
+    """The torch matrix's ``platform`` of the variant rows that describe ``platform``'s wheels."""
+    return _MATRIX_PLATFORM.get(platform, "default")
 
 
 def conda_row(package: str) -> dict[str, Any] | None:

@@ -104,13 +104,19 @@ def _nvidia_state(facts: Facts) -> tuple[str, tuple[GpuInfo, ...], Version | Non
     if nv.probe.status is Status.OK and gpus:
         return "gpus", gpus, nv.driver_version
     pasted = facts.origin == "report" or nv.probe.source.startswith("report")
-    pasted_header = pasted and nv.driver_version is not None
+    pasted_header = pasted and (nv.driver_version is not None
+                                or nv.kernel_module_version is not None)
     if nv.probe.status is Status.OK and not gpus and (nv.pci_devices or nv.nvml_error
                                                        or pasted_header):
         # GPUs on the bus, NVML failing, or a pasted nvidia-smi header whose GPU rows were cut
-        # off: an NVIDIA GPU is there, its model is unknown.
-        return "gpus", (GpuInfo("NVIDIA GPU (model not readable)", None),), nv.driver_version
-    if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus):
+        # off: an NVIDIA GPU is there, its model is unknown. The kernel module's version
+        # (/proc/driver/nvidia/version) is the driver's.
+        return "gpus", (GpuInfo("NVIDIA GPU (model not readable)", None),), \
+            nv.driver_version or nv.kernel_module_version
+    from envdoctor.facts.states import State, path_state
+    listed = path_state(nv.probe, "gpus")[0] is State.OBSERVED  # a list nobody showed: unknown
+    if nv.probe.status is Status.NOT_FOUND or (nv.probe.status is Status.OK and not gpus
+                                               and listed):
         return "none", (), None
     if gpus:  # a pasted nvidia-smi table without a probe status still names the GPUs
         return "gpus", gpus, nv.driver_version

@@ -89,9 +89,10 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
     if cuda is not None:
         floor = data.driver_floor(cuda, data.driver_os(m))
         if floor and m.driver is not None and m.driver < floor[0]:
-            out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}: driver >= "
-                              f"{data.driver_str(floor[0])}; this driver is "
-                              f"{data.driver_str(m.driver)}", floor[1], floor[2]))
+            out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}{_assumed(row)}: "
+                              f"driver >= {data.driver_str(floor[0])}; this driver is "
+                              f"{data.driver_str(m.driver)}", floor[1],
+                              floor[2] and not row.get("cuda_of")))
         min_cc = hardware()["min_cc"]
         for gpu in dict.fromkeys(m.gpus):
             dropped = cuda_dropped(cuda, gpu.cc) if gpu.cc is not None else None
@@ -206,15 +207,15 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
         if gpu and m.driver is None and pick.get("cuda") else None
     if floor is not None:
         reasons.append(Reason("driver", f"TF {pick['tensorflow']} is built with CUDA "
-                              f"{pick.get('cuda')}: its GPU needs driver >= "
+                              f"{pick.get('cuda')}{_assumed(pick)}: its GPU needs driver >= "
                               f"{data.driver_str(floor[0])}; the snapshot does not state the "
                               "driver (with an older one TF runs on the CPU)", floor[1], False))
     if gpu:
         reasons.append(Reason("gpu", f"TF {pick['tensorflow']} is built with CUDA "
-                              f"{pick.get('cuda')} / cuDNN {pick.get('cudnn')}"
+                              f"{pick.get('cuda')} / cuDNN {pick.get('cudnn')}{_assumed(pick)}"
                               + (" (pip installs them with [and-cuda])" if prow.get("gpu_from")
                                  else " (install them on the system)"),
-                              pick.get("source", TESTED_URL)))
+                              pick.get("source", TESTED_URL), not pick.get("cuda_of")))
         newest_cc = hardware()["newest_cc"]
         if newest_cc is not None and any(g.cc is not None and g.cc > newest_cc for g in m.gpus):
             reasons.append(Reason("arch", "TF packages carry PTX only for the newest architecture "
@@ -267,3 +268,11 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
     return Suggestion("tensorflow", "ok", version=_spec(pick), variant=variant, command=cmd,
                       packages=(req,), reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=refs)
+
+
+def _assumed(row: dict[str, Any]) -> str:
+    """How a series the data has no row for (one an index lists) got its CUDA: from the newest
+    series in the data, said as an assumption; "" for a series the data describes."""
+    of = row.get("cuda_of")
+    return (f", assumed: the data states none for TF {row.get('tensorflow')}, these are TF "
+            f"{of}'s, the newest series in it" if of else "")

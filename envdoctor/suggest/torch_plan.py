@@ -21,6 +21,7 @@ from envdoctor.matrices import confirmed
 from envdoctor.matrices.cuda import lookup_min_driver
 from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
+from envdoctor.suggest.archs import derived_archs
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
@@ -139,6 +140,13 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
                     "arch", f"the {check.variant} build of torch {torch} has no code for "
                     f"{gpu.name} ({gpu.sm}); its arch list is {', '.join(archs)}",
                     source, ok_cell))
+            continue
+        derived = derived_archs(torch, check.variant, platform)
+        code = code_for(list(derived.archs), gpu.sm) if derived is not None else None
+        if derived is not None and code is not None:
+            check.notes.append(Reason("arch", _runs_text(
+                gpu.name, gpu.sm, code, f"the {check.variant} build of torch {torch}")
+                + f", {derived.basis(torch)}", derived.source, False))
             continue
         # No arch list in the data: only what the toolkit itself cannot do decides.
         dropped, first = cuda_dropped(cuda, gpu.cc), cuda_predates(cuda, gpu.cc)

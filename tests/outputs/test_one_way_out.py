@@ -23,6 +23,7 @@ ALLOWED = {
     "seal.py": "the cache seal's 0600 secret key (O_EXCL temp file + link), not an output",
     "explain/parallel.py": "the pipes to its own child processes",
     "probes/_nvml_child.py": "a child process answering its parent on a pipe",
+    "probes/_amdsmi_child.py": "a child process answering its parent on a pipe",
     "workers/_common.py": "framework workers answering the parent on a pipe",
     "terminate.py": "one fixed ASCII line on fd 2 from a signal handler, which must not take "
                     "the stream lock the interrupted code may hold",

@@ -329,3 +329,7 @@ COVERAGE = {
     "ldconfig": {"01-cudnn4-docker.txt", "02-cudnn9-partial.txt", "03-cuda12-toolkit-partial.txt",
                  "04-ldconfig-v-cublas-cuda.txt"},
 }
+# the ROCm tools' expectations live in tests/probes/test_probe_rocm_recorded.py
+from tests.probes.test_probe_rocm_recorded import COVERAGE as _ROCM  # noqa: E402
+
+COVERAGE.update(_ROCM)

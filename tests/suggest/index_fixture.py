@@ -8,13 +8,14 @@ One ``http.server`` in a thread serves both halves of what `suggest --online` re
 * ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132, and
   cu129 / cu140 with torch 2.15.0 only, known from the root's own page alone).
 
-Releases (hypothetical, newer than the shipped rules/matrices): torch 2.14.0, 2.14.1 and
-2.15.0 (2.15.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a yanked 2.15.1
-and a 2.16.0rc1, with torchvision / torchaudio pinned to them through core metadata; torch 2.2.2
-for Intel Macs; jax / jaxlib / jax-cuda12-plugin / jax-cuda13-plugin 0.11.1 (Python >= 3.11);
-tensorflow 2.21.0 / 2.21.1 with macOS arm64 wheels, 2.16.2 for Intel Macs. ``mode`` makes the
-server slow (sleeps past any deadline) or hostile (a huge body, deeply nested JSON, HTML with
-no links). ``paths`` records every path asked for.
+Releases: torch 2.13.0 and 2.14.0 (as in the shipped rules/matrices) and the hypothetical newer
+2.14.1 and 2.15.0 (2.15.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a
+yanked 2.15.1 and a 2.16.0rc1, with torchvision / torchaudio pinned to them through core
+metadata; torch 2.2.2 (and torchvision 0.17.2) for Intel Macs; jax / jaxlib /
+jax-cuda12-plugin / jax-cuda13-plugin 0.10.0 to 0.11.1 and the newer 0.12.0 (Python >= 3.11);
+tensorflow 2.21.0 / 2.21.1 and the newer 2.22.0 with macOS arm64 wheels, 2.16.2 for Intel
+Macs. ``mode`` makes the server slow (sleeps past any deadline) or hostile (a huge body, deeply
+nested JSON, HTML with no links). ``paths`` records every path asked for.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ LINUX = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64"]
 # the torch root's variants; its own page (/whl/) links to each, as download.pytorch.org's does
 VARIANTS = ("cpu", "cu126", "cu128", "cu129", "cu130", "cu132", "cu140")
 ALL = [*LINUX, "macosx_11_0_arm64", "win_amd64"]
+JAX_RELEASES = ("0.10.0", "0.11.0", "0.11.1", "0.12.0")   # 0.12.0: newer than the shipped data
 
 
 def _pys(low: int, high: int) -> list[str]:
@@ -96,18 +98,21 @@ def projects() -> dict[str, list[dict]]:
         + _wheels("torch", "2.15.1", _pys(11, 13), mac, rp=">=3.11", yanked=True)
         # PyPI's Linux wheels: the stable CUDA build (cu130), without a local label
         + _wheels("torch", "2.15.0", _pys(11, 13), LINUX, rp=">=3.11"))
-    pages["simple/torchvision"] = _companion("torchvision", "", [*mac, *LINUX])
+    pages["simple/torchvision"] = (
+        _companion("torchvision", "", [*mac, *LINUX])
+        + _wheels("torchvision", "0.17.2", _pys(8, 12), ["macosx_10_13_x86_64"],
+                  requires=["numpy", "torch==2.2.2"]))
     pages["simple/torchaudio"] = _companion("torchaudio", "", mac)
     jax = []
-    for v in ("0.10.0", "0.11.0", "0.11.1"):
+    for v in JAX_RELEASES:
         jax.append({"filename": f"jax-{v}-py3-none-any.whl", "requires_python": ">=3.11",
                     "yanked": False, "requires": [f"jaxlib<={v}"]})
     pages["simple/jax"] = jax
-    pages["simple/jaxlib"] = [w for v in ("0.10.0", "0.11.0", "0.11.1")
+    pages["simple/jaxlib"] = [w for v in JAX_RELEASES
                               for w in _wheels("jaxlib", v, _pys(11, 13), ALL, rp=">=3.11")]
     for plugin in ("jax_cuda12_plugin", "jax_cuda13_plugin"):
         pages[f"simple/{plugin.replace('_', '-')}"] = [
-            w for v in ("0.10.0", "0.11.0", "0.11.1")
+            w for v in JAX_RELEASES
             for w in _wheels(plugin, v, _pys(11, 13), LINUX, rp=">=3.11")]
     pages["simple/tensorflow"] = (
         _wheels("tensorflow", "2.16.2", _pys(9, 12), ["macosx_10_15_x86_64"])
@@ -115,6 +120,8 @@ def projects() -> dict[str, list[dict]]:
         + _wheels("tensorflow", "2.21.0", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
                                                          "win_amd64"])
         + _wheels("tensorflow", "2.21.1", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
+                                                         "win_amd64"])
+        + _wheels("tensorflow", "2.22.0", _pys(10, 13), ["macosx_12_0_arm64", *LINUX,
                                                          "win_amd64"]))
     return pages
 

@@ -55,6 +55,11 @@ REGISTRY: dict[str, str | FirstOf] = {
     # environment and visibility
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
+    # AMD ROCm
+    "amd_machine": "rocm", "rocm_needs_override": "rocm", "rocm_unsupported_gfx": "rocm",
+    "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
+    "torch_wrong_gpu_build": "rocm", "rocm_install_line": "rocm", "rocm_torch_gap": "rocm",
+    "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

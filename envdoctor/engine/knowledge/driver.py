@@ -13,7 +13,7 @@ from envdoctor.facts import FrameworkFacts, LiveFramework
 from envdoctor.matrices.cuda import hard_floor, lookup_compat_floor, lookup_min_driver
 from envdoctor.matrices.jax import jax_plugin_major
 from envdoctor.matrices.tensorflow import lookup_tf_release
-from envdoctor.versions import ver
+from envdoctor.versions import named, ver
 
 
 def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
@@ -24,7 +24,7 @@ def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
     """
     out: list[tuple[str, Version]] = []
     if fw.torch is not None and fw.torch.cuda is not None:
-        out.append((f"torch {fw.torch.version}", fw.torch.cuda))
+        out.append((named("torch", fw.torch.version), fw.torch.cuda))
     tf = fw.tensorflow
     if tf is not None and tf.is_cuda_build is not False and tf.version is not None:
         cuda = tf.cuda or ver((lookup_tf_release(tf.version) or {}).get("cuda"))

@@ -9,7 +9,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.facts import NvidiaFacts
+from envdoctor.facts import NvidiaFacts, RocmFacts
 from envdoctor.matrices import matrix
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
@@ -104,13 +104,18 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
     return bad
 
 
-@reads(nv="nvidia", vars=optional("env.vars", {}))
-def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str]) -> str | None:
+@reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"))
+def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
+                  rocm: RocmFacts | None = None) -> str | None:
     """Why no GPU can be used here, in one sentence, or None when one can.
 
     Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
-    Without the environment, CUDA_VISIBLE_DEVICES is taken as unset.
+    Without the environment, CUDA_VISIBLE_DEVICES is taken as unset. AMD GPUs count where the
+    ROCm facts were observed: an exposed one the user can open is a usable GPU.
     """
+    amd = _amd_reason(rocm, vars) if rocm is not None and not nv.gpus else None
+    if amd is not None:
+        return amd or None
     if nv.gpus:
         visible = vars.get("CUDA_VISIBLE_DEVICES")
         if hides_every_gpu(visible):
@@ -123,7 +128,47 @@ def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str]) -> str | None:
                 "is loaded")
     if nv.driver_version is not None:
         return f"driver {nv.driver_version} is loaded but reports no GPU"
+    if rocm is not None:  # the ROCm probe answered too (optional: None when unknown)
+        return "no NVIDIA or AMD GPU and no GPU driver were found on this machine"
     return "no NVIDIA GPU and no NVIDIA driver were found on this machine"
+
+
+def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
+    """"" when an AMD GPU is usable, a reason when one is there but unusable, None when the
+    ROCm facts show no AMD GPU at all (the NVIDIA reasons then speak)."""
+    from envdoctor.engine.knowledge import rocm as amd
+    if rocm.gpus:
+        if not amd.visible(rocm.gpus, vars):
+            hidden = amd.rocm_hidden_all(rocm=rocm, vars=vars)
+            return f"{hidden} hides every AMD GPU"
+        access = amd.rocm_access_problem(rocm=rocm)
+        return f"this user cannot open {access}" if access else ""
+    access = amd.rocm_access_problem(rocm=rocm)
+    if access:
+        return f"this user cannot open {access}, so no AMD GPU is listed"
+    no_driver = amd.rocm_no_driver(rocm=rocm)
+    if no_driver:
+        return f"{no_driver}: the amdgpu driver is not loaded"
+    if rocm.kfd is not None:
+        return "/dev/kfd exists but no tool listed an AMD GPU" + (
+            f" ({rocm.smi_error})" if rocm.smi_error else "")
+    return None
+
+
+@reads(nv=optional("nvidia"), rocm=optional("rocm"))
+def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None) -> str:
+    """``no_gpu_fix()``: what to do when no GPU can be used, for the GPU this machine has:
+    AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU."""
+    amd = rocm is not None and (rocm.gpus or rocm.kfd is not None or (rocm.pci_devices or 0) > 0
+                                or rocm.version is not None)
+    if amd and not (nv is not None and (nv.gpus or nv.pci_devices)):
+        return ("AMD GPU: load the amdgpu driver (amdgpu-install, then reboot; `rocminfo` must "
+                "list a gfx agent), add the user to the render and video groups, check "
+                "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES; in a container pass "
+                "--device=/dev/kfd --device=/dev/dri --group-add video.")
+    return ("Run on a machine with an NVIDIA GPU and a loaded driver (nvidia-smi must list "
+            "the GPU); in a container, start it with --gpus all (NVIDIA Container Toolkit); "
+            "check CUDA_VISIBLE_DEVICES.")
 
 
 # CPython minors a release range is searched for, newest first (3.14: the newest final

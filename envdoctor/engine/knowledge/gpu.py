@@ -57,18 +57,20 @@ def gpu_processes(*, gpus: tuple[Gpu, ...]) -> list[str]:
 
 
 @reads(gpus=optional("nvidia.gpus"), live=optional("live"),
-       torch_cuda=optional("frameworks.torch.cuda"))
+       torch_cuda=optional("frameworks.torch.cuda"), os=optional("host.os"))
 def nvidia_gpus_seen(*, gpus: tuple[Gpu, ...] | None, live: dict[str, Any] | None,
-                     torch_cuda: Any) -> str | None:
+                     torch_cuda: Any, os: Any = None) -> str | None:
     """``nvidia_gpus_seen()``: "2 NVIDIA GPU(s)" from the driver's list; where no list was
     observed, a CUDA build of torch that said a GPU is usable ("PyTorch version (GPU?):
-    2.2.1+cu121 (True)") is evidence of at least one: "an NVIDIA GPU (torch sees it)". None
-    when the list is confirmed empty; unknown when nothing was observed either way."""
+    2.2.1+cu121 (True)") is evidence of at least one: "an NVIDIA GPU (torch sees it)"; so is
+    any torch on native Windows that said so, where its GPU builds are CUDA builds. None when
+    the list is confirmed empty; unknown when nothing was observed either way."""
     if gpus:
         return f"{len(gpus)} NVIDIA GPU(s)"
     lt = (live or {}).get("torch")
-    if getattr(lt, "cuda_available", None) is True and \
-            (torch_cuda is not None or getattr(lt, "built_cuda", None) is not None):
+    cuda_build = torch_cuda is not None or getattr(lt, "built_cuda", None) is not None or \
+        (os == "Windows" and getattr(lt, "build", "") in ("", "cuda"))
+    if getattr(lt, "cuda_available", None) is True and cuda_build:
         return "an NVIDIA GPU (torch sees it)"
     if gpus is None:
         raise Undetermined("no GPU list and no framework that saw a GPU")

@@ -13,6 +13,7 @@ from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
 from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
 from envdoctor.matrices.gpus import lookup_datasheet
+from envdoctor.versions import named
 
 SLOW = 0.5   # a GPU under half its datasheet peak gets a finding
 
@@ -68,7 +69,7 @@ def live_cudnn_mismatch(*, live: dict[str, Any]) -> list[str]:
             continue
         if lf.cudnn.major != lf.built_cudnn.major or lf.cudnn < lf.built_cudnn:
             where = next((lib.path for lib in lf.loaded if lib.name == "cudnn"), "")
-            out.append(f"{lf.name} {lf.version} loaded cuDNN {lf.cudnn}"
+            out.append(f"{named(lf.name, lf.version)} loaded cuDNN {lf.cudnn}"
                        + (f" from {where}" if where else "")
                        + f", built with cuDNN {lf.built_cudnn}")
     return out
@@ -101,7 +102,7 @@ def blind_reason(lf: LiveFramework, nv: NvidiaFacts, env_visible: str | None,
     if lf.name == "jax" and lf.build == "cpu":
         return "no JAX CUDA plugin is installed (pip install -U 'jax[cuda12]')"
     if lf.build == "cpu":
-        return f"{lf.name} {lf.version} is a CPU-only build"
+        return f"{named(lf.name, lf.version)} is a CPU-only build"
     gap = next((g for g in too_old or () if g.split(" ")[0].startswith(lf.name)), None)
     if gap is not None:
         driver = f"driver {nv.driver_version}" if nv.driver_version is not None else "driver"

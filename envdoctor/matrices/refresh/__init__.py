@@ -22,8 +22,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor.bounded import MAX_INPUT, MAX_TOML, InputError, decode_toml, read_file
 from envdoctor.matrices.refresh.extract import READERS, Cell
-from envdoctor.rulefiles import tomllib
 
 __all__ = ["Cell", "Change", "RefreshError", "apply", "compare", "load_sources", "render"]
 
@@ -48,8 +48,9 @@ def load_sources(directory: Path) -> list[Cell]:
     """Every cell the sources of ``directory`` state, in manifest order."""
     manifest = directory / "sources.toml"
     try:
-        entries = tomllib().loads(manifest.read_text("utf-8")).get("source", [])
-    except (OSError, UnicodeDecodeError, tomllib().TOMLDecodeError) as exc:
+        entries = decode_toml(read_file(manifest, "a sources manifest", MAX_TOML),
+                              "a sources manifest").get("source", [])
+    except InputError as exc:
         raise RefreshError(f"cannot read {manifest}: {exc}") from None
     cells: list[Cell] = []
     for entry in entries:
@@ -59,8 +60,8 @@ def load_sources(directory: Path) -> list[Cell]:
                                f"file and url: {entry}")
         path = directory / str(entry["file"])
         try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_file(path, "a recorded source", MAX_INPUT).decode("utf-8")
+        except (InputError, UnicodeDecodeError) as exc:
             raise RefreshError(f"cannot read source {path}: {exc}") from None
         try:
             cells += [replace(c, date=str(entry.get("date", "")))
@@ -73,8 +74,8 @@ def load_sources(directory: Path) -> list[Cell]:
 def _matrix(rules: Path, name: str) -> dict[str, Any]:
     path = rules / "matrices" / f"{name}.toml"
     try:
-        return tomllib().loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib().TOMLDecodeError) as exc:
+        return decode_toml(read_file(path, "a matrix file", MAX_TOML), "a matrix file")
+    except InputError as exc:
         raise RefreshError(f"cannot read {path}: {exc}") from None
 
 
@@ -148,7 +149,8 @@ def render(changes: list[Change]) -> str:
 
 def apply(changes: list[Change], rules: Path) -> list[Path]:
     """Write the changed and new cells into the matrix files under ``rules``; "review"
-    changes are left to a person. Returns the files written."""
+    changes are left to a person. Returns the files written; ``RefreshError`` when a matrix
+    file cannot be read or would no longer parse."""
     from envdoctor.matrices.refresh.tomledit import edit_file
 
     by_file: dict[str, list[Change]] = {}
@@ -158,6 +160,9 @@ def apply(changes: list[Change], rules: Path) -> list[Path]:
     written = []
     for name, items in by_file.items():
         path = rules / "matrices" / f"{name}.toml"
-        edit_file(path, items)
+        try:
+            edit_file(path, items)
+        except InputError as exc:
+            raise RefreshError(f"cannot edit {path}: {exc}") from None
         written.append(path)
     return written

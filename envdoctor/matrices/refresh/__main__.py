@@ -36,7 +36,7 @@ def main(sources: Path, rules: Path | None, write: bool, diff_file: Path | None)
         if diff_file is not None:
             diff_file.write_text(text, "utf-8")
         written = apply(changes, rules) if write else []
-    except OSError as exc:
+    except (OSError, RefreshError) as exc:
         click.echo(f"refresh: cannot write: {exc}", err=True)
         sys.exit(2)
     click.echo(text or "no change: the matrices already hold what the sources state\n",

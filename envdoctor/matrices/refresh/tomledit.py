@@ -11,12 +11,20 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.rulefiles import tomllib
+from envdoctor.bounded import MAX_TOML, InputError, decode_toml, read_file
 
 if TYPE_CHECKING:
     from envdoctor.matrices.refresh import Change
 
 _HEADER = re.compile(r"^\s*\[")
+
+
+def _line(text: str) -> dict[str, Any] | None:
+    """One ``key = value`` line of a matrix file as TOML; None when it is not one."""
+    try:
+        return decode_toml(text, "a matrix line")
+    except InputError:
+        return None
 
 
 def toml_value(value: Any) -> str:
@@ -55,11 +63,8 @@ def _block_of(lines: list[str], table: str, key: tuple[str, str]) -> tuple[int, 
         at = _field_line(lines, lo, hi, key[0])
         if at is None:
             continue
-        try:
-            got = tomllib().loads(lines[at]).get(key[0])
-        except tomllib().TOMLDecodeError:
-            continue
-        if str(got) == key[1]:
+        got = (_line(lines[at]) or {}).get(key[0])
+        if got is not None and str(got) == key[1]:
             return lo, hi
     return None
 
@@ -85,7 +90,7 @@ def _set(lines: list[str], lo: int, hi: int, ch: Change) -> None:
         return
     value: Any = cell.value
     if sub:
-        current = tomllib().loads(lines[at]).get(head, {}) if at is not None else {}
+        current = (_line(lines[at]) or {}).get(head, {}) if at is not None else {}
         value = {**current, sub: cell.value}
     new = [f"{head} = {toml_value(value)}", f"{head}_source = {toml_value(cell.source)}"]
     src = _field_line(lines, lo, hi, f"{head}_source")
@@ -103,9 +108,10 @@ def _set(lines: list[str], lo: int, hi: int, ch: Change) -> None:
 
 def _key_version(lines: list[str], block: tuple[int, int], key: str) -> Version | None:
     at = _field_line(lines, block[0], block[1], key)
+    got = (_line(lines[at]) or {}).get(key) if at is not None else None
     try:
-        return Version(str(tomllib().loads(lines[at]).get(key))) if at is not None else None
-    except (InvalidVersion, tomllib().TOMLDecodeError):
+        return Version(str(got)) if got is not None else None
+    except InvalidVersion:
         return None
 
 
@@ -143,7 +149,7 @@ def _date(lines: list[str], date: str) -> None:
     if not date or meta is None:
         return
     at = _field_line(lines, *meta, "data_as_of")
-    old = str(tomllib().loads(lines[at]).get("data_as_of", "")) if at is not None else ""
+    old = str((_line(lines[at]) or {}).get("data_as_of", "")) if at is not None else ""
     if date > old:
         line = f"data_as_of = {toml_value(date)}"
         if at is None:
@@ -161,7 +167,9 @@ def _meta_block(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def edit_file(path: Path, changes: list[Change]) -> None:
-    lines = path.read_text("utf-8").splitlines()
+    """Apply ``changes`` to one matrix file; ``InputError`` when it cannot be read or the
+    result would not parse (nothing is written then)."""
+    lines = read_file(path, "a matrix file", MAX_TOML).decode("utf-8", "replace").splitlines()
     new_rows: dict[tuple[str, tuple[str, str]], list[Change]] = {}
     for ch in changes:
         if ch.kind == "new-row":
@@ -174,5 +182,5 @@ def edit_file(path: Path, changes: list[Change]) -> None:
         _new_block(lines, table, key, cells)
     _date(lines, max((ch.cell.date for ch in changes), default=""))
     text = "\n".join(lines) + "\n"
-    tomllib().loads(text)   # never write a file that no longer parses
+    decode_toml(text, "a matrix file")   # never write a file that no longer parses
     path.write_text(text, "utf-8")

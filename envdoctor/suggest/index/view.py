@@ -337,6 +337,7 @@ def read_tf(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: st
             continue
         row = dict(shipped.get(str(key)) or {
             "tensorflow": str(key), "cuda": newest.get("cuda"), "cudnn": newest.get("cudnn"),
+            "cuda_of": newest.get("tensorflow"),
             "note": f"CUDA and cuDNN of TF {newest.get('tensorflow')}, the newest series in the "
                     "data"})
         row["python"] = wheels.range_of(series[key])

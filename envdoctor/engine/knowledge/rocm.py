@@ -1,0 +1,226 @@
+"""AMD ROCm: which AMD GPUs HIP will expose and run code on, device access, wheel builds
+(rules/matrices/rocm.toml through envdoctor.matrices.rocm)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.facts import AmdGpu, NvidiaFacts, RocmFacts, TorchBuild
+from envdoctor.matrices import rocm as rocm_matrix
+
+VISIBLE_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+HIDE_ALL = ("", "-1")
+
+
+def visible(gpus: tuple[AmdGpu, ...], vars: dict[str, str]) -> list[AmdGpu]:
+    """The GPUs HIP exposes: each of ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES (HIP also
+    honours CUDA_VISIBLE_DEVICES when HIP's is unset) picks indices of what is left; the list
+    stops at the first entry that names no device. A UUID entry is taken to keep that GPU."""
+    left = list(gpus)
+    hip_var = "HIP_VISIBLE_DEVICES" if "HIP_VISIBLE_DEVICES" in vars else "CUDA_VISIBLE_DEVICES"
+    for var in ("ROCR_VISIBLE_DEVICES", hip_var):
+        value = vars.get(var)
+        if value is None:
+            continue
+        if value.strip() in HIDE_ALL:
+            return []
+        picked: list[AmdGpu] = []
+        for entry in (e.strip() for e in value.split(",")):
+            if re.fullmatch(r"\d+", entry) and int(entry) < len(left):
+                picked.append(left[int(entry)])
+            elif entry.upper().startswith("GPU-") and len(picked) < len(left):
+                picked.append(left[len(picked)])
+            else:
+                break
+        left = picked
+    return left
+
+
+def release_of(rocm: RocmFacts, t: TorchBuild | None) -> Version | None:
+    """The ROCm whose kernels run: a ROCm torch wheel's own (it bundles its libraries), else
+    the installed one."""
+    if t is not None and t.hip is not None:
+        return t.hip
+    return rocm.version
+
+
+def _override_value(vars: dict[str, str]) -> str:
+    return vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip()
+
+
+# ---------------------------------------------------------------------------- rule functions
+@reads(rocm=optional("rocm"))
+def amd_machine(*, rocm: RocmFacts | None) -> bool:
+    """``amd_machine()``: the ROCm facts show AMD GPUs, /dev/kfd or an AMD GPU on the PCI bus
+    (a ROCm build is the right one here, whatever else is wrong); False when the ROCm probe
+    did not answer (a replayed NVIDIA snapshot, a report without ROCm facts)."""
+    return rocm is not None and bool(rocm.gpus or rocm.kfd is not None
+                                     or (rocm.pci_devices or 0) > 0)
+
+
+@reads(rocm="rocm", vars=optional("env.vars", {}), t=optional("frameworks.torch"))
+def rocm_needs_override(*, rocm: RocmFacts, vars: dict[str, str],
+                        t: TorchBuild | None) -> dict[str, str] | None:
+    """``rocm_needs_override()``: every exposed GPU that ROCm does not support is a consumer
+    RDNA chip of one family, and HSA_OVERRIDE_GFX_VERSION does not name that family's listed
+    chip -> {gfx, value, runs_as, set}; None otherwise (mixed families are
+    ``rocm_unsupported_gfx``: one override cannot serve both)."""
+    release = release_of(rocm, t)
+    shown = visible(rocm.gpus, vars)
+    bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
+    if not bad:
+        return None
+    rows = {id(r): r for g in bad if (r := rocm_matrix.override_for(g.gfx)) is not None}
+    if len(rows) != 1 or any(rocm_matrix.override_for(g.gfx) is None for g in bad):
+        return None
+    row = next(iter(rows.values()))
+    others = [g for g in shown if g not in bad and g.gfx and g.gfx != row["runs_as"]]
+    if others:
+        return None
+    if _override_value(vars) == row["value"]:
+        return None
+    names = ", ".join(sorted({f"{g.name or 'GPU'} ({g.gfx})" for g in bad}))
+    return {"gfx": names, "value": str(row["value"]), "runs_as": str(row["runs_as"]),
+            "set": _override_value(vars)}
+
+
+@reads(rocm="rocm", vars=optional("env.vars", {}), t=optional("frameworks.torch"))
+def rocm_unsupported_gfx(*, rocm: RocmFacts, vars: dict[str, str],
+                         t: TorchBuild | None) -> list[str]:
+    """``rocm_unsupported_gfx()``: exposed GPUs whose gfx target the ROCm that runs (the torch
+    wheel's, else the installed one) does not support and no override can fix: "Raphael
+    (gfx1036)". [] when all are supported or ``rocm_needs_override`` covers them."""
+    release = release_of(rocm, t)
+    shown = visible(rocm.gpus, vars)
+    bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
+    if not bad or rocm_needs_override(rocm=rocm, vars=vars, t=t) is not None:
+        return []
+    row = next((rocm_matrix.override_for(g.gfx) for g in bad), None)
+    if row is not None and _override_value(vars) == row["value"] and all(
+            rocm_matrix.override_for(g.gfx) is row for g in bad) and not [
+            g for g in shown if g not in bad and g.gfx != row["runs_as"]]:
+        return []
+    return [f"{g.name or 'GPU ' + str(g.index)} ({g.gfx}"
+            + (", an integrated GPU" if rocm_matrix.is_igpu(g.gfx) and len(shown) > 1 else "")
+            + ")" for g in bad]
+
+
+@reads(rocm="rocm", vars=optional("env.vars", {}))
+def rocm_hidden_all(*, rocm: RocmFacts, vars: dict[str, str]) -> str | None:
+    """``rocm_hidden_all()``: the variable and value that hide every AMD GPU listed here
+    ("HIP_VISIBLE_DEVICES='2'"), or None."""
+    if not rocm.gpus or visible(rocm.gpus, vars):
+        return None
+    for var in VISIBLE_VARS:
+        if var in vars:
+            return f"{var}={vars[var]!r}"
+    return None
+
+
+@reads(rocm="rocm")
+def rocm_access_problem(*, rocm: RocmFacts) -> str | None:
+    """``rocm_access_problem()``: the device nodes this user cannot open ("/dev/kfd (group
+    render, mode 0660)"), or what rocminfo said when it could not open /dev/kfd; None when
+    the nodes open or none exist."""
+    def node(n: object) -> str:
+        path, group, mode = (getattr(n, a) for a in ("path", "group", "mode"))
+        return f"{path} (group {group or '?'}, mode {mode or '?'})"
+    shut = [node(rocm.kfd)] if rocm.kfd is not None and rocm.kfd.accessible is False else []
+    if rocm.render_nodes and all(n.accessible is False for n in rocm.render_nodes):
+        shut.append(node(rocm.render_nodes[0]))
+    if shut:
+        return " and ".join(shut)
+    low = rocm.smi_error.lower()
+    if "unable to open /dev/kfd" in low and ("permission denied" in low
+                                              or "operation not permitted" in low):
+        return "/dev/kfd (rocminfo: permission denied)"
+    return None
+
+
+@reads(rocm="rocm")
+def rocm_user(*, rocm: RocmFacts) -> str:
+    """``rocm_user()``: the user whose access was judged, for the fix line ($USER if none)."""
+    return rocm.user or "$USER"
+
+
+@reads(rocm="rocm", nv=optional("nvidia"), t="frameworks.torch")
+def torch_wrong_gpu_build(*, rocm: RocmFacts, nv: NvidiaFacts | None,
+                          t: TorchBuild | None) -> str | None:
+    """``torch_wrong_gpu_build()``: a CUDA torch on a machine with AMD GPUs and no NVIDIA
+    one ("a CUDA 12.4 build on AMD GPUs"); None otherwise (a ROCm torch on NVIDIA GPUs is
+    TORCH005's)."""
+    if t is None or t.version is None:
+        return None
+    nvidia_gpus = len(nv.gpus) if nv is not None else 0
+    amd = bool(rocm.gpus) or rocm.kfd is not None
+    if t.cuda is not None and amd and nvidia_gpus == 0:
+        return f"torch {t.version} is a CUDA {t.cuda} build, and this machine's GPUs are AMD"
+    return None
+
+
+@reads(rocm="rocm", t=optional("frameworks.torch"))
+def rocm_install_line(*, rocm: RocmFacts, t: TorchBuild | None) -> str:
+    """``rocm_install_line()``: the torch ROCm wheel for this machine: the newest ROCm variant
+    of the installed torch release not newer than the installed ROCm, else rocm6.2."""
+    release = t.version if t is not None else None
+    variants = rocm_matrix.torch_variants(release)
+    installed = rocm.version
+    fit = [v for v in variants if installed is None or _variant_version(v) <= installed]
+    tag = (fit or variants or ["rocm6.2"])[-1]
+    pin = f'"torch=={release.base_version}" ' if release is not None and variants else "torch "
+    return (f"pip install --force-reinstall {pin}torchvision torchaudio "
+            f"--index-url https://download.pytorch.org/whl/{tag}")
+
+
+def _variant_version(tag: str) -> Version:
+    return Version(tag.removeprefix("rocm"))
+
+
+@reads(rocm="rocm", t="frameworks.torch")
+def rocm_torch_gap(*, rocm: RocmFacts, t: TorchBuild | None) -> str | None:
+    """``rocm_torch_gap()``: a ROCm torch built for a ROCm more than the tested window newer
+    than the installed ROCm ("torch ROCm 6.4 over ROCm 5.7.1"), or None."""
+    if t is None or t.hip is None or rocm.version is None:
+        return None
+    built, here = t.hip, rocm.version
+    gap = (built.major - here.major) * 10 + (built.minor - here.minor)
+    if built.major == here.major and gap <= rocm_matrix.driver_window():
+        return None
+    if (built.major, built.minor) <= (here.major, here.minor):
+        return None
+    return f"torch {t.version} is built for ROCm {built.major}.{built.minor}, ROCm {here} is installed"
+
+
+@reads(rocm="rocm")
+def rocm_no_driver(*, rocm: RocmFacts) -> str | None:
+    """``rocm_no_driver()``: AMD GPU(s) on the PCI bus but no amdgpu driver answering (no
+    /dev/kfd, and the module missing or the tools saying so), or None."""
+    if rocm.gpus or rocm.kfd is not None or not rocm.pci_devices:
+        return None
+    low = rocm.smi_error.lower()
+    told = any(m in low for m in ("driver not initialized", "amdgpu not found", "driver not loaded",
+                                  "unable to detect any gpu"))
+    if rocm.kernel_module is False or told:
+        said = f" ({rocm.smi_error})" if rocm.smi_error else ""
+        return f"{rocm.pci_devices} AMD GPU(s) on the PCI bus, no /dev/kfd{said}"
+    return None
+
+
+@reads(t="frameworks.torch", live=optional("live", {}), nv=optional("nvidia"))
+def rocm_torch_blind(*, t: TorchBuild | None, live: dict[str, Any],
+                     nv: NvidiaFacts | None) -> str | None:
+    """``rocm_torch_blind()``: a ROCm torch that, asked in its own process, found no GPU
+    ("torch 2.8.0+rocm6.4 (ROCm 6.4): torch.cuda.is_available() is False"), or None. A live
+    worker or a pasted collect_env ("Is CUDA available: False") says it."""
+    if t is None or t.hip is None or (nv is not None and nv.gpus):
+        return None  # a ROCm torch on NVIDIA GPUs is TORCH005's
+    run = live.get("torch")
+    if run is None or getattr(run, "cuda_available", None) is not False:
+        return None
+    why = getattr(run, "gpu_error", "") or ""
+    return (f"torch {t.version} (ROCm {t.hip.major}.{t.hip.minor}): torch.cuda.is_available() "
+            f"is False" + (f" ({why[:160]})" if why else ""))

@@ -1,0 +1,197 @@
+"""Findings from the causes a pasted text's error lines state, beside the checks' findings.
+
+``check --from`` judges a paste twice with one knowledge base: the checks on the facts the
+paste shows, and the signature engine on its error lines (``Facts.diagnoses``). Both can name
+the same cause (torch's "no kernel image" line and GPU001 on the GPU and build the paste
+states): then the check's finding stays, because it rests on the facts themselves (which GPU,
+which build, what to install), and the text's lines join its evidence. One cause, one finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from envdoctor.engine.findings import Finding, Severity
+from envdoctor.facts import Facts, TextDiagnosis
+
+# signature code -> the check codes that express the same cause from the facts
+SAME_CAUSE: dict[str, tuple[str, ...]] = {
+    "ECUDA003": ("GPU001", "GPU009"),
+    "ECUDA004": ("GPU001",),
+    "ECUDA005": ("DRV001",),
+    "ECUDA006": ("DRV001", "MS001", "PADDLE001"),
+    "ECUDA013": ("DRV001",),
+    "ECUDA009": ("TORCH006", "DRV005", "INTENT001"),
+    "ECUDA015": ("ENV001", "ENV002"),
+    "ECUDNN011": ("GPU002",),
+    "EPIP001": ("TF003", "TORCH002", "JAX003"),
+    "ESYS002": ("DRV003",),
+    "ESYS003": ("DRV003", "DRV005", "PROBE001"),
+    "ETORCH006": ("TORCH001", "INTENT002"),
+    "ETORCH008": ("TORCH003",),
+    "EJAX005": ("JAX001",),
+    "EJAX008": ("JAX002",),
+    "ENUMPY001": ("NP001", "MS002"),
+    "ENUMPY004": ("MX001",),
+    "ETF005": ("TF004", "TF006", "LIVE001"),
+    "ECUDA017": ("LIVE002", "PKG002", "CUDNN001"),
+    "EBUILD002": ("CUDA005",),
+}
+# signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
+# torchvision build matches torch, the GPU's architecture is in the build): the observed
+# facts outrank the signature's reading of the message, and the cause is dropped
+CONTRADICTED_BY: dict[str, tuple[str, ...]] = {
+    "ETORCH008": ("TORCH003",),
+    "ECUDA004": ("GPU001",),
+    "EJAX008": ("JAX002",),
+}
+# the letters of a signature code -> the finding area (rules/areas.toml names)
+_AREAS = {"CUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
+          "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "PIP": "python",
+          "NUMPY": "python", "SYS": "host", "BUILD": "cuda", "PADDLE": "paddle",
+          "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda"}
+
+
+def merge(facts: Facts, findings: Sequence[Finding],
+          passed: frozenset[str] | set[str] = frozenset()) -> list[Finding]:
+    """The checks' findings with the text's causes added: each cause a fired check already
+    expresses (``SAME_CAUSE``, or a framework's own message that a check read) joins that
+    finding's evidence; one a passed check contradicts (``CONTRADICTED_BY``, ``passed`` are
+    the codes of the checks that passed) is dropped; any other becomes a finding of its own."""
+    out = list(findings)
+    codes = {f.code for f in out}
+    consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
+    for cause in facts.diagnoses:
+        if cause.code in codes or set(CONTRADICTED_BY.get(cause.code, ())) & set(passed):
+            continue
+        same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
+        if not same and cause.code in consumed:
+            same = [i for i, f in enumerate(out) if f.code.startswith(("LIVE", "DRV"))]
+        if same:
+            i = same[0]
+            out[i] = replace(out[i], evidence={**out[i].evidence,
+                                               "the text says": list(cause.evidence)})
+            continue
+        out.append((python_no_wheel(facts, cause) if cause.code == "EPIP001" else None)
+                   or finding_of(cause))
+        codes.add(cause.code)
+    return out
+
+
+def finding_of(cause: TextDiagnosis) -> Finding:
+    """A cause the text states, as a finding: an error when the signature is sure (high
+    confidence), a warning otherwise; its evidence is the text's own lines."""
+    m = re.match(r"E([A-Z]+?)\d", cause.code)
+    area = _AREAS.get(m.group(1), "host") if m else "host"
+    return Finding(code=cause.code, id=cause.id,
+                   severity=Severity.ERROR if cause.confidence == "high" else Severity.WARNING,
+                   title=cause.title, why=cause.why, fix=cause.fix,
+                   references=cause.references,
+                   evidence={"stated in the text": list(cause.evidence)}, area=area)
+
+
+def stated_facts(facts: Facts) -> list[tuple[str, str, str]]:
+    """(path, value, where) for every field a pasted text stated in words, not a tool."""
+    from envdoctor.facts import SECTIONS
+    from envdoctor.facts.states import STATED_PREFIX
+    from envdoctor.facts.states import value_at as walk
+    out = []
+    for name in SECTIONS:
+        sec = getattr(facts, name)
+        for path, source in sec.probe.sources.items():
+            if not source.startswith(STATED_PREFIX):
+                continue
+            value = walk(sec, path)
+            if path == "gpus":
+                value = ", ".join(g.name for g in sec.gpus)
+            elif path == "toolkits":
+                value = ", ".join(str(t.version) for t in sec.toolkits)
+            if value not in (None, "", ()):
+                out.append((f"{name}.{path}", str(value), source[len(STATED_PREFIX):].strip()
+                            .strip("()")))
+    return out
+
+
+def annotate_stated(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
+    """Each finding whose title or evidence shows a fact the text only stated (a version in
+    an issue form, a GPU named in prose) says so in its evidence: ``stated in text``."""
+    stated = stated_facts(facts)
+    if not stated:
+        return list(findings)
+    out = []
+    for f in findings:
+        shown = " ".join([f.title, *(str(v) for v in f.evidence.values())])
+        used = [f"{path} = {value} ({where})" for path, value, where in stated
+                if len(value) >= 3 and (value in shown or _os_word(path, value, shown))]
+        out.append(replace(f, evidence={**f.evidence, "stated in text": used}) if used else f)
+    return out
+
+
+def _os_word(path: str, value: str, shown: str) -> bool:
+    """``host.os`` is stated as "Windows", "Linux", "Darwin" and shown as "native Windows",
+    "macOS"."""
+    words = {"Darwin": ("macOS", "Darwin")}.get(value, (value,))
+    return path == "host.os" and any(w in shown for w in words)
+
+
+# "No matching distribution found for tensorflow", "... satisfies the requirement torch==1.13.1"
+_WANTED = re.compile(r"(?:No matching distribution found for|satisfies the requirement)\s+"
+                     r"([A-Za-z][\w.-]{0,40}?)(?:\[[\w,]{0,40}\])?(?:==(\d[\w.]{0,20}))?"
+                     r"(?=[\s(<>=!~;,]|$)")
+_RELEASES = {"tensorflow": ("tensorflow", "tensorflow"), "tensorflow-gpu": ("tensorflow",
+             "tensorflow"), "tensorflow-cpu": ("tensorflow", "tensorflow"),
+             "torch": ("torch", "torch")}
+
+
+def python_no_wheel(facts: Facts, cause: TextDiagnosis) -> Finding | None:
+    """pip found no wheel, and the paste states the Python: the specific answer, from the
+    release matrices' Python ranges (which release has wheels for that Python, if any)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    from envdoctor.facts.states import State, state_of
+    from envdoctor.matrices import matrix
+    from envdoctor.versions import series
+    py = facts.host.python_version
+    if py is None or state_of(facts, "host.python_version")[0] not in (State.OBSERVED,
+                                                                     State.STATED):
+        return None
+    m = next((m for line in cause.evidence for m in [_WANTED.search(line)] if m), None)
+    if m is None or m.group(1).lower() not in _RELEASES:
+        return None
+    name, key = _RELEASES[m.group(1).lower()]
+    pin = series(m.group(2)) if m.group(2) else None
+    rows: list[tuple[Version, SpecifierSet]] = []
+    for row in matrix(name).get("release", []):
+        try:
+            version, spec = series(row[key]), SpecifierSet(row["python"])
+        except (KeyError, InvalidSpecifier, TypeError):
+            continue
+        if version is not None:
+            rows.append((version, spec))
+    if not rows:
+        return None
+    plain = f"{py.major}.{py.minor}"
+    fits = sorted(v for v, spec in rows if spec.contains(plain))
+    newest, newest_spec = max(rows, key=lambda r: r[0])
+    if pin is not None:
+        pinned = next((s for v, s in rows if v == pin), None)
+        if pinned is None or pinned.contains(plain):
+            return None
+        title = f"{name} {pin} has no wheel for Python {plain} (it supports Python {pinned})"
+    elif not fits:
+        title = (f"No {name} release has a wheel for Python {plain} (the newest, {name} "
+                 f"{newest}, supports Python {newest_spec})")
+    else:
+        title = (f"pip found no {name} wheel for Python {plain}: only {name} {fits[0]} or "
+                 f"newer has Python {plain} wheels")
+    other = "3.11" if plain == "3.12" else "3.12"
+    fix = (f"Use a Python that {name} has wheels for (a venv or conda env: `python{other} -m "
+           f"venv .venv`), or a {name} release that supports Python {plain}"
+           + (f" ({name} {fits[0]} or newer)" if fits else "") + ".")
+    return Finding(code=cause.code, id="pip-no-wheel-for-python", severity=Severity.ERROR,
+                   title=title, why=cause.why, fix=fix, references=cause.references,
+                   evidence={"python": plain, "package": name,
+                             "stated in the text": list(cause.evidence)}, area="python")

@@ -1,0 +1,59 @@
+"""Look-ups in rules/matrices/rocm.toml: which gfx targets a ROCm release supports on Linux,
+which consumer chips run as another through HSA_OVERRIDE_GFX_VERSION, integrated GPUs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from envdoctor.matrices import confirmed, matrix
+from envdoctor.versions import ver
+
+
+def gfx_rows() -> list[dict[str, Any]]:
+    return list(matrix("rocm").get("gfx", []))
+
+
+def gfx_row(target: str) -> dict[str, Any] | None:
+    return next((r for r in gfx_rows() if r.get("target") == target), None)
+
+
+def support(target: str, release: Version | None) -> bool | None:
+    """Whether ROCm ``release`` (major.minor counts) supports ``target`` on Linux: True,
+    False (confirmed: the target is listed by no release, or its confirmed row starts later
+    or was dropped), or None when only an unconfirmed row says it is not."""
+    row = gfx_row(target)
+    if row is None:
+        return False
+    if release is None:
+        return True
+    minor = Version(f"{release.major}.{release.minor}")
+    since, dropped = ver(row.get("since")), ver(row.get("dropped"))
+    inside = (since is None or minor >= since) and (dropped is None or minor < dropped)
+    if inside:
+        return True
+    return False if confirmed(row) else None
+
+
+def override_for(target: str) -> dict[str, Any] | None:
+    """The HSA_OVERRIDE_GFX_VERSION row whose family ``target`` belongs to, or None."""
+    return next((r for r in matrix("rocm").get("override", [])
+                 if target in r.get("targets", ())), None)
+
+
+def is_igpu(target: str) -> bool:
+    return target in matrix("rocm").get("igpu", {}).get("targets", ())
+
+
+def driver_window() -> int:
+    return int(matrix("rocm").get("driver", {}).get("window", 2))
+
+
+def torch_variants(release: Version | None) -> list[str]:
+    """The ROCm variants of a torch release (``["rocm6.1", "rocm6.2"]``), newest last."""
+    if release is None:
+        return []
+    key = f"{release.major}.{release.minor}"
+    row = next((r for r in matrix("rocm").get("torch", []) if r.get("torch") == key), None)
+    return list(row.get("variants", [])) if row else []

@@ -1,0 +1,58 @@
+"""The pasted reports of ``tests/corpus/reports/paste1`` through the ``check --from`` reading
+(``parse_pasted``: the paste's facts and its error lines, one engine): labelled from their
+threads before envdoctor saw them (README there). Healthy ones get no error and no warning;
+problem ones a finding that names the cause (``expected_any``); ``caught = false`` ones are
+strict expected failures, so a fix says so here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_pasted
+
+ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
+LOUD = ("error", "warning")
+FILES = sorted(ROOT.glob("*.toml"))
+
+
+def load(path: Path) -> dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def loud(text: str) -> list:
+    facts = parse_pasted(text)
+    return [] if facts is None else [f for f in pipeline.diagnose(facts).findings
+                                     if f.severity.value in LOUD]
+
+
+def test_set_size_and_sources():
+    data = [load(p) for p in FILES]
+    assert len(data) >= 25 and sum(d["healthy"] for d in data) >= 8
+    assert all(d["source"].startswith("https://github.com/") for d in data)
+    tuning = {load(p)["source"] for p in ROOT.parent.glob("*.toml")}
+    assert not ({d["source"] for d in data} & tuning)
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if load(p)["healthy"]], ids=lambda p: p.stem)
+def test_healthy_paste_is_clean(path):
+    assert not [(f.code, f.title) for f in loud(load(path)["text"])]
+
+
+def _problems():
+    for path in FILES:
+        data = load(path)
+        if not data["healthy"]:
+            marks = () if data["caught"] else (pytest.mark.xfail(strict=True,
+                                                                 reason="not caught yet"),)
+            yield pytest.param(path, marks=marks, id=path.stem)
+
+
+@pytest.mark.parametrize("path", list(_problems()))
+def test_problem_paste_names_the_cause(path):
+    data = load(path)
+    fired = {f.id for f in loud(data["text"])}
+    assert fired & set(data["expected_any"]), f"fired {sorted(fired)}"
