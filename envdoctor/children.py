@@ -11,6 +11,9 @@ group, and every process of ours with the mark, even one that called ``setsid``.
 Three ways out:
 * ``kill_tree`` / ``kill_owned_by``: one command past its deadline (SIGKILL, at once);
 * ``kill_all``: envdoctor is leaving normally; whatever a deadline abandoned goes with it;
+* ``guard``: for a process a launcher may SIGKILL (a fleet rank): a tiny child that outlives
+  it, sees its parent go, and kills every marked process it left (SIGKILL cannot be handled,
+  so nothing in the killed process can do this);
 * ``terminate_all``: envdoctor was told to stop (SIGTERM, SIGHUP, SIGINT, SIGQUIT):
   SIGTERM to every group and descendant, a short grace, then SIGKILL to whatever is left.
 """
@@ -159,6 +162,63 @@ def kill_tree(child: subprocess.Popen[bytes] | int) -> None:
         child.wait(timeout=1.0)
 
 
+GUARD = (
+    "import os, sys, time\n"
+    "parent, needle = int(sys.argv[1]), sys.argv[2].encode()\n"
+    "while os.getppid() == parent:\n"
+    "    time.sleep(0.2)\n"
+    "me = os.getpid()\n"
+    "for _ in range(3):\n"
+    "    for name in os.listdir('/proc'):\n"
+    "        if not name.isdigit() or int(name) == me:\n"
+    "            continue\n"
+    "        try:\n"
+    "            with open('/proc/' + name + '/environ', 'rb') as f:\n"
+    "                env = f.read(1 << 20).split(b'\\0')\n"
+    "        except OSError:\n"
+    "            continue\n"
+    "        if needle in env:\n"
+    "            try:\n"
+    "                os.kill(int(name), 9)\n"
+    "            except OSError:\n"
+    "                pass\n"
+    "    time.sleep(0.2)\n"
+)
+
+
+def guard() -> bool:
+    """Start the guard (Linux): when this process dies without cleaning up (SIGKILL, the
+    OOM killer), the guard kills every process carrying this run's mark within a second,
+    then leaves; a normal exit kills the guard with the other children. False when it could
+    not start (no /proc, nothing may start now)."""
+    import sys
+    if not os.path.isdir("/proc"):
+        return False
+    global _guard
+    try:
+        _guard = spawn([sys.executable, "-I", "-S", "-c", GUARD, str(os.getpid()),
+                        f"{MARK_VAR}={run_mark()}"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    except OSError:
+        return False
+    return True
+
+
+_guard: subprocess.Popen[bytes] | None = None  # it starts nothing: ended without a /proc scan
+
+
+def _end_guard() -> None:
+    global _guard
+    guard, _guard = _guard, None
+    if guard is None:
+        return
+    with contextlib.suppress(OSError):
+        guard.kill()
+    with contextlib.suppress(Exception):
+        guard.wait(timeout=1.0)
+    release(guard)
+
+
 def kill_all() -> None:
     """Kill every command still running, with its process group and marked descendants.
 
@@ -166,6 +226,7 @@ def kill_all() -> None:
     in its field-retry loop) never leaves a process behind.
     """
     global _closing
+    _end_guard()
     with _lock:
         _closing = True
         procs = list(_live.items())

@@ -9,6 +9,11 @@ never on import) makes each of these signals: ``children.terminate_all`` (SIGTER
 child group and descendant, a short grace, SIGKILL), one line on stderr
 (``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130, 131).
 
+A command that has something worth keeping when it is stopped (a fleet rank: its snapshot,
+rank 0's partial report) registers ``last_words``: called after the children are gone, given
+``LAST_WORDS`` seconds in a thread of its own (a hook stuck on a lock the interrupted code
+holds is abandoned, not waited for), and the line it returns replaces the default one.
+
 Python runs a signal handler only in the main thread, between bytecodes; a main thread stuck
 in a C call (a framework import, a driver call) would never run it. So the signals also wake
 a watcher thread through ``signal.set_wakeup_fd``, and whichever of the two comes first ends
@@ -22,6 +27,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 
 from envdoctor import children
@@ -30,11 +36,38 @@ SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIG
                 if hasattr(signal, n))
 _once = threading.Lock()
 _ender: int | None = None  # the thread ending the process
+LAST_WORDS = 5.0           # seconds the last words may take before the process exits anyway
+_last_words: list[Callable[[int], str]] = []
 
 
 def exit_code(number: int) -> int:
     """The shell's convention for "ended by signal N"."""
     return 128 + number
+
+
+def last_words(hook: Callable[[int], str]) -> None:
+    """Call ``hook(signal number)`` when a signal ends the process, after its children were
+    stopped; a non-empty line it returns is said instead of ``terminated by SIG…``."""
+    _last_words.append(hook)
+
+
+def _say_last_words(number: int) -> str:
+    """Run the hooks in a thread bounded by LAST_WORDS; the last line one returned."""
+    if not _last_words:
+        return ""
+    box: list[str] = []
+
+    def call() -> None:
+        for hook in list(_last_words):
+            with contextlib.suppress(Exception):
+                line = hook(number)
+                if line:
+                    box.append(line)
+
+    thread = threading.Thread(target=call, name="envdoctor-last-words", daemon=True)
+    thread.start()
+    thread.join(LAST_WORDS)
+    return box[-1] if box else ""
 
 
 def install() -> bool:
@@ -86,11 +119,18 @@ def end(number: int) -> None:
         while True:       # the other thread is ending the process
             time.sleep(60)
     _ender = me
+    line = ""
     try:
         children.terminate_all()
+        line = _say_last_words(number)
     finally:
-        _say(f"envdoctor: terminated by {_name(number)}")
+        _say(line or f"envdoctor: terminated by {_name(number)}")
         os._exit(exit_code(number))
+
+
+def name(number: int) -> str:
+    """SIGTERM, SIGINT …: how a report names the signal that ended a run."""
+    return _name(number)
 
 
 def _name(number: int) -> str:

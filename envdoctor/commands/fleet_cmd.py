@@ -129,7 +129,9 @@ def _leave(code: int) -> None:
               "each rank has to probe and arrive; ranks not there are named (late, dead or never "
               "joined), not waited for. A fault ends the run within S + 15 s after torch is "
               "imported (S more when the rendezvous itself waited); 2 × S + 25 s is the hard "
-              "bound a watchdog keeps.")
+              "bound a watchdog keeps. A rank told to stop (SIGTERM, SIGINT, SIGHUP) stops its "
+              "probes, writes its snapshot (rank 0: the report of what it has, saying it was "
+              "cancelled) and exits 128 + the signal within 10 s.")
 @click.option("--bench", is_flag=True, help="Also: exact all-reduce, bus bandwidth sweep, matmul "
               "TFLOP/s, NCCL transport.")
 @click.option("--out-dir", metavar="DIR", help="Every rank writes its snapshot here (read them "
@@ -153,12 +155,12 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
     Rank 0 writes the report and exits 0 (no finding at --fail-on), 1 (findings: also ranks
     that were late, died, never joined, or a rendezvous store that failed), 2 (bad input,
     on every rank alike) or 3 (internal error; also a run that outlived its hard bound).
-    Every other rank exits 0, with a line on stderr when its part did not complete."""
+    Every other rank exits 0, with a line on stderr when its part did not complete. A rank
+    cancelled by a signal (a scheduler's SIGTERM, SIGINT, SIGHUP) exits 128 + its number
+    (143, 130, 129), rank 0 after reporting what it had (FLEET038)."""
     if ctx.invoked_subcommand is not None:
         return
-    from envdoctor.fleet import model
-    from envdoctor.fleet import report as fleet_report
-    from envdoctor.fleet.run import Options, run_rank, unheard
+    from envdoctor.fleet.run import Options, run_rank
     from envdoctor.gate import policy as gate
 
     gate_policy = gate.load(policy_file, requires)  # a bad policy fails before any rendezvous
@@ -168,6 +170,14 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
                   n.strip() != "torch")
     options = Options(static=static, timeout=timeout, bench=bench, out_dir=out_dir or "",
                       store=store or "", frameworks=names, suite=suite)
+
+    def publish(result: Any) -> Any:
+        report = _rank0_report(result, timeout, intent, fail_on, gate_policy, no_redact,
+                               show_hosts)
+        _publish(report, fmt, output, not no_redact, reports, show_hosts=show_hosts)
+        return report
+
+    options.on_cancel = publish
     result = run_rank(options)
     layout, outcome = result.layout, result.outcome
     if layout.rank != 0:
@@ -177,23 +187,35 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
             say(f"envdoctor fleet: rank {layout.rank} on {layout.node}: "
                 f"{outcome.error or 'did not complete'}{where}")
         _leave(0)
+    _leave(publish(result).exit_code)
+
+
+def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_policy: Any,
+                  no_redact: bool, show_hosts: bool) -> Any:
+    """Rank 0's report of what it gathered (all of it, or what it had when cancelled)."""
+    from envdoctor.fleet import model
+    from envdoctor.fleet import report as fleet_report
+    from envdoctor.fleet.run import unheard
+
+    layout, outcome = result.layout, result.outcome
     payloads, errors = {}, ([outcome.error] if outcome.error else [])
     for rank, data in outcome.payloads.items():
         try:
             payloads[rank] = model.decode_payload(data)
         except ValueError as exc:
             errors.append(f"rank {rank}: {exc}")
+    if outcome.cancelled:
+        payloads[0] = model.check_payload(result.payload)
     view = model.build(payloads, layout.world_size, layout.launcher, outcome.late,
-                       outcome.hello, errors, outcome.dead, outcome.absent, unheard(result))
+                       outcome.hello, errors, outcome.dead, outcome.absent,
+                       [] if outcome.cancelled else unheard(result))
     view.timeout = timeout
     bench_view = (payloads.get(0) or {}).get("bench") or {}
     if bench_view:
         view.bench = {k: bench_view.get(k) for k in ("backend", "device", "world", "cross")
                       if bench_view.get(k) is not None}
-    report = fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
-                                redact=not (no_redact or show_hosts))
-    _publish(report, fmt, output, not no_redact, reports, show_hosts=show_hosts)
-    _leave(report.exit_code)
+    return fleet_report.build(view, intent=intent, fail_on=fail_on, policy=gate_policy,
+                              redact=not (no_redact or show_hosts))
 
 
 @fleet.command("compare")

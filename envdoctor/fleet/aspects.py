@@ -264,6 +264,11 @@ def _failure(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
     return rank.failure
 
 
+@rank_aspect("cancelled", "the run, as a signal ended it")
+def _cancelled(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
+    return rank.cancelled
+
+
 @rank_aspect("rank_torch", "PyTorch in the rank")
 def _rank_torch(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
     return rank.binding.get("torch") if rank.arrived else None

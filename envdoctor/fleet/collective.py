@@ -33,6 +33,7 @@ from typing import Any
 from envdoctor.fleet.layout import Layout
 from envdoctor.fleet.store import (
     DEAD_AFTER,
+    STORE_GONE,
     Heart,
     StoreError,
     Watchdog,
@@ -40,18 +41,18 @@ from envdoctor.fleet.store import (
     bounded,
     counter,
     get_bytes,
+    gone_with_rank0,
     has,
     kill_children,
     one_line,
     open_store,
     process_alive,
-    rank0_hosts,
     td,
     where,
 )
 
-__all__ = ["Heart", "StoreError", "Watchdog", "bounded", "kill_children", "one_line",
-           "open_store", "where"]
+__all__ = ["STORE_GONE", "Heart", "StoreError", "Watchdog", "bounded", "gone_with_rank0",
+           "kill_children", "one_line", "open_store", "where"]
 
 MAX_PAYLOAD = 8 << 20  # bytes one rank may send; more is replaced by an error payload
 GRACE = 5.0            # seconds the others wait on rank 0's decisions; rank 0 on posted payloads
@@ -74,13 +75,15 @@ class Outcome:
     group: Any = None                 # the live gloo group (for --bench), None when broken
     hello: dict[int, dict[str, Any]] = field(default_factory=dict)  # announcements (rank 0)
     announced: bool = False           # this rank reached the store and said hello
+    cancelled: str = ""               # "cancelled by SIGTERM during …": a signal ended it
 
     def to_dict(self, world_size: int) -> dict[str, Any]:
         """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
         return {"complete": self.barrier, "joined": self.joined, "barrier": self.barrier,
                 "announced": self.announced, "error": self.error, "failure": self.failure,
                 "world_size": world_size, "late": self.late, "dead": self.dead,
-                "absent": self.absent}
+                "absent": self.absent, **({"cancelled": self.cancelled} if self.cancelled
+                                          else {})}
 
 
 # ---------------------------------------------------------------------------- the protocol
@@ -109,7 +112,7 @@ def _ranks_text(ranks: list[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + shown
 
 
-def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
+def wait_for_rank0(store: Any, layout: Layout, key: str, deadline: float, out: Outcome) -> bool:
     """Wait for rank 0's decision ``key``: until ``deadline`` + GRACE, and longer (up to
     ``deadline`` + GRACE + the time the phase had) while rank 0 is alive, since rank 0's
     deadline is counted from its own start. A rank 0 whose heartbeat stopped is not waited
@@ -127,7 +130,10 @@ def wait_for_rank0(store: Any, key: str, deadline: float, out: Outcome) -> bool:
             count = counter(store, "beat/0")
             if count != beat:
                 beat, seen = count, now
-            elif now - seen > DEAD_AFTER and has(store, "hello/0"):
+            elif now - seen > DEAD_AFTER and has(store, "hello/0") and \
+                    not _frozen_here(store, layout, 0):
+                # (a rank 0 whose process this host can see is starved or stopped, not dead:
+                # leaving now would leave every other rank waiting in the gloo group for it)
                 out.dead = [0]
                 out.error = "rank 0 stopped answering after it joined (killed or crashed)"
                 return False
@@ -157,7 +163,7 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
         go = not out.absent
     else:
-        if not wait_for_rank0(store, "meet", deadline, out):
+        if not wait_for_rank0(store, layout, "meet", deadline, out):
             out.error = out.error or ("rank 0 did not open the rendezvous (it is late, dead "
                                       "or elsewhere)")
             go = False
@@ -194,7 +200,7 @@ def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Hea
             go = _wait_arrivals(store, layout, out, deadline)
             store.set("verdict", "go" if go else "closed")
         else:
-            wait_for_rank0(store, "verdict", deadline, out)
+            wait_for_rank0(store, layout, "verdict", deadline, out)
             verdict = get_bytes(store, "verdict") if has(store, "verdict") else b""
             go = verdict == b"go" and out.joined
             if not verdict:
@@ -203,7 +209,7 @@ def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Hea
                 out.error = out.error or "rank 0 closed the arrival: some rank did not come"
     except Exception as exc:  # noqa: BLE001 - the store's host is gone
         go = False
-        if layout.rank != 0 and rank0_hosts(layout):
+        if layout.rank != 0 and gone_with_rank0(layout):
             out.dead = [0]  # rank 0 would have closed the arrival before leaving
             out.error = out.error or ("rank 0 stopped answering (the store it hosts went "
                                       f"away): {one_line(exc)}")

@@ -31,6 +31,7 @@ class RankView:
     error: str = ""
     state: str = "ok"        # ok | late (alive, not in time) | dead (stopped) | absent
     failure: str = ""        # rank 0's: a failure that is no rank's doing (the store …)
+    cancelled: str = ""      # "cancelled by SIGTERM during …": a signal ended this rank
 
     @property
     def label(self) -> str:
@@ -83,6 +84,11 @@ class Fleet:
         return next((r.failure for r in self.ranks if r.rank == 0 and r.failure), "")
 
     @property
+    def cancelled(self) -> list[str]:
+        """How each cancelled rank was ended ("cancelled by SIGTERM during the probes")."""
+        return [r.cancelled for r in self.ranks + self.unplaced if r.cancelled]
+
+    @property
     def has_gpus(self) -> bool:
         return any(n.facts is not None and n.facts.nvidia.gpu_count > 0 for n in self.nodes) \
             or any(r.binding.get("device_count") for r in self.ranks)
@@ -126,6 +132,7 @@ SHAPE: dict[str, Any] = {
     "clock": float,
     "seconds": {"*": float},
     "error": str,
+    "cancelled": str,
     "node": {"facts": dict, "extra": {"ib_ports": {"*": _PORT}, "nvml_gpus": [dict],
                                       "xids": {"*": list}, "nccl_net_plugins": [str]}},
 }
@@ -200,7 +207,16 @@ def rank_view(p: dict[str, Any]) -> RankView:
         else None, clock=p.get("clock") if isinstance(p.get("clock"), (int, float)) else None,
         seconds=seconds if isinstance(seconds, dict) else {},
         error=str(p.get("error") or ""),
-        failure=str(p.get("failure") or "")[:500] if _int(layout.get("rank")) == 0 else "")
+        failure=str(p.get("failure") or "")[:500] if _int(layout.get("rank")) == 0 else "",
+        cancelled=_cancelled(p))
+
+
+def _cancelled(p: dict[str, Any]) -> str:
+    """The payload's (or its snapshot outcome's) record of the signal that ended it."""
+    outcome = p.get("outcome")
+    text = p.get("cancelled") or (outcome.get("cancelled") if isinstance(outcome, dict)
+                                  else "")
+    return str(text)[:200] if isinstance(text, str) else ""
 
 
 def node_facts(p: dict[str, Any]) -> tuple[Facts | None, str]:

@@ -34,6 +34,53 @@ def _stack(summary: dict[str, Any]) -> str:
     return ", ".join(parts) or "no node facts (its local rank 0 did not report)"
 
 
+def _gbs(value: Any) -> str:
+    return f"{value:.3g} GB/s" if isinstance(value, (int, float)) else "?"
+
+
+def _bench(fleet: dict[str, Any]) -> list[str]:
+    """``--bench`` figures: the fleet's bus bandwidth (all ranks, across nodes), then per node
+    the matmul TFLOP/s of its ranks, its intra-node bus bandwidth and the all-reduce check."""
+    bench = fleet.get("bench") or {}
+    per_node = [(n["node"], [r["bench"] for r in n.get("ranks", []) if r.get("bench")])
+                for n in fleet.get("nodes", [])]
+    if not bench and not any(b for _, b in per_node):
+        return []
+    lines = [f"bench ({bench.get('backend') or '?'} on {bench.get('device') or '?'}):"]
+    world = bench.get("world") or {}
+    if world:
+        gather = world.get("all_gather") or {}
+        lines.append(f"    all ranks ({world.get('ranks', '?')}): all-reduce busbw "
+                     f"{_gbs(world.get('busbw_gbs'))}, all-gather busbw "
+                     f"{_gbs(gather.get('busbw_gbs'))}")
+    cross = bench.get("cross") or {}
+    if cross:
+        lines.append(f"    across nodes ({cross.get('ranks', '?')} leaders): all-reduce busbw "
+                     f"{_gbs(cross.get('busbw_gbs'))}")
+    for node, benches in per_node:
+        if not benches:
+            continue
+        tflops = [b["matmul_tflops"] for b in benches
+                  if isinstance(b.get("matmul_tflops"), (int, float))]
+        shown = (f"{min(tflops):.3g}–{max(tflops):.3g}" if len(tflops) > 1 and
+                 min(tflops) != max(tflops) else f"{tflops[0]:.3g}") if tflops else "?"
+        local = next((b["local"] for b in benches if isinstance(b.get("local"), dict)), None)
+        checks = {str(b.get("allreduce_check")) for b in benches if b.get("allreduce_check")}
+        errors = [str(b["error"]) for b in benches if b.get("error")]
+        parts = [f"matmul {shown} TFLOP/s"]
+        if local:
+            parts.append(f"intra-node busbw {_gbs(local.get('busbw_gbs'))}")
+        if checks:
+            parts.append("all-reduce " + ", ".join(sorted(checks)))
+        nets = {str(b["nccl_net"]) for b in benches if b.get("nccl_net")}
+        if nets:
+            parts.append("NCCL over " + ", ".join(sorted(nets)))
+        if errors:
+            parts.append("failed: " + errors[0][:120])
+        lines.append(f"    {node}: " + "; ".join(parts))
+    return lines + [""]
+
+
 _RANK = {"error": 3, "warning": 2, "info": 1}
 
 
@@ -81,6 +128,7 @@ def render(report: Report, color: bool = False) -> str:
     for error in fleet.get("errors", []):
         lines.append(f"    note: {error}")
     lines.append("")
+    lines += _bench(fleet)
     for f in report.findings:
         lines.append(f"{f.severity.value.upper()} {f.code} {f.title}")
         if f.why:

@@ -265,7 +265,8 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]],
         "world_size": fleet.world_size, "launcher": fleet.launcher,
         "source": "snapshots" if fleet.compare else "ranks",
         "timeout_s": fleet.timeout, "complete": not (fleet.late or fleet.dead or fleet.absent
-                                                     or fleet.unheard or fleet.failure),
+                                                     or fleet.unheard or fleet.failure
+                                                     or fleet.cancelled),
         "late_ranks": fleet.late, "dead_ranks": fleet.dead, "absent_ranks": fleet.absent,
         "unheard_ranks": fleet.unheard, "errors": fleet.errors,
         "unplaced_ranks": [_rank_dict(r, fleet, NodeView(name="")) for r in fleet.unplaced],

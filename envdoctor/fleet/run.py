@@ -9,11 +9,13 @@ with exit 0 except rank 0, whose exit code is the report's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,9 @@ NO_TORCH = ("envdoctor fleet runs inside the job's ranks and needs torch (torch.
             "`envdoctor fleet compare DIR`")
 
 
+CANCEL_GRACE = 10.0  # `fleet --help`: a signalled rank has left (with its last words) by then
+
+
 @dataclass
 class Options:
     static: bool = False
@@ -39,6 +44,9 @@ class Options:
     store: str = ""
     frameworks: tuple[str, ...] = ()
     suite: str = "quick"
+    # rank 0, when a signal cancels the run: publish the report of what it has (the result
+    # so far); given CANCEL_GRACE less the children's stop
+    on_cancel: Callable[[RankResult], None] | None = None
 
 
 @dataclass
@@ -92,14 +100,18 @@ def _node_part(layout: Layout, options: Options, deadline: float) -> dict[str, A
     return {"facts": facts.to_dict(), "extra": extra}
 
 
-def payload(layout: Layout, torch: Any, options: Options, deadline: float) -> dict[str, Any]:
+def payload(layout: Layout, torch: Any, options: Options, deadline: float,
+            out: dict[str, Any] | None = None) -> dict[str, Any]:
+    """This rank's payload, filled into ``out`` as it is learned (a cancelled rank sends what
+    it had)."""
     from envdoctor.fleet import rank_probe
 
     start = time.monotonic()
-    out: dict[str, Any] = {"payload_version": PAYLOAD_VERSION, "envdoctor_version": __version__,
-                           "layout": layout.to_dict(),
-                           "env": rank_probe.rank_env(os.environ), "node": None, "live": None,
-                           "bench": None, "clock": None, "error": ""}
+    out = {} if out is None else out
+    out.update({"payload_version": PAYLOAD_VERSION, "envdoctor_version": __version__,
+                "layout": layout.to_dict(),
+                "env": rank_probe.rank_env(os.environ), "node": None, "live": None,
+                "bench": None, "clock": None, "error": ""})
     out["binding"] = rank_probe.binding(torch, layout.local_rank)
     if layout.local_rank == 0:
         out["node"] = _node_part(layout, options, deadline)
@@ -146,12 +158,13 @@ def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
     try:
         watchdog.phase = "the store connect"
         store = collective.open_store(layout, max(1.0, deadline - time.monotonic()))
-        collective.announce(store, layout)
-        outcome.announced = True
         beat_store = store if layout.store_file else collective.open_store(
             layout, max(1.0, deadline - time.monotonic()), client=True)
         heart = collective.Heart(beat_store, layout.rank, lambda why: watchdog.fire(why))
+        heart.beat()  # before the hello: a rank the others see announced has a heartbeat
         heart.start()
+        collective.announce(store, layout)
+        outcome.announced = True
         watchdog.phase = "the rendezvous"
         collective.meet(store, layout, outcome, deadline)
     except collective.StoreError as exc:
@@ -182,7 +195,11 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
 
     def last_words(why: str) -> None:
         if options.out_dir:
-            write_snapshot(options.out_dir, layout, _first_record(layout, why))
+            record = _first_record(layout, why)
+            if why == collective.STORE_GONE and layout.rank != 0 and \
+                    collective.gone_with_rank0(layout):
+                record["outcome"]["dead"] = [0]  # the store went with rank 0 (or its node)
+            write_snapshot(options.out_dir, layout, record)
 
     if options.out_dir:  # a first record, in case this rank is killed while it probes
         write_snapshot(options.out_dir, layout, _first_record(
@@ -190,10 +207,15 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
             "stopped it)"))
     watchdog = collective.Watchdog(layout, bound(options.timeout), last_words)
     watchdog.start()
+    data: dict[str, Any] = {}
+    result = RankResult(layout, outcome, data)
+    _on_signal(options, result, watchdog)
+    from envdoctor import children
+    children.guard()  # a rank SIGKILLed by its launcher leaves no probe behind
     store, heart = _connect(layout, outcome, deadline, watchdog)
     deadline = time.monotonic() + options.timeout
     watchdog.phase = "the probes"
-    data = payload(layout, torch, options, deadline)
+    payload(layout, torch, options, deadline, data)
     go = False
     if store is not None and heart is not None:
         watchdog.phase = "the arrival"
@@ -223,14 +245,51 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     if heart is not None:
         heart.arrived.set()
         heart.stop.set()
+    if not FINISH.acquire(blocking=False):  # a signal is ending the run: its words stand
+        while True:
+            time.sleep(60)
     watchdog.done.set()
-    result = RankResult(layout, outcome, data, seconds={"total": time.monotonic() - start})
+    result.seconds["total"] = time.monotonic() - start
     if options.out_dir:
         snapshot = {**data, "outcome": outcome.to_dict(layout.world_size)}
         result.snapshot = write_snapshot(options.out_dir, layout, snapshot)
     if layout.rank == 0 and 0 not in outcome.payloads:
         outcome.payloads[0] = encoded  # rank 0 reports at least what it alone saw
     return result
+
+
+FINISH = threading.Lock()  # held by whoever finishes the rank: its own end or a signal
+
+
+def _on_signal(options: Options, result: RankResult, watchdog: collective.Watchdog) -> None:
+    """When SIGTERM/SIGINT/SIGHUP ends this rank (``terminate``, after its children are
+    stopped): its snapshot says so, with what it had, and rank 0 reports what it has."""
+    from envdoctor import terminate
+
+    def cancelled(number: int) -> str:
+        layout, outcome = result.layout, result.outcome
+        why = f"cancelled by {terminate.name(number)} during {watchdog.phase}"
+        if not FINISH.acquire(blocking=False):
+            return ""  # the rank had finished: nothing was cut short
+        watchdog.done.set()
+        outcome.cancelled = why
+        data = {**_first_record(layout, why), **result.payload}
+        data.update(binding=data.get("binding") or {}, error=why, cancelled=why,
+                    failure=outcome.failure)
+        data.pop("outcome", None)
+        result.payload = data
+        where = ""
+        if options.out_dir:
+            with contextlib.suppress(BadInput):
+                result.snapshot = write_snapshot(options.out_dir, layout, {
+                    **data, "outcome": outcome.to_dict(layout.world_size)})
+                where = f"; snapshot in {result.snapshot}"
+        if layout.rank == 0 and options.on_cancel is not None:
+            options.on_cancel(result)
+            where = "; the report has what it had" + where
+        return f"envdoctor fleet: rank {layout.rank} on {layout.node}: {why}{where}"
+
+    terminate.last_words(cancelled)
 
 
 def unheard(result: RankResult) -> list[int]:

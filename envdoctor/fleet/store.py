@@ -76,6 +76,15 @@ def rank0_hosts(layout: Layout) -> bool:
     return not layout.store_file and not _agent_store(layout)
 
 
+def gone_with_rank0(layout: Layout) -> bool:
+    """The store goes away only with rank 0 or its node: rank 0 hosts it, or torchrun's
+    agent on node 0 does (and an agent that leaves takes its ranks with it)."""
+    return not layout.store_file
+
+
+STORE_GONE = "the rendezvous store stopped answering (rank 0 finished or died)"
+
+
 def process_alive(pid: int) -> bool:
     """A process of this host that exists and is not a zombie (a killed rank not yet reaped
     by its launcher is one)."""
@@ -155,6 +164,9 @@ class Heart:
         self.thread = threading.Thread(target=self._run, name="envdoctor-heartbeat",
                                        daemon=True)
 
+    def beat(self) -> None:
+        self.store.add(f"beat/{self.rank}", 1)
+
     def start(self) -> None:
         self.thread.start()
 
@@ -172,8 +184,7 @@ class Heart:
             except Exception:  # noqa: BLE001 - the store's host finished or died
                 failing_since = failing_since or time.monotonic()
                 if self.rank != 0 and time.monotonic() - failing_since > DEAD_AFTER:
-                    self.on_gone("the rendezvous store stopped answering (rank 0 finished "
-                                 "or died)")
+                    self.on_gone(STORE_GONE)
                     return
 
 

@@ -178,7 +178,8 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     run = Launched(torchrun("--standalone", "--nproc-per-node=3", "-m", "envdoctor", "fleet",
                             "--bench", "--timeout", "240", "--format", "json", "--output",
-                            str(out)), rank_env(), REPO)
+                            str(out), "--report", f"text:{tmp_path / 'bench.txt'}"),
+                   rank_env(), REPO)
     rc, _, stderr = run.wait(500)
     assert rc == 0, stderr[-3000:]
     report = json.loads(out.read_text())
@@ -192,6 +193,14 @@ def test_bench_and_smoke_in_the_ranks(tmp_path: Path) -> None:
     assert gather["busbw_gbs"] == pytest.approx(gather["algbw_gbs"] * 2 / 3, rel=0.002)
     codes = {f["code"] for f in report["findings"]}
     assert not codes & {"FLEET030", "FLEET031", "FLEET032", "FLEET033"}
+    # the text report shows the figures too, not only the JSON
+    text = (tmp_path / "bench.txt").read_text()
+    busbw = world["busbw_gbs"]
+    assert f"all-reduce busbw {busbw:.3g} GB/s" in text, text
+    assert f"all-gather busbw {gather['busbw_gbs']:.3g} GB/s" in text, text
+    tflops = sorted(r["bench"]["matmul_tflops"] for r in ranks)
+    shown = f"{tflops[0]:.3g}" if tflops[0] == tflops[-1] else f"{tflops[0]:.3g}–{tflops[-1]:.3g}"
+    assert f"matmul {shown} TFLOP/s" in text and "all-reduce exact" in text, text
     assert no_leftovers(str(out)) == []
 
 
