@@ -24,7 +24,7 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 FLOOR = 0.0
-BATCHES = ("A",)
+BATCHES = ("A", "B")
 
 
 def _answer(text: str) -> tuple[str, str]:
@@ -40,6 +40,15 @@ def _repo(url: str) -> str:
     return "/".join(url.split("/")[3:5]).lower()
 
 
+def _phenomenon(case: dict) -> str:
+    """Batch A has no phenomenon field; its label stands in for it."""
+    return str(case.get("phenomenon", case["label"]))
+
+
+def _batch(name: str) -> list[tuple[str, dict]]:
+    return [(n, c) for n, c in CASES if c["batch"] == name]
+
+
 def test_heldout3_is_big_sourced_labelled_and_broad():
     assert len(CASES) >= 80
     for name, case in CASES:
@@ -50,6 +59,19 @@ def test_heldout3_is_big_sourced_labelled_and_broad():
     traps = sum(case["label"] in TRAPS for _, case in CASES)
     assert 0.10 <= traps / len(CASES) <= 0.25, traps
     assert len({_repo(case["source"]) for _, case in CASES}) >= 40
+
+
+def test_heldout3_batch_b_is_big_broad_and_from_new_threads():
+    """Batch B: its own size, trap share, phenomenon field and breadth of repositories."""
+    batch_b = _batch("B")
+    assert len(batch_b) >= 60
+    assert all(case.get("phenomenon", "").strip() for _, case in batch_b)
+    traps = sum(case["label"] in TRAPS for _, case in batch_b)
+    assert 0.10 <= traps / len(batch_b) <= 0.25, traps
+    assert len({_repo(case["source"]) for _, case in batch_b}) >= 40
+    assert len({_phenomenon(case) for _, case in batch_b}) >= 15
+    names = [int(n[1:4]) for n, _ in batch_b]
+    assert min(names) > max(int(n[1:4]) for n, _ in _batch("A")), "B continues A's numbering"
 
 
 def test_heldout3_threads_are_quoted_nowhere_else():
@@ -64,36 +86,48 @@ def test_heldout3_threads_are_quoted_nowhere_else():
     assert not quoted, sorted(quoted)
 
 
+def test_heldout3_batch_b_threads_quoted_nowhere_in_batch_a():
+    """Batch B shares the folder with batch A, so the search above skips it: check across."""
+    a_text = "\n".join(c["source"] + "\n" + c["text"] + c["note"] for _, c in _batch("A"))
+    b_text = "\n".join(c["source"] + "\n" + c["text"] + c["note"] for _, c in _batch("B"))
+    crossed = [c["source"] for _, c in _batch("B") if _norm(c["source"]) in a_text]
+    crossed += [c["source"] for _, c in _batch("A") if _norm(c["source"]) in b_text]
+    assert not crossed, crossed
+
+
 def test_heldout3_top1_and_no_environment_claim_on_traps():
     misses: list[str] = []
     claims: list[str] = []
     right = 0
     per_label: dict[str, list[int]] = {}
     per_batch: dict[str, list[int]] = {}
+    per_phenomenon: dict[tuple[str, str], list[int]] = {}
     wrong: Counter[tuple[str, str]] = Counter()
     for name, case in CASES:
         code, category = _answer(case["text"])
         if case["label"] in TRAPS:
             ok = category != "environment"
             if not ok:
-                claims.append(f"  {name}: trap answered {code} (environment)")
+                claims.append(f"  {name} [{case['batch']}]: trap answered {code} (environment)")
         else:
             ok = code in CAUSES[case["label"]]["codes"]
         right += ok
         for tally in (per_batch.setdefault(case["batch"], [0, 0]),
-                      per_label.setdefault(case["label"], [0, 0])):
+                      per_label.setdefault(case["label"], [0, 0]),
+                      per_phenomenon.setdefault((case["batch"], _phenomenon(case)), [0, 0])):
             tally[0] += ok
             tally[1] += 1
         if not ok:
-            misses.append(f"  {name}: {case['label']} -> {code}")
+            misses.append(f"  {name} [{case['batch']}]: {case['label']} -> {code}")
             wrong[(case["label"], code)] += 1
     share = right / len(CASES)
     table = [f"  {label:26} {ok}/{n}" for label, (ok, n) in sorted(per_label.items())]
+    by_phen = [f"  {b} {ph:26} {ok}/{n}" for (b, ph), (ok, n) in sorted(per_phenomenon.items())]
     by_cause = [f"  {label:26} -> {code} x{n}" for (label, code), n in sorted(wrong.items())]
     print(f"\nexplain heldout3 top-1: {share:.1%} ({right}/{len(CASES)}); environment claims on "
           f"traps: {len(claims)}; by batch: "
           + ", ".join(f"{b} {ok}/{n}" for b, (ok, n) in sorted(per_batch.items())),
-          *table, "misses by cause (label -> answer):", *by_cause, "misses:", *misses,
+          *table, "by batch and phenomenon:", *by_phen, "misses by cause (label -> answer):", *by_cause, "misses:", *misses,
           sep="\n", file=sys.stderr)
     assert 0 <= right <= len(CASES)
     assert share >= FLOOR, "\n".join(misses)
