@@ -127,7 +127,8 @@ def test_heldout3_top1_and_no_environment_claim_on_traps():
     print(f"\nexplain heldout3 top-1: {share:.1%} ({right}/{len(CASES)}); environment claims on "
           f"traps: {len(claims)}; by batch: "
           + ", ".join(f"{b} {ok}/{n}" for b, (ok, n) in sorted(per_batch.items())),
-          *table, "by batch and phenomenon:", *by_phen, "misses by cause (label -> answer):", *by_cause, "misses:", *misses,
+          *table, "by batch and phenomenon:", *by_phen, "misses by cause (label -> answer):",
+          *by_cause, "environment claims on traps:", *claims, "misses:", *misses,
           sep="\n", file=sys.stderr)
     assert 0 <= right <= len(CASES)
     assert share >= FLOOR, "\n".join(misses)
