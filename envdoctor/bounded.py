@@ -235,6 +235,26 @@ def read_file(path: str | os.PathLike[str], what: str = "an input file",
     return data
 
 
+def read_stream(stream: Any, limit: int, what: str, deadline: float | None = None) -> bytes:
+    """All of a socket-backed stream (an HTTP response body) of at most ``limit`` bytes, read
+    in pieces (``read1``: whatever has arrived) until its end; ``InputError`` past the limit or
+    once ``time.monotonic()`` passes ``deadline``, so a body that never ends or drips costs at
+    most ``limit`` bytes and the time left."""
+    import time
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise InputError(f"{what}: no complete answer before the deadline")
+        piece = stream.read1(1 << 16)
+        if not piece:
+            return b"".join(chunks)
+        size += len(piece)
+        if size > limit:
+            raise InputError(f"{what}: larger than {_size(limit)}")
+        chunks.append(piece)
+
+
 def _size(limit: int) -> str:
     return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes"
 

@@ -178,6 +178,7 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         more_areas = smoke_areas(facts)
     if isinstance(checks, _Preload):
         checks = checks.get()
+    facts = diagnosed(facts)
     results = engine.evaluate(facts, list(checks) if checks is not None else load_checks(),
                               intent)
     if policy is not None and not policy.empty:
@@ -190,6 +191,13 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         from envdoctor.outputs.redact import redact_report
         report = redact_report(report)
     return report
+
+
+def diagnosed(facts: Facts) -> Facts:
+    """The facts the checks judge: each failed probe's text read by the error signatures
+    (``envdoctor.live.failures``), so a failure that names a known state is that diagnosis."""
+    from envdoctor.live.failures import with_probe_diagnoses
+    return with_probe_diagnoses(facts)
 
 
 def diagnose(facts: Facts, intent: str = "auto", fail_on: str = "error") -> Report:

@@ -44,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "crashlog": {"bounded", "outputs", "outputs.sanitise", "probes"},
     "workers": {"bounded", "errors", "facts", "runner"},
     "probes": {"bounded", "facts", "matrices", "runner", "secrets", "versions"},
-    "suggest": {"facts", "matrices", "versions"},
+    "suggest": {"bounded", "facts", "matrices", "rulefiles", "seal", "versions"},
     "engine": {"bounded", "errors", "facts", "matrices", "probes", "rulefiles", "suggest",
               "versions"},
     "explain": {"bounded", "children", "engine", "facts", "outputs.sanitise", "rulefiles"},

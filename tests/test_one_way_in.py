@@ -106,6 +106,9 @@ def violations(source: str, name: str) -> list[str]:
 ALLOWED = {
     ("seal.py", "os.open() for reading"):
         "the sealing key: O_NOFOLLOW, this user's, mode 0600 and exactly 32 bytes, or nothing",
+    ("suggest/index/http.py", "_opener().open() for reading"):
+        "an HTTP request of `--online`; its body is read by bounded.read_stream (size cap, "
+        "the run's deadline)",
 }
 
 

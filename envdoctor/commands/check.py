@@ -6,6 +6,7 @@ import click
 
 from envdoctor import pipeline
 from envdoctor.commands._output import emit, use_color
+from envdoctor.commands.suggest_cmd import online_options, online_settings
 from envdoctor.engine import INTENTS
 from envdoctor.engine.findings import FAIL_ON
 from envdoctor.outputs.renderers import formats, render
@@ -19,7 +20,10 @@ from envdoctor.outputs.renderers import formats, render
               help="Diagnose someone else's environment from a pasted report "
                    "(collect_env, nvidia-smi, pip list, issue text …).")
 @click.option("--format", "fmt", type=click.Choice(formats("check")), default=None,
-              help="Output format [default: text; github under GITHUB_ACTIONS=true].")
+              help="Output format [default: text; github under GITHUB_ACTIONS=true]. For "
+                   "schedulers: nhc (NHC/Slurm: a drain reason, nothing when healthy), npd "
+                   "(node-problem-detector: exit 0 OK, 1 problem, 2 unknown), prometheus "
+                   "(node exporter textfile).")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
 @click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
               default=None, help="Exit 1 when a finding is at or above this severity "
@@ -42,6 +46,7 @@ from envdoctor.outputs.renderers import formats, render
 @click.option("--no-smoke", is_flag=True, help="Run the live framework workers, no smoke kernels.")
 @click.option("--framework", "frameworks", metavar="NAMES",
               help="Live-probe only these frameworks, e.g. torch,jax [default: all installed].")
+@online_options
 @click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
               metavar="S", help="Seconds each framework worker may run "
               "[default: 120; 300 with --smoke full].")
@@ -50,7 +55,9 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
           fail_on: str | None, intent: str | None, verbose: bool, policy_file: str | None = None,
           requires: tuple[str, ...] = (), reports: tuple[str, ...] = (),
           no_redact: bool = False, smoke_suite: str = "quick", no_smoke: bool = False,
-          frameworks: str | None = None, worker_timeout: float | None = None) -> None:
+          frameworks: str | None = None, worker_timeout: float | None = None,
+          online: bool = False, index_url: str | None = None,
+          torch_index_url: str | None = None, online_timeout: float | None = None) -> None:
     """Tell whether this machine can train, and why not."""
     from envdoctor.commands._output import default_format, parse_report_spec, write_reports
     from envdoctor.gate import policy as policy_mod
@@ -62,14 +69,24 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         parse_report_spec(spec)  # a wrong --report fails before any probing
     from envdoctor.commands._output import check_output_paths
     check_output_paths(output, reports)  # so does an unwritable or doubly used path
+    settings = online_settings(online, index_url, torch_index_url, online_timeout)  # and flags
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,
                              live=not static, frameworks=frameworks, timeout=worker_timeout,
                              suite=smoke_suite, smoke=not no_smoke)
-    report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
-                            redact=not no_redact, checks=checks)
+    from envdoctor.suggest import online_mode
+    with online_mode(settings) as said:
+        report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
+                                redact=not no_redact, checks=checks)
+    if said:
+        from envdoctor.outputs.stderr import say
+        for line in said:   # the date of the data the fixes' install commands rest on
+            say(f"envdoctor: install commands in fixes: {line}")
     write_reports(report, reports)
     options = {"verbose": True} if verbose and fmt == "text" else {}
     color = use_color(output) and fmt == "text"
     emit(render("check", fmt, report, color=color, **options), output, fmt, color=color)
+    if fmt == "npd":  # node-problem-detector reads 2 as Unknown: a verdict nobody can trust
+        from envdoctor.outputs.renderers.oneline import npd_exit
+        raise SystemExit(npd_exit(report))
     raise SystemExit(report.exit_code)

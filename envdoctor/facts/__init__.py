@@ -47,6 +47,16 @@ class Status(str, Enum):
 
 
 @dataclass(frozen=True)
+class LiveDiagnosis:
+    """What ``envdoctor explain`` recognised in an error text a probe or a worker saw: the
+    signature's code, title and fix."""
+
+    code: str = ""
+    title: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
 class ProbeInfo:
     """How a section was obtained: status, why, what was run or read, which source answered.
 
@@ -66,6 +76,9 @@ class ProbeInfo:
     unobserved: tuple[str, ...] = ()
     failed: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    # what the error signatures recognise in the failure text (reason, failed fields): a
+    # failure whose text names a known state ("GPU is lost") is that diagnosis
+    diagnoses: tuple[LiveDiagnosis, ...] = ()
 
 
 # --------------------------------------------------------------------------- host
@@ -372,14 +385,6 @@ class LoadedLibrary:
     origin: str = ""                  # wheel | conda | system
 
 
-@dataclass(frozen=True)
-class LiveDiagnosis:
-    """What ``envdoctor explain`` recognised in a worker's error text."""
-
-    code: str = ""
-    title: str = ""
-    fix: str = ""
-
 
 @dataclass(frozen=True)
 class SmokeStep:
@@ -452,6 +457,12 @@ class LiveFramework:
     warnings: tuple[LiveDiagnosis, ...] = ()
 
     @property
+    def ran_cleanly(self) -> bool:
+        """The worker ran and answered (its import may still have failed): what it says of
+        the import was observed."""
+        return self.probe.status is Status.OK
+
+    @property
     def gpus(self) -> tuple[LiveDevice, ...]:
         return tuple(d for d in self.devices if d.kind in ("cuda", "rocm"))
 
@@ -500,6 +511,9 @@ class Facts:
 
     def with_section(self, name: str, value: Any) -> Facts:
         return replace(self, **{name: value})
+
+    def with_sections(self, sections: dict[str, Any]) -> Facts:
+        return replace(self, **sections)
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(self)

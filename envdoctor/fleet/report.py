@@ -131,7 +131,7 @@ def node_checks(fleet: Fleet, intent: str) -> tuple[list[CheckResult], list[Find
             per_node.append((n, n.saved[1]))
         elif n.facts is not None:
             checks = checks if checks is not None else pipeline.load_checks()
-            per_node.append((n, evaluate(n.facts, checks, intent)))
+            per_node.append((n, evaluate(pipeline.diagnosed(n.facts), checks, intent)))
     return _group(per_node)
 
 

@@ -119,6 +119,34 @@ def archs_run_on(archs: list[str], target: str) -> bool:
     return False
 
 
+def code_for(archs: list[str], target: str) -> tuple[str, str] | None:
+    """How a GPU of arch ``target`` runs a build of ``archs``: ("exact", "sm_90"), ("sass",
+    "sm_86": the same major's lower-minor SASS, binary-compatible) or ("ptx", "compute_120":
+    JIT-compiled at first start); None when nothing in ``archs`` runs on it. The best one:
+    exact SASS, else the highest compatible SASS, else the highest PTX."""
+    want = arch_cc(target)
+    if want is None:
+        return None
+    cc = want[1]
+    sass: list[tuple[Version, str]] = []
+    ptx: list[tuple[Version, str]] = []
+    for arch in archs:
+        got = arch_cc(arch)
+        if got is None:
+            continue
+        kind, have = got
+        if kind == "sm" and have.major == cc.major and have.minor <= cc.minor:
+            sass.append((have, arch))
+        elif kind == "compute" and have <= cc:
+            ptx.append((have, arch))
+    if sass:
+        have, arch = max(sass)
+        return ("exact" if have == cc else "sass"), arch
+    if ptx:
+        return "ptx", max(ptx)[1]
+    return None
+
+
 def first_cuda_for(cc: Any) -> Version | None:
     """The oldest CUDA that can emit code a GPU of capability ``cc`` runs, or None if unknown.
 

@@ -25,6 +25,14 @@ its kind, after redaction:
               markers as character references (the parsed text is unchanged).
 ``json``      JSON, SARIF: the same characters, and ``##[``, as ``\\uXXXX`` escapes (they only
               stand inside strings): valid JSON, the same values, safe on a terminal and in a log.
+``reason``    NHC and node-problem-detector (``--format nhc``/``npd``): at most one line of
+              at most ``REASON_MAX`` printable ASCII characters, with no quote, backtick,
+              ``$``, backslash or ``!`` (NHC's ``die`` evals the message inside single quotes
+              and Slurm stores it as ``Reason="..."``), so it can be pasted into ``scontrol
+              update ... reason="..."`` as it is. NPD cuts its message at 80 bytes.
+``prometheus`` the node exporter textfile format: the terminal rule (a ``.prom`` file is
+              ``cat`` in CI too); label values were already escaped by the renderer
+              (``prom_label``), so nothing unsafe is left for the rule to spell out.
 
 envdoctor's own colours are written with ``style``, which marks them with a per-process random
 token that no input can contain; the terminal sink turns only marked colours into escape
@@ -42,7 +50,8 @@ from collections.abc import Callable
 MARK = "\x00" + "".join(chr(0xE000 + b) for b in os.urandom(12)) + "\x00"
 
 KINDS = {"text": "terminal", "github": "github", "markdown": "markdown", "junit": "xml",
-         "sarif": "json", "json": "json"}
+         "sarif": "json", "json": "json", "nhc": "reason", "npd": "reason",
+         "prometheus": "prometheus"}
 
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"     # C0 but tab and newline; DEL; C1 (0x9b is a CSI)
@@ -203,8 +212,54 @@ def _json_escape(ch: str) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
+# ---------------------------------------------------------------------------- one reason line
+REASON_MAX = 80  # node-problem-detector's default max_output_length (bytes); ASCII: one each
+_REASON_KEEP = re.compile(r"[A-Za-z0-9 .,:;_+\-=/@()\[\]<>%#?~^*]")
+_REASON_DROP = frozenset("'\"`")
+
+
+def _reason_char(ch: str) -> str:
+    if _REASON_KEEP.fullmatch(ch):
+        return ch
+    if ch in _REASON_DROP:
+        return ""
+    if ch.isspace():
+        return " "
+    import unicodedata
+    ascii_form = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    if ascii_form and all(_REASON_KEEP.fullmatch(c) for c in ascii_form):
+        return ascii_form  # é -> e, the fi ligature -> fi
+    return "?"
+
+
+def reason(text: str) -> str:
+    """One short line a scheduler can store and a shell can quote: printable ASCII without
+    quotes, backticks, ``$``, backslashes or ``!`` (each unsafe character is ``?``, a quote is
+    dropped, an accented letter loses its accent), whitespace collapsed, at most
+    ``REASON_MAX`` characters (a longer one ends in ``...``). Empty stays empty (NHC's
+    healthy run prints nothing)."""
+    line = " ".join("".join(_reason_char(ch) for ch in text.replace(MARK, "")).split())
+    if len(line) > REASON_MAX:
+        line = line[:REASON_MAX - 3].rstrip() + "..."
+    return line + "\n" if line else ""
+
+
+def prometheus(text: str) -> str:
+    """A node exporter textfile: terminal-safe, no colour (see ``prom_label``)."""
+    return terminal(text)
+
+
+def prom_label(value: object) -> str:
+    """A label value of the Prometheus text format: unsafe characters spelled out, blanks
+    collapsed, made inert for a log, then ``\\`` and ``"`` escaped as the format requires
+    (a newline cannot remain after the collapse)."""
+    text = inert(visible(" ".join(("" if value is None else str(value)).split())))
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 SINKS: dict[str, Callable[[str], str]] = {"terminal": terminal, "github": github,
-                                           "markdown": terminal, "xml": xml, "json": json}
+                                           "markdown": terminal, "xml": xml, "json": json,
+                                           "reason": reason, "prometheus": prometheus}
 
 
 def clean(kind: str, text: str, color: bool = False) -> str:

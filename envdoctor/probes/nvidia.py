@@ -97,6 +97,10 @@ def probe(root: Path = Path("/")) -> NvidiaFacts:
                             probe=replace(trail.info(Status.OK, reason, "procfs"),
                                           unobserved=("cuda_driver_version",),
                                           failed={"gpus": missing}))
+    if facts is None and not broke and is_mismatch(nvml_error):
+        # NVML loaded and reached a kernel module of another version: a driver is installed
+        # and unusable until the versions match, never "no driver"
+        broke.append(nvml_error if nvml_error.startswith("NVML") else f"NVML: {nvml_error}")
     if facts is None and broke:
         seen = f"; kernel module {kernel_module} is loaded" if kernel_module else ""
         return NvidiaFacts(pci_devices=pci, nvml_error=nvml_error,

@@ -6,25 +6,34 @@ Library API (also what `check` fixes use):
     install_command(facts, "torch") -> Suggestion | None
 
 Every answer comes from the matrices in ``rules/matrices`` (wheel_index, torch, jax,
-tensorflow, cuda_driver, gpus); nothing is fetched at run time. Where the facts or the data
-cannot decide, the Suggestion's status says so ("undecided" / "none") with the reasons.
+tensorflow, cuda_driver, gpus) and names their date; nothing is fetched unless ``online``
+(an ``index.Online``, `--online`) asks: then the releases come from what the package indexes
+list (``envdoctor.suggest.index``), through ``data.releases_from``, the one seam the planners
+read releases through. Where the facts or the data cannot decide, the Suggestion's status says
+so ("undecided" / "none") with the reasons.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from envdoctor.facts import Facts
-from envdoctor.suggest import companions, jax_plan, tf_plan, torch_plan
-from envdoctor.suggest.data import data_as_of
+from envdoctor.suggest import companions, data, jax_plan, tf_plan, torch_plan
+from envdoctor.suggest.data import STALE_DAYS, data_age_days, data_as_of
 from envdoctor.suggest.install import INSTALLERS
 from envdoctor.suggest.machine import Machine, machine_of
 from envdoctor.suggest.model import SCHEMA_VERSION, Alternative, Reason, Suggestion, SuggestResult
 from envdoctor.suggest.plan import Planner, Request
 
+if TYPE_CHECKING:
+    from envdoctor.suggest.index import Online
+
 __all__ = ["FRAMEWORKS", "INSTALLERS", "PLANNERS", "SCHEMA_VERSION", "Alternative", "Planner",
            "Reason", "Request", "Suggestion", "SuggestResult", "UnknownFramework", "canonical",
-           "install_command", "installed_of", "suggest"]
+           "age_line", "install_command", "installed_of", "online_mode", "suggest"]
 
 # name users type -> the framework it means
 ALIASES = {
@@ -63,12 +72,41 @@ PLANNERS: dict[str, Planner] = {
 }
 
 
+_ONLINE: list[Online | None] = [None]
+_SAID: dict[str, None] = {}     # the data lines of every answer given in an online_mode block
+
+
+@contextmanager
+def online_mode(online: Online | None) -> Iterator[dict[str, None]]:
+    """Every ``suggest`` inside the block (a `check` run's fixes) reads the indexes as
+    ``online`` says (None: the shipped data only), unless the call names its own. Yields the
+    lines to print about the data those answers rest on (filled as they are given): its date,
+    an index that could not be read, the data's age."""
+    _ONLINE.append(online)
+    _SAID.clear()
+    try:
+        yield _SAID
+    finally:
+        _ONLINE.pop()
+
+
+def age_line(online: bool) -> str | None:
+    """The one line on old shipped data: more than ``STALE_DAYS`` before today (``ENVDOCTOR_TODAY``
+    pins the date) and no index was read; None otherwise."""
+    age = data_age_days()
+    if online or age is None or age <= STALE_DAYS:
+        return None
+    return (f"the shipped data is {age} days old (as of {data_as_of()}): releases since then "
+            "are not suggested; --online reads the package indexes")
+
+
 def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip",
-            keep_installed: bool = False) -> SuggestResult:
+            keep_installed: bool = False, online: Online | None = None) -> SuggestResult:
     """Suggestions for ``names`` (aliases allowed); None or [] = the installed frameworks.
 
     ``keep_installed``: keep the installed torch (and JAX) release when a variant of it runs
-    here (`check` fixes); else the newest release that runs.
+    here (`check` fixes); else the newest release that runs. ``online``: read the releases
+    from the package indexes (else those of ``online_mode``; else the shipped data only).
 
     Raises UnknownFramework for a name without data. With nothing named and nothing installed,
     torch, tensorflow and jax are suggested.
@@ -80,15 +118,30 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
     wanted = list(dict.fromkeys(canonical(n) for n in raw)) or installed_of(m) \
         or ["torch", "tensorflow", "jax"]
     audio = "torchaudio" in raw or "torchaudio" in m.installed
+    online = online if online is not None else _ONLINE[-1]
+    view, notes = None, list[str]()
+    if online is not None:
+        from envdoctor.suggest.index import view_for
+        view, notes = view_for(m, wanted, audio, online)
+    shipped = f"rules/matrices as of {data_as_of() or 'unknown'}"
     torch_pick = None
     out: list[Suggestion] = []
     request = Request(installer, audio, keep_installed)
-    if any(w in _COMPANIONS for w in wanted) or "torch" in wanted:
-        torch_pick = PLANNERS["torch"](m, request)
-    for name in wanted:
-        out.append(torch_pick if name == "torch" and torch_pick is not None
-                   else PLANNERS[name](m, replace(request, torch_pick=torch_pick)))
-    return SuggestResult(tuple(out), m.describe(), data_as_of())
+    with data.releases_from(view):
+        if any(w in _COMPANIONS for w in wanted) or "torch" in wanted:
+            torch_pick = PLANNERS["torch"](m, request)
+        for name in wanted:
+            got = torch_pick if name == "torch" and torch_pick is not None \
+                else PLANNERS[name](m, replace(request, torch_pick=torch_pick))
+            where = view.sources.get(name) if view is not None else None
+            out.append(replace(got, data=f"releases as {where} lists them; driver floors and "
+                               f"arch lists from {shipped}" if where else shipped))
+    stale = age_line(online is not None)
+    for line in [*(s.data for s in out), *notes, *([stale] if stale else [])]:
+        _SAID[line] = None
+    return SuggestResult(tuple(out), m.describe(), data_as_of(),
+                         notes=tuple(notes + ([stale] if stale else [])),
+                         online=online is not None)
 
 
 def install_command(facts: Facts, framework: str, installer: str = "pip") -> Suggestion | None:

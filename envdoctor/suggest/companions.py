@@ -116,7 +116,17 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
         fails.append(Reason("gpu", "flash-attn needs an NVIDIA GPU (none observed)", src, ok))
     fails += _cc_failures("FlashAttention-2", row.get("min_cc", ""), m, src, ok)
     alternatives = []
-    if row.get("needs_toolkit") and m.nvcc is None:
+    if row.get("needs_toolkit") and m.nvcc is None and not m.toolkit_known:
+        _, _, where = _base_torch(m, torch_pick)
+        if not fails:   # everything else fits: only the toolkit, which the facts do not show
+            return Suggestion("flash-attn", "undecided", reasons=(*reasons, Reason(
+                "toolkit", "pip builds flash-attn from source and needs a CUDA toolkit (nvcc); "
+                "the snapshot does not say whether one is installed (nvcc --version)", src,
+                False)), alternatives=(Alternative(
+                    f"with a CUDA toolkit of the same major as torch's CUDA ({where or 'torch'})"
+                    f": {row['command']}", command=row["command"], price="a CUDA toolkit",
+                    source=src),), references=(src,))
+    elif row.get("needs_toolkit") and m.nvcc is None:
         fails.append(Reason("toolkit", "pip builds flash-attn from source and needs a CUDA "
                             "toolkit (nvcc); none was found", src, ok))
         alternatives.append(Alternative("install a CUDA toolkit of the same major as torch's CUDA,"

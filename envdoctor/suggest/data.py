@@ -9,12 +9,17 @@ driver of the 12.x range (>= 525.60.13 on Linux) for SASS code.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from typing import Any, Protocol
 
 from packaging.version import Version
 
 from envdoctor.matrices import confirmed, matrix, newest_first
 from envdoctor.matrices.cuda import hard_floor
+from envdoctor.matrices.gpus import lookup_arch
+from envdoctor.suggest.machine import GpuInfo, Machine
 from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -28,12 +33,118 @@ def wheel_index() -> dict[str, Any]:
 
 
 def data_as_of() -> str:
+    """The knowledge date of the shipped data (``wheel_index`` ``[meta] data_as_of``): the one
+    date every answer that rests on rules/matrices names."""
     return str(wheel_index().get("meta", {}).get("data_as_of", ""))
+
+
+STALE_DAYS = 120   # older shipped data than this gets one line saying so (unless --online)
+
+
+def today() -> date:
+    """Today, or ``ENVDOCTOR_TODAY`` (YYYY-MM-DD) when set: the clock the age line reads, so a
+    test (or a reproducible run) can pin it."""
+    from envdoctor.bounded import env
+    pinned = env("ENVDOCTOR_TODAY")
+    if pinned:
+        try:
+            return date.fromisoformat(pinned.strip())
+        except ValueError:
+            pass
+    return date.today()
+
+
+def data_age_days(now: date | None = None) -> int | None:
+    """Days between the shipped data's date and today; None when the data states no date."""
+    try:
+        made = date.fromisoformat(data_as_of())
+    except ValueError:
+        return None
+    return ((now or today()) - made).days
+
+
+# ------------------------------------------------------------------ where releases come from
+class Releases(Protocol):
+    """What the planners ask about releases: which exist, for which Python and platform, on
+    which index. ``SHIPPED`` answers from rules/matrices; an index view
+    (``envdoctor.suggest.index``) answers from what the package indexes list, and leaves what
+    no index states (driver floors, arch lists) to the matrices."""
+
+    def torch_rows(self) -> list[dict[str, Any]]: ...
+
+    def jax_rows(self) -> list[dict[str, Any]]: ...
+
+    def tf_rows(self) -> list[dict[str, Any]]: ...
+
+    def platform_row(self, table: str, platform: str) -> dict[str, Any] | None: ...
+
+    def index_url(self, variant: str) -> str: ...
+
+    def listed(self, project: str, version: str) -> bool | None:
+        """Whether the index lists a wheel of ``project`` ``version`` for this machine; None
+        when it was not asked (the shipped data does not list single wheels)."""
+
+
+class Shipped:
+    """The releases rules/matrices lists."""
+
+    def torch_rows(self) -> list[dict[str, Any]]:
+        return newest_first(list(wheel_index().get("torch", [])), "torch")
+
+    def jax_rows(self) -> list[dict[str, Any]]:
+        return newest_first(list(matrix("jax").get("release", [])), "last")
+
+    def tf_rows(self) -> list[dict[str, Any]]:
+        return newest_first(list(matrix("tensorflow").get("release", [])), "tensorflow")
+
+    def platform_row(self, table: str, platform: str) -> dict[str, Any] | None:
+        return next((r for r in wheel_index().get(table, []) if r.get("platform") == platform),
+                    None)
+
+    def index_url(self, variant: str) -> str:
+        return INDEX_BASE + variant
+
+    def listed(self, project: str, version: str) -> bool | None:
+        return None
+
+
+SHIPPED: Releases = Shipped()
+_active: list[Releases] = [SHIPPED]
+
+
+@contextmanager
+def releases_from(source: Releases | None) -> Iterator[None]:
+    """Plan with ``source``'s releases inside the block (None: the shipped ones). The one seam
+    between the planners and an index: they call ``torch_rows()`` & co. and never know which."""
+    _active.append(source or SHIPPED)
+    try:
+        yield
+    finally:
+        _active.pop()
+
+
+def releases() -> Releases:
+    return _active[-1]
 
 
 def torch_rows() -> list[dict[str, Any]]:
     """Releases, newest first."""
-    return newest_first(list(wheel_index().get("torch", [])), "torch")
+    return releases().torch_rows()
+
+
+def jax_rows() -> list[dict[str, Any]]:
+    """JAX releases ([[release]] rows of the jax matrix, or one row per indexed release),
+    newest ``last`` first."""
+    return releases().jax_rows()
+
+
+def tf_rows() -> list[dict[str, Any]]:
+    """TensorFlow release series, newest first."""
+    return releases().tf_rows()
+
+
+def listed(project: str, version: str) -> bool | None:
+    return releases().listed(project, version)
 
 
 def variant_cuda(variant: str) -> Version | None:
@@ -56,7 +167,7 @@ def driver_str(v: Version) -> str:
 
 
 def index_url(variant: str) -> str:
-    return INDEX_BASE + variant
+    return releases().index_url(variant)
 
 
 def driver_floor(cuda: Version, os_name: str) -> tuple[Version, str, bool] | None:
@@ -105,4 +216,27 @@ def rows(table: str) -> list[dict[str, Any]]:
 
 
 def platform_row(table: str, platform: str) -> dict[str, Any] | None:
-    return next((r for r in wheel_index().get(table, []) if r.get("platform") == platform), None)
+    return releases().platform_row(table, platform)
+
+
+def jetson_gpu(m: Machine) -> GpuInfo | None:
+    """The Jetson (Tegra integrated) GPU of a Linux aarch64 machine, or None: gpus.toml marks
+    those architectures ``integrated``; SBSA wheels do not run on them."""
+    if m.platform != "linux_aarch64":
+        return None
+    for gpu in m.gpus:
+        row = lookup_arch(gpu.cc) if gpu.cc is not None else None
+        if row is not None and row.get("integrated"):
+            return gpu
+    return None
+
+
+def jetson_row(framework: str) -> dict[str, Any]:
+    return next((r for r in wheel_index().get("jetson", []) if r.get("framework") == framework),
+                {})
+
+
+def driver_os(m: Machine) -> str:
+    """Whose driver numbering the floors are read in: under WSL the driver is the Windows one
+    (nvidia-smi there shows 566.36), so its CUDA 12.x floor is Windows' 528.33."""
+    return "windows" if m.wsl else (m.os or "linux")

@@ -14,7 +14,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices import confirmed, matrix
 from envdoctor.matrices.jax import lookup_jax_release
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
@@ -28,7 +28,7 @@ _FIRST = re.compile(r"^\s*(\d+(?:\.\d+)+)")
 
 
 def _releases() -> list[dict[str, Any]]:
-    return newest_first(list(matrix("jax").get("release", [])), "last")
+    return data.jax_rows()
 
 
 def _plugins() -> list[dict[str, Any]]:
@@ -42,6 +42,13 @@ def _first_jax(plugin: dict[str, Any]) -> Version | None:
     return ver(m.group(1)) if m else None
 
 
+def _published(wheel: str, jax: Version) -> bool:
+    """Whether the ``cuda12`` / ``cuda13`` plugin exists for jax ``jax`` (its extra_from)."""
+    plugin = next((p for p in _plugins() if p.get("extra") == f"jax[{wheel}]"), None)
+    first = (ver(plugin.get("extra_from")) or _first_jax(plugin)) if plugin else None
+    return first is not None and jax >= first
+
+
 def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[Reason]:
     src = plugin.get("source", INSTALL_URL)
     out = []
@@ -49,8 +56,13 @@ def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[R
     # jax the plugin existed for
     first = ver(plugin.get("extra_from")) or _first_jax(plugin)
     if first is None or jax < first:
-        out.append(Reason("index", f"{plugin['extra']} is not published for jax {jax} in the "
-                          "data", plugin.get("repo_source", src)))
+        out.append(Reason("index", f"{plugin['extra']} starts at jax {first}; jax {jax} has "
+                          "no such plugin" if first is not None else
+                          f"{plugin['extra']} is not published for jax {jax} in the data",
+                          plugin.get("extra_from_source", plugin.get("repo_source", src))))
+    if data.listed(plugin.get("plugin", ""), str(jax)) is False:
+        out.append(Reason("index", f"the index lists no {plugin.get('plugin')} {jax} wheel for "
+                          "this machine", ""))
     need = ver(plugin.get("min_driver_linux"))
     if need is not None and m.driver is not None and m.driver < need:
         out.append(Reason("driver", f"{plugin['extra']} needs driver >= "
@@ -107,9 +119,11 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         reasons.append(Reason("platform", f"no jaxlib wheels for {PLATFORM_NAMES.get(platform)} in "
                               "the data", INSTALL_URL))
         return Suggestion("jax", "none", reasons=tuple(reasons), references=(INSTALL_URL,))
-    release = None
+    release, last = None, ver(prow.get("last"))
     for row in _releases():
         spec = row.get("python", "")
+        if last is not None and (ver(row.get("first")) or last) > last:
+            continue  # no wheels for this platform after ``last``
         if m.python is None or SpecifierSet(spec).contains(m.python):
             release = row
             break
@@ -124,6 +138,8 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         return Suggestion("jax", "none", reasons=tuple(reasons), alternatives=(alt,),
                           references=(INSTALL_URL,))
     jax = Version(release["last"])
+    if last is not None and jax > last:
+        jax = last
     kept = _kept_release(m) if keep_installed else None
     if kept is not None:
         release, jax = kept
@@ -140,7 +156,32 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
             f"use Python {newest['python']} to get jax {newest['last']}", version=newest["last"],
             price=f"Python {newest['python']}", source=newest.get("source", "")))
     extra, variant = None, "cpu"
-    if m.has_nvidia and any(w.startswith("cuda") for w in wheels):
+    jetson = data.jetson_gpu(m)
+    if jetson is not None:
+        jrow = data.jetson_row("jax")
+        reasons.append(Reason("platform", f"{jetson.name} ({jetson.sm}) is a Jetson (Tegra "
+                              "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
+                              "JAX publishes none for Jetson: CPU jaxlib",
+                              jrow.get("source", INSTALL_URL), confirmed(jrow)))
+    elif m.has_nvidia and m.driver is None and any(w.startswith("cuda") for w in wheels):
+        reasons.append(Reason("driver", "the snapshot does not state the NVIDIA driver "
+                              "(nvidia-smi's header): the CUDA plugin cannot be chosen",
+                              INSTALL_URL, False))
+        for plugin in _plugins():
+            if _plugin_failures(plugin, jax, m):
+                continue
+            need = plugin.get("min_driver_linux")
+            alternatives.append(Alternative(
+                f"with driver >= {need}: jax {jax} {plugin['extra']}", version=str(jax),
+                variant=plugin["extra"], command=_cmd(str(jax), plugin["extra"][4:-1], installer),
+                price=f"driver >= {need}", source=plugin.get("source", "")))
+        alternatives.append(Alternative(f"without the GPU: jax {jax} cpu", version=str(jax),
+                                        variant="cpu", command=_cmd(str(jax), None, installer),
+                                        price="no GPU use"))
+        return Suggestion("jax", "undecided", reasons=tuple(reasons),
+                          alternatives=tuple(alternatives),
+                          references=unique([INSTALL_URL, *(r.source for r in reasons)]))
+    elif m.has_nvidia and any(w.startswith("cuda") for w in wheels):
         for plugin in _plugins():
             fails = _plugin_failures(plugin, jax, m)
             if not fails:
@@ -180,8 +221,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    shown = [w for w in wheels if not w.startswith("cuda") or _published(w, jax)]
     reasons.append(Reason("index", f"jaxlib {jax} wheels for {PLATFORM_NAMES.get(platform)} on "
-                          f"PyPI ({', '.join(wheels)})", prow.get("source", ""), confirmed(prow)))
+                          f"PyPI ({', '.join(shown)})", prow.get("source", ""), confirmed(prow)))
     if installer == "conda":
         reasons.append(Reason("installer", CONDA_NOTE, ""))
     installed = m.installed.get("jax")

@@ -57,6 +57,8 @@ class Machine:
     torch_variant: str | None       # cu126 / cpu / rocm6.4 of the installed torch, if any
     torch_hip: bool
     nvcc: Version | None = None     # CUDA toolkit compiler, for packages built from source
+    toolkit_known: bool = True      # False: the snapshot does not say (a paste without nvcc -V)
+    wsl: bool = False               # WSL: Linux wheels, the Windows driver (its numbering)
 
     @property
     def os(self) -> str | None:
@@ -148,4 +150,5 @@ def machine_of(facts: Facts) -> Machine:
     nvcc = facts.cuda.nvcc_version if facts.cuda.probe.status.known else None
     return Machine(platform=_platform(facts), python=python, nvidia=state, gpus=gpus,
                    driver=ver(driver), installed=_installed(facts), torch_variant=variant,
-                   torch_hip=hip, nvcc=nvcc)
+                   torch_hip=hip, nvcc=nvcc, toolkit_known=facts.cuda.probe.status.known,
+                   wsl=bool(facts.host.wsl))

@@ -66,6 +66,8 @@ class Suggestion:
     reasons: tuple[Reason, ...] = ()
     alternatives: tuple[Alternative, ...] = ()
     references: tuple[str, ...] = ()
+    # what the answer rests on, with its date (provenance, not part of the answer's identity)
+    data: str = field(default="", compare=False)
 
     @property
     def runs(self) -> bool:
@@ -83,6 +85,7 @@ class Suggestion:
             "reasons": [r.to_dict() for r in self.reasons],
             "alternatives": [a.to_dict() for a in self.alternatives],
             "references": list(self.references),
+            "data": self.data,
         }
 
 
@@ -93,9 +96,12 @@ class SuggestResult:
     suggestions: tuple[Suggestion, ...]
     machine: dict[str, Any] = field(default_factory=dict)
     data_as_of: str = ""
+    notes: tuple[str, ...] = ()       # one line each: the data's age, an index not read
+    online: bool = False              # the package indexes were asked (--online)
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "data_as_of": self.data_as_of,
+                "online": self.online, "notes": list(self.notes),
                 "machine": self.machine,
                 "suggestions": [s.to_dict() for s in self.suggestions]}
 

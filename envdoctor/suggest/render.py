@@ -31,8 +31,14 @@ def _machine_line(machine: dict) -> str:
 
 
 def to_text(result: SuggestResult, verbose: bool = False) -> str:
-    lines = [f"Machine: {_machine_line(result.machine)}",
-             f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no network used)", ""]
+    read = result.online and any(s.data.startswith("releases as") for s in result.suggestions)
+    data = (f"Data: releases from the package indexes; driver floors and arch lists from "
+            f"rules/matrices as of {result.data_as_of or 'unknown'}" if read else
+            f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no index could be "
+            "read)" if result.online else
+            f"Data: rules/matrices as of {result.data_as_of or 'unknown'} (no network used)")
+    lines = [f"Machine: {_machine_line(result.machine)}", data,
+             *(f"Note: {n}" for n in result.notes), ""]
     for s in result.suggestions:
         title = s.framework
         if s.version:
@@ -50,5 +56,7 @@ def to_text(result: SuggestResult, verbose: bool = False) -> str:
             lines.append(f"  - {r.text}{mark}{src}")
         for a in s.alternatives:
             lines.append(f"  * {a.text}" + (f"\n      $ {a.command}" if a.command else ""))
+        if s.data:
+            lines.append(f"  (data: {s.data})")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -8,12 +8,13 @@ macOS are CPU only. Pins are ``==X.Y.*``: the data knows release series, not eve
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices import confirmed
 from envdoctor.matrices.gpus import cuda_dropped
 from envdoctor.matrices.tensorflow import hardware
 from envdoctor.suggest import data
@@ -29,7 +30,38 @@ TESTED_URL = "https://www.tensorflow.org/install/source#gpu"
 
 
 def _releases() -> list[dict[str, Any]]:
-    return newest_first(list(matrix("tensorflow").get("release", [])), "tensorflow")
+    return data.tf_rows()
+
+
+def _on_platform(prow: dict[str, Any]) -> list[dict[str, Any]]:
+    """The release series with wheels on this platform (its row's ``first`` / ``last``)."""
+    first, last = ver(prow.get("first")), ver(prow.get("last"))
+    return [r for r in _releases()
+            if (first is None or Version(r["tensorflow"]) >= first)
+            and (last is None or Version(r["tensorflow"]) <= last)]
+
+
+def _jetson(m: Machine, gpu: Any, reasons: list[Reason]) -> Suggestion:
+    """A Jetson module: PyPI's aarch64 tensorflow is CPU only; NVIDIA builds TensorFlow for
+    each JetPack release, and which one is installed is not in the facts."""
+    row = data.jetson_row("tensorflow")
+    docs = row.get("docs", PIP_URL)
+    reasons = [*reasons, Reason(
+        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
+        "tensorflow is CPU only; NVIDIA builds TensorFlow for each JetPack release",
+        row.get("source", docs)),
+        Reason("gpu", "which JetPack (L4T) release this is is not in the facts "
+               "(cat /etc/nv_tegra_release): the wheel cannot be chosen", docs, False)]
+    cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None))
+    alternatives = [Alternative(f"NVIDIA's TensorFlow wheel for this JetPack release: {docs}",
+                                price="the JetPack release", source=docs)]
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: TF {cpu.version} on the CPU",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
+    return Suggestion("tensorflow", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives),
+                      references=unique([PIP_URL, *(r.source for r in reasons)]))
 
 
 def _python_ok(row: dict[str, Any], m: Machine) -> bool:
@@ -43,6 +75,10 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
     if not prow.get("gpu"):
         return [Reason("platform", f"TensorFlow has no GPU build for "
                        f"{PLATFORM_NAMES.get(prow.get('platform', ''))}", src)]
+    if prow.get("gpu_from") and row.get("and_cuda_installs") is False:
+        out.append(Reason("index", f"{prow['gpu']}=={tf}.* does not install: "
+                          f"{row.get('and_cuda_note', 'its extra pins a package PyPI lacks')}",
+                          row.get("and_cuda_source", src)))
     if prow.get("gpu_from") and tf < Version(prow["gpu_from"]):
         out.append(Reason("index", f"tensorflow[and-cuda] starts at {prow['gpu_from']}; TF {tf} "
                           f"needs a system CUDA {row.get('cuda')} / cuDNN {row.get('cudnn')}", src))
@@ -51,7 +87,7 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
                           "native Windows", src))
     cuda = ver(row.get("cuda"))
     if cuda is not None:
-        floor = data.driver_floor(cuda, m.os or "linux")
+        floor = data.driver_floor(cuda, data.driver_os(m))
         if floor and m.driver is not None and m.driver < floor[0]:
             out.append(Reason("driver", f"TF {tf} is built with CUDA {cuda}: driver >= "
                               f"{data.driver_str(floor[0])}; this driver is "
@@ -93,14 +129,16 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
         reasons.append(Reason("platform", f"no TensorFlow wheels for "
                               f"{PLATFORM_NAMES.get(platform)} in the data", PIP_URL))
         return Suggestion("tensorflow", "none", reasons=tuple(reasons), references=(PIP_URL,))
-    rows = [r for r in _releases() if _python_ok(r, m)]
+    if (jetson := data.jetson_gpu(m)) is not None:
+        return _jetson(m, jetson, reasons)
+    rows = [r for r in _on_platform(prow) if _python_ok(r, m)]
     cap = prow.get("cpu_until_confirmed")
     unconfirmed_newer = []
     if cap:
         unconfirmed_newer = [r for r in rows if Version(r["tensorflow"]) > Version(cap)]
         rows = [r for r in rows if Version(r["tensorflow"]) <= Version(cap)]
     if not rows:
-        newest = _releases()[0]
+        newest = (_on_platform(prow) or _releases())[0]
         reasons.append(Reason("python", f"no TensorFlow release in the data has wheels for "
                               f"Python {m.python} here; TF {newest['tensorflow']} needs "
                               f"{newest['python']}", newest.get("source", TESTED_URL)))
@@ -164,6 +202,13 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
                           f"the snapshot does not state Python; TF {pick['tensorflow']} needs "
                           f"{pick['python']}", pick.get("source", TESTED_URL),
                           m.python is not None))
+    floor = data.driver_floor(Version(str(pick.get("cuda"))), data.driver_os(m)) \
+        if gpu and m.driver is None and pick.get("cuda") else None
+    if floor is not None:
+        reasons.append(Reason("driver", f"TF {pick['tensorflow']} is built with CUDA "
+                              f"{pick.get('cuda')}: its GPU needs driver >= "
+                              f"{data.driver_str(floor[0])}; the snapshot does not state the "
+                              "driver (with an older one TF runs on the CPU)", floor[1], False))
     if gpu:
         reasons.append(Reason("gpu", f"TF {pick['tensorflow']} is built with CUDA "
                               f"{pick.get('cuda')} / cuDNN {pick.get('cudnn')}"
@@ -182,8 +227,9 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
             "confirmed in the data)", version=row["tensorflow"], variant="cpu", command=cmd,
             price="an unconfirmed wheel",
             source=prow.get("source", PIP_URL)))
-    kind = {"linux_aarch64": " (the AWS-built tensorflow-cpu-aws, CPU only)",
-            "macos_arm64": " (CPU only)"}.get(platform, "")
+    kind = {"linux_aarch64": " (CPU only)", "macos_arm64": " (CPU only)",
+            "macos_x86_64": f" (CPU only; TF {prow.get('last')} is the last release for it)"
+            }.get(platform, "")
     reasons.append(Reason("index", f"PyPI has TF {pick['tensorflow']} for "
                           f"{PLATFORM_NAMES.get(platform)}{kind}", prow.get("source", PIP_URL),
                           confirmed(prow)))

@@ -11,7 +11,7 @@ their price.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -19,10 +19,10 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.cuda import lookup_min_driver
-from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, lookup_arch
+from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
-from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
+from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.plan import Request, assumed_platform
 from envdoctor.versions import ver
@@ -67,7 +67,7 @@ def _python_reason(release: dict[str, Any], m: Machine) -> Reason | None:
 
 
 def _driver(check: Check, cuda: Version, m: Machine) -> None:
-    os_name = m.os or "linux"
+    os_name = data.driver_os(m)
     floor = data.driver_floor(cuda, os_name)
     if floor is None:
         check.notes.append(Reason("driver", f"no driver floor for CUDA {cuda} on {os_name} in "
@@ -100,7 +100,7 @@ def _driver_drives_gpus(check: Check, m: Machine) -> None:
     wheel (470 and an L40S, sm_89 from CUDA 11.8 / 520). Compared by branch (major) only."""
     if m.driver is None:
         return
-    os_name = m.os or "linux"
+    os_name = data.driver_os(m)
     for gpu in dict.fromkeys(m.gpus):
         row = lookup_arch(gpu.cc) if gpu.cc is not None else None
         first = ver(row.get("first_cuda")) if row else None
@@ -128,9 +128,11 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
             continue
         if got is not None:
             archs, source, ok_cell = got
-            if archs_run_on(archs, gpu.sm):
-                check.notes.append(Reason("arch", f"{gpu.name} ({gpu.sm}) is in the "
-                                          f"{check.variant} arch list of torch {torch}",
+            code = code_for(archs, gpu.sm)
+            if code is not None:
+                check.notes.append(Reason("arch", _runs_text(gpu.name, gpu.sm, code,
+                                                             f"the {check.variant} build of "
+                                                             f"torch {torch}"),
                                           source, ok_cell))
             else:
                 check.failures.append(Reason(
@@ -149,9 +151,25 @@ def _arch(check: Check, cuda: Version, m: Machine, platform: str) -> None:
             check.failures.append(Reason(
                 "arch", f"CUDA {cuda} predates {gpu.name} ({gpu.sm}); it needs a CUDA {first}+ "
                 "build", RELEASE_NOTES))
-        else:
-            check.notes.append(Reason("arch", f"arch list of torch {torch} {check.variant} is "
-                                      f"not in the data; {gpu.sm} not checked", "", False))
+        else:  # never "ok" on a build whose code for this GPU nobody has checked
+            check.failures.append(Reason("arch", f"the arch list of the {check.variant} build "
+                                         f"of torch {torch} on {PLATFORM_NAMES.get(platform)} is "
+                                         f"not in the data: whether it runs {gpu.sm} is unknown",
+                                         "", False))
+
+
+def _runs_text(name: str, sm: str, code: tuple[str, str], build: str) -> str:
+    """What code of ``build`` a GPU runs, said as it is: its own SASS, the same major's
+    lower-minor SASS (binary-compatible), or PTX the driver JIT-compiles."""
+    kind, arch = code
+    if kind == "exact":
+        return f"{build} has {arch} code for {name} ({sm})"
+    if kind == "sass":
+        major = sm[3:-1]
+        return (f"{name} ({sm}) runs {build}'s {arch} code (binary-compatible within major "
+                f"{major})")
+    return (f"{name} ({sm}) runs {build}'s {arch} PTX, JIT-compiled by the driver (slow first "
+            "start)")
 
 
 def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> Check:
@@ -209,6 +227,11 @@ def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list
     else:
         notes.append(Reason("data", f"no torchvision pairing for torch {release['torch']} in "
                             "the data; torch only", release.get("source", ""), False))
+    for extra in release.get("requires", []):
+        reqs.append(str(extra))
+        notes.append(Reason("data", f"torch {release['torch']} was built against NumPy 1.x: "
+                            f"{extra} is pinned with it (NumPy 2 breaks that ABI)",
+                            release.get("requires_source", ""), confirmed(release)))
     if audio:
         if release.get("torchaudio"):
             reqs.append(f"torchaudio=={release['torchaudio']}")
@@ -271,6 +294,12 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     platform, notes = assumed_platform(m)
     if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
+    if (jetson := data.jetson_gpu(m)) is not None:
+        return _jetson(m, jetson, platform, installer, audio, notes)
+    if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
+        return _no_driver(m, platform, installer, audio, notes)
+    if m.has_nvidia and any(g.cc is None for g in m.gpus) and not platform.startswith("macos"):
+        return _no_arch(m, platform, installer, audio, notes)
     checks: list[Check] = []
     pick: Check | None = None
     rows = _installed_release_first(m) if keep_installed else data.torch_rows()
@@ -299,6 +328,23 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     if pick is None:
         return _none(m, platform, checks, installer, audio, notes)
     return _suggestion(m, platform, pick, checks, installer, audio, notes)
+
+
+def _unpaired_companions(release: dict[str, Any], m: Machine, audio: bool) -> list[Reason]:
+    """Failures for the installed companions (torchvision, torchaudio) the data pairs with no
+    release of this torch: each pins its torch, so moving torch alone would break it."""
+    out = []
+    have = m.installed.get("torch")
+    for name in ("torchvision", "torchaudio"):
+        if name not in m.installed or release.get(name) or (name == "torchaudio" and not audio):
+            continue
+        if have is not None and Version(have.public) == Version(str(release["torch"])):
+            continue   # the installed torch itself: nothing moves
+        out.append(Reason("installed", f"{name} {m.installed[name]} is installed and pins its "
+                          f"torch; the data pairs no {name} release with torch "
+                          f"{release['torch']}: install the matching {name} with it, or it "
+                          "breaks", release.get("source", ""), False))
+    return out
 
 
 def _python_note(release: dict[str, Any], m: Machine) -> Reason:
@@ -340,9 +386,15 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
         elif Version(installed.public) == Version(pick.version) and m.torch_variant == pick.variant:
             missing = _missing(reqs, m, pick.variant)
             if not missing:
-                status, cmd, reqs = "installed", None, []
-                reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) and its "
-                                         "companions are already installed: nothing to change", ""))
+                status, cmd = "installed", None
+                absent = [r.partition("==")[0] for r in reqs[1:] if "==" in r
+                          and r.partition("==")[0] not in m.installed]
+                text = f"torch {installed} ({pick.variant}) is already installed and runs here"
+                text += (f"; {', '.join(absent)} is not installed (add "
+                         f"{', '.join(r for r in reqs if r.partition('==')[0] in absent)} if you "
+                         "use it)" if absent else ", with its companions: nothing to change")
+                reqs = []
+                reasons.insert(0, Reason("installed", text, ""))
             else:
                 reqs = missing
                 cmd = command(missing, url, installer) if installer != "conda" or url else cmd
@@ -357,6 +409,24 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
+    if status == "ok":
+        reasons[:0] = _unpaired_companions(pick.release, m, audio)
+    works = _installed_check(m, platform) if status == "ok" and installed is not None \
+        and Version(installed.public) < Version(pick.version) else None
+    if works is not None and not works.ok:
+        reasons.insert(0, Reason("installed", f"the installed torch {installed} "
+                                 f"({m.torch_variant}) does not run here: "
+                                 f"{works.failures[0].text}", works.failures[0].source,
+                                 works.failures[0].confirmed))
+    elif works is not None:
+        reasons.insert(0, Reason("installed", f"the installed torch {installed} "
+                                 f"({m.torch_variant}) already runs here; this upgrades it to "
+                                 f"{pick.version} (`envdoctor suggest --keep` keeps it)",
+                                 works.release.get("source", ""), confirmed(works.release)))
+        alternatives.insert(0, Alternative(f"keep the installed torch {installed} "
+                                           f"({m.torch_variant}): it runs here",
+                                           version=str(installed), variant=m.torch_variant,
+                                           price="not the newest release"))
     if status == "keep":
         alternatives.insert(0, Alternative(f"the newest torch in the data: {pick.version} "
                                            f"{pick.variant}", version=pick.version,
@@ -367,6 +437,21 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     return Suggestion("torch", status, version=pick.version, variant=pick.variant, command=cmd,
                       packages=tuple(reqs), index_url=url, reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _installed_check(m: Machine, platform: str) -> Check | None:
+    """The check of the installed torch build (its release row, its variant) on this machine,
+    or None when the data has no row for it or the installed build is not on that index."""
+    have = m.installed.get("torch")
+    if have is None or m.torch_variant is None:
+        return None
+    base = Version(have.public)
+    row = next((r for r in data.torch_rows() if Version(str(r["torch"])).release[:2]
+                == base.release[:2]), None)
+    if row is None or m.torch_variant not in row.get(platform, []) \
+            or _python_reason(row, m) is not None:
+        return None
+    return _check(row, m.torch_variant, m, platform)
 
 
 def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
@@ -520,5 +605,84 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                                         price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool,
+            notes: list[Reason]) -> Suggestion:
+    """A Jetson module: the aarch64 CUDA wheels are SBSA server builds, NVIDIA's JetPack wheels
+    are the GPU install, and the JetPack release that picks one is not in the facts."""
+    row = data.jetson_row("torch")
+    docs = row.get("docs", "")
+    reasons = [*notes, Reason(
+        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: the "
+        "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
+        "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
+        Reason("gpu", "which JetPack (L4T) release this is is not in the facts "
+               "(cat /etc/nv_tegra_release): the wheel cannot be chosen", docs, False)]
+    cpu_machine = replace(m, nvidia="none", gpus=(), driver=None)
+    cpu = _plan(cpu_machine, installer, audio)
+    alternatives = [Alternative(f"NVIDIA's PyTorch wheel for this JetPack release: {docs}",
+                                price="the JetPack release", source=docs)]
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu",
+                                        command=cpu.command, price="no GPU use"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _no_driver(m: Machine, platform: str, installer: str, audio: bool,
+               notes: list[Reason]) -> Suggestion:
+    """An NVIDIA GPU whose driver the snapshot does not state: which CUDA variant runs is
+    the driver's to decide, so the answer is undecided, with the install for each floor."""
+    reasons = [*notes, Reason("driver", "the snapshot does not state the NVIDIA driver "
+                              "(nvidia-smi's header): the CUDA variant cannot be chosen",
+                              data.COMPAT_URL, False)]
+    alternatives = []
+    seen: set[tuple[str | None, str | None]] = set()
+    for major in (13, 12, 11):
+        floor = data.driver_floor(Version(f"{major}.0"), data.driver_os(m))
+        if floor is None:
+            continue
+        got = _plan(replace(m, driver=floor[0]), installer, audio)
+        if got.status != "ok" or (got.version, got.variant) in seen:
+            continue
+        seen.add((got.version, got.variant))
+        need = data.driver_str(floor[0])
+        alternatives.append(Alternative(f"with driver >= {need}: torch {got.version} "
+                                        f"{got.variant}", version=got.version,
+                                        variant=got.variant, command=got.command,
+                                        price=f"driver >= {need}", source=floor[1]))
+    alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
+                                    "paste its header with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+# what the two sides of the CUDA 13 architecture cut run, to price an unknown GPU model
+_ARCH_CASES = (("Turing (sm_75) or newer", "7.5"), ("Maxwell, Pascal or Volta", "5.0"))
+
+
+def _no_arch(m: Machine, platform: str, installer: str, audio: bool,
+             notes: list[Reason]) -> Suggestion:
+    """An NVIDIA GPU whose model the snapshot does not show: the builds differ in the
+    architectures they carry, so the answer is undecided, with the install for each case."""
+    names = ", ".join(sorted({g.name for g in m.gpus if g.cc is None}))
+    reasons = [*notes, Reason("gpu", f"the compute capability of {names} is not in the "
+                              "snapshot (nvidia-smi's GPU rows): the build cannot be chosen",
+                              "", False)]
+    alternatives = []
+    for label, cc in _ARCH_CASES:
+        gpus = tuple(g if g.cc is not None else GpuInfo(g.name, Version(cc)) for g in m.gpus)
+        got = _plan(replace(m, gpus=gpus), installer, audio)
+        if got.status == "ok":
+            alternatives.append(Alternative(f"if it is {label}: torch {got.version} "
+                                            f"{got.variant}", version=got.version,
+                                            variant=got.variant, command=got.command,
+                                            price="the GPU model"))
+    alternatives.append(Alternative("paste nvidia-smi's GPU rows (or nvidia-smi -L) with the "
+                                    "report", price="more facts"))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))

@@ -63,7 +63,7 @@ def test_jax_plugins_by_driver_and_their_first_extra():
     assert [r["cuda_major"] for r in jax.plugins_for_driver("535.1")] == [12]
     assert jax.plugins_for_driver("470.1") == []
     assert {r["cuda_major"]: r["extra_from"] for r in jax.plugins_for_driver(None)} == \
-        {12: "0.4.30", 13: "0.7.0"}
+        {12: "0.4.30", 13: "0.7.2"}   # jax-cuda13-plugin wheels start at 0.7.2
 
 
 def test_unsuffixed_cuda_wheels():

@@ -55,6 +55,7 @@ def test_report_honours_the_policy(tmp_path):
 def test_one_renderer_registry_serves_every_document():
     documents = {doc for doc, _ in RENDERERS}
     assert documents == {"check", "report", "explain", "diff"}
-    assert formats("check") == ["github", "json", "junit", "markdown", "sarif", "text"]
+    assert formats("check") == ["github", "json", "junit", "markdown", "nhc", "npd", "prometheus",
+                                "sarif", "text"]
     for key in RENDERERS:
         assert callable(renderer(*key))

@@ -198,7 +198,9 @@ def test_nvml_version_mismatch_and_no_nvidia_smi(monkeypatch, driver_root):
     with_nvml(monkeypatch, RaisingNVML("Driver/library version mismatch"))
     with runner.use_runner(fake_runner({}), which_only()):
         facts = nvidia.probe(driver_root)
-    assert facts.probe.status is Status.NOT_FOUND
+    # NVML loaded and met a kernel module of another version: a driver is installed and
+    # broken, never "no driver" (DRV003 names it)
+    assert facts.probe.status is Status.ERROR
     assert facts.nvml_error == "Driver/library version mismatch"
     assert "Driver/library version mismatch" in facts.probe.reason
     assert facts.gpus == () and not facts.has_driver

@@ -73,11 +73,17 @@ def check_torch(tokens: list[str], m: Machine, price: str) -> None:
 
 def check_jax(tokens: list[str], m: Machine, price: str) -> None:
     (name, version), = _reqs(tokens).items()
-    release = next(r for r in matrix("jax")["release"] if r["last"] == version)
+    release = next(r for r in matrix("jax")["release"]
+                   if Version(r["first"]) <= Version(version) <= Version(r["last"]))
     extra = name[4:-1] if "[" in name else "cpu"
-    wheels = next(r for r in matrix("wheel_index")["jax_platform"]
-                  if r["platform"] == _platform(m, price))["wheels"]
-    assert extra in wheels, f"jax[{extra}] has no wheels on {_platform(m, price)}"
+    prow = next(r for r in matrix("wheel_index")["jax_platform"]
+                if r["platform"] == _platform(m, price))
+    assert extra in prow["wheels"], f"jax[{extra}] has no wheels on {_platform(m, price)}"
+    assert "last" not in prow or Version(version) <= Version(prow["last"]), \
+        f"jax {version} has no wheels on {_platform(m, price)} after {prow['last']}"
+    if extra != "cpu":
+        plugin = next(p for p in matrix("jax")["plugin"] if p["extra"] == f"jax[{extra}]")
+        assert Version(version) >= Version(plugin["extra_from"]), f"no {extra} plugin {version}"
     _python_ok(release["python"], m, price.startswith("Python"))
 
 
@@ -86,9 +92,14 @@ def check_tensorflow(tokens: list[str], m: Machine, price: str) -> None:
     assert version.endswith(".*")
     row = next(r for r in matrix("tensorflow")["release"] if r["tensorflow"] == version[:-2])
     platform = _platform(m, price)
-    assert any(r["platform"] == platform for r in matrix("wheel_index")["tensorflow_platform"])
+    prow = next(r for r in matrix("wheel_index")["tensorflow_platform"]
+                if r["platform"] == platform)
+    tf = Version(row["tensorflow"])
+    assert "first" not in prow or tf >= Version(prow["first"]), f"no TF {tf} on {platform}"
+    assert "last" not in prow or tf <= Version(prow["last"]), f"no TF {tf} on {platform}"
     if name == "tensorflow[and-cuda]":
-        assert platform == "linux_x86_64" and Version(row["tensorflow"]) >= Version("2.14")
+        assert platform == "linux_x86_64" and tf >= Version("2.14")
+        assert row.get("and_cuda_installs", True), f"{name}=={version} does not resolve"
     _python_ok(row["python"], m, price.startswith("Python"))
 
 

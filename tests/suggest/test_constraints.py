@@ -20,17 +20,17 @@ def _texts(s) -> str:
 # ------------------------------------------------------------------ driver ceiling
 def test_driver_550_keeps_cuda_12_and_prices_the_cuda_13_upgrade():
     s = run("a100-driver550", "torch")
-    assert (s.status, s.version, s.variant) == ("ok", "2.13.0", "cu126")
+    assert (s.status, s.version, s.variant) == ("ok", "2.14.0", "cu126")
     assert s.index_url == "https://download.pytorch.org/whl/cu126"
     assert "needs driver >= 580" in _texts(s)
     up = s.alternatives[0]
-    assert (up.version, up.variant, up.price) == ("2.13.0", "cu130", "driver >= 580")
-    assert "upgrade the NVIDIA driver to >= 580 to get torch 2.13.0 cu130" in up.text
+    assert (up.version, up.variant, up.price) == ("2.14.0", "cu130", "driver >= 580")
+    assert "upgrade the NVIDIA driver to >= 580 to get torch 2.14.0 cu130" in up.text
 
 
 def test_driver_580_gets_the_stable_cuda_13_build():
     s = run("h100-driver580-nvcc", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.0", "cu130")
     assert not any(a.price.startswith("driver") for a in s.alternatives)
 
 
@@ -51,8 +51,8 @@ def test_below_the_cuda_12_floor_only_cuda_11_builds_remain():
 # ------------------------------------------------------------------ arch list
 def test_pascal_gtx1080_is_not_in_cuda_13_builds():
     s = run("gtx1080-driver580", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu126")
-    assert "the cu130 build of torch 2.13.0 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
+    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    assert "the cu130 build of torch 2.14.0 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
         in _texts(s)
     assert not any(a.variant in ("cu130", "cu132") for a in s.alternatives)
 
@@ -60,13 +60,13 @@ def test_pascal_gtx1080_is_not_in_cuda_13_builds():
 def test_blackwell_rtx5090_needs_cu128_or_newer():
     s = run("rtx5090-driver570", "torch")
     assert (s.version, s.variant) == ("2.11.0", "cu128")   # cu126 lacks sm_120, cu13x need 580
-    assert "the cu126 build of torch 2.13.0 has no code for NVIDIA GeForce RTX 5090" in _texts(s)
+    assert "the cu126 build of torch 2.14.0 has no code for NVIDIA GeForce RTX 5090" in _texts(s)
     assert s.alternatives[0].variant == "cu130" and s.alternatives[0].price == "driver >= 580"
 
 
 def test_blackwell_with_driver_580_gets_cu130():
     s = run("rtx5090-driver580", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.0", "cu130")
 
 
 def test_kepler_k80_last_runs_on_torch_27_cu118():
@@ -78,27 +78,28 @@ def test_kepler_k80_last_runs_on_torch_27_cu118():
 
 def test_volta_v100_stays_on_cu126_with_a_new_driver():
     s = run("v100-driver580", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.0", "cu126")
 
 
 # ------------------------------------------------------------------ index has no such release
 def test_the_cu128_index_has_no_torch_212_or_newer():
     """Driver 570 runs CUDA 12.x only; the newest torch on cu128 is 2.11, so 2.13 comes as cu126."""
     s = run("rtx4090-driver570", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.0", "cu126")
 
 
 def test_aarch64_cu126_build_only_has_sm80_and_sm90():
     s = run("gh200-aarch64-driver560", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu126")
-    assert "cu126 arch list of torch 2.13.0" in _texts(s)
+    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    # sm_90 code in the aarch64 cu126 build (8.0;9.0), said as the code it runs
+    assert "the cu126 build of torch 2.14.0 has sm_90 code for NVIDIA GH200" in _texts(s)
 
 
 # ------------------------------------------------------------------ Python version
 def test_python_39_gets_the_last_torch_for_39():
     s = run("rtx4090-py39", "torch")
     assert (s.version, s.variant) == ("2.8.0", "cu128")
-    assert any(a.price.startswith("Python") and a.version == "2.13.0" for a in s.alternatives)
+    assert any(a.price.startswith("Python") and a.version == "2.14.0" for a in s.alternatives)
 
 
 def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
@@ -111,30 +112,31 @@ def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
 # ------------------------------------------------------------------ platform
 def test_aarch64_grace_hopper_gets_cu130():
     s = run("gh200-aarch64-driver580", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.0", "cu130")
 
 
 def test_windows_uses_the_windows_driver_floor():
     s = run("windows-rtx3070-driver546", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.0", "cu126")
     assert "528.33" in _texts(s)  # CUDA 12.x minor-version floor on Windows (release notes Table 2)
 
 
 def test_windows_blackwell_with_a_580_driver_gets_cu130():
     s = run("windows-rtx5080-driver581", "torch")
-    assert (s.version, s.variant) == ("2.13.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.0", "cu130")
 
 
 def test_macos_arm64_is_the_pypi_wheel_without_an_index():
     s = run("macos-arm64", "torch")
-    assert (s.version, s.variant, s.index_url) == ("2.13.0", "cpu", None)
-    assert s.command == "pip install torch==2.13.0 torchvision==0.28.0"
+    assert (s.version, s.variant, s.index_url) == ("2.14.0", "cpu", None)
+    assert s.command == "pip install torch==2.14.0 torchvision==0.29.0"
 
 
-def test_macos_x86_64_has_no_torch_in_the_data():
+def test_macos_x86_64_gets_the_last_intel_mac_release_with_numpy_1():
     s = run("macos-x86_64", "torch")
-    assert s.status == "none"
-    assert "macOS x86_64" in _texts(s)
+    assert (s.status, s.version, s.index_url) == ("ok", "2.2.2", None)
+    assert s.command == 'pip install torch==2.2.2 torchvision==0.17.2 "numpy<2"'
+    assert "macOS x86_64" in _texts(s) and "NumPy 1.x" in _texts(s)
 
 
 # ------------------------------------------------------------------ CPU only
@@ -150,11 +152,19 @@ def test_gpu_not_probed_is_undecided_not_guessed():
 
 
 # ------------------------------------------------------------------ installed versions
-def test_installed_matching_build_is_left_alone():
-    s = run("h200-torch213-cu130-installed", "torch")
+def test_installed_matching_build_is_left_alone_with_keep():
+    facts = pipeline.load_facts_file(str(MACHINES / "h200-torch213-cu130-installed.json"))
+    s = suggest(facts, ["torch"], keep_installed=True).suggestions[0]
     assert (s.version, s.variant) == ("2.13.0", "cu130")
     assert s.status == "installed" and s.command is None
     assert s.reasons[0].constraint == "installed" and "nothing to change" in s.reasons[0].text
+
+
+def test_a_working_install_is_upgraded_only_saying_it_works():
+    s = run("h200-torch213-cu130-installed", "torch")
+    assert (s.status, s.version, s.variant) == ("ok", "2.14.0", "cu130")
+    assert "already runs here" in s.reasons[0].text and "--keep" in s.reasons[0].text
+    assert s.alternatives[0].version == "2.13.0+cu130" and s.alternatives[0].command is None
 
 
 def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
@@ -165,7 +175,7 @@ def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
     path = tmp_path / "m.json"
     path.write_text(json.dumps(data))
     facts = pipeline.load_facts_file(str(path))
-    s = suggest(facts, ["torch"]).suggestions[0]
+    s = suggest(facts, ["torch"], keep_installed=True).suggestions[0]
     check_all("torchvision-mismatch", s, machine_of(facts))
     assert s.command == ("pip install torchvision==0.28.0 "
                          "--index-url https://download.pytorch.org/whl/cu130")
@@ -174,13 +184,13 @@ def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
 def test_a_torch_newer_than_the_data_is_not_downgraded():
     s = run("h200-torch215-newer-than-data", "torch")
     assert s.status == "keep" and s.command is None and s.version == "2.15.0+cu130"
-    assert s.alternatives[0].version == "2.13.0"
+    assert s.alternatives[0].version == "2.14.0"
 
 
 # ------------------------------------------------------------------ JAX
 def test_jax_cuda13_needs_driver_580():
     s = run("h100-driver565", "jax")
-    assert (s.version, s.variant) == ("0.11.0", "jax[cuda12]")
+    assert (s.version, s.variant) == ("0.11.1", "jax[cuda12]")
     assert any(a.variant == "jax[cuda13]" and a.price == "driver >= 580" for a in s.alternatives)
     assert run("h100-driver580-nvcc", "jax").variant == "jax[cuda13]"
 
@@ -208,9 +218,10 @@ def test_tensorflow_and_cuda_on_linux():
     assert s.command == 'pip install "tensorflow[and-cuda]==2.21.*"'
 
 
-def test_tensorflow_old_driver_falls_back_to_the_cuda_11_release():
+def test_tensorflow_old_driver_gets_cpu_not_an_extra_that_does_not_install():
     s = run("l40s-driver470", "tensorflow")
-    assert (s.version, s.variant) == ("2.14.*", "tensorflow[and-cuda]")
+    assert (s.version, s.variant) == ("2.21.*", "cpu")
+    assert "tensorrt" in _texts(s) or "driver" in _texts(s)
 
 
 def test_tensorflow_native_windows_gpu_stops_at_210():
@@ -227,10 +238,15 @@ def test_tensorflow_aarch64_is_cpu_only():
     assert s.variant == "cpu"
 
 
-def test_tensorflow_macos_is_capped_at_the_confirmed_release():
+def test_tensorflow_apple_silicon_gets_the_newest_release():
     s = run("macos-arm64", "tensorflow")
+    assert s.version == "2.21.*" and s.variant == "cpu"
+
+
+def test_tensorflow_intel_mac_is_capped_at_216():
+    s = run("macos-x86_64", "tensorflow")
     assert s.version == "2.16.*"
-    assert any("not confirmed" in a.text for a in s.alternatives)
+    assert "last release" in _texts(s)
 
 
 # ------------------------------------------------------------------ companions
@@ -265,9 +281,9 @@ def test_flash_attn_needs_ampere_and_a_toolkit():
 # ------------------------------------------------------------------ installers
 def test_uv_and_conda_spellings():
     uv = run("a100-driver550", "torch", installer="uv")
-    assert uv.command.startswith("uv pip install torch==2.13.0 ")
+    assert uv.command.startswith("uv pip install torch==2.14.0 ")
     conda = run("a100-driver550", "torch", installer="conda")
-    assert conda.command.startswith("python -m pip install torch==2.13.0 ")
+    assert conda.command.startswith("python -m pip install torch==2.14.0 ")
     assert any(r.constraint == "installer" and "2.5.1" in r.text for r in conda.reasons)
 
 
@@ -288,8 +304,8 @@ def test_platforms_without_wheels_in_the_data_are_none_not_assumed():
 def test_rocm_torch_stays_on_its_rocm_release_and_prices_the_newer_one():
     s = run("rocm-torch291-installed", "torch")
     assert (s.status, s.version, s.variant) == ("installed", "2.9.1", "rocm6.4")
-    alt = next(a for a in s.alternatives if a.variant == "rocm7.2")
-    assert alt.version == "2.13.0" and alt.price == "ROCm 7.2"
+    alt = next(a for a in s.alternatives if a.variant == "rocm7.14")
+    assert alt.version == "2.14.0" and alt.price == "ROCm 7.14"
 
 
 # ------------------------------------------------------------ driver branch vs the GPU

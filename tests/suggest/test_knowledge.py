@@ -75,8 +75,8 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
     result = engine.evaluate_one(check, names_for(facts), "auto")
     assert engine.run_examples(check) == []
     assert result.state == "fired"
-    assert result.finding.fix == (
-        "pip install torch==2.13.0 torchvision==0.28.0 --force-reinstall "
+    assert result.finding.fix == (   # the newest release replaces the installed CPU 2.13.0
+        "pip install torch==2.14.0 torchvision==0.29.0 "
         "--index-url https://download.pytorch.org/whl/cu126")
 
 

@@ -68,7 +68,9 @@ REGISTRY: dict[str, str | FirstOf] = {
     # install commands, planned by envdoctor.suggest
     "install_line": "install", "kept_install_line": "install",
     # probes that broke
-    "probe_failure": "probe", "probe_failures": "probe",
+    "probe_failure": "probe", "probe_failures": "probe", "probe_diagnoses": "probe",
+    "probe_diagnosis_title": "probe", "probe_diagnosis_fix": "probe",
+    "probe_diagnosed": "probe", "probe_said": "probe",
 }
 
 

@@ -7,11 +7,13 @@ own driver floors (cuda_driver.toml); the live functions read the workers' answe
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, result, some
+from envdoctor.facts import LiveFramework
 from envdoctor.matrices import confirmed, matrix
 from envdoctor.matrices.cuda import lookup_compat_floor, lookup_max_cuda
 from envdoctor.versions import in_range, ver
@@ -86,7 +88,33 @@ def paddle_install(*, variant: dict[str, Any] | None) -> str:
     return variant["install"]
 
 
-@reads(frameworks=some("frameworks"))
-def numpy_dependents(*, frameworks: Any) -> list[str]:
-    """The installed frameworks that import NumPy when imported themselves (torch does not)."""
-    return [label for name, label in NEEDS_NUMPY if getattr(frameworks, name) is not None]
+@reads(frameworks=some("frameworks"), live=optional("live", None))
+def numpy_dependents(*, frameworks: Any, live: dict[str, Any] | None) -> list[str]:
+    """The installed frameworks that import NumPy when imported themselves (torch does not),
+    less those whose import was observed to say otherwise: what a worker saw outranks what
+    the package metadata suggests (see ``import_says_otherwise``)."""
+    seen = live or {}
+    return [label for name, label in NEEDS_NUMPY if getattr(frameworks, name) is not None
+            and not import_says_otherwise(seen.get(name))]
+
+
+# An import error that names a shared library ("libcudnn.so.9: cannot open shared object
+# file") got past NumPy: the library is its cause, whatever the metadata says of NumPy.
+_NAMES_LIBRARY = re.compile(r"\blib[\w+.-]{1,60}?\.(?:so|dylib|dll)\b|\.dll\b", re.IGNORECASE)
+
+
+def import_says_otherwise(lf: Any) -> bool:
+    """Whether a framework worker that ran observed something other than "NumPy is missing":
+    its import worked, or it failed on a cause of its own (a shared library it names, or an
+    error signature other than NumPy's). An opaque failure (jaxlib's "Encountered an error
+    while initializing the extension") or one that names NumPy says nothing against it."""
+    if not isinstance(lf, LiveFramework) or not lf.ran_cleanly:
+        return False  # the worker did not run, or broke: it observed nothing of the import
+    if lf.import_ok is True:
+        return True
+    error = lf.import_error or ""
+    if lf.import_ok is not False or "numpy" in error.lower():
+        return False
+    if any(not d.code.startswith("ENUMPY") for d in lf.diagnoses):
+        return True
+    return bool(_NAMES_LIBRARY.search(error))

@@ -193,7 +193,7 @@ def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: 
     static check already names (one cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
     and, when NumPy is confirmed absent (NP002), the frameworks that import it, whatever their
     error says (jaxlib's is "Encountered an error while initializing the extension")."""
-    from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY
+    from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY, import_says_otherwise
     rules = [tuple(e.split(":", 1)) for e in (explained or ()) if ":" in e]
     # packages seen in part (a pasted report) resolve to None here: NumPy not listed there is
     # not NumPy absent
@@ -205,7 +205,7 @@ def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: 
                 or lf.import_ok is not False:
             continue
         codes = {d.code for d in lf.diagnoses}
-        if name in need_numpy or any(who in ("*", name) and (what in codes
+        if (name in need_numpy and not import_says_otherwise(lf)) or any(who in ("*", name) and (what in codes
                                                               or what in lf.import_error)
                                      for who, what in rules):
             continue

@@ -1,0 +1,163 @@
+"""Refresh rules/matrices from copies of their upstream sources, as a reviewable diff.
+
+A sources directory holds ``sources.toml`` (one ``[[source]]`` per file: ``kind``, ``file``,
+``url``, ``date``) and the files themselves: recorded excerpts in tests/data/refresh, or what
+the scheduled workflow (.github/workflows/refresh-matrices.yml) downloaded. Each kind has a
+reader in ``extract`` that turns the text into the cells it states; ``compare`` sets those
+cells against the shipped matrices and ``render`` prints one line per changed cell with its
+source URL; ``apply`` writes them (``--write``), each changed cell with its own ``*_source``.
+
+    python -m envdoctor.matrices.refresh --sources DIR [--rules DIR] [--write] [--diff FILE]
+
+Only what a source states is compared: a field no reader extracts (a torchvision pairing, a
+note) is left as it is, and a jax release the data lacks is reported for review, not invented.
+Nothing here touches the network; the workflow downloads, this reads files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from envdoctor.matrices.refresh.extract import READERS, Cell
+from envdoctor.rulefiles import tomllib
+
+__all__ = ["Cell", "Change", "RefreshError", "apply", "compare", "load_sources", "render"]
+
+
+class RefreshError(ValueError):
+    """A sources directory or matrix that cannot be read (bad input: exit 2)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a source says about a cell and what the shipped matrix holds there.
+
+    ``kind``: "changed" (the row is there, the value differs), "new-row" (no row with that
+    key), "review" (a release the data has no row for and the source gives no range for)."""
+
+    cell: Cell
+    old: Any
+    kind: str
+
+
+def load_sources(directory: Path) -> list[Cell]:
+    """Every cell the sources of ``directory`` state, in manifest order."""
+    manifest = directory / "sources.toml"
+    try:
+        entries = tomllib().loads(manifest.read_text("utf-8")).get("source", [])
+    except (OSError, UnicodeDecodeError, tomllib().TOMLDecodeError) as exc:
+        raise RefreshError(f"cannot read {manifest}: {exc}") from None
+    cells: list[Cell] = []
+    for entry in entries:
+        reader = READERS.get(str(entry.get("kind")))
+        if reader is None or not entry.get("file") or not entry.get("url"):
+            raise RefreshError(f"{manifest}: a source needs kind (one of {', '.join(READERS)}), "
+                               f"file and url: {entry}")
+        path = directory / str(entry["file"])
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RefreshError(f"cannot read source {path}: {exc}") from None
+        try:
+            cells += [replace(c, date=str(entry.get("date", "")))
+                      for c in reader(text, str(entry["url"]))]
+        except SyntaxError as exc:
+            raise RefreshError(f"{path}: not the expected source ({exc.msg})") from None
+    return cells
+
+
+def _matrix(rules: Path, name: str) -> dict[str, Any]:
+    path = rules / "matrices" / f"{name}.toml"
+    try:
+        return tomllib().loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib().TOMLDecodeError) as exc:
+        raise RefreshError(f"cannot read {path}: {exc}") from None
+
+
+def _row(rows: list[dict[str, Any]], key: tuple[str, str]) -> dict[str, Any] | None:
+    return next((r for r in rows if str(r.get(key[0])) == key[1]), None)
+
+
+def _value(row: dict[str, Any], field: str) -> Any:
+    if field == "confirmed":
+        return row.get("confirmed", True) is not False
+    head, _, sub = field.partition(".")
+    value = row.get(head)
+    return value.get(sub) if sub and isinstance(value, dict) else value
+
+
+def _ver(text: Any) -> Version | None:
+    try:
+        return Version(str(text))
+    except InvalidVersion:
+        return None
+
+
+def _jax_release(cell: Cell, rows: list[dict[str, Any]]) -> Change | None:
+    """A jax release newer than every row's ``last`` is a row to review; older ones are
+    inside the data's ranges (or before its first row) and say nothing new."""
+    v = _ver(cell.key[1])
+    lasts = [x for r in rows if (x := _ver(r.get("last"))) is not None]
+    if v is None or not lasts or v <= max(lasts):
+        return None
+    return Change(cell, None, "review")
+
+
+def compare(cells: list[Cell], rules: Path) -> list[Change]:
+    """The cells whose value the shipped matrices under ``rules`` do not hold."""
+    out: list[Change] = []
+    cache: dict[str, dict[str, Any]] = {}
+    for cell in cells:
+        data = cache.setdefault(cell.file, _matrix(rules, cell.file))
+        rows = list(data.get(cell.table, []))
+        if cell.file == "jax" and cell.field == "released":
+            if (change := _jax_release(cell, rows)) is not None:
+                out.append(change)
+            continue
+        row = _row(rows, cell.key)
+        if row is None:
+            out.append(Change(cell, None, "new-row"))
+        elif _value(row, cell.field) != cell.value:
+            out.append(Change(cell, _value(row, cell.field), "changed"))
+    return out
+
+
+def _show(value: Any) -> str:
+    from envdoctor.matrices.refresh.tomledit import toml_value
+    return "(absent)" if value is None else toml_value(value)
+
+
+def render(changes: list[Change]) -> str:
+    """One line per changed cell: file, row, field, old -> new, and the source it comes from."""
+    lines = []
+    for ch in changes:
+        c = ch.cell
+        where = f"rules/matrices/{c.file}.toml [[{c.table}]] {c.key[0]} = {_show(c.key[1])}"
+        if ch.kind == "review":
+            lines.append(f"{where}: released {c.value}, not in the data (review: add a row "
+                         f"with its Python range)  # {c.source}")
+        else:
+            lines.append(f"{where}: {c.field}: {_show(ch.old)} -> {_show(c.value)}  "
+                         f"# {c.source}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def apply(changes: list[Change], rules: Path) -> list[Path]:
+    """Write the changed and new cells into the matrix files under ``rules``; "review"
+    changes are left to a person. Returns the files written."""
+    from envdoctor.matrices.refresh.tomledit import edit_file
+
+    by_file: dict[str, list[Change]] = {}
+    for ch in changes:
+        if ch.kind != "review":
+            by_file.setdefault(ch.cell.file, []).append(ch)
+    written = []
+    for name, items in by_file.items():
+        path = rules / "matrices" / f"{name}.toml"
+        edit_file(path, items)
+        written.append(path)
+    return written

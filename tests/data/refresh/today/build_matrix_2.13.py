@@ -1,0 +1,27 @@
+# Excerpt (the release constants only) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
+# at 6d36e31f45e831e85d4cc8a7a112fa4a02fd4dd8, 'Release 2.13 go live. Update release matrix' (#8261, 2026-07-08).
+PYTHON_ARCHES_DICT = {
+    "nightly": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+    "test": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+    "release": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+}
+TORCH_ONLY_PYTHON_ARCHES = ["3.15", "3.15t"]
+CUDA_ARCHES_DICT = {
+    "nightly": ["12.6", "13.0", "13.2"],
+    "test": ["12.6", "13.0", "13.2"],
+    "release": ["12.6", "13.0", "13.2"],
+}
+ROCM_ARCHES_DICT = {
+    "nightly": ["7.1", "7.2"],
+    "test": ["7.1", "7.2"],
+    "release": ["7.1", "7.2"],
+}
+STABLE_CUDA_VERSIONS = {
+    "nightly": "13.0",
+    "test": "13.0",
+    "release": "13.0",
+}
+CUDA_AARCH64_ARCHES = ["12.6-aarch64", "13.0-aarch64", "13.2-aarch64"]
+CURRENT_NIGHTLY_VERSION = "2.14.0"
+CURRENT_CANDIDATE_VERSION = "2.13.0"
+CURRENT_STABLE_VERSION = "2.13.0"

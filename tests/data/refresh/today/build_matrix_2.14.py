@@ -1,0 +1,29 @@
+# Excerpt (the release constants only) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
+# at main 61a77570f45416dc425c17d4a648376541a84732 (2026-08-21), with 'Release 2.14 go live. Update release
+# matrix' (#8712, 2026-09-02) applied: its whole diff is CURRENT_STABLE_VERSION 2.13.0 -> 2.14.0.
+PYTHON_ARCHES_DICT = {
+    "nightly": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t", "3.15", "3.15t"],
+    "test": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t", "3.15", "3.15t"],
+    "release": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+}
+TORCH_ONLY_PYTHON_ARCHES = ["3.15", "3.15t"]
+CUDA_ARCHES_DICT = {
+    "nightly": ["12.6", "13.0", "13.2", "13.4"],
+    "test": ["12.6", "13.0", "13.2", "13.4"],
+    "release": ["12.6", "13.0", "13.2"],
+}
+ROCM_ARCHES_DICT = {
+    "nightly": ["7.2", "7.14"],
+    "test": ["7.2", "7.14"],
+    "release": ["7.1", "7.2"],
+}
+STABLE_CUDA_VERSIONS = {
+    "nightly": "13.0",
+    "test": "13.0",
+    "release": "13.0",
+}
+CUDA_AARCH64_ARCHES = ["12.6-aarch64", "13.0-aarch64", "13.2-aarch64", "13.4-aarch64"]
+CUDA_ARCHES_NO_WINDOWS = ["13.4"]
+CURRENT_NIGHTLY_VERSION = "2.15.0"
+CURRENT_CANDIDATE_VERSION = "2.14.0"
+CURRENT_STABLE_VERSION = "2.14.0"
