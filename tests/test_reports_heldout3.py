@@ -5,9 +5,9 @@ repository quotes nowhere else, labelled from what each thread established befor
 run on them (``healthy``, or the cause with the ids/codes that name it in ``expected_any``).
 Computed as tests/test_heldout_reports.py and tests/corpus/reports/measure.py do: a healthy
 report is right when no error or warning is raised; a problem report is right when a finding at
-warning or above names its cause (by check id or code). An error-only paste (``error_only``) carries no
-environment report, only the error the framework printed. The first-run figures are in the
-set's README.
+warning or above names its cause (by check id or code). An error-only paste (``error_only``)
+carries no environment report, only the error the framework printed. The first-run figures are
+in the set's README.
 """
 
 from __future__ import annotations
