@@ -25,6 +25,7 @@ import time
 
 from envdoctor import children
 from envdoctor.bounded import decode_json
+from envdoctor.errors import EXIT_USAGE
 
 CHILD = (
     "import json, sys\n"
@@ -143,3 +144,50 @@ def _verdict(code: int, out: bytes, tail: bytes) -> str:
     last = next((line.strip() for line in reversed(tail.decode("utf-8", "replace").splitlines())
                  if line.strip() and not line.startswith("import ")), "")
     return f"importing torch exited with status {code}" + (f": {last[:200]}" if last else "")
+
+
+class ImportWatch:
+    """The same progress watch, in this process: for the ranks of a node after its first.
+
+    The node's local rank 0 imports torch in a child first (``torch_import_problem``); its
+    other ranks share that node's files and environment, so a second child each would only
+    repeat the import (on 2 cores, 16 ranks' extra imports cost more than the barrier). They
+    import in-process under this watch instead: a meta-path hook notes each module as it
+    starts, and a thread ends the process with the one line when ``timeout`` seconds pass
+    without progress (or ``CAP_FACTOR`` x ``timeout`` in all): a hung import is bounded and
+    named here too, only without a snapshot of its own (the other ranks name it absent).
+    """
+
+    def __init__(self, timeout: float, message: str) -> None:
+        import threading
+
+        from envdoctor.outputs.stderr import say  # now: the watch itself imports nothing
+        self.say = say
+        self.timeout, self.message = timeout, message
+        self.last, self.start_at, self.module = time.monotonic(), time.monotonic(), ""
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="envdoctor-import-watch",
+                                       daemon=True)
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        self.last, self.module = time.monotonic(), name
+        return None
+
+    def __enter__(self) -> ImportWatch:
+        sys.meta_path.insert(0, self)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def _watch(self) -> None:
+        while not self.done.wait(0.5):
+            now = time.monotonic()
+            if now - self.last > self.timeout or now - self.start_at > CAP_FACTOR * self.timeout:
+                where = f" (last module: {self.module})" if self.module else ""
+                self.say(self.message.format(why=f"importing torch made no progress for "
+                                                 f"{self.timeout:g}s (--timeout){where}"))
+                os._exit(EXIT_USAGE)

@@ -58,18 +58,28 @@ class RankResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def import_torch(timeout: float | None = None) -> Any:
+def import_torch(timeout: float | None = None, first_on_node: bool = True) -> Any:
     """torch, or BadInput (exit 2) with the one line that points to ``fleet compare``. With
-    ``timeout``, a child imports it first (``preflight``): an import that hangs or crashes
-    is named within ``timeout`` seconds instead of taking this rank with it."""
+    ``timeout``, the node's first rank has a child import it first (``preflight``): an import
+    that hangs or crashes is named within ``timeout`` seconds instead of taking this rank with
+    it; the node's other ranks import it here under the same progress watch."""
+    watch = None
     if timeout is not None:
-        from envdoctor.fleet.preflight import torch_import_problem
-        problem = torch_import_problem(timeout)
-        if problem:
-            raise BadInput(NO_TORCH.format(why=problem))
+        from envdoctor.fleet import preflight
+        if first_on_node:
+            problem = preflight.torch_import_problem(timeout)
+            if problem:
+                raise BadInput(NO_TORCH.format(why=problem))
+        else:
+            watch = preflight.ImportWatch(timeout, NO_TORCH)
     try:
-        import torch
-        import torch.distributed as dist
+        if watch is not None:
+            with watch:
+                import torch
+                import torch.distributed as dist
+        else:
+            import torch
+            import torch.distributed as dist
     except Exception as exc:  # noqa: BLE001 - ImportError, a broken install's OSError …
         raise BadInput(NO_TORCH.format(why=f"{type(exc).__name__}: {exc}"[:200])) from None
     if not dist.is_available() or not dist.is_gloo_available():
@@ -186,7 +196,7 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
         layout = detect(os.environ if environ is None else environ, options.store)
     except LayoutError as exc:
         raise BadInput(f"envdoctor fleet: {exc}") from None
-    torch = import_torch(options.timeout)
+    torch = import_torch(options.timeout, first_on_node=layout.local_rank == 0)
     # Two phases, each bounded by --timeout: the rendezvous waits for every rank to announce
     # (which absorbs ranks that import torch slowly), then every rank has --timeout to probe
     # and arrive, so the arrival measures the probes and nothing else.
