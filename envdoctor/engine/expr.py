@@ -24,6 +24,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from envdoctor import astparse
+
 
 class _Unknown:
     _instance: _Unknown | None = None
@@ -133,7 +135,7 @@ def compile_expr(source: str, validate: bool = True) -> ast.Expression:
     ``validate=False`` is only for sources this function already accepted (the rule cache).
     """
     try:
-        tree = ast.parse(source.strip(), mode="eval")
+        tree = astparse.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExprError(f"does not parse: {exc.msg} in {source!r}") from None
     if not validate:

@@ -16,6 +16,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor import astparse
 from envdoctor.bounded import decode_json, env
 from envdoctor.facts import (
     Distribution,
@@ -81,7 +82,7 @@ def module_constants(source: str) -> dict[str, Any]:
     """Top-level ``NAME = <literal>`` (and annotated) assignments of a Python file, unexecuted."""
     out: dict[str, Any] = {}
     try:
-        tree = ast.parse(source)
+        tree = astparse.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return out
     for node in tree.body:

@@ -112,7 +112,7 @@ def test_rules_list_covers_every_kind():
     assert kinds == {"check", "signature", "requirement", "fleet"}
     text = run_cli("rules", "list").stdout
     assert any(line.startswith("FLEET017 ") for line in text.splitlines())
-    assert text.rstrip().splitlines()[-1].endswith(", 37 fleet rules")
+    assert text.rstrip().splitlines()[-1].endswith(", 39 fleet rules")
 
 
 def test_fleet_rules_are_shown_and_explained_like_every_other_kind():
@@ -131,7 +131,7 @@ def test_rules_test_of_the_fleet_folder_agrees_with_the_whole(tmp_path):
     whole = validate.validate(RULES)
     alone = validate.validate(RULES / "fleet")
     assert whole.problems == alone.problems == []
-    assert [r.code for r in whole.fleet] == [r.code for r in alone.fleet] and len(alone.fleet) == 37
+    assert [r.code for r in whole.fleet] == [r.code for r in alone.fleet] and len(alone.fleet) == 39
 
 
 @pytest.mark.parametrize("how", ["example", "aspect", "schema"])

@@ -240,28 +240,31 @@ def _(d):
 @fault("V03", "nvml state", "couldn't communicate with the driver while the kernel module is loaded",
        "https://github.com/flydiscohuebr/nvidia-304/issues/11")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     env = smi(d, raw="echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                      "driver. Make sure that the latest NVIDIA driver is installed and running.\"; "
                      "exit 9")
     root = fake_root(d, dev=True, proc=PROC_550, pci=1)
     return with_root(root, env, verdict(status=FAILED, reason=("couldn't communicate",),
-                                        codes=("PROBE001",)))
+                                        codes=("PROBE003",)))
 
 
 @fault("V04", "nvml state", "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error",
        "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/387")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     env = smi(d, raw="echo 'Unable to determine the device handle for GPU 0000:0B:00.0: Unknown "
                      "Error'; exit 15")
-    return spec(env, verdict(status=FAILED, reason=("device handle",), codes=("PROBE001",)))
+    return spec(env, verdict(status=FAILED, reason=("device handle",), codes=("PROBE003",)))
 
 
 @fault("V05", "nvml state", "GPU is lost. Reboot the system to recover this GPU",
        "https://github.com/JosephKJ/OWOD/issues/81")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     env = smi(d, raw="echo 'Unable to determine the device handle for GPU 0000:02:00.0: GPU is "
                      "lost. Reboot the system to recover this GPU'; exit 15")
-    return spec(env, verdict(status=FAILED, reason=("GPU is lost",), codes=("PROBE001",)),
+    return spec(env, verdict(status=FAILED, reason=("GPU is lost",), codes=("PROBE003",)),
                 args=["check", "--static", "--format", "json", "--expect", "gpu"])
 
 
@@ -277,9 +280,10 @@ def _(d):
 @fault("V07", "nvml state", "Failed to initialize NVML: Insufficient Permissions",
        "https://github.com/NVIDIA/nvidia-docker/issues/284")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     env = smi(d, raw="echo 'Failed to initialize NVML: Insufficient Permissions'; exit 4")
     return spec(env, verdict(status=FAILED, reason=("Insufficient Permissions",),
-                             codes=("PROBE001",)))
+                             codes=("PROBE003",)))
 
 
 @fault("V08", "nvml state", "nvidia-smi present, libnvidia-ml.so missing, /dev/nvidia* present",
@@ -308,10 +312,11 @@ def _(d):
 @fault("V10", "nvml state", "No devices were found, kernel module loaded, GPU on PCI",
        "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/862")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     env = smi(d, raw="echo 'No devices were found'; exit 6")
     root = fake_root(d, dev=True, proc=PROC_550, pci=1)
     return with_root(root, env, verdict(status=FAILED, reason=("No devices were found",),
-                                        codes=("PROBE001",)))
+                                        codes=("PROBE003",)))
 
 
 @fault("V11", "nvml state", "libnvidia-ml.so.1 in the driver folder is not loadable, no nvidia-smi",
@@ -408,10 +413,11 @@ def _(d):
 @fault("G01", "gpu rows", "one GPU of eight fell off the bus: 7 rows + 'Unable to determine the device handle'",
        "https://github.com/NVIDIA/nvidia-container-toolkit/issues/69")
 def _(d):
+    # the failure text names a known state: that diagnosis (PROBE003), not "probe failed"
     lost = "Unable to determine the device handle for GPU 0000:5D:00.0: Unknown Error\n"
     rows = "".join(csv_row(i) + "\n" for i in range(8) if i != 3)
     env = smi(d, query=rows + lost, query_rc=15, table=lost, table_rc=15)
-    return spec(env, verdict(reason=("device handle",), codes=("PROBE001",)))
+    return spec(env, verdict(reason=("device handle",), codes=("PROBE003",)))
 
 
 @fault("G02", "gpu rows", "ERR! cells in the table (GPU in an error state)",

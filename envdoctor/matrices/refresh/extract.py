@@ -16,6 +16,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envdoctor import astparse
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -41,7 +43,7 @@ _MATRIX_NAMES = ("PYTHON_ARCHES_DICT", "TORCH_ONLY_PYTHON_ARCHES", "CUDA_ARCHES_
 def _literals(text: str) -> dict[str, Any]:
     """The module-level ``NAME = <literal>`` assignments of a Python source (no execution)."""
     out: dict[str, Any] = {}
-    for node in ast.parse(text).body:
+    for node in astparse.parse(text).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) and node.targets[0].id in _MATRIX_NAMES:
             try:
