@@ -83,7 +83,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
     with online_mode(settings) as said:
         report = pipeline.build(facts, intent=intent, fail_on=fail_on, policy=gate,
                                 redact=not no_redact, checks=checks)
-    if said:
+    from envdoctor.suggest import data_line_matters
+    if said and data_line_matters(list(said), online=settings is not None):
         from envdoctor.outputs.stderr import say
         for line in said:   # the date of the data the fixes' install commands rest on
             say(f"envdoctor: install commands in fixes: {line}")

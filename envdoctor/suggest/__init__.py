@@ -90,6 +90,15 @@ def online_mode(online: Online | None) -> Iterator[dict[str, None]]:
         _ONLINE.pop()
 
 
+def data_line_matters(lines: list[str], online: bool) -> bool:
+    """Whether `check` should say what its fixes' install commands rest on: with --online
+    (which index answered), or when something is worth a line (old data, an index that could
+    not be read); fixes from current shipped data name their date in `suggest` and in JSON,
+    and a clean run keeps stderr quiet."""
+    plain = f"rules/matrices as of {data_as_of() or 'unknown'}"
+    return online or any(line != plain for line in lines)
+
+
 def age_line(online: bool) -> str | None:
     """The one line on old shipped data: more than ``STALE_DAYS`` before today (``ENVDOCTOR_TODAY``
     pins the date) and no index was read; None otherwise."""
