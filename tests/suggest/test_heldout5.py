@@ -218,8 +218,8 @@ def matches(row: dict[str, Any], label: str, s: Suggestion, cell_of: Any = today
         if alt.startswith(">="):
             if _constraint_ok(row, alt, s, cell_of):
                 return True
-        elif fnmatch.fnmatchcase(got, alt):
-            return True
+        elif got == alt or ("*" in alt and fnmatch.fnmatchcase(got, alt.replace("[", "[[]"))):
+            return True   # "[" is literal: jax[cuda12] is an extra, not a character class
     return False
 
 
