@@ -26,10 +26,13 @@ SET = TESTS / "corpus" / "explain" / "heldout4"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
-# the first run is the figure that matters (README.md); the floor only keeps the test honest
+# first run on 572a6ab: 88/128 (68.8 %), README.md; the floor stays 0.0 until fixes are measured
 FLOOR = 0.0
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "h009-none-cnn-infer-warning-magictime.toml",  # ECUDNN008
+    "h019-none-jax-cpu-jaxlib-warning-colab-trainer.toml",  # EJAX005
+})
 MAX_TEXT = 8 * 1024
 
 

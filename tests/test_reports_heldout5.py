@@ -25,9 +25,12 @@ SET = TESTS / "corpus" / "reports" / "heldout5"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("r*.toml"))]
 CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
 LOUD = ("error", "warning")
+# first run on 572a6ab: problems named 5/22, healthy clean 13/14 (README.md)
 FLOOR = 0.0
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
-KNOWN_ALARMS: frozenset[str] = frozenset()
+KNOWN_ALARMS: frozenset[str] = frozenset({
+    "r14-h-rocm-rx580-capability-warning-tensor-works",  # GPU001 on a ROCm build
+})
 
 
 def _loud(text: str) -> set[str]:
