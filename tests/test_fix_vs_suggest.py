@@ -121,6 +121,6 @@ def test_keep_installed_keeps_a_release_that_has_a_variant_here():
 
 
 def test_keep_installed_never_downgrades_a_newer_install():
-    facts = _facts(ROOT / "suggest" / "machines" / "h200-torch215-newer-than-data.json")
+    facts = _facts(ROOT / "suggest" / "machines" / "h200-torch216-newer-than-data.json")
     fix = evaluate("torch_gpu_install()", names_for(facts))
-    assert "torch==" not in fix and "2.15.0" in fix
+    assert "torch==" not in fix and "2.16.0" in fix
