@@ -18,7 +18,8 @@ from typing import Any
 import tomllib
 
 from .test_heldout3 import MACHINES as BATCH3
-from .test_heldout3 import answer, platform_of, right as judged_right
+from .test_heldout3 import answer, platform_of
+from .test_heldout3 import right as judged_right
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "profiles4.toml").read_text("utf-8"))
 MACHINES: list[dict[str, Any]] = LABELS["machine"]
