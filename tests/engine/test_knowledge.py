@@ -144,7 +144,8 @@ def test_jax_release_ranges_and_plugins():
     # python_requires, narrowed by the newest Python the release has wheels for
     assert lookup_jax_release("0.4.35")["python"] == ">=3.10,<3.14"
     assert lookup_jax_release("0.4.30")["python"] == ">=3.9,<3.13"
-    assert lookup_jax_release("0.10.2")["python"] == ">=3.11"
+    assert lookup_jax_release("0.10.2")["python"] == ">=3.11,<3.15"   # jaxlib cp315 from 0.11.1
+    assert lookup_jax_release("0.12.0.1")["python"] == ">=3.12"
     assert lookup_jax_release("9.0") is None
     assert lookup_jax_plugin(13)["min_cc"] == "7.5"
     assert lookup_jax_plugin(12)["pjrt"] == "jax-cuda12-pjrt"

@@ -91,3 +91,22 @@ def test_an_edited_matrix_moves_the_answer(tmp_path, monkeypatch):
         assert not tensorflow.has_and_cuda("2.15.0")
     finally:
         matrices._matrices.cache_clear()
+
+
+def test_the_2026_12_releases_hold_only_what_their_sources_state():
+    """torch 2.14.1 / 2.15.0 and jax 0.12 from PyPI (listing and wheel metadata): 2.15.0 has
+    no Python 3.10 and no cu126 (removed from CD), its PyPI build is cu132 on Linux, and the
+    variants no stored source states (cu130, cu134, ROCm, Windows CUDA) are not listed; CUDA
+    13.4 did not ship in 2.14 (release/2.14 dropped it)."""
+    rows = {r["torch"]: r for r in matrices.matrix("wheel_index")["torch"]}
+    new, patch, old = rows["2.15.0"], rows["2.14.1"], rows["2.14.0"]
+    assert new["python"] == ">=3.11,<3.16" and patch["python"] == ">=3.10,<3.15"
+    assert new["pypi"]["linux_x86_64"] == new["pypi"]["linux_aarch64"] == "cu132"
+    assert patch["pypi"]["linux_x86_64"] == "cu130"
+    assert new["linux_x86_64"] == ["cpu", "cu132"] and new["win_amd64"] == ["cpu"]
+    assert all("cu134" not in r.get(p, []) for r in (new, patch, old)
+               for p in ("linux_x86_64", "linux_aarch64", "win_amd64"))
+    assert all(r["source"].startswith("https://") for r in (new, patch))
+    last = {r["last"]: r for r in matrices.matrix("jax")["release"]}
+    assert last["0.12.0.1"]["python"] == ">=3.12" and last["0.12.0.1"]["numpy_min"] == "2.2"
+    assert last["0.11.2"]["first"] == "0.11.0"

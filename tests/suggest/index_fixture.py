@@ -6,13 +6,13 @@ One ``http.server`` in a thread serves both halves of what `suggest --online` re
   PEP 691 JSON or PEP 503 HTML (``flavour``), with ``requires-python``, yanked files and PEP 658
   core metadata (``<wheel>.metadata``);
 * ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132, and
-  cu129 / cu140 with torch 2.15.0 only, known from the root's own page alone).
+  cu129 / cu140 with torch 2.16.0 only, known from the root's own page alone).
 
 Releases: torch 2.13.0 and 2.14.0 (as in the shipped rules/matrices) and the hypothetical newer
-2.14.1 and 2.15.0 (2.15.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a
-yanked 2.15.1 and a 2.16.0rc1, with torchvision / torchaudio pinned to them through core
+2.14.1 and 2.16.0 (2.16.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a
+yanked 2.16.1 and a 2.17.0rc1, with torchvision / torchaudio pinned to them through core
 metadata; torch 2.2.2 (and torchvision 0.17.2) for Intel Macs; jax / jaxlib /
-jax-cuda12-plugin / jax-cuda13-plugin 0.10.0 to 0.11.1 and the newer 0.12.0 (Python >= 3.11);
+jax-cuda12-plugin / jax-cuda13-plugin 0.10.0 to 0.11.1 and the newer 0.13.0 (Python >= 3.11);
 tensorflow 2.21.0 / 2.21.1 and the newer 2.22.0 with macOS arm64 wheels, 2.16.2 for Intel
 Macs. ``mode`` makes the server slow (sleeps past any deadline) or hostile (a huge body, deeply
 nested JSON, HTML with no links). ``paths`` records every path asked for.
@@ -32,7 +32,7 @@ LINUX = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64"]
 # the torch root's variants; its own page (/whl/) links to each, as download.pytorch.org's does
 VARIANTS = ("cpu", "cu126", "cu128", "cu129", "cu130", "cu132", "cu140")
 ALL = [*LINUX, "macosx_11_0_arm64", "win_amd64"]
-JAX_RELEASES = ("0.10.0", "0.11.0", "0.11.1", "0.12.0")   # 0.12.0: newer than the shipped data
+JAX_RELEASES = ("0.10.0", "0.11.0", "0.11.1", "0.13.0")   # 0.13.0: newer than the shipped data
 
 
 def _pys(low: int, high: int) -> list[str]:
@@ -49,7 +49,7 @@ def _torch_release(variant: str) -> list[dict]:
     """The torch wheels of one variant of the torch root (cpu, cuXYZ)."""
     out: list[dict] = []
     if variant in ("cu129", "cu140"):   # only on the root's own list, not in the shipped data
-        return _wheels("torch", f"2.15.0+{variant}", _pys(11, 13), ["manylinux_2_28_x86_64"],
+        return _wheels("torch", f"2.16.0+{variant}", _pys(11, 13), ["manylinux_2_28_x86_64"],
                        rp=">=3.11")
     plats = ALL if variant == "cpu" else ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64",
                                           "win_amd64"]
@@ -63,20 +63,20 @@ def _torch_release(variant: str) -> list[dict]:
     out += _wheels("torch", f"2.13.0{local}", _pys(10, 13), plats)
     out += _wheels("torch", f"2.14.0{local}", _pys(10, 13), plats)
     out += _wheels("torch", f"2.14.1{local}", _pys(10, 13), plats)
-    out += _wheels("torch", f"2.15.0{local}", _pys(11, 13), plats, rp=">=3.11")
-    out += _wheels("torch", f"2.15.1{local}", _pys(11, 13), plats, rp=">=3.11", yanked=True)
-    out += _wheels("torch", f"2.16.0rc1{local}", _pys(11, 13), plats, rp=">=3.11")
+    out += _wheels("torch", f"2.16.0{local}", _pys(11, 13), plats, rp=">=3.11")
+    out += _wheels("torch", f"2.16.1{local}", _pys(11, 13), plats, rp=">=3.11", yanked=True)
+    out += _wheels("torch", f"2.17.0rc1{local}", _pys(11, 13), plats, rp=">=3.11")
     return out
 
 
 def _companion(name: str, variant: str, plats: list[str]) -> list[dict]:
     local = f"+{variant}" if variant else ""
     pairs = {"torchvision": [("0.28.0", "2.13.0"), ("0.29.0", "2.14.0"), ("0.29.1", "2.14.1"),
-                             ("0.30.0", "2.15.0")],
-             "torchaudio": [("2.15.0", "2.15.0")]}[name]
+                             ("0.30.0", "2.16.0")],
+             "torchaudio": [("2.16.0", "2.16.0")]}[name]
     out: list[dict] = []
     for version, torch in pairs:
-        low = 11 if torch == "2.15.0" else 10
+        low = 11 if torch == "2.16.0" else 10
         out += _wheels(name, f"{version}{local}", _pys(low, 13), plats,
                        requires=["numpy", f"torch=={torch}{local}"])
     return out
@@ -94,10 +94,10 @@ def projects() -> dict[str, list[dict]]:
     pages["simple/torch"] = (
         _wheels("torch", "2.2.2", _pys(8, 12), ["macosx_10_9_x86_64"])
         + _wheels("torch", "2.14.1", _pys(10, 13), mac)
-        + _wheels("torch", "2.15.0", _pys(11, 13), mac, rp=">=3.11")
-        + _wheels("torch", "2.15.1", _pys(11, 13), mac, rp=">=3.11", yanked=True)
+        + _wheels("torch", "2.16.0", _pys(11, 13), mac, rp=">=3.11")
+        + _wheels("torch", "2.16.1", _pys(11, 13), mac, rp=">=3.11", yanked=True)
         # PyPI's Linux wheels: the stable CUDA build (cu130), without a local label
-        + _wheels("torch", "2.15.0", _pys(11, 13), LINUX, rp=">=3.11"))
+        + _wheels("torch", "2.16.0", _pys(11, 13), LINUX, rp=">=3.11"))
     pages["simple/torchvision"] = (
         _companion("torchvision", "", [*mac, *LINUX])
         + _wheels("torchvision", "0.17.2", _pys(8, 12), ["macosx_10_13_x86_64"],

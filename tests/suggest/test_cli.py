@@ -32,11 +32,11 @@ def test_json_contract():
                     "--format", "json")
     assert got.returncode == 0, got.stderr
     data = json.loads(got.stdout)
-    assert data["schema_version"] == 1 and data["data_as_of"] == "2026-09-02"
+    assert data["schema_version"] == 1 and data["data_as_of"] == "2026-12-02"
     assert data["machine"]["platform"] == "linux_x86_64"
     torch, jax = data["suggestions"]
     assert set(torch) == KEYS and set(jax) == KEYS
-    assert torch["packages"] == ["torch==2.14.0", "torchvision==0.29.0"]
+    assert torch["packages"] == ["torch==2.14.1", "torchvision==0.29.1"]
     assert torch["index_url"] == "https://download.pytorch.org/whl/cu126"
     assert all(set(r) == {"constraint", "text", "source", "confirmed"} for r in torch["reasons"])
     assert all(r["source"].startswith("https://") for r in torch["reasons"] if r["confirmed"])
@@ -47,8 +47,8 @@ def test_json_contract():
 def test_text_says_how_old_the_data_is():
     got = envdoctor("--facts", str(MACHINES / "gtx1080-driver580.json"), "torch")
     assert got.returncode == 0
-    assert "as of 2026-09-02 (no network used)" in got.stdout
-    assert "$ pip install torch==2.14.0 torchvision==0.29.0 --index-url " \
+    assert "as of 2026-12-02 (no network used)" in got.stdout
+    assert "$ pip install torch==2.14.1 torchvision==0.29.1 --index-url " \
            "https://download.pytorch.org/whl/cu126" in got.stdout
 
 
@@ -90,7 +90,7 @@ def test_from_a_pasted_report_on_stdin():
                     stdin=_report_text("047-system-md-rtx4090-580-torch2.5.1-cu124"))
     assert got.returncode == 0, got.stderr
     torch = json.loads(got.stdout)["suggestions"][0]
-    assert (torch["version"], torch["variant"]) == ("2.14.0", "cu130")
+    assert (torch["version"], torch["variant"]) == ("2.15.0", "cu132")
     assert any(not r["confirmed"] and "does not state Python" in r["text"]
                for r in torch["reasons"])
 
@@ -109,5 +109,5 @@ def test_installer_uv_json_commands_are_on_the_index():
     got = envdoctor("--facts", str(path), "torch", "--installer", "uv", "--format", "json")
     m = machine_of(pipeline.load_facts_file(str(path)))
     torch = json.loads(got.stdout)["suggestions"][0]
-    assert torch["command"].startswith("uv pip install torch==2.14.0")
+    assert torch["command"].startswith("uv pip install torch==2.14.1")
     check_command("torch", torch["command"], m)

@@ -20,17 +20,17 @@ def _texts(s) -> str:
 # ------------------------------------------------------------------ driver ceiling
 def test_driver_550_keeps_cuda_12_and_prices_the_cuda_13_upgrade():
     s = run("a100-driver550", "torch")
-    assert (s.status, s.version, s.variant) == ("ok", "2.14.0", "cu126")
+    assert (s.status, s.version, s.variant) == ("ok", "2.14.1", "cu126")
     assert s.index_url == "https://download.pytorch.org/whl/cu126"
     assert "needs driver >= 580" in _texts(s)
-    up = s.alternatives[0]
-    assert (up.version, up.variant, up.price) == ("2.14.0", "cu130", "driver >= 580")
-    assert "upgrade the NVIDIA driver to >= 580 to get torch 2.14.0 cu130" in up.text
+    up = s.alternatives[0]   # 2.15.0 has no CUDA 12 build (cu126 ends with 2.14)
+    assert (up.version, up.variant, up.price) == ("2.15.0", "cu132", "driver >= 580")
+    assert "upgrade the NVIDIA driver to >= 580 to get torch 2.15.0 cu132" in up.text
 
 
 def test_driver_580_gets_the_stable_cuda_13_build():
     s = run("h100-driver580-nvcc", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu130")
+    assert (s.version, s.variant) == ("2.15.0", "cu132")   # 2.15's PyPI (stable) build
     assert not any(a.price.startswith("driver") for a in s.alternatives)
 
 
@@ -51,8 +51,10 @@ def test_below_the_cuda_12_floor_only_cuda_11_builds_remain():
 # ------------------------------------------------------------------ arch list
 def test_pascal_gtx1080_is_not_in_cuda_13_builds():
     s = run("gtx1080-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu126")
-    assert "the cu130 build of torch 2.14.0 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
+    assert (s.version, s.variant) == ("2.14.1", "cu126")   # 2.15.0 has no cu126 build
+    assert "the cu132 build of torch 2.15.0 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
+        in _texts(s)
+    assert "the cu130 build of torch 2.14.1 has no code for NVIDIA GeForce GTX 1080 (sm_61)" \
         in _texts(s)
     assert not any(a.variant in ("cu130", "cu132") for a in s.alternatives)
 
@@ -60,13 +62,13 @@ def test_pascal_gtx1080_is_not_in_cuda_13_builds():
 def test_blackwell_rtx5090_needs_cu128_or_newer():
     s = run("rtx5090-driver570", "torch")
     assert (s.version, s.variant) == ("2.11.0", "cu128")   # cu126 lacks sm_120, cu13x need 580
-    assert "the cu126 build of torch 2.14.0 has no code for NVIDIA GeForce RTX 5090" in _texts(s)
-    assert s.alternatives[0].variant == "cu130" and s.alternatives[0].price == "driver >= 580"
+    assert "the cu126 build of torch 2.14.1 has no code for NVIDIA GeForce RTX 5090" in _texts(s)
+    assert s.alternatives[0].variant == "cu132" and s.alternatives[0].price == "driver >= 580"
 
 
 def test_blackwell_with_driver_580_gets_cu130():
     s = run("rtx5090-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu130")
+    assert (s.version, s.variant) == ("2.15.0", "cu132")
 
 
 def test_kepler_k80_last_runs_on_torch_27_cu118():
@@ -78,28 +80,29 @@ def test_kepler_k80_last_runs_on_torch_27_cu118():
 
 def test_volta_v100_stays_on_cu126_with_a_new_driver():
     s = run("v100-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.1", "cu126")   # the last release with cu126
 
 
 # ------------------------------------------------------------------ index has no such release
 def test_the_cu128_index_has_no_torch_212_or_newer():
-    """Driver 570 runs CUDA 12.x only; the newest torch on cu128 is 2.11, so 2.13 comes as cu126."""
+    """Driver 570 runs CUDA 12.x only; the newest torch on cu128 is 2.11, and 2.15 has no CUDA
+    12 build, so 2.14.1 comes as cu126."""
     s = run("rtx4090-driver570", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.1", "cu126")
 
 
 def test_aarch64_cu126_build_only_has_sm80_and_sm90():
     s = run("gh200-aarch64-driver560", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.1", "cu126")
     # sm_90 code in the aarch64 cu126 build (8.0;9.0), said as the code it runs
-    assert "the cu126 build of torch 2.14.0 has sm_90 code for NVIDIA GH200" in _texts(s)
+    assert "the cu126 build of torch 2.14.1 has sm_90 code for NVIDIA GH200" in _texts(s)
 
 
 # ------------------------------------------------------------------ Python version
 def test_python_39_gets_the_last_torch_for_39():
     s = run("rtx4090-py39", "torch")
     assert (s.version, s.variant) == ("2.8.0", "cu128")
-    assert any(a.price.startswith("Python") and a.version == "2.14.0" for a in s.alternatives)
+    assert any(a.price.startswith("Python") and a.version == "2.15.0" for a in s.alternatives)
 
 
 def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
@@ -111,25 +114,29 @@ def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
 
 # ------------------------------------------------------------------ platform
 def test_aarch64_grace_hopper_gets_cu130():
+    """2.15.0's aarch64 cu132 build has no arch list in the data: never the answer."""
     s = run("gh200-aarch64-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.1", "cu130")
+    assert "the arch list of the cu132 build of torch 2.15.0 on Linux aarch64 is not in the " \
+        "data" in _texts(s)
 
 
 def test_windows_uses_the_windows_driver_floor():
     s = run("windows-rtx3070-driver546", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu126")
+    assert (s.version, s.variant) == ("2.14.1", "cu126")
     assert "528.33" in _texts(s)  # CUDA 12.x minor-version floor on Windows (release notes Table 2)
 
 
 def test_windows_blackwell_with_a_580_driver_gets_cu130():
+    """No Windows CUDA build of 2.15.0 is in the data (PyPI's Windows wheel is the CPU one)."""
     s = run("windows-rtx5080-driver581", "torch")
-    assert (s.version, s.variant) == ("2.14.0", "cu130")
+    assert (s.version, s.variant) == ("2.14.1", "cu130")
 
 
 def test_macos_arm64_is_the_pypi_wheel_without_an_index():
     s = run("macos-arm64", "torch")
-    assert (s.version, s.variant, s.index_url) == ("2.14.0", "cpu", None)
-    assert s.command == "pip install torch==2.14.0 torchvision==0.29.0"
+    assert (s.version, s.variant, s.index_url) == ("2.15.0", "cpu", None)
+    assert s.command == "pip install torch==2.15.0 torchvision==0.29.2"
 
 
 def test_macos_x86_64_gets_the_last_intel_mac_release_with_numpy_1():
@@ -162,7 +169,7 @@ def test_installed_matching_build_is_left_alone_with_keep():
 
 def test_a_working_install_is_upgraded_only_saying_it_works():
     s = run("h200-torch213-cu130-installed", "torch")
-    assert (s.status, s.version, s.variant) == ("ok", "2.14.0", "cu130")
+    assert (s.status, s.version, s.variant) == ("ok", "2.15.0", "cu132")
     assert "already runs here" in s.reasons[0].text and "--keep" in s.reasons[0].text
     assert s.alternatives[0].version == "2.13.0+cu130" and s.alternatives[0].command is None
 
@@ -182,15 +189,15 @@ def test_only_the_mismatched_companion_is_reinstalled(tmp_path):
 
 
 def test_a_torch_newer_than_the_data_is_not_downgraded():
-    s = run("h200-torch215-newer-than-data", "torch")
-    assert s.status == "keep" and s.command is None and s.version == "2.15.0+cu130"
-    assert s.alternatives[0].version == "2.14.0"
+    s = run("h200-torch216-newer-than-data", "torch")
+    assert s.status == "keep" and s.command is None and s.version == "2.16.0+cu132"
+    assert s.alternatives[0].version == "2.15.0"
 
 
 # ------------------------------------------------------------------ JAX
 def test_jax_cuda13_needs_driver_580():
     s = run("h100-driver565", "jax")
-    assert (s.version, s.variant) == ("0.11.1", "jax[cuda12]")
+    assert (s.version, s.variant) == ("0.12.0.1", "jax[cuda12]")
     assert any(a.variant == "jax[cuda13]" and a.price == "driver >= 580" for a in s.alternatives)
     assert run("h100-driver580-nvcc", "jax").variant == "jax[cuda13]"
 
@@ -281,9 +288,9 @@ def test_flash_attn_needs_ampere_and_a_toolkit():
 # ------------------------------------------------------------------ installers
 def test_uv_and_conda_spellings():
     uv = run("a100-driver550", "torch", installer="uv")
-    assert uv.command.startswith("uv pip install torch==2.14.0 ")
+    assert uv.command.startswith("uv pip install torch==2.14.1 ")
     conda = run("a100-driver550", "torch", installer="conda")
-    assert conda.command.startswith("python -m pip install torch==2.14.0 ")
+    assert conda.command.startswith("python -m pip install torch==2.14.1 ")
     assert any(r.constraint == "installer" and "2.5.1" in r.text for r in conda.reasons)
 
 
@@ -305,7 +312,7 @@ def test_rocm_torch_stays_on_its_rocm_release_and_prices_the_newer_one():
     s = run("rocm-torch291-installed", "torch")
     assert (s.status, s.version, s.variant) == ("installed", "2.9.1", "rocm6.4")
     alt = next(a for a in s.alternatives if a.variant == "rocm7.14")
-    assert alt.version == "2.14.0" and alt.price == "ROCm 7.14"
+    assert alt.version == "2.14.1" and alt.price == "ROCm 7.14"
 
 
 # ------------------------------------------------------------ driver branch vs the GPU

@@ -12,7 +12,7 @@ from envdoctor.facts import Facts
 from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
 
-from .suggest_support import check_all
+from .suggest_support import check_all, judged
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "labels.toml").read_text("utf-8"))
 MACHINES = LABELS["machine"]
@@ -45,4 +45,5 @@ CASES = [(row, fw) for row in MACHINES for fw in row["expect"]]
 @pytest.mark.parametrize("row, framework", CASES,
                          ids=[f"{r['name']}-{fw}" for r, fw in CASES])
 def test_heldout_machine(row, framework):
-    assert answer(row, framework) == row["expect"][framework], row["why"]
+    got, want = answer(row, framework), row["expect"][framework]
+    assert judged(framework, want, got, machine_of(snapshot(row))), (got, want, row["why"])

@@ -19,6 +19,7 @@ import tomllib
 
 from .test_heldout3 import MACHINES as BATCH3
 from .test_heldout3 import answer, platform_of
+from .test_heldout3 import right as judged_right
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "profiles4.toml").read_text("utf-8"))
 MACHINES: list[dict[str, Any]] = LABELS["machine"]
@@ -45,7 +46,7 @@ def figures() -> tuple[Counter[str], Counter[str], list[str]]:
             got = answer(row, fw, keep)
         except Exception as exc:  # noqa: BLE001 - a crash or failed index check is a wrong answer
             got = f"error: {type(exc).__name__}: {str(exc)[:120]}"
-        if got == _expected(row, fw, keep):
+        if judged_right(row, fw, keep, got):
             right[key] += 1
         else:
             wrong.append(f"{row['name']} {fw}{' keep' if keep else ''}: got {got!r}, "

@@ -76,7 +76,7 @@ frameworks = { torch = { version = "2.13.0+cu126", cuda = "12.6" } }
     assert engine.run_examples(check) == []
     assert result.state == "fired"
     assert result.finding.fix == (   # the newest release replaces the installed CPU 2.13.0
-        "pip install torch==2.14.0 torchvision==0.29.0 "
+        "pip install torch==2.14.1 torchvision==0.29.1 "
         "--index-url https://download.pytorch.org/whl/cu126")
 
 

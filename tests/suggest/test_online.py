@@ -58,40 +58,41 @@ def shipped(name: str, framework: str = "torch"):
 
 # profile -> framework -> (status, version, variant, packages); derived by hand from the fixture
 EXPECTED = {
-    # Python 3.12, driver 580: torch 2.15.0 on the stable cu130, its torchvision by metadata
+    # Python 3.12, driver 580: torch 2.16.0 on the stable (PyPI) cu132, its torchvision by
+    # metadata
     "h100-driver580-nvcc": {
-        "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0")),
-        "jax": ("ok", "0.12.0", "jax[cuda13]", ("jax[cuda13]==0.12.0",)),
+        "torch": ("ok", "2.16.0", "cu132", ("torch==2.16.0", "torchvision==0.30.0")),
+        "jax": ("ok", "0.13.0", "jax[cuda13]", ("jax[cuda13]==0.13.0",)),
         "tensorflow": ("ok", "2.22.*", "tensorflow[and-cuda]",
                        ("tensorflow[and-cuda]==2.22.*",))},
     # driver 550: CUDA 12.x builds only, the newest of them (cu129: from the root's page)
     "a100-driver550": {
-        "torch": ("ok", "2.15.0", "cu129", ("torch==2.15.0", "torchvision==0.30.0")),
-        "jax": ("ok", "0.12.0", "jax[cuda12]", ("jax[cuda12]==0.12.0",))},
-    # Python 3.10: 2.15.0 requires >= 3.11 and 2.15.1 is yanked, so 2.14.1
+        "torch": ("ok", "2.16.0", "cu129", ("torch==2.16.0", "torchvision==0.30.0")),
+        "jax": ("ok", "0.13.0", "jax[cuda12]", ("jax[cuda12]==0.13.0",))},
+    # Python 3.10: 2.16.0 requires >= 3.11 and 2.16.1 is yanked, so 2.14.1
     "windows-rtx3070-py310": {
         "torch": ("ok", "2.14.1", "cu126", ("torch==2.14.1", "torchvision==0.29.1"))},
     "gh200-aarch64-driver580": {
-        "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0")),
-        "jax": ("ok", "0.12.0", "jax[cuda13]", ("jax[cuda13]==0.12.0",))},
+        "torch": ("ok", "2.16.0", "cu130", ("torch==2.16.0", "torchvision==0.30.0")),
+        "jax": ("ok", "0.13.0", "jax[cuda13]", ("jax[cuda13]==0.13.0",))},
     # Apple silicon: PyPI's wheels, TensorFlow 2.22 (macOS arm64 wheels listed), not 2.16
     "macos-arm64": {
-        "torch": ("ok", "2.15.0", "cpu", ("torch==2.15.0", "torchvision==0.30.0")),
-        "jax": ("ok", "0.12.0", "cpu", ("jax==0.12.0",)),
+        "torch": ("ok", "2.16.0", "cpu", ("torch==2.16.0", "torchvision==0.30.0")),
+        "jax": ("ok", "0.13.0", "cpu", ("jax==0.13.0",)),
         "tensorflow": ("ok", "2.22.*", "cpu", ("tensorflow==2.22.*",))},
     # Intel Mac: the last x86_64 wheels on the index, with the shipped pairing and NumPy 1.x
     "macos-x86_64": {
         "torch": ("ok", "2.2.2", "cpu", ("torch==2.2.2", "torchvision==0.17.2", "numpy<2")),
         "tensorflow": ("ok", "2.16.*", "cpu", ("tensorflow==2.16.*",))},
     "linux-cpu-only": {
-        "torch": ("ok", "2.15.0", "cpu", ("torch==2.15.0", "torchvision==0.30.0"))},
+        "torch": ("ok", "2.16.0", "cpu", ("torch==2.16.0", "torchvision==0.30.0"))},
     "rtx5090-driver580": {
-        "torch": ("ok", "2.15.0", "cu130", ("torch==2.15.0", "torchvision==0.30.0"))},
+        "torch": ("ok", "2.16.0", "cu132", ("torch==2.16.0", "torchvision==0.30.0"))},
     # driver 570 (CUDA 12.x) and sm_120 (cu128+): cu129, a variant only the root's page names
     "rtx5090-driver570": {
-        "torch": ("ok", "2.15.0", "cu129", ("torch==2.15.0", "torchvision==0.30.0"))},
-    # installed 2.15.0+cu130 is what the index says is newest: nothing to change
-    "h200-torch215-newer-than-data": {"torch": ("installed", "2.15.0", "cu130", ())},
+        "torch": ("ok", "2.16.0", "cu129", ("torch==2.16.0", "torchvision==0.30.0"))},
+    # installed 2.16.0+cu132 is what the index says is newest: nothing to change
+    "h200-torch216-newer-than-data": {"torch": ("installed", "2.16.0", "cu132", ())},
 }
 
 
@@ -127,7 +128,7 @@ def test_the_fixture_is_newer_than_the_shipped_data():
 
 
 def test_what_no_index_states_of_a_new_release_is_said_to_be_assumed():
-    """torch 2.15.0+cu129 and TF 2.22 are listed by the index but not described by the data:
+    """torch 2.16.0+cu129 and TF 2.22 are listed by the index but not described by the data:
     the arch list and the CUDA they are built with are inferred from the data's nearest rows,
     and every reason resting on them says so and is unconfirmed."""
     with serving("json") as index:
@@ -137,7 +138,7 @@ def test_what_no_index_states_of_a_new_release_is_said_to_be_assumed():
         v100, _ = picks("v100-driver580", online, ("torch",))
     arch = [r for r in torch["torch"].reasons if r.constraint == "arch"]
     assert len(arch) == 1 and not arch[0].confirmed
-    assert arch[0].text.startswith("the cu129 build of torch 2.15.0 has sm_80 code")
+    assert arch[0].text.startswith("the cu129 build of torch 2.16.0 has sm_80 code")
     assert "assuming it keeps the arch list of the cu129 build of torch 2.8.0" in arch[0].text
     assert "less sm_70" in arch[0].text          # Volta left cu128 with torch 2.11
     built = [r for r in tf["tensorflow"].reasons if "is built with CUDA" in r.text]
@@ -145,12 +146,12 @@ def test_what_no_index_states_of_a_new_release_is_said_to_be_assumed():
                          for r in built)
     # a GPU the inferred list leaves out is never "ok" on that build
     assert v100["torch"].variant != "cu129"
-    assert any("cu129 build of torch 2.15.0" in r.text and "unknown" in r.text
+    assert any("cu129 build of torch 2.16.0" in r.text and "unknown" in r.text
                for r in v100["torch"].reasons)
     # a variant the data never described (cu134 of the shipped 2.14.0) has nothing to go on
     from envdoctor.suggest.archs import derived_archs
     assert derived_archs(Version("2.14.0"), "cu134", "linux_x86_64") is None
-    assert derived_archs(Version("2.15.0"), "cu129", "linux_aarch64") is None  # no aarch64 row
+    assert derived_archs(Version("2.16.0"), "cu129", "linux_aarch64") is None  # no aarch64 row
 
 
 def test_yanked_and_prereleases_are_never_suggested():
@@ -161,7 +162,7 @@ def test_yanked_and_prereleases_are_never_suggested():
                 continue
             result = suggest(pipeline.load_facts_file(str(path)), ["torch"], online=online)
             text = json.dumps(result.to_dict())
-            assert "2.15.1" not in text and "2.16.0" not in text, path.name
+            assert "2.16.1" not in text and "2.17.0" not in text, path.name
 
 
 def test_a_mirror_configured_in_pip_conf_is_read(tmp_path, monkeypatch):
@@ -170,7 +171,7 @@ def test_a_mirror_configured_in_pip_conf_is_read(tmp_path, monkeypatch):
         conf.write_text(f"[global]\nindex-url = http://127.0.0.1:{index.port}/mirror/simple\n")
         monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
         got, result = picks("macos-arm64", Online(None, index.torch_root, 10), ("torch",))
-        assert got["torch"].version == "2.15.0" and result.notes == ()
+        assert got["torch"].version == "2.16.0" and result.notes == ()
         assert any(p.startswith("/mirror/simple/torch/") for p in index.paths)
         assert not any(p.startswith("/simple/") for p in index.paths)
 
@@ -201,7 +202,7 @@ def test_a_mirror_token_is_never_printed():
         root = index.torch_root.replace("http://", "http://user:s3cret@")
         got, result = picks("a100-driver550", Online(index.url, root, 10), ("torch",))
         text = json.dumps(result.to_dict())
-        assert got["torch"].version == "2.15.0" and "s3cret" not in text
+        assert got["torch"].version == "2.16.0" and "s3cret" not in text
         assert f"{index.torch_root}/cu129" in got["torch"].command
         assert "Basic dXNlcjpzM2NyZXQ=" in index.auth   # user:s3cret, as pip sends it
 
@@ -212,16 +213,16 @@ def test_pages_come_from_the_sealed_cache_within_its_lifetime(tmp_path):
         first, _ = picks("h100-driver580-nvcc", Online(url, root, 10), ("torch",))
     # the server is gone: the cache answers
     again, result = picks("h100-driver580-nvcc", Online(url, root, 5), ("torch",))
-    assert again["torch"].version == first["torch"].version == "2.15.0"
+    assert again["torch"].version == first["torch"].version == "2.16.0"
     assert result.notes == ()
     # a forged entry is not used: the page must be fetched, and the closed server says no
     entries = list((tmp_path / "cache" / "envdoctor" / "index").glob("*.json"))
     assert entries
     for entry in entries:
         head, _, body = entry.read_text().partition("\n")
-        entry.write_text(head + "\n" + body.replace("2.15.0", "2.99.0"))
+        entry.write_text(head + "\n" + body.replace("2.16.0", "2.99.0"))
     forged, result = picks("h100-driver580-nvcc", Online(url, root, 3), ("torch",))
-    assert forged["torch"].version == shipped("h100-driver580-nvcc").version != "2.15.0"
+    assert forged["torch"].version == shipped("h100-driver580-nvcc").version != "2.16.0"
     assert len(result.notes) == 1
     assert "could not be read" in result.notes[0]
 
@@ -232,7 +233,7 @@ def test_no_cache_past_its_lifetime(monkeypatch):
         url, root = index.url, index.torch_root
         picks("linux-cpu-only", Online(url, root, 10), ("torch",))
     got, result = picks("linux-cpu-only", Online(url, root, 3), ("torch",))
-    assert got["torch"].version == shipped("linux-cpu-only").version != "2.15.0"
+    assert got["torch"].version == shipped("linux-cpu-only").version != "2.16.0"
     assert len(result.notes) == 1
 
 
@@ -240,7 +241,7 @@ def test_metadata_pins_pair_torchaudio():
     with serving("json") as index:
         got = suggest(facts("h100-driver580-nvcc"), ["torch", "torchaudio"],
                       online=Online(index.url, index.torch_root, 10)).suggestions[0]
-    assert got.packages == ("torch==2.15.0", "torchvision==0.30.0", "torchaudio==2.15.0")
+    assert got.packages == ("torch==2.16.0", "torchvision==0.30.0", "torchaudio==2.16.0")
 
 
 def test_a_plugin_the_index_lacks_is_not_suggested():
@@ -248,8 +249,8 @@ def test_a_plugin_the_index_lacks_is_not_suggested():
         index.pages["simple/jax-cuda13-plugin"] = []
         got, result = picks("h100-driver580-nvcc", Online(index.url, index.torch_root, 10),
                             ("jax",))
-    assert (got["jax"].version, got["jax"].variant) == ("0.12.0", "jax[cuda12]")
-    assert any("lists no jax-cuda13-plugin 0.12.0" in r.text for r in got["jax"].reasons)
+    assert (got["jax"].version, got["jax"].variant) == ("0.13.0", "jax[cuda12]")
+    assert any("lists no jax-cuda13-plugin 0.13.0" in r.text for r in got["jax"].reasons)
 
 
 def test_data_line_names_the_index_and_the_shipped_date():
@@ -275,16 +276,16 @@ def test_a_variant_without_a_driver_floor_in_the_data_is_never_suggested():
 
 
 def test_a_gpu_machine_gets_the_newest_jax_with_a_plugin_for_its_driver():
-    """jax 0.12.0 without a CUDA 12 plugin: driver 550 keeps jax[cuda12] 0.11.1, driver 580
-    gets jax[cuda13] 0.12.0."""
+    """jax 0.13.0 without a CUDA 12 plugin: driver 550 keeps jax[cuda12] 0.11.1, driver 580
+    gets jax[cuda13] 0.13.0."""
     with serving("json") as index:
         page = index.pages["simple/jax-cuda12-plugin"]
-        page[:] = [f for f in page if "-0.12.0-" not in f["filename"]]
+        page[:] = [f for f in page if "-0.13.0-" not in f["filename"]]
         online = Online(index.url, index.torch_root, 10)
         old, _ = picks("a100-driver550", online, ("jax",))
         new, _ = picks("h100-driver580-nvcc", online, ("jax",))
     assert (old["jax"].version, old["jax"].variant) == ("0.11.1", "jax[cuda12]")
-    assert (new["jax"].version, new["jax"].variant) == ("0.12.0", "jax[cuda13]")
+    assert (new["jax"].version, new["jax"].variant) == ("0.13.0", "jax[cuda13]")
 
 
 class _Drip:
@@ -315,18 +316,18 @@ def test_the_bounded_body_reader_stops_at_its_limit_and_deadline():
 
 
 def test_an_unreadable_torch_root_leaves_the_build_pypi_carries(monkeypatch):
-    """Only the simple index answers (the torch root is down): PyPI's own torch build (cu130
+    """Only the simple index answers (the torch root is down): PyPI's own torch build (cu132
     on Linux x86_64) still gets the new release, and one line says what was read instead."""
     from .index_fixture import closed_port
     with serving("json") as index:
         dead = f"http://127.0.0.1:{closed_port()}/whl"
         got, result = picks("h100-driver580-nvcc", Online(index.url, dead, 10), ("torch",))
         old, old_result = picks("a100-driver550", Online(index.url, dead, 10), ("torch",))
-    assert (got["torch"].version, got["torch"].variant) == ("2.15.0", "cu130")
-    assert got["torch"].packages == ("torch==2.15.0", "torchvision==0.30.0")
-    assert len(result.notes) == 1 and "only the build PyPI carries (cu130)" in result.notes[0]
-    # driver 550 cannot run cu130: the CUDA 12 builds stay the shipped ones
+    assert (got["torch"].version, got["torch"].variant) == ("2.16.0", "cu132")
+    assert got["torch"].packages == ("torch==2.16.0", "torchvision==0.30.0")
+    assert len(result.notes) == 1 and "only the build PyPI carries (cu132)" in result.notes[0]
+    # driver 550 cannot run cu132: the CUDA 12 builds stay the shipped ones
     want = shipped("a100-driver550")
     assert (old["torch"].version, old["torch"].variant) == (want.version, want.variant)
-    assert old["torch"].variant == "cu126" and old["torch"].version != "2.15.0"
+    assert old["torch"].variant == "cu126" and old["torch"].version != "2.16.0"
     assert len(old_result.notes) == 1

@@ -97,7 +97,7 @@ def test_hostile_index_gives_the_shipped_answer(tmp_path, mode, why):
     data = json.loads(got.stdout)
     assert got.returncode == 0 and took < 15
     want = json.loads(shipped.stdout)["suggestions"][0]
-    assert data["suggestions"][0]["version"] == want["version"] != "2.15.0"  # the shipped one
+    assert data["suggestions"][0]["version"] == want["version"] != "2.16.0"  # the shipped one
     assert data["suggestions"][0]["command"] == want["command"]
     assert len(data["notes"]) == 1 and why in data["notes"][0], data["notes"]
 
@@ -163,7 +163,7 @@ def test_no_age_line_with_online(tmp_path):
         got, _ = envdoctor(tmp_path, "suggest", "--facts", H100, "torch", "--online",
                            "--index-url", index.url, "--torch-index-url", index.torch_root,
                            ENVDOCTOR_TODAY=_after(272))
-    assert "days old" not in got.stdout and "torch 2.15.0" in got.stdout
+    assert "days old" not in got.stdout and "torch 2.16.0" in got.stdout
 
 
 @pytest.mark.parametrize("args,why", [

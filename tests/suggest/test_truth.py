@@ -33,13 +33,13 @@ def _texts(s) -> str:
 
 def test_binary_compatibility_is_said_as_the_code_the_gpu_runs():
     ada = _one("rtx4090-ada-driver550-py312", "torch")
-    assert "NVIDIA GeForce RTX 4090 (sm_89) runs the cu126 build of torch 2.14.0's sm_86 code " \
+    assert "NVIDIA GeForce RTX 4090 (sm_89) runs the cu126 build of torch 2.14.1's sm_86 code " \
         "(binary-compatible within major 8)" in _texts(ada)
     pascal = _one("gtx1080-pascal-driver580-py312", "torch")
-    assert "runs the cu126 build of torch 2.14.0's sm_60 code (binary-compatible within " \
+    assert "runs the cu126 build of torch 2.14.1's sm_60 code (binary-compatible within " \
         "major 6)" in _texts(pascal)
     hopper = _one("h100-hopper-driver580-py312", "torch")
-    assert "the cu130 build of torch 2.14.0 has sm_90 code for" in _texts(hopper)
+    assert "the cu132 build of torch 2.15.0 has sm_90 code for" in _texts(hopper)
     for s in (ada, pascal, hopper):
         assert "arch list of torch" not in _texts(s)   # never "is in the … arch list"
 
@@ -114,7 +114,7 @@ def test_cli_keep_flag(tmp_path):
     assert plain.returncode == kept.returncode == 0, (plain.stderr, kept.stderr)
     top = json.loads(plain.stdout)["suggestions"][0]
     keep = json.loads(kept.stdout)["suggestions"][0]
-    assert (top["status"], top["version"]) == ("ok", "2.14.0")
+    assert (top["status"], top["version"]) == ("ok", "2.15.0")
     assert (keep["status"], keep["version"], keep["command"]) == ("installed", "2.13.0", None)
 
 
@@ -146,11 +146,11 @@ def test_a_driver_the_paste_does_not_show_is_undecided_never_assumed():
         assert "does not state the NVIDIA driver" in _texts(s)
         assert "meets its floor" not in _texts(s)
     assert [a.price for a in torch.alternatives[:2]] == ["driver >= 580", "driver >= 525.60.13"]
-    assert [a.variant for a in torch.alternatives[:2]] == ["cu130", "cu126"]
+    assert [a.variant for a in torch.alternatives[:2]] == ["cu132", "cu126"]
     assert [a.variant for a in jax.alternatives[:2]] == ["jax[cuda13]", "jax[cuda12]"]
 
 
 def test_a_gpu_model_the_paste_does_not_show_is_undecided():
     s = suggest(_pasted({"driver_version": "580.95.05", "gpus": []}), ["torch"]).suggestions[0]
     assert s.status == "undecided" and s.command is None
-    assert [a.variant for a in s.alternatives[:2]] == ["cu130", "cu126"]
+    assert [a.variant for a in s.alternatives[:2]] == ["cu132", "cu126"]

@@ -1,16 +1,22 @@
 """Refresh rules/matrices from copies of their upstream sources, as a reviewable diff.
 
 A sources directory holds ``sources.toml`` (one ``[[source]]`` per file: ``kind``, ``file``,
-``url``, ``date``) and the files themselves: recorded excerpts in tests/data/refresh, or what
-the scheduled workflow (.github/workflows/refresh-matrices.yml) downloaded. Each kind has a
-reader in ``extract`` that turns the text into the cells it states; ``compare`` sets those
+``url``, ``date`` and optionally ``fields``, the only cells taken from that file when another
+source states the rest of a row better) and the files themselves: recorded excerpts in
+tests/data/refresh, or what the scheduled workflow (.github/workflows/refresh-matrices.yml)
+downloaded. Each kind has a reader (``extract``, ``pypi``) that turns the text into the cells
+it states; ``compare`` sets those
 cells against the shipped matrices and ``render`` prints one line per changed cell with its
 source URL; ``apply`` writes them (``--write``), each changed cell with its own ``*_source``.
 
     python -m envdoctor.matrices.refresh --sources DIR [--rules DIR] [--write] [--diff FILE]
 
-Only what a source states is compared: a field no reader extracts (a torchvision pairing, a
-note) is left as it is, and a jax release the data lacks is reported for review, not invented.
+Only what a source states is compared: a field no reader extracts (a torchvision pairing that
+no exact pin states, a note) is left as it is, a jax release the data lacks is reported for
+review, not invented, and a new row from a source that does not say it is confirmed (a PyPI
+listing) is written ``confirmed = false``. Kinds: the readers of ``extract`` (test-infra's
+build matrix, RELEASE.md, TF's tested configurations, the CUDA release notes, the JAX
+changelog and install page) and of ``pypi`` (a PEP 691 project page, a wheel's core metadata).
 Nothing here touches the network; the workflow downloads, this reads files.
 """
 
@@ -63,11 +69,16 @@ def load_sources(directory: Path) -> list[Cell]:
             text = read_file(path, "a recorded source", MAX_INPUT).decode("utf-8")
         except (InputError, UnicodeDecodeError) as exc:
             raise RefreshError(f"cannot read source {path}: {exc}") from None
+        fields = entry.get("fields")
+        if fields is not None and not (isinstance(fields, list)
+                                       and all(isinstance(f, str) for f in fields)):
+            raise RefreshError(f"{manifest}: fields is a list of cell names: {entry}")
         try:
-            cells += [replace(c, date=str(entry.get("date", "")))
-                      for c in reader(text, str(entry["url"]))]
+            got = reader(text, str(entry["url"]))
         except SyntaxError as exc:
             raise RefreshError(f"{path}: not the expected source ({exc.msg})") from None
+        cells += [replace(c, date=str(entry.get("date", ""))) for c in got
+                  if fields is None or c.field in fields]
     return cells
 
 
@@ -108,6 +119,19 @@ def _jax_release(cell: Cell, rows: list[dict[str, Any]]) -> Change | None:
     return Change(cell, None, "review")
 
 
+def _cites(row: dict[str, Any], cell: Cell) -> bool:
+    """Whether the row names the cell's source for that field (or as the row's source)."""
+    head = cell.field.partition(".")[0]
+    return cell.source in (row.get(f"{head}_source"), row.get("source"))
+
+
+def _newest(cell: Cell, rows: list[dict[str, Any]]) -> bool:
+    """Whether the cell's row would be newer than every row of its table."""
+    v = _ver(cell.key[1])
+    keys = [x for r in rows if (x := _ver(r.get(cell.key[0]))) is not None]
+    return v is not None and (not keys or v > max(keys))
+
+
 def compare(cells: list[Cell], rules: Path) -> list[Change]:
     """The cells whose value the shipped matrices under ``rules`` do not hold."""
     out: list[Change] = []
@@ -120,6 +144,8 @@ def compare(cells: list[Cell], rules: Path) -> list[Change]:
                 out.append(change)
             continue
         row = _row(rows, cell.key)
+        if cell.listing and not (_cites(row, cell) if row is not None else _newest(cell, rows)):
+            continue
         if row is None:
             out.append(Change(cell, None, "new-row"))
         elif _value(row, cell.field) != cell.value:

@@ -11,27 +11,15 @@ from __future__ import annotations
 import ast
 import html
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import astparse
+from envdoctor.matrices.refresh.cell import Cell
+from envdoctor.matrices.refresh.pypi import READERS as PYPI_READERS
 
-
-@dataclass(frozen=True)
-class Cell:
-    """One value a source states for one matrix row: ``file`` (rules/matrices/<file>.toml),
-    the row's ``table`` and its ``key`` field and value, the ``field`` (``pypi.linux_x86_64``
-    for an inline-table entry), the ``value`` and the ``source`` URL it comes from."""
-
-    file: str
-    table: str
-    key: tuple[str, str]
-    field: str
-    value: Any
-    source: str
-    date: str = ""      # the source's date (sources.toml), for the file's data_as_of
+__all__ = ["READERS", "Cell"]
 
 
 # ---------------------------------------------------------------- pytorch/test-infra
@@ -44,10 +32,15 @@ def _literals(text: str) -> dict[str, Any]:
     """The module-level ``NAME = <literal>`` assignments of a Python source (no execution)."""
     out: dict[str, Any] = {}
     for node in astparse.parse(text).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id in _MATRIX_NAMES:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:   # X: list[str] = []
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in _MATRIX_NAMES:
             try:
-                out[node.targets[0].id] = ast.literal_eval(node.value)
+                out[target.id] = ast.literal_eval(value)
             except ValueError:
                 continue
     return out
@@ -241,4 +234,4 @@ def jax_install(text: str, source: str) -> list[Cell]:
 
 READERS = {"build_matrix": build_matrix, "release_md": release_md, "tf_tested": tf_tested,
            "cuda_drivers": cuda_drivers, "jax_changelog": jax_releases,
-           "jax_install": jax_install}
+           "jax_install": jax_install, **PYPI_READERS}

@@ -127,7 +127,8 @@ def _new_block(lines: list[str], table: str, key: tuple[str, str], cells: list[C
             fields[head] = ch.cell.value
     block = [f"[[{table}]]", *(f"{k} = {toml_value(v)}" for k, v in fields.items()),
              f"source = {toml_value(cells[0].cell.source)}"]
-    if any(ch.cell.field == "confirmed" and not ch.cell.value for ch in cells):
+    stated = [ch.cell.value for ch in cells if ch.cell.field == "confirmed"]
+    if not all(stated) or not stated:   # unconfirmed, or no source says it is confirmed
         block.append("confirmed = false")
     block.append('note = "Added by envdoctor.matrices.refresh from the source above; fields no '
                  'source states (companion pairings …) are left out: review."')
