@@ -1,0 +1,185 @@
+"""Apple silicon: whether this Python and the installed frameworks can reach the Mac's GPU
+(MPS for torch, the Metal plugins for JAX and TensorFlow), from the apple facts and
+rules/matrices/apple.toml (through envdoctor.matrices.apple)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, TorchBuild
+from envdoctor.matrices import apple as table
+
+# frameworks whose wheels are compiled for one CPU: an x86_64 one cannot use the GPU here
+COMPILED = ("torch", "jaxlib", "tensorflow", "tensorflow-macos")
+
+
+# The apple facts a function reads, field by field: under --root the interpreter's fields are
+# not observed (it is not that Mac's Python), which must not make the whole section unknown.
+# ``apple.apple_silicon`` is required: nothing is judged where the CPU is not known.
+MAC = dict(apple_silicon="apple.apple_silicon",
+           cpu_brand=optional("apple.cpu_brand", ""),
+           translated=optional("apple.translated"),
+           python_machine=optional("apple.python_machine", ""),
+           python_platform=optional("apple.python_platform", ""),
+           wheels=optional("apple.wheels", ()),
+           macos_version=optional("apple.macos_version"),
+           torch_mps_linked=optional("apple.torch_mps_linked"),
+           torch_lib_arch=optional("apple.torch_lib_arch", ""))
+
+
+def _mac(facts: dict[str, Any]) -> AppleFacts:
+    """The fields read (``MAC``) as one record; the rest of the call's keywords are dropped."""
+    return AppleFacts(**{k: v for k, v in facts.items() if k in MAC})
+
+
+def _silicon(a: AppleFacts | None) -> bool:
+    return a is not None and bool(a.apple_silicon or a.cpu_brand.startswith("Apple M"))
+
+
+@reads(silicon=optional("apple.apple_silicon"), brand=optional("apple.cpu_brand", ""))
+def apple_machine(*, silicon: bool | None, brand: str) -> bool:
+    """``apple_machine()``: the apple facts show an Apple silicon Mac (hw.optional.arm64 = 1
+    or an "Apple M…" CPU), where the GPU is reached through MPS / Metal, never CUDA; False
+    when the probe did not answer or the Mac is an Intel one."""
+    return bool(silicon or (brand or "").startswith("Apple M"))
+
+
+@reads(**MAC)
+def apple_x86_python(**facts: Any) -> dict[str, str] | None:
+    """``apple_x86_python()``: on Apple silicon, this Python runs as x86_64 code (Rosetta 2) and
+    frameworks are installed for it -> {how, affected}; None otherwise. Evidence, strongest
+    first: sysctl.proc_translated = 1, the interpreter's own machine, x86_64 framework wheels
+    or an x86_64 libtorch_cpu.dylib."""
+    a = _mac(facts)
+    if not _silicon(a):
+        return None
+    x86 = [w for w in a.wheels if w.name in COMPILED and w.arch == "x86_64"]
+    how = ""
+    if a.translated:
+        how = "sysctl.proc_translated is 1: this Python runs translated by Rosetta 2"
+    elif a.python_machine == "x86_64":
+        how = f"the interpreter is x86_64 ({a.python_platform or 'platform.machine()'})"
+    elif x86 or a.torch_lib_arch == "x86_64":
+        how = "its framework wheels are x86_64 builds"
+    if not how:
+        return None
+    affected = [f"{w.name} {w.version} ({w.tags[0] if w.tags else w.arch})" for w in x86]
+    if not affected:
+        affected = [f"{w.name} {w.version}" for w in a.wheels if w.name in COMPILED]
+    if not affected:
+        return None  # nothing installed that it hurts yet
+    return {"how": how, "affected": ", ".join(affected), "cpu": a.cpu_brand or "Apple silicon"}
+
+
+@reads(t="frameworks.torch", **MAC)
+def mps_macos_gap(*, t: TorchBuild | None, **facts: Any) -> dict[str, str] | None:
+    """``mps_macos_gap()``: torch on a Mac whose macOS is older than the one its MPS backend
+    needs -> {macos, needs, torch, source}; None otherwise (or when the release has no row)."""
+    a = _mac(facts)
+    if t is None or t.version is None or a.macos_version is None or not _silicon(a):
+        return None
+    row = table.mps_floor(t.version)
+    needs = None if row is None else row.get("macos")
+    from envdoctor.versions import ver
+    floor = ver(needs)
+    if floor is None or a.macos_version >= floor:
+        return None
+    return {"macos": str(a.macos_version), "needs": str(needs), "torch": str(t.version),
+            "source": str(row.get("source", "")) if row else ""}
+
+
+@reads(version="apple.macos_version")
+def torch_mps_fix(*, version: Any) -> str:
+    """``torch_mps_fix()``: what to do when macOS is too old for the installed torch's MPS:
+    upgrade macOS, or the newest torch whose MPS runs on this macOS."""
+    rows = table.mps_floors()
+    from envdoctor.versions import ver
+    fits = [r for r in rows if version is not None and (f := ver(r.get("macos"))) is not None
+            and version >= f]
+    if not fits:
+        return "Update macOS to 14 or newer (Apple menu > System Settings > General > Software Update)."
+    spec = str(fits[-1].get("torch", ""))
+    cap = next((p[1:] for p in spec.split(",") if p.startswith("<")), "")
+    pin = f' or keep this macOS and install a torch that supports it: pip install "torch<{cap}"' \
+        if cap else ""
+    return f"Update macOS (System Settings > General > Software Update){pin}."
+
+
+@reads(t="frameworks.torch", **MAC)
+def torch_without_mps(*, t: TorchBuild | None, **facts: Any) -> str | None:
+    """``torch_without_mps()``: an arm64 torch on Apple silicon whose libtorch_cpu.dylib does
+    not link MetalPerformanceShaders (built with USE_MPS=0) -> "torch 2.5.0a0 (…)"; None when
+    it links it, was not read, or the torch is x86_64 (``apple_x86_python``'s)."""
+    a = _mac(facts)
+    if t is None or not _silicon(a) or a.torch_mps_linked is not False:
+        return None
+    if a.torch_lib_arch == "x86_64" or a.translated:
+        return None
+    return f"torch {t.version}: torch/lib/libtorch_cpu.dylib does not link MetalPerformanceShaders"
+
+
+@reads(silicon="apple.apple_silicon", pk="packages")
+def jax_metal_mismatch(*, silicon: bool | None, pk: PackageFacts) -> dict[str, str] | None:
+    """``jax_metal_mismatch()``: jax-metal installed next to a jax or jaxlib outside the
+    releases it runs with -> {plugin, found, needs, source}; None when they pair, the row is a
+    hint only, or jax-metal is absent."""
+    plugin = pk.get("jax-metal")
+    if plugin is None or plugin.version is None:
+        return None
+    row = table.plugin_row("jax_metal", plugin.version)
+    if row is None:
+        return None
+    bad = []
+    for name in ("jax", "jaxlib"):
+        dist = pk.get(name)
+        version = dist.version if dist is not None else None
+        if table.outside(row, name, version):
+            bad.append(f"{name} {version}")
+    if not bad:
+        return None
+    return {"plugin": f"jax-metal {plugin.version}", "found": ", ".join(bad),
+            "needs": f"jax{row['jax']}, jaxlib{row['jaxlib']}",
+            "pin": _pin(str(row["jaxlib"])), "source": str(row.get("source", ""))}
+
+
+def _pin(spec: str) -> str:
+    """The release to pin from a plugin's specifier: its ``==`` release, else its lower bound
+    (``>=0.4.34,<0.5.1`` -> ``0.4.34``), the one the plugin's own metadata names."""
+    parts = [p.strip() for p in spec.split(",")]
+    exact = next((p[2:] for p in parts if p.startswith("==")), "")
+    low = next((p[2:] for p in parts if p.startswith(">=")), "")
+    return exact or low
+
+
+@reads(silicon="apple.apple_silicon", pk="packages")
+def tf_metal_mismatch(*, silicon: bool | None, pk: PackageFacts) -> dict[str, str] | None:
+    """``tf_metal_mismatch()``: tensorflow-metal installed next to a TensorFlow its plugin
+    cannot load into -> {plugin, found, needs, source}; None otherwise."""
+    plugin = pk.get("tensorflow-metal")
+    if plugin is None or plugin.version is None:
+        return None
+    row = table.plugin_row("tensorflow_metal", plugin.version)
+    tf = pk.get("tensorflow") or pk.get("tensorflow-macos")
+    if row is None or tf is None or not table.outside(row, "tensorflow", tf.version):
+        return None
+    return {"plugin": f"tensorflow-metal {plugin.version}", "found": f"{tf.name} {tf.version}",
+            "needs": f"tensorflow{row['tensorflow']}", "source": str(row.get("source", ""))}
+
+
+@reads(fw="frameworks", pk="packages", **MAC)
+def apple_gpu_blind(*, fw: FrameworkFacts, pk: PackageFacts, **facts: Any) -> str | None:
+    """``apple_gpu_blind()``: on Apple silicon, installed frameworks that have no way to the GPU:
+    JAX without jax-metal, TensorFlow without tensorflow-metal ("jax 0.4.30 (no jax-metal)");
+    None when every installed framework has one (torch's MPS is judged by its own checks)."""
+    if not _silicon(_mac(facts)):
+        return None
+    blind = []
+    if fw.jax is not None and pk.get("jax-metal") is None:
+        blind.append(f"jax {fw.jax.version} (no jax-metal)")
+    if fw.tensorflow is not None and pk.get("tensorflow-metal") is None:
+        blind.append(f"{fw.tensorflow.distribution or 'tensorflow'} {fw.tensorflow.version} "
+                     "(no tensorflow-metal)")
+    return ", ".join(blind) or None
+
+
