@@ -66,13 +66,15 @@ def _thin(data: bytes) -> tuple[str, tuple[str, ...], str]:
     cputype, _sub, _kind, ncmds, sizeofcmds = struct.unpack(order + "iiIII", data[4:24])
     arch = CPU_NAMES.get(cputype & 0xFFFFFFFF, f"cpu-{cputype & 0xFFFFFFFF:#x}")
     dylibs: list[str] = []
-    offset, end = 32, min(len(data), 32 + sizeofcmds)
+    offset, end = 32, 32 + sizeofcmds
     for _ in range(min(ncmds, MAX_COMMANDS)):
-        if offset + 8 > end:
+        if offset + 8 > min(end, len(data)):
             break  # the rest lies past the bytes read: what was read stands
         cmd, size = struct.unpack(order + "II", data[offset:offset + 8])
         if size < 8 or offset + size > end:
             return arch, tuple(dylibs), "a load command runs past the header"
+        if offset + size > len(data):
+            break
         if cmd in LOAD_DYLIB and size >= 24:
             name_at = struct.unpack(order + "I", data[offset + 8:offset + 12])[0]
             raw = data[offset + name_at:offset + size] if 12 <= name_at < size else b""

@@ -48,9 +48,9 @@ MPS_FRAMEWORK = "MetalPerformanceShaders.framework"
 _TAG = re.compile(r"macosx_(\d+)_(\d+)_(\w+)$")
 
 
-def probe(root: Path = SYSTEM) -> AppleFacts:
+def probe(root: Path = SYSTEM, paths: tuple[str, ...] | None = None) -> AppleFacts:
     """Read the Mac under ``root`` (its SystemVersion.plist), ask sw_vers and sysctl, read the
-    interpreter and the installed wheels."""
+    interpreter and the wheels installed on ``paths`` (default ``sys.path``)."""
     trail = Trail()
     here = is_system(root) and sys.platform == "darwin"
     plist = _plist(trail, under(root, PLIST))
@@ -95,7 +95,7 @@ def probe(root: Path = SYSTEM) -> AppleFacts:
     else:  # under another root the interpreter running is not that Mac's
         unobserved += ["python_machine", "python_platform", "python_archs"]
 
-    installed = _dists.installed()
+    installed = _dists.installed(paths)
     wheels = tuple(w for name in WHEELS if name in installed
                    for w in (_wheel(trail, installed[name]),))
     torch = installed.get("torch")
