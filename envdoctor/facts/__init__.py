@@ -554,6 +554,9 @@ class LiveFramework:
     cudnn: Version | None = None        # cuDNN in use at run time
     nccl: Version | None = None
     cuda_available: bool | None = None  # the framework's own "is a CUDA/ROCm GPU usable"
+    # torch on a Mac: torch.backends.mps.is_built() / is_available() (None: not asked)
+    mps_built: bool | None = None
+    mps_available: bool | None = None
     devices: tuple[LiveDevice, ...] = ()
     arch_list: tuple[str, ...] = ()     # e.g. torch.cuda.get_arch_list(): sm_80, sm_90
     # torch's warning "Minimum and Maximum cuda capability supported by this version of

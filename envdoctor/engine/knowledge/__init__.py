@@ -63,7 +63,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # Apple silicon (MPS, Metal)
     "apple_machine": "apple", "apple_x86_python": "apple", "mps_macos_gap": "apple",
     "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
-    "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple",
+    "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

@@ -106,12 +106,16 @@ def torch_mps_fix(*, version: Any) -> str:
     return f"Update macOS (System Settings > General > Software Update){pin}."
 
 
-@reads(t="frameworks.torch", **MAC)
-def torch_without_mps(*, t: TorchBuild | None, **facts: Any) -> str | None:
+@reads(t="frameworks.torch", live=optional("live", {}), **MAC)
+def torch_without_mps(*, t: TorchBuild | None, live: dict[str, Any],
+                      **facts: Any) -> str | None:
     """``torch_without_mps()``: an arm64 torch on Apple silicon whose libtorch_cpu.dylib does
     not link MetalPerformanceShaders (built with USE_MPS=0) -> "torch 2.5.0a0 (…)"; None when
     it links it, was not read, or the torch is x86_64 (``apple_x86_python``'s)."""
     a = _mac(facts)
+    run = live.get("torch")
+    if t is not None and _silicon(a) and getattr(run, "mps_built", None) is False:
+        return f"torch {t.version}: torch.backends.mps.is_built() is False"
     if t is None or not _silicon(a) or a.torch_mps_linked is not False:
         return None
     if a.torch_lib_arch == "x86_64" or a.translated:
@@ -183,3 +187,20 @@ def apple_gpu_blind(*, fw: FrameworkFacts, pk: PackageFacts, **facts: Any) -> st
     return ", ".join(blind) or None
 
 
+
+
+@reads(live=optional("live", {}), **MAC)
+def mps_unavailable(*, live: dict[str, Any], **facts: Any) -> str | None:
+    """``mps_unavailable()``: torch, asked in its own process on Apple silicon, has MPS built
+    but not available ("torch 2.9.1: torch.backends.mps.is_available() is False (RuntimeError:
+    The MPS backend is supported on macOS 14.0+ …)"); None otherwise. A static run has no
+    live facts: never a finding there."""
+    run = live.get("torch")
+    if run is None or not _silicon(_mac(facts)):
+        return None
+    if getattr(run, "mps_built", None) is not True or getattr(run, "mps_available", None) \
+            is not False:
+        return None
+    why = getattr(run, "gpu_error", "") or ""
+    return (f"torch {run.version}: torch.backends.mps.is_available() is False"
+            + (f" ({why[:200]})" if why else ""))
