@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import Read, optional, reads
 from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, TorchBuild
 from envdoctor.matrices import apple as table
 
@@ -17,7 +17,7 @@ COMPILED = ("torch", "jaxlib", "tensorflow", "tensorflow-macos")
 # The apple facts a function reads, field by field: under --root the interpreter's fields are
 # not observed (it is not that Mac's Python), which must not make the whole section unknown.
 # ``apple.apple_silicon`` is required: nothing is judged where the CPU is not known.
-MAC = dict(apple_silicon="apple.apple_silicon",
+MAC: dict[str, str | Read] = dict(apple_silicon="apple.apple_silicon",
            cpu_brand=optional("apple.cpu_brand", ""),
            translated=optional("apple.translated"),
            python_machine=optional("apple.python_machine", ""),
@@ -98,7 +98,8 @@ def torch_mps_fix(*, version: Any) -> str:
     fits = [r for r in rows if version is not None and (f := ver(r.get("macos"))) is not None
             and version >= f]
     if not fits:
-        return "Update macOS to 14 or newer (Apple menu > System Settings > General > Software Update)."
+        return ("Update macOS to 14 or newer (Apple menu > System Settings > General > "
+                "Software Update).")
     spec = str(fits[-1].get("torch", ""))
     cap = next((p[1:] for p in spec.split(",") if p.startswith("<")), "")
     pin = f' or keep this macOS and install a torch that supports it: pip install "torch<{cap}"' \
