@@ -64,6 +64,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "apple_machine": "apple", "apple_x86_python": "apple", "mps_macos_gap": "apple",
     "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
     "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
+    "mps_watermark_problem": "apple",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

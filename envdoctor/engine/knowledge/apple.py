@@ -205,3 +205,35 @@ def mps_unavailable(*, live: dict[str, Any], **facts: Any) -> str | None:
     why = getattr(run, "gpu_error", "") or ""
     return (f"torch {run.version}: torch.backends.mps.is_available() is False"
             + (f" ({why[:200]})" if why else ""))
+
+
+MPS_HIGH_DEFAULT, MPS_LOW_UNIFIED_DEFAULT = 1.7, 1.4
+
+
+@reads(vars=optional("env.vars", {}), **MAC)
+def mps_watermark_problem(*, vars: dict[str, str], **facts: Any) -> str | None:
+    """``mps_watermark_problem()``: PYTORCH_MPS_HIGH_WATERMARK_RATIO / _LOW_ values torch's MPS
+    allocator refuses at its first allocation ("invalid low watermark ratio 1.4": the low
+    ratio, 1.4 by default on unified memory, must not exceed the high one; 0.0 high disables
+    the limit) -> what is wrong; None when unset or valid."""
+    if not _silicon(_mac(facts)):
+        return None
+    raw_high = vars.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO")
+    raw_low = vars.get("PYTORCH_MPS_LOW_WATERMARK_RATIO")
+    if raw_high is None and raw_low is None:
+        return None
+    try:
+        high = float(raw_high) if raw_high is not None else MPS_HIGH_DEFAULT
+        low = float(raw_low) if raw_low is not None else MPS_LOW_UNIFIED_DEFAULT
+    except ValueError:
+        return f"PYTORCH_MPS_*_WATERMARK_RATIO is not a number ({raw_high!r}, {raw_low!r})"
+    if high < 0 or low < 0:
+        return "a negative PYTORCH_MPS_*_WATERMARK_RATIO"
+    if high == 0.0:
+        return None  # no upper limit: the low ratio is not compared
+    if low > high:
+        shown_low = f"PYTORCH_MPS_LOW_WATERMARK_RATIO={raw_low}" if raw_low is not None \
+            else f"the default low watermark ratio {MPS_LOW_UNIFIED_DEFAULT}"
+        return (f"PYTORCH_MPS_HIGH_WATERMARK_RATIO={raw_high if raw_high is not None else high}"
+                f" is below {shown_low}")
+    return None
