@@ -45,8 +45,9 @@ def apple_machine(*, silicon: bool | None, brand: str) -> bool:
     return bool(silicon or (brand or "").startswith("Apple M"))
 
 
-@reads(**MAC)
-def apple_x86_python(**facts: Any) -> dict[str, str] | None:
+@reads(t=optional("frameworks.torch"), jax=optional("frameworks.jax"),
+       tf=optional("frameworks.tensorflow"), **MAC)
+def apple_x86_python(*, t: Any, jax: Any, tf: Any, **facts: Any) -> dict[str, str] | None:
     """``apple_x86_python()``: on Apple silicon, this Python runs as x86_64 code (Rosetta 2) and
     frameworks are installed for it -> {how, affected}; None otherwise. Evidence, strongest
     first: sysctl.proc_translated = 1, the interpreter's own machine, x86_64 framework wheels
@@ -67,6 +68,9 @@ def apple_x86_python(**facts: Any) -> dict[str, str] | None:
     affected = [f"{w.name} {w.version} ({w.tags[0] if w.tags else w.arch})" for w in x86]
     if not affected:
         affected = [f"{w.name} {w.version}" for w in a.wheels if w.name in COMPILED]
+    if not affected:  # a pasted report names the frameworks, not their wheels
+        affected = [f"{name} {b.version}" for name, b in (("torch", t), ("jax", jax),
+                                                          ("tensorflow", tf)) if b is not None]
     if not affected:
         return None  # nothing installed that it hurts yet
     return {"how": how, "affected": ", ".join(affected), "cpu": a.cpu_brand or "Apple silicon"}
