@@ -18,8 +18,17 @@ from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
-from envdoctor.probes import (apple, cuda, envvars, frameworks, host, libraries, nvidia,
-                              packages, rocm)
+from envdoctor.probes import (
+    apple,
+    cuda,
+    envvars,
+    frameworks,
+    host,
+    libraries,
+    nvidia,
+    packages,
+    rocm,
+)
 from envdoctor.probes._root import SYSTEM
 
 
