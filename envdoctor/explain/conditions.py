@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # the facts sections (envdoctor.facts.SECTIONS; not imported here: it is slow to import and
 # only needed once a matched signature has conditions)
-SECTIONS = ("host", "nvidia", "rocm", "cuda", "libraries", "packages", "frameworks", "env")
+SECTIONS = ("host", "nvidia", "rocm", "apple", "cuda", "libraries", "packages", "frameworks", "env")
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
@@ -32,7 +32,7 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
     "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
     "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "rocm", "env"),
-    "amd_machine": ("rocm",),
+    "amd_machine": ("rocm",), "apple_machine": ("apple",),
     "torch_has_arch": ("frameworks", "libraries"),
     "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
     # expression builtins read no facts

@@ -223,6 +223,42 @@ class RocmFacts:
         return tuple(dict.fromkeys(g.gfx for g in self.gpus if g.gfx))
 
 
+# --------------------------------------------------------------------------- Apple (macOS)
+@dataclass(frozen=True)
+class WheelBuild:
+    """The platform a framework's installed wheel was built for (its dist-info WHEEL tags)."""
+
+    name: str = ""                    # torch, jaxlib, jax-metal, tensorflow, tensorflow-metal
+    version: Version | None = None
+    tags: tuple[str, ...] = ()        # "cp311-none-macosx_11_0_arm64"
+    arch: str = ""                    # arm64 | x86_64 | universal2 | any ("" when unknown)
+    macos: Version | None = None      # the oldest macOS the tag names (11.0)
+
+
+@dataclass(frozen=True)
+class AppleFacts:
+    """A Mac: the macOS release, the CPU, and which architecture this Python and the
+    frameworks' wheels run as (an x86_64 Python on Apple silicon runs under Rosetta 2, where
+    there is no MPS and only x86_64 wheels install)."""
+
+    probe: ProbeInfo = ProbeInfo()
+    macos_version: Version | None = None  # sw_vers ProductVersion / SystemVersion.plist
+    macos_build: str = ""                 # 23C71
+    cpu_brand: str = ""                   # sysctl machdep.cpu.brand_string: "Apple M2 Max"
+    apple_silicon: bool | None = None     # sysctl hw.optional.arm64 = 1 (also under Rosetta)
+    translated: bool | None = None        # sysctl.proc_translated = 1: this Python is x86_64 code
+    python_machine: str = ""              # platform.machine() of the interpreter: arm64, x86_64
+    python_platform: str = ""             # sysconfig.get_platform(): macosx-11.0-arm64
+    python_archs: tuple[str, ...] = ()    # Mach-O slices of the python binary (x86_64, arm64)
+    wheels: tuple[WheelBuild, ...] = ()
+    # libtorch_cpu.dylib links MetalPerformanceShaders (a torch built with MPS); None: unread
+    torch_mps_linked: bool | None = None
+    torch_lib_arch: str = ""              # the CPU slices of libtorch_cpu.dylib ("arm64")
+
+    def wheel(self, name: str) -> WheelBuild | None:
+        return next((w for w in self.wheels if w.name == name), None)
+
+
 # --------------------------------------------------------------------------- CUDA toolkits
 @dataclass(frozen=True)
 class CudaToolkit:
@@ -518,6 +554,9 @@ class LiveFramework:
     cudnn: Version | None = None        # cuDNN in use at run time
     nccl: Version | None = None
     cuda_available: bool | None = None  # the framework's own "is a CUDA/ROCm GPU usable"
+    # torch on a Mac: torch.backends.mps.is_built() / is_available() (None: not asked)
+    mps_built: bool | None = None
+    mps_available: bool | None = None
     devices: tuple[LiveDevice, ...] = ()
     arch_list: tuple[str, ...] = ()     # e.g. torch.cuda.get_arch_list(): sm_80, sm_90
     # torch's warning "Minimum and Maximum cuda capability supported by this version of
@@ -598,6 +637,7 @@ class Facts:
     host: HostFacts = HostFacts()
     nvidia: NvidiaFacts = NvidiaFacts()
     rocm: RocmFacts = RocmFacts()
+    apple: AppleFacts = AppleFacts()
     cuda: CudaFacts = CudaFacts()
     libraries: LibraryFacts = LibraryFacts()
     packages: PackageFacts = PackageFacts()
@@ -686,4 +726,4 @@ class FactsError(ValueError):
     """A snapshot that cannot be read: wrong schema version, wrong shape."""
 
 
-SECTIONS = ("host", "nvidia", "rocm", "cuda", "libraries", "packages", "frameworks", "env")
+SECTIONS = ("host", "nvidia", "rocm", "apple", "cuda", "libraries", "packages", "frameworks", "env")

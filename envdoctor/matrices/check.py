@@ -34,6 +34,11 @@ _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("misc", "keras"): {"tensorflow": "spec"},
     ("tensorflow", "hardware"): {"min_cc": "version", "newest_cc": "version"},
     ("tensorflow", "base_package"): {"cpu_only": "specs"},
+    ("apple", "mps_floor"): {"torch": "spec", "macos": "version"},
+    ("apple", "torch_wheel"): {"torch": "spec", "macos": "version"},
+    ("apple", "intel"): {"last_torch": "version"},
+    ("apple", "jax_metal"): {"version": "version", "jax": "spec", "jaxlib": "spec"},
+    ("apple", "tensorflow_metal"): {"version": "version", "tensorflow": "spec"},
 }
 
 

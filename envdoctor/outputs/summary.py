@@ -45,6 +45,12 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
     ]
     if _amd_seen(facts):  # an AMD machine gets its own line; NVIDIA machines are unchanged
         lines.insert(1, ("rocm", "AMD GPU / ROCm", facts.rocm.probe.status, _rocm(facts)))
+    if _mac_seen(facts):  # a Mac: its own line, and no NVIDIA lines that say nothing there
+        quiet = {"driver", "cuda", "libraries"} if facts.nvidia.probe.status is Status.NOT_FOUND \
+            else set()
+        lines = [("apple", "Mac", facts.apple.probe.status, _apple(facts))] + [
+            line for line in lines if line[0] not in quiet
+            or any(line[0] in lines_of(f) for f in findings)]
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
@@ -114,6 +120,24 @@ def _amd_seen(facts: Facts) -> bool:
         r.gpus or r.kfd is not None or (r.pci_devices or 0) > 0 or r.version is not None))
 
 
+def _mac_seen(facts: Facts) -> bool:
+    a = facts.apple
+    return a.probe.status is Status.OK
+
+
+def _apple(facts: Facts) -> str:
+    a = facts.apple
+    parts = [f"macOS {a.macos_version}" + (f" ({a.macos_build})" if a.macos_build else "")
+             if a.macos_version is not None else "macOS version unknown",
+             a.cpu_brand or ("Apple silicon" if a.apple_silicon else
+                             "Intel" if a.apple_silicon is False else "CPU unknown")]
+    if a.translated:
+        parts.append("this Python runs under Rosetta 2 (x86_64)")
+    elif a.python_machine:
+        parts.append(f"Python {a.python_machine}")
+    return ", ".join(parts)
+
+
 def _rocm(facts: Facts) -> str:
     r = facts.rocm
     if r.probe.status is Status.ERROR:
@@ -173,9 +197,22 @@ def _torch(facts: Facts) -> str:
         build = "Intel XPU build"
     elif state_of(facts, "frameworks.torch.cuda")[0] not in (State.OBSERVED, State.STATED):
         build = "build unknown"
+    elif _mac_seen(facts):
+        build = _torch_mac(facts)
     else:
         build = "CPU-only build"
     return f"{t.version} ({build})"
+
+
+def _torch_mac(facts: Facts) -> str:
+    """A macOS torch: its wheel's CPU and whether MPS is built into it."""
+    a = facts.apple
+    wheel = a.wheel("torch")
+    arch = (wheel.arch if wheel is not None and wheel.arch not in ("", "any") else
+            a.torch_lib_arch) or "macOS"
+    mps = {True: "MPS built in", False: "no MPS"}.get(a.torch_mps_linked) \
+        if a.torch_mps_linked is not None else "MPS not read"
+    return f"{arch} build, {mps}"
 
 
 def _tf(facts: Facts) -> str:

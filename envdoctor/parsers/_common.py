@@ -48,6 +48,9 @@ def os_fields(part: Partial, value: str) -> None:
     m = re.search(r"glibc-?(\d+\.\d+)", low)
     if m:
         part.set("host.glibc", "glibc-" + m.group(1))
+    m = re.search(r"mac\s?os(?:\s?x)?[\s-]+(\d{2}(?:\.\d{1,2}){0,2})\b", low)
+    if m and part.values.get("host.os") == "Darwin":  # "macOS 13.2.1 (x86_64)", "macOS-13.2.1-…"
+        part.set("host.distro", f"macOS {m.group(1)}")
     if part.values.get("host.os") == "Linux" and not value.lower().startswith("linux-"):
         part.set("host.distro", re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", value))
     m = re.match(r"linux-(\d[\w.+-]*?)-(?:x86_64|aarch64|ppc64le)", low)

@@ -17,6 +17,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.facts import (
+    AppleFacts,
     CudaFacts,
     CudaToolkit,
     Distribution,
@@ -40,6 +41,7 @@ from envdoctor.facts.states import only_stated, unobserved_field
 from envdoctor.matrices.tensorflow import distributions as tf_distributions
 from envdoctor.parsers import gpus as gpu_table
 from envdoctor.versions import canonical_name as canonicalize_name
+from envdoctor.versions import ver
 
 ORIGIN = "report"
 JAX_PLUGIN_PREFIXES = ("jax-cuda", "jax-rocm", "jax-metal", "libtpu")
@@ -135,6 +137,7 @@ def merge(parts: list[Partial]) -> Facts | None:
     facts = replace(
         facts,
         host=_host(values, sources),
+        apple=_apple(values, sources),
         nvidia=_nvidia(values, gpu_part.gpus if gpu_part else [], sources),
         cuda=_cuda(values, sources),
         libraries=_libraries(ranked, sources),
@@ -240,6 +243,33 @@ def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
         # "OS: Windows 11" next to "WSL2: Ubuntu 22.04": which one ran the code is not said
         del got["os"]
     return _only(HostFacts(probe=sources.info("host", bool(got)), **got), _stated(got))
+
+
+def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
+    """A Mac's facts from what a report says of its host: the macOS release ("OS: macOS 13.2.1
+    (x86_64)", sw_vers), the CPU (collect_env's "CPU: Apple M2 Pro", read from sysctl) and the
+    Python's own machine (the arch in collect_env's OS and "Python platform" lines is
+    platform.machine() of the Python that ran it: x86_64 on an Apple CPU is Rosetta 2).
+    Not a Mac, or nothing said: unknown as a whole."""
+    if values.get("host.os") != "Darwin":
+        return AppleFacts(probe=sources.info("apple", False))
+    got: dict[str, Any] = {}
+    m = re.match(r"macOS (\d+(?:\.\d+){0,2})$", str(values.get("host.distro") or ""))
+    if m:
+        got["macos_version"] = ver(m.group(1))
+    cpu = str(values.get("host.cpu_model") or "")
+    if cpu:
+        got["cpu_brand"] = cpu
+        if cpu.startswith("Apple M"):
+            got["apple_silicon"] = True
+        elif cpu.startswith("Intel"):
+            got["apple_silicon"] = False
+    arch = str(values.get("host.arch") or "")
+    if arch:
+        got["python_machine"] = "x86_64" if arch in ("x86_64", "amd64") else arch
+        if got["python_machine"] == "arm64" and "apple_silicon" not in got:
+            got["apple_silicon"] = True  # arm64 code runs on Apple silicon only
+    return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:

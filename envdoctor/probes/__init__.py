@@ -18,7 +18,17 @@ from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
-from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages, rocm
+from envdoctor.probes import (
+    apple,
+    cuda,
+    envvars,
+    frameworks,
+    host,
+    libraries,
+    nvidia,
+    packages,
+    rocm,
+)
 from envdoctor.probes._root import SYSTEM
 
 
@@ -43,6 +53,7 @@ REGISTRY: dict[str, Probe] = {
     "host": host,
     "nvidia": nvidia,
     "rocm": rocm,
+    "apple": apple,
     "cuda": cuda,
     "libraries": libraries,
     "packages": packages,

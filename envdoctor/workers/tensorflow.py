@@ -8,6 +8,7 @@ and the quick save/load is a ``tf.train.Checkpoint``, which keeps this worker to
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from typing import Any
@@ -39,7 +40,9 @@ def collect(tf: Any, facts: dict[str, Any]) -> str:
         except Exception:  # noqa: BLE001
             pass
         cc = details.get("compute_capability")
-        devices.append({"kind": "rocm" if rocm_build else "cuda", "index": i,
+        # tensorflow-metal's PluggableDevice lists the Apple GPU as a GPU named METAL
+        kind = "rocm" if rocm_build else "mps" if sys.platform == "darwin" else "cuda"
+        devices.append({"kind": kind, "index": i,
                         "name": details.get("device_name") or gpu.name,
                         "cc": c.dotted(cc) if cc else None})
     try:

@@ -6,6 +6,7 @@ Run as ``python -m envdoctor.workers.torch [--suite quick|full] [--no-smoke]``.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 import warnings
@@ -38,8 +39,8 @@ def collect(torch: Any, facts: dict[str, Any]) -> str:
     else:
         facts["gpu_error"] = f"CPU-only build (torch {torch.__version__}, torch.version.cuda " \
                              "is None)"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
+    facts.update(mps_state(torch))
+    if facts.get("mps_available"):
         devices.append({"kind": "mps", "index": 0, "name": "Apple MPS"})
     xpu = getattr(torch, "xpu", None)
     if xpu is not None and xpu.is_available():
@@ -75,6 +76,40 @@ def collect(torch: Any, facts: dict[str, Any]) -> str:
             return kind
     facts.update(bf16=True, fp16=True, tf32=False)  # CPU: bf16/fp16 kernels, no TF32
     return "cpu"
+
+
+def mps_state(torch: Any) -> dict[str, Any]:
+    """torch's own answer about the Apple GPU: ``torch.backends.mps.is_built()`` (compiled with
+    MPS) and ``is_available()`` (and the macOS / device allow it); {} where torch has no
+    ``backends.mps`` (before 1.12). On a Mac where MPS is built but unavailable, why."""
+    mps = getattr(torch.backends, "mps", None)
+    if mps is None or sys.platform != "darwin":
+        return {}
+    built, available = bool(mps.is_built()), bool(mps.is_available())
+    out: dict[str, Any] = {"mps_built": built, "mps_available": available}
+    if built and not available:
+        try:  # torch says why (the macOS floor, no Metal device) only when asked for one
+            torch.zeros(1, device="mps")
+        except Exception as exc:  # noqa: BLE001 - its message is the fact
+            out["gpu_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    return out
+
+
+def extra_steps(facts: dict[str, Any]) -> tuple[str, ...]:
+    """Steps beyond the shared plan, from what the worker reported: the MPS step only where
+    torch said MPS is available (on any other machine it is never planned)."""
+    return ("mps_matmul",) if facts.get("mps_available") else ()
+
+
+def mps_matmul(torch: Any) -> str:
+    """A tiny matmul on ``mps`` against the CPU's answer: the Apple GPU computes."""
+    a = torch.arange(16, dtype=torch.float32).reshape(4, 4)
+    want = (a @ a.T).tolist()
+    got = (a.to("mps") @ a.to("mps").T)
+    torch.mps.synchronize()
+    if got.cpu().tolist() != want:
+        raise StepFailed(f"4x4 matmul on mps differs from the CPU: {got.cpu().tolist()}")
+    return "4x4 fp32 matmul on mps equals the CPU result"
 
 
 def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> None:
@@ -165,6 +200,8 @@ def smoke(torch: Any, suite: c.Suite, device: str, facts: dict[str, Any]) -> Non
         "self_check": c.unsupported("PyTorch has no installation self-check; the steps above "
                                     "are the check"),
     })
+    for name in extra_steps(facts):
+        suite.run(name, lambda: mps_matmul(torch))
     if not suite.full:
         return
     suite.run("memory", lambda: memory(torch, device))

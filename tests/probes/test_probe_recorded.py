@@ -333,3 +333,7 @@ COVERAGE = {
 from tests.probes.test_probe_rocm_recorded import COVERAGE as _ROCM  # noqa: E402
 
 COVERAGE.update(_ROCM)
+# the Mac tools' (sw_vers, sysctl) in tests/probes/test_probe_apple_recorded.py
+from tests.probes.test_probe_apple_recorded import COVERAGE as _APPLE  # noqa: E402
+
+COVERAGE.update(_APPLE)

@@ -60,6 +60,11 @@ REGISTRY: dict[str, str | FirstOf] = {
     "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
     "torch_wrong_gpu_build": "rocm", "rocm_install_line": "rocm", "rocm_torch_gap": "rocm",
     "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",
+    # Apple silicon (MPS, Metal)
+    "apple_machine": "apple", "apple_x86_python": "apple", "mps_macos_gap": "apple",
+    "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
+    "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
+    "mps_watermark_problem": "apple",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

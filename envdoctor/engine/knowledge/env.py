@@ -155,10 +155,17 @@ def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(nv=optional("nvidia"), rocm=optional("rocm"))
-def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None) -> str:
+@reads(nv=optional("nvidia"), rocm=optional("rocm"), intel_mac=optional("apple.apple_silicon"))
+def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None,
+               intel_mac: bool | None = None) -> str:
     """``no_gpu_fix()``: what to do when no GPU can be used, for the GPU this machine has:
-    AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU."""
+    AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU; Mac
+    advice on an Intel Mac (Apple silicon Macs are the APPLE checks', not INTENT001's)."""
+    if intel_mac is False:
+        return ("An Intel Mac has no CUDA: torch 2.2.2 (the last release with macOS x86_64 "
+                "wheels) can use its AMD or Intel GPU through MPS on macOS 12.3+ "
+                "(device='mps'); for CUDA train on a Linux or Windows machine with an NVIDIA "
+                "GPU, for Apple's GPU stack on an Apple silicon Mac.")
     amd = rocm is not None and (rocm.gpus or rocm.kfd is not None or (rocm.pci_devices or 0) > 0
                                 or rocm.version is not None)
     if amd and not (nv is not None and (nv.gpus or nv.pci_devices)):
