@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.matrices import confirmed
-from envdoctor.matrices.cuda import lookup_min_driver
+from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
 from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data
 from envdoctor.suggest.archs import derived_archs
@@ -81,13 +81,19 @@ def _driver(check: Check, cuda: Version, m: Machine) -> None:
         check.notes.append(Reason("driver", f"{check.variant} needs an NVIDIA driver >= {need_s}; "
                                   "the snapshot does not state the driver", source, False))
         return
+    compat = cuda.major >= FIRST_MINOR_COMPAT_MAJOR
+    floor_of = (f"minor-version compatibility floor of CUDA {cuda.major}.x" if compat else
+                f"the driver CUDA {cuda} itself needs: before CUDA 11 there is no minor-version "
+                "compatibility")
+    if not compat:
+        source = RELEASE_NOTES
     if m.driver < need:
         check.failures.append(Reason(
-            "driver", f"{check.variant} (CUDA {cuda}) needs driver >= {need_s} (minor-version "
-            f"compatibility floor of CUDA {cuda.major}.x); this driver is {have}",
-            source, ok_cell))
+            "driver", f"{check.variant} (CUDA {cuda}) needs driver >= {need_s} ({floor_of}); "
+            f"this driver is {have}", source, ok_cell))
         return
-    text = f"driver {have} >= {need_s}, the CUDA {cuda.major}.x floor for {check.variant}"
+    text = (f"driver {have} >= {need_s}, the CUDA {cuda.major}.x floor for {check.variant}"
+            if compat else f"driver {have} >= {need_s}, {floor_of}")
     bundled = lookup_min_driver(cuda, os_name)
     if bundled and m.driver < bundled[0]:
         text += (f" (through minor-version compatibility: PTX JIT and CUDA {cuda} features that "
@@ -584,6 +590,8 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
     alternatives = []
     fixable = [c for c in checks if c.failures and c.kinds() <= {"driver", "python"}
                and confirmed(c.release) and c.variant != "-"]
+    # a driver upgrade alone (this Python kept) is the cheaper way out when one exists
+    fixable.sort(key=lambda c: "python" in c.kinds())
     if fixable:
         best = fixable[0]
         cmd, *_ = _command(best, platform, installer, audio)

@@ -64,7 +64,7 @@ def check_torch(tokens: list[str], m: Machine, price: str) -> None:
         assert platform.startswith("macos") and "cpu" in row[platform]
     else:
         assert variant in row.get(platform, []), f"{variant} has no torch {version} on {platform}"
-    _python_ok(row["python"], m, price.startswith("Python"))
+    _python_ok(row["python"], m, "Python" in price)
     if "torchvision" in reqs:
         assert reqs["torchvision"] == row["torchvision"]
     if "torchaudio" in reqs:
@@ -84,7 +84,7 @@ def check_jax(tokens: list[str], m: Machine, price: str) -> None:
     if extra != "cpu":
         plugin = next(p for p in matrix("jax")["plugin"] if p["extra"] == f"jax[{extra}]")
         assert Version(version) >= Version(plugin["extra_from"]), f"no {extra} plugin {version}"
-    _python_ok(release["python"], m, price.startswith("Python"))
+    _python_ok(release["python"], m, "Python" in price)
 
 
 def check_tensorflow(tokens: list[str], m: Machine, price: str) -> None:
@@ -100,7 +100,7 @@ def check_tensorflow(tokens: list[str], m: Machine, price: str) -> None:
     if name == "tensorflow[and-cuda]":
         assert platform == "linux_x86_64" and tf >= Version("2.14")
         assert row.get("and_cuda_installs", True), f"{name}=={version} does not resolve"
-    _python_ok(row["python"], m, price.startswith("Python"))
+    _python_ok(row["python"], m, "Python" in price)
 
 
 def check_companion(framework: str, tokens: list[str], m: Machine, price: str) -> None:

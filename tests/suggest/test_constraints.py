@@ -102,11 +102,14 @@ def test_python_39_gets_the_last_torch_for_39():
     assert any(a.price.startswith("Python") and a.version == "2.14.0" for a in s.alternatives)
 
 
-def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
+def test_python_38_gets_the_last_cp38_release_and_the_way_to_the_newest():
+    """torch 2.4.1 is the last release with cp38 wheels (PyPI files; 2.5.0 needs 3.9): a
+    Python 3.8 box gets it, with the newest release priced by the Python it needs."""
     s = run("rtx4090-py38", "torch")
-    assert s.status == "none" and s.command is None
-    assert "Python 3.8" in _texts(s)
-    assert s.alternatives and s.alternatives[0].price.startswith("Python")
+    assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cu121")
+    assert "Python 3.8 is inside torch 2.4.1's range" in _texts(s)
+    assert "runs the cu121 build of torch 2.4.1's sm_86 code" in _texts(s)
+    assert any(a.price.startswith("Python") and a.version == "2.14.0" for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ platform
