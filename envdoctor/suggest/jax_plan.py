@@ -183,6 +183,15 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                               "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
                               "JAX publishes none for Jetson: CPU jaxlib",
                               jrow.get("source", INSTALL_URL), confirmed(jrow)))
+    elif m.has_amd:
+        from envdoctor.suggest.rocm_plan import jax_gate
+        reasons += jax_gate(m)
+        alternatives.append(Alternative(f"without the GPU: jax {jax} cpu", version=str(jax),
+                                        variant="cpu", command=_cmd(str(jax), None, installer),
+                                        price="no GPU use"))
+        return Suggestion("jax", "undecided", reasons=tuple(reasons),
+                          alternatives=tuple(alternatives),
+                          references=unique([INSTALL_URL, *(r.source for r in reasons)]))
     elif m.has_nvidia and m.driver is None and any(w.startswith("cuda") for w in wheels):
         reasons.append(Reason("driver", "the snapshot does not state the NVIDIA driver "
                               "(nvidia-smi's header): the CUDA plugin cannot be chosen",

@@ -20,7 +20,7 @@ from packaging.version import Version
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
 from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
-from envdoctor.suggest import data
+from envdoctor.suggest import data, rocm_plan
 from envdoctor.suggest.archs import derived_archs
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
@@ -189,6 +189,13 @@ def _runs_text(name: str, sm: str, code: tuple[str, str], build: str) -> str:
 def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> Check:
     check = Check(release, variant)
     cuda = data.variant_cuda(variant)
+    if m.has_amd:
+        if (want := data.variant_rocm(variant)) is not None:
+            rocm_plan.check(check.failures, check.notes, variant, want, m)
+        elif cuda is not None:
+            check.failures.append(Reason("gpu", f"{variant} is a CUDA build: it cannot use this "
+                                         "machine's AMD GPUs", GET_STARTED))
+        return check
     if cuda is not None:
         _driver(check, cuda, m)
         _driver_drives_gpus(check, m)
@@ -227,7 +234,7 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
             cudas.remove(default)
             cudas.insert(0, default)
         return cudas
-    if m.torch_hip:
+    if m.torch_hip or m.has_amd:
         rocm_of = {v: r for v in carried if (r := data.variant_rocm(v)) is not None}
         return sorted(rocm_of, key=rocm_of.__getitem__, reverse=True)
     return ["cpu"] if "cpu" in carried else []
@@ -263,13 +270,21 @@ def _command(check: Check, platform: str, installer: str, audio: bool
     conda = data.conda_row("torch")
     last_conda = ver(conda["last_channel_release"]) if conda else None
     torch_v = ver(release["torch"])
-    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda:
+    on_channel = data.variant_rocm(variant) is None  # PyTorch's channel had no ROCm builds
+    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda \
+            and on_channel:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
-        extra = [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else \
-            ["cpuonly", "-c", "pytorch"]
+        # a release row may state its own conda arguments (1.12: cudatoolkit=, before the
+        # pytorch-cuda package)
+        extra = list(release.get("conda_args", {}).get(variant, [])) or (
+            [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else
+            ["cpuonly", "-c", "pytorch"])
         return "conda install " + " ".join(names + extra), reqs, None, notes
-    if installer == "conda":
+    if installer == "conda" and not on_channel:
+        notes.append(Reason("installer", "PyTorch's conda channel has no ROCm builds; "
+                            + CONDA_NOTE, GET_STARTED))
+    elif installer == "conda":
         notes.append(Reason("installer", "PyTorch's conda channel stopped at "
                             f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
                             conda.get("source", "") if conda else ""))
@@ -306,7 +321,12 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     without it, the newest release that runs (never a downgrade of a newer-than-data install).
     """
     platform, notes = assumed_platform(m)
-    if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
+    if m.has_amd:
+        gate = rocm_plan.gate(m, platform)
+        if gate is not None:
+            return _amd_undecided(m, platform, installer, audio, notes, gate)
+        notes = notes + rocm_plan.gpus(m)[1]
+    elif m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
         return _jetson(m, jetson, platform, installer, audio, notes)
@@ -531,11 +551,15 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
                 command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
                 source=best.failures[0].source))
-    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}
+                 and (not m.has_amd or rocm_plan.known_distance(c.variant, m))]
     if rocm_only:
         best = rocm_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
+        wheel_rocm = data.variant_rocm(best.variant)
         out.append(Alternative(
+            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm} (or within AMD's +/- 2 "
+            f"releases of it) to get torch {best.version} {best.variant}" if m.has_amd else
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
             version=best.version, variant=best.variant, command=cmd,
@@ -555,7 +579,8 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
     newest_all = [c for c in checks if newest is not None and c.version == newest.version]
     if arch_blocked and newest is not None and Version(newest.version) > pick_v \
             and all("arch" in c.kinds() for c in newest_all):
-        sms = ", ".join(sorted({g.sm for g in m.gpus if g.sm}))
+        sms = ", ".join(sorted({g.sm for g in m.gpus if g.sm}
+                               | {g.gfx for g in rocm_plan.gpus(m)[0] if m.has_amd}))
         out.append(Alternative(
             f"this GPU ({sms}) is not supported by any build of the newest torch in the data "
             f"({newest.version}): the last release that runs it is torch {pick.version} "
@@ -621,6 +646,21 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                                         price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
+                   notes: list[Reason], gate: rocm_plan.Gate) -> Suggestion:
+    """AMD GPUs where the facts or the data cannot choose a ROCm wheel: the reasons, AMD's
+    other ways (never a command), and the CPU wheel."""
+    cpu = _plan(replace(m, amd="none", amd_gpus=()), installer, audio)
+    alternatives = list(gate.alternatives)
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
+    reasons = [*notes, *gate.reasons]
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
 

@@ -14,13 +14,40 @@ from typing import Any
 import pytest
 import tomllib
 
-from .test_heldout3 import answer
+from envdoctor.facts import Facts
+from envdoctor.suggest import suggest
+from envdoctor.suggest.machine import machine_of
+
+from .suggest_support import check_all
+from .test_heldout3 import snapshot
 
 OWN = Path(__file__).parent / "own"
 SETS = {p.stem: tomllib.loads(p.read_text("utf-8"))["machine"] for p in sorted(OWN.glob("*.toml"))}
 CASES = [(s, row, fw, keep) for s, rows in SETS.items() for row in rows
          for keep, table in ((False, "expect"), (True, "expect_keep"))
          for fw in row.get(table, {})]
+
+
+def own_snapshot(row: dict[str, Any]) -> Facts:
+    """heldout3's snapshot of a profile, plus the ROCm facts (``amd``, ``rocm``) and ``env``."""
+    data = snapshot(row).to_dict()
+    if "amd" in row:
+        data["rocm"] = {"probe": {"status": "ok"},
+                        "gpus": [{"index": i, "name": n, "gfx": g}
+                                 for i, (n, g) in enumerate(row["amd"])],
+                        **({"version": row["rocm"]} if row.get("rocm") else {})}
+    if row.get("env"):
+        data["env"] = {"probe": {"status": "ok"}, "vars": dict(row["env"])}
+    return Facts.from_dict(data)
+
+
+def answer(row: dict[str, Any], framework: str, keep: bool = False) -> str:
+    facts = own_snapshot(row)
+    s = suggest(facts, [framework], keep_installed=keep).suggestions[0]
+    check_all(row["name"], s, machine_of(facts))
+    if s.status in ("none", "undecided"):
+        return s.status
+    return f"{s.version} {s.variant}"
 
 
 def _want(row: dict[str, Any], fw: str, keep: bool) -> str:
