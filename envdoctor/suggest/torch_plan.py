@@ -11,6 +11,7 @@ their price.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -280,7 +281,8 @@ def _command(check: Check, platform: str, installer: str, audio: bool
         extra = list(release.get("conda_args", {}).get(variant, [])) or (
             [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else
             ["cpuonly", "-c", "pytorch"])
-        return "conda install " + " ".join(names + extra), reqs, None, notes
+        return "conda install " + " ".join(shlex.quote(t) for t in names + extra), reqs, None, \
+            notes
     if installer == "conda" and not on_channel:
         notes.append(Reason("installer", "PyTorch's conda channel has no ROCm builds; "
                             + CONDA_NOTE, GET_STARTED))
@@ -446,12 +448,17 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     if status == "ok":
         reasons[:0] = _unpaired_companions(pick.release, m, audio)
     works = _installed_check(m, platform) if status == "ok" and installed is not None \
-        and Version(installed.public) < Version(pick.version) else None
+        and Version(installed.public) != Version(pick.version) else None
+    if works is not None and works.ok and Version(installed.public) > Version(pick.version):
+        works = None  # an unconfirmed newer release row: nothing true to say about "upgrades"
     if works is not None and not works.ok:
+        first = works.failures[0]
+        # outside AMD's driver window is unsupported, not proven broken: said as such
+        verdict = "is outside what AMD supports here" if m.has_amd and first.constraint == "gpu" \
+            and data.variant_rocm(m.torch_variant or "") is not None else "does not run here"
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
-                                 f"({m.torch_variant}) does not run here: "
-                                 f"{works.failures[0].text}", works.failures[0].source,
-                                 works.failures[0].confirmed))
+                                 f"({m.torch_variant}) {verdict}: {first.text}", first.source,
+                                 first.confirmed))
     elif works is not None:
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
                                  f"({m.torch_variant}) already runs here; this upgrades it to "
