@@ -449,7 +449,8 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
         reasons[:0] = _unpaired_companions(pick.release, m, audio)
     works = _installed_check(m, platform) if status == "ok" and installed is not None \
         and Version(installed.public) != Version(pick.version) else None
-    if works is not None and works.ok and Version(installed.public) > Version(pick.version):
+    if works is not None and works.ok and installed is not None \
+            and Version(installed.public) > Version(pick.version):
         works = None  # an unconfirmed newer release row: nothing true to say about "upgrades"
     if works is not None and not works.ok:
         first = works.failures[0]
