@@ -50,15 +50,6 @@ def driver_window() -> int:
     return int(matrix("rocm").get("driver", {}).get("window", 2))
 
 
-def torch_variants(release: Version | None) -> list[str]:
-    """The ROCm variants of a torch release (``["rocm6.1", "rocm6.2"]``), newest last."""
-    if release is None:
-        return []
-    key = f"{release.major}.{release.minor}"
-    row = next((r for r in matrix("rocm").get("torch", []) if r.get("torch") == key), None)
-    return list(row.get("variants", [])) if row else []
-
-
 def _series() -> list[str]:
     return [str(x) for x in matrix("rocm").get("driver", {}).get("series", [])]
 

@@ -11,7 +11,6 @@ their price.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,7 +22,7 @@ from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
 from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data, rocm_plan
 from envdoctor.suggest.archs import derived_archs
-from envdoctor.suggest.install import CONDA_NOTE, command
+from envdoctor.suggest.install import CONDA_NOTE, command, quote
 from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.plan import Request, assumed_platform
@@ -241,11 +240,15 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
     return ["cpu"] if "cpu" in carried else []
 
 
-def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list[Reason]]:
-    reqs = [f"torch=={release['torch']}"]
+def _requirements(release: dict[str, Any], audio: bool, variant: str | None = None
+                  ) -> tuple[list[str], list[Reason]]:
+    """The pins of one install; ``variant`` given for a release whose own instructions pin
+    the build's local version (``torch==1.12.1+cu116``, ``local_pins``)."""
+    tag = f"+{variant}" if variant and release.get("local_pins") else ""
+    reqs = [f"torch=={release['torch']}{tag}"]
     notes: list[Reason] = []
     if release.get("torchvision"):
-        reqs.append(f"torchvision=={release['torchvision']}")
+        reqs.append(f"torchvision=={release['torchvision']}{tag}")
     else:
         notes.append(Reason("data", f"no torchvision pairing for torch {release['torch']} in "
                             "the data; torch only", release.get("source", ""), False))
@@ -267,13 +270,15 @@ def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list
 def _command(check: Check, platform: str, installer: str, audio: bool
              ) -> tuple[str, list[str], str | None, list[Reason]]:
     release, variant = check.release, check.variant
-    reqs, notes = _requirements(release, audio)
     conda = data.conda_row("torch")
     last_conda = ver(conda["last_channel_release"]) if conda else None
     torch_v = ver(release["torch"])
     on_channel = data.variant_rocm(variant) is None  # PyTorch's channel had no ROCm builds
-    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda \
-            and on_channel:
+    use_conda = bool(installer == "conda" and last_conda and torch_v is not None
+                     and torch_v <= last_conda and on_channel)
+    reqs, notes = _requirements(release, audio, None if use_conda or platform.startswith("macos")
+                                else variant)
+    if use_conda:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
         # a release row may state its own conda arguments (1.12: cudatoolkit=, before the
@@ -281,8 +286,7 @@ def _command(check: Check, platform: str, installer: str, audio: bool
         extra = list(release.get("conda_args", {}).get(variant, [])) or (
             [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else
             ["cpuonly", "-c", "pytorch"])
-        return "conda install " + " ".join(shlex.quote(t) for t in names + extra), reqs, None, \
-            notes
+        return "conda install " + " ".join(quote(t) for t in names + extra), reqs, None, notes
     if installer == "conda" and not on_channel:
         notes.append(Reason("installer", "PyTorch's conda channel has no ROCm builds; "
                             + CONDA_NOTE, GET_STARTED))
@@ -291,7 +295,11 @@ def _command(check: Check, platform: str, installer: str, audio: bool
                             f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
                             conda.get("source", "") if conda else ""))
     url = None if platform.startswith("macos") else data.index_url(variant)
-    return command(reqs, url, installer), reqs, url, notes
+    return command(reqs, url, installer, index_option=_index_option(release)), reqs, url, notes
+
+
+def _index_option(release: dict[str, Any]) -> str:
+    return str(release.get("index_option", "--index-url"))
 
 
 def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
@@ -433,14 +441,16 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                 reasons.insert(0, Reason("installed", text, ""))
             else:
                 reqs = missing
-                cmd = command(missing, url, installer) if installer != "conda" or url else cmd
+                cmd = command(missing, url, installer, index_option=_index_option(pick.release)) \
+                    if installer != "conda" or url else cmd
                 reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
                                          f"already installed; only {', '.join(missing)} is "
                                          "missing or from another build", ""))
         elif Version(installed.public) == Version(pick.version) and cmd is not None \
                 and url is not None:
             # pip takes "torch==2.13.0" as met by an installed 2.13.0+cpu: force the other build
-            cmd = command(reqs, url, installer, ("--force-reinstall",))
+            cmd = command(reqs, url, installer, ("--force-reinstall",),
+                          _index_option(pick.release))
             reasons.insert(0, Reason("installed", f"torch {installed} is installed as "
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
@@ -506,7 +516,7 @@ def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
         if have is None and name != "torch":
             continue
         local = have.local if have is not None else None
-        if have is None or Version(have.public) != Version(want) \
+        if have is None or Version(have.public) != Version(Version(want).public) \
                 or (local is not None and local != variant):
             out.append(req)
     return out

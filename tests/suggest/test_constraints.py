@@ -327,3 +327,23 @@ def test_blackwell_on_driver_535_is_not_offered_cu128_through_compat():
     assert (s.status, s.command) == ("none", None)
     assert "CUDA 12.8, whose driver is 570" in _texts(s)
     assert not any(a.variant == "cu128" and a.price is None for a in s.alternatives)
+
+
+def test_releases_before_2_0_are_installed_the_way_their_own_page_says():
+    """previous-versions for 1.12.1 / 1.13.1: local-version pins with --extra-index-url (PyPI
+    serves the other dependencies); conda 1.12 takes cudatoolkit= (pytorch-cuda came with 1.13)."""
+    from envdoctor.facts import Facts
+    from envdoctor.suggest import suggest
+    facts = Facts.from_dict({
+        "schema_version": 1, "origin": "example",
+        "host": {"probe": {"status": "ok"}, "os": "Linux", "arch": "x86_64",
+                 "python_version": "3.8.10"},
+        "nvidia": {"probe": {"status": "ok"}, "driver_version": "450.51.06",
+                   "gpus": [{"name": "Tesla V100-SXM2-16GB", "cc": "7.0"}]}})
+    pip = suggest(facts, ["torch"]).suggestions[0]
+    assert pip.command == ('pip install torch==1.12.1+cu102 torchvision==0.13.1+cu102 "numpy<2" '
+                           "--extra-index-url https://download.pytorch.org/whl/cu102")
+    assert "before CUDA 11 there is no minor-version compatibility" in _texts(pip)
+    conda = suggest(facts, ["torch"], installer="conda").suggestions[0]
+    assert conda.command == ('conda install pytorch==1.12.1 torchvision==0.13.1 "numpy<2" '
+                             "cudatoolkit=10.2 -c pytorch")

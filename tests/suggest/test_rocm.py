@@ -99,3 +99,16 @@ def test_the_driver_window_counts_releases_across_a_major():
     assert gap("6.4.4", "6.2.4") is None
     assert gap("6.4.4", "5.7.1") is not None
     assert gap("7.14.0", "7.2.0") is None  # not placed in the order: not claimed
+
+
+def test_the_wheel_index_rocm_variants_are_among_those_pytorch_org_states():
+    from envdoctor.matrices import matrix
+    stated = {r["torch"]: set(r["variants"]) for r in matrix("rocm")["torch"]}
+    checked = 0
+    for row in matrix("wheel_index")["torch"]:
+        key = ".".join(row["torch"].split(".")[:2])
+        listed = {v for v in row.get("linux_x86_64", []) if v.startswith("rocm")}
+        if key in stated:
+            assert listed <= stated[key], (row["torch"], listed, stated[key])
+            checked += 1
+    assert checked == len(stated)
