@@ -93,9 +93,9 @@ def gate(m: Machine, platform: str) -> Gate | None:
 def _unlisted(m: Machine, unlisted: list[AmdInfo]) -> Gate:
     reasons, alternatives = [], []
     for g in unlisted:
-        text = (f"{_label(g)} is in no ROCm release's list of supported GPUs (AMD: 'If a GPU is "
-                "not listed on this table, it is not officially supported by AMD'): no ROCm "
-                "wheel is known to run on it")
+        text = (f"{_label(g)} is in no ROCm release's list of supported GPUs in the data (AMD's "
+                "system requirements: 'If a GPU is not listed on this table, it is not "
+                "officially supported by AMD'): no ROCm wheel is known to run on it")
         row = rocm_matrix.override_for(g.gfx)
         if row is not None:
             text += (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} makes ROCm run its "
