@@ -276,8 +276,8 @@ def _command(check: Check, platform: str, installer: str, audio: bool
     on_channel = data.variant_rocm(variant) is None  # PyTorch's channel had no ROCm builds
     use_conda = bool(installer == "conda" and last_conda and torch_v is not None
                      and torch_v <= last_conda and on_channel)
-    reqs, notes = _requirements(release, audio, None if use_conda or platform.startswith("macos")
-                                else variant)
+    plain = use_conda or platform.startswith("macos") or _from_pypi(release, platform)
+    reqs, notes = _requirements(release, audio, None if plain else variant)
     if use_conda:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
@@ -294,8 +294,15 @@ def _command(check: Check, platform: str, installer: str, audio: bool
         notes.append(Reason("installer", "PyTorch's conda channel stopped at "
                             f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
                             conda.get("source", "") if conda else ""))
-    url = None if platform.startswith("macos") else data.index_url(variant)
+    url = None if platform.startswith("macos") or _from_pypi(release, platform) \
+        else data.index_url(variant)
     return command(reqs, url, installer, index_option=_index_option(release)), reqs, url, notes
+
+
+def _from_pypi(release: dict[str, Any], platform: str) -> bool:
+    """Whether this release's wheels for ``platform`` are recorded from PyPI's files only
+    (``pypi_only``: the older releases' Linux aarch64 CPU wheels): installed from PyPI."""
+    return platform in release.get("pypi_only", ())
 
 
 def _index_option(release: dict[str, Any]) -> str:
@@ -357,7 +364,7 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         if not variants:
             checks.append(Check(release, "-", [Reason(
                 "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
-                "wheel for this machine on any index", release.get("source", ""),
+                "wheel for this machine in the data", release.get("source", ""),
                 confirmed(release))]))
             continue
         for variant in variants:
@@ -404,6 +411,11 @@ def _index_reason(check: Check, platform: str) -> Reason:
     where = PLATFORM_NAMES.get(platform, platform)
     if platform.startswith("macos"):
         text = f"torch {check.version} for {where} is the CPU/MPS wheel on PyPI"
+    elif _from_pypi(check.release, platform):
+        text = (f"PyPI carries torch {check.version}'s CPU wheel for {where} and Python "
+                f"{check.release.get('python')}")
+        return Reason("index", text, check.release.get("python_source", ""),
+                      confirmed(check.release))
     else:
         text = (f"{data.index_url(check.variant)} carries torch {check.version} for {where} "
                 f"and Python {check.release.get('python')}")

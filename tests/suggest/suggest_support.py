@@ -64,8 +64,9 @@ def check_torch(tokens: list[str], m: Machine, price: str) -> None:
         assert Version(version) <= Version("2.5.1"), "PyTorch's conda channel ends at 2.5"
         return
     variant = _index_variant(tokens)
-    if variant is None:  # PyPI: macOS CPU/MPS wheels
-        assert platform.startswith("macos") and "cpu" in row[platform]
+    if variant is None:  # PyPI: macOS CPU/MPS wheels, the older releases' aarch64 CPU wheels
+        assert platform.startswith("macos") or platform in row.get("pypi_only", [])
+        assert "cpu" in row[platform]
     else:
         assert variant in row.get(platform, []), f"{variant} has no torch {version} on {platform}"
     _python_ok(row["python"], m, "Python" in price)

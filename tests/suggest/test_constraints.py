@@ -347,3 +347,19 @@ def test_releases_before_2_0_are_installed_the_way_their_own_page_says():
     conda = suggest(facts, ["torch"], installer="conda").suggestions[0]
     assert conda.command == ('conda install pytorch==1.12.1 torchvision==0.13.1 "numpy<2" '
                              "cudatoolkit=10.2 -c pytorch")
+
+
+def test_an_older_release_on_linux_aarch64_comes_from_pypi():
+    """torch 2.4.1's Linux aarch64 wheel is PyPI's CPU build (cp38-cp312, PyPI's files), and
+    2.5+ needs Python 3.9: a Python 3.8 Graviton box gets it from PyPI, said as such."""
+    from envdoctor.facts import Facts
+    from envdoctor.suggest import suggest
+    facts = Facts.from_dict({
+        "schema_version": 1, "origin": "example",
+        "host": {"probe": {"status": "ok"}, "os": "Linux", "arch": "aarch64",
+                 "python_version": "3.8.10"},
+        "nvidia": {"probe": {"status": "not_found"}}})
+    s = suggest(facts, ["torch"]).suggestions[0]
+    assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cpu")
+    assert s.command == "pip install torch==2.4.1 torchvision==0.19.1"
+    assert "PyPI carries torch 2.4.1's CPU wheel for Linux aarch64" in _texts(s)
