@@ -95,5 +95,7 @@ def test_keras_pins_name_a_release_series_that_exists(code, tf, want):
 
 
 def test_no_wheel_for_a_python_the_release_does_not_support():
-    """Python 3.8: torch 2.5+ has no cp38 wheel, so no release in the data runs there."""
-    assert fix_plan("NVIDIA GeForce RTX 4090", "8.9", None, "560.35.03", python="3.8")[0] == "none"
+    """Python 3.8: torch 2.5+ has no cp38 wheel; 2.4.1 is the last release that has one."""
+    assert fix_plan("NVIDIA GeForce RTX 4090", "8.9", None, "560.35.03", python="3.8") == \
+        ("ok", "2.4.1", "cu121")
+    assert fix_plan("NVIDIA GeForce RTX 4090", "8.9", None, "560.35.03", python="3.6")[0] == "none"

@@ -34,7 +34,9 @@ def suggest(frameworks: tuple[str, ...], facts_file: str | None, report_file: st
     flash-attn; none named = the installed ones. Static probes only (no framework is imported),
     no network unless --online: the answer comes from rules/matrices and says how old that
     data is; with --online the releases come from the package indexes (an index that cannot
-    be read: the shipped answer and one line saying so).
+    be read: the shipped answer and one line saying so). NVIDIA: the driver and the GPU's
+    architecture decide the CUDA wheel; AMD: the GPU's gfx target and the ROCm release decide
+    the ROCm wheel (undecided where AMD's lists cannot).
 
     Exit 0 with suggestions, 1 when no release of a named framework runs on this machine,
     2 on bad input.

@@ -50,10 +50,36 @@ def driver_window() -> int:
     return int(matrix("rocm").get("driver", {}).get("window", 2))
 
 
-def torch_variants(release: Version | None) -> list[str]:
-    """The ROCm variants of a torch release (``["rocm6.1", "rocm6.2"]``), newest last."""
+def _series() -> list[str]:
+    return [str(x) for x in matrix("rocm").get("driver", {}).get("series", [])]
+
+
+def release_distance(wheel: Version, kernel: Version) -> tuple[int, bool] | None:
+    """How many ROCm releases (minor series, in the support matrix's order) the wheel's user
+    space is from the kernel driver's, signed (positive: the wheel is newer), and whether both
+    releases are inside the part of the order a support-matrix page states; None when either
+    release is not in the data's order."""
+    order = _series()
+    row = matrix("rocm").get("driver", {})
+    keys = [f"{v.major}.{v.minor}" for v in (wheel, kernel)]
+    if any(k not in order for k in keys):
+        return None
+    through = ver(row.get("confirmed_through"))
+    inside = through is not None and all(Version(k) <= through for k in keys)
+    return order.index(keys[0]) - order.index(keys[1]), inside and confirmed(row)
+
+
+def driver_row() -> dict[str, Any]:
+    return dict(matrix("rocm").get("driver", {}))
+
+
+def tensorflow_row(release: Version | None) -> dict[str, Any] | None:
+    """AMD's tensorflow-rocm row for a ROCm release (major.minor), or None."""
     if release is None:
-        return []
+        return None
     key = f"{release.major}.{release.minor}"
-    row = next((r for r in matrix("rocm").get("torch", []) if r.get("torch") == key), None)
-    return list(row.get("variants", [])) if row else []
+    return next((r for r in matrix("rocm").get("tensorflow", []) if r.get("rocm") == key), None)
+
+
+def jax_row() -> dict[str, Any]:
+    return dict(matrix("rocm").get("jax", {}))

@@ -82,12 +82,34 @@ def _cmd(jax: str, extra: str | None, installer: str) -> str:
     return command([req], None, installer)
 
 
+def _jax_packages(m: Machine) -> list[tuple[str, Version]]:
+    """The installed JAX packages (jax, jaxlib, the CUDA plugins and their pjrt), by name."""
+    names = ["jax", "jaxlib", *(f"jax-cuda{p['cuda_major']}-{kind}" for p in _plugins()
+                                for kind in ("plugin", "pjrt"))]
+    return [(n, m.installed[n]) for n in names if n in m.installed]
+
+
 def _installed_jax(m: Machine) -> Version | None:
-    """The newest of the installed jax, jaxlib and CUDA plugin versions: the release a
-    keep-installed fix realigns every JAX package to (never below what is there)."""
-    names = ["jax", "jaxlib", *(f"jax-cuda{p['cuda_major']}-plugin" for p in _plugins())]
-    got = [m.installed[n] for n in names if n in m.installed]
+    """The release a keep-installed fix realigns every JAX package to: the installed jax's
+    own (the plugins follow jax, which pins them), else the newest of jaxlib and the plugins."""
+    if "jax" in m.installed:
+        return m.installed["jax"]
+    got = [v for _, v in _jax_packages(m)]
     return max(got) if got else None
+
+
+def _kept_text(m: Machine, jax: Version) -> str:
+    """What a keep-installed answer keeps and what it moves, said per package."""
+    names = [n for n, _ in _jax_packages(m)]
+    off = [f"{n} {v}" for n, v in _jax_packages(m) if Version(v.base_version) != jax]
+    base = "jax" if "jax" in names else names[0] if names else "jax"
+    text = f"keeps the installed {base} release {jax}"
+    if off:
+        text += f"; realigns {', '.join(off)} to it (one JAX release for jax, jaxlib and the " \
+                "CUDA plugin)"
+    else:
+        text += ", with jax, jaxlib and the CUDA plugin of that one release"
+    return text
 
 
 def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
@@ -143,9 +165,7 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     kept = _kept_release(m) if keep_installed else None
     if kept is not None:
         release, jax = kept
-        reasons.append(Reason("installed", f"keeps the installed JAX release {jax}, with jax, "
-                              "jaxlib and the CUDA plugin of that one release",
-                              release.get("source", "")))
+        reasons.append(Reason("installed", _kept_text(m, jax), release.get("source", "")))
     py_text = (f"Python {m.python} is inside jax {jax}'s range {release['python']}" if m.python
                else f"the snapshot does not state Python; jax {jax} needs {release['python']}")
     reasons.append(Reason("python", py_text, release.get("source", ""), m.python is not None))
@@ -163,6 +183,15 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                               "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
                               "JAX publishes none for Jetson: CPU jaxlib",
                               jrow.get("source", INSTALL_URL), confirmed(jrow)))
+    elif m.has_amd:
+        from envdoctor.suggest.rocm_plan import jax_gate
+        reasons += jax_gate(m)
+        alternatives.append(Alternative(f"without the GPU: jax {jax} cpu", version=str(jax),
+                                        variant="cpu", command=_cmd(str(jax), None, installer),
+                                        price="no GPU use"))
+        return Suggestion("jax", "undecided", reasons=tuple(reasons),
+                          alternatives=tuple(alternatives),
+                          references=unique([INSTALL_URL, *(r.source for r in reasons)]))
     elif m.has_nvidia and m.driver is None and any(w.startswith("cuda") for w in wheels):
         reasons.append(Reason("driver", "the snapshot does not state the NVIDIA driver "
                               "(nvidia-smi's header): the CUDA plugin cannot be chosen",

@@ -13,12 +13,14 @@ from typing import Any
 from envdoctor.facts import (
     CudaFacts,
     Distribution,
+    EnvFacts,
     Facts,
     FrameworkFacts,
     HostFacts,
     NvidiaFacts,
     PackageFacts,
     ProbeInfo,
+    RocmFacts,
     Status,
 )
 
@@ -27,7 +29,7 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
              nvidia_probe: ProbeInfo, driver: Any, gpus: Any, pci_devices: Any, nvml_error: str,
              cuda_probe: ProbeInfo, nvcc: Any, packages_probe: ProbeInfo,
              distributions: Any, frameworks_probe: ProbeInfo, torch: Any, tensorflow: Any,
-             jax: Any) -> Facts:
+             jax: Any, wsl: Any = None, rocm: Any = None, env_vars: Any = None) -> Facts:
     """The part of a snapshot `suggest` reads, rebuilt from the values a knowledge function
     declared (``engine.knowledge._reads.MACHINE_READS``, all optional): a probe that was not
     read is unknown, so the planners say "undecided" rather than guess."""
@@ -35,7 +37,7 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
         return p if isinstance(p, ProbeInfo) else ProbeInfo(Status.UNKNOWN)
     return Facts(
         host=HostFacts(probe=probe(host_probe), os=os or "", arch=arch or "",
-                       python_version=python),
+                       python_version=python, wsl=wsl),
         nvidia=NvidiaFacts(probe=probe(nvidia_probe), driver_version=driver,
                            gpus=tuple(gpus or ()), pci_devices=pci_devices,
                            nvml_error=nvml_error or ""),
@@ -44,7 +46,9 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
                               distributions=tuple(d for d in distributions or ()
                                                   if isinstance(d, Distribution))),
         frameworks=FrameworkFacts(probe=probe(frameworks_probe), torch=torch,
-                                  tensorflow=tensorflow, jax=jax))
+                                  tensorflow=tensorflow, jax=jax),
+        rocm=rocm if isinstance(rocm, RocmFacts) else RocmFacts(),
+        env=EnvFacts(vars=dict(env_vars) if isinstance(env_vars, dict) else {}))
 
 
 def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:

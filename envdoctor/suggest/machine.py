@@ -47,6 +47,14 @@ class GpuInfo:
 
 
 @dataclass(frozen=True)
+class AmdInfo:
+    """One AMD GPU as the ROCm probe names it: its model and LLVM gfx target ("" unknown)."""
+
+    name: str
+    gfx: str
+
+
+@dataclass(frozen=True)
 class Machine:
     platform: str | None            # one of PLATFORMS; None when the snapshot does not say
     python: Version | None          # major.minor of the interpreter
@@ -59,6 +67,10 @@ class Machine:
     nvcc: Version | None = None     # CUDA toolkit compiler, for packages built from source
     toolkit_known: bool = True      # False: the snapshot does not say (a paste without nvcc -V)
     wsl: bool = False               # WSL: Linux wheels, the Windows driver (its numbering)
+    amd: str = "unknown"            # "gpus" | "none" | "unknown": AMD GPUs the ROCm probe saw
+    amd_gpus: tuple[AmdInfo, ...] = ()
+    rocm: Version | None = None     # the installed ROCm release (/opt/rocm, amd-smi)
+    gfx_override: str = ""          # HSA_OVERRIDE_GFX_VERSION as set, "" when unset
 
     @property
     def os(self) -> str | None:
@@ -70,6 +82,11 @@ class Machine:
     def has_nvidia(self) -> bool:
         return self.nvidia == "gpus"
 
+    @property
+    def has_amd(self) -> bool:
+        """AMD GPUs observed and no NVIDIA one: the ROCm wheels are the GPU install."""
+        return self.amd == "gpus" and not self.has_nvidia
+
     def describe(self) -> dict[str, Any]:
         return {
             "platform": self.platform,
@@ -78,6 +95,8 @@ class Machine:
             "gpus": [{"name": g.name, "cc": str(g.cc) if g.cc else None} for g in self.gpus],
             "driver": str(self.driver) if self.driver else None,
             "installed": {k: str(v) for k, v in sorted(self.installed.items())},
+            **({"amd_gpus": [{"name": g.name, "gfx": g.gfx} for g in self.amd_gpus],
+                "rocm": str(self.rocm) if self.rocm else None} if self.amd == "gpus" else {}),
         }
 
 
@@ -147,14 +166,30 @@ def _torch_variant(facts: Facts) -> tuple[str | None, bool]:
     return (local or "cpu"), False
 
 
+def _amd_state(facts: Facts) -> tuple[str, tuple[AmdInfo, ...]]:
+    """AMD GPUs the ROCm facts list (a pasted or replayed list counts as observed, as the
+    NVIDIA table does); "none" only when the probe says so; else unknown (an NVIDIA snapshot
+    without ROCm facts: nothing is assumed)."""
+    rocm = facts.rocm
+    gpus = tuple(AmdInfo(g.name, g.gfx) for g in rocm.gpus)
+    if gpus:
+        return "gpus", gpus
+    if rocm.probe.status is Status.NOT_FOUND:
+        return "none", ()
+    return "unknown", ()
+
+
 def machine_of(facts: Facts) -> Machine:
     """The decision-relevant view of one machine."""
     py = facts.host.python_version  # a pasted report may state Python without a probe status
     python = Version(f"{py.major}.{py.minor}") if py is not None else None
     state, gpus, driver = _nvidia_state(facts)
     variant, hip = _torch_variant(facts)
+    amd, amd_gpus = _amd_state(facts)
     nvcc = facts.cuda.nvcc_version if facts.cuda.probe.status.known else None
     return Machine(platform=_platform(facts), python=python, nvidia=state, gpus=gpus,
                    driver=ver(driver), installed=_installed(facts), torch_variant=variant,
                    torch_hip=hip, nvcc=nvcc, toolkit_known=facts.cuda.probe.status.known,
-                   wsl=bool(facts.host.wsl))
+                   wsl=bool(facts.host.wsl), amd=amd, amd_gpus=amd_gpus,
+                   rocm=facts.rocm.version if amd == "gpus" else None,
+                   gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip())

@@ -19,7 +19,12 @@ def to_json(result: SuggestResult) -> str:
 def _machine_line(machine: dict) -> str:
     parts = [PLATFORM_NAMES.get(machine.get("platform") or "", "platform not stated"),
              f"Python {machine['python']}" if machine.get("python") else "Python not stated"]
-    if machine.get("nvidia") == "gpus":
+    if machine.get("amd_gpus") and machine.get("nvidia") != "gpus":
+        names = sorted({f"{g['name'] or 'AMD GPU'} ({g['gfx'] or 'gfx not stated'})"
+                        for g in machine["amd_gpus"]})
+        parts.append(", ".join(names) + (f", ROCm {machine['rocm']}" if machine.get("rocm")
+                                         else ", ROCm not stated"))
+    elif machine.get("nvidia") == "gpus":
         names = sorted({g["name"] for g in machine.get("gpus", [])})
         parts.append(", ".join(names) + (f", driver {machine['driver']}" if machine.get("driver")
                                          else ", driver not stated"))

@@ -120,7 +120,24 @@ def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str,
 
 def plan(m: Machine, request: Request) -> Suggestion:
     """The TensorFlow suggestion for machine ``m`` (the ``Planner`` shape)."""
-    return _plan(m, request.installer)
+    got = _plan(m, request.installer)
+    if m.has_amd and got.status in ("ok", "installed") and got.variant == "cpu":
+        return _amd(m, got)
+    return got
+
+
+def _amd(m: Machine, cpu: Suggestion) -> Suggestion:
+    """AMD GPUs: TensorFlow publishes no ROCm wheel and AMD's tensorflow-rocm files are not in
+    the data, so the GPU install is undecided; the CPU install is the alternative."""
+    from envdoctor.suggest.rocm_plan import tensorflow_gate
+    reasons = tensorflow_gate(m)
+    alternatives = [Alternative(f"without the GPU: TF {cpu.version} cpu"
+                                + (" (already installed)" if cpu.status == "installed" else ""),
+                                version=cpu.version, variant="cpu", command=cpu.command,
+                                price="no GPU use"), *cpu.alternatives]
+    return Suggestion("tensorflow", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives),
+                      references=unique([PIP_URL, *(r.source for r in reasons)]))
 
 
 def _plan(m: Machine, installer: str = "pip") -> Suggestion:

@@ -18,11 +18,11 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.matrices import confirmed
-from envdoctor.matrices.cuda import lookup_min_driver
+from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
 from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
-from envdoctor.suggest import data
+from envdoctor.suggest import data, rocm_plan
 from envdoctor.suggest.archs import derived_archs
-from envdoctor.suggest.install import CONDA_NOTE, command
+from envdoctor.suggest.install import CONDA_NOTE, command, quote
 from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 from envdoctor.suggest.plan import Request, assumed_platform
@@ -81,13 +81,19 @@ def _driver(check: Check, cuda: Version, m: Machine) -> None:
         check.notes.append(Reason("driver", f"{check.variant} needs an NVIDIA driver >= {need_s}; "
                                   "the snapshot does not state the driver", source, False))
         return
+    compat = cuda.major >= FIRST_MINOR_COMPAT_MAJOR
+    floor_of = (f"minor-version compatibility floor of CUDA {cuda.major}.x" if compat else
+                f"the driver CUDA {cuda} itself needs: before CUDA 11 there is no minor-version "
+                "compatibility")
+    if not compat:
+        source = RELEASE_NOTES
     if m.driver < need:
         check.failures.append(Reason(
-            "driver", f"{check.variant} (CUDA {cuda}) needs driver >= {need_s} (minor-version "
-            f"compatibility floor of CUDA {cuda.major}.x); this driver is {have}",
-            source, ok_cell))
+            "driver", f"{check.variant} (CUDA {cuda}) needs driver >= {need_s} ({floor_of}); "
+            f"this driver is {have}", source, ok_cell))
         return
-    text = f"driver {have} >= {need_s}, the CUDA {cuda.major}.x floor for {check.variant}"
+    text = (f"driver {have} >= {need_s}, the CUDA {cuda.major}.x floor for {check.variant}"
+            if compat else f"driver {have} >= {need_s}, {floor_of}")
     bundled = lookup_min_driver(cuda, os_name)
     if bundled and m.driver < bundled[0]:
         text += (f" (through minor-version compatibility: PTX JIT and CUDA {cuda} features that "
@@ -183,6 +189,13 @@ def _runs_text(name: str, sm: str, code: tuple[str, str], build: str) -> str:
 def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> Check:
     check = Check(release, variant)
     cuda = data.variant_cuda(variant)
+    if m.has_amd:
+        if (want := data.variant_rocm(variant)) is not None:
+            rocm_plan.check(check.failures, check.notes, variant, want, m)
+        elif cuda is not None:
+            check.failures.append(Reason("gpu", f"{variant} is a CUDA build: it cannot use this "
+                                         "machine's AMD GPUs", GET_STARTED))
+        return check
     if cuda is not None:
         _driver(check, cuda, m)
         _driver_drives_gpus(check, m)
@@ -221,17 +234,21 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
             cudas.remove(default)
             cudas.insert(0, default)
         return cudas
-    if m.torch_hip:
+    if m.torch_hip or m.has_amd:
         rocm_of = {v: r for v in carried if (r := data.variant_rocm(v)) is not None}
         return sorted(rocm_of, key=rocm_of.__getitem__, reverse=True)
     return ["cpu"] if "cpu" in carried else []
 
 
-def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list[Reason]]:
-    reqs = [f"torch=={release['torch']}"]
+def _requirements(release: dict[str, Any], audio: bool, variant: str | None = None
+                  ) -> tuple[list[str], list[Reason]]:
+    """The pins of one install; ``variant`` given for a release whose own instructions pin
+    the build's local version (``torch==1.12.1+cu116``, ``local_pins``)."""
+    tag = f"+{variant}" if variant and release.get("local_pins") else ""
+    reqs = [f"torch=={release['torch']}{tag}"]
     notes: list[Reason] = []
     if release.get("torchvision"):
-        reqs.append(f"torchvision=={release['torchvision']}")
+        reqs.append(f"torchvision=={release['torchvision']}{tag}")
     else:
         notes.append(Reason("data", f"no torchvision pairing for torch {release['torch']} in "
                             "the data; torch only", release.get("source", ""), False))
@@ -253,22 +270,43 @@ def _requirements(release: dict[str, Any], audio: bool) -> tuple[list[str], list
 def _command(check: Check, platform: str, installer: str, audio: bool
              ) -> tuple[str, list[str], str | None, list[Reason]]:
     release, variant = check.release, check.variant
-    reqs, notes = _requirements(release, audio)
     conda = data.conda_row("torch")
     last_conda = ver(conda["last_channel_release"]) if conda else None
     torch_v = ver(release["torch"])
-    if installer == "conda" and last_conda and torch_v is not None and torch_v <= last_conda:
+    on_channel = data.variant_rocm(variant) is None  # PyTorch's channel had no ROCm builds
+    use_conda = bool(installer == "conda" and last_conda and torch_v is not None
+                     and torch_v <= last_conda and on_channel)
+    plain = use_conda or platform.startswith("macos") or _from_pypi(release, platform)
+    reqs, notes = _requirements(release, audio, None if plain else variant)
+    if use_conda:
         names = ["pytorch" + r[len("torch"):] if r.startswith("torch==") else r for r in reqs]
         cuda = data.variant_cuda(variant)
-        extra = [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else \
-            ["cpuonly", "-c", "pytorch"]
-        return "conda install " + " ".join(names + extra), reqs, None, notes
-    if installer == "conda":
+        # a release row may state its own conda arguments (1.12: cudatoolkit=, before the
+        # pytorch-cuda package)
+        extra = list(release.get("conda_args", {}).get(variant, [])) or (
+            [f"pytorch-cuda={cuda}", "-c", "pytorch", "-c", "nvidia"] if cuda else
+            ["cpuonly", "-c", "pytorch"])
+        return "conda install " + " ".join(quote(t) for t in names + extra), reqs, None, notes
+    if installer == "conda" and not on_channel:
+        notes.append(Reason("installer", "PyTorch's conda channel has no ROCm builds; "
+                            + CONDA_NOTE, GET_STARTED))
+    elif installer == "conda":
         notes.append(Reason("installer", "PyTorch's conda channel stopped at "
                             f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
                             conda.get("source", "") if conda else ""))
-    url = None if platform.startswith("macos") else data.index_url(variant)
-    return command(reqs, url, installer), reqs, url, notes
+    url = None if platform.startswith("macos") or _from_pypi(release, platform) \
+        else data.index_url(variant)
+    return command(reqs, url, installer, index_option=_index_option(release)), reqs, url, notes
+
+
+def _from_pypi(release: dict[str, Any], platform: str) -> bool:
+    """Whether this release's wheels for ``platform`` are recorded from PyPI's files only
+    (``pypi_only``: the older releases' Linux aarch64 CPU wheels): installed from PyPI."""
+    return platform in release.get("pypi_only", ())
+
+
+def _index_option(release: dict[str, Any]) -> str:
+    return str(release.get("index_option", "--index-url"))
 
 
 def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
@@ -300,7 +338,12 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     without it, the newest release that runs (never a downgrade of a newer-than-data install).
     """
     platform, notes = assumed_platform(m)
-    if m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
+    if m.has_amd:
+        gate = rocm_plan.gate(m, platform)
+        if gate is not None:
+            return _amd_undecided(m, platform, installer, audio, notes, gate)
+        notes = notes + rocm_plan.gpus(m)[1]
+    elif m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
         return _jetson(m, jetson, platform, installer, audio, notes)
@@ -321,7 +364,7 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         if not variants:
             checks.append(Check(release, "-", [Reason(
                 "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
-                "wheel for this machine on any index", release.get("source", ""),
+                "wheel for this machine in the data", release.get("source", ""),
                 confirmed(release))]))
             continue
         for variant in variants:
@@ -368,6 +411,11 @@ def _index_reason(check: Check, platform: str) -> Reason:
     where = PLATFORM_NAMES.get(platform, platform)
     if platform.startswith("macos"):
         text = f"torch {check.version} for {where} is the CPU/MPS wheel on PyPI"
+    elif _from_pypi(check.release, platform):
+        text = (f"PyPI carries torch {check.version}'s CPU wheel for {where} and Python "
+                f"{check.release.get('python')}")
+        return Reason("index", text, check.release.get("python_source", ""),
+                      confirmed(check.release))
     else:
         text = (f"{data.index_url(check.variant)} carries torch {check.version} for {where} "
                 f"and Python {check.release.get('python')}")
@@ -405,14 +453,16 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                 reasons.insert(0, Reason("installed", text, ""))
             else:
                 reqs = missing
-                cmd = command(missing, url, installer) if installer != "conda" or url else cmd
+                cmd = command(missing, url, installer, index_option=_index_option(pick.release)) \
+                    if installer != "conda" or url else cmd
                 reasons.insert(0, Reason("installed", f"torch {installed} ({pick.variant}) is "
                                          f"already installed; only {', '.join(missing)} is "
                                          "missing or from another build", ""))
         elif Version(installed.public) == Version(pick.version) and cmd is not None \
                 and url is not None:
             # pip takes "torch==2.13.0" as met by an installed 2.13.0+cpu: force the other build
-            cmd = command(reqs, url, installer, ("--force-reinstall",))
+            cmd = command(reqs, url, installer, ("--force-reinstall",),
+                          _index_option(pick.release))
             reasons.insert(0, Reason("installed", f"torch {installed} is installed as "
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
@@ -420,12 +470,18 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     if status == "ok":
         reasons[:0] = _unpaired_companions(pick.release, m, audio)
     works = _installed_check(m, platform) if status == "ok" and installed is not None \
-        and Version(installed.public) < Version(pick.version) else None
+        and Version(installed.public) != Version(pick.version) else None
+    if works is not None and works.ok and installed is not None \
+            and Version(installed.public) > Version(pick.version):
+        works = None  # an unconfirmed newer release row: nothing true to say about "upgrades"
     if works is not None and not works.ok:
+        first = works.failures[0]
+        # outside AMD's driver window is unsupported, not proven broken: said as such
+        verdict = "is outside what AMD supports here" if m.has_amd and first.constraint == "gpu" \
+            and data.variant_rocm(m.torch_variant or "") is not None else "does not run here"
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
-                                 f"({m.torch_variant}) does not run here: "
-                                 f"{works.failures[0].text}", works.failures[0].source,
-                                 works.failures[0].confirmed))
+                                 f"({m.torch_variant}) {verdict}: {first.text}", first.source,
+                                 first.confirmed))
     elif works is not None:
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
                                  f"({m.torch_variant}) already runs here; this upgrades it to "
@@ -472,7 +528,7 @@ def _missing(reqs: list[str], m: Machine, variant: str) -> list[str]:
         if have is None and name != "torch":
             continue
         local = have.local if have is not None else None
-        if have is None or Version(have.public) != Version(want) \
+        if have is None or Version(have.public) != Version(Version(want).public) \
                 or (local is not None and local != variant):
             out.append(req)
     return out
@@ -525,11 +581,15 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
                 command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
                 source=best.failures[0].source))
-    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}
+                 and (not m.has_amd or rocm_plan.known_distance(c.variant, m))]
     if rocm_only:
         best = rocm_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
+        wheel_rocm = data.variant_rocm(best.variant)
         out.append(Alternative(
+            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm} (or within AMD's +/- 2 "
+            f"releases of it) to get torch {best.version} {best.variant}" if m.has_amd else
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
             version=best.version, variant=best.variant, command=cmd,
@@ -549,7 +609,8 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
     newest_all = [c for c in checks if newest is not None and c.version == newest.version]
     if arch_blocked and newest is not None and Version(newest.version) > pick_v \
             and all("arch" in c.kinds() for c in newest_all):
-        sms = ", ".join(sorted({g.sm for g in m.gpus if g.sm}))
+        sms = ", ".join(sorted({g.sm for g in m.gpus if g.sm}
+                               | {g.gfx for g in rocm_plan.gpus(m)[0] if m.has_amd}))
         out.append(Alternative(
             f"this GPU ({sms}) is not supported by any build of the newest torch in the data "
             f"({newest.version}): the last release that runs it is torch {pick.version} "
@@ -584,6 +645,8 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
     alternatives = []
     fixable = [c for c in checks if c.failures and c.kinds() <= {"driver", "python"}
                and confirmed(c.release) and c.variant != "-"]
+    # a driver upgrade alone (this Python kept) is the cheaper way out when one exists
+    fixable.sort(key=lambda c: "python" in c.kinds())
     if fixable:
         best = fixable[0]
         cmd, *_ = _command(best, platform, installer, audio)
@@ -613,6 +676,21 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                                         price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
+                   notes: list[Reason], gate: rocm_plan.Gate) -> Suggestion:
+    """AMD GPUs where the facts or the data cannot choose a ROCm wheel: the reasons, AMD's
+    other ways (never a command), and the CPU wheel."""
+    cpu = _plan(replace(m, amd="none", amd_gpus=()), installer, audio)
+    alternatives = list(gate.alternatives)
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
+    reasons = [*notes, *gate.reasons]
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
 

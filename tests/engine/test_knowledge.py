@@ -111,7 +111,8 @@ def test_arch_binary_compatibility_rules():
     ("2.6.0+cu124", "12.4", "sm_120", False), ("2.9.0+cu128", "12.8", "sm_120", True),
     ("2.9.0+cu130", "13.0", "sm_61", False), ("2.9.0+cu126", "12.6", "sm_61", True),
     ("2.9.0+cu130", "13.0", "sm_70", False), ("2.9.0+cu128", "12.8", "sm_70", True),
-    ("2.13.0+cpu", None, "sm_80", None), ("1.12.1+cu116", "11.6", "sm_80", None),
+    ("2.13.0+cpu", None, "sm_80", None), ("1.12.1+cu116", "11.6", "sm_80", True),
+    ("1.12.1+cu102", "10.2", "sm_80", False), ("1.11.0+cu115", "11.5", "sm_80", None),
 ])
 def test_torch_has_arch(torch, cuda, arch, want):
     n = names(frameworks={"torch": {"version": torch, "cuda": cuda}})

@@ -32,9 +32,10 @@ def _reqs(tokens: list[str]) -> dict[str, str]:
 
 
 def _index_variant(tokens: list[str]) -> str | None:
-    if "--index-url" not in tokens:
+    flag = next((f for f in ("--index-url", "--extra-index-url") if f in tokens), None)
+    if flag is None:
         return None
-    url = tokens[tokens.index("--index-url") + 1]
+    url = tokens[tokens.index(flag) + 1]
     assert url.startswith(INDEX), url
     return url[len(INDEX):]
 
@@ -51,18 +52,22 @@ def _platform(m: Machine, price: str) -> str:
 
 def check_torch(tokens: list[str], m: Machine, price: str) -> None:
     reqs = _reqs(tokens)
-    version = reqs.get("torch") or reqs.get("pytorch")
+    version = (reqs.get("torch") or reqs.get("pytorch") or "").partition("+")[0] or None
     rows = matrix("wheel_index")["torch"]
     row = next(r for r in rows if r["torch"] == version) if version else \
         next(r for r in rows if r.get("torchvision") == reqs.get("torchvision"))  # companion only
     version = row["torch"]
     platform = _platform(m, price)
+    local = {k: v.partition("+")[2] for k, v in reqs.items() if "+" in v}
+    reqs = {k: v.partition("+")[0] for k, v in reqs.items()}
+    assert not local or (row.get("local_pins") and set(local.values()) == {_index_variant(tokens)})
     if tokens[0] == "conda":
         assert Version(version) <= Version("2.5.1"), "PyTorch's conda channel ends at 2.5"
         return
     variant = _index_variant(tokens)
-    if variant is None:  # PyPI: macOS CPU/MPS wheels
-        assert platform.startswith("macos") and "cpu" in row[platform]
+    if variant is None:  # PyPI: macOS CPU/MPS wheels, the older releases' aarch64 CPU wheels
+        assert platform.startswith("macos") or platform in row.get("pypi_only", [])
+        assert "cpu" in row[platform]
     else:
         assert variant in row.get(platform, []), f"{variant} has no torch {version} on {platform}"
     _python_ok(row["python"], m, "Python" in price)
@@ -85,7 +90,7 @@ def check_jax(tokens: list[str], m: Machine, price: str) -> None:
     if extra != "cpu":
         plugin = next(p for p in matrix("jax")["plugin"] if p["extra"] == f"jax[{extra}]")
         assert Version(version) >= Version(plugin["extra_from"]), f"no {extra} plugin {version}"
-    _python_ok(release["python"], m, price.startswith("Python"))
+    _python_ok(release["python"], m, "Python" in price)
 
 
 def check_tensorflow(tokens: list[str], m: Machine, price: str) -> None:

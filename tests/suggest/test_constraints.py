@@ -105,11 +105,14 @@ def test_python_39_gets_the_last_torch_for_39():
     assert any(a.price.startswith("Python") and a.version == "2.15.0" for a in s.alternatives)
 
 
-def test_python_38_has_no_torch_in_the_data_and_says_the_way_out():
+def test_python_38_gets_the_last_cp38_release_and_the_way_to_the_newest():
+    """torch 2.4.1 is the last release with cp38 wheels (PyPI files; 2.5.0 needs 3.9): a
+    Python 3.8 box gets it, with the newest release priced by the Python it needs."""
     s = run("rtx4090-py38", "torch")
-    assert s.status == "none" and s.command is None
-    assert "Python 3.8" in _texts(s)
-    assert s.alternatives and s.alternatives[0].price.startswith("Python")
+    assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cu121")
+    assert "Python 3.8 is inside torch 2.4.1's range" in _texts(s)
+    assert "runs the cu121 build of torch 2.4.1's sm_86 code" in _texts(s)
+    assert any(a.price.startswith("Python") and a.version == "2.14.0" for a in s.alternatives)
 
 
 # ------------------------------------------------------------------ platform
@@ -331,3 +334,39 @@ def test_blackwell_on_driver_535_is_not_offered_cu128_through_compat():
     assert (s.status, s.command) == ("none", None)
     assert "CUDA 12.8, whose driver is 570" in _texts(s)
     assert not any(a.variant == "cu128" and a.price is None for a in s.alternatives)
+
+
+def test_releases_before_2_0_are_installed_the_way_their_own_page_says():
+    """previous-versions for 1.12.1 / 1.13.1: local-version pins with --extra-index-url (PyPI
+    serves the other dependencies); conda 1.12 takes cudatoolkit= (pytorch-cuda came with 1.13)."""
+    from envdoctor.facts import Facts
+    from envdoctor.suggest import suggest
+    facts = Facts.from_dict({
+        "schema_version": 1, "origin": "example",
+        "host": {"probe": {"status": "ok"}, "os": "Linux", "arch": "x86_64",
+                 "python_version": "3.8.10"},
+        "nvidia": {"probe": {"status": "ok"}, "driver_version": "450.51.06",
+                   "gpus": [{"name": "Tesla V100-SXM2-16GB", "cc": "7.0"}]}})
+    pip = suggest(facts, ["torch"]).suggestions[0]
+    assert pip.command == ('pip install torch==1.12.1+cu102 torchvision==0.13.1+cu102 "numpy<2" '
+                           "--extra-index-url https://download.pytorch.org/whl/cu102")
+    assert "before CUDA 11 there is no minor-version compatibility" in _texts(pip)
+    conda = suggest(facts, ["torch"], installer="conda").suggestions[0]
+    assert conda.command == ('conda install pytorch==1.12.1 torchvision==0.13.1 "numpy<2" '
+                             "cudatoolkit=10.2 -c pytorch")
+
+
+def test_an_older_release_on_linux_aarch64_comes_from_pypi():
+    """torch 2.4.1's Linux aarch64 wheel is PyPI's CPU build (cp38-cp312, PyPI's files), and
+    2.5+ needs Python 3.9: a Python 3.8 Graviton box gets it from PyPI, said as such."""
+    from envdoctor.facts import Facts
+    from envdoctor.suggest import suggest
+    facts = Facts.from_dict({
+        "schema_version": 1, "origin": "example",
+        "host": {"probe": {"status": "ok"}, "os": "Linux", "arch": "aarch64",
+                 "python_version": "3.8.10"},
+        "nvidia": {"probe": {"status": "not_found"}}})
+    s = suggest(facts, ["torch"]).suggestions[0]
+    assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cpu")
+    assert s.command == "pip install torch==2.4.1 torchvision==0.19.1"
+    assert "PyPI carries torch 2.4.1's CPU wheel for Linux aarch64" in _texts(s)

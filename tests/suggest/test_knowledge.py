@@ -92,7 +92,7 @@ def test_declared_reads_rebuild_the_same_answer():
                 decl.path if hasattr(decl, "path") else decl[0]
             section, _, rest = path.partition(".")
             obj = getattr(facts, section)
-            for part in rest.split("."):
+            for part in filter(None, rest.split(".")):
                 obj = getattr(obj, part)
             values[key] = obj
         assert knowledge.install_line("torch", **values) == knowledge.line_of(facts, "torch")

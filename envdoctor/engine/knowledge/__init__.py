@@ -58,7 +58,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # AMD ROCm
     "amd_machine": "rocm", "rocm_needs_override": "rocm", "rocm_unsupported_gfx": "rocm",
     "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
-    "torch_wrong_gpu_build": "rocm", "rocm_install_line": "rocm", "rocm_torch_gap": "rocm",
+    "torch_wrong_gpu_build": "rocm", "rocm_torch_gap": "rocm",
     "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",
     # Apple silicon (MPS, Metal)
     "apple_machine": "apple", "apple_x86_python": "apple", "mps_macos_gap": "apple",

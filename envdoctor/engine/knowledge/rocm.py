@@ -162,37 +162,20 @@ def torch_wrong_gpu_build(*, rocm: RocmFacts, nv: NvidiaFacts | None,
     return None
 
 
-@reads(rocm="rocm", t=optional("frameworks.torch"))
-def rocm_install_line(*, rocm: RocmFacts, t: TorchBuild | None) -> str:
-    """``rocm_install_line()``: the torch ROCm wheel for this machine: the newest ROCm variant
-    of the installed torch release not newer than the installed ROCm, else rocm6.2."""
-    release = t.version if t is not None else None
-    variants = rocm_matrix.torch_variants(release)
-    installed = rocm.version
-    fit = [v for v in variants if installed is None or _variant_version(v) <= installed]
-    tag = (fit or variants or ["rocm6.2"])[-1]
-    pin = f'"torch=={release.base_version}" ' if release is not None and variants else "torch "
-    return (f"pip install --force-reinstall {pin}torchvision torchaudio "
-            f"--index-url https://download.pytorch.org/whl/{tag}")
-
-
-def _variant_version(tag: str) -> Version:
-    return Version(tag.removeprefix("rocm"))
-
-
 @reads(rocm="rocm", t="frameworks.torch")
 def rocm_torch_gap(*, rocm: RocmFacts, t: TorchBuild | None) -> str | None:
-    """``rocm_torch_gap()``: a ROCm torch built for a ROCm more than the tested window newer
-    than the installed ROCm ("torch ROCm 6.4 over ROCm 5.7.1"), or None."""
+    """``rocm_torch_gap()``: a ROCm torch whose bundled ROCm user space is newer than the
+    installed ROCm by more than AMD's +/- 2-release window between the kernel driver and its
+    user space, counted in the release order of rules/matrices/rocm.toml ("torch ROCm 6.4 over
+    ROCm 5.7.1"), or None (inside the window, older, or a release the order does not place)."""
     if t is None or t.hip is None or rocm.version is None:
         return None
     built, here = t.hip, rocm.version
-    gap = (built.major - here.major) * 10 + (built.minor - here.minor)
-    if built.major == here.major and gap <= rocm_matrix.driver_window():
+    got = rocm_matrix.release_distance(built, here)
+    if got is None or got[0] <= rocm_matrix.driver_window():
         return None
-    if (built.major, built.minor) <= (here.major, here.minor):
-        return None
-    return f"torch {t.version} is built for ROCm {built.major}.{built.minor}, ROCm {here} is installed"
+    return (f"torch {t.version} is built for ROCm {built.major}.{built.minor}, ROCm {here} is "
+            "installed")
 
 
 @reads(rocm="rocm")

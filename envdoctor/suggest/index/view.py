@@ -135,8 +135,9 @@ def _root_variants(view: IndexView, reader: Reader) -> list[str]:
 def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
     """The torch root's variants worth asking about for this machine: those of the newest
     shipped releases on its platform and those the root lists, of the kind it can use (CUDA on
-    an NVIDIA machine, ROCm with a ROCm torch, else cpu). A CUDA variant whose major has no
-    driver floor in the shipped data is left out: no driver could be checked against it."""
+    an NVIDIA machine, ROCm on an AMD machine or with a ROCm torch, else cpu). A CUDA variant
+    whose major has no driver floor in the shipped data is left out: no driver could be
+    checked against it."""
     seen: list[str] = []
     for row in SHIPPED.torch_rows()[:NEWEST_SHIPPED]:
         seen += [v for v in row.get(platform, []) if v not in seen]
@@ -144,7 +145,7 @@ def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
     if m.has_nvidia:
         return [v for v in seen if (c := variant_cuda(v)) is not None
                 and driver_floor(c, m.os or "linux") is not None]
-    if m.torch_hip:
+    if m.torch_hip or m.has_amd:
         return [v for v in seen if variant_rocm(v) is not None]
     return ["cpu"]
 
@@ -152,7 +153,8 @@ def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
 def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: Reader,
                pypi: str) -> None:
     on_pypi = platform.startswith("macos")
-    listed = [] if on_pypi or not (m.has_nvidia or m.torch_hip) else _root_variants(view, reader)
+    listed = [] if on_pypi or not (m.has_nvidia or m.torch_hip or m.has_amd) \
+        else _root_variants(view, reader)
     pages = ({"cpu": f"{pypi}/torch/"} if on_pypi else
              {v: f"{view.torch_root}/{v}/torch/" for v in _torch_variants(m, platform, listed)})
     got = reader.pages(list(pages.values()))
