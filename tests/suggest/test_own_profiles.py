@@ -18,7 +18,7 @@ from envdoctor.facts import Facts
 from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
 
-from .suggest_support import check_all
+from .suggest_support import check_all, judged
 from .test_heldout3 import snapshot
 
 OWN = Path(__file__).parent / "own"
@@ -57,7 +57,8 @@ def _want(row: dict[str, Any], fw: str, keep: bool) -> str:
 @pytest.mark.parametrize("name, row, framework, keep", CASES,
                          ids=[f"{r['name']}-{fw}{'-keep' if k else ''}" for _, r, fw, k in CASES])
 def test_own_profile(name, row, framework, keep):
-    assert answer(row, framework, keep) == _want(row, framework, keep), row["why"]
+    got, want = answer(row, framework, keep), _want(row, framework, keep)
+    assert judged(framework, want, got, machine_of(own_snapshot(row)), keep), (got, want, row["why"])
 
 
 if __name__ == "__main__":
@@ -71,7 +72,7 @@ if __name__ == "__main__":
                 got = answer(row, fw, keep)
             except Exception as exc:  # noqa: BLE001 - a crash or failed index check is wrong
                 got = f"error: {type(exc).__name__}: {str(exc)[:160]}"
-            if got == _want(row, fw, keep):
+            if judged(fw, _want(row, fw, keep), got, machine_of(own_snapshot(row)), keep):
                 right += 1
             elif "-v" in sys.argv:
                 print(f"  WRONG {row['name']} {fw}{' keep' if keep else ''}: got {got!r}, "
