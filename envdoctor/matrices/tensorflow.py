@@ -73,8 +73,26 @@ def has_and_cuda(version: Any) -> bool:
     return v is not None and first is not None and v >= first
 
 
-def hardware() -> dict[str, Version | None]:
+def hardware(release: Any = None) -> dict[str, Version | None]:
     """``min_cc``: the oldest GPU architecture TF wheels support; ``newest_cc``: the newest
-    they carry code for (a newer GPU runs its PTX through the JIT). ``[hardware]``."""
+    they carry code for (a newer GPU runs its PTX through the JIT). ``[hardware]``; with a
+    ``release``, the newest ``[[hardware.builds]]`` row that covers it raises ``min_cc`` to the
+    capability list that release's build compiles (pip.md's list is older than the builds)."""
     row = matrix("tensorflow").get("hardware", {})
-    return {"min_cc": ver(row.get("min_cc")), "newest_cc": ver(row.get("newest_cc"))}
+    out = {"min_cc": ver(row.get("min_cc")), "newest_cc": ver(row.get("newest_cc"))}
+    v = ver(release)
+    if v is not None:
+        floors = [c for b in row.get("builds", [])
+                  if (f := ver(b.get("from"))) is not None and v >= f
+                  and (c := ver(b.get("min_cc"))) is not None]
+        if floors:
+            out["min_cc"] = max(floors)
+    return out
+
+
+def hardware_source(release: Any) -> str | None:
+    """The source of the ``[[hardware.builds]]`` row that decides ``release``'s ``min_cc``."""
+    v = ver(release)
+    rows = [b for b in matrix("tensorflow").get("hardware", {}).get("builds", [])
+            if v is not None and (f := ver(b.get("from"))) and v >= f]
+    return str(rows[-1]["source"]) if rows else None

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.gpus import cuda_dropped
-from envdoctor.matrices.tensorflow import hardware
+from envdoctor.matrices.tensorflow import hardware, hardware_source
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
@@ -93,7 +93,8 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
                               f"driver >= {data.driver_str(floor[0])}; this driver is "
                               f"{data.driver_str(m.driver)}", floor[1],
                               floor[2] and not row.get("cuda_of")))
-        min_cc = hardware()["min_cc"]
+        min_cc = hardware(tf)["min_cc"]
+        min_src = hardware_source(tf) or PIP_URL
         for gpu in dict.fromkeys(m.gpus):
             dropped = cuda_dropped(cuda, gpu.cc) if gpu.cc is not None else None
             if dropped is not None:
@@ -102,8 +103,9 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
                                   f"{dropped['last_cuda']}); {gpu.name} is {gpu.sm}",
                                   dropped.get("source", RELEASE_NOTES), confirmed(dropped)))
             elif gpu.cc is not None and min_cc is not None and gpu.cc < min_cc:
-                out.append(Reason("arch", f"TF wheels need CUDA architecture {min_cc} or "
-                                  f"newer; {gpu.name} is {gpu.sm}", PIP_URL))
+                out.append(Reason("arch", f"TF {tf}'s wheels carry code for CUDA "
+                                  f"architecture {min_cc} and newer; {gpu.name} is {gpu.sm}",
+                                  min_src, min_src == PIP_URL))
     return out
 
 
