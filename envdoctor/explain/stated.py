@@ -122,7 +122,14 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
 #   code = "EJAX008"                   # calls an API this jax/jaxlib does not have
 #   raised_in = "jax_plugins"
 #   exception_types = ["TypeError", "AttributeError", "ImportError"]
-YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types"}
+#
+#   [[yields_to]]                      # "libcudnn.so.7: cannot open shared object file", and
+#   code = "ETF002"                    # the traceback goes through tensorflow/python/: it is
+#   frames_in = "tensorflow/python/"   # TensorFlow's CUDA libraries (its tested-build table)
+#
+# ``frames_in`` reads every frame of the text's tracebacks, a cut one included (a paste that
+# ends inside the import chain still names the framework that was loading the library).
+YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in"}
 
 
 def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
@@ -142,8 +149,12 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                  or not all(p in _VERSIONED for p in pair)):
             raise RuleFileError(path, f"{where}.versions_differ",
                                 f"must name two of {sorted(_VERSIONED)}")
-        if pair is None and not isinstance(table.get("raised_in"), str):
-            raise RuleFileError(path, where, "needs versions_differ or raised_in")
+        if pair is None and not isinstance(table.get("raised_in"), str) \
+                and not isinstance(table.get("frames_in"), str):
+            raise RuleFileError(path, where, "needs versions_differ, raised_in or frames_in")
+        for key in ("raised_in", "frames_in"):
+            if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+                raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
         types = table.get("exception_types", [])
         if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
             raise RuleFileError(path, f"{where}.exception_types", "must be a list of names")
@@ -162,6 +173,9 @@ def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
         if a is None or b is None or _release(a) == _release(b):
             return None
         return f"The text states {pair[0]} {a} with {pair[1]} {b}: these releases differ."
+    through_frames = table.get("frames_in")
+    if isinstance(through_frames, str):
+        return _frames_reason(through_frames, facts)
     where = str(table.get("raised_in", ""))
     types = table.get("exception_types") or []
     for exc in reversed(facts.exceptions):
@@ -170,6 +184,16 @@ def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
                                   or exc.type in types):
             return (f"The {exc.type} was raised through {where} (its code calls something the "
                     "installed versions do not have).")
+    return None
+
+
+def _frames_reason(part: str, facts: TextFacts) -> str | None:
+    """The note when a frame of the text's tracebacks (cut ones too) lies under ``part``."""
+    paths = [f.path for f in facts.frames] + [p for e in facts.exceptions for p in e.stack]
+    for path in paths:
+        plain = path.replace("\\", "/")
+        if part in plain:
+            return f"The traceback goes through {part} ({plain.rsplit('/', 1)[-1]})."
     return None
 
 
