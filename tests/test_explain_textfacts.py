@@ -223,3 +223,70 @@ def test_every_yield_target_exists():
     codes = {s.code for s in load_signatures()}
     targets = [t["code"] for s in load_signatures() for t in s.extra.get("yields_to", ())]
     assert targets and set(targets) <= codes
+
+
+# ---------------------------------------------------------------- issue 21: more structure
+def test_a_comma_typed_for_the_dot_is_read_only_in_a_known_library_name():
+    # the hand-typed family of "libcudart.so.11.0" (a comma for the dot); prose keeps its commas
+    facts = text_facts("error while loading shared libraries: libcudart,so.11.0: cannot open "
+                       "shared object file\nwe tried foo,so it failed\n")
+    assert facts.libraries == ("libcudart.so.11.0",)
+    assert facts.corrected == (("libcudart,so.11.0", "libcudart.so.11.0"),)
+    fixed = correct_library_names("ImportError: libcudnn,so.8: cannot open shared object file")
+    assert fixed == "ImportError: libcudnn.so.8: cannot open shared object file"
+    assert correct_library_names("a,so b") == "a,so b"
+
+
+def test_capability_wordings_of_the_gpu_not_of_the_requirement():
+    # huggingface/text-generation-inference#1573; mistralai/mistral-finetune#79 (title)
+    assert text_facts("GPU with CUDA capability 7 5 is not supported for Flash Attention V2"
+                      ).compute_capabilities == ("7.5",)
+    facts = text_facts("`flshattF@v2.3.6` is not supported due to requires device with "
+                       "capability > (8, 0) but your GPU has capability (6, 1) (too old)")
+    assert facts.compute_capabilities == ("6.1",)
+
+
+def test_ipython_frames_are_frames_and_a_cut_one_is_a_cut():
+    # keras-team/keras-io#1844 (IPython 8: path:line, function and its arguments' values)
+    facts = text_facts(
+        "ValueError                                Traceback (most recent call last)\n"
+        "Cell In[37], line 2\n"
+        "      1 CKPT_path = \"Model_ckpt.h5\"\n"
+        "----> 2 checkpointing_cb = tf.keras.callbacks.ModelCheckpoint(CKPT_path, "
+        "save_best_only=True)\n\n"
+        "File ~/anaconda3/lib/python3.11/site-packages/keras/src/callbacks/"
+        "model_checkpoint.py:191, in ModelCheckpoint.__init__(self, filepath, monitor, verbose)\n"
+        "    190 if not self.filepath.endswith(\".keras\"):\n")
+    assert [(f.path[-19:], f.line, f.function) for f in facts.frames] == [
+        ("model_checkpoint.py", 191, "ModelCheckpoint.__init__")]
+    assert facts.truncated
+    # an older IPython: "path in function()"
+    old = text_facts("ModuleNotFoundError                       Traceback (most recent call last)\n"
+                     "/usr/local/lib/python3.6/dist-packages/keras_adamw/optimizers.py in "
+                     "<module>()\n----> 3 from keras.legacy import interfaces\n")
+    assert old.frames[0].function == "<module>" and old.frames[0].line == 0
+
+
+def test_a_cuda_library_error_yields_to_the_framework_whose_frames_loaded_it():
+    # takabow/cdsw-demo-env#25: TensorFlow 1.x cannot load its cuDNN
+    text = (
+        '  File "/home/cdsw/.local/lib/python3.6/site-packages/tensorflow/python/'
+        'pywrap_tensorflow_internal.py", line 24, in swig_import_helper\n'
+        "    _mod = imp.load_module('_pywrap_tensorflow_internal', fp, pathname, description)\n"
+        "ImportError: libcudnn.so.6: cannot open shared object file: No such file or directory\n")
+    main = primary(diagnose_text("Traceback (most recent call last):\n" + text))
+    assert main is not None and main.code == "ETF002"
+    assert any("/tensorflow/python/" in n for n in main.notes)
+    # the same library error with torch's frames stays the generic CUDA-library answer
+    torch_text = text.replace("tensorflow/python/pywrap_tensorflow_internal.py", "torch/__init__.py")
+    other = primary(diagnose_text("Traceback (most recent call last):\n" + torch_text))
+    assert other is not None and other.code == "ECUDNN008"
+
+
+def test_frames_in_must_name_a_path_part(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
+    data = load_toml(rules_dir() / "signatures" / "cudnn" / "ECUDNN008.toml")
+    data["yields_to"] = [{"code": "ETF002", "frames_in": " "}]
+    with pytest.raises(RuleFileError, match="frames_in"):
+        parse_signature(data, tmp_path / "ECUDNN008.toml")

@@ -66,10 +66,10 @@ _EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?((?:[A-Za-z_]\w*\.){0,6})([A-Za-z_]
                   r"(?:Error|Exception|Exit|Interrupt|Failure|Fault))(?::\s?(.{0,300}))?$")
 _WARN = re.compile(r"\b([A-Z]\w{0,40}Warning):\s?(.{0,300})")
 _FRAME = re.compile(r'^\s*File "([^"]{1,400})", line (\d{1,7})(?:, in (\S{1,200}))?')
-# IPython / Jupyter: "File ~/env/site-packages/mxnet/base.py:356, in _load_lib()" (newer) and
-# "/usr/lib/python3/dist-packages/keras/x.py in <module>()" (older)
+# IPython / Jupyter: "File ~/env/site-packages/mxnet/base.py:356, in _load_lib()" (newer, the
+# arguments' values may follow) and "/usr/lib/python3/dist-packages/keras/x.py in <module>()"
 _FRAME_IPY = re.compile(r"^\s*(?:File )?(~?[\w./\\:-]{1,400}\.py)(?::(\d{1,7}))?"
-                        r"(?:,? in ([\w<>.]{1,200}))?(?:\(\))?\s*$")
+                        r"(?:,? in ([\w<>.]{1,200})(?:\([^\n]{0,400})?)?\s*$")
 _TRACEBACK = "Traceback (most recent call last)"
 # "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2"
 _VERSION_OF = re.compile(
