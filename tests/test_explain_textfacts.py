@@ -290,3 +290,19 @@ def test_frames_in_must_name_a_path_part(tmp_path):
     data["yields_to"] = [{"code": "ETF002", "frames_in": " "}]
     with pytest.raises(RuleFileError, match="frames_in"):
         parse_signature(data, tmp_path / "ECUDNN008.toml")
+
+
+def test_a_cut_torch_import_is_read_from_its_frames_and_a_named_library_outranks_them():
+    # pytorch/pytorch#131284 (IPython frames of torch's import loading its CUDA libraries)
+    cut = ("OSError                                   Traceback (most recent call last)\n"
+           "File /scratch/site-packages/torch/__init__.py:176, in _load_global_deps()\n"
+           "    175 try:\n"
+           "--> 176     ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)\n")
+    main = primary(diagnose_text(cut))
+    assert main is not None and main.code == "ECUDNN008"
+    assert any("_load_global_deps" in n for n in main.notes)
+    whole = cut + "\nOSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    assert primary(diagnose_text(whole)).code == "ECUDA014"
+    # another library's own error in the same import (a torch build linked against MPI)
+    mpi = cut + "\nOSError: libmpi.so.40: cannot open shared object file: No such file or directory\n"
+    assert primary(diagnose_text(mpi)).code == "ESYS012"

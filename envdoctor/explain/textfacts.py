@@ -46,7 +46,7 @@ _KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
 
 # A library-like token: letters, digits, _ + - then ".so", ".dll" or ".dylib", and a version.
 # A comma for the dot (``libcudart,so.11.0``, typed by hand) is read only for known names.
-_LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})([.,])(so|dll|dylib)((?:\.\d+){0,4})"
+_LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})([.,])(so|SO|dll|DLL|dylib)((?:\.\d+){0,4})"
                   r"(?![\w])")
 _SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
                      r"(?:,? version (\S{1,80}))?")
@@ -177,9 +177,9 @@ def _library(stem: str, sep: str, ext: str, suffix: str) -> tuple[str, str | Non
     """(normalised name, the typed name when it was a near-miss); ``sep`` is the character
     typed before the extension (a comma for the dot is a typo of a known name only)."""
     typed = f"{stem}{sep}{ext}"
-    if ext != "so":
+    if ext not in ("so", "SO"):
         return typed + suffix, None
-    known = nearest_library(f"{stem}.{ext}")
+    known = nearest_library(f"{stem}.so")
     if known is None or (known == typed and sep == "."):
         return typed + suffix, None
     return known + suffix, typed + suffix
@@ -191,7 +191,7 @@ def correct_library_names(text: str) -> str:
     def fix(m: re.Match[str]) -> str:
         name, typed = _library(m.group(1), m.group(2), m.group(3), m.group(4))
         return name if typed else m.group(0)
-    if ".so" not in text and ",so" not in text:
+    if ".so" not in text and ",so" not in text and ".SO" not in text:
         return text
     return _LIB.sub(fix, text[:MAX_TEXT]) + text[MAX_TEXT:]
 
@@ -242,7 +242,7 @@ def text_facts(text: str) -> TextFacts:
                     frames[-1].path if in_traceback and frames else "",
                     tuple(f.path for f in frames) if in_traceback else ()))
             in_traceback = False
-        if ".so" in line or ".dll" in line or ".dylib" in line or ",so" in line:
+        if ".so" in line or ".dll" in line or ".dylib" in line or ",so" in line or ".SO" in line:
             for m in _LIB.finditer(line):
                 name, typed = _library(m.group(1), m.group(2), m.group(3), m.group(4))
                 if typed is None and m.group(2) == ",":
