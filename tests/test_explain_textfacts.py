@@ -306,3 +306,14 @@ def test_a_cut_torch_import_is_read_from_its_frames_and_a_named_library_outranks
     # another library's own error in the same import (a torch build linked against MPI)
     mpi = cut + "\nOSError: libmpi.so.40: cannot open shared object file: No such file or directory\n"
     assert primary(diagnose_text(mpi)).code == "ESYS012"
+
+
+def test_versions_in_print_pip_show_and_file_names():
+    facts = text_facts("jax.__version__ = '0.4.30', jaxlib.__version__ = '0.4.31'\n")
+    assert facts.version("jax") == "0.4.30" and facts.version("jaxlib") == "0.4.31"
+    shown = text_facts("Name: jax\nVersion: 0.4.30\n---\nName: jax-cuda12-plugin\nVersion: 0.4.31\n"
+                       "Name: requests\nVersion: 2.0.1\n")
+    assert shown.versions == {"jax": ("0.4.30",), "jax_plugin": ("0.4.31",)}
+    named = text_facts("tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.whl\n"
+                       "/usr/local/cuda-12.1/bin/nvcc\npython-dateutil 2.8.2\ntorch-scatter 2.1.1\n")
+    assert named.versions == {"tensorflow": ("2.16.1",), "cuda": ("12.1",)}

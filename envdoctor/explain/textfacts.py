@@ -71,14 +71,19 @@ _FRAME = re.compile(r'^\s*File "([^"]{1,400})", line (\d{1,7})(?:, in (\S{1,200}
 _FRAME_IPY = re.compile(r"^\s*(?:File )?(~?[\w./\\:-]{1,400}\.py)(?::(\d{1,7}))?"
                         r"(?:,? in ([\w<>.]{1,200})(?:\([^\n]{0,400})?)?\s*$")
 _TRACEBACK = "Traceback (most recent call last)"
-# "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2"
+# "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2",
+# "jax.__version__ = '0.4.30'", a wheel's or folder's name ("tensorflow-2.16.1-cp311…")
 _VERSION_OF = re.compile(
     r"(?i)(?<![\w-])(pytorch|torch|torchvision|torchaudio|tensorflow(?:-gpu)?|tf|jax|jaxlib"
     r"|jax[-_]cuda\d{2}[-_](?:plugin|pjrt)|keras|tf[-_]keras|cuda|cudnn|driver|python|numpy"
     r"|paddlepaddle(?:-gpu)?|paddle|mxnet(?:-cu\d{2,3})?|mindspore|flash[-_]attn|xformers"
     r"|bitsandbytes|vllm|triton|nccl|libtpu(?:-nightly)?)"
-    r"(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?"
-    r"[ \t]{0,40}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
+    r"(?:\.__version__\)?|(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?)"
+    r"[ \t]{0,40}(?:==|=|:|-|\bv|\bis\b)?[ \t]{0,8}['\"]?v?(\d{1,4}(?:\.\d{1,6}){1,3})"
+    r"(\+[\w.]{1,20})?")
+# pip show: "Name: jaxlib" then "Version: 0.4.31" on the next line
+_PIP_NAME = re.compile(r"^\s*Name: ([A-Za-z][\w.-]{0,60})\s*$")
+_PIP_VERSION = re.compile(r"^\s*Version: (\d{1,4}(?:\.\d{1,6}){1,3})")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -215,6 +220,7 @@ def text_facts(text: str) -> TextFacts:
     warnings: dict[tuple[str, str], None] = {}
     frames: list[Frame] = []
     in_traceback = False
+    pip_name = ""  # the package a "Name:" line named, whose "Version:" may follow
 
     def add(bucket: dict[Any, None], key: object) -> None:
         if len(bucket) < MAX_ITEMS:
@@ -276,14 +282,20 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
-        for m in _VERSION_OF.finditer(line):
-            name = m.group(1).lower().replace("_", "-")
+        pairs = [(m.group(1), m.group(2)) for m in _VERSION_OF.finditer(line)]
+        pip = _PIP_VERSION.match(line) if pip_name else None
+        if pip and pip_name:
+            pairs.append((pip_name, pip.group(1)))
+        named = _PIP_NAME.match(line) if "Name: " in line else None
+        pip_name = named.group(1) if named and _VERSION_OF.match(named.group(1) + " 0.0") else ""
+        for raw, version in pairs:
+            name = raw.lower().replace("_", "-")
             name = _CANON.get(name, name)
             if name.startswith(("jax-cuda", "jax_cuda")):
                 name = "jax_plugin"
             elif name.startswith("mxnet"):
                 name = "mxnet"
-            add(versions.setdefault(name, {}), m.group(2))
+            add(versions.setdefault(name, {}), version)
     return TextFacts(
         exceptions=tuple(exceptions), libraries=tuple(libraries), corrected=tuple(corrected),
         symbols=tuple(symbols), symbol_versions=tuple(sym_versions),
@@ -293,4 +305,4 @@ def text_facts(text: str) -> TextFacts:
 
 
 PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
-            _WARN, _FRAME, _FRAME_IPY, _VERSION_OF)
+            _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION)
