@@ -278,7 +278,8 @@ def test_a_cuda_library_error_yields_to_the_framework_whose_frames_loaded_it():
     assert main is not None and main.code == "ETF002"
     assert any("/tensorflow/python/" in n for n in main.notes)
     # the same library error with torch's frames stays the generic CUDA-library answer
-    torch_text = text.replace("tensorflow/python/pywrap_tensorflow_internal.py", "torch/__init__.py")
+    torch_text = text.replace("tensorflow/python/pywrap_tensorflow_internal.py",
+                              "torch/__init__.py")
     other = primary(diagnose_text("Traceback (most recent call last):\n" + torch_text))
     assert other is not None and other.code == "ECUDNN008"
 
@@ -301,10 +302,11 @@ def test_a_cut_torch_import_is_read_from_its_frames_and_a_named_library_outranks
     main = primary(diagnose_text(cut))
     assert main is not None and main.code == "ECUDNN008"
     assert any("_load_global_deps" in n for n in main.notes)
-    whole = cut + "\nOSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    missing = ": cannot open shared object file: No such file or directory\n"
+    whole = cut + "\nOSError: libcudart.so.12" + missing
     assert primary(diagnose_text(whole)).code == "ECUDA014"
     # another library's own error in the same import (a torch build linked against MPI)
-    mpi = cut + "\nOSError: libmpi.so.40: cannot open shared object file: No such file or directory\n"
+    mpi = cut + "\nOSError: libmpi.so.40" + missing
     assert primary(diagnose_text(mpi)).code == "ESYS012"
 
 
@@ -315,5 +317,6 @@ def test_versions_in_print_pip_show_and_file_names():
                        "Name: requests\nVersion: 2.0.1\n")
     assert shown.versions == {"jax": ("0.4.30",), "jax_plugin": ("0.4.31",)}
     named = text_facts("tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.whl\n"
-                       "/usr/local/cuda-12.1/bin/nvcc\npython-dateutil 2.8.2\ntorch-scatter 2.1.1\n")
+                       "/usr/local/cuda-12.1/bin/nvcc\npython-dateutil 2.8.2\n"
+                       "torch-scatter 2.1.1\n")
     assert named.versions == {"tensorflow": ("2.16.1",), "cuda": ("12.1",)}
