@@ -320,3 +320,26 @@ def test_versions_in_print_pip_show_and_file_names():
                        "/usr/local/cuda-12.1/bin/nvcc\npython-dateutil 2.8.2\n"
                        "torch-scatter 2.1.1\n")
     assert named.versions == {"tensorflow": ("2.16.1",), "cuda": ("12.1",)}
+
+
+def test_a_version_mismatch_claim_the_texts_own_versions_contradict():
+    # the torchvision::nms family: a matched pair stated beside it (pytorch/pytorch#157648 shape)
+    err = "RuntimeError: operator torchvision::nms does not exist\n"
+    matched = primary(diagnose_text(err + "torch                     2.4.0\n"
+                                          "torchvision               0.19.0\n"))
+    assert matched is not None and matched.code == "ETORCH008"
+    assert matched.confidence == "low"
+    assert any("a pair torch's release table matches" in n for n in matched.notes)
+    wrong = primary(diagnose_text(err + "torch 2.4.0+cu121\ntorchvision 0.18.1+cu121\n"))
+    assert wrong.confidence == "high" and not any("release table" in n for n in wrong.notes)
+    variants = primary(diagnose_text(err + "torch 2.4.0+cu121\ntorchvision 0.19.0+cpu\n"))
+    assert variants.confidence == "high"
+
+
+def test_stated_pair_is_checked_when_the_rules_load(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
+    data = load_toml(rules_dir() / "signatures" / "torch" / "ETORCH008.toml")
+    data["stated_pair"] = ["torch", "numpy"]
+    with pytest.raises(RuleFileError, match="stated_pair"):
+        parse_signature(data, tmp_path / "ETORCH008.toml")

@@ -97,7 +97,8 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
     loaded signature, the targets a ``yields_to`` may name (passed in: the signature loader
     checks this module's templates, so it is not imported back)."""
     wanted = [d for d in diagnoses if d.signature is not None
-              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to"))]
+              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to")
+                   or d.signature.extra.get("stated_pair"))]
     if not wanted:
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
@@ -105,10 +106,55 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
     diagnoses = apply_yields(diagnoses, facts, signatures)
     out = []
     for d in diagnoses:
+        pair = d.signature.extra.get("stated_pair") if d.signature else None
+        against = pair_contradiction(pair, facts, text) if pair else None
+        if against:  # the text's own versions say the claimed mismatch is not there
+            out.append(replace(d, confidence="low", notes=d.notes + (against,)))
+            continue
         templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
         notes = tuple(n for n in (fill(t, facts) for t in templates) if n and n not in d.notes)
         out.append(replace(d, notes=d.notes + notes) if notes else d)
     return out
+
+
+# ---------------------------------------------------------------- stated_pair
+# A signature that claims a version mismatch names the pair (``stated_pair = ["torch",
+# "torchvision"]``). When the text states both and torch's release table pairs them, and the
+# text shows no two different CUDA variants (``+cu121`` beside ``+cpu``), the text contradicts
+# the claim: the diagnosis stays (the error is real) at low confidence, with a note saying
+# what the text's own versions show, and without the notes that would repeat the pair as the
+# cause.
+PAIR_COMPANIONS = ("torchvision", "torchaudio")
+_VARIANT = re.compile(r"\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*)\b")
+
+
+def check_pair(raw: object, path: Path | str) -> tuple[str, str]:
+    """Validate ``stated_pair``: torch and one of its companion packages."""
+    if (not isinstance(raw, list) or len(raw) != 2 or raw[0] != "torch"
+            or raw[1] not in PAIR_COMPANIONS):
+        raise RuleFileError(path, "stated_pair",
+                            f"must be [\"torch\", one of {list(PAIR_COMPANIONS)}]")
+    return raw[0], raw[1]
+
+
+def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
+    """The note when the text states a matched torch/companion pair, else None."""
+    if not isinstance(pair, list) or len(pair) != 2:
+        return None
+    torch, comp = facts.version("torch"), facts.version(str(pair[1]))
+    if torch is None or comp is None:
+        return None
+    from envdoctor.engine.knowledge.torch import torch_release
+    row = torch_release(torch)
+    want = _release(str(row.get(str(pair[1]), "")))[:2] if row else ()
+    if len(want) < 2 or _release(comp)[:2] != want:
+        return None
+    if len(set(_VARIANT.findall(text[:1 << 20]))) > 1:
+        return None  # a CUDA build beside a CPU one is a mismatch the versions do not show
+    return (f"The text states torch {torch} with {pair[1]} {comp}, a pair torch's release "
+            f"table matches: the operators are missing for another reason than the versions, "
+            f"e.g. {pair[1]} imported from a source checkout (torch.hub.load of the GitHub "
+            f"repository, a {pair[1]} folder on sys.path) or a build without its C++ ops.")
 
 
 # ---------------------------------------------------------------- yields_to
@@ -162,7 +208,9 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
 
 
 def _release(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in version.split(".")[:3])
+    """(major, minor, micro) of a stated version; () when it is not numeric."""
+    parts = version.split(".")[:3]
+    return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else ()
 
 
 def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
