@@ -223,3 +223,123 @@ def test_every_yield_target_exists():
     codes = {s.code for s in load_signatures()}
     targets = [t["code"] for s in load_signatures() for t in s.extra.get("yields_to", ())]
     assert targets and set(targets) <= codes
+
+
+# ---------------------------------------------------------------- issue 21: more structure
+def test_a_comma_typed_for_the_dot_is_read_only_in_a_known_library_name():
+    # the hand-typed family of "libcudart.so.11.0" (a comma for the dot); prose keeps its commas
+    facts = text_facts("error while loading shared libraries: libcudart,so.11.0: cannot open "
+                       "shared object file\nwe tried foo,so it failed\n")
+    assert facts.libraries == ("libcudart.so.11.0",)
+    assert facts.corrected == (("libcudart,so.11.0", "libcudart.so.11.0"),)
+    fixed = correct_library_names("ImportError: libcudnn,so.8: cannot open shared object file")
+    assert fixed == "ImportError: libcudnn.so.8: cannot open shared object file"
+    assert correct_library_names("a,so b") == "a,so b"
+
+
+def test_capability_wordings_of_the_gpu_not_of_the_requirement():
+    # huggingface/text-generation-inference#1573; mistralai/mistral-finetune#79 (title)
+    assert text_facts("GPU with CUDA capability 7 5 is not supported for Flash Attention V2"
+                      ).compute_capabilities == ("7.5",)
+    facts = text_facts("`flshattF@v2.3.6` is not supported due to requires device with "
+                       "capability > (8, 0) but your GPU has capability (6, 1) (too old)")
+    assert facts.compute_capabilities == ("6.1",)
+
+
+def test_ipython_frames_are_frames_and_a_cut_one_is_a_cut():
+    # keras-team/keras-io#1844 (IPython 8: path:line, function and its arguments' values)
+    facts = text_facts(
+        "ValueError                                Traceback (most recent call last)\n"
+        "Cell In[37], line 2\n"
+        "      1 CKPT_path = \"Model_ckpt.h5\"\n"
+        "----> 2 checkpointing_cb = tf.keras.callbacks.ModelCheckpoint(CKPT_path, "
+        "save_best_only=True)\n\n"
+        "File ~/anaconda3/lib/python3.11/site-packages/keras/src/callbacks/"
+        "model_checkpoint.py:191, in ModelCheckpoint.__init__(self, filepath, monitor, verbose)\n"
+        "    190 if not self.filepath.endswith(\".keras\"):\n")
+    assert [(f.path[-19:], f.line, f.function) for f in facts.frames] == [
+        ("model_checkpoint.py", 191, "ModelCheckpoint.__init__")]
+    assert facts.truncated
+    # an older IPython: "path in function()"
+    old = text_facts("ModuleNotFoundError                       Traceback (most recent call last)\n"
+                     "/usr/local/lib/python3.6/dist-packages/keras_adamw/optimizers.py in "
+                     "<module>()\n----> 3 from keras.legacy import interfaces\n")
+    assert old.frames[0].function == "<module>" and old.frames[0].line == 0
+
+
+def test_a_cuda_library_error_yields_to_the_framework_whose_frames_loaded_it():
+    # takabow/cdsw-demo-env#25: TensorFlow 1.x cannot load its cuDNN
+    text = (
+        '  File "/home/cdsw/.local/lib/python3.6/site-packages/tensorflow/python/'
+        'pywrap_tensorflow_internal.py", line 24, in swig_import_helper\n'
+        "    _mod = imp.load_module('_pywrap_tensorflow_internal', fp, pathname, description)\n"
+        "ImportError: libcudnn.so.6: cannot open shared object file: No such file or directory\n")
+    main = primary(diagnose_text("Traceback (most recent call last):\n" + text))
+    assert main is not None and main.code == "ETF002"
+    assert any("/tensorflow/python/" in n for n in main.notes)
+    # the same library error with torch's frames stays the generic CUDA-library answer
+    torch_text = text.replace("tensorflow/python/pywrap_tensorflow_internal.py",
+                              "torch/__init__.py")
+    other = primary(diagnose_text("Traceback (most recent call last):\n" + torch_text))
+    assert other is not None and other.code == "ECUDNN008"
+
+
+def test_frames_in_must_name_a_path_part(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
+    data = load_toml(rules_dir() / "signatures" / "cudnn" / "ECUDNN008.toml")
+    data["yields_to"] = [{"code": "ETF002", "frames_in": " "}]
+    with pytest.raises(RuleFileError, match="frames_in"):
+        parse_signature(data, tmp_path / "ECUDNN008.toml")
+
+
+def test_a_cut_torch_import_is_read_from_its_frames_and_a_named_library_outranks_them():
+    # pytorch/pytorch#131284 (IPython frames of torch's import loading its CUDA libraries)
+    cut = ("OSError                                   Traceback (most recent call last)\n"
+           "File /scratch/site-packages/torch/__init__.py:176, in _load_global_deps()\n"
+           "    175 try:\n"
+           "--> 176     ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)\n")
+    main = primary(diagnose_text(cut))
+    assert main is not None and main.code == "ECUDNN008"
+    assert any("_load_global_deps" in n for n in main.notes)
+    missing = ": cannot open shared object file: No such file or directory\n"
+    whole = cut + "\nOSError: libcudart.so.12" + missing
+    assert primary(diagnose_text(whole)).code == "ECUDA014"
+    # another library's own error in the same import (a torch build linked against MPI)
+    mpi = cut + "\nOSError: libmpi.so.40" + missing
+    assert primary(diagnose_text(mpi)).code == "ESYS012"
+
+
+def test_versions_in_print_pip_show_and_file_names():
+    facts = text_facts("jax.__version__ = '0.4.30', jaxlib.__version__ = '0.4.31'\n")
+    assert facts.version("jax") == "0.4.30" and facts.version("jaxlib") == "0.4.31"
+    shown = text_facts("Name: jax\nVersion: 0.4.30\n---\nName: jax-cuda12-plugin\nVersion: 0.4.31\n"
+                       "Name: requests\nVersion: 2.0.1\n")
+    assert shown.versions == {"jax": ("0.4.30",), "jax_plugin": ("0.4.31",)}
+    named = text_facts("tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.whl\n"
+                       "/usr/local/cuda-12.1/bin/nvcc\npython-dateutil 2.8.2\n"
+                       "torch-scatter 2.1.1\n")
+    assert named.versions == {"tensorflow": ("2.16.1",), "cuda": ("12.1",)}
+
+
+def test_a_version_mismatch_claim_the_texts_own_versions_contradict():
+    # the torchvision::nms family: a matched pair stated beside it (pytorch/pytorch#157648 shape)
+    err = "RuntimeError: operator torchvision::nms does not exist\n"
+    matched = primary(diagnose_text(err + "torch                     2.4.0\n"
+                                          "torchvision               0.19.0\n"))
+    assert matched is not None and matched.code == "ETORCH008"
+    assert matched.confidence == "low"
+    assert any("a pair torch's release table matches" in n for n in matched.notes)
+    wrong = primary(diagnose_text(err + "torch 2.4.0+cu121\ntorchvision 0.18.1+cu121\n"))
+    assert wrong.confidence == "high" and not any("release table" in n for n in wrong.notes)
+    variants = primary(diagnose_text(err + "torch 2.4.0+cu121\ntorchvision 0.19.0+cpu\n"))
+    assert variants.confidence == "high"
+
+
+def test_stated_pair_is_checked_when_the_rules_load(tmp_path):
+    from envdoctor.explain.signatures import parse_signature
+    from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir
+    data = load_toml(rules_dir() / "signatures" / "torch" / "ETORCH008.toml")
+    data["stated_pair"] = ["torch", "numpy"]
+    with pytest.raises(RuleFileError, match="stated_pair"):
+        parse_signature(data, tmp_path / "ETORCH008.toml")

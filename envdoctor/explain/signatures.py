@@ -283,6 +283,9 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "yields_to" in data:
         from envdoctor.explain.stated import check_yields
         check_yields(data["yields_to"], path)
+    if "stated_pair" in data:
+        from envdoctor.explain.stated import check_pair
+        check_pair(data["stated_pair"], path)
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")

@@ -97,7 +97,8 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
     loaded signature, the targets a ``yields_to`` may name (passed in: the signature loader
     checks this module's templates, so it is not imported back)."""
     wanted = [d for d in diagnoses if d.signature is not None
-              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to"))]
+              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to")
+                   or d.signature.extra.get("stated_pair"))]
     if not wanted:
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
@@ -105,10 +106,55 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
     diagnoses = apply_yields(diagnoses, facts, signatures)
     out = []
     for d in diagnoses:
+        pair = d.signature.extra.get("stated_pair") if d.signature else None
+        against = pair_contradiction(pair, facts, text) if pair else None
+        if against:  # the text's own versions say the claimed mismatch is not there
+            out.append(replace(d, confidence="low", notes=d.notes + (against,)))
+            continue
         templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
         notes = tuple(n for n in (fill(t, facts) for t in templates) if n and n not in d.notes)
         out.append(replace(d, notes=d.notes + notes) if notes else d)
     return out
+
+
+# ---------------------------------------------------------------- stated_pair
+# A signature that claims a version mismatch names the pair (``stated_pair = ["torch",
+# "torchvision"]``). When the text states both and torch's release table pairs them, and the
+# text shows no two different CUDA variants (``+cu121`` beside ``+cpu``), the text contradicts
+# the claim: the diagnosis stays (the error is real) at low confidence, with a note saying
+# what the text's own versions show, and without the notes that would repeat the pair as the
+# cause.
+PAIR_COMPANIONS = ("torchvision", "torchaudio")
+_VARIANT = re.compile(r"\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*)\b")
+
+
+def check_pair(raw: object, path: Path | str) -> tuple[str, str]:
+    """Validate ``stated_pair``: torch and one of its companion packages."""
+    if (not isinstance(raw, list) or len(raw) != 2 or raw[0] != "torch"
+            or raw[1] not in PAIR_COMPANIONS):
+        raise RuleFileError(path, "stated_pair",
+                            f"must be [\"torch\", one of {list(PAIR_COMPANIONS)}]")
+    return raw[0], raw[1]
+
+
+def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
+    """The note when the text states a matched torch/companion pair, else None."""
+    if not isinstance(pair, list) or len(pair) != 2:
+        return None
+    torch, comp = facts.version("torch"), facts.version(str(pair[1]))
+    if torch is None or comp is None:
+        return None
+    from envdoctor.engine.knowledge.torch import torch_release
+    row = torch_release(torch)
+    want = _release(str(row.get(str(pair[1]), "")))[:2] if row else ()
+    if len(want) < 2 or _release(comp)[:2] != want:
+        return None
+    if len(set(_VARIANT.findall(text[:1 << 20]))) > 1:
+        return None  # a CUDA build beside a CPU one is a mismatch the versions do not show
+    return (f"The text states torch {torch} with {pair[1]} {comp}, a pair torch's release "
+            f"table matches: the operators are missing for another reason than the versions, "
+            f"e.g. {pair[1]} imported from a source checkout (torch.hub.load of the GitHub "
+            f"repository, a {pair[1]} folder on sys.path) or a build without its C++ ops.")
 
 
 # ---------------------------------------------------------------- yields_to
@@ -122,7 +168,14 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
 #   code = "EJAX008"                   # calls an API this jax/jaxlib does not have
 #   raised_in = "jax_plugins"
 #   exception_types = ["TypeError", "AttributeError", "ImportError"]
-YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types"}
+#
+#   [[yields_to]]                      # "libcudnn.so.7: cannot open shared object file", and
+#   code = "ETF002"                    # the traceback goes through tensorflow/python/: it is
+#   frames_in = "tensorflow/python/"   # TensorFlow's CUDA libraries (its tested-build table)
+#
+# ``frames_in`` reads every frame of the text's tracebacks, a cut one included (a paste that
+# ends inside the import chain still names the framework that was loading the library).
+YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in"}
 
 
 def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
@@ -142,8 +195,12 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                  or not all(p in _VERSIONED for p in pair)):
             raise RuleFileError(path, f"{where}.versions_differ",
                                 f"must name two of {sorted(_VERSIONED)}")
-        if pair is None and not isinstance(table.get("raised_in"), str):
-            raise RuleFileError(path, where, "needs versions_differ or raised_in")
+        if pair is None and not isinstance(table.get("raised_in"), str) \
+                and not isinstance(table.get("frames_in"), str):
+            raise RuleFileError(path, where, "needs versions_differ, raised_in or frames_in")
+        for key in ("raised_in", "frames_in"):
+            if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+                raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
         types = table.get("exception_types", [])
         if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
             raise RuleFileError(path, f"{where}.exception_types", "must be a list of names")
@@ -151,7 +208,9 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
 
 
 def _release(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in version.split(".")[:3])
+    """(major, minor, micro) of a stated version; () when it is not numeric."""
+    parts = version.split(".")[:3]
+    return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else ()
 
 
 def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
@@ -162,6 +221,9 @@ def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
         if a is None or b is None or _release(a) == _release(b):
             return None
         return f"The text states {pair[0]} {a} with {pair[1]} {b}: these releases differ."
+    through_frames = table.get("frames_in")
+    if isinstance(through_frames, str):
+        return _frames_reason(through_frames, facts)
     where = str(table.get("raised_in", ""))
     types = table.get("exception_types") or []
     for exc in reversed(facts.exceptions):
@@ -170,6 +232,16 @@ def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
                                   or exc.type in types):
             return (f"The {exc.type} was raised through {where} (its code calls something the "
                     "installed versions do not have).")
+    return None
+
+
+def _frames_reason(part: str, facts: TextFacts) -> str | None:
+    """The note when a frame of the text's tracebacks (cut ones too) lies under ``part``."""
+    paths = [f.path for f in facts.frames] + [p for e in facts.exceptions for p in e.stack]
+    for path in paths:
+        plain = path.replace("\\", "/")
+        if part in plain:
+            return f"The traceback goes through {part} ({plain.rsplit('/', 1)[-1]})."
     return None
 
 

@@ -45,14 +45,19 @@ KNOWN_LIBRARIES = (
 _KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
 
 # A library-like token: letters, digits, _ + - then ".so", ".dll" or ".dylib", and a version.
-_LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})\.(so|dll|dylib)((?:\.\d+){0,4})(?![\w])")
+# A comma for the dot (``libcudart,so.11.0``, typed by hand) is read only for known names.
+_LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})([.,])(so|SO|dll|DLL|dylib)((?:\.\d+){0,4})"
+                  r"(?![\w])")
 _SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
                      r"(?:,? version (\S{1,80}))?")
 _SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
 _VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_]+[\d.]*[\w.]*)['\"] not found")
 _GLIBCXX = re.compile(r"\b(GLIBCXX|GLIBC|CXXABI)_(\d+(?:\.\d+){0,3})\b")
 _SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[a-z]?\b")
-_CC = re.compile(r"(?i)\bcompute capability(?: is)?[: ]{0,3}\(?(\d{1,2})[.,](\d)\b")
+# "compute capability 6.1", "GPU with CUDA capability 7 0", "your GPU has capability (6, 1)";
+# a requirement ("requires capability > (8, 0)") has an operator before the number: not read
+_CC = re.compile(r"(?i)\b(?:compute|cuda|gpu has) capability(?: is)?[: ]{0,3}\(?(\d{1,2})"
+                 r"(?:[.,] ?| )(\d)\b")
 _GPU = re.compile(r"(?i)\b((?:NVIDIA |GeForce |Tesla |Quadro |RTX |GTX )+"
                   r"[A-Z]{0,4} ?\d{1,4}[A-Za-z]{0,3}(?: Ti| SUPER| Ti SUPER)?)\b"
                   r"|\b((?:Tesla |NVIDIA )?[AHVTLPBK]\d{1,3}[A-Za-z]?(?:-SXM\d|-PCIE)?"
@@ -61,15 +66,24 @@ _EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?((?:[A-Za-z_]\w*\.){0,6})([A-Za-z_]
                   r"(?:Error|Exception|Exit|Interrupt|Failure|Fault))(?::\s?(.{0,300}))?$")
 _WARN = re.compile(r"\b([A-Z]\w{0,40}Warning):\s?(.{0,300})")
 _FRAME = re.compile(r'^\s*File "([^"]{1,400})", line (\d{1,7})(?:, in (\S{1,200}))?')
+# IPython / Jupyter: "File ~/env/site-packages/mxnet/base.py:356, in _load_lib()" (newer, the
+# arguments' values may follow) and "/usr/lib/python3/dist-packages/keras/x.py in <module>()"
+_FRAME_IPY = re.compile(r"^\s*(?:File )?(~?[\w./\\:-]{1,400}\.py)(?::(\d{1,7}))?"
+                        r"(?:,? in ([\w<>.]{1,200})(?:\([^\n]{0,400})?)?\s*$")
 _TRACEBACK = "Traceback (most recent call last)"
-# "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2"
+# "torch 2.4.0", "PyTorch version: 2.4.0+cu121", "jaxlib==0.4.30", "CUDA Version: 12.2",
+# "jax.__version__ = '0.4.30'", a wheel's or folder's name ("tensorflow-2.16.1-cp311…")
 _VERSION_OF = re.compile(
     r"(?i)(?<![\w-])(pytorch|torch|torchvision|torchaudio|tensorflow(?:-gpu)?|tf|jax|jaxlib"
     r"|jax[-_]cuda\d{2}[-_](?:plugin|pjrt)|keras|tf[-_]keras|cuda|cudnn|driver|python|numpy"
     r"|paddlepaddle(?:-gpu)?|paddle|mxnet(?:-cu\d{2,3})?|mindspore|flash[-_]attn|xformers"
     r"|bitsandbytes|vllm|triton|nccl|libtpu(?:-nightly)?)"
-    r"(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?"
-    r"[ \t]{0,40}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
+    r"(?:\.__version__\)?|(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?)"
+    r"[ \t]{0,40}(?:==|=|:|-|\bv|\bis\b)?[ \t]{0,8}['\"]?v?(\d{1,4}(?:\.\d{1,6}){1,3})"
+    r"(\+[\w.]{1,20})?")
+# pip show: "Name: jaxlib" then "Version: 0.4.31" on the next line
+_PIP_NAME = re.compile(r"^\s*Name: ([A-Za-z][\w.-]{0,60})\s*$")
+_PIP_VERSION = re.compile(r"^\s*Version: (\d{1,4}(?:\.\d{1,6}){1,3})")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -164,13 +178,14 @@ def nearest_library(name: str) -> str | None:
     return best[0][1]
 
 
-def _library(stem: str, ext: str, suffix: str) -> tuple[str, str | None]:
-    """(normalised name, the typed name when it was a near-miss)."""
-    typed = f"{stem}.{ext}"
-    if ext != "so":
+def _library(stem: str, sep: str, ext: str, suffix: str) -> tuple[str, str | None]:
+    """(normalised name, the typed name when it was a near-miss); ``sep`` is the character
+    typed before the extension (a comma for the dot is a typo of a known name only)."""
+    typed = f"{stem}{sep}{ext}"
+    if ext not in ("so", "SO"):
         return typed + suffix, None
-    known = nearest_library(typed)
-    if known is None or known == typed:
+    known = nearest_library(f"{stem}.so")
+    if known is None or (known == typed and sep == "."):
         return typed + suffix, None
     return known + suffix, typed + suffix
 
@@ -179,9 +194,9 @@ def correct_library_names(text: str) -> str:
     """The text with near-miss names of known libraries written as the loader prints them
     (the text itself when it has none): ``lidcuda.so.1`` -> ``libcuda.so.1``."""
     def fix(m: re.Match[str]) -> str:
-        name, typed = _library(m.group(1), m.group(2), m.group(3))
+        name, typed = _library(m.group(1), m.group(2), m.group(3), m.group(4))
         return name if typed else m.group(0)
-    if ".so" not in text:
+    if ".so" not in text and ",so" not in text and ".SO" not in text:
         return text
     return _LIB.sub(fix, text[:MAX_TEXT]) + text[MAX_TEXT:]
 
@@ -205,6 +220,7 @@ def text_facts(text: str) -> TextFacts:
     warnings: dict[tuple[str, str], None] = {}
     frames: list[Frame] = []
     in_traceback = False
+    pip_name = ""  # the package a "Name:" line named, whose "Version:" may follow
 
     def add(bucket: dict[Any, None], key: object) -> None:
         if len(bucket) < MAX_ITEMS:
@@ -217,9 +233,12 @@ def text_facts(text: str) -> TextFacts:
             in_traceback, frames = True, []
             continue
         frame = _FRAME.match(line)
+        if frame is None and in_traceback and ".py" in line:
+            frame = _FRAME_IPY.match(line)
         if frame:
             if len(frames) < MAX_ITEMS:
-                frames.append(Frame(frame.group(1), int(frame.group(2)), frame.group(3) or ""))
+                frames.append(Frame(frame.group(1), int(frame.group(2) or 0),
+                                    frame.group(3) or ""))
             continue
         exc = _EXC.match(line)
         if exc and (in_traceback or not line[:1].isspace()):
@@ -229,9 +248,11 @@ def text_facts(text: str) -> TextFacts:
                     frames[-1].path if in_traceback and frames else "",
                     tuple(f.path for f in frames) if in_traceback else ()))
             in_traceback = False
-        if ".so" in line or ".dll" in line or ".dylib" in line:
+        if ".so" in line or ".dll" in line or ".dylib" in line or ",so" in line or ".SO" in line:
             for m in _LIB.finditer(line):
-                name, typed = _library(m.group(1), m.group(2), m.group(3))
+                name, typed = _library(m.group(1), m.group(2), m.group(3), m.group(4))
+                if typed is None and m.group(2) == ",":
+                    continue  # "foo,so" that is no known library: a comma in prose
                 add(libraries, name)
                 if typed:
                     add(corrected, (typed, name))
@@ -261,14 +282,20 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
-        for m in _VERSION_OF.finditer(line):
-            name = m.group(1).lower().replace("_", "-")
+        pairs = [(m.group(1), m.group(2)) for m in _VERSION_OF.finditer(line)]
+        pip = _PIP_VERSION.match(line) if pip_name else None
+        if pip and pip_name:
+            pairs.append((pip_name, pip.group(1)))
+        named = _PIP_NAME.match(line) if "Name: " in line else None
+        pip_name = named.group(1) if named and _VERSION_OF.match(named.group(1) + " 0.0") else ""
+        for raw, version in pairs:
+            name = raw.lower().replace("_", "-")
             name = _CANON.get(name, name)
             if name.startswith(("jax-cuda", "jax_cuda")):
                 name = "jax_plugin"
             elif name.startswith("mxnet"):
                 name = "mxnet"
-            add(versions.setdefault(name, {}), m.group(2))
+            add(versions.setdefault(name, {}), version)
     return TextFacts(
         exceptions=tuple(exceptions), libraries=tuple(libraries), corrected=tuple(corrected),
         symbols=tuple(symbols), symbol_versions=tuple(sym_versions),
@@ -278,4 +305,4 @@ def text_facts(text: str) -> TextFacts:
 
 
 PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
-            _WARN, _FRAME, _VERSION_OF)
+            _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION)
