@@ -30,7 +30,6 @@ TRAPS = ("user", "none")
 FLOOR = 0.0
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "h009-none-cnn-infer-warning-magictime.toml",  # ECUDNN008
     "h019-none-jax-cpu-jaxlib-warning-colab-trainer.toml",  # EJAX005
 })
 MAX_TEXT = 8 * 1024

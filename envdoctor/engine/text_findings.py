@@ -51,7 +51,8 @@ CONTRADICTED_BY: dict[str, tuple[str, ...]] = {
 _AREAS = {"CUDA": "cuda", "CUDNN": "cudnn", "NCCL": "nccl", "TORCH": "torch",
           "TF": "tensorflow", "JAX": "jax", "KERAS": "keras", "PIP": "python",
           "NUMPY": "python", "SYS": "host", "BUILD": "cuda", "PADDLE": "paddle",
-          "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda"}
+          "MS": "mindspore", "MX": "mxnet", "TPU": "jax", "ROCM": "driver", "BNB": "cuda",
+          "DIST": "nccl", "WIN": "host"}
 
 
 def merge(facts: Facts, findings: Sequence[Finding],
