@@ -45,6 +45,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
     ]
     if _amd_seen(facts):  # an AMD machine gets its own line; NVIDIA machines are unchanged
         lines.insert(1, ("rocm", "AMD GPU / ROCm", facts.rocm.probe.status, _rocm(facts)))
+    if _jetson_seen(facts):  # a Jetson's iGPU: its own line, and the NVIDIA line says why
+        lines.insert(1, ("jetson", "Jetson / L4T", facts.jetson.probe.status, _jetson(facts)))
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
@@ -89,6 +91,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
 def _driver(facts: Facts) -> str:
     nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND and _jetson_seen(facts):
+        return "no NVML on this Jetson: the iGPU driver is part of L4T (see the Jetson line)"
     if nv.probe.status is Status.NOT_FOUND:
         if nv.pci_devices:
             return f"not loaded, but {nv.pci_devices} NVIDIA GPU(s) are on the PCI bus"
@@ -112,6 +116,21 @@ def _amd_seen(facts: Facts) -> bool:
     r = facts.rocm
     return r.probe.status is Status.ERROR or (r.probe.status is Status.OK and bool(
         r.gpus or r.kfd is not None or (r.pci_devices or 0) > 0 or r.version is not None))
+
+
+def _jetson_seen(facts: Facts) -> bool:
+    j = facts.jetson
+    return j.probe.status is Status.OK and (j.l4t is not None or j.soc.startswith("tegra"))
+
+
+def _jetson(facts: Facts) -> str:
+    """What the board's files say (what L4T implies is the checks' business, not a fact)."""
+    j = facts.jetson
+    name = j.model or "Jetson"
+    soc = f" ({j.soc} iGPU)" if j.soc else ""
+    parts = [f"L4T {j.l4t}" if j.l4t is not None else "L4T release not read",
+             f"JetPack {j.jetpack}" if j.jetpack is not None else "nvidia-jetpack not installed"]
+    return f"{name}{soc}; {', '.join(parts)}"
 
 
 def _rocm(facts: Facts) -> str:

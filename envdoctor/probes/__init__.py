@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
-from envdoctor.probes import cuda, envvars, frameworks, host, libraries, nvidia, packages, rocm
+from envdoctor.probes import (cuda, envvars, frameworks, host, jetson, libraries, nvidia, packages,
+                              rocm)
 from envdoctor.probes._root import SYSTEM
 
 
@@ -43,6 +44,7 @@ REGISTRY: dict[str, Probe] = {
     "host": host,
     "nvidia": nvidia,
     "rocm": rocm,
+    "jetson": jetson,
     "cuda": cuda,
     "libraries": libraries,
     "packages": packages,

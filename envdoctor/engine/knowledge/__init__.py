@@ -60,6 +60,10 @@ REGISTRY: dict[str, str | FirstOf] = {
     "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
     "torch_wrong_gpu_build": "rocm", "rocm_install_line": "rocm", "rocm_torch_gap": "rocm",
     "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",
+    # NVIDIA Jetson
+    "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
+    "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
+    "jetson_user": "jetson",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

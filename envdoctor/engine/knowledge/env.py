@@ -9,7 +9,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.facts import NvidiaFacts, RocmFacts
+from envdoctor.facts import JetsonFacts, NvidiaFacts, RocmFacts
 from envdoctor.matrices import matrix
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
@@ -104,15 +104,31 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
     return bad
 
 
-@reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"))
+@reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"),
+       jetson=optional("jetson"))
 def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
-                  rocm: RocmFacts | None = None) -> str | None:
+                  rocm: RocmFacts | None = None,
+                  jetson: JetsonFacts | None = None) -> str | None:
     """Why no GPU can be used here, in one sentence, or None when one can.
 
     Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
     Without the environment, CUDA_VISIBLE_DEVICES is taken as unset. AMD GPUs count where the
-    ROCm facts were observed: an exposed one the user can open is a usable GPU.
+    ROCm facts were observed: an exposed one the user can open is a usable GPU. A Jetson's
+    iGPU counts where the Jetson facts were observed: it is reached through its own nodes
+    (/dev/nvmap, /dev/nvhost-*), not NVML, so an empty NVIDIA section says nothing of it.
     """
+    from envdoctor.engine.knowledge import jetson as tegra
+    if tegra.is_jetson(jetson) and not nv.gpus:
+        assert jetson is not None
+        if hides_every_gpu(vars.get("CUDA_VISIBLE_DEVICES")):
+            return f"CUDA_VISIBLE_DEVICES={vars['CUDA_VISIBLE_DEVICES']!r} hides the Jetson's iGPU"
+        bad = tegra.jetson_access_problem(j=jetson)
+        if bad:
+            return f"this user cannot open {bad}"
+        if not jetson.device_nodes:
+            return ("this Jetson's iGPU device nodes (/dev/nvmap, /dev/nvhost-*) are not "
+                    "visible here")
+        return None
     amd = _amd_reason(rocm, vars) if rocm is not None and not nv.gpus else None
     if amd is not None:
         return amd or None
@@ -155,10 +171,17 @@ def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(nv=optional("nvidia"), rocm=optional("rocm"))
-def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None) -> str:
+@reads(nv=optional("nvidia"), rocm=optional("rocm"), jetson=optional("jetson"))
+def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None,
+               jetson: JetsonFacts | None = None) -> str:
     """``no_gpu_fix()``: what to do when no GPU can be used, for the GPU this machine has:
-    AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU."""
+    AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU; Jetson
+    advice on a Jetson (its driver is part of L4T: nothing to install)."""
+    from envdoctor.engine.knowledge import jetson as tegra
+    if tegra.is_jetson(jetson) and not (nv is not None and nv.gpus):
+        return ("Jetson: the iGPU driver is part of L4T (nothing to install); add the user to "
+                "the video group (sudo usermod -aG video $USER, then log in again); in a "
+                "container, start it with --runtime nvidia; check CUDA_VISIBLE_DEVICES.")
     amd = rocm is not None and (rocm.gpus or rocm.kfd is not None or (rocm.pci_devices or 0) > 0
                                 or rocm.version is not None)
     if amd and not (nv is not None and (nv.gpus or nv.pci_devices)):
