@@ -22,8 +22,13 @@ def soc_row(soc: str) -> dict[str, Any] | None:
     return next((r for r in matrix("jetson").get("soc", []) if r.get("soc") == soc), None)
 
 
-def wheel_row(jetpack_major: int | None) -> dict[str, Any] | None:
+def wheel_row(jetpack_major: int | None, cuda: str | None = None) -> dict[str, Any] | None:
+    """NVIDIA's torch for a JetPack major; a row that names its CUDA counts only for a board
+    whose JetPack has that CUDA (JetPack 6.0's CUDA 12.2 is not 6.1's 12.6)."""
     if jetpack_major is None:
         return None
-    return next((r for r in matrix("jetson").get("wheels", [])
-                 if r.get("jetpack") == str(jetpack_major)), None)
+    row = next((r for r in matrix("jetson").get("wheels", [])
+                if r.get("jetpack") == str(jetpack_major)), None)
+    if row is not None and row.get("cuda") and cuda and row["cuda"] != cuda:
+        return None
+    return row

@@ -18,8 +18,17 @@ from typing import Any, ClassVar, Protocol
 
 from envdoctor import __version__
 from envdoctor.facts import Facts, ProbeInfo, Status
-from envdoctor.probes import (cuda, envvars, frameworks, host, jetson, libraries, nvidia, packages,
-                              rocm)
+from envdoctor.probes import (
+    cuda,
+    envvars,
+    frameworks,
+    host,
+    jetson,
+    libraries,
+    nvidia,
+    packages,
+    rocm,
+)
 from envdoctor.probes._root import SYSTEM
 
 

@@ -16,6 +16,7 @@ from envdoctor.facts import (
     Facts,
     FrameworkFacts,
     HostFacts,
+    JetsonFacts,
     NvidiaFacts,
     PackageFacts,
     ProbeInfo,
@@ -27,7 +28,7 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
              nvidia_probe: ProbeInfo, driver: Any, gpus: Any, pci_devices: Any, nvml_error: str,
              cuda_probe: ProbeInfo, nvcc: Any, packages_probe: ProbeInfo,
              distributions: Any, frameworks_probe: ProbeInfo, torch: Any, tensorflow: Any,
-             jax: Any) -> Facts:
+             jax: Any, jetson: Any = None) -> Facts:
     """The part of a snapshot `suggest` reads, rebuilt from the values a knowledge function
     declared (``engine.knowledge._reads.MACHINE_READS``, all optional): a probe that was not
     read is unknown, so the planners say "undecided" rather than guess."""
@@ -44,7 +45,8 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
                               distributions=tuple(d for d in distributions or ()
                                                   if isinstance(d, Distribution))),
         frameworks=FrameworkFacts(probe=probe(frameworks_probe), torch=torch,
-                                  tensorflow=tensorflow, jax=jax))
+                                  tensorflow=tensorflow, jax=jax),
+        jetson=jetson if isinstance(jetson, JetsonFacts) else JetsonFacts())
 
 
 def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:

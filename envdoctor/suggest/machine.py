@@ -47,6 +47,17 @@ class GpuInfo:
 
 
 @dataclass(frozen=True)
+class JetsonBoard:
+    """A Jetson as its own files say (envdoctor.probes.jetson): the L4T release, the
+    nvidia-jetpack package's version where installed, the SoC and module."""
+
+    l4t: Version | None = None
+    jetpack: Version | None = None
+    soc: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
 class Machine:
     platform: str | None            # one of PLATFORMS; None when the snapshot does not say
     python: Version | None          # major.minor of the interpreter
@@ -59,6 +70,7 @@ class Machine:
     nvcc: Version | None = None     # CUDA toolkit compiler, for packages built from source
     toolkit_known: bool = True      # False: the snapshot does not say (a paste without nvcc -V)
     wsl: bool = False               # WSL: Linux wheels, the Windows driver (its numbering)
+    jetson: JetsonBoard | None = None  # a Jetson whose files were read (L4T, JetPack)
 
     @property
     def os(self) -> str | None:
@@ -157,4 +169,11 @@ def machine_of(facts: Facts) -> Machine:
     return Machine(platform=_platform(facts), python=python, nvidia=state, gpus=gpus,
                    driver=ver(driver), installed=_installed(facts), torch_variant=variant,
                    torch_hip=hip, nvcc=nvcc, toolkit_known=facts.cuda.probe.status.known,
-                   wsl=bool(facts.host.wsl))
+                   wsl=bool(facts.host.wsl), jetson=_jetson(facts))
+
+
+def _jetson(facts: Facts) -> JetsonBoard | None:
+    j = facts.jetson
+    if j.probe.status is not Status.OK or (j.l4t is None and not j.soc.startswith("tegra")):
+        return None
+    return JetsonBoard(l4t=j.l4t, jetpack=j.jetpack, soc=j.soc, model=j.model)

@@ -86,4 +86,5 @@ MACHINE_READS: dict[str, str | Read] = dict(
     packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
     frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
     tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
+    jetson=optional("jetson", None),
 )

@@ -35,8 +35,9 @@ SBSA_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "nvidia-c
 
 
 def is_jetson(j: JetsonFacts | None) -> bool:
-    return j is not None and j.probe.status.known and bool(
-        j.l4t is not None or j.soc.startswith("tegra"))
+    """The board's files showed L4T or a Tegra SoC (a section nobody observed arrives as None:
+    the engine resolves the read)."""
+    return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra"))
 
 
 def board(j: JetsonFacts) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def _cuda_major_jetpack(cuda_major: int) -> int | None:
 
 def wheel_fix(b: dict[str, Any], python: Version | None) -> str:
     """The install line of NVIDIA's torch for this board's JetPack, with the Python it needs."""
-    row = matrix.wheel_row(b["jetpack_major"])
+    row = matrix.wheel_row(b["jetpack_major"], b["cuda"])
     if row is None:
         which = b["jetpack"] or "(see /etc/nv_tegra_release)"
         return f"install NVIDIA's PyTorch wheel for JetPack {which}: {PTJ}"
@@ -99,6 +100,22 @@ def wheel_fix(b: dict[str, Any], python: Version | None) -> str:
                  f"{want}; this environment runs {python.major}.{python.minor}: create one "
                  f"with python{want} -m venv first)")
     return line
+
+
+def _newer_than_board(t: TorchBuild, b: dict[str, Any]) -> str:
+    """A note when the installed torch is newer than NVIDIA's newest build for this JetPack
+    and the board cannot move to a newer JetPack (its last one is this one)."""
+    row = matrix.wheel_row(b["jetpack_major"], b["cuda"])
+    newest = Version(str(row["torch"])) if row and row.get("torch") else None
+    last = b["last_jetpack"]
+    if newest is None or t.version is None or not last or \
+            Version(t.version.base_version) <= Version(newest.base_version):
+        return ""
+    if b["jetpack_major"] is None or Version(str(last)).major != b["jetpack_major"]:
+        return f"; torch {t.version.base_version} itself needs a newer JetPack"
+    return (f"; NVIDIA's newest torch for JetPack {b['jetpack_major']} is {newest}, and a "
+            f"{b['name']} cannot move past JetPack {last}: torch {t.version.base_version} has "
+            "no GPU build for this board")
 
 
 # ---------------------------------------------------------------------------- rule functions
@@ -138,11 +155,7 @@ def jetson_torch_problem(kind: str, *, j: JetsonFacts, t: TorchBuild | None,
            "jetpack": b["jetpack"] or "?", "board_cuda": b["cuda"] or "?"}
     python = host.python_version if host is not None else None
     if kind == "cpu" and got == "cpu":
-        fix = wheel_fix(b, python)
-        if t.version.major >= 2 and b["last_jetpack"] and int(b["last_jetpack"][0]) < 5:
-            fix += (f"; torch {t.version.major}.x needs JetPack 5 or newer, which a "
-                    f"{b['name']} cannot run (its last JetPack is {b['last_jetpack']})")
-        return {**out, "fix": fix}
+        return {**out, "fix": wheel_fix(b, python) + _newer_than_board(t, b)}
     if kind == "sbsa" and got == "sbsa" and not b["sbsa"] and b["jetpack_major"] is not None:
         marker = (f"+{t.version.local}" if (t.version.local or "").startswith("cu") else
                   "the nvidia-*-cu1x library wheels beside it")
