@@ -29,7 +29,9 @@ from envdoctor.probes import (
     packages,
     rocm,
 )
-from envdoctor.probes._root import SYSTEM
+from envdoctor.probes._root import SYSTEM, shown, under
+
+__all__ = ["SYSTEM", "REGISTRY", "collect", "run_probe", "shown", "under"]
 
 
 class Section(Protocol):
