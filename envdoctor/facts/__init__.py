@@ -240,11 +240,13 @@ class JetsonFacts:
     l4t: Version | None = None        # 36.4.3: /etc/nv_tegra_release, else nvidia-l4t-core
     l4t_source: str = ""              # nv_tegra_release | dpkg
     board: str = ""                   # BOARD of nv_tegra_release: generic, t186ref, t210ref
-    jetpack: Version | None = None    # the nvidia-jetpack package; None: not installed
+    jetpack: Version | None = None    # the nvidia-jetpack package; None: not installed or
+    dpkg_read: bool = False           # … dpkg's status file not read (then False here)
     model: str = ""                   # /proc/device-tree/model: NVIDIA Jetson AGX Orin …
     soc: str = ""                     # tegra234 (the last entry of /proc/device-tree/compatible)
     compatible: tuple[str, ...] = ()  # /proc/device-tree/compatible, in order
     apt_release: str = ""             # r36.4 of nvidia-l4t-apt-source.list
+    kernel: str = ""                  # L4T's kernel release (5.15.148-tegra): /proc/version
     device_nodes: tuple[DeviceNode, ...] = ()  # /dev/nvmap, /dev/nvhost-ctrl-gpu, … that exist
     user: str = ""                    # whose access the nodes were judged for
     user_groups: tuple[str, ...] = ()

@@ -120,7 +120,8 @@ def _amd_seen(facts: Facts) -> bool:
 
 def _jetson_seen(facts: Facts) -> bool:
     j = facts.jetson
-    return j.probe.status is Status.OK and (j.l4t is not None or j.soc.startswith("tegra"))
+    return j.probe.status is Status.OK and (j.l4t is not None or j.soc.startswith("tegra")
+                                            or j.kernel.endswith("-tegra"))
 
 
 def _jetson(facts: Facts) -> str:
@@ -128,8 +129,11 @@ def _jetson(facts: Facts) -> str:
     j = facts.jetson
     name = j.model or "Jetson"
     soc = f" ({j.soc} iGPU)" if j.soc else ""
+    if j.l4t is None and j.kernel and facts.origin == "report":
+        return f"{name}{soc}: L4T kernel {j.kernel} (the report shows no L4T release)"
     parts = [f"L4T {j.l4t}" if j.l4t is not None else "L4T release not read",
-             f"JetPack {j.jetpack}" if j.jetpack is not None else "nvidia-jetpack not installed"]
+             f"JetPack {j.jetpack}" if j.jetpack is not None else
+             "nvidia-jetpack not installed" if j.dpkg_read else "JetPack package not read"]
     return f"{name}{soc}; {', '.join(parts)}"
 
 

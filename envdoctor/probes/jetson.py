@@ -9,9 +9,9 @@ Sources, all files read under the probe's root (``--root``), no tool run: ``/etc
 this user may open them. ``tegrastats`` is only looked up on PATH.
 
 States: nothing of L4T's (no nv_tegra_release, no Tegra compatible string, no nvidia-l4t-core)
-is NOT_FOUND; anything of it is OK, each field observed where its file said it. A field whose
-file is missing stays at its default, which the rules read as "not there" only for what the
-probe looked at: JetPack (the package) and the device nodes.
+is NOT_FOUND; anything of it is OK. Each field is what its file said, or confirmed absent where
+the file is not there; ``jetpack`` is None both when the package is not installed and when
+there was no dpkg status to say so (``dpkg_read`` tells them apart).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ NODES = ("dev/nvmap", "dev/nvhost-ctrl-gpu", "dev/nvhost-gpu", "dev/nvgpu/igpu0/
 PACKAGES = ("nvidia-l4t-core", "nvidia-jetpack")
 _RELEASE = re.compile(r"^#\s*R(\d+)\s*\(release\),\s*REVISION:\s*(\d+(?:\.\d+)?)", re.M)
 _BOARD = re.compile(r"BOARD:\s*([\w.+-]+)")
+_KERNEL = re.compile(r"^Linux version (\S{1,80})")
 _APT = re.compile(r"repo\.download\.nvidia\.com/jetson/\S+\s+(r\d+(?:\.\d+)?)\b")
 
 
@@ -49,13 +50,16 @@ def probe(root: Path = SYSTEM) -> JetsonFacts:
     release_text = trail.read(under(root, RELEASE), 4096)
     l4t, board = parse_release(release_text or "")
     model, compatible = _device_tree(root, trail)
-    packages = dpkg_versions(trail.read(under(root, DPKG_STATUS), 64 << 20) or "", PACKAGES)
+    status = trail.read(under(root, DPKG_STATUS), 64 << 20)
+    packages = dpkg_versions(status or "", PACKAGES)
     core = _version(packages.get("nvidia-l4t-core", ""))
     tegra = bool(compatible and any(c.startswith("nvidia,tegra") for c in compatible))
-    if l4t is None and core is None and not tegra:
+    release = _KERNEL.search(trail.read(under(root, "proc/version"), 4096) or "")
+    kernel = release.group(1) if release and release.group(1).endswith("-tegra") else ""
+    if l4t is None and core is None and not tegra and not kernel:
         return JetsonFacts(probe=trail.info(
             Status.NOT_FOUND, "not a Jetson: no /etc/nv_tegra_release, no nvidia-l4t-core "
-            "package, no Tegra device tree"))
+            "package, no Tegra device tree, no L4T kernel"))
     source = "nv_tegra_release" if l4t is not None else "dpkg" if core is not None else ""
     apt = _APT.search(trail.read(under(root, APT_SOURCE), 1 << 16) or "")
     user, groups, judge = rocm._user(root)
@@ -63,17 +67,16 @@ def probe(root: Path = SYSTEM) -> JetsonFacts:
                   if rocm._exists(under(root, rel)))
     facts = JetsonFacts(
         l4t=l4t or core, l4t_source=source, board=board,
-        jetpack=_version(packages.get("nvidia-jetpack", "")), model=model,
+        jetpack=_version(packages.get("nvidia-jetpack", "")), dpkg_read=status is not None,
+        model=model,
         soc=next((c.split(",", 1)[1] for c in reversed(compatible)
                   if c.startswith("nvidia,tegra")), ""),
-        compatible=compatible, apt_release=apt.group(1) if apt else "",
+        compatible=compatible, apt_release=apt.group(1) if apt else "", kernel=kernel,
         device_nodes=nodes, user=user, user_groups=groups,
         tegrastats=runner.which("tegrastats") or "")
-    unobserved = tuple(name for name, seen in (
-        ("l4t", facts.l4t is not None), ("model", bool(model)), ("soc", bool(facts.soc)),
-        ("jetpack", release_text is not None or core is not None)) if not seen)
-    return replace(facts, probe=replace(trail.info(Status.OK, source=source or "device-tree"),
-                                        unobserved=unobserved))
+    # every field is what its file said or, the file missing, confirmed absent; whether dpkg's
+    # status was there to say "nvidia-jetpack is not installed" is ``dpkg_read``
+    return replace(facts, probe=trail.info(Status.OK, source=source or "device-tree"))
 
 
 def parse_release(text: str) -> tuple[Version | None, str]:

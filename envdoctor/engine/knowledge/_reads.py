@@ -86,5 +86,7 @@ MACHINE_READS: dict[str, str | Read] = dict(
     packages_probe="packages.probe", distributions=optional("packages.distributions", ()),
     frameworks_probe="frameworks.probe", torch=optional("frameworks.torch", None),
     tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
-    jetson=optional("jetson", None),
+    jetson_probe=optional("jetson.probe", None), jetson_l4t=optional("jetson.l4t", None),
+    jetson_jetpack=optional("jetson.jetpack", None), jetson_soc=optional("jetson.soc", ""),
+    jetson_model=optional("jetson.model", ""), jetson_kernel=optional("jetson.kernel", ""),
 )

@@ -4,18 +4,21 @@ PYTORCH_CUDA_ALLOC_CONF, why no GPU can be used, and which Python an environment
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads, some
-from envdoctor.facts import JetsonFacts, NvidiaFacts, RocmFacts
+from envdoctor.engine.knowledge import jetson as tegra
+from envdoctor.facts import NvidiaFacts, RocmFacts
 from envdoctor.matrices import matrix
 
 # Values of CUDA_VISIBLE_DEVICES that hide every GPU: empty and -1 (CUDA: "an invalid index
 # stops the list"), and the NVIDIA container runtime's "none" / "NoDevFiles"
 # (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html).
 HIDE_ALL = ("", "-1", "none", "NoDevFiles")
+JETSON = tegra.BOARD  # the Jetson facts read field by field (a report shows only some)
 
 
 def hides_every_gpu(value: str | None) -> bool:
@@ -105,10 +108,10 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
 
 
 @reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"),
-       jetson=optional("jetson"))
+       jetson_nodes=optional("jetson.device_nodes"), **JETSON)
 def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
-                  rocm: RocmFacts | None = None,
-                  jetson: JetsonFacts | None = None) -> str | None:
+                  rocm: RocmFacts | None = None, jetson_nodes: Any = None,
+                  **jetson_reads: Any) -> str | None:
     """Why no GPU can be used here, in one sentence, or None when one can.
 
     Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
@@ -117,15 +120,15 @@ def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
     iGPU counts where the Jetson facts were observed: it is reached through its own nodes
     (/dev/nvmap, /dev/nvhost-*), not NVML, so an empty NVIDIA section says nothing of it.
     """
-    from envdoctor.engine.knowledge import jetson as tegra
-    if tegra.is_jetson(jetson) and not nv.gpus:
-        assert jetson is not None
+    if tegra.is_jetson(tegra.seen(**jetson_reads)) and not nv.gpus:
         if hides_every_gpu(vars.get("CUDA_VISIBLE_DEVICES")):
             return f"CUDA_VISIBLE_DEVICES={vars['CUDA_VISIBLE_DEVICES']!r} hides the Jetson's iGPU"
-        bad = tegra.jetson_access_problem(j=jetson)
+        if jetson_nodes is None:  # nobody looked at /dev (a pasted report): not a reason
+            return None
+        bad = tegra.access_problem(tuple(jetson_nodes))
         if bad:
             return f"this user cannot open {bad}"
-        if not jetson.device_nodes:
+        if not jetson_nodes:
             return ("this Jetson's iGPU device nodes (/dev/nvmap, /dev/nvhost-*) are not "
                     "visible here")
         return None
@@ -171,14 +174,13 @@ def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(nv=optional("nvidia"), rocm=optional("rocm"), jetson=optional("jetson"))
+@reads(nv=optional("nvidia"), rocm=optional("rocm"), **JETSON)
 def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None,
-               jetson: JetsonFacts | None = None) -> str:
+               **jetson_reads: Any) -> str:
     """``no_gpu_fix()``: what to do when no GPU can be used, for the GPU this machine has:
     AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU; Jetson
     advice on a Jetson (its driver is part of L4T: nothing to install)."""
-    from envdoctor.engine.knowledge import jetson as tegra
-    if tegra.is_jetson(jetson) and not (nv is not None and nv.gpus):
+    if tegra.is_jetson(tegra.seen(**jetson_reads)) and not (nv is not None and nv.gpus):
         return ("Jetson: the iGPU driver is part of L4T (nothing to install); add the user to "
                 "the video group (sudo usermod -aG video $USER, then log in again); in a "
                 "container, start it with --runtime nvidia; check CUDA_VISIBLE_DEVICES.")

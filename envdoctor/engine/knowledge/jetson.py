@@ -18,8 +18,8 @@ from packaging.version import Version
 from envdoctor.engine.knowledge._reads import optional, reads
 from envdoctor.facts import (
     CudaFacts,
+    DeviceNode,
     Distribution,
-    HostFacts,
     JetsonFacts,
     LibraryFacts,
     TorchBuild,
@@ -35,9 +35,9 @@ SBSA_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "nvidia-c
 
 
 def is_jetson(j: JetsonFacts | None) -> bool:
-    """The board's files showed L4T or a Tegra SoC (a section nobody observed arrives as None:
-    the engine resolves the read)."""
-    return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra"))
+    """The board's files showed L4T, a Tegra SoC or L4T's kernel ("5.15.148-tegra")."""
+    return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra")
+                                  or j.kernel.endswith("-tegra"))
 
 
 def board(j: JetsonFacts) -> dict[str, Any]:
@@ -119,41 +119,58 @@ def _newer_than_board(t: TorchBuild, b: dict[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------------------- rule functions
-@reads(j=optional("jetson"))
-def jetson_machine(*, j: JetsonFacts | None) -> bool:
-    """``jetson_machine()``: the board's files show L4T or a Tegra SoC (its GPU is the iGPU,
-    reached without NVML); False where the Jetson probe did not answer (an old snapshot)."""
-    return is_jetson(j)
+# What the Jetson functions read, field by field: a pasted report that shows only an L4T
+# kernel ("5.15.148-tegra") leaves the rest unobserved, and each function then decides on
+# what was seen (a field nobody saw arrives as its default, a Version as None).
+BOARD = dict(l4t=optional("jetson.l4t"), jetpack=optional("jetson.jetpack"),
+             soc=optional("jetson.soc", ""), model=optional("jetson.model", ""),
+             kernel=optional("jetson.kernel", ""))
 
 
-@reads(j=optional("jetson"))
-def jetson_board(*, j: JetsonFacts | None) -> str | None:
+def seen(l4t: Version | None, jetpack: Version | None, soc: str, model: str,
+         kernel: str) -> JetsonFacts:
+    """The board as those reads give it."""
+    return JetsonFacts(l4t=l4t, jetpack=jetpack, soc=soc, model=model, kernel=kernel)
+
+
+@reads(**BOARD)
+def jetson_machine(**board_reads: Any) -> bool:
+    """``jetson_machine()``: the board's files (or a report's L4T kernel) show L4T or a Tegra
+    SoC: its GPU is the iGPU, reached without NVML; False where nothing says Jetson."""
+    return is_jetson(seen(**board_reads))
+
+
+@reads(**BOARD)
+def jetson_board(**board_reads: Any) -> str | None:
     """``jetson_board()``: "NVIDIA Jetson AGX Orin Developer Kit, L4T 36.4.3, JetPack 6.2"."""
+    return describe(seen(**board_reads))
+
+
+def describe(j: JetsonFacts) -> str | None:
     if not is_jetson(j):
         return None
-    assert j is not None
     b = board(j)
     parts = [b["name"], f"L4T {b['l4t']}" if b["l4t"] else "",
              f"JetPack {b['jetpack']}" if b["jetpack"] else ""]
     return ", ".join(p for p in parts if p)
 
 
-@reads(j="jetson", t="frameworks.torch", installed=optional("packages.distributions", ()),
-       host=optional("host"))
-def jetson_torch_problem(kind: str, *, j: JetsonFacts, t: TorchBuild | None,
-                         installed: tuple[Distribution, ...],
-                         host: HostFacts | None) -> dict[str, str] | None:
+@reads(t="frameworks.torch", installed=optional("packages.distributions", ()),
+       python=optional("host.python_version"), **BOARD)
+def jetson_torch_problem(kind: str, *, t: TorchBuild | None,
+                         installed: tuple[Distribution, ...], python: Version | None,
+                         **board_reads: Any) -> dict[str, str] | None:
     """``jetson_torch_problem('cpu' | 'sbsa' | 'cuda')``: the installed torch cannot use this
     Jetson's iGPU because it is a CPU build, PyTorch's Arm-server (SBSA) CUDA build before
     JetPack 7, or a CUDA build of another CUDA major than the board's JetPack (a wheel for
     another JetPack) -> {torch, cuda, board, jetpack, board_cuda, wants, fix}; else None."""
+    j = seen(**board_reads)
     if t is None or t.version is None or not is_jetson(j):
         return None
     b = board(j)
     got = torch_kind(t, installed)
-    out = {"torch": str(t.version), "cuda": str(t.cuda or ""), "board": jetson_board(j=j) or "",
+    out = {"torch": str(t.version), "cuda": str(t.cuda or ""), "board": describe(j) or "",
            "jetpack": b["jetpack"] or "?", "board_cuda": b["cuda"] or "?"}
-    python = host.python_version if host is not None else None
     if kind == "cpu" and got == "cpu":
         return {**out, "fix": wheel_fix(b, python) + _newer_than_board(t, b)}
     if kind == "sbsa" and got == "sbsa" and not b["sbsa"] and b["jetpack_major"] is not None:
@@ -177,15 +194,16 @@ def jetson_torch_problem(kind: str, *, j: JetsonFacts, t: TorchBuild | None,
     return None
 
 
-@reads(j="jetson", t="frameworks.torch", installed=optional("packages.distributions", ()),
-       libs="libraries", cuda="cuda")
-def jetpack_libraries_missing(*, j: JetsonFacts, t: TorchBuild | None,
-                              installed: tuple[Distribution, ...], libs: LibraryFacts,
-                              cuda: CudaFacts) -> str | None:
+@reads(t="frameworks.torch", installed=optional("packages.distributions", ()),
+       libs="libraries", cuda="cuda", **BOARD)
+def jetpack_libraries_missing(*, t: TorchBuild | None, installed: tuple[Distribution, ...],
+                              libs: LibraryFacts, cuda: CudaFacts,
+                              **board_reads: Any) -> str | None:
     """``jetpack_libraries_missing()``: a torch built for this board's JetPack links the
     JetPack's CUDA runtime and cuDNN, and the probes looked and found none of them in the
     system ("cuDNN", "the CUDA toolkit", or both); None when they are there or torch is not
     such a build."""
+    j = seen(**board_reads)
     if t is None or t.cuda is None or not is_jetson(j) or torch_kind(t, installed) != "tegra":
         return None
     b = board(j)
@@ -202,20 +220,22 @@ def jetpack_libraries_missing(*, j: JetsonFacts, t: TorchBuild | None,
     return " and ".join(missing) or None
 
 
-@reads(j="jetson")
-def jetson_access_problem(*, j: JetsonFacts) -> str | None:
-    """``jetson_access_problem()``: the iGPU nodes this user cannot open ("/dev/nvmap (group
-    video, mode 0660)"); None when every node that exists can be opened or none could be
-    judged."""
-    if not is_jetson(j):
-        return None
-    bad = [n for n in j.device_nodes if n.accessible is False]
+def access_problem(nodes: tuple[DeviceNode, ...]) -> str | None:
+    bad = [n for n in nodes if n.accessible is False]
     if not bad:
         return None
     return ", ".join(f"{n.path} (group {n.group or '?'}, mode {n.mode or '?'})" for n in bad)
 
 
-@reads(j="jetson")
-def jetson_user(*, j: JetsonFacts) -> str:
+@reads(nodes=optional("jetson.device_nodes", ()), **BOARD)
+def jetson_access_problem(*, nodes: tuple[DeviceNode, ...], **board_reads: Any) -> str | None:
+    """``jetson_access_problem()``: the iGPU nodes this user cannot open ("/dev/nvmap (group
+    video, mode 0660)"); None when every node that exists can be opened or none could be
+    judged."""
+    return access_problem(nodes) if is_jetson(seen(**board_reads)) else None
+
+
+@reads(user=optional("jetson.user", ""))
+def jetson_user(*, user: str) -> str:
     """``jetson_user()``: the user the device nodes were judged for ("$USER" when unknown)."""
-    return j.user or "$USER"
+    return user or "$USER"
