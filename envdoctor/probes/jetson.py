@@ -8,8 +8,9 @@ Sources, all files read under the probe's root (``--root``), no tool run: ``/etc
 (/dev/nvmap, /dev/nvhost-ctrl-gpu, /dev/nvgpu/igpu0/ctrl; /dev/nvidia0 on Thor) with whether
 this user may open them. ``tegrastats`` is only looked up on PATH.
 
-States: nothing of L4T's (no nv_tegra_release, no Tegra compatible string, no nvidia-l4t-core)
-is NOT_FOUND; anything of it is OK. Each field is what its file said, or confirmed absent where
+States: nothing of L4T's (no nv_tegra_release, no Tegra compatible string, no -tegra kernel, no
+L4T apt source; dpkg's status is read only after one of them) is NOT_FOUND; anything of it is
+OK. Each field is what its file said, or confirmed absent where
 the file is not there; ``jetpack`` is None both when the package is not installed and when
 there was no dpkg status to say so (``dpkg_read`` tells them apart).
 """
@@ -50,18 +51,20 @@ def probe(root: Path = SYSTEM) -> JetsonFacts:
     release_text = trail.read(under(root, RELEASE), 4096)
     l4t, board = parse_release(release_text or "")
     model, compatible = _device_tree(root, trail)
-    status = trail.read(under(root, DPKG_STATUS), 64 << 20)
-    packages = dpkg_versions(status or "", PACKAGES)
-    core = _version(packages.get("nvidia-l4t-core", ""))
     tegra = bool(compatible and any(c.startswith("nvidia,tegra") for c in compatible))
     release = _KERNEL.search(trail.read(under(root, "proc/version"), 4096) or "")
     kernel = release.group(1) if release and release.group(1).endswith("-tegra") else ""
-    if l4t is None and core is None and not tegra and not kernel:
+    apt_text = trail.read(under(root, APT_SOURCE), 1 << 16)
+    if release_text is None and not tegra and not kernel and apt_text is None:
+        # dpkg's status (megabytes on a desktop) is read only where something says L4T
         return JetsonFacts(probe=trail.info(
-            Status.NOT_FOUND, "not a Jetson: no /etc/nv_tegra_release, no nvidia-l4t-core "
-            "package, no Tegra device tree, no L4T kernel"))
+            Status.NOT_FOUND, "not a Jetson: no /etc/nv_tegra_release, no Tegra device tree, "
+            "no L4T kernel, no L4T apt source"))
+    status = trail.read(under(root, DPKG_STATUS), 64 << 20)
+    packages = dpkg_versions(status or "", PACKAGES)
+    core = _version(packages.get("nvidia-l4t-core", ""))
     source = "nv_tegra_release" if l4t is not None else "dpkg" if core is not None else ""
-    apt = _APT.search(trail.read(under(root, APT_SOURCE), 1 << 16) or "")
+    apt = _APT.search(apt_text or "")
     user, groups, judge = rocm._user(root)
     nodes = tuple(rocm._node(root, under(root, rel), judge) for rel in NODES
                   if rocm._exists(under(root, rel)))

@@ -4,7 +4,6 @@ boards print them, dpkg status stanzas, NUL-terminated device-tree strings), und
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from packaging.version import Version
 
@@ -55,6 +54,9 @@ def test_a_board_under_a_root(tmp_path, monkeypatch):
 
 
 def test_l4t_from_dpkg_when_the_release_file_is_gone(tmp_path):
+    apt = tmp_path / "etc/apt/sources.list.d/nvidia-l4t-apt-source.list"
+    apt.parent.mkdir(parents=True)
+    apt.write_text("deb https://repo.download.nvidia.com/jetson/common r35.6 main\n")
     status = tmp_path / "var/lib/dpkg/status"
     status.parent.mkdir(parents=True)
     status.write_text("Package: nvidia-l4t-core\nStatus: install ok installed\n"
@@ -65,11 +67,14 @@ def test_l4t_from_dpkg_when_the_release_file_is_gone(tmp_path):
     assert facts.jetpack is None  # dpkg was read: nvidia-jetpack is not installed
 
 
-def test_nothing_of_l4t_is_not_a_jetson(tmp_path):
+def test_nothing_of_l4t_is_not_a_jetson_and_dpkg_is_not_read(tmp_path):
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/os-release").write_text('PRETTY_NAME="Ubuntu 22.04.5 LTS"\n')
+    (tmp_path / "var/lib/dpkg").mkdir(parents=True)
+    (tmp_path / "var/lib/dpkg/status").write_text("Package: nvidia-l4t-core\n")
     facts = jetson.probe(root=tmp_path)
     assert facts.probe.status is Status.NOT_FOUND and facts.l4t is None
+    assert not any("dpkg" in r for r in facts.probe.ran)
 
 
 def test_a_fifo_where_the_release_file_should_be_never_blocks(tmp_path):

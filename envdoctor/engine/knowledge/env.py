@@ -9,8 +9,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.engine.knowledge import jetson as tegra
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.facts import NvidiaFacts, RocmFacts
 from envdoctor.matrices import matrix
 
