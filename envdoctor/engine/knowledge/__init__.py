@@ -63,7 +63,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # NVIDIA Jetson
     "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
     "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
-    "jetson_user": "jetson",
+    "jetson_user": "jetson", "jetson_python_gap": "jetson",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

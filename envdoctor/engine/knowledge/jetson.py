@@ -239,3 +239,22 @@ def jetson_access_problem(*, nodes: tuple[DeviceNode, ...], **board_reads: Any) 
 def jetson_user(*, user: str) -> str:
     """``jetson_user()``: the user the device nodes were judged for ("$USER" when unknown)."""
     return user or "$USER"
+
+
+@reads(python="host.python_version", **BOARD)
+def jetson_python_gap(*, python: Version | None, **board_reads: Any) -> dict[str, str] | None:
+    """``jetson_python_gap()``: NVIDIA's torch for this board's JetPack is built for another
+    CPython minor than this environment's -> {python, want, jetpack, fix}; None when they
+    match or no row states the wheel's Python."""
+    j = seen(**board_reads)
+    if python is None or not is_jetson(j):
+        return None
+    b = board(j)
+    row = matrix.wheel_row(b["jetpack_major"], b["cuda"])
+    want = str(row.get("python", "")) if row else ""
+    have = f"{python.major}.{python.minor}"
+    if not want or want == have:
+        return None
+    return {"python": have, "want": want, "jetpack": str(b["jetpack_major"]),
+            "fix": f"python{want} -m venv --system-site-packages ~/venv && . ~/venv/bin/activate "
+                   f"&& {row['pip'] if row else ''}"}
