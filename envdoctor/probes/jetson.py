@@ -17,6 +17,7 @@ there was no dpkg status to say so (``dpkg_read`` tells them apart).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -78,8 +79,20 @@ def probe(root: Path = SYSTEM) -> JetsonFacts:
         device_nodes=nodes, user=user, user_groups=groups,
         tegrastats=runner.which("tegrastats") or "")
     # every field is what its file said or, the file missing, confirmed absent; whether dpkg's
-    # status was there to say "nvidia-jetpack is not installed" is ``dpkg_read``
-    return replace(facts, probe=trail.info(Status.OK, source=source or "device-tree"))
+    # status was there to say "nvidia-jetpack is not installed" is ``dpkg_read``. A tree with
+    # no /dev at all (an unpacked image, a copied rootfs) says nothing of the device nodes.
+    info = trail.info(Status.OK, source=source or "device-tree")
+    if not nodes and not _has_devices(under(root, "dev")):
+        info = replace(info, unobserved=("device_nodes",))
+    return replace(facts, probe=info)
+
+
+def _has_devices(dev: Path) -> bool:
+    try:
+        with os.scandir(dev) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False
 
 
 def parse_release(text: str) -> tuple[Version | None, str]:

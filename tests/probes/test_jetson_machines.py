@@ -72,3 +72,19 @@ def verdict(sc: dict, code: int, found: list[dict]) -> str:
 def test_jetson_board(sc, tmp_path, deps):  # noqa: F811
     code, found, _ = check(sc, tmp_path, deps)
     assert verdict(sc, code, found) == ""
+
+
+def test_a_board_tree_without_dev_is_not_told_it_has_no_gpu(tmp_path, deps):  # noqa: F811
+    """An unpacked image or copied rootfs has no /dev: the iGPU's nodes are not observed, so
+    `--expect gpu` has no reason to say the GPU cannot be used (the rest is still judged)."""
+    import shutil
+    sc = machines.SCENARIOS[0]
+    site, bindir, root = machines.build(sc, tmp_path / "box")
+    shutil.rmtree(root / "dev")
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": f"{site}:{REPO}:{deps}",
+           "HOME": str(tmp_path), "USER": "alice", "ENVDOCTOR_NO_CACHE": "1", "LANG": "C.UTF-8"}
+    done = subprocess.run([sys.executable, "-S", "-m", "envdoctor", "check", "--static",
+                           "--root", str(root), "--format", "json", "--expect", "gpu"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    found = json.loads(done.stdout)["findings"]
+    assert done.returncode == 0, [(f["code"], f["title"]) for f in found]

@@ -92,3 +92,14 @@ def test_tegra_device_tree_alone_is_a_jetson(tmp_path):
     facts = jetson.probe(root=tmp_path)
     assert facts.probe.status is Status.OK and facts.soc == "tegra210" and facts.l4t is None
     assert facts.model == "NVIDIA Jetson Nano Developer Kit" and not facts.dpkg_read
+
+
+def test_device_nodes_of_a_tree_without_dev_are_not_observed(tmp_path):
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/nv_tegra_release").write_text(boards.R36_4_3)
+    facts = jetson.probe(root=tmp_path)
+    assert facts.device_nodes == () and facts.probe.unobserved == ("device_nodes",)
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev/null").write_text("")
+    facts = jetson.probe(root=tmp_path)  # a /dev without the iGPU's nodes: confirmed absent
+    assert facts.device_nodes == () and facts.probe.unobserved == ()
