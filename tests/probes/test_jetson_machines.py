@@ -88,3 +88,36 @@ def test_a_board_tree_without_dev_is_not_told_it_has_no_gpu(tmp_path, deps):  # 
                           env=env, capture_output=True, text=True, timeout=120)
     found = json.loads(done.stdout)["findings"]
     assert done.returncode == 0, [(f["code"], f["title"]) for f in found]
+
+
+SMI_TABLE = REPO / "tests" / "data" / "tools" / "nvidia-smi" / "20-orin-jetpack62-540.txt"
+# JetPack 6's nvidia-smi answers the query with the iGPU and N/A for what it does not track
+# ("Orin (nvgpu), [N/A], [N/A] …", compute_cap 8.7, driver 540.4.0 as boards report them)
+SMI_ROW = "0, Orin (nvgpu), [N/A], 540.4.0, 8.7" + ", [N/A]" * 13
+
+
+@pytest.mark.parametrize("sc", [s for s in machines.SCENARIOS
+                                if s["name"].startswith(("agx-orin", "orin-nano"))],
+                         ids=lambda s: s["name"])
+def test_orin_boards_with_jetpack6_nvidia_smi(sc, tmp_path, deps):  # noqa: F811
+    """With JetPack 6's nvidia-smi listing "Orin (nvgpu)", every Orin board keeps its verdict
+    (no desktop finding such as TORCH001's pytorch.org wheel joins the Jetson one)."""
+    site, bindir, root = machines.build(sc, tmp_path / "box")
+    (tmp_path / "table.txt").write_text(SMI_TABLE.read_text().partition("\n")[2])
+    (tmp_path / "row.txt").write_text(SMI_ROW + "\n")
+    smi = bindir / "nvidia-smi"
+    smi.write_text(f"#!/bin/sh\ncase \"$1\" in --query*) cat '{tmp_path}/row.txt'; exit 0;; "
+                   f"esac\ncat '{tmp_path}/table.txt'\n")
+    smi.chmod(0o755)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": f"{site}:{REPO}:{deps}",
+           "HOME": str(tmp_path), "USER": "alice", "ENVDOCTOR_NO_CACHE": "1", "LANG": "C.UTF-8"}
+    done = subprocess.run([sys.executable, "-S", "-m", "envdoctor", "check", "--static",
+                           "--root", str(root), "--format", "json", "--expect", "gpu"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    out = json.loads(done.stdout)
+    assert [g["name"] for g in out["facts"]["nvidia"]["gpus"]] == ["Orin (nvgpu)"]
+    found = out["findings"]
+    assert verdict(sc, done.returncode, found) == ""
+    if not sc["healthy"]:
+        loud = {f["code"] for f in found if f["severity"] in ("error", "warning")}
+        assert all(c.startswith("JET") for c in loud), loud
