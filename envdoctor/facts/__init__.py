@@ -229,8 +229,9 @@ class JetsonFacts:
     """An NVIDIA Jetson (Tegra) board, from its own files: the L4T release and the JetPack
     installed over it, the module and SoC the device tree names, and the iGPU's device nodes.
 
-    The iGPU is not reached through NVML on JetPack 4-6 (no nvidia-smi, no libnvidia-ml): an
-    empty ``nvidia`` section on a Jetson is no statement about its GPU. What L4T implies
+    The iGPU is not reached through NVML (JetPack 4 and 5 have no nvidia-smi; JetPack 6's lists
+    "Orin (nvgpu)" with N/A fields): an empty ``nvidia`` section on a Jetson is no statement
+    about its GPU. What L4T implies
     (JetPack, CUDA, cuDNN, the GPU architecture) is knowledge (rules/matrices/jetson.toml),
     not a fact of the board; what the board shows (its CUDA toolkit, cuDNN) the ``cuda`` and
     ``libraries`` probes read.

@@ -13,7 +13,8 @@ existed; the first-run figure is in tests/probes/JETSON.md. Each board is:
 - a fake site-packages laid out as the wheels lay it out: torch/version.py of NVIDIA's Jetson
   wheels (``2.5.0a0+872d972e41.nv24.08``, cuda 12.6), the Jetson AI Lab index (``2.8.0``,
   cuda 12.6), PyPI's aarch64 wheels (CPU ``2.5.1``; CUDA ``2.9.0`` with nvidia-*-cu12 wheels);
-- no nvidia-smi on PATH (JetPack 4-6 have none; NVML is not how Tegra's iGPU is reached).
+- no nvidia-smi on PATH (JetPack 4 and 5 have none; JetPack 6's, which lists "Orin (nvgpu)",
+  is added in test_orin_boards_with_jetpack6_nvidia_smi).
 
 Sources for the expected verdicts:
  JP   JetPack archive: L4T release -> JetPack -> CUDA/cuDNN/TensorRT
