@@ -142,10 +142,14 @@ def _leave(code: int) -> None:
               "frameworks on each node (tensorflow,jax …), in child workers.")
 @click.option("--smoke", "suite", type=click.Choice(["quick", "full"]), default="quick",
               show_default=True, help="The torch smoke suite run in each rank.")
+@click.option("--root", "root", metavar="DIR", help="With --static: every node reads its "
+              "system files (and the fleet's InfiniBand sysfs and NCCL plugin folders) under "
+              "DIR, the same path on each node, as `check --static --root` does.")
 @_gate_options
 @click.pass_context
 def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir: str | None,
-          store: str | None, frameworks: str | None, suite: str, fmt: str | None,
+          store: str | None, frameworks: str | None, suite: str, root: str | None,
+          fmt: str | None,
           output: str | None, reports: tuple[str, ...], fail_on: str | None,
           intent: str | None, policy_file: str | None, requires: tuple[str, ...],
           no_redact: bool, show_hosts: bool) -> None:
@@ -168,8 +172,16 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
     _check_reports(reports, output)
     names = tuple(n.strip() for n in (frameworks or "").split(",") if n.strip() and
                   n.strip() != "torch")
+    tree = ""
+    if root is not None:  # checked before any rendezvous: a bad --root is exit 2 on every rank
+        from envdoctor.errors import BadInput
+        from envdoctor.pipeline import root_dir
+        if not static or names:
+            raise BadInput("--root needs --static and no --framework (the workers and the "
+                           "torch smoke run on this machine)")
+        tree = str(root_dir(root))
     options = Options(static=static, timeout=timeout, bench=bench, out_dir=out_dir or "",
-                      store=store or "", frameworks=names, suite=suite)
+                      store=store or "", frameworks=names, suite=suite, root=tree)
 
     def publish(result: Any) -> Any:
         report = _rank0_report(result, timeout, intent, fail_on, gate_policy, no_redact,

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 # the facts sections (envdoctor.facts.SECTIONS; not imported here: it is slow to import and
 # only needed once a matched signature has conditions)
-SECTIONS = ("host", "nvidia", "rocm", "apple", "cuda", "libraries", "packages", "frameworks", "env")
+SECTIONS = ("host", "nvidia", "rocm", "apple", "jetson", "cuda", "libraries", "packages",
+            "frameworks", "env")
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
@@ -31,8 +32,8 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "torch": ("frameworks",), "tensorflow": ("frameworks",), "jax": ("frameworks",),
     "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
     "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
-    "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "rocm", "env"),
-    "amd_machine": ("rocm",), "apple_machine": ("apple",),
+    "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "rocm", "jetson", "env"),
+    "amd_machine": ("rocm",), "apple_machine": ("apple",), "jetson_machine": ("jetson",),
     "torch_has_arch": ("frameworks", "libraries"),
     "torch_missing_archs": ("frameworks", "libraries", "nvidia"),
     # expression builtins read no facts

@@ -259,6 +259,37 @@ class AppleFacts:
         return next((w for w in self.wheels if w.name == name), None)
 
 
+# --------------------------------------------------------------------------- NVIDIA Jetson
+@dataclass(frozen=True)
+class JetsonFacts:
+    """An NVIDIA Jetson (Tegra) board, from its own files: the L4T release and the JetPack
+    installed over it, the module and SoC the device tree names, and the iGPU's device nodes.
+
+    The iGPU is not reached through NVML (JetPack 4 and 5 have no nvidia-smi; JetPack 6's lists
+    "Orin (nvgpu)" with N/A fields): an empty ``nvidia`` section on a Jetson is no statement
+    about its GPU. What L4T implies
+    (JetPack, CUDA, cuDNN, the GPU architecture) is knowledge (rules/matrices/jetson.toml),
+    not a fact of the board; what the board shows (its CUDA toolkit, cuDNN) the ``cuda`` and
+    ``libraries`` probes read.
+    """
+
+    probe: ProbeInfo = ProbeInfo()
+    l4t: Version | None = None        # 36.4.3: /etc/nv_tegra_release, else nvidia-l4t-core
+    l4t_source: str = ""              # nv_tegra_release | dpkg
+    board: str = ""                   # BOARD of nv_tegra_release: generic, t186ref, t210ref
+    jetpack: Version | None = None    # the nvidia-jetpack package; None: not installed or
+    dpkg_read: bool = False           # … dpkg's status file not read (then False here)
+    model: str = ""                   # /proc/device-tree/model: NVIDIA Jetson AGX Orin …
+    soc: str = ""                     # tegra234 (the last entry of /proc/device-tree/compatible)
+    compatible: tuple[str, ...] = ()  # /proc/device-tree/compatible, in order
+    apt_release: str = ""             # r36.4 of nvidia-l4t-apt-source.list
+    kernel: str = ""                  # L4T's kernel release (5.15.148-tegra): /proc/version
+    device_nodes: tuple[DeviceNode, ...] = ()  # /dev/nvmap, /dev/nvhost-ctrl-gpu, … that exist
+    user: str = ""                    # whose access the nodes were judged for
+    user_groups: tuple[str, ...] = ()
+    tegrastats: str = ""              # the tegrastats on PATH ("" where none)
+
+
 # --------------------------------------------------------------------------- CUDA toolkits
 @dataclass(frozen=True)
 class CudaToolkit:
@@ -638,6 +669,7 @@ class Facts:
     nvidia: NvidiaFacts = NvidiaFacts()
     rocm: RocmFacts = RocmFacts()
     apple: AppleFacts = AppleFacts()
+    jetson: JetsonFacts = JetsonFacts()
     cuda: CudaFacts = CudaFacts()
     libraries: LibraryFacts = LibraryFacts()
     packages: PackageFacts = PackageFacts()
@@ -726,4 +758,5 @@ class FactsError(ValueError):
     """A snapshot that cannot be read: wrong schema version, wrong shape."""
 
 
-SECTIONS = ("host", "nvidia", "rocm", "apple", "cuda", "libraries", "packages", "frameworks", "env")
+SECTIONS = ("host", "nvidia", "rocm", "apple", "jetson", "cuda", "libraries", "packages",
+            "frameworks", "env")

@@ -5,6 +5,10 @@ and, through NVML where it answers, row remapping, SM clocks and NVLink state pe
 XID errors from the kernel log. Each part is bounded (a capped directory walk, NVML calls in a
 daemon thread with a deadline, ``dmesg`` through the runner with a timeout) and says what it
 could not see instead of guessing: a missing value is unknown, never "fine".
+
+Under ``--root DIR`` (``check``'s root, given to every rank) the files are read under DIR and
+named as the tree names them; NVML and the kernel log are asked only where the node's facts,
+read under that root, list GPUs (as the NVIDIA probe does).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from envdoctor import runner
+from envdoctor.probes import SYSTEM, shown, under
 
 IB_ROOT = Path("/sys/class/infiniband")
 PLUGIN_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
@@ -68,8 +73,10 @@ def ib_ports(root: Path = IB_ROOT) -> dict[str, Any] | None:
     return ports
 
 
-def nccl_net_plugins(env: dict[str, str], extra_dirs: tuple[str, ...] = ()) -> list[str]:
-    """Files named libnccl-net*.so that NCCL could load (NCCL_NET_PLUGIN names another one)."""
+def nccl_net_plugins(env: dict[str, str], extra_dirs: tuple[str, ...] = (),
+                     root: Path = SYSTEM) -> list[str]:
+    """Files named libnccl-net*.so that NCCL could load (NCCL_NET_PLUGIN names another one);
+    every folder is looked at under ``root``, and the files named as the machine names them."""
     wanted = env.get("NCCL_NET_PLUGIN", "").strip()
     names = {"libnccl-net.so"}
     if wanted and wanted.lower() != "none":
@@ -78,12 +85,12 @@ def nccl_net_plugins(env: dict[str, str], extra_dirs: tuple[str, ...] = ()) -> l
     found: list[str] = []
     for folder in dict.fromkeys([*dirs, *extra_dirs, *PLUGIN_DIRS]):
         try:
-            entries = os.listdir(folder)[:MAX_ENTRIES]
+            entries = os.listdir(under(root, folder))[:MAX_ENTRIES]
         except OSError:
             continue
         for name in entries:
             if name in names or (name.startswith("libnccl-net") and ".so" in name):
-                found.append(os.path.join(folder, name))
+                found.append(shown(root, under(root, os.path.join(folder, name))))
     return sorted(set(found))[:32]
 
 
@@ -190,9 +197,11 @@ def xids() -> tuple[dict[str, list[int]] | None, str]:
     return parse_xids(result.stdout), ""
 
 
-def probe(env: dict[str, str], has_gpus: bool) -> dict[str, Any]:
-    """Everything above as one JSON-able dict; ``*_error`` keys say what could not be seen."""
-    out: dict[str, Any] = {"ib_ports": ib_ports(), "nccl_net_plugins": nccl_net_plugins(env)}
+def probe(env: dict[str, str], has_gpus: bool, root: Path = SYSTEM) -> dict[str, Any]:
+    """Everything above as one JSON-able dict; ``*_error`` keys say what could not be seen.
+    ``root``: the tree the node's system files are read under (``--root``)."""
+    out: dict[str, Any] = {"ib_ports": ib_ports(under(root, "sys/class/infiniband")),
+                           "nccl_net_plugins": nccl_net_plugins(env, root=root)}
     if has_gpus:
         gpus, why = nvml_gpus()
         out["nvml_gpus"] = gpus

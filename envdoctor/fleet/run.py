@@ -44,6 +44,7 @@ class Options:
     store: str = ""
     frameworks: tuple[str, ...] = ()
     suite: str = "quick"
+    root: str = ""                 # --root: every node's system files are read under it
     # rank 0, when a signal cancels the run: publish the report of what it has (the result
     # so far); given CANCEL_GRACE less the children's stop
     on_cancel: Callable[[RankResult], None] | None = None
@@ -95,18 +96,19 @@ def _node_part(layout: Layout, options: Options, deadline: float) -> dict[str, A
     and a node whose probes hang past ``--timeout`` misses the barrier and is named.
     """
     from envdoctor.fleet import node_probe
-    from envdoctor.probes import DEFAULT_DEADLINE, collect
+    from envdoctor.probes import DEFAULT_DEADLINE, SYSTEM, collect
 
+    root = Path(options.root) if options.root else SYSTEM
     if layout.rank == 0:
         facts = collect(deadline=max(1.0, min(DEFAULT_DEADLINE,
-                                              deadline - time.monotonic() - 1.0)))
+                                              deadline - time.monotonic() - 1.0)), root=root)
     else:
-        facts = collect()
+        facts = collect(root=root)
     if options.frameworks:
         from envdoctor.live import run_live
         facts = run_live(facts, list(options.frameworks), suite=options.suite,
                          timeout=max(5.0, deadline - time.monotonic()))
-    extra = node_probe.probe(dict(os.environ), facts.nvidia.gpu_count > 0)
+    extra = node_probe.probe(dict(os.environ), facts.nvidia.gpu_count > 0, root=root)
     return {"facts": facts.to_dict(), "extra": extra}
 
 

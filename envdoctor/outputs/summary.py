@@ -51,6 +51,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
         lines = [("apple", "Mac", facts.apple.probe.status, _apple(facts))] + [
             line for line in lines if line[0] not in quiet
             or any(line[0] in lines_of(f) for f in findings)]
+    if _jetson_seen(facts):  # a Jetson's iGPU: its own line, and the NVIDIA line says why
+        lines.insert(1, ("jetson", "Jetson / L4T", facts.jetson.probe.status, _jetson(facts)))
     fw = facts.frameworks
     if fw.probe.status.known:
         if fw.torch:
@@ -95,6 +97,8 @@ def summarize(facts: Facts, findings: list[Finding]) -> list[AreaLine]:
 
 def _driver(facts: Facts) -> str:
     nv = facts.nvidia
+    if nv.probe.status is Status.NOT_FOUND and _jetson_seen(facts):
+        return "no NVML on this Jetson: the iGPU driver is part of L4T (see the Jetson line)"
     if nv.probe.status is Status.NOT_FOUND:
         if nv.pci_devices:
             return f"not loaded, but {nv.pci_devices} NVIDIA GPU(s) are on the PCI bus"
@@ -136,6 +140,25 @@ def _apple(facts: Facts) -> str:
     elif a.python_machine:
         parts.append(f"Python {a.python_machine}")
     return ", ".join(parts)
+
+
+def _jetson_seen(facts: Facts) -> bool:
+    j = facts.jetson
+    return j.probe.status is Status.OK and (j.l4t is not None or j.soc.startswith("tegra")
+                                            or j.kernel.endswith("-tegra"))
+
+
+def _jetson(facts: Facts) -> str:
+    """What the board's files say (what L4T implies is the checks' business, not a fact)."""
+    j = facts.jetson
+    name = j.model or "Jetson"
+    soc = f" ({j.soc} iGPU)" if j.soc else ""
+    if j.l4t is None and j.kernel and facts.origin == "report":
+        return f"{name}{soc}: L4T kernel {j.kernel} (the report shows no L4T release)"
+    parts = [f"L4T {j.l4t}" if j.l4t is not None else "L4T release not read",
+             f"JetPack {j.jetpack}" if j.jetpack is not None else
+             "nvidia-jetpack not installed" if j.dpkg_read else "JetPack package not read"]
+    return f"{name}{soc}; {', '.join(parts)}"
 
 
 def _rocm(facts: Facts) -> str:

@@ -27,6 +27,7 @@ from envdoctor.facts import (
     Gpu,
     HostFacts,
     JaxBuild,
+    JetsonFacts,
     KerasInfo,
     Library,
     LibraryFacts,
@@ -144,6 +145,7 @@ def merge(parts: list[Partial]) -> Facts | None:
         packages=_packages(packages, sources),
         frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
+        jetson=_jetson(values, sources),
     )
     wrote = {p.source for p in ranked if p.stated}
     return _mark_stated(facts, {k: v for k, v in who.items() if v in wrote},
@@ -270,6 +272,16 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
         if got["python_machine"] == "arm64" and "apple_silicon" not in got:
             got["apple_silicon"] = True  # arm64 code runs on Apple silicon only
     return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
+
+
+def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
+    """A Jetson where the report shows L4T's kernel ("Python platform: Linux-5.15.148-tegra-
+    aarch64-…"): its kernel is observed, everything else of the board is not; unknown when
+    the report shows no L4T kernel (a report never says "not a Jetson")."""
+    kernel = str(values.get("host.kernel", ""))
+    if not kernel.endswith("-tegra"):
+        return JetsonFacts()
+    return only_stated(JetsonFacts(probe=sources.info("host", True), kernel=kernel), {"kernel"})
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:

@@ -24,12 +24,15 @@ from envdoctor.probes import (
     envvars,
     frameworks,
     host,
+    jetson,
     libraries,
     nvidia,
     packages,
     rocm,
 )
-from envdoctor.probes._root import SYSTEM
+from envdoctor.probes._root import SYSTEM, shown, under
+
+__all__ = ["SYSTEM", "REGISTRY", "collect", "run_probe", "shown", "under"]
 
 
 class Section(Protocol):
@@ -54,6 +57,7 @@ REGISTRY: dict[str, Probe] = {
     "nvidia": nvidia,
     "rocm": rocm,
     "apple": apple,
+    "jetson": jetson,
     "cuda": cuda,
     "libraries": libraries,
     "packages": packages,

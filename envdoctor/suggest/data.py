@@ -226,7 +226,11 @@ def platform_row(table: str, platform: str) -> dict[str, Any] | None:
 
 def jetson_gpu(m: Machine) -> GpuInfo | None:
     """The Jetson (Tegra integrated) GPU of a Linux aarch64 machine, or None: gpus.toml marks
-    those architectures ``integrated``; SBSA wheels do not run on them."""
+    those architectures ``integrated``; SBSA wheels do not run on them. A board whose L4T
+    files were read is a Jetson whatever its GPU list says (NVML does not list the iGPU)."""
+    if m.jetson is not None:
+        from envdoctor.suggest.jetson_plan import board_gpu
+        return board_gpu(m.jetson)
     if m.platform != "linux_aarch64":
         return None
     for gpu in m.gpus:

@@ -17,6 +17,7 @@ from envdoctor.facts import (
     Facts,
     FrameworkFacts,
     HostFacts,
+    JetsonFacts,
     NvidiaFacts,
     PackageFacts,
     ProbeInfo,
@@ -29,7 +30,10 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
              nvidia_probe: ProbeInfo, driver: Any, gpus: Any, pci_devices: Any, nvml_error: str,
              cuda_probe: ProbeInfo, nvcc: Any, packages_probe: ProbeInfo,
              distributions: Any, frameworks_probe: ProbeInfo, torch: Any, tensorflow: Any,
-             jax: Any, wsl: Any = None, rocm: Any = None, env_vars: Any = None) -> Facts:
+             jax: Any, wsl: Any = None, rocm: Any = None, env_vars: Any = None,
+             jetson_probe: Any = None, jetson_l4t: Any = None,
+             jetson_jetpack: Any = None, jetson_soc: str = "", jetson_model: str = "",
+             jetson_kernel: str = "") -> Facts:
     """The part of a snapshot `suggest` reads, rebuilt from the values a knowledge function
     declared (``engine.knowledge._reads.MACHINE_READS``, all optional): a probe that was not
     read is unknown, so the planners say "undecided" rather than guess."""
@@ -48,7 +52,10 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
         frameworks=FrameworkFacts(probe=probe(frameworks_probe), torch=torch,
                                   tensorflow=tensorflow, jax=jax),
         rocm=rocm if isinstance(rocm, RocmFacts) else RocmFacts(),
-        env=EnvFacts(vars=dict(env_vars) if isinstance(env_vars, dict) else {}))
+        env=EnvFacts(vars=dict(env_vars) if isinstance(env_vars, dict) else {}),
+        jetson=JetsonFacts(probe=probe(jetson_probe), l4t=jetson_l4t, jetpack=jetson_jetpack,
+                           soc=jetson_soc or "", model=jetson_model or "",
+                           kernel=jetson_kernel or ""))
 
 
 def _suggestion(facts: Facts, framework: str, keep_installed: bool = False) -> Any:

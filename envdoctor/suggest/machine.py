@@ -55,6 +55,17 @@ class AmdInfo:
 
 
 @dataclass(frozen=True)
+class JetsonBoard:
+    """A Jetson as its own files say (envdoctor.probes.jetson): the L4T release, the
+    nvidia-jetpack package's version where installed, the SoC and module."""
+
+    l4t: Version | None = None
+    jetpack: Version | None = None
+    soc: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
 class Machine:
     platform: str | None            # one of PLATFORMS; None when the snapshot does not say
     python: Version | None          # major.minor of the interpreter
@@ -71,6 +82,7 @@ class Machine:
     amd_gpus: tuple[AmdInfo, ...] = ()
     rocm: Version | None = None     # the installed ROCm release (/opt/rocm, amd-smi)
     gfx_override: str = ""          # HSA_OVERRIDE_GFX_VERSION as set, "" when unset
+    jetson: JetsonBoard | None = None  # a Jetson whose files were read (L4T, JetPack)
 
     @property
     def os(self) -> str | None:
@@ -192,4 +204,12 @@ def machine_of(facts: Facts) -> Machine:
                    torch_hip=hip, nvcc=nvcc, toolkit_known=facts.cuda.probe.status.known,
                    wsl=bool(facts.host.wsl), amd=amd, amd_gpus=amd_gpus,
                    rocm=facts.rocm.version if amd == "gpus" else None,
-                   gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip())
+                   gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip(),
+                   jetson=_jetson(facts))
+
+
+def _jetson(facts: Facts) -> JetsonBoard | None:
+    j = facts.jetson
+    if j.probe.status is not Status.OK or (j.l4t is None and not j.soc.startswith("tegra")):
+        return None
+    return JetsonBoard(l4t=j.l4t, jetpack=j.jetpack, soc=j.soc, model=j.model)

@@ -44,15 +44,14 @@ def _on_platform(prow: dict[str, Any]) -> list[dict[str, Any]]:
 def _jetson(m: Machine, gpu: Any, reasons: list[Reason]) -> Suggestion:
     """A Jetson module: PyPI's aarch64 tensorflow is CPU only; NVIDIA builds TensorFlow for
     each JetPack release, and which one is installed is not in the facts."""
+    from envdoctor.suggest import jetson_plan
     row = data.jetson_row("tensorflow")
     docs = row.get("docs", PIP_URL)
     reasons = [*reasons, Reason(
         "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
         "tensorflow is CPU only; NVIDIA builds TensorFlow for each JetPack release",
-        row.get("source", docs)),
-        Reason("gpu", "which JetPack (L4T) release this is is not in the facts "
-               "(cat /etc/nv_tegra_release): the wheel cannot be chosen", docs, False)]
-    cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None))
+        row.get("source", docs)), jetson_plan.gpu_reason(m, docs, "TensorFlow")]
+    cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None, jetson=None))
     alternatives = [Alternative(f"NVIDIA's TensorFlow wheel for this JetPack release: {docs}",
                                 price="the JetPack release", source=docs)]
     if cpu.command:

@@ -698,16 +698,21 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
 def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool,
             notes: list[Reason]) -> Suggestion:
     """A Jetson module: the aarch64 CUDA wheels are SBSA server builds, NVIDIA's JetPack wheels
-    are the GPU install, and the JetPack release that picks one is not in the facts."""
+    are the GPU install, and the JetPack release that picks one is not in the facts (where
+    the board's files say it, envdoctor.suggest.jetson_plan answers)."""
+    from envdoctor.suggest import jetson_plan
+    if m.jetson is not None:
+        answer = jetson_plan.torch(m, m.jetson, gpu, notes)
+        if answer is not None:
+            return answer
     row = data.jetson_row("torch")
     docs = row.get("docs", "")
     reasons = [*notes, Reason(
         "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: the "
         "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
         "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
-        Reason("gpu", "which JetPack (L4T) release this is is not in the facts "
-               "(cat /etc/nv_tegra_release): the wheel cannot be chosen", docs, False)]
-    cpu_machine = replace(m, nvidia="none", gpus=(), driver=None)
+        jetson_plan.gpu_reason(m, docs)]
+    cpu_machine = replace(m, nvidia="none", gpus=(), driver=None, jetson=None)
     cpu = _plan(cpu_machine, installer, audio)
     alternatives = [Alternative(f"NVIDIA's PyTorch wheel for this JetPack release: {docs}",
                                 price="the JetPack release", source=docs)]

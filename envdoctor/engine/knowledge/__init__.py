@@ -65,6 +65,10 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
     "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
     "mps_watermark_problem": "apple",
+    # NVIDIA Jetson
+    "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
+    "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
+    "jetson_user": "jetson", "jetson_python_gap": "jetson",
     # live workers and smoke
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",

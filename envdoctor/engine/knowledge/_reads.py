@@ -88,4 +88,7 @@ MACHINE_READS: dict[str, str | Read] = dict(
     tensorflow=optional("frameworks.tensorflow", None), jax=optional("frameworks.jax", None),
     wsl=optional("host.wsl", None), rocm=optional("rocm", None),
     env_vars=optional("env.vars", {}),
+    jetson_probe=optional("jetson.probe", None), jetson_l4t=optional("jetson.l4t", None),
+    jetson_jetpack=optional("jetson.jetpack", None), jetson_soc=optional("jetson.soc", ""),
+    jetson_model=optional("jetson.model", ""), jetson_kernel=optional("jetson.kernel", ""),
 )

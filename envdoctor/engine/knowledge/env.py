@@ -4,10 +4,12 @@ PYTORCH_CUDA_ALLOC_CONF, why no GPU can be used, and which Python an environment
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from envdoctor.engine.knowledge import jetson as tegra
 from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.facts import NvidiaFacts, RocmFacts
 from envdoctor.matrices import matrix
@@ -16,6 +18,7 @@ from envdoctor.matrices import matrix
 # stops the list"), and the NVIDIA container runtime's "none" / "NoDevFiles"
 # (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html).
 HIDE_ALL = ("", "-1", "none", "NoDevFiles")
+JETSON = tegra.BOARD  # the Jetson facts read field by field (a report shows only some)
 
 
 def hides_every_gpu(value: str | None) -> bool:
@@ -104,15 +107,31 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
     return bad
 
 
-@reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"))
+@reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"),
+       jetson_nodes=optional("jetson.device_nodes"), **JETSON)
 def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
-                  rocm: RocmFacts | None = None) -> str | None:
+                  rocm: RocmFacts | None = None, jetson_nodes: Any = None,
+                  **jetson_reads: Any) -> str | None:
     """Why no GPU can be used here, in one sentence, or None when one can.
 
     Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
     Without the environment, CUDA_VISIBLE_DEVICES is taken as unset. AMD GPUs count where the
-    ROCm facts were observed: an exposed one the user can open is a usable GPU.
+    ROCm facts were observed: an exposed one the user can open is a usable GPU. A Jetson's
+    iGPU counts where the Jetson facts were observed: it is reached through its own nodes
+    (/dev/nvmap, /dev/nvhost-*), not NVML, so an empty NVIDIA section says nothing of it.
     """
+    if tegra.is_jetson(tegra.seen(**jetson_reads)) and not nv.gpus:
+        if hides_every_gpu(vars.get("CUDA_VISIBLE_DEVICES")):
+            return f"CUDA_VISIBLE_DEVICES={vars['CUDA_VISIBLE_DEVICES']!r} hides the Jetson's iGPU"
+        if jetson_nodes is None:  # nobody looked at /dev (a pasted report): not a reason
+            return None
+        bad = tegra.access_problem(tuple(jetson_nodes))
+        if bad:
+            return f"this user cannot open {bad}"
+        if not jetson_nodes:
+            return ("this Jetson's iGPU device nodes (/dev/nvmap, /dev/nvhost-*) are not "
+                    "visible here")
+        return None
     amd = _amd_reason(rocm, vars) if rocm is not None and not nv.gpus else None
     if amd is not None:
         return amd or None
@@ -155,17 +174,23 @@ def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(nv=optional("nvidia"), rocm=optional("rocm"), intel_mac=optional("apple.apple_silicon"))
+@reads(nv=optional("nvidia"), rocm=optional("rocm"), intel_mac=optional("apple.apple_silicon"),
+       **JETSON)
 def no_gpu_fix(*, nv: NvidiaFacts | None, rocm: RocmFacts | None,
-               intel_mac: bool | None = None) -> str:
+               intel_mac: bool | None = None, **jetson_reads: Any) -> str:
     """``no_gpu_fix()``: what to do when no GPU can be used, for the GPU this machine has:
     AMD advice where the ROCm facts show an AMD GPU, driver or ROCm and no NVIDIA GPU; Mac
-    advice on an Intel Mac (Apple silicon Macs are the APPLE checks', not INTENT001's)."""
+    advice on an Intel Mac (Apple silicon Macs are the APPLE checks', not INTENT001's); Jetson
+    advice on a Jetson (its driver is part of L4T: nothing to install)."""
     if intel_mac is False:
         return ("An Intel Mac has no CUDA: torch 2.2.2 (the last release with macOS x86_64 "
                 "wheels) can use its AMD or Intel GPU through MPS on macOS 12.3+ "
                 "(device='mps'); for CUDA train on a Linux or Windows machine with an NVIDIA "
                 "GPU, for Apple's GPU stack on an Apple silicon Mac.")
+    if tegra.is_jetson(tegra.seen(**jetson_reads)) and not (nv is not None and nv.gpus):
+        return ("Jetson: the iGPU driver is part of L4T (nothing to install); add the user to "
+                "the video group (sudo usermod -aG video $USER, then log in again); in a "
+                "container, start it with --runtime nvidia; check CUDA_VISIBLE_DEVICES.")
     amd = rocm is not None and (rocm.gpus or rocm.kfd is not None or (rocm.pci_devices or 0) > 0
                                 or rocm.version is not None)
     if amd and not (nv is not None and (nv.gpus or nv.pci_devices)):
