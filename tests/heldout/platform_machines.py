@@ -7,7 +7,9 @@ first-run figures are in tests/heldout/PLATFORMS.md. Each machine is what the re
 - tools on PATH that print RECORDED real outputs (tests/heldout/platform_tools/<tool>/*.txt,
   the source URL on line 1), answering only the invocations the recording answers; an
   invocation the recording does not cover exits as the real tool does for an unknown
-  argument (usage, exit 2) or, for ``sysctl``, for an unknown name ("unknown oid", exit 1);
+  argument (usage, exit 2) or, for ``sysctl``, for an unknown name ("unknown oid", exit 1); a
+  recording of a tool that fails whatever it is asked (nvidia-smi without a driver) answers
+  every invocation (``*``);
 - system files under the root: macOS ``/System/Library/CoreServices/SystemVersion.plist``;
   Jetson ``/etc/nv_tegra_release``, ``/proc/device-tree/model``, ``/dev/nvmap``, the Tegra driver
   libraries, ``/usr/local/cuda-X.Y``; AMD ``/opt/rocm/.info/version``, ``/dev/kfd``, the KFD
@@ -83,6 +85,7 @@ def torch(version: str, tag: str, cuda: str | None = None, hip: str | None = Non
 
 MAC_ARM = "cp311-none-macosx_11_0_arm64"
 MAC_X86 = "cp311-none-macosx_10_9_x86_64"
+MAC_NUMPY = "cp311-cp311-macosx_14_0_arm64"
 
 
 def tensorflow(version: str) -> dict:
@@ -212,10 +215,10 @@ NANO_TEGRA_R3271 = "# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210r
 
 SCENARIOS: list[dict] = [
     # ---------------- Apple silicon ----------------
-    dict(name="mac-m1-pro-macos-12.3.1-native-torch-1.12-healthy", platform="apple", healthy=True,
-         sources=("macos/01", "MPS"), note="native arm64 Python and an arm64 torch 1.12.1 on macOS 12.3.1 (MPS's floor for 1.12); plist composed around the recorded version",
+    dict(name="mac-m1-pro-macos-12.3.1-native-torch-2.0-healthy", platform="apple", healthy=True,
+         sources=("macos/01", "MPS"), note="native arm64 Python and an arm64 torch 2.0.1 on macOS 12.3.1 (MPS's floor for 2.0); plist composed around the recorded version",
          machine=mac("12.3.1", "21E258", "Apple M1 Pro"),
-         dists=[torch("1.12.1", MAC_ARM, suffix=".dylib")]),
+         dists=[torch("2.0.1", MAC_ARM, suffix=".dylib")]),
     dict(name="mac-rosetta-x86_64-python-torch", platform="apple", healthy=False,
          labels=["x86-python-on-apple-silicon"], sources=("macos/02", "macos/03", "MPS"),
          note="an Apple silicon Mac (macOS 26.0) whose Python runs translated by Rosetta: sysctl.proc_translated=1, uname -m x86_64, an x86_64 torch wheel",
@@ -225,16 +228,16 @@ SCENARIOS: list[dict] = [
          labels=["jax-metal-needs-newer-macos"], sources=("macos/05", "JXM"),
          note="macOS 13 (the thread gives the major; 13.6 composed) with jax-metal 0.0.4, which needs macOS 14",
          machine=mac("13.6", "22G120", "Apple M1"),
-         dists=jax_stack("0.4.20", "0.4.20", "0.0.4")),
+         dists=[*jax_stack("0.4.20", "0.4.20", "0.0.4"), numpy("1.26.4", MAC_NUMPY)]),
     dict(name="mac-m2-max-macos-15.2-tf-2.18-metal-1.1.0", platform="apple", healthy=False,
          labels=["tensorflow-metal-mismatch"], sources=("macos/04", "TFM"),
          note="tensorflow 2.18 with tensorflow-metal 1.1.0: the plugin fails to load (the thread's own pairing)",
          machine=mac("15.2", "24C101", "Apple M2 Max"),
-         dists=[tensorflow("2.18.0"), tensorflow_metal("1.1.0")]),
+         dists=[tensorflow("2.18.0"), tensorflow_metal("1.1.0"), numpy("1.26.4", MAC_NUMPY)]),
     dict(name="mac-m2-max-macos-15.2-tf-2.17-metal-1.1.0-healthy", platform="apple", healthy=True,
          sources=("macos/04", "TFM"), note="the same Mac with tensorflow 2.17, which the thread reports working with tensorflow-metal 1.1.0",
          machine=mac("15.2", "24C101", "Apple M2 Max"),
-         dists=[tensorflow("2.17.0"), tensorflow_metal("1.1.0")]),
+         dists=[tensorflow("2.17.0"), tensorflow_metal("1.1.0"), numpy("1.26.4", MAC_NUMPY)]),
     # ---------------- Jetson ----------------
     dict(name="jetson-nano-r32.7.1-jetpack-torch-1.10-healthy", platform="jetson", healthy=True,
          sources=("jetson/04", "JP"), note="a Nano on L4T R32.7.1 (CUDA 10.2) with NVIDIA's JetPack 4.6 torch 1.10.0 wheel (CUDA available in the report); the release line is composed around the recorded R32.7.1",
@@ -307,7 +310,7 @@ SCENARIOS: list[dict] = [
          labels=["wsl-no-gpu"], sources=("nvidia-smi/03", "WSL"),
          note="WSL2 where Windows maps no NVIDIA driver (no libcuda in /usr/lib/wsl/lib); nvidia-smi cannot reach a driver",
          machine=wsl(windows_libs=False, linux_driver=False),
-         tools={"nvidia-smi": {"": (recorded("nvidia-smi/03-wsl-couldnt-communicate.txt"), 9)}},
+         tools={"nvidia-smi": {"*": (recorded("nvidia-smi/03-wsl-couldnt-communicate.txt"), 9)}},
          ldconfig=[], dists=[torch("2.1.2+cu121", "cp310-cp310-linux_x86_64", cuda="12.1")]),
     # ---------------- containers ----------------
     dict(name="container-gpus-default-64m-shm", platform="container", healthy=False,
@@ -326,15 +329,16 @@ SCENARIOS: list[dict] = [
 
 # --------------------------------------------------------------------------- building
 def _tool(path: Path, table: dict, box: Path, unknown: tuple[str, int] | None) -> None:
-    """A fake tool answering exactly the recorded invocations ("$*"); anything else exits as
-    the real tool does for an argument it does not know."""
+    """A fake tool answering exactly the recorded invocations ("$*"; ``*`` answers all);
+    anything else exits as the real tool does for an argument it does not know."""
     lines = ["#!/bin/sh", 'case "$*" in']
     for i, (args, answer) in enumerate(table.items()):
         text, code = answer if isinstance(answer, tuple) else (answer, 0)
         out = box / f"{path.name}-{i}.txt"
         out.write_text(text)
         stream = " >&2" if code else ""
-        lines.append(f"  {shlex.quote(args)}) cat '{out}'{stream}; exit {code};;")
+        pattern = "*" if args == "*" else shlex.quote(args)
+        lines.append(f"  {pattern}) cat '{out}'{stream}; exit {code};;")
     if unknown:
         message, code = unknown
         lines.append(f'  *) echo "{message.format(arg="$2")}" >&2; exit {code};;')
