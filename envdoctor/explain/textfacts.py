@@ -70,6 +70,9 @@ _VERSION_OF = re.compile(
     r"|bitsandbytes|vllm|triton|nccl|libtpu(?:-nightly)?)"
     r"(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?"
     r"[ \t]{0,40}(?:==|=|:|\bv|\bis\b)?[ \t]{0,8}v?(\d{1,4}(?:\.\d{1,6}){1,3})(\+[\w.]{1,20})?")
+# nvidia-container-cli's refusal of an image: "unsatisfied condition: cuda>=12.8" (the image's
+# NVIDIA_REQUIRE_CUDA), read as the version "image_cuda" (the host's CUDA is "cuda")
+_REQUIRE_CUDA = re.compile(r"unsatisfied condition: cuda ?>= ?(\d{1,2}\.\d{1,2})\b")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -261,6 +264,9 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
+        if "unsatisfied condition" in low:
+            for m in _REQUIRE_CUDA.finditer(line):
+                add(versions.setdefault("image_cuda", {}), m.group(1))
         for m in _VERSION_OF.finditer(line):
             name = m.group(1).lower().replace("_", "-")
             name = _CANON.get(name, name)
@@ -278,4 +284,4 @@ def text_facts(text: str) -> TextFacts:
 
 
 PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
-            _WARN, _FRAME, _VERSION_OF)
+            _WARN, _FRAME, _VERSION_OF, _REQUIRE_CUDA)
