@@ -91,3 +91,19 @@ def test_an_edited_matrix_moves_the_answer(tmp_path, monkeypatch):
         assert not tensorflow.has_and_cuda("2.15.0")
     finally:
         matrices._matrices.cache_clear()
+
+
+def test_rocm_release_older_than_the_gfx_table_is_undecided_not_absent():
+    """The gfx table starts at ROCm 5.0: before it a target is supported only where its row's
+    ``earlier`` names the release (MI100 on ROCm 4.0), and otherwise undecided (None), never
+    "no code" (False); from 5.0 on, a target no row lists is unsupported."""
+    from packaging.version import Version
+
+    from envdoctor.matrices import rocm as rocm_matrix
+
+    assert rocm_matrix.coverage_from() == Version("5.0")
+    assert rocm_matrix.support("gfx908", Version("4.0.1")) is True
+    assert rocm_matrix.support("gfx908", Version("4.5.2")) is None
+    assert rocm_matrix.support("gfx803", Version("4.2.0")) is None
+    assert rocm_matrix.support("gfx803", Version("6.2.4")) is False
+    assert rocm_matrix.support("gfx908", Version("6.2.4")) is True
