@@ -73,6 +73,7 @@ STATED: dict[str, Callable[[TextFacts], str | None]] = {
     "exception": lambda f: f.last_exception.type if f.last_exception else None,
     "image_cuda": _version_of("image_cuda"),
     "image_cuda_driver": _image_driver_floor,
+    "windows_build": _version_of("windows_build"),
 }
 MAX_NOTES = 4
 

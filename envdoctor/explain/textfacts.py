@@ -73,6 +73,9 @@ _VERSION_OF = re.compile(
 # nvidia-container-cli's refusal of an image: "unsatisfied condition: cuda>=12.8" (the image's
 # NVIDIA_REQUIRE_CUDA), read as the version "image_cuda" (the host's CUDA is "cuda")
 _REQUIRE_CUDA = re.compile(r"unsatisfied condition: cuda ?>= ?(\d{1,2}\.\d{1,2})\b")
+# The Windows build a WSL report states ("Microsoft Windows [Version 10.0.19045.2728]", "OS Build
+# 18363.1256"), read as the version "windows_build": GPU compute in WSL starts at 19044
+_WINDOWS_BUILD = re.compile(r"(?i)\b(?:OS Build|Version 10\.0\.) ?(\d{5})\b")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -264,6 +267,9 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
+        if "build" in low or "version 10.0." in low:
+            for m in _WINDOWS_BUILD.finditer(line):
+                add(versions.setdefault("windows_build", {}), m.group(1))
         if "unsatisfied condition" in low:
             for m in _REQUIRE_CUDA.finditer(line):
                 add(versions.setdefault("image_cuda", {}), m.group(1))
@@ -284,4 +290,4 @@ def text_facts(text: str) -> TextFacts:
 
 
 PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
-            _WARN, _FRAME, _VERSION_OF, _REQUIRE_CUDA)
+            _WARN, _FRAME, _VERSION_OF, _REQUIRE_CUDA, _WINDOWS_BUILD)
