@@ -135,3 +135,30 @@ def test_a_signature_the_pastes_own_facts_contradict_yields_to_them():
     report = pipeline.diagnose(facts)
     assert "TORCH003" in {r.code for r in report.results if r.state == "passed"}
     assert "torchvision-torch-mismatch" not in {f.id for f in report.findings}
+
+
+# A collect_env of a ROCm torch on an NVIDIA box (synthetic, in collect_env's own layout): the
+# report states the GPU but not every NVIDIA field. One cause, one finding: TORCH005, and
+# neither "ROCm torch sees no GPU" (ROCM008), "the framework does not see the GPU" (LIVE004)
+# nor the text's EROCM011 beside it.
+ROCM_WHEEL_ON_NVIDIA = """\
+Collecting environment information...
+PyTorch version: 2.5.1+rocm6.2
+Is debug build: False
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: 6.2.41133-dd7f95766
+
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python version: 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)
+Is CUDA available: False
+GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090
+Nvidia driver version: 550.54.15
+HIP runtime version: N/A
+"""
+
+
+def test_rocm_wheel_on_nvidia_paste_is_one_finding(cli):
+    result = cli("check", "--from", "-", "--format", "json", stdin=ROCM_WHEEL_ON_NVIDIA)
+    loud = {f["code"] for f in json.loads(result.stdout)["findings"]
+            if f["severity"] in ("error", "warning")}
+    assert loud == {"TORCH005"}, loud

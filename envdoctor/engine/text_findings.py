@@ -38,6 +38,11 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "ETF005": ("TF004", "TF006", "LIVE001"),
     "ECUDA017": ("LIVE002", "PKG002", "CUDNN001"),
     "EBUILD002": ("CUDA005",),
+    "EROCM011": ("TORCH005",),
+    "ECTR005": ("CTR001",),
+    "EWSL003": ("WSL002", "WSL001"),
+    "EWSL004": ("WSL002",),
+    "EWSL006": ("WSL001", "WSL002"),
 }
 # signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
 # torchvision build matches torch, the GPU's architecture is in the build): the observed

@@ -51,6 +51,18 @@ def _version_of(name: str) -> Callable[[TextFacts], str | None]:
     return read
 
 
+def _image_driver_floor(facts: TextFacts) -> str | None:
+    """The Linux driver that supports the CUDA an image requires ("cuda>=12.8" -> 570.124.04,
+    rules/matrices/cuda_driver.toml); None when the text states no such requirement or the
+    matrix has no row for it."""
+    wanted = facts.version("image_cuda")
+    if wanted is None:
+        return None
+    from envdoctor.engine.knowledge.cuda import min_driver
+    floor = min_driver(wanted, os="linux")
+    return str(floor) if floor is not None else None
+
+
 STATED: dict[str, Callable[[TextFacts], str | None]] = {
     **{name: _version_of(name) for name in _VERSIONED},
     "gpu": lambda f: _first(f.gpus),
@@ -59,6 +71,9 @@ STATED: dict[str, Callable[[TextFacts], str | None]] = {
     "symbol_version": lambda f: _first(f.symbol_versions),
     "library": lambda f: _first(f.libraries),
     "exception": lambda f: f.last_exception.type if f.last_exception else None,
+    "image_cuda": _version_of("image_cuda"),
+    "image_cuda_driver": _image_driver_floor,
+    "windows_build": _version_of("windows_build"),
 }
 MAX_NOTES = 4
 

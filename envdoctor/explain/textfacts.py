@@ -84,6 +84,12 @@ _VERSION_OF = re.compile(
 # pip show: "Name: jaxlib" then "Version: 0.4.31" on the next line
 _PIP_NAME = re.compile(r"^\s*Name: ([A-Za-z][\w.-]{0,60})\s*$")
 _PIP_VERSION = re.compile(r"^\s*Version: (\d{1,4}(?:\.\d{1,6}){1,3})")
+# nvidia-container-cli's refusal of an image: "unsatisfied condition: cuda>=12.8" (the image's
+# NVIDIA_REQUIRE_CUDA), read as the version "image_cuda" (the host's CUDA is "cuda")
+_REQUIRE_CUDA = re.compile(r"unsatisfied condition: cuda ?>= ?(\d{1,2}\.\d{1,2})\b")
+# The Windows build a WSL report states ("Microsoft Windows [Version 10.0.19045.2728]", "OS Build
+# 18363.1256"), read as the version "windows_build": GPU compute in WSL starts at 19044
+_WINDOWS_BUILD = re.compile(r"(?i)\b(?:OS Build|Version 10\.0\.) ?(\d{5})\b")
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -282,6 +288,12 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
+        if "build" in low or "version 10.0." in low:
+            for m in _WINDOWS_BUILD.finditer(line):
+                add(versions.setdefault("windows_build", {}), m.group(1))
+        if "unsatisfied condition" in low:
+            for m in _REQUIRE_CUDA.finditer(line):
+                add(versions.setdefault("image_cuda", {}), m.group(1))
         pairs = [(m.group(1), m.group(2)) for m in _VERSION_OF.finditer(line)]
         pip = _PIP_VERSION.match(line) if pip_name else None
         if pip and pip_name:
@@ -305,4 +317,5 @@ def text_facts(text: str) -> TextFacts:
 
 
 PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
-            _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION)
+            _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION, _REQUIRE_CUDA,
+            _WINDOWS_BUILD)

@@ -19,16 +19,26 @@ def gfx_row(target: str) -> dict[str, Any] | None:
     return next((r for r in gfx_rows() if r.get("target") == target), None)
 
 
+def coverage_from() -> Version | None:
+    """The oldest ROCm release the gfx table speaks for (its per-release pages start there)."""
+    return ver(matrix("rocm").get("coverage", {}).get("from"))
+
+
 def support(target: str, release: Version | None) -> bool | None:
     """Whether ROCm ``release`` (major.minor counts) supports ``target`` on Linux: True,
     False (confirmed: the target is listed by no release, or its confirmed row starts later
-    or was dropped), or None when only an unconfirmed row says it is not."""
+    or was dropped), or None when only an unconfirmed row says it is not, or the release is
+    older than the table covers and no row's ``earlier`` names it (undecided, not absent)."""
     row = gfx_row(target)
+    minor = Version(f"{release.major}.{release.minor}") if release is not None else None
+    start = coverage_from()
+    if minor is not None and start is not None and minor < start:
+        earlier = {ver(e) for e in (row or {}).get("earlier", ())}
+        return True if minor in earlier else None
     if row is None:
         return False
-    if release is None:
+    if minor is None:
         return True
-    minor = Version(f"{release.major}.{release.minor}")
     since, dropped = ver(row.get("since")), ver(row.get("dropped"))
     inside = (since is None or minor >= since) and (dropped is None or minor < dropped)
     if inside:

@@ -110,3 +110,19 @@ def test_the_2026_12_releases_hold_only_what_their_sources_state():
     last = {r["last"]: r for r in matrices.matrix("jax")["release"]}
     assert last["0.12.0.1"]["python"] == ">=3.12" and last["0.12.0.1"]["numpy_min"] == "2.2"
     assert last["0.11.2"]["first"] == "0.11.0"
+
+
+def test_rocm_release_older_than_the_gfx_table_is_undecided_not_absent():
+    """The gfx table starts at ROCm 5.0: before it a target is supported only where its row's
+    ``earlier`` names the release (MI100 on ROCm 4.0), and otherwise undecided (None), never
+    "no code" (False); from 5.0 on, a target no row lists is unsupported."""
+    from packaging.version import Version
+
+    from envdoctor.matrices import rocm as rocm_matrix
+
+    assert rocm_matrix.coverage_from() == Version("5.0")
+    assert rocm_matrix.support("gfx908", Version("4.0.1")) is True
+    assert rocm_matrix.support("gfx908", Version("4.5.2")) is None
+    assert rocm_matrix.support("gfx803", Version("4.2.0")) is None
+    assert rocm_matrix.support("gfx803", Version("6.2.4")) is False
+    assert rocm_matrix.support("gfx908", Version("6.2.4")) is True

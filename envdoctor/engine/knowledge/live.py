@@ -125,7 +125,8 @@ def live_gpu_blind(*, live: dict[str, Any], nv: NvidiaFacts, vars: dict[str, str
         return []
     return [f"{lf.name}: {blind_reason(lf, nv, vars.get('CUDA_VISIBLE_DEVICES'), too_old)}"
             for lf in answered(live)
-            if not (lf.gpu_count > 0 or lf.name == "keras" or lf.build in ("tpu", "metal", "mps"))]
+            if not (lf.gpu_count > 0 or lf.name == "keras" or lf.build in ("tpu", "metal", "mps")
+                    or lf.build == "rocm")]  # a ROCm build beside NVIDIA GPUs: TORCH005's
 
 
 _SPEED = (("tflops_bf16", "bf16_tflops", "TFLOP/s bf16"),

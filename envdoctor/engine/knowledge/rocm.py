@@ -9,7 +9,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import optional, reads
-from envdoctor.facts import AmdGpu, NvidiaFacts, RocmFacts, TorchBuild
+from envdoctor.facts import AmdGpu, RocmFacts, TorchBuild
 from envdoctor.matrices import rocm as rocm_matrix
 
 VISIBLE_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
@@ -147,15 +147,16 @@ def rocm_user(*, rocm: RocmFacts) -> str:
     return rocm.user or "$USER"
 
 
-@reads(rocm="rocm", nv=optional("nvidia"), t="frameworks.torch")
-def torch_wrong_gpu_build(*, rocm: RocmFacts, nv: NvidiaFacts | None,
+@reads(rocm="rocm", nv_gpus=optional("nvidia.gpus", ()), t="frameworks.torch")
+def torch_wrong_gpu_build(*, rocm: RocmFacts, nv_gpus: tuple[Any, ...],
                           t: TorchBuild | None) -> str | None:
     """``torch_wrong_gpu_build()``: a CUDA torch on a machine with AMD GPUs and no NVIDIA
     one ("a CUDA 12.4 build on AMD GPUs"); None otherwise (a ROCm torch on NVIDIA GPUs is
     TORCH005's)."""
     if t is None or t.version is None:
         return None
-    nvidia_gpus = len(nv.gpus) if nv is not None else 0
+    # the GPU list on its own: a pasted report states the GPUs, not every NVIDIA field
+    nvidia_gpus = len(nv_gpus)
     amd = bool(rocm.gpus) or rocm.kfd is not None
     if t.cuda is not None and amd and nvidia_gpus == 0:
         return f"torch {t.version} is a CUDA {t.cuda} build, and this machine's GPUs are AMD"
@@ -193,13 +194,13 @@ def rocm_no_driver(*, rocm: RocmFacts) -> str | None:
     return None
 
 
-@reads(t="frameworks.torch", live=optional("live", {}), nv=optional("nvidia"))
+@reads(t="frameworks.torch", live=optional("live", {}), nv_gpus=optional("nvidia.gpus", ()))
 def rocm_torch_blind(*, t: TorchBuild | None, live: dict[str, Any],
-                     nv: NvidiaFacts | None) -> str | None:
+                     nv_gpus: tuple[Any, ...]) -> str | None:
     """``rocm_torch_blind()``: a ROCm torch that, asked in its own process, found no GPU
     ("torch 2.8.0+rocm6.4 (ROCm 6.4): torch.cuda.is_available() is False"), or None. A live
     worker or a pasted collect_env ("Is CUDA available: False") says it."""
-    if t is None or t.hip is None or (nv is not None and nv.gpus):
+    if t is None or t.hip is None or nv_gpus:
         return None  # a ROCm torch on NVIDIA GPUs is TORCH005's
     run = live.get("torch")
     if run is None or getattr(run, "cuda_available", None) is not False:
