@@ -188,10 +188,36 @@ def _sysctl(trail: Trail) -> tuple[dict[str, str], set[str], str]:
     if result.error:
         return {}, set(), f"sysctl: {result.error}"
     answers, missing = parse_sysctl(result.stdout, result.stderr)
+    if "machdep.cpu.brand_string" not in answers:
+        # Every Mac knows machdep.cpu.brand_string: a call that did not print it did not answer
+        # the three names (a wrapper, a sysctl that stops at the first name): one name a call.
+        answers, missing, broke = _sysctl_each(trail, tool)
+        if broke:
+            return {}, set(), broke
     if not answers and not missing:
         tail = (result.stderr or result.stdout).strip().splitlines()
         return {}, set(), f"sysctl exited {result.returncode}" + (
             f" ({tail[-1][:160]})" if tail else "")
+    return answers, missing, ""
+
+
+def _sysctl_each(trail: Trail, tool: str) -> tuple[dict[str, str], set[str], str]:
+    """``sysctl -n NAME`` for each name: its value, an unknown oid, or why it failed."""
+    answers: dict[str, str] = {}
+    missing: set[str] = set()
+    for name in SYSCTL_NAMES:
+        result = trail.run([tool, "-n", name], TOOL_TIMEOUT)
+        if result.error:
+            return {}, set(), f"sysctl -n {name}: {result.error}"
+        value = result.stdout.strip().splitlines()
+        if result.returncode == 0 and value:
+            answers[name] = value[0].strip()[:200]
+        elif _UNKNOWN.search(result.stderr[:4096]) or "unknown oid" in result.stderr[:4096]:
+            missing.add(name)
+        elif name == "machdep.cpu.brand_string":
+            tail = (result.stderr or result.stdout).strip().splitlines()
+            return {}, set(), f"sysctl -n {name} exited {result.returncode}" + (
+                f" ({tail[-1][:160]})" if tail else "")
     return answers, missing, ""
 
 

@@ -63,6 +63,9 @@ def probe(root: Path = SYSTEM) -> JetsonFacts:
             "no L4T kernel, no L4T apt source"))
     status = trail.read(under(root, DPKG_STATUS), 64 << 20)
     packages = dpkg_versions(status or "", PACKAGES)
+    if status is None:  # no status file to read: ask dpkg-query about the same database
+        packages, queried = _dpkg_query(trail, root)
+        status = "" if queried else None
     core = _version(packages.get("nvidia-l4t-core", ""))
     source = "nv_tegra_release" if l4t is not None else "dpkg" if core is not None else ""
     apt = _APT.search(apt_text or "")
@@ -102,6 +105,27 @@ def parse_release(text: str) -> tuple[Version | None, str]:
         return None, ""
     board = _BOARD.search(text[m.start():m.start() + 400])
     return _version(f"{m.group(1)}.{m.group(2)}"), board.group(1) if board else ""
+
+
+def _dpkg_query(trail: Trail, root: Path) -> tuple[dict[str, str], bool]:
+    """(versions, whether dpkg-query answered): ``dpkg-query --admindir ROOT/var/lib/dpkg -W
+    -f=${Version} PACKAGE`` for each package, where the status file could not be read. Only a
+    version is an answer: without a status file dpkg-query says "no packages found" of any
+    name, so that says nothing about what is installed. Bounded by the runner's timeout."""
+    tool = runner.which("dpkg-query")
+    if not tool:
+        return {}, False
+    admindir = str(under(root, "var/lib/dpkg"))
+    versions: dict[str, str] = {}
+    answered = False
+    for name in PACKAGES:
+        result = trail.run([tool, f"--admindir={admindir}", "-W", "-f=${Version}", name], 5.0)
+        if result.error:
+            return {}, False
+        text = result.stdout.strip()
+        if result.returncode == 0 and text:
+            versions[name], answered = text.splitlines()[0][:80], True
+    return versions, answered
 
 
 def dpkg_versions(status: str, wanted: tuple[str, ...]) -> dict[str, str]:

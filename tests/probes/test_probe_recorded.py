@@ -97,6 +97,19 @@ def test_smi_table(name):
     assert len(gpus[0].processes) == nproc
 
 
+# JetPack 6's nvidia-smi on a Jetson's iGPU: the header is read; its GPU row has no bus id
+# (N/A fields everywhere), so the table lists no NVML GPU and the Jetson probe names the iGPU.
+SMI_TEGRA = {"20-orin-jetpack62-540.txt": ("540.4.0", "12.6")}
+
+
+@pytest.mark.parametrize("name", sorted(SMI_TEGRA))
+def test_smi_table_of_a_jetson_reads_the_header_and_no_nvml_gpu(name):
+    driver, cuda_v = SMI_TEGRA[name]
+    text = recorded("nvidia-smi", name)
+    assert nvidia.parse_smi_table(text) == {"driver": Version(driver), "cuda": Version(cuda_v)}
+    assert len(nvidia.parse_smi_table_gpus(text)) == 0
+
+
 def test_smi_table_process_details():
     """Processes come with their PID, name and memory; ``N/A`` memory (WDDM, WSL) stays None."""
     l40s = nvidia.parse_smi_table_gpus(recorded("nvidia-smi", "04-l40s-595-load.txt"))[0]
@@ -317,7 +330,7 @@ def test_ldconfig_v_with_folder_headers():
 
 
 COVERAGE = {
-    "nvidia-smi": {**SMI_TABLE, **SMI_FAILURES},
+    "nvidia-smi": {**SMI_TABLE, **SMI_FAILURES, **SMI_TEGRA},
     "nvidia-smi-query": {"01-h100-590-all-fields.txt",
                          "02-rtx2080super-windows-591-compute-apps.txt",
                          "03-h200-mig-590-all-fields.txt"},

@@ -31,7 +31,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # cudnn
     "gpus_below_cudnn": "cudnn", "gpus_below_cudnn_confirmed": "cudnn",
     # torch
-    "torch_has_arch": "torch", "torch_release": "torch",
+    "torch_has_arch": "torch", "torch_release": "torch", "pytorch_build": "torch",
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
     "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",

@@ -209,6 +209,10 @@ def jetpack_libraries_missing(*, t: TorchBuild | None, installed: tuple[Distribu
     b = board(j)
     if b["cuda"] and t.cuda.major != int(str(b["cuda"]).split(".")[0]):
         return None  # a wheel for another JetPack: jetson_torch_problem('cuda') says so
+    if j.jetpack is not None:
+        # dpkg lists nvidia-jetpack installed: the metapackage depends on the JetPack's CUDA,
+        # cuDNN and TensorRT packages, so they are installed whatever a folder scan missed
+        return None
     missing = []
     if not any(lib.name == "cudnn" and not lib.source.startswith("pip")
                for lib in libs.libraries):

@@ -222,6 +222,19 @@ def torch_release(version: Any) -> dict[str, Any] | None:
     return with_confirmed(lookup_torch_release(version))
 
 
+_INDEX_LOCAL = re.compile(r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)(?:\.|$)")
+
+
+@reads()
+def pytorch_build(version: Any) -> bool:
+    """``pytorch_build(torch.version)``: True for a build PyTorch publishes (PyPI's, with no
+    local version, or an index variant: ``+cu126``, ``+cpu``, ``+rocm6.4``, ``+xpu``); False for
+    one built elsewhere (NVIDIA's Jetson ``+nv24.08`` / ``+l4t35.6`` wheels, a source build
+    ``+git…``), whose Python range is its builder's, not the release table's."""
+    local = str(getattr(version, "local", None) or "")
+    return not local or bool(_INDEX_LOCAL.match(local))
+
+
 @reads(pk=some("packages"))
 def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
