@@ -15,7 +15,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envdoctor.matrices import confirmed, matrix
-from envdoctor.matrices.jax import lookup_jax_release
+from envdoctor.matrices.jax import lookup_jax_release, python_ceiling
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
@@ -143,11 +143,17 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         return Suggestion("jax", "none", reasons=tuple(reasons), references=(INSTALL_URL,))
     release, last = None, ver(prow.get("last"))
     for row in _releases():
-        spec = row.get("python", "")
         if last is not None and (ver(row.get("first")) or last) > last:
             continue  # no wheels for this platform after ``last``
+        spec = row.get("python", "")
+        row_last = ver(row.get("last"))
+        top = last if last is not None and (row_last is None or last < row_last) else row_last
+        ceiling = python_ceiling(top) if top is not None else None
+        if ceiling and ceiling not in spec:
+            # the release this platform gets from the row has wheels up to a Python only
+            spec = f"{spec},{ceiling}" if spec else ceiling
         if m.python is None or SpecifierSet(spec).contains(m.python):
-            release = row
+            release = {**row, "python": spec}
             break
     if release is None:
         newest = _releases()[0]
@@ -171,7 +177,7 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     reasons.append(Reason("python", py_text, release.get("source", ""), m.python is not None))
     alternatives: list[Alternative] = []
     newest = _releases()[0]
-    if newest is not release:
+    if newest.get("last") != release.get("last"):
         alternatives.append(Alternative(
             f"use Python {newest['python']} to get jax {newest['last']}", version=newest["last"],
             price=f"Python {newest['python']}", source=newest.get("source", "")))

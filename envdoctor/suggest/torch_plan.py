@@ -378,7 +378,7 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
             break
     if pick is None:
         return _none(m, platform, checks, installer, audio, notes)
-    return _suggestion(m, platform, pick, checks, installer, audio, notes)
+    return _suggestion(m, platform, pick, checks, installer, audio, notes, keep_installed)
 
 
 def _unpaired_companions(release: dict[str, Any], m: Machine, audio: bool) -> list[Reason]:
@@ -423,7 +423,7 @@ def _index_reason(check: Check, platform: str) -> Reason:
 
 
 def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], installer: str,
-                audio: bool, notes: list[Reason]) -> Suggestion:
+                audio: bool, notes: list[Reason], keep_installed: bool = False) -> Suggestion:
     cmd: str | None
     cmd, reqs, url, cmd_notes = _command(pick, platform, installer, audio)
     reasons = [*notes, _python_note(pick.release, m), _index_reason(pick, platform),
@@ -467,6 +467,22 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
                                      f"{m.torch_variant or 'another build'}; the same release "
                                      f"as {pick.variant} replaces it", ""))
     alternatives = _alternatives(m, platform, pick, checks, installer, audio)
+    if keep_installed and status == "ok" and installed is not None \
+            and m.torch_variant == pick.variant \
+            and Version(installed.public).release[:2] == Version(pick.version).release[:2] \
+            and Version(installed.public) < Version(pick.version):
+        # --keep: the data holds the newest patch of the installed release line; the same build
+        # of it runs here, and a patch release has that line's Pythons and builds: keep it
+        reasons.insert(0, Reason("installed", f"torch {installed} ({m.torch_variant}) is "
+                                 f"installed; the data holds {pick.version}, the newest patch of "
+                                 f"its release line, whose {pick.variant} build runs here, so the "
+                                 "installed one does too: nothing to change", "", False))
+        alternatives.insert(0, Alternative(f"the newest patch of the line: torch {pick.version} "
+                                           f"{pick.variant}", version=pick.version,
+                                           variant=pick.variant, command=cmd))
+        return Suggestion("torch", "installed", version=str(Version(installed.public)),
+                          variant=m.torch_variant, reasons=tuple(reasons),
+                          alternatives=tuple(alternatives), references=_refs(reasons))
     if status == "ok":
         reasons[:0] = _unpaired_companions(pick.release, m, audio)
     works = _installed_check(m, platform) if status == "ok" and installed is not None \
