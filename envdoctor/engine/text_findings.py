@@ -71,13 +71,21 @@ def merge(facts: Facts, findings: Sequence[Finding],
             same = [i for i, f in enumerate(out) if f.code.startswith(("LIVE", "DRV"))]
         if same:
             i = same[0]
-            out[i] = replace(out[i], evidence={**out[i].evidence,
-                                               "the text says": list(cause.evidence)})
+            out[i] = replace(out[i], severity=_confirmed(out[i].severity, cause),
+                             evidence={**out[i].evidence, "the text says": list(cause.evidence)})
             continue
         out.append((python_no_wheel(facts, cause) if cause.code == "EPIP001" else None)
                    or finding_of(cause))
         codes.add(cause.code)
     return out
+
+
+def _confirmed(severity: Severity, cause: TextDiagnosis) -> Severity:
+    """A check's finding that the text's own error confirms: the failure it warns of (at info:
+    "extensions will not build") happened, so it is at least as loud as the text's cause
+    would be on its own. A louder finding stays as loud."""
+    stated = finding_of(cause).severity
+    return stated if stated.rank > severity.rank else severity
 
 
 def finding_of(cause: TextDiagnosis) -> Finding:
