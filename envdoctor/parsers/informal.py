@@ -68,6 +68,15 @@ _CUDNN_LOADED = re.compile(r"Loaded runtime CuDNN library: (\d+\.\d+\.\d+) (?:\(
                            r"version \d+\) )?but source was compiled with:? (\d+\.\d+\.\d+)")
 _JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built against version "
                         r"(\d{4,5})")
+# jax's own version checks, each naming both versions: jax._src.xla_bridge's plugin check
+# ("JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the
+# installed jaxlib version 0.9.0.1") and jax/_src/lib's check_jaxlib_version
+_JAX_PLUGIN_OFF = re.compile(r"JAX plugin (jax_(?:cuda|rocm)\d{1,2}_(?:plugin|pjrt)) version "
+                             r"(\d+(?:\.\d+){1,3}) is installed,?\s+but it is not compatible "
+                             r"with the installed jaxlib version (\d+(?:\.\d+){1,3})")
+_JAXLIB_PAIR = re.compile(r"jaxlib version (\d+(?:\.\d+){1,3}) is newer than and incompatible "
+                          r"with jax version (\d+(?:\.\d+){1,3})|jaxlib is version "
+                          r"(\d+(?:\.\d+){1,3}), but this version of jax requires version")
 # TensorFlow's own verdict when its CUDA libraries do not load (gpu_device.cc): "Cannot dlopen
 # some GPU libraries ... Skipping registering GPU devices...", after one "Could not load dynamic
 # library 'libcudnn.so.8'" line per missing library
@@ -352,11 +361,27 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
     m = _JAX_CUDNN.search(text)
     if m:
         _cudnn_pair(part, "jax", *(_cudnn_number(g) for g in m.groups()))
+    m = _JAX_PLUGIN_OFF.search(text)  # the installed versions, as jax itself reads them
+    if m:
+        part.package(m.group(1).replace("_", "-"), ver(m.group(2)))
+        _jax_version(part, "jaxlib", m.group(3))
+    m = _JAXLIB_PAIR.search(text)
+    if m and m.group(1):
+        _jax_version(part, "jaxlib", m.group(1))
+        _jax_version(part, "jax", m.group(2))
+    elif m:
+        _jax_version(part, "jaxlib", m.group(3))
     m = _JAX_CPU.search(text)
     if m:
         part.set("frameworks.jax.ran", True)
         part.observe("jax", "backend", "cpu")
         part.observe("jax", "gpu_error", m.group(0))
+
+
+def _jax_version(part: Partial, name: str, value: str) -> None:
+    """jax or jaxlib as jax's own check printed it: the framework and the installed package."""
+    part.set("frameworks.jax.version" if name == "jax" else "frameworks.jax.jaxlib", ver(value))
+    part.package(name, ver(value))
 
 
 def _cudnn_number(n: str) -> str:

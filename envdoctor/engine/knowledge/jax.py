@@ -31,7 +31,7 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """
     jax, jaxlib = pk.get("jax"), pk.get("jaxlib")
     if jax is None or jax.version is None:
-        return []
+        return _plugin_not_jaxlib(pk)
     out = []
     jv = Version(jax.version.base_version)
     if jaxlib is not None and jaxlib.version is not None \
@@ -53,6 +53,29 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
                 and Version(plugin.base_version) < Version(jaxlib.version.base_version):
             out.append(f"jax-cuda{major}-plugin {plugin} is older than jaxlib "
                        f"{jaxlib.version}")
+    named = {line.split(" ")[0] for line in out}
+    return out + [line for line in _plugin_not_jaxlib(pk) if line.split(" ")[0] not in named]
+
+
+# From jaxlib 0.5 (jaxlib/plugin_support.py) a CUDA/ROCm plugin of another release than jaxlib is
+# refused at start-up ("JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not
+# compatible with the installed jaxlib version 0.9.0.1, so it will not be used":
+# https://github.com/ma-gilles/recovar/issues/64): the pair alone decides, jax's version aside.
+PLUGIN_EQUALS_JAXLIB_FROM = Version("0.5.0")
+
+
+def _plugin_not_jaxlib(pk: PackageFacts) -> list[str]:
+    """Plugins of another release than jaxlib, where jaxlib refuses them (see above)."""
+    jaxlib = pk.get("jaxlib")
+    if jaxlib is None or jaxlib.version is None \
+            or jaxlib.version < PLUGIN_EQUALS_JAXLIB_FROM:
+        return []
+    lib = Version(jaxlib.version.base_version)
+    out = []
+    for d in pk.distributions:
+        m = re.match(r"^jax-(?:cuda|rocm)\d+-plugin$", d.name)
+        if m and d.version is not None and Version(d.version.base_version) != lib:
+            out.append(f"{d.name} {d.version} is not the release of jaxlib {jaxlib.version}")
     return out
 
 

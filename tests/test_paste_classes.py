@@ -1,0 +1,62 @@
+"""Classes of pasted report that ``check --from`` reads through one engine (issue 21 item 2):
+each test names the class, reads a real paste from the report corpora (its thread's URL is in
+the file) and checks the finding the class should give, or that a healthy one gives none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tomllib
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_parts, parse_pasted
+
+REPORTS = Path(__file__).resolve().parent / "corpus" / "reports"
+LOUD = ("error", "warning")
+
+
+def text_of(name: str) -> str:
+    return tomllib.loads((REPORTS / name).read_text(encoding="utf-8"))["text"]
+
+
+def loud(text: str) -> dict[str, str]:
+    facts = parse_pasted(text)
+    found = [] if facts is None else pipeline.diagnose(facts).findings
+    return {f.code: f.severity.value for f in found if f.severity.value in LOUD}
+
+
+def test_framework_saying_cuda_available_outranks_the_driver_floor():
+    # vLLM collect_env: torch 2.6.0+cu126 on driver 470 with two A800s, "Is CUDA available:
+    # True": the engine ran (forward compatibility on a data-center GPU); no DRV001
+    text = text_of("heldout4/h03-vllm-collect-env-2.6-cu126-2xa800-driver-470-sampling-bug.toml")
+    assert "Is CUDA available: True" in text and "470.161.03" in text
+    assert "DRV001" not in loud(text)
+    # the same class with "False" still says the driver is too old
+    flipped = text.replace("Is CUDA available: True", "Is CUDA available: False")
+    assert "DRV001" in loud(flipped)
+
+
+def test_check_finding_confirmed_by_the_texts_error_is_as_loud_as_the_error():
+    # torch.utils.cpp_extension's own refusal: CUDA005 (info on a bare report) is the error
+    text = text_of("heldout4/p20-ext-build-detected-cuda-11.7-torch-12.4-error-only.toml")
+    assert loud(text).get("CUDA005") == "error"
+
+
+def test_jax_plugin_refused_by_jaxlib_names_the_pair():
+    text = text_of("heldout4/p08-jax-plugin-0.9.2-jaxlib-0.9.0.1-runtime-warning.toml")
+    assert "JAX002" in loud(text)
+
+
+def test_conda_list_rows_without_their_header_are_packages():
+    text = text_of("heldout4/p09-jaxlib-0.1.69-jax-0.2.26-conda-list.toml")
+    part = next(p for p in parse_parts(text) if p.source == "packages")
+    assert {"jax", "jaxlib"} <= set(part.packages)
+    # jax's own "requires version 0.1.74" is not contradicted by a pass that cannot see the
+    # floor (jaxlib older than jax passes JAX002)
+    assert "EJAX008" in loud(text) or "JAX002" in loud(text)
+
+
+def test_equal_jax_plugin_and_jaxlib_are_clean():
+    text = "jax                0.5.3\njaxlib             0.5.3\njax-cuda12-plugin  0.5.3\n" \
+           "jax-cuda12-pjrt    0.5.3\n"
+    assert not loud(text)
