@@ -60,3 +60,12 @@ def test_equal_jax_plugin_and_jaxlib_are_clean():
     text = "jax                0.5.3\njaxlib             0.5.3\njax-cuda12-plugin  0.5.3\n" \
            "jax-cuda12-pjrt    0.5.3\n"
     assert not loud(text)
+
+
+def test_bare_driver_reply_to_an_nvidia_smi_question_is_the_driver():
+    # pytorch/pytorch#31243: "What's the output of nvidia-smi?" answered "410.48,,"; torch
+    # 1.3.0 from PyPI is a CUDA 10.1 build (pytorch.org's previous-versions commands)
+    text = text_of("paste1/p15-torch-1.3-driver-410.48-prose-comment.toml")
+    assert "DRV001" in loud(text)
+    # the same number with no question about the driver is not read as one
+    assert "DRV001" not in loud(text.replace("What's the output of nvidia-smi?", "Any idea?"))

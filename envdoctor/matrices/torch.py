@@ -46,3 +46,11 @@ def lookup_torch_release(version: Any) -> dict[str, Any] | None:
     want = series(version)
     return next((r for r in matrix("torch").get("release", [])
                  if want is not None and ver(r["torch"]) == want), None)
+
+
+def lookup_torch_pypi_legacy(version: Any) -> dict[str, Any] | None:
+    """PyPI's default CUDA build of a torch release older than RELEASE.md's matrix (1.2-1.11,
+    ``[[pypi_legacy]]``): {"torch", "pypi_default", "source"}; None otherwise."""
+    want = series(version)
+    return next((r for r in matrix("torch").get("pypi_legacy", [])
+                 if want is not None and ver(r["torch"]) == want), None)

@@ -143,6 +143,12 @@ _PROSE_DRIVER = re.compile(r"\b(?:nvidia\s+)?driver(?:\s+version)?\s*(?:is\s+|:\
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
                         r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
                         r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
+# A reply that is only a driver-shaped number ("410.48,,", "> 535.183.01") just after someone
+# asked for nvidia-smi or the driver: the answer to that question. A bare number anywhere else
+# is not read (it could be any version).
+_ASKED_DRIVER = re.compile(r"nvidia-smi|\bdriver\b", re.IGNORECASE)
+_BARE_DRIVER = re.compile(r"^[\s>`*@\w]{0,30}?(?<![\w.])([2-9]\d\d\.\d{2,3}(?:\.\d{2})?)"
+                          r"(?![\w.])[\s,.;:!?`*]*$")
 _SENTENCE_KEYS = {"tensorflow": "TensorFlow version", "tf": "TensorFlow version",
                   "python": "Python version", "cuda": "CUDA version", "cudnn": "cuDNN version",
                   "nvidia driver": "Nvidia driver version", "driver": "Nvidia driver version",
@@ -181,13 +187,27 @@ def _sentences(part: Partial, text: str) -> None:
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))
-    driver = _one(_PROSE_DRIVER.findall(text))
+    driver = _one(_PROSE_DRIVER.findall(text) or _answered_driver(text))
     if driver is not None and 300 <= int(driver.split(".")[0]) < 1000:
         part.set("nvidia.driver_version", ver(driver))
     names = [clean_name(g) for g in _PROSE_GPU.findall(text)]
     gpu = _one([n for n in names if cc_of(n) is not None])
     if gpu is not None and not part.gpus:
         part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
+
+
+def _answered_driver(text: str) -> list[str]:
+    """Driver versions given as the bare reply to a question about nvidia-smi or the driver
+    (within the three lines after it)."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        if len(line) > 60:
+            continue
+        m = _BARE_DRIVER.match(line)
+        if m and any(_ASKED_DRIVER.search(prev) for prev in lines[max(0, i - 3):i]):
+            out.append(m.group(1))
+    return out
 
 
 def _prose_items(part: Partial, line: str) -> None:
