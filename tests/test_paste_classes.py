@@ -68,4 +68,5 @@ def test_bare_driver_reply_to_an_nvidia_smi_question_is_the_driver():
     text = text_of("paste1/p15-torch-1.3-driver-410.48-prose-comment.toml")
     assert "DRV001" in loud(text)
     # the same number with no question about the driver is not read as one
-    assert "DRV001" not in loud(text.replace("What's the output of nvidia-smi?", "Any idea?"))
+    asked = "Would you please update the gpu driver? What's the output of nvidia-smi?"
+    assert asked in text and "DRV001" not in loud(text.replace(asked, "Any idea?"))
