@@ -138,6 +138,9 @@ _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
+# "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+                          re.IGNORECASE)
 _PROSE_DRIVER = re.compile(r"\b(?:nvidia\s+)?driver(?:\s+version)?\s*(?:is\s+|:\s*|=\s*)?"
                            r"(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])", re.IGNORECASE)
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
@@ -184,6 +187,9 @@ def _sentences(part: Partial, text: str) -> None:
         part.set("host.os", "Windows")
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
+    torch = _one(_PROSE_TORCH.findall(text))
+    if torch is not None:
+        part.set("frameworks.torch.version", ver(torch))
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))

@@ -57,18 +57,17 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     return out + [line for line in _plugin_not_jaxlib(pk) if line.split(" ")[0] not in named]
 
 
-# From jaxlib 0.5 (jaxlib/plugin_support.py) a CUDA/ROCm plugin of another release than jaxlib is
-# refused at start-up ("JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not
-# compatible with the installed jaxlib version 0.9.0.1, so it will not be used":
-# https://github.com/ma-gilles/recovar/issues/64): the pair alone decides, jax's version aside.
-PLUGIN_EQUALS_JAXLIB_FROM = Version("0.5.0")
+def _plugin_equals_jaxlib_from() -> Version | None:
+    """The jaxlib from which a plugin of another release is refused (jax.toml
+    ``[[plugin_release_rule]]``, with its source); None when the data has no such row."""
+    rows = matrix("jax").get("plugin_release_rule", [])
+    return ver(rows[0].get("jaxlib_from")) if rows else None
 
 
 def _plugin_not_jaxlib(pk: PackageFacts) -> list[str]:
     """Plugins of another release than jaxlib, where jaxlib refuses them (see above)."""
-    jaxlib = pk.get("jaxlib")
-    if jaxlib is None or jaxlib.version is None \
-            or jaxlib.version < PLUGIN_EQUALS_JAXLIB_FROM:
+    jaxlib, since = pk.get("jaxlib"), _plugin_equals_jaxlib_from()
+    if jaxlib is None or jaxlib.version is None or since is None or jaxlib.version < since:
         return []
     lib = Version(jaxlib.version.base_version)
     out = []
