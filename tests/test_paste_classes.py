@@ -86,3 +86,26 @@ def test_x86_python_under_rosetta_on_apple_silicon():
     text = text_of("paste2/b15-rosetta-x86-python-on-m2-pro-collect-env.toml")
     assert "HOST002" in loud(text)
     assert "HOST002" not in loud(text.replace("OS: macOS 15.3 (x86_64)", "OS: macOS 15.3 (arm64)"))
+
+
+def test_collect_env_rewrapped_onto_one_line_is_read():
+    # the line breaks of a collect_env lost (pasted outside a code block, or through a mail
+    # client): the fields are collect_env's own words, one after another
+    text = text_of("017-collect-env-1.6-cu102-driver-418-v100.toml")
+    joined = " ".join(line.strip() for line in text.split("\n") if line.strip())
+    assert "DRV001" in loud(text) and "DRV001" in loud(joined)
+
+
+def test_lsb_release_and_systeminfo_name_the_os():
+    lsb = "Distributor ID:\tUbuntu\nDescription:\tUbuntu 22.04.3 LTS\nRelease:\t22.04\n"
+    part = next(p for p in parse_parts(lsb) if p.source == "shell")
+    assert part.values["host.os"] == "Linux"
+    assert part.values["host.distro"] == "Ubuntu 22.04.3 LTS"
+    systeminfo = ("OS Name:                   Microsoft Windows 11 Pro\n"
+                  "OS Version:                10.0.22631 N/A Build 22631\n"
+                  "tensorflow                2.15.0\ntensorflow-intel          2.15.0\n"
+                  "GPU: NVIDIA GeForce RTX 3070, driver 546.33\n")
+    assert "WIN001" in loud(systeminfo)
+    # a description line without lsb_release's Distributor ID is not an OS
+    assert not [p for p in parse_parts("Description: Ubuntu 22.04 box for tests\n")
+                if p.source == "shell"]
