@@ -57,7 +57,7 @@ _WRAPPED_KEY = re.compile(
 
 def unwrap(text: str) -> str:
     """Each line that holds three or more collect_env fields, split back into one per line."""
-    out = []
+    out: list[str] = []
     for line in text.split("\n"):
         if len(_WRAPPED_KEY.findall(line)) >= 2:  # the first field starts the line itself
             out.extend(piece.rstrip() for piece in _WRAPPED_KEY.split(line))
