@@ -109,3 +109,20 @@ def test_lsb_release_and_systeminfo_name_the_os():
     # a description line without lsb_release's Distributor ID is not an OS
     assert not [p for p in parse_parts("Description: Ubuntu 22.04 box for tests\n")
                 if p.source == "shell"]
+
+
+def test_a_template_naming_torch_says_nothing_of_what_it_saw():
+    # an issue template's "PyTorch Version" line is not torch reporting no GPU (LIVE004 needs
+    # "Is CUDA available: False" or the framework's own words); GPU001 still reads the pair
+    text = ("> **Environment**\n> - PyTorch Version: 2.6.0+cu118\n> - OS: Ubuntu 22.04\n"
+            "> - GPU models and configuration: NVIDIA GeForce RTX 5090\n"
+            "> - Nvidia driver version: 570.124.04\n")
+    found = loud(text)
+    assert "GPU001" in found and "LIVE004" not in found
+
+
+def test_driver_named_in_non_english_prose():
+    for line in ("显卡 RTX 4090，驱动 550.54.14", "Grafikkarte RTX 4090, Treiber 550.54.14",
+                 "ドライバー 550.54.14 です"):
+        part = next(p for p in parse_parts(line) if p.source == "informal")
+        assert str(part.values["nvidia.driver_version"]) == "550.54.14", line

@@ -141,8 +141,12 @@ _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", 
 # "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
 _PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
                           re.IGNORECASE)
-_PROSE_DRIVER = re.compile(r"\b(?:nvidia\s+)?driver(?:\s+version)?\s*(?:is\s+|:\s*|=\s*)?"
-                           r"(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])", re.IGNORECASE)
+# "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
+# 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
+_PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|controlador|драйвер)|"
+                           r"驱动|驅動|ドライバー?|드라이버)(?:\s*(?:version|版本|バージョン|버전))?"
+                           r"\s*(?:is\s+|[:：=]\s*|为|是)?(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])",
+                           re.IGNORECASE)
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
                         r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
                         r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
