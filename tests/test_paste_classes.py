@@ -126,3 +126,12 @@ def test_driver_named_in_non_english_prose():
                  "ドライバー 550.54.14 です"):
         part = next(p for p in parse_parts(line) if p.source == "informal")
         assert str(part.values["nvidia.driver_version"]) == "550.54.14", line
+
+
+def test_torch_old_gpu_verdict_without_a_minimum_names_the_gpu():
+    # PyTorch 0.3's warning (peterjc123/pytorch-scripts#13) names the GPU and its capability
+    # and says it is too old, with no minimum: torch's own verdict, so GPU001 for that GPU
+    text = text_of("paste3/c01-gtx960m-cc-5.0-torch-0.3.1-windows-conda-too-old.toml")
+    assert "GPU001" in loud(text)
+    assert "GPU001" not in loud(text.replace("PyTorch no longer supports this GPU because it "
+                                             "is too old.", ""))

@@ -48,6 +48,10 @@ _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this ver
 # cuda capability supported by this library is 3.7." (1.x said "that we support is 3.5")
 _MIN_CC = re.compile(r"minimum cuda capability (?:that we support|supported by this library) "
                      r"is (\d+\.\d+)", re.IGNORECASE)
+# the same warning before it named a minimum (0.3-1.x): "Found GPU0 GeForce GTX 960M which is
+# of cuda capability 5.0.\n PyTorch no longer supports this GPU because it is too old."
+_OLD_GPU = re.compile(r"Found GPU\d+\s+(.{1,60}?)\s+which is of cuda capability (\d+\.\d+)\.?\s+"
+                      r"PyTorch no longer supports this GPU because it is too old")
 # torch's _check_driver / c10 CUDAFunctions: "The NVIDIA driver on your system is too old (found
 # version 11040)": cudaDriverGetVersion's answer, 1000*major + 10*minor (CUDA 11.4 here)
 _DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
@@ -316,6 +320,13 @@ def parse(text: str) -> Partial:
     m = _MIN_CC.search(text)
     if m:  # only the minimum: the range is open above it
         part.observe("torch", "cc_range", [m.group(1), ""])
+    old_gpu = _OLD_GPU.search(text)
+    if old_gpu and not m:  # torch's verdict with no minimum: recorded in its own words
+        name = clean_name(old_gpu.group(1))
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "gpu_error", f"{name} which is of cuda capability "
+                     f"{old_gpu.group(2)}: PyTorch no longer supports this GPU because it is "
+                     "too old")
     _tensorflow_gpu(part, text, lines)
     _framework_gpu_messages(part, text)
     _sentences(part, text)

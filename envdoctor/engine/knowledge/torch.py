@@ -79,6 +79,9 @@ def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool
     return d.major >= floor[0].major
 
 
+OLD_GPU_VERDICT = "PyTorch no longer supports this GPU because it is too old"
+
+
 def live_arch_list(live: LiveFramework | None) -> tuple[str, ...] | None:
     """torch's own arch list (``torch.cuda.get_arch_list()`` from a live worker, or the list a
     pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
@@ -121,6 +124,14 @@ def torch_archs_live(*, live: LiveFramework | None,
     """The arch list the installed torch printed about itself (a live worker, or a pasted
     warning): confirmed, needs no version. None when it printed none."""
     archs = live_arch_list(live)
+    if archs is None and live is not None and OLD_GPU_VERDICT in live.gpu_error:
+        # torch's own "PyTorch no longer supports this GPU because it is too old" (0.3-1.x),
+        # naming the GPU but no minimum: observed, and it says no kernel of this build runs there
+        version = live.version if live.version is not None else \
+            build.version if build is not None else None
+        return {"archs": [], "source": "torch's own verdict: " + live.gpu_error,
+                "confirmed": True, "only": [live.gpu_error.split(" which is", 1)[0]],
+                "torch": str(version) if version is not None else "(version not reported)"}
     if archs is None or live is None:
         return None
     version = live.version if live.version is not None else \
@@ -161,7 +172,10 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
     if got is None:
         return impossible or None
     missing = []
+    only = got.get("only")  # a verdict about named GPUs: the others are not judged
     for gpu in gpus:
+        if only and not any(gpu.name in name for name in only):
+            continue
         sm = sm_of(gpu_cc_of(gpu))
         if sm is None:
             return impossible or None
