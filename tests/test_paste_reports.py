@@ -1,4 +1,4 @@
-"""The pasted reports of ``tests/corpus/reports/paste1`` through the ``check --from`` reading
+"""The pasted reports of ``tests/corpus/reports/paste1``, ``paste2`` and ``paste3`` through the ``check --from`` reading
 (``parse_pasted``: the paste's facts and its error lines, one engine): labelled from their
 threads before envdoctor saw them (README there). Healthy ones get no error and no warning;
 problem ones a finding that names the cause (``expected_any``); ``caught = false`` ones are
@@ -15,8 +15,10 @@ from envdoctor import pipeline
 from envdoctor.parsers import parse_pasted
 
 ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
+SECOND = ROOT.parent / "paste2"  # collected by phenomenon after paste1's fixes (README there)
+THIRD = ROOT.parent / "paste3"  # collected after paste2's fixes (paste2/README.md)
 LOUD = ("error", "warning")
-FILES = sorted(ROOT.glob("*.toml"))
+FILES = sorted(ROOT.glob("*.toml")) + sorted(SECOND.glob("*.toml")) + sorted(THIRD.glob("*.toml"))
 
 
 def load(path: Path) -> dict:
@@ -30,11 +32,18 @@ def loud(text: str) -> list:
 
 
 def test_set_size_and_sources():
-    data = [load(p) for p in FILES]
-    assert len(data) >= 25 and sum(d["healthy"] for d in data) >= 8
+    first = [load(p) for p in sorted(ROOT.glob("*.toml"))]
+    second = [load(p) for p in sorted(SECOND.glob("*.toml"))]
+    third = [load(p) for p in sorted(THIRD.glob("*.toml"))]
+    assert len(first) >= 25 and sum(d["healthy"] for d in first) >= 8
+    assert len(second) >= 15 and sum(d["healthy"] for d in second) >= 5
+    assert len(third) >= 6 and sum(d["healthy"] for d in third) >= 1
+    data = first + second + third
     assert all(d["source"].startswith("https://github.com/") for d in data)
+    sources = [d["source"] for d in data]
+    assert len(set(sources)) == len(sources), "one paste per thread"
     tuning = {load(p)["source"] for p in ROOT.parent.glob("*.toml")}
-    assert not ({d["source"] for d in data} & tuning)
+    assert not (set(sources) & tuning)
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if load(p)["healthy"]], ids=lambda p: p.stem)

@@ -18,21 +18,22 @@ from pathlib import Path
 import tomllib
 
 from envdoctor import pipeline
-from envdoctor.parsers import parse_text
+from envdoctor.parsers import parse_pasted
 
 TESTS = Path(__file__).resolve().parent
 SET = TESTS / "corpus" / "reports" / "heldout4"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("*.toml"))]
 LOUD = ("error", "warning")
-# measured on both batches, threads quoted elsewhere left out (README.md there): problems
-# 12/31, healthy 19/20 (h03 is debated)
-FLOOR = 0.35
+# measured on both batches, threads quoted elsewhere left out (README.md there): through
+# parse_text problems 12/31, healthy 19/20; through parse_pasted (the check --from reading)
+# before branch reports21 25/31, 19/20; after it 26/30, 20/20
+FLOOR = 0.8
 HEALTHY_FLOOR = 0.95
 BATCHES = ("A", "B")
 
 
 def _loud(text: str) -> set[str]:
-    facts = parse_text(text)
+    facts = parse_pasted(text)  # the check --from reading: facts and error lines, one engine
     found = [] if facts is None else pipeline.diagnose(facts).findings
     return {name for f in found if f.severity.value in LOUD for name in (f.id, f.code)}
 

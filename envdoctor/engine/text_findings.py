@@ -70,20 +70,44 @@ def merge(facts: Facts, findings: Sequence[Finding],
     codes = {f.code for f in out}
     consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
     for cause in facts.diagnoses:
-        if cause.code in codes or set(CONTRADICTED_BY.get(cause.code, ())) & set(passed):
+        contradicted = set(CONTRADICTED_BY.get(cause.code, ())) & set(passed) \
+            and not _pass_leaves_open(cause.code, facts)
+        if cause.code in codes or contradicted:
             continue
         same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
         if not same and cause.code in consumed:
             same = [i for i, f in enumerate(out) if f.code.startswith(("LIVE", "DRV"))]
         if same:
             i = same[0]
-            out[i] = replace(out[i], evidence={**out[i].evidence,
-                                               "the text says": list(cause.evidence)})
+            out[i] = replace(out[i], severity=_confirmed(out[i].severity, cause),
+                             evidence={**out[i].evidence, "the text says": list(cause.evidence)})
             continue
         out.append((python_no_wheel(facts, cause) if cause.code == "EPIP001" else None)
                    or finding_of(cause))
         codes.add(cause.code)
     return out
+
+
+def _pass_leaves_open(code: str, facts: Facts) -> bool:
+    """Whether a passed check still leaves the text's cause possible. JAX002 knows that jaxlib
+    and the plugins may not be newer than jax, but not the oldest jaxlib each jax accepts: a
+    jaxlib older than jax passes it without showing the pair fits ("jaxlib is version 0.1.69,
+    but this version of jax requires version 0.1.74")."""
+    if code != "EJAX008":
+        return False
+    jax, jaxlib = facts.packages.get("jax"), facts.packages.get("jaxlib")
+    versions = [d.version for d in (jax, jaxlib) if d is not None and d.version is not None]
+    if len(versions) < 2:
+        return True  # one of the pair not shown: the pass rests on nothing
+    return versions[1].release[:3] < versions[0].release[:3]
+
+
+def _confirmed(severity: Severity, cause: TextDiagnosis) -> Severity:
+    """A check's finding that the text's own error confirms: the failure it warns of (at info:
+    "extensions will not build") happened, so it is at least as loud as the text's cause
+    would be on its own. A louder finding stays as loud."""
+    stated = finding_of(cause).severity
+    return stated if stated.rank > severity.rank else severity
 
 
 def finding_of(cause: TextDiagnosis) -> Finding:

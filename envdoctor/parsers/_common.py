@@ -35,6 +35,12 @@ def os_fields(part: Partial, value: str) -> None:
         part.set("host.os", "Windows")
     elif re.search(r"mac\s?os|os\s?x|darwin|macos", low):
         part.set("host.os", "Darwin")
+        # "macOS 13.7.4 (arm64)", "Mac OSX 10.15.5 (x86_64)": the release (collect_env reads
+        # it from the system; a Python platform string's "macOS-10.16" is Rosetta's, skipped)
+        m = re.search(r"\bmac\s?os(?:\s?x)?\s+(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b", value,
+                      re.IGNORECASE)
+        if m and "host.distro" not in part.values:
+            part.set("host.distro", f"macOS {m.group(1)}")
     elif re.search(r"linux|ubuntu|debian|centos|fedora|red hat|rhel|arch|suse|rocky|alma|"
                    r"amazon|wsl|pop!_os|mint|gentoo|nixos", low):
         part.set("host.os", "Linux")

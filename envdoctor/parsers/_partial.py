@@ -384,8 +384,8 @@ def _pypi_default_cuda(version: Version | None, values: dict[str, Any]) -> Versi
     if values.get("host.os") in ("Windows", "Darwin") or \
             str(values.get("host.arch", "")).lower() in ("aarch64", "arm64"):
         return None
-    from envdoctor.matrices.torch import lookup_torch_release
-    row = lookup_torch_release(version)
+    from envdoctor.matrices.torch import lookup_torch_pypi_legacy, lookup_torch_release
+    row = lookup_torch_release(version) or lookup_torch_pypi_legacy(version)
     m = re.match(r"^cu(\d{2,3})$", str((row or {}).get("pypi_default", "")))
     return Version(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
 

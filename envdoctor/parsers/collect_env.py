@@ -44,6 +44,28 @@ SIGNATURE = ("pytorch version", "is debug build", "cuda used to build pytorch",
              "cudnn version", "rocm used to build pytorch", "cuda runtime version")
 
 
+# collect_env's own spelling of its keys, for pastes whose line breaks the tracker or a mail
+# client dropped ("PyTorch version: 2.1.0+cu121 Is debug build: False CUDA used to build …")
+_WRAPPED_KEY = re.compile(
+    r"(?<=\s)(?=(?:PyTorch version|Is debug build|CUDA used to build PyTorch|ROCM used to build "
+    r"PyTorch|OS|GCC version|Clang version|CMake version|Libc version|Python version|Python "
+    r"platform|Is CUDA available|CUDA runtime version|CUDA_MODULE_LOADING set to|GPU models and "
+    r"configuration|Nvidia driver version|cuDNN version|HIP runtime version|MIOpen runtime "
+    r"version|Is XNNPACK available|Is XPU available|Versions of relevant libraries):|"
+    r"\[(?:pip3?|conda)\] )")
+
+
+def unwrap(text: str) -> str:
+    """Each line that holds three or more collect_env fields, split back into one per line."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(_WRAPPED_KEY.findall(line)) >= 2:  # the first field starts the line itself
+            out.extend(piece.rstrip() for piece in _WRAPPED_KEY.split(line))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _fields(text: str) -> list[tuple[str, str, list[str]]]:
     """(key, value, continuation lines) for every known key, in order."""
     out: list[tuple[str, str, list[str]]] = []
@@ -70,7 +92,9 @@ def recognises(text: str) -> bool:
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     if not recognises(text):
-        return part
+        text = unwrap(text)
+        if not recognises(text):
+            return part
     rocm = False
     torch_imported = False
     torch_na = False

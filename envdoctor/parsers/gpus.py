@@ -18,6 +18,9 @@ from packaging.version import InvalidVersion, Version
 def clean_name(name: str) -> str:
     """Drop nvidia-smi's truncation marks and padding: "NVIDIA GeForce RTX 3080 Ti ..."."""
     name = re.sub(r"\s*(?:\.\.\.|…)\s*$", "", name or "")
+    # "NVIDIA GeForce RTX 3070, driver 546.33": no GPU name holds a comma; what follows is
+    # another fact of the same line
+    name = name.split(",", 1)[0]
     name = re.sub(r"\b(RTX|GTX|GT|MX)(\d{3,4})", r"\1 \2", name, flags=re.IGNORECASE)
     return " ".join(name.split())
 

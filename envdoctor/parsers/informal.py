@@ -48,6 +48,10 @@ _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this ver
 # cuda capability supported by this library is 3.7." (1.x said "that we support is 3.5")
 _MIN_CC = re.compile(r"minimum cuda capability (?:that we support|supported by this library) "
                      r"is (\d+\.\d+)", re.IGNORECASE)
+# the same warning before it named a minimum (0.3-1.x): "Found GPU0 GeForce GTX 960M which is
+# of cuda capability 5.0.\n PyTorch no longer supports this GPU because it is too old."
+_OLD_GPU = re.compile(r"Found GPU\d+\s+(.{1,60}?)\s+which is of cuda capability (\d+\.\d+)\.?\s+"
+                      r"PyTorch no longer supports this GPU because it is too old")
 # torch's _check_driver / c10 CUDAFunctions: "The NVIDIA driver on your system is too old (found
 # version 11040)": cudaDriverGetVersion's answer, 1000*major + 10*minor (CUDA 11.4 here)
 _DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
@@ -68,6 +72,15 @@ _CUDNN_LOADED = re.compile(r"Loaded runtime CuDNN library: (\d+\.\d+\.\d+) (?:\(
                            r"version \d+\) )?but source was compiled with:? (\d+\.\d+\.\d+)")
 _JAX_CUDNN = re.compile(r"Found cuDNN version (\d{4,5}), but JAX was built against version "
                         r"(\d{4,5})")
+# jax's own version checks, each naming both versions: jax._src.xla_bridge's plugin check
+# ("JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the
+# installed jaxlib version 0.9.0.1") and jax/_src/lib's check_jaxlib_version
+_JAX_PLUGIN_OFF = re.compile(r"JAX plugin (jax_(?:cuda|rocm)\d{1,2}_(?:plugin|pjrt)) version "
+                             r"(\d+(?:\.\d+){1,3}) is installed,?\s+but it is not compatible "
+                             r"with the installed jaxlib version (\d+(?:\.\d+){1,3})")
+_JAXLIB_PAIR = re.compile(r"jaxlib version (\d+(?:\.\d+){1,3}) is newer than and incompatible "
+                          r"with jax version (\d+(?:\.\d+){1,3})|jaxlib is version "
+                          r"(\d+(?:\.\d+){1,3}), but this version of jax requires version")
 # TensorFlow's own verdict when its CUDA libraries do not load (gpu_device.cc): "Cannot dlopen
 # some GPU libraries ... Skipping registering GPU devices...", after one "Could not load dynamic
 # library 'libcudnn.so.8'" line per missing library
@@ -129,11 +142,24 @@ _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
-_PROSE_DRIVER = re.compile(r"\b(?:nvidia\s+)?driver(?:\s+version)?\s*(?:is\s+|:\s*|=\s*)?"
-                           r"(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])", re.IGNORECASE)
+# "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+                          re.IGNORECASE)
+# "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
+# 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
+_PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|controlador|драйвер)|"
+                           r"驱动|驅動|ドライバー?|드라이버)(?:\s*(?:version|版本|バージョン|버전))?"
+                           r"\s*(?:is\s+|[:：=]\s*|为|是)?(\d{3}(?:\.\d{1,3}){0,2})(?![\w.])",
+                           re.IGNORECASE)
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
                         r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
                         r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
+# A reply that is only a driver-shaped number ("410.48,,", "> 535.183.01") just after someone
+# asked for nvidia-smi or the driver: the answer to that question. A bare number anywhere else
+# is not read (it could be any version).
+_ASKED_DRIVER = re.compile(r"nvidia-smi|\bdriver\b", re.IGNORECASE)
+_BARE_DRIVER = re.compile(r"^[\s>`*@\w]{0,30}?(?<![\w.])([2-9]\d\d\.\d{2,3}(?:\.\d{2})?)"
+                          r"(?![\w.])[\s,.;:!?`*]*$")
 _SENTENCE_KEYS = {"tensorflow": "TensorFlow version", "tf": "TensorFlow version",
                   "python": "Python version", "cuda": "CUDA version", "cudnn": "cuDNN version",
                   "nvidia driver": "Nvidia driver version", "driver": "Nvidia driver version",
@@ -169,16 +195,33 @@ def _sentences(part: Partial, text: str) -> None:
         part.set("host.os", "Windows")
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
+    torch = _one(_PROSE_TORCH.findall(text))
+    if torch is not None:
+        part.set("frameworks.torch.version", ver(torch))
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))
-    driver = _one(_PROSE_DRIVER.findall(text))
+    driver = _one(_PROSE_DRIVER.findall(text) or _answered_driver(text))
     if driver is not None and 300 <= int(driver.split(".")[0]) < 1000:
         part.set("nvidia.driver_version", ver(driver))
     names = [clean_name(g) for g in _PROSE_GPU.findall(text)]
     gpu = _one([n for n in names if cc_of(n) is not None])
     if gpu is not None and not part.gpus:
         part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
+
+
+def _answered_driver(text: str) -> list[str]:
+    """Driver versions given as the bare reply to a question about nvidia-smi or the driver
+    (within the three lines after it)."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        if len(line) > 60:
+            continue
+        m = _BARE_DRIVER.match(line)
+        if m and any(_ASKED_DRIVER.search(prev) for prev in lines[max(0, i - 3):i]):
+            out.append(m.group(1))
+    return out
 
 
 def _prose_items(part: Partial, line: str) -> None:
@@ -277,6 +320,13 @@ def parse(text: str) -> Partial:
     m = _MIN_CC.search(text)
     if m:  # only the minimum: the range is open above it
         part.observe("torch", "cc_range", [m.group(1), ""])
+    old_gpu = _OLD_GPU.search(text)
+    if old_gpu and not m:  # torch's verdict with no minimum: recorded in its own words
+        name = clean_name(old_gpu.group(1))
+        part.set("frameworks.torch.ran", True)
+        part.observe("torch", "gpu_error", f"{name} which is of cuda capability "
+                     f"{old_gpu.group(2)}: PyTorch no longer supports this GPU because it is "
+                     "too old")
     _tensorflow_gpu(part, text, lines)
     _framework_gpu_messages(part, text)
     _sentences(part, text)
@@ -352,11 +402,27 @@ def _framework_gpu_messages(part: Partial, text: str) -> None:
     m = _JAX_CUDNN.search(text)
     if m:
         _cudnn_pair(part, "jax", *(_cudnn_number(g) for g in m.groups()))
+    m = _JAX_PLUGIN_OFF.search(text)  # the installed versions, as jax itself reads them
+    if m:
+        part.package(m.group(1).replace("_", "-"), ver(m.group(2)))
+        _jax_version(part, "jaxlib", m.group(3))
+    m = _JAXLIB_PAIR.search(text)
+    if m and m.group(1):
+        _jax_version(part, "jaxlib", m.group(1))
+        _jax_version(part, "jax", m.group(2))
+    elif m:
+        _jax_version(part, "jaxlib", m.group(3))
     m = _JAX_CPU.search(text)
     if m:
         part.set("frameworks.jax.ran", True)
         part.observe("jax", "backend", "cpu")
         part.observe("jax", "gpu_error", m.group(0))
+
+
+def _jax_version(part: Partial, name: str, value: str) -> None:
+    """jax or jaxlib as jax's own check printed it: the framework and the installed package."""
+    part.set("frameworks.jax.version" if name == "jax" else "frameworks.jax.jaxlib", ver(value))
+    part.package(name, ver(value))
 
 
 def _cudnn_number(n: str) -> str:

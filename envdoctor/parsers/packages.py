@@ -66,7 +66,8 @@ def parse(text: str) -> Partial:
         if not m or not _is_pkg_name(m.group(1)):
             continue
         name, version, build = m.group(1), m.group(2), m.group(3) or ""
-        conda_line = in_conda or s.startswith("[conda]")
+        conda_line = in_conda or s.startswith("[conda]") or _conda_row(m.group(3), m.group(4),
+                                                                       m.group(5))
         pip_line = s.startswith("[pip") or tabular
         # Two-column lines outside a pip/conda listing: only accept obvious package lines.
         if not conda_line and not pip_line and (m.group(4) or not _plausible_pair(name, version)):
@@ -81,6 +82,18 @@ def parse(text: str) -> Partial:
             _conda_cuda(part, name, build)
     extend_from_conda_pytorch(part)
     return part
+
+
+# ``conda list | grep jax`` drops the header: a row is still conda's when its last columns are
+# a build string (``pypi_0``, ``py39h06a4308_0``, ``h5888daf_0``) and a channel
+_CHANNELS = frozenset({"pypi", "conda-forge", "defaults", "pytorch", "pytorch-nightly", "nvidia",
+                       "anaconda", "main", "bioconda", "intel", "rapidsai"})
+_BUILD = re.compile(r"^[A-Za-z0-9.]*_\d+$")
+
+
+def _conda_row(build: str | None, channel: str | None, extra: str | None) -> bool:
+    return bool(build and channel and extra is None and channel.lower() in _CHANNELS
+                and _BUILD.match(build))
 
 
 def _plausible_pair(name: str, version: str) -> bool:

@@ -5,7 +5,8 @@ Oct 25 2019, …)"), ``uname -a`` ("Linux gpu-server 4.15.0-55-generic #60-Ubunt
 GNU/Linux", "Darwin mbp 23.5.0 Darwin Kernel Version 23.5.0: … arm64"), ``sw_vers``
 ("ProductName: macOS" / "ProductVersion: 12.7.6"), ``/etc/os-release`` (``PRETTY_NAME="Ubuntu
 22.04.4 LTS"``) and ``/proc/driver/nvidia/version`` ("NVRM version: NVIDIA UNIX x86_64 Kernel
-Module  550.90.07 …"). Each is a tool's own output, so what it states is observed; only
+Module  550.90.07 …"), ``lsb_release -a`` (its "Distributor ID:" and "Description:" lines
+together) and Windows ``systeminfo``'s "OS Name: Microsoft Windows 11 Pro". Each is a tool's own output, so what it states is observed; only
 whole lines in the tool's shape count, never a version mentioned in a sentence.
 """
 
@@ -29,6 +30,11 @@ _UNAME_DARWIN = re.compile(r"^\s*Darwin \S+ (\d+\.\d+\.\d+) Darwin Kernel Versio
                            r" (arm64|x86_64)\s*$", re.MULTILINE)
 _SW_NAME = re.compile(r"^\s*ProductName:\s+(macOS|Mac OS X)\s*$", re.MULTILINE)
 _SW_VERSION = re.compile(r"^\s*ProductVersion:\s+(\d+\.\d+(?:\.\d+)?)\s*$", re.MULTILINE)
+# `lsb_release -a` ("Distributor ID:\tUbuntu" then "Description:\tUbuntu 22.04.3 LTS") and
+# Windows `systeminfo` ("OS Name:                   Microsoft Windows 11 Pro")
+_LSB_ID = re.compile(r"^\s*Distributor ID:\s+(\w[\w ]{0,30}?)\s*$", re.MULTILINE)
+_LSB_DESCRIPTION = re.compile(r"^\s*Description:\s+(\S[^\n]{0,80}?)\s*$", re.MULTILINE)
+_SYSTEMINFO_OS = re.compile(r"^\s*OS Name:\s+(Microsoft Windows[^\n]{0,60}?)\s*$", re.MULTILINE)
 _OS_RELEASE = re.compile(r"^\s*PRETTY_NAME=\"([^\"\n]{1,80})\"\s*$", re.MULTILINE)
 _NVRM = re.compile(r"NVRM version: NVIDIA UNIX (?:x86_64|aarch64|ppc64le|Open) Kernel Module"
                    r"(?: for \w+)?\s+(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
@@ -55,6 +61,12 @@ def parse(text: str) -> Partial:
     if name and version:
         part.set("host.os", "Darwin")
         part.set("host.distro", f"macOS {version.group(1)}")
+    lsb, description = _LSB_ID.search(text), _LSB_DESCRIPTION.search(text)
+    if lsb and description and lsb.group(1).split()[0].lower() in description.group(1).lower():
+        os_fields(part, description.group(1))  # the distribution lsb_release names
+    m = _SYSTEMINFO_OS.search(text)
+    if m:
+        os_fields(part, m.group(1))
     m = _OS_RELEASE.search(text)
     if m:
         os_fields(part, m.group(1))  # "Ubuntu 22.04.4 LTS": Linux, and its distribution

@@ -55,17 +55,30 @@ def said_too_old(live: dict[str, Any] | None) -> list[str]:
     return out
 
 
+def gpu_usable_said(live: dict[str, Any] | None) -> set[str]:
+    """Frameworks that said themselves that their CUDA GPU is usable (torch's "Is CUDA
+    available: True", a live worker's answer): observed, so it outranks the matrix's inference
+    that the driver is below their CUDA's floor (a data-center GPU can run a newer CUDA on an
+    old driver through NVIDIA's forward-compatibility package, which no paste shows)."""
+    return {name for name, lf in (live or {}).items()
+            if isinstance(lf, LiveFramework) and lf.cuda_available is True}
+
+
 def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_floor: bool,
-                confirmed_only: bool = False, said: list[str] | None = None) -> list[str]:
+                confirmed_only: bool = False, said: list[str] | None = None,
+                usable: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Frameworks the driver cannot run (below_floor) or runs only under minor-version
     compatibility (not below_floor), as readable strings. ``said``: frameworks that reported
     the driver too old themselves (``said_too_old``), counted below the floor unless the
-    matrix already names them."""
+    matrix already names them; ``usable``: frameworks that reported their GPU usable
+    (``gpu_usable_said``), never below the floor."""
     reported = list(said or ()) if below_floor else []
     if driver is None:
         return reported
     gaps = []
     for what, cuda in framework_cudas(fw):
+        if below_floor and what.split(" ")[0] in usable:
+            continue
         floor = hard_floor(cuda, os_name)
         bundled = lookup_min_driver(cuda, os_name)
         if below_floor and floor is not None and driver < floor[0]:
@@ -87,25 +100,29 @@ def driver_reported_too_old(*, live: dict[str, Any] | None) -> list[str]:
 
 
 @reads(driver=optional("nvidia.driver_version"), fw=some("frameworks"), os=OS_READ,
-       said=result("driver_reported_too_old", None))
+       said=result("driver_reported_too_old", None), live=optional("live"))
 def driver_below_floor(*, driver: Version | None, fw: FrameworkFacts, os: str,
-                       said: list[str] | None) -> list[str]:
+                       said: list[str] | None, live: dict[str, Any] | None) -> list[str]:
     """Frameworks whose CUDA major the driver cannot run at all (below the compat floor), and
     those that said so themselves. The driver version is optional: a framework's own "driver
-    too old" is evidence without it; with neither, the answer is not known."""
+    too old" is evidence without it; with neither, the answer is not known. A framework that
+    said its GPU is usable is not below the floor, whatever the matrix infers."""
     if driver is None and not said:
         raise Undetermined("no driver version and no framework's own report")
-    return driver_gaps(driver, fw, os, below_floor=True, said=said)
+    return driver_gaps(driver, fw, os, below_floor=True, said=said, usable=gpu_usable_said(live))
 
 
 @reads(driver=optional("nvidia.driver_version"), fw=some("frameworks"), os=OS_READ,
-       said=result("driver_reported_too_old", None))
+       said=result("driver_reported_too_old", None), live=optional("live"))
 def driver_below_floor_confirmed(*, driver: Version | None, fw: FrameworkFacts,
-                                 os: str, said: list[str] | None) -> bool:
+                                 os: str, said: list[str] | None,
+                                 live: dict[str, Any] | None) -> bool:
     """Whether every gap of ``driver_below_floor()`` rests on a confirmed matrix cell (a
     framework's own report is observed, so confirmed)."""
-    every = driver_gaps(driver, fw, os, below_floor=True, said=said)
-    kept = driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True, said=said)
+    usable = gpu_usable_said(live)
+    every = driver_gaps(driver, fw, os, below_floor=True, said=said, usable=usable)
+    kept = driver_gaps(driver, fw, os, below_floor=True, confirmed_only=True, said=said,
+                       usable=usable)
     return len(kept) == len(every)
 
 

@@ -31,7 +31,7 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """
     jax, jaxlib = pk.get("jax"), pk.get("jaxlib")
     if jax is None or jax.version is None:
-        return []
+        return _plugin_not_jaxlib(pk)
     out = []
     jv = Version(jax.version.base_version)
     if jaxlib is not None and jaxlib.version is not None \
@@ -53,6 +53,28 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
                 and Version(plugin.base_version) < Version(jaxlib.version.base_version):
             out.append(f"jax-cuda{major}-plugin {plugin} is older than jaxlib "
                        f"{jaxlib.version}")
+    named = {line.split(" ")[0] for line in out}
+    return out + [line for line in _plugin_not_jaxlib(pk) if line.split(" ")[0] not in named]
+
+
+def _plugin_equals_jaxlib_from() -> Version | None:
+    """The jaxlib from which a plugin of another release is refused (jax.toml
+    ``[[plugin_release_rule]]``, with its source); None when the data has no such row."""
+    rows = matrix("jax").get("plugin_release_rule", [])
+    return ver(rows[0].get("jaxlib_from")) if rows else None
+
+
+def _plugin_not_jaxlib(pk: PackageFacts) -> list[str]:
+    """Plugins of another release than jaxlib, where jaxlib refuses them (see above)."""
+    jaxlib, since = pk.get("jaxlib"), _plugin_equals_jaxlib_from()
+    if jaxlib is None or jaxlib.version is None or since is None or jaxlib.version < since:
+        return []
+    lib = Version(jaxlib.version.base_version)
+    out = []
+    for d in pk.distributions:
+        m = re.match(r"^jax-(?:cuda|rocm)\d+-plugin$", d.name)
+        if m and d.version is not None and Version(d.version.base_version) != lib:
+            out.append(f"{d.name} {d.version} is not the release of jaxlib {jaxlib.version}")
     return out
 
 

@@ -126,7 +126,16 @@ def live_gpu_blind(*, live: dict[str, Any], nv: NvidiaFacts, vars: dict[str, str
     return [f"{lf.name}: {blind_reason(lf, nv, vars.get('CUDA_VISIBLE_DEVICES'), too_old)}"
             for lf in answered(live)
             if not (lf.gpu_count > 0 or lf.name == "keras" or lf.build in ("tpu", "metal", "mps")
-                    or lf.build == "rocm")]  # a ROCm build beside NVIDIA GPUs: TORCH005's
+                    or lf.build == "rocm")  # a ROCm build beside NVIDIA GPUs: TORCH005's
+            and not _not_asked(lf)]
+
+
+def _not_asked(lf: LiveFramework) -> bool:
+    """A framework a pasted report names without saying whether it saw a GPU (a template's
+    "PyTorch Version: 2.6.0" line): its empty device list was never observed, so it is not
+    blind. A live worker always lists its devices; a report says so in words or not at all."""
+    return lf.probe.source.startswith("report") and lf.cuda_available is None \
+        and not lf.gpu_error
 
 
 _SPEED = (("tflops_bf16", "bf16_tflops", "TFLOP/s bf16"),

@@ -79,6 +79,9 @@ def driver_supports_arch(driver: Any, arch: str, os_name: str = "linux") -> bool
     return d.major >= floor[0].major
 
 
+OLD_GPU_VERDICT = "PyTorch no longer supports this GPU because it is too old"
+
+
 def live_arch_list(live: LiveFramework | None) -> tuple[str, ...] | None:
     """torch's own arch list (``torch.cuda.get_arch_list()`` from a live worker, or the list a
     pasted "sm_XX is not compatible ... supports CUDA capabilities sm_50 sm_60 ..." warning
@@ -121,6 +124,14 @@ def torch_archs_live(*, live: LiveFramework | None,
     """The arch list the installed torch printed about itself (a live worker, or a pasted
     warning): confirmed, needs no version. None when it printed none."""
     archs = live_arch_list(live)
+    if archs is None and live is not None and OLD_GPU_VERDICT in live.gpu_error:
+        # torch's own "PyTorch no longer supports this GPU because it is too old" (0.3-1.x),
+        # naming the GPU but no minimum: observed, and it says no kernel of this build runs there
+        version = live.version if live.version is not None else \
+            build.version if build is not None else None
+        return {"archs": [], "source": "torch's own verdict: " + live.gpu_error,
+                "confirmed": True, "only": [live.gpu_error.split(" which is", 1)[0]],
+                "torch": str(version) if version is not None else "(version not reported)"}
     if archs is None or live is None:
         return None
     version = live.version if live.version is not None else \
@@ -161,7 +172,10 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
     if got is None:
         return impossible or None
     missing = []
+    only = got.get("only")  # a verdict about named GPUs: the others are not judged
     for gpu in gpus:
+        if only and not any(gpu.name in name for name in only):
+            continue
         sm = sm_of(gpu_cc_of(gpu))
         if sm is None:
             return impossible or None
@@ -280,3 +294,29 @@ def xformers_torch_mismatch(*, pk: PackageFacts) -> dict[str, Any] | None:
     return {"xformers": str(xf.version), "torch": str(torch.version),
             "wants": wants[2:] if wants.startswith("==") else wants,
             "source": str(row.get("source", ""))}
+
+
+_MACOS = re.compile(r"^(?:macOS|Mac ?OS ?X?)\s+(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+@reads(distro=optional("host.distro"))
+def macos_version(*, distro: str | None) -> Version | None:
+    """The macOS release the facts name (``host.distro`` "macOS 12.7.6": sw_vers, collect_env's
+    OS line, a title), or None when none is named."""
+    m = _MACOS.match(distro or "")
+    return ver(m.group(1)) if m else None
+
+
+@reads(torch="frameworks.torch", macos=result("macos_version", None))
+def mps_macos_gap(*, torch: TorchBuild | None, macos: Version | None) -> dict[str, Any] | None:
+    """{"torch", "needs", "macos", "source"} when the torch release's MPS backend needs a newer
+    macOS than the one named; None when it does not, or either is not known."""
+    from envdoctor.matrices.torch import lookup_mps_macos
+    if torch is None or torch.version is None or macos is None:
+        return None
+    row = lookup_mps_macos(torch.version)
+    need = ver((row or {}).get("macos"))
+    if row is None or need is None or macos >= need:
+        return None
+    return {"torch": str(torch.version), "needs": str(need), "macos": str(macos),
+            "source": row.get("source", "")}

@@ -1,0 +1,137 @@
+"""Classes of pasted report that ``check --from`` reads through one engine (issue 21 item 2):
+each test names the class, reads a real paste from the report corpora (its thread's URL is in
+the file) and checks the finding the class should give, or that a healthy one gives none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tomllib
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_parts, parse_pasted
+
+REPORTS = Path(__file__).resolve().parent / "corpus" / "reports"
+LOUD = ("error", "warning")
+
+
+def text_of(name: str) -> str:
+    return tomllib.loads((REPORTS / name).read_text(encoding="utf-8"))["text"]
+
+
+def loud(text: str) -> dict[str, str]:
+    facts = parse_pasted(text)
+    found = [] if facts is None else pipeline.diagnose(facts).findings
+    return {f.code: f.severity.value for f in found if f.severity.value in LOUD}
+
+
+def test_framework_saying_cuda_available_outranks_the_driver_floor():
+    # vLLM collect_env: torch 2.6.0+cu126 on driver 470 with two A800s, "Is CUDA available:
+    # True": the engine ran (forward compatibility on a data-center GPU); no DRV001
+    text = text_of("heldout4/h03-vllm-collect-env-2.6-cu126-2xa800-driver-470-sampling-bug.toml")
+    assert "Is CUDA available: True" in text and "470.161.03" in text
+    assert "DRV001" not in loud(text)
+    # the same class with "False" still says the driver is too old
+    flipped = text.replace("Is CUDA available: True", "Is CUDA available: False")
+    assert "DRV001" in loud(flipped)
+
+
+def test_check_finding_confirmed_by_the_texts_error_is_as_loud_as_the_error():
+    # torch.utils.cpp_extension's own refusal: CUDA005 (info on a bare report) is the error
+    text = text_of("heldout4/p20-ext-build-detected-cuda-11.7-torch-12.4-error-only.toml")
+    assert loud(text).get("CUDA005") == "error"
+
+
+def test_jax_plugin_refused_by_jaxlib_names_the_pair():
+    text = text_of("heldout4/p08-jax-plugin-0.9.2-jaxlib-0.9.0.1-runtime-warning.toml")
+    assert "JAX002" in loud(text)
+
+
+def test_conda_list_rows_without_their_header_are_packages():
+    text = text_of("heldout4/p09-jaxlib-0.1.69-jax-0.2.26-conda-list.toml")
+    part = next(p for p in parse_parts(text) if p.source == "packages")
+    assert {"jax", "jaxlib"} <= set(part.packages)
+    # jax's own "requires version 0.1.74" is not contradicted by a pass that cannot see the
+    # floor (jaxlib older than jax passes JAX002)
+    assert "EJAX008" in loud(text) or "JAX002" in loud(text)
+
+
+def test_equal_jax_plugin_and_jaxlib_are_clean():
+    text = "jax                0.5.3\njaxlib             0.5.3\njax-cuda12-plugin  0.5.3\n" \
+           "jax-cuda12-pjrt    0.5.3\n"
+    assert not loud(text)
+
+
+def test_bare_driver_reply_to_an_nvidia_smi_question_is_the_driver():
+    # pytorch/pytorch#31243: "What's the output of nvidia-smi?" answered "410.48,,"; torch
+    # 1.3.0 from PyPI is a CUDA 10.1 build (pytorch.org's previous-versions commands)
+    text = text_of("paste1/p15-torch-1.3-driver-410.48-prose-comment.toml")
+    assert "DRV001" in loud(text)
+    # the same number with no question about the driver is not read as one
+    asked = "Would you please update the gpu driver? What's the output of nvidia-smi?"
+    assert asked in text and "DRV001" not in loud(text.replace(asked, "Any idea?"))
+
+
+def test_torch_release_above_the_macs_mps_floor():
+    # a title naming "PyTorch 2.5.1" and sw_vers's 12.7.6; a collect_env's OS line 13.7.4 with
+    # a 2.10 nightly (tuning 038); a release the Mac supports is clean
+    assert "TORCH008" in loud(text_of("paste1/p16-mps-torch-2.5.1-macos-12.7.6-sw-vers.toml"))
+    assert "TORCH008" in loud(text_of("038-collect-env-2.10-nightly-macos13-arm64-mps.toml"))
+    healthy = text_of("038-collect-env-2.10-nightly-macos13-arm64-mps.toml").replace(
+        "OS: macOS 13.7.4 (arm64)", "OS: macOS 14.6 (arm64)")
+    assert "TORCH008" not in loud(healthy)
+
+
+def test_x86_python_under_rosetta_on_apple_silicon():
+    text = text_of("paste2/b15-rosetta-x86-python-on-m2-pro-collect-env.toml")
+    assert "HOST002" in loud(text)
+    assert "HOST002" not in loud(text.replace("OS: macOS 15.3 (x86_64)", "OS: macOS 15.3 (arm64)"))
+
+
+def test_collect_env_rewrapped_onto_one_line_is_read():
+    # the line breaks of a collect_env lost (pasted outside a code block, or through a mail
+    # client): the fields are collect_env's own words, one after another
+    text = text_of("017-collect-env-1.6-cu102-driver-418-v100.toml")
+    joined = " ".join(line.strip() for line in text.split("\n") if line.strip())
+    assert "DRV001" in loud(text) and "DRV001" in loud(joined)
+
+
+def test_lsb_release_and_systeminfo_name_the_os():
+    lsb = "Distributor ID:\tUbuntu\nDescription:\tUbuntu 22.04.3 LTS\nRelease:\t22.04\n"
+    part = next(p for p in parse_parts(lsb) if p.source == "shell")
+    assert part.values["host.os"] == "Linux"
+    assert part.values["host.distro"] == "Ubuntu 22.04.3 LTS"
+    systeminfo = ("OS Name:                   Microsoft Windows 11 Pro\n"
+                  "OS Version:                10.0.22631 N/A Build 22631\n"
+                  "tensorflow                2.15.0\ntensorflow-intel          2.15.0\n"
+                  "GPU: NVIDIA GeForce RTX 3070, driver 546.33\n")
+    assert "WIN001" in loud(systeminfo)
+    # a description line without lsb_release's Distributor ID is not an OS
+    assert not [p for p in parse_parts("Description: Ubuntu 22.04 box for tests\n")
+                if p.source == "shell"]
+
+
+def test_a_template_naming_torch_says_nothing_of_what_it_saw():
+    # an issue template's "PyTorch Version" line is not torch reporting no GPU (LIVE004 needs
+    # "Is CUDA available: False" or the framework's own words); GPU001 still reads the pair
+    text = ("> **Environment**\n> - PyTorch Version: 2.6.0+cu118\n> - OS: Ubuntu 22.04\n"
+            "> - GPU models and configuration: NVIDIA GeForce RTX 5090\n"
+            "> - Nvidia driver version: 570.124.04\n")
+    found = loud(text)
+    assert "GPU001" in found and "LIVE004" not in found
+
+
+def test_driver_named_in_non_english_prose():
+    for line in ("显卡 RTX 4090，驱动 550.54.14", "Grafikkarte RTX 4090, Treiber 550.54.14",
+                 "ドライバー 550.54.14 です"):
+        part = next(p for p in parse_parts(line) if p.source == "informal")
+        assert str(part.values["nvidia.driver_version"]) == "550.54.14", line
+
+
+def test_torch_old_gpu_verdict_without_a_minimum_names_the_gpu():
+    # PyTorch 0.3's warning (peterjc123/pytorch-scripts#13) names the GPU and its capability
+    # and says it is too old, with no minimum: torch's own verdict, so GPU001 for that GPU
+    text = text_of("paste3/c01-gtx960m-cc-5.0-torch-0.3.1-windows-conda-too-old.toml")
+    assert "GPU001" in loud(text)
+    assert "GPU001" not in loud(text.replace("PyTorch no longer supports this GPU because it "
+                                             "is too old.", ""))
