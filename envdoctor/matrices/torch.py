@@ -56,12 +56,3 @@ def lookup_torch_pypi_legacy(version: Any) -> dict[str, Any] | None:
                  if want is not None and ver(r["torch"]) == want), None)
 
 
-def lookup_mps_macos(version: Any) -> dict[str, Any] | None:
-    """The ``[[mps_macos]]`` row for a torch version: the newest row at or below its
-    major.minor ({"torch", "macos", "source"}); None before MPS existed (1.12)."""
-    want = series(version)
-    if want is None:
-        return None
-    rows = [(v, r) for r in matrix("torch").get("mps_macos", [])
-            for v in [ver(r["torch"])] if v is not None and v <= want]
-    return max(rows, key=lambda vr: vr[0])[1] if rows else None

@@ -36,7 +36,6 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_archs_live": "torch", "torch_archs_matrix": "torch",
     "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
     "torch_reinstall_same_build": "torch", "xformers_torch_mismatch": "torch",
-    "macos_version": "torch", "mps_macos_gap": "torch", "x86_python_on_apple_cpu": "env",
     "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
                            "the arch list torch printed about itself, else its matrix row"),
     # tensorflow

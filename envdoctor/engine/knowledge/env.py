@@ -221,10 +221,3 @@ def newest_python(spec: str | None) -> str | None:
     return next((p for p in _PYTHONS if wanted.contains(Version(p), prereleases=True)), None)
 
 
-@reads(os=optional("host.os"), arch=optional("host.arch"), cpu=optional("host.cpu_model"))
-def x86_python_on_apple_cpu(*, os: str | None, arch: str | None, cpu: str | None) -> str | None:
-    """The Apple-silicon CPU that an x86_64 Python runs on under Rosetta (a macOS machine whose
-    Python reports x86_64 while its CPU is "Apple M…"), or None when that is not shown."""
-    if os != "Darwin" or (arch or "").lower() not in ("x86_64", "amd64"):
-        return None
-    return cpu if re.match(r"Apple M\d", cpu or "") else None

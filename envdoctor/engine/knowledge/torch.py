@@ -299,24 +299,3 @@ def xformers_torch_mismatch(*, pk: PackageFacts) -> dict[str, Any] | None:
 _MACOS = re.compile(r"^(?:macOS|Mac ?OS ?X?)\s+(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
-@reads(distro=optional("host.distro"))
-def macos_version(*, distro: str | None) -> Version | None:
-    """The macOS release the facts name (``host.distro`` "macOS 12.7.6": sw_vers, collect_env's
-    OS line, a title), or None when none is named."""
-    m = _MACOS.match(distro or "")
-    return ver(m.group(1)) if m else None
-
-
-@reads(torch="frameworks.torch", macos=result("macos_version", None))
-def mps_macos_gap(*, torch: TorchBuild | None, macos: Version | None) -> dict[str, Any] | None:
-    """{"torch", "needs", "macos", "source"} when the torch release's MPS backend needs a newer
-    macOS than the one named; None when it does not, or either is not known."""
-    from envdoctor.matrices.torch import lookup_mps_macos
-    if torch is None or torch.version is None or macos is None:
-        return None
-    row = lookup_mps_macos(torch.version)
-    need = ver((row or {}).get("macos"))
-    if row is None or need is None or macos >= need:
-        return None
-    return {"torch": str(torch.version), "needs": str(need), "macos": str(macos),
-            "source": row.get("source", "")}
