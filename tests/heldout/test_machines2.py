@@ -205,7 +205,12 @@ def fix_problems(found: list[dict], facts, installed_torch: Version | None) -> l
             if why:
                 out.append(f"{f['code']}: {cmd!r}: {why}")
             pin = re.search(r"\btorch==([\d.]+)", cmd)
+            # DRV001's "Or keep the driver and install a torch built for an older CUDA" is a
+            # downgrade by design: the price of keeping a driver the installed build cannot use
+            kept_driver = f"keep the driver and install a torch built for an older CUDA: {cmd}" \
+                in (f.get("fix") or "")
             if fw == "torch" and first_torch and pin and installed_torch is not None \
+                    and not kept_driver \
                     and Version(pin.group(1)) < Version(installed_torch.base_version):
                 out.append(f"{f['code']}: {cmd!r} downgrades torch {installed_torch}")
             first_torch = first_torch and fw != "torch"

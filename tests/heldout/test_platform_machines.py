@@ -37,6 +37,12 @@ LABELS: dict[str, tuple[set[str], str, bool]] = {
     "wsl-no-gpu": (set(), r"wsl|windows", True),
     "small-dev-shm": ({"small-dev-shm-in-container"}, "", False),
 }
+# Healthy machines that still get a finding, each with why (the README's figure counts them):
+KNOWN_ALARMS = {
+    "jetson-nano-r32.7.1-jetpack-torch-1.10-healthy":
+        "its root holds CUDA 10.2 but no libcudnn and dpkg lists no nvidia-jetpack, so JET004 "
+        "reads cuDNN as missing (a real JetPack 4.6 image has libcudnn.so.8); not relabelled",
+}
 # The simulated machines run the test's own interpreter, whose version cannot be simulated: a
 # finding about the interpreter's version against a wheel says nothing about the machine.
 INTERPRETER = {"python-outside-torch-range"}
@@ -105,8 +111,10 @@ def test_platform_machines_per_platform_and_healthy_clean(tmp_path, deps):  # no
           "by platform and kind (right/total):",
           *[f"  {p:10} {k:8} {ok}/{n}" for (p, k), (ok, n) in sorted(tally.items())],
           *lines, sep="\n", file=sys.stderr)
-    assert right / total >= 0.0
-    assert not alarms, "healthy machines with a warning or error or exit != 0:\n" + "\n".join(alarms)
+    assert right / total >= 0.8  # 3/10 on the first run; 8/10 after (tests/heldout/PLATFORMS.md)
+    unexplained = [a for a in alarms if a.split(":")[0].strip() not in KNOWN_ALARMS]
+    assert not unexplained, ("healthy machines with a warning or error or exit != 0:\n"
+                             + "\n".join(unexplained))
 
 
 def test_platform_machines_are_sourced_and_broad():
