@@ -50,9 +50,10 @@ def test_no_wheel_for_a_gpu_the_driver_cannot_drive():
 
 def test_aarch64_uses_the_aarch64_arch_lists():
     """Jetson Thor (sm_110) exists only in the aarch64 cu130 wheels: never judged by the
-    x86_64 arch list of the same variant."""
+    x86_64 arch list of the same variant. On aarch64 the installed 2.9.0+cu130 runs (2.9.1's
+    row, the line's newest patch, has sm_110 in that build), so keep-installed keeps it."""
     assert fix_plan("NVIDIA Jetson AGX Thor", "11.0", "2.9.0+cu130", "580.65.06",
-                    arch="aarch64", python="3.12") == ("ok", "2.9.1", "cu130")
+                    arch="aarch64", python="3.12") == ("installed", "2.9.0", "cu130")
     assert fix_plan("NVIDIA Jetson AGX Thor", "11.0", "2.9.0+cu130", "580.65.06",
                     python="3.12")[0] == "none"
 
