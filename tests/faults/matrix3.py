@@ -287,13 +287,15 @@ def _(d):
                 **_sig(signal.SIGINT, 1.5))
 
 
-@fault("SG08", "signals", "SIGTERM during `fleet compare` of 1500 node snapshots")
+@fault("SG08", "signals", "SIGTERM during `fleet compare` of 10000 node snapshots")
 def _(d):
+    # enough snapshots that the compare is still reading at 0.9 s on a quiet machine (1500
+    # took 0.8 s once the reader got faster, so the signal came after the exit)
     nodes = d / "nodes"
     nodes.mkdir()
     one = write_json(d / "node.json", snapshot())
-    for i in range(1500):
-        os.link(one, nodes / f"node{i:04d}.json")
+    for i in range(10000):
+        os.link(one, nodes / f"node{i:05d}.json")
     return dict(args=["fleet", "compare", str(nodes), "--format", "json"], bound=8,
                 **_sig(signal.SIGTERM, 0.9))
 
@@ -1499,19 +1501,27 @@ def run_fault(fid: str, python: str = sys.executable, slack: float = 1.0, keep: 
             problems.append("exited before the signal could be sent")
     killed = False
     hwm = 0
+    rc: int | None = None
     while True:
         hwm = max(hwm, m._hwm(proc.pid))
-        pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
+        if proc.returncode is not None:  # already reaped by Popen.poll (_wait_trigger)
+            rc = proc.returncode
+            break
+        try:
+            pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by Popen between the check and the call
+            rc = proc.wait()
+            break
         if pid:
+            rc = os.waitstatus_to_exitcode(status)
             break
         if time.monotonic() - start > cap:
             os.killpg(proc.pid, signal.SIGKILL)
             killed = True
-            pid, status, _ = os.wait4(proc.pid, 0)
+            rc = proc.wait()
             break
         time.sleep(0.02)
     seconds = time.monotonic() - start
-    rc = os.waitstatus_to_exitcode(status)
     if feeder:
         feeder.kill()
         feeder.wait()
