@@ -249,6 +249,16 @@ def pytorch_build(version: Any) -> bool:
     return not local or bool(_INDEX_LOCAL.match(local))
 
 
+def _build_family(variant: str) -> str:
+    """``cu124`` -> ``cu12``; ``cpu`` / ``rocm6.4`` / ``xpu`` -> ``cpu`` / ``rocm6`` / ``xpu``:
+    torchvision refuses a torch of another CUDA major (or no CUDA), not another minor."""
+    m = re.fullmatch(r"cu(\d+?)(\d)", variant)
+    if m:
+        return f"cu{m.group(1)}"
+    m = re.fullmatch(r"rocm(\d+)(?:\.\d+)*", variant)
+    return f"rocm{m.group(1)}" if m else variant
+
+
 def _pypi_linux_variants(torch_version: Any, arch: str | None) -> set[str]:
     """The builds PyPI serves for this torch release on Linux (wheel_index ``pypi``), for the
     machine's CPU or, when the facts do not name it, for both: what a companion without a
@@ -299,7 +309,7 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
                        f"is {tv}")
         elif tv and dist.version.local is None and os_name == "Linux":
             pypi = _pypi_linux_variants(torch.version, arch)
-            if pypi and tv not in pypi:
+            if pypi and all(_build_family(v) != _build_family(tv) for v in pypi):
                 out.append(f"{comp} {dist.version} is PyPI's build ({'/'.join(sorted(pypi))} "
                            f"on Linux), torch {torch.version} is {tv}")
     return out
