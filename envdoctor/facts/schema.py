@@ -63,6 +63,11 @@ def installed_path() -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0].startswith("-"):  # "--help" is a request, not a file to write
+        from envdoctor.outputs.sink import write as say
+        say("usage: python -m envdoctor.facts.schema [OUTPUT.json]  (default: "
+            "schema/facts.schema.json)\n", None, "terminal")
+        return 0 if args[0] in ("-h", "--help") else 2
     target = Path(args[0]) if args else source_path()
     from envdoctor.outputs.sink import write
     target.parent.mkdir(parents=True, exist_ok=True)

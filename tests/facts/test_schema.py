@@ -76,3 +76,11 @@ def test_main_writes_the_same_file(tmp_path):
 
 def test_installed_path_finds_the_schema():
     assert schema.installed_path() is not None
+
+
+def test_the_schema_writer_takes_help_as_a_request_not_a_file(tmp_path, monkeypatch):
+    from envdoctor.facts import schema
+
+    monkeypatch.chdir(tmp_path)
+    assert schema.main(["--help"]) == 0 and schema.main(["--bogus"]) == 2
+    assert list(tmp_path.iterdir()) == []
