@@ -28,9 +28,12 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 # no run yet: the first-run figure goes in README.md; the floor stays 0.0 until fixes are measured
-FLOOR = 0.0
+# first run on 2f5a63a: 123/139 (88.5 %), README.md
+FLOOR = 0.88
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "h060-user-xformers-attn-bias-stride-not-multiple-of-8.toml",  # ECUDA016
+})
 MAX_TEXT = 8 * 1024
 
 
