@@ -18,21 +18,21 @@ import pytest
 import tomllib
 
 from envdoctor import pipeline
-from envdoctor.parsers import parse_text
+from envdoctor.parsers import parse_pasted
 
 TESTS = Path(__file__).resolve().parent
 SET = TESTS / "corpus" / "reports" / "heldout6"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("r*.toml"))]
 CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
 LOUD = ("error", "warning")
-# first run: not yet measured (README.md)
-FLOOR = 0.0
+# first run on ebf6b46: problems named 19/28, healthy clean 16/16 (README.md)
+FLOOR = 0.67
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
 
 def _loud(text: str) -> set[str]:
-    facts = parse_text(text)
+    facts = parse_pasted(text)  # what `check --from` reads: report facts and error lines
     found = [] if facts is None else pipeline.diagnose(facts).findings
     return {name for f in found if f.severity.value in LOUD for name in (f.id, f.code)}
 
