@@ -18,7 +18,7 @@ import pytest
 import tomllib
 
 from envdoctor import pipeline
-from envdoctor.parsers import parse_text
+from envdoctor.parsers import parse_pasted
 
 TESTS = Path(__file__).resolve().parent
 SET = TESTS / "corpus" / "reports" / "heldout5"
@@ -34,7 +34,7 @@ KNOWN_ALARMS: frozenset[str] = frozenset({
 
 
 def _loud(text: str) -> set[str]:
-    facts = parse_text(text)
+    facts = parse_pasted(text)  # what `check --from` reads: report facts and error lines
     found = [] if facts is None else pipeline.diagnose(facts).findings
     return {name for f in found if f.severity.value in LOUD for name in (f.id, f.code)}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import tomllib
 
 from envdoctor import pipeline
-from envdoctor.parsers import parse_text
+from envdoctor.parsers import parse_pasted
 
 TESTS = Path(__file__).resolve().parent
 SET = TESTS / "corpus" / "reports" / "platform_heldout"
@@ -32,7 +32,7 @@ FLOOR = 0.0
 
 def _loud(text: str) -> list[tuple[str, str, str]]:
     """(id, code, title) of every finding at warning or above."""
-    facts = parse_text(text)
+    facts = parse_pasted(text)  # what `check --from` reads: report facts and error lines
     found = [] if facts is None else pipeline.diagnose(facts).findings
     return [(f.id, f.code, f.title) for f in found if f.severity.value in LOUD]
 
