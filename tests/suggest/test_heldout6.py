@@ -49,8 +49,9 @@ from .test_heldout5 import MACHINES as BATCH5
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "profiles6.toml").read_text("utf-8"))
 MACHINES: list[dict[str, Any]] = LABELS["machine"]
-FLOOR = 0.0         # fraction of labelled answers right; raise it as the figure is earned
-ONLINE_FLOOR = 0.0
+# first run on 16da7b7: 139/149 answers, --online 75/78 (README.md)
+FLOOR = 0.93
+ONLINE_FLOOR = 0.96
 ROOT = Path(__file__).resolve().parents[2]
 
 CASES = [(row, fw, False) for row in MACHINES for fw in row["expect"]] + \
