@@ -29,9 +29,13 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 # no run yet: the first-run figure goes in README.md; the floor stays 0.0 until fixes are measured
-FLOOR = 0.0
+# first run on ebf6b46: 74/113 (65.5 %), README.md
+FLOOR = 0.65
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "h016-user-mac-hardcoded-cuda-node.toml",
+    "h024-user-tritonserver-ld-preload-typo.toml",
+})
 MAX_TEXT = 8 * 1024
 
 
