@@ -116,12 +116,14 @@ def test_python_38_gets_the_last_cp38_release_and_the_way_to_the_newest():
 
 
 # ------------------------------------------------------------------ platform
-def test_aarch64_grace_hopper_gets_cu130():
-    """2.15.0's aarch64 cu132 build has no arch list in the data: never the answer."""
+def test_aarch64_grace_hopper_gets_the_pypi_cu132_build():
+    """2.15.0's aarch64 build is cu132 (PyPI's Linux wheels pin CUDA 13.2); its arch list is
+    build_cuda.sh's 13.x list through filter_aarch64_archs (8.0;9.0;10.0;11.0;12.0+PTX), which
+    has sm_90: a GH200 on 580 (the CUDA 13.x floor) gets it."""
     s = run("gh200-aarch64-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.1", "cu130")
-    assert "the arch list of the cu132 build of torch 2.15.0 on Linux aarch64 is not in the " \
-        "data" in _texts(s)
+    assert (s.version, s.variant) == ("2.15.0", "cu132")
+    assert "the cu132 build of torch 2.15.0 has sm_90 code" in _texts(s)
+    assert "arch list of the cu132 build" not in _texts(s)
 
 
 def test_windows_uses_the_windows_driver_floor():
