@@ -372,3 +372,14 @@ def test_an_older_release_on_linux_aarch64_comes_from_pypi():
     assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cpu")
     assert s.command == "pip install torch==2.4.1 torchvision==0.19.1"
     assert "PyPI carries torch 2.4.1's CPU wheel for Linux aarch64" in _texts(s)
+
+
+# ------------------------------------------------------------------ WSL: the Windows driver
+def test_jax_in_wsl_reads_the_windows_drivers_numbering():
+    """Under WSL nvidia-smi shows the Windows driver: 527.56 is below CUDA 12.x's Windows floor
+    (528.33) though above jax's Linux figure (525), so no CUDA plugin runs: CPU jaxlib, with the
+    driver upgrade priced in Windows numbers."""
+    s = run("wsl2-rtx3060-windriver527", "jax")
+    assert s.variant == "cpu"
+    assert "jax[cuda12] needs driver >= 528.33 in WSL (the Windows driver's numbering)" in _texts(s)
+    assert any(a.variant == "jax[cuda12]" and a.price == "driver >= 528.33" for a in s.alternatives)
