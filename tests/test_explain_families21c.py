@@ -21,7 +21,7 @@ from envdoctor.rulefiles import is_url, load_toml
 SET = Path(__file__).parent / "corpus" / "explain" / "families21c"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("[a-z]*.toml"))]
 TRAPS = ("none", "user")
-FIRST_RUN = (0, 76)  # before any change (README.md)
+FIRST_RUN = (34, 75)  # before any change (README.md)
 FLOOR = 0.9
 
 
