@@ -61,3 +61,29 @@ def test_no_trap_gets_an_environment_claim():
         if case["label"] in TRAPS:
             d = primary(diagnose_text(case["text"]))
             assert d is None or d.category != "environment", f"{name}: {d.code if d else ''}"
+
+
+GLOO_FALLBACK = ("[W ProcessGroupGloo.cpp:715] Warning: Unable to resolve hostname to a (local) address. "
+                 "Using the loopback address as fallback. Manually set the network interface to bind to "
+                 "with GLOO_SOCKET_IFNAME. (function operator())")
+
+
+def test_gloo_loopback_fallback_alone_is_no_claim_but_a_failure_after_it_is():
+    """torch warns when the hostname does not resolve and Gloo binds the loopback address
+    (https://github.com/pytorch/pytorch/pull/26166): right on one machine, the cause when ranks
+    on other machines then cannot connect."""
+    alone = primary(diagnose_text(GLOO_FALLBACK))
+    assert alone is None or alone.category != "environment"
+    failed = primary(diagnose_text(GLOO_FALLBACK + "\nTraceback (most recent call last):\n"
+                                   "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] "
+                                   "connect [127.0.1.1]:14221: Connection refused"))
+    assert failed is not None and failed.code == "EDIST003"
+
+
+def test_tf_cudart_dlerror_is_benign_only_without_a_gpu_in_the_text():
+    line = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+            "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file")
+    alone = primary(diagnose_text(line))
+    assert alone is None or alone.category != "environment"
+    gpu = primary(diagnose_text(line + "\n- GPU model and memory: GeForce GTX 1060"))
+    assert gpu is not None and gpu.code == "ETF002" and gpu.category == "environment"
