@@ -279,9 +279,13 @@ def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
     aarch64-…"): its kernel is observed, everything else of the board is not; unknown when
     the report shows no L4T kernel (a report never says "not a Jetson")."""
     kernel = str(values.get("host.kernel", ""))
-    if not kernel.endswith("-tegra"):
+    said = {k: values[f"jetson.{k}"] for k in ("model", "jetpack", "l4t")
+            if values.get(f"jetson.{k}")}
+    if kernel.endswith("-tegra"):
+        said["kernel"] = kernel
+    if not said:
         return JetsonFacts()
-    return only_stated(JetsonFacts(probe=sources.info("host", True), kernel=kernel), {"kernel"})
+    return only_stated(JetsonFacts(probe=sources.info("host", True), **said), set(said))
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:
@@ -364,8 +368,13 @@ def _local_cuda(version: Version | None) -> Version | None:
 
 def _pypi_cpu_wheel(version: Version | None, values: dict[str, Any]) -> bool:
     """A bare torch version where the report shows Windows, macOS or aarch64: PyPI serves CPU
-    wheels there, so the build is known. Anywhere else a bare version says nothing of it."""
+    wheels there, so the build is known. Anywhere else a bare version says nothing of it, and
+    neither does it on a Jetson: NVIDIA's JetPack 4 wheels (1.10.0) and the Jetson AI Lab's
+    (2.8.0) are CUDA builds with bare versions."""
     if version is None or version.local or version.is_devrelease:
+        return False
+    if any(values.get(f"jetson.{k}") for k in ("model", "jetpack", "l4t")) or \
+            str(values.get("host.kernel", "")).endswith("-tegra"):
         return False
     return values.get("host.os") in ("Windows", "Darwin") or \
         str(values.get("host.arch", "")).lower() in ("aarch64", "arm64")

@@ -188,6 +188,7 @@ def _sentences(part: Partial, text: str) -> None:
         value = _one(values)
         if value is not None:
             _fields.apply(part, key, value)
+    _platform(part, text)
     system = _one([m.group(1) for m in _MY_SYSTEM.finditer(text)])
     if system is not None:
         os_fields(part, system)
@@ -208,6 +209,56 @@ def _sentences(part: Partial, text: str) -> None:
     gpu = _one([n for n in names if cc_of(n) is not None])
     if gpu is not None and not part.gpus:
         part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
+
+
+# The platform a person names in prose ("Jetson Orin, JetPack 6", "M2 Mac, macOS 13",
+# "I'm using wsl 1 on windows 10"): each fact only when the text states one value.
+_JETSON_MODEL = re.compile(r"(?i)\b(jetson(?:[ -](?:agx|orin|xavier|nano|nx|tx[12]|thor|"
+                           r"super|developer kit))*|jetbot)\b")
+_JETPACK = re.compile(r"(?i)\bjet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
+_L4T = re.compile(r"(?i)\bL4T[ -]?R?(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b")
+_MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pro)?|iMac|"
+                       r"Apple [Ss]ilicon)\b")
+_APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)",
+                         re.MULTILINE)
+_MACOS = re.compile(r"(?i)\bmac ?OS(?: X)? ?(\d{2}(?:\.\d{1,2}){0,2})\b")
+_MACOS_NAMES = {"big sur": "11", "monterey": "12", "ventura": "13", "sonoma": "14",
+                "sequoia": "15", "tahoe": "26"}
+_MACOS_NAME = re.compile(r"(?i)\bmacOS (Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)\b")
+_WSL_SAID = re.compile(r"(?i)\bwsl ?([12])\b")
+
+
+def _platform(part: Partial, text: str) -> None:
+    """A Jetson, a Mac or a WSL version stated in words (lowest rank: any tool beats it)."""
+    models = [m.group(1) for m in _JETSON_MODEL.finditer(text)]
+    jetpack = _one(_JETPACK.findall(text))
+    l4t = _one(_L4T.findall(text))
+    if models or jetpack or l4t:
+        model = max(models, key=len) if models else ""
+        part.set("jetson.model", model)
+        if jetpack:
+            part.set("jetson.jetpack", ver(jetpack))
+        if l4t:
+            part.set("jetson.l4t", ver(l4t))
+        part.set("host.os", "Linux")
+        part.set("host.arch", "aarch64")  # every Jetson; no PyPI x86 default applies
+        return
+    if _MAC_WORD.search(text):
+        chip = _one([f"Apple M{m.group(1)}" + (f" {m.group(2)}" if m.group(2) else "")
+                     for m in _APPLE_CHIP.finditer(text)])
+        named = [_MACOS_NAMES[m.group(1).lower()] for m in _MACOS_NAME.finditer(text)]
+        macos = _one(_MACOS.findall(text) + named)
+        if chip or macos:
+            part.set("host.os", "Darwin")
+        if chip:
+            part.set("host.cpu_model", chip)
+        if macos:
+            part.set("host.distro", f"macOS {macos}")
+        return
+    wsl = _one(_WSL_SAID.findall(text))
+    if wsl:
+        part.set("host.os", "Linux")
+        part.set("host.wsl", int(wsl))
 
 
 def _answered_driver(text: str) -> list[str]:

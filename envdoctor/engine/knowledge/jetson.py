@@ -35,9 +35,11 @@ SBSA_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "nvidia-c
 
 
 def is_jetson(j: JetsonFacts | None) -> bool:
-    """The board's files showed L4T, a Tegra SoC or L4T's kernel ("5.15.148-tegra")."""
+    """The board's files showed L4T, a Tegra SoC or L4T's kernel ("5.15.148-tegra"), or a
+    report states a JetPack release or a Jetson model ("Jetson Orin, JetPack 6")."""
     return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra")
-                                  or j.kernel.endswith("-tegra"))
+                                  or j.kernel.endswith("-tegra") or j.jetpack is not None
+                                  or "jet" in j.model.lower())
 
 
 def board(j: JetsonFacts) -> dict[str, Any]:
