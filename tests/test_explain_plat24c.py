@@ -41,7 +41,9 @@ def test_platform_lines_without_the_platform_keep_their_desktop_answer():
              "EWSL007"),
             ("OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: file too short",
              "ETEGRA007"),
-            ("AssertionError: Torch not compiled with CUDA enabled", None)):
+            ("AssertionError: Torch not compiled with CUDA enabled", None),
+            ('  File "/c/Users/bob/env/lib/site-packages/torch/cuda/__init__.py", line 239\n'
+             "AssertionError: Torch not compiled with CUDA enabled", None)):
         d = primary(diagnose_text(text))
         assert d is None or d.code != not_code, (text, d and d.code)
         if not_code is None:
@@ -55,3 +57,26 @@ def test_a_mac_said_in_prose_gets_the_mac_answer():
         d = primary(diagnose_text(f"{said}\nAssertionError: Torch not compiled with CUDA "
                                   "enabled"))
         assert d is not None and d.code == "ETORCH006" and "This is a Mac" in d.fix, said
+
+
+def test_a_jetson_named_in_prose_next_to_an_x86_report_is_not_a_jetson():
+    """'it works on my Jetson' beside an x86_64 collect_env: the report ran on the PC."""
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    text = ("It works on my Jetson Orin, but not on the PC:\n"
+            "PyTorch version: 2.1.0+cu121\nCUDA used to build PyTorch: 12.1\n"
+            "OS: Ubuntu 22.04.3 LTS (x86_64)\n"
+            "Python platform: Linux-6.5.0-14-generic-x86_64-with-glibc2.35\n"
+            "Is CUDA available: True\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090\n"
+            "Nvidia driver version: 545.29.06\n")
+    facts = parse_pasted(text)
+    assert facts is not None and not facts.jetson.model
+    assert not [f.code for f in pipeline.diagnose(facts).findings if f.code.startswith("JET")]
+
+
+def test_a_jetson_said_in_prose_is_read_as_one():
+    from envdoctor.parsers import parse_pasted
+    facts = parse_pasted("Jetson Orin NX, JetPack 6.2\ntorch 2.3.0\n"
+                         "torch.cuda.is_available() returns False")
+    assert facts is not None and facts.jetson.model == "Jetson Orin NX"
+    assert str(facts.jetson.jetpack) == "6.2"

@@ -283,6 +283,9 @@ def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
             if values.get(f"jetson.{k}")}
     if kernel.endswith("-tegra"):
         said["kernel"] = kernel
+    elif str(values.get("host.arch", "")).lower() in ("x86_64", "amd64") or \
+            values.get("host.os") in ("Windows", "Darwin"):
+        return JetsonFacts()  # a Jetson named in prose, but the report ran elsewhere
     if not said:
         return JetsonFacts()
     return only_stated(JetsonFacts(probe=sources.info("host", True), **said), set(said))
