@@ -215,11 +215,12 @@ def jetpack_libraries_missing(*, t: TorchBuild | None, installed: tuple[Distribu
         # dpkg lists nvidia-jetpack installed: the metapackage depends on the JetPack's CUDA,
         # cuDNN and TensorRT packages, so they are installed whatever a folder scan missed
         return None
-    if j.l4t is not None and j.l4t.major == 32 and not j.model and not j.soc:
-        # an L4T r32 tree without the board's device tree is an image (an unpacked l4t
-        # container): on JetPack 4 the NVIDIA runtime mounts the host's CUDA, cuDNN and
-        # TensorRT into it at start (host-files-for-container.d/*.csv), so their absence
-        # here is how such an image is built, not a missing install
+    if (matrix.l4t_row(j.l4t) or {}).get("container_libraries") == "host" and not j.model \
+            and not j.soc:
+        # a tree of such a release without the board's device tree is an image (an unpacked
+        # l4t container): the NVIDIA runtime mounts the host's CUDA, cuDNN and TensorRT into
+        # it at start (host-files-for-container.d/*.csv), so their absence here is how such
+        # an image is built, not a missing install
         return None
     missing = []
     if not any(lib.name == "cudnn" and not lib.source.startswith("pip")
