@@ -17,6 +17,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.facts import (
+    AmdGpu,
     AppleFacts,
     CudaFacts,
     CudaToolkit,
@@ -34,6 +35,7 @@ from envdoctor.facts import (
     NvidiaFacts,
     PackageFacts,
     ProbeInfo,
+    RocmFacts,
     Status,
     TensorflowBuild,
     TorchBuild,
@@ -146,6 +148,7 @@ def merge(parts: list[Partial]) -> Facts | None:
         frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
         jetson=_jetson(values, sources),
+        rocm=_rocm(values, sources),
     )
     wrote = {p.source for p in ranked if p.stated}
     return _mark_stated(facts, {k: v for k, v in who.items() if v in wrote},
@@ -272,6 +275,27 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
         if got["python_machine"] == "arm64" and "apple_silicon" not in got:
             got["apple_silicon"] = True  # arm64 code runs on Apple silicon only
     return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
+
+
+def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
+    """The AMD GPU and the ROCm release a report names (prose or collect_env's GPU line): the
+    GPU's gfx target is the one the report prints, else the one AMD's table lists for that
+    name; everything else of the ROCm stack (driver, /dev/kfd, groups) is not observed."""
+    name = str(values.get("rocm.gpu_name") or "")
+    version = values.get("rocm.version")
+    if not name and version is None:
+        return RocmFacts(probe=sources.info("rocm", False))
+    got: dict[str, Any] = {}
+    if name:
+        gfx = str(values.get("rocm.gpu_gfx") or "")
+        if not gfx:
+            from envdoctor.matrices.rocm import gfx_rows
+            gfx = next((str(r.get("target", "")) for r in gfx_rows()
+                        if name.lower() in (g.lower() for g in r.get("gpus", []))), "")
+        got["gpus"] = (AmdGpu(index=0, name=name, gfx=gfx),)
+    if version is not None:
+        got["version"] = version
+    return only_stated(RocmFacts(probe=sources.info("rocm", True), **got), set(got))
 
 
 def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:

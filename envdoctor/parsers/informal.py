@@ -189,6 +189,7 @@ def _sentences(part: Partial, text: str) -> None:
         if value is not None:
             _fields.apply(part, key, value)
     _platform(part, text)
+    _amd(part, text)
     system = _one([m.group(1) for m in _MY_SYSTEM.finditer(text)])
     if system is not None:
         os_fields(part, system)
@@ -226,6 +227,35 @@ _MACOS_NAMES = {"big sur": "11", "monterey": "12", "ventura": "13", "sonoma": "1
                 "sequoia": "15", "tahoe": "26"}
 _MACOS_NAME = re.compile(r"(?i)\bmacOS (Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)\b")
 _WSL_SAID = re.compile(r"(?i)\bwsl ?([12])\b")
+
+
+# An AMD GPU and the ROCm release a person names ("RX 7900 XTX on ROCm 6.1", collect_env's
+# "AMD Radeon RX 7900 XTX (gfx1100)"); upper-case RX/MI so host names (dell-gpu-mi300) do not
+_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4})(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
+                      r"(?:Instinct )?(MI\d{3}[AXH]?))\b(?: ?\((gfx\d{3,4}[a-z]?))?")
+_ROCM_SAID = re.compile(r"(?i)(?<![+\w/-])ROCm ?v?(\d\.\d{1,2}(?:\.\d{1,3})?)\b")  # not +rocm6.0
+
+
+def _amd(part: Partial, text: str) -> None:
+    names, gfx = [], []
+    for m in _AMD_GPU.finditer(text):
+        if m.group(1):
+            names.append(f"AMD Radeon RX {m.group(2)}" + (f" {m.group(3)}" if m.group(3) else ""))
+        elif m.group(4):
+            names.append(f"AMD Radeon PRO {m.group(5)}")
+        else:
+            names.append(f"AMD Instinct {m.group(6)}")
+        if m.group(7):
+            gfx.append(m.group(7))
+    name = _one(names)
+    if name:
+        part.set("rocm.gpu_name", name)
+        target = _one(gfx)
+        if target:
+            part.set("rocm.gpu_gfx", target)
+    rocm = _one(_ROCM_SAID.findall(text))
+    if rocm:
+        part.set("rocm.version", ver(rocm))
 
 
 def _platform(part: Partial, text: str) -> None:
