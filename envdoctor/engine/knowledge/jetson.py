@@ -137,8 +137,9 @@ def seen(l4t: Version | None, jetpack: Version | None, soc: str, model: str,
 
 @reads(**BOARD)
 def jetson_machine(**board_reads: Any) -> bool:
-    """``jetson_machine()``: the board's files (or a report's L4T kernel) show L4T or a Tegra
-    SoC: its GPU is the iGPU, reached without NVML; False where nothing says Jetson."""
+    """``jetson_machine()``: the board's files (or a report's L4T kernel, JetPack release or
+    Jetson model) show L4T or a Tegra SoC: its GPU is the iGPU, reached without NVML; False
+    where nothing says Jetson."""
     return is_jetson(seen(**board_reads))
 
 
