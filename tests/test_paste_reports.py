@@ -17,8 +17,10 @@ from envdoctor.parsers import parse_pasted
 ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
 SECOND = ROOT.parent / "paste2"  # collected by phenomenon after paste1's fixes (README there)
 THIRD = ROOT.parent / "paste3"  # collected after paste2's fixes (paste2/README.md)
+PLATFORMS = ROOT.parent / "plat24c"  # Jetson/ROCm/Apple/WSL pastes, mostly prose (README there)
 LOUD = ("error", "warning")
-FILES = sorted(ROOT.glob("*.toml")) + sorted(SECOND.glob("*.toml")) + sorted(THIRD.glob("*.toml"))
+FILES = (sorted(ROOT.glob("*.toml")) + sorted(SECOND.glob("*.toml")) + sorted(THIRD.glob("*.toml"))
+         + sorted(PLATFORMS.glob("*.toml")))
 
 
 def load(path: Path) -> dict:
@@ -35,10 +37,12 @@ def test_set_size_and_sources():
     first = [load(p) for p in sorted(ROOT.glob("*.toml"))]
     second = [load(p) for p in sorted(SECOND.glob("*.toml"))]
     third = [load(p) for p in sorted(THIRD.glob("*.toml"))]
+    platforms = [load(p) for p in sorted(PLATFORMS.glob("*.toml"))]
     assert len(first) >= 25 and sum(d["healthy"] for d in first) >= 8
     assert len(second) >= 15 and sum(d["healthy"] for d in second) >= 5
     assert len(third) >= 6 and sum(d["healthy"] for d in third) >= 1
-    data = first + second + third
+    assert len(platforms) >= 12 and sum(d["healthy"] for d in platforms) >= 6
+    data = first + second + third + platforms
     assert all(d["source"].startswith("https://github.com/") for d in data)
     sources = [d["source"] for d in data]
     assert len(set(sources)) == len(sources), "one paste per thread"
