@@ -115,14 +115,16 @@ def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None
     return result, rank_result(result, facts, report_facts)
 
 
-def scan_stream(stream: FileReader, first_line: int = 1) -> ScanResult:
+def scan_stream(stream: FileReader, first_line: int = 1,
+                idle: Callable[[], object] | None = None) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
-    Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``)."""
+    Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``).
+    ``idle``: work to do while the second process finishes (see ``parallel.scan_file``)."""
     from envdoctor.explain import deadline, parallel
     from envdoctor.explain.scan import _State
     with deadline.guard(_State._match.__code__):
-        result = parallel.scan_file(scanner(), stream, first_line)
+        result = parallel.scan_file(scanner(), stream, first_line, idle=idle)
         return result if result is not None else scanner().scan_stream(stream, first_line)
 
 
