@@ -116,7 +116,7 @@ def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None
 
 
 def scan_stream(stream: FileReader, first_line: int = 1,
-                idle: Callable[[], object] | None = None) -> ScanResult:
+                idle: Callable[[list[Signature]], object] | None = None) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
     Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``).

@@ -36,6 +36,7 @@ from envdoctor.explain.scan import (
     ScanResult,
     _State,
 )
+from envdoctor.explain.signatures import Signature
 
 PARALLEL_MIN = 32 << 20   # below this a fork and a merge (~5 ms) outweigh scanning half of it
 MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern lines per signature
@@ -48,14 +49,15 @@ PARENT_SHARE = 0.4
 
 def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
               block_bytes: int = BLOCK_BYTES, minimum: int | None = None,
-              idle: Callable[[], object] | None = None) -> ScanResult | None:
+              idle: Callable[[list[Signature]], object] | None = None) -> ScanResult | None:
     """The scan of ``stream`` from its position to its end in two processes, or None (nothing
     read) when that does not apply: not a regular file, too small, UTF-16, one CPU, threads,
     ``ENVDOCTOR_NO_FORK=1``.
 
     ``idle`` is called once this process has scanned its part, while the child may still be
-    scanning (work the caller will need next, such as imports); what it raises is ignored,
-    so it cannot change the scan."""
+    scanning (work the caller will need next, such as imports), with the signatures this
+    part matched (a subset of those the whole scan matches); what it raises is ignored, so it
+    cannot change the scan."""
     plan = _plan(stream, block_bytes, PARALLEL_MIN if minimum is None else minimum)
     if plan is None:
         return None
@@ -71,7 +73,7 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
             state.raw_block(data, normalised)
         if idle is not None:
             try:
-                idle()
+                idle([sh.signature for sh in state.sig_hits if sh.count])
             except Exception:  # noqa: BLE001 - the caller redoes it (and sees its error) later
                 pass
         rest = child.result()
