@@ -13,6 +13,10 @@ looking for (contexts seen, full marker sinks) are ones whose answer is already 
 merge is the one-process scan (tests compare them). If the child fails in any way, this
 process scans the rest itself.
 
+This process takes the smaller part (``PARENT_SHARE``): after it, while the child still
+scans, it runs the caller's ``idle`` work (``commands.explain``: the imports of ranking,
+rendering, redaction and the probes, and probing when its part already needs facts).
+
 The child reads with ``os.pread`` (no shared file offset), writes one JSON document to a pipe
 and leaves with ``os._exit``; it is reaped (killed first if this process is interrupted).
 """
