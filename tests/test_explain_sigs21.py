@@ -58,3 +58,47 @@ def test_nccl_misspelt_unhandled_reads_the_same():
     d = _top("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:272, unhanled system error\n"
              "both ranks run in docker containers on two hosts\n")
     assert d is not None and d.code == "ENCCL001" and "--network host" in d.fix
+
+
+# https://github.com/vllm-project/vllm/issues/1936 (vLLM named in the title and a service name,
+# the GPU in a comment's prose)
+VLLM_P100 = """Can't load `vllm-openai/v0.2.3` image
+vllm_1   | RuntimeError: CUDA error: no kernel image is available for execution on the device
+vllm_1   | CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+me too.  same version,  same issue.  OS: linux. GPU: P100,
+"""
+NO_KERNEL_IN_VLLM = """  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/layernorm.py", line 59, in forward
+    out = torch.empty_like(x)
+RuntimeError: CUDA error: no kernel image is available for execution on the device
+"""
+
+
+def test_no_kernel_image_with_vllm_and_a_gpu_below_its_floor_is_the_floor():
+    d = _top(VLLM_P100)
+    assert d is not None and d.code == "ECUDA016"
+    assert any("compute capability 6.0" in n and "7.0" in n for n in d.notes)
+
+
+def test_no_kernel_image_stays_generic_without_a_gpu_below_the_floor():
+    assert _top(NO_KERNEL_IN_VLLM).code == "ECUDA003"  # no GPU stated
+    assert _top("GPU 0: NVIDIA A100-SXM4-80GB\n" + NO_KERNEL_IN_VLLM).code == "ECUDA003"
+    # a P100 without vLLM: torch's own arch list is the question, not a package floor
+    assert _top("GPU 0: Tesla P100-PCIE-16GB\nRuntimeError: CUDA error: no kernel image is "
+                "available for execution on the device\n").code == "ECUDA003"
+
+
+def test_flash_attn_floor_reads_either_spelling():  # synthetic text
+    text = ("pip install flash-attn --no-build-isolation\nGPU 0: Tesla T4\nGPU 0: NVIDIA GeForce "
+            "RTX 2080 Ti\nRuntimeError: CUDA error: no kernel image is available for execution "
+            "on the device\n")
+    assert _top(text).code == "ECUDA016"
+
+
+def test_vllm_frame_and_p100_list_is_the_floor():
+    # https://github.com/vllm-project/vllm/issues/3785
+    text = ('(RayWorkerVllm pid=486309) ERROR 04-02 10:16:23 ray_utils.py:44]   File "/home/paas/'
+            'miniconda3/envs/naie/lib/python3.10/site-packages/vllm/engine/ray_utils.py", line 37,'
+            ' in execute_method [repeated 6x across cluster]\nRuntimeError: CUDA error: no kernel '
+            'image is available for execution on the device\nGPU models and configuration: \n'
+            'GPU 0: Tesla P100-PCIE-16GB\nGPU 1: Tesla P100-PCIE-16GB\n')
+    assert _top(text).code == "ECUDA016"
