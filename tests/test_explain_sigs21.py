@@ -102,3 +102,25 @@ def test_vllm_frame_and_p100_list_is_the_floor():
             'image is available for execution on the device\nGPU models and configuration: \n'
             'GPU 0: Tesla P100-PCIE-16GB\nGPU 1: Tesla P100-PCIE-16GB\n')
     assert _top(text).code == "ECUDA016"
+
+
+def test_manylinux_2_28_refused_reads_glibc_or_pip_by_the_system_named():
+    # https://github.com/tensorflow/tensorflow/issues/25593 (CentOS 7: glibc 2.17)
+    d = _top("Using Centos 7.5 which has glibc2.17, tensorflow nightly build fails on import\n"
+             "ImportError: /lib64/libm.so.6: version `GLIBC_2.23' not found (required by "
+             "/python3.7/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so)\n")
+    assert d.code == "ESYS004" and d.confidence == "high"
+    # https://github.com/mlc-ai/mlc-llm/issues/1281 (Ubuntu 20.04, glibc 2.31: an old pip)
+    d = _top("ERROR: mlc_ai_nightly_rocm56-0.12.dev1832-cp38-cp38-manylinux_2_28_x86_64.whl is not "
+             "a supported wheel on this platform.\n - Operating system  ubuntu20\n")
+    assert d.code == "ESYS004" and d.confidence == "medium"
+    assert d.fix.startswith("Upgrade pip first")
+    # synthetic: the refusal on a named CentOS 7 host
+    d = _top("CentOS Linux release 7.9.2009 (Core)\nERROR: foo-1.0-cp310-cp310-manylinux_2_28_x86_64"
+             ".whl is not a supported wheel on this platform.\n")
+    assert d.code == "ESYS004" and d.confidence == "high"
+    assert any("glibc 2.17" in n for n in d.notes)
+    # a manylinux2014 wheel refused is not glibc
+    d = _top("ERROR: numpy-1.26.4-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl is "
+             "not a supported wheel on this platform.\n")
+    assert d is None or d.code != "ESYS004"
