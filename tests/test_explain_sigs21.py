@@ -124,3 +124,19 @@ def test_manylinux_2_28_refused_reads_glibc_or_pip_by_the_system_named():
     d = _top("ERROR: numpy-1.26.4-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl is "
              "not a supported wheel on this platform.\n")
     assert d is None or d.code != "ESYS004"
+
+
+def test_ldd_listing_of_libmxnet_names_the_missing_cuda_runtime():
+    # synthetic listing in ldd's own format (ldd prints "NAME => not found" for each unresolved one)
+    text = ('$ ldd site-packages/mxnet/libmxnet.so | grep "not found"\n'
+            '\tlibcudart.so.10.0 => not found\n\tlibcublas.so.10.0 => not found\n')
+    assert _top(text).code == "EMX001"
+    other = "$ ldd build/libtorch_cuda.so | grep found\n\tlibcudart.so.11.0 => not found\n"
+    assert (_top(other) is None) or _top(other).code != "EMX001"
+
+
+def test_mxnet_wheel_prose_with_the_loader_error_is_emx001():
+    # https://github.com/apache/mxnet/issues/5835
+    d = _top("MXNet version:\nversion pip install mxnet-cu80,  0.9.3a3\n"
+             "OSError: libcudnn.so.5: cannot open shared object file: No such file or directory\n")
+    assert d.code == "EMX001"
