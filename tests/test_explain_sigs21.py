@@ -140,3 +140,50 @@ def test_mxnet_wheel_prose_with_the_loader_error_is_emx001():
     d = _top("MXNet version:\nversion pip install mxnet-cu80,  0.9.3a3\n"
              "OSError: libcudnn.so.5: cannot open shared object file: No such file or directory\n")
     assert d.code == "EMX001"
+
+
+# https://github.com/camenduru/DeepCache-colab/issues/2 (a T4: two operators also want sm_80, but
+# every one is refused because this xFormers has no CUDA kernels)
+XF_NO_CUDA = """NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:
+     query       : shape=(1, 2, 1, 40) (torch.float32)
+     attn_bias   : <class 'NoneType'>
+`decoderF` is not supported because:
+    xFormers wasn't build with CUDA support
+    attn_bias type is <class 'NoneType'>
+    operator wasn't built - see `python -m xformers.info` for more info
+`flshattF@0.0.0` is not supported because:
+    xFormers wasn't build with CUDA support
+    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)
+    dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})
+"""
+# synthetic, in xFormers' own format: one operator wants a newer GPU, the one that runs on every
+# GPU is refused only for the caller's unaligned attn_bias
+XF_BIAS_ONLY = """NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:
+     query       : shape=(2, 77, 8, 64) (torch.float16)
+     attn_bias   : <class 'torch.Tensor'>
+`flshattF@v2.3.6` is not supported because:
+    requires device with capability > (8, 0) but your GPU has capability (7, 0) (too old)
+    attn_bias type is <class 'torch.Tensor'>
+`cutlassF` is not supported because:
+    attn_bias.stride(-2) % 8 != 0 (attn_bias.stride() = (47432, 5929, 77, 1))
+    HINT: To use an `attn_bias` with a sequence length that is not a multiple of 8, you need to ensure memory is aligned by slicing a bigger tensor. Example: use `attn_bias = torch.zeros([1, 1, 5, 8])[:,:,:,:5]` instead of `torch.zeros([1, 1, 5, 5])`
+"""
+
+
+def test_xformers_without_cuda_kernels_is_the_install():
+    d = _top(XF_NO_CUDA)
+    assert d.code == "EBUILD010" and d.category == "environment"
+
+
+def test_xformers_refusing_only_an_unaligned_attn_bias_is_no_environment_claim():
+    d = _top(XF_BIAS_ONLY)
+    assert d is not None and d.code == "EUSER009" and d.category != "environment"
+    codes = [x.code for x in diagnose_text(XF_BIAS_ONLY)]
+    assert "ECUDA016" not in codes
+
+
+def test_xformers_capability_refusal_alone_still_fires_the_floor():
+    # https://github.com/mistralai/mistral-finetune/issues/79 shape, no bias line
+    d = _top("`flshattF@v2.3.6` is not supported because:\n    requires device with capability > "
+             "(8, 0) but your GPU has capability (6, 1) (too old)\n")
+    assert d.code == "ECUDA016"
