@@ -16,8 +16,8 @@ from envdoctor.rulefiles import is_url, load_toml
 
 SET = Path(__file__).parent / "corpus" / "explain" / "plat24d"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("*.toml"))]
-FIRST_RUN = (4, 35)  # (right, texts) before any change (README.md)
-FLOOR = 0.85
+FIRST_RUN = (4, 35)  # (right, texts) before any change (README.md); 34/35 after
+FLOOR = 0.95
 
 
 def _right(label: str | list[str], code: str) -> bool:
