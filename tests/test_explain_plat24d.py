@@ -44,3 +44,40 @@ def test_plat24d_top1():
     print(f"\nexplain plat24d top-1: {right}/{len(CASES)} (first run {FIRST_RUN[0]}/{FIRST_RUN[1]})",
           *misses, sep="\n", file=sys.stderr)
     assert right / len(CASES) >= FLOOR, "\n".join(misses)
+
+
+BARE_LINUX = (  # the platform lines with nothing that says container / WSL / AMD / Mac / Jetson
+    ("Failed to initialize NVML: Unknown Error", "ECTR020"),
+    ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+     "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx", "EROCM023"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "EMPS021"),
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [100] Call to cuInit results in "
+     "CUDA_ERROR_NO_DEVICE", "EWSL022"),
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: '
+     "[[gpu]].", "EWSL021"),
+    ("user@box:~$ nvidia-smi\nbash: nvidia-smi: command not found", "ECTR022"),
+    ("OSError: libcurand.so.10: cannot open shared object file: No such file or directory",
+     "ETEGRA020"),
+    ('docker: Error response from daemon: error gathering device information while adding '
+     'custom device "/dev/kfd": no such file or directory.', "EROCM021"),
+)
+
+
+def test_platform_answers_stay_off_bare_linux_texts():
+    for text, platform_code in BARE_LINUX:
+        d = primary(diagnose_text(text))
+        assert d is None or d.code != platform_code, (text, d.code)
+
+
+def test_the_same_lines_with_platform_evidence_get_the_platform_answer():
+    for text, code in (
+            ("root@1f2e3d4c5b6a:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+             "it worked until systemctl daemon-reload on the host", "ECTR020"),
+            ("I have an AMD Radeon RX 6800\nRuntimeError: Found no NVIDIA driver on your system.",
+             "EROCM023"),
+            ('  File "/Users/me/x.py", line 3\nAssertionError: Torch not compiled with CUDA enabled',
+             "EMPS021"),
+            ("C:\\Users\\me>docker run --gpus all img\ndocker: Error response from daemon: could not "
+             'select device driver "" with capabilities: [[gpu]].', "EWSL021")):
+        d = primary(diagnose_text(text))
+        assert d is not None and d.code == code, (text, d and d.code)
