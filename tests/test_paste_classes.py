@@ -137,3 +137,34 @@ def test_torch_old_gpu_verdict_without_a_minimum_names_the_gpu():
     assert "GPU001" in loud(text)
     assert "GPU001" not in loud(text.replace("PyTorch no longer supports this GPU because it "
                                              "is too old.", ""))
+
+
+def test_ultralytics_device_refusal_with_a_cpu_build_stated_is_the_cpu_build():
+    # ogkalu2/comic-translate#224: Ultralytics' banner says torch-2.6.0+cpu and its
+    # select_device refuses device=0: the framework's own build word names the cause
+    text = text_of("paste4/d02-comic-translate-ultralytics-8.3.40-torch-2.6.0-cpu-invalid-cuda.toml")
+    assert "ETORCH006" in loud(text)
+    # the refusal alone says torch sees no GPU, not why
+    alone = text.replace("torch-2.6.0+cpu", "torch-2.6.0")
+    assert "ETORCH006" not in loud(alone) and "ETORCH011" in loud(alone)
+    # a CUDA build stated instead is no CPU build
+    assert "ETORCH006" not in loud(text.replace("torch-2.6.0+cpu", "torch-2.6.0+cu124"))
+
+
+def test_pips_conflict_sentence_states_both_installed_versions():
+    # torch/torch7#1249: "torchvision 0.18.0 requires torch==2.3.0, but you have torch 2.2.1"
+    text = text_of("paste4/d16-torch7-pip-resolver-torchvision-0.18.0-requires-torch-2.3.0.toml")
+    part = next(p for p in parse_parts(text) if p.source == "installer")
+    assert str(part.packages["torchvision"]) == "0.18.0" and str(part.packages["torch"]) == "2.2.1"
+    assert "TORCH003" in loud(text)
+    # a matched pair in the same words is clean
+    assert "TORCH003" not in loud(text.replace("torch 2.2.1 which", "torch 2.3.0 which"))
+
+
+def test_a_template_naming_only_the_release_assumes_the_cpu_package_only_where_it_misled():
+    # tensorflow/tensorflow#28608: "TensorFlow version: 1.13.1" and a GTX 1080 in a template:
+    # before 1.15 a GPU setup was `tensorflow-gpu`, so which package is unknown: no TF005
+    healthy = text_of("paste4/h09-tf-28608-template-1.13.1-cuda-10.0-gtx1080-results.toml")
+    assert "TF005" not in loud(healthy)
+    # 1.15.2, whose plain package went back to CPU-only (tuning 044), is still named
+    assert "TF005" in loud(text_of("044-tf-template-1.15.2-cpu-only-pypi-package.toml"))

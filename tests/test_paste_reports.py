@@ -1,4 +1,4 @@
-"""The pasted reports of ``tests/corpus/reports/paste1``, ``paste2`` and ``paste3`` through the ``check --from`` reading
+"""The pasted reports of ``tests/corpus/reports/paste1`` to ``paste4`` through the ``check --from`` reading
 (``parse_pasted``: the paste's facts and its error lines, one engine): labelled from their
 threads before envdoctor saw them (README there). Healthy ones get no error and no warning;
 problem ones a finding that names the cause (``expected_any``); ``caught = false`` ones are
@@ -17,8 +17,9 @@ from envdoctor.parsers import parse_pasted
 ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
 SECOND = ROOT.parent / "paste2"  # collected by phenomenon after paste1's fixes (README there)
 THIRD = ROOT.parent / "paste3"  # collected after paste2's fixes (paste2/README.md)
+FOURTH = ROOT.parent / "paste4"  # collected by phenomenon for paste3's misses (README there)
 LOUD = ("error", "warning")
-FILES = sorted(ROOT.glob("*.toml")) + sorted(SECOND.glob("*.toml")) + sorted(THIRD.glob("*.toml"))
+FILES = [p for d in (ROOT, SECOND, THIRD, FOURTH) for p in sorted(d.glob("*.toml"))]
 
 
 def load(path: Path) -> dict:
@@ -35,10 +36,12 @@ def test_set_size_and_sources():
     first = [load(p) for p in sorted(ROOT.glob("*.toml"))]
     second = [load(p) for p in sorted(SECOND.glob("*.toml"))]
     third = [load(p) for p in sorted(THIRD.glob("*.toml"))]
+    fourth = [load(p) for p in sorted(FOURTH.glob("*.toml"))]
     assert len(first) >= 25 and sum(d["healthy"] for d in first) >= 8
     assert len(second) >= 15 and sum(d["healthy"] for d in second) >= 5
     assert len(third) >= 6 and sum(d["healthy"] for d in third) >= 1
-    data = first + second + third
+    assert len(fourth) >= 28 and sum(d["healthy"] for d in fourth) >= 10
+    data = first + second + third + fourth
     assert all(d["source"].startswith("https://github.com/") for d in data)
     sources = [d["source"] for d in data]
     assert len(set(sources)) == len(sources), "one paste per thread"
@@ -63,5 +66,5 @@ def _problems():
 @pytest.mark.parametrize("path", list(_problems()))
 def test_problem_paste_names_the_cause(path):
     data = load(path)
-    fired = {f.id for f in loud(data["text"])}
+    fired = {name for f in loud(data["text"]) for name in (f.id, f.code)}
     assert fired & set(data["expected_any"]), f"fired {sorted(fired)}"

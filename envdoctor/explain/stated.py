@@ -118,7 +118,7 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
-    diagnoses = apply_yields(diagnoses, facts, signatures)
+    diagnoses = apply_yields(diagnoses, facts, signatures, text)
     out = []
     for d in diagnoses:
         pair = d.signature.extra.get("stated_pair") if d.signature else None
@@ -184,13 +184,24 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   raised_in = "jax_plugins"
 #   exception_types = ["TypeError", "AttributeError", "ImportError"]
 #
+#   [[yields_to]]                      # "Invalid CUDA 'device=0' requested" (torch sees no
+#   code = "ETORCH006"                 # GPU), and the text states torch 2.6.0+cpu: the CPU-
+#   torch_build = "cpu"                # only build is why (the framework's own version word)
+#
 #   [[yields_to]]                      # "libcudnn.so.7: cannot open shared object file", and
 #   code = "ETF002"                    # the traceback goes through tensorflow/python/: it is
 #   frames_in = "tensorflow/python/"   # TensorFlow's CUDA libraries (its tested-build table)
 #
 # ``frames_in`` reads every frame of the text's tracebacks, a cut one included (a paste that
 # ends inside the import chain still names the framework that was loading the library).
-YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in"}
+YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
+              "torch_build"}
+TORCH_BUILDS = ("cpu",)
+# a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
+# banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
+_TORCH_BUILD = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?:[-= ]{1,2}|: ?| version:? ?)'?v?"
+                          r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\.?(?:dev|a|b|rc)\d{0,10})?)"
+                          r"\+(cpu|cu\d{2,3}|rocm[\d.]{1,10})\b")
 
 
 def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
@@ -210,9 +221,14 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                  or not all(p in _VERSIONED for p in pair)):
             raise RuleFileError(path, f"{where}.versions_differ",
                                 f"must name two of {sorted(_VERSIONED)}")
-        if pair is None and not isinstance(table.get("raised_in"), str) \
+        build = table.get("torch_build")
+        if build is not None and build not in TORCH_BUILDS:
+            raise RuleFileError(path, f"{where}.torch_build",
+                                f"must be one of {list(TORCH_BUILDS)}")
+        if pair is None and build is None and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
-            raise RuleFileError(path, where, "needs versions_differ, raised_in or frames_in")
+            raise RuleFileError(path, where,
+                                "needs versions_differ, raised_in, frames_in or torch_build")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -228,8 +244,24 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else ()
 
 
-def yield_reason(table: dict[str, object], facts: TextFacts) -> str | None:
+def stated_torch_builds(text: str) -> tuple[tuple[str, str], ...]:
+    """(version, build tag) of every torch the text states with its local build tag, in order:
+    ``(("2.6.0", "cpu"),)`` for a banner's ``torch-2.6.0+cpu``."""
+    return tuple(dict.fromkeys((m.group(1), m.group(2).lower())
+                               for m in _TORCH_BUILD.finditer(text[:1 << 20])))
+
+
+def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
+    build = table.get("torch_build")
+    if isinstance(build, str):
+        # a CUDA build stated beside it (an older run's banner) sees the GPU; the CPU one
+        # is the build that cannot
+        stated = [v for v, b in stated_torch_builds(text) if b == build]
+        if not stated:
+            return None
+        return (f"The text states torch {stated[-1]}+{build}: a CPU-only build, so torch sees "
+                "no GPU whatever the machine has.")
     pair = table.get("versions_differ")
     if isinstance(pair, list):
         a, b = (facts.version(str(n)) for n in pair)
@@ -261,7 +293,7 @@ def _frames_reason(part: str, facts: TextFacts) -> str | None:
 
 
 def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
-                 signatures: Sequence[Signature]) -> list[Diagnosis]:
+                 signatures: Sequence[Signature], text: str = "") -> list[Diagnosis]:
     """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
     (same evidence and rank, the reason as a note); a duplicate of the target is dropped."""
     out: list[Diagnosis] = []
@@ -269,7 +301,7 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
     for d in diagnoses:
         tables = d.signature.extra.get("yields_to", ()) if d.signature else ()
         for table in tables:
-            reason = yield_reason(table, facts)
+            reason = yield_reason(table, facts, text)
             if reason is None:
                 continue
             by_code = by_code or {s.code: s for s in signatures}

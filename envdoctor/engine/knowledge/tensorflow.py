@@ -12,6 +12,7 @@ from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts,
 from envdoctor.matrices import with_confirmed
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
 from envdoctor.matrices.tensorflow import (
+    base_package_assumed,
     base_package_cpu_only,
     has_and_cuda,
     last_windows_gpu,
@@ -91,6 +92,8 @@ def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) 
     if not base_package_cpu_only(tf.version):  # tensorflow.toml [base_package]
         return None
     if pk is None:  # e.g. an issue template: the package name is not stated
+        if not base_package_assumed(tf.version):  # tensorflow.toml [base_package]
+            return None  # before 1.15 a GPU setup was `tensorflow-gpu`: not assumed either way
         return f"tensorflow {tf.version} (if installed as `tensorflow`, not `tensorflow-gpu`)"
     if pk.get("tensorflow-gpu") is not None or pk.get("tensorflow") is None and pk.distributions:
         return None  # tensorflow-gpu provides it, or the list shows no `tensorflow` package
