@@ -168,3 +168,16 @@ def test_a_template_naming_only_the_release_assumes_the_cpu_package_only_where_i
     assert "TF005" not in loud(healthy)
     # 1.15.2, whose plain package went back to CPU-only (tuning 044), is still named
     assert "TF005" in loud(text_of("044-tf-template-1.15.2-cpu-only-pypi-package.toml"))
+
+
+def test_a_templates_stated_cudnn_is_compared_with_the_release_it_names():
+    # tensorflow/tensorflow#44040: TF 2.3.1 (tested with cuDNN 7.6) and "cuDNN: 8.0.4"
+    text = text_of("paste4/d12-tf-44040-2.3.1-cuda-10.1-cudnn-8.0.4-gtx960m-libcudnn7.toml")
+    assert "TF004" in loud(text)
+    assert "TF004" not in loud(text.replace("cuDNN: 8.0.4", "cuDNN: 7.6.5"))
+
+
+def test_tensorflows_dlopen_message_quoted_in_markdown_bold_is_read():
+    # tensorflow/tensorflow#44753: "'**Could not load dynamic library 'libcusolver.so.10**''"
+    text = text_of("paste4/d11-tf-44753-template-2.4.0rc1-cuda-11.1-rtx3090-libcusolver10.toml")
+    assert "ETF002" in loud(text)

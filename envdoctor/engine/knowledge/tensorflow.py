@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
+from envdoctor.engine.knowledge._reads import Read, Undetermined, optional, reads
 from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts, TensorflowBuild
 from envdoctor.matrices import with_confirmed
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
@@ -37,7 +37,8 @@ def tf_last_windows_gpu() -> Version | None:
 
 @reads(tf="frameworks.tensorflow", os=optional("host.os", ""),
        dists=optional("packages.distributions"), cuda="cuda",
-       libraries=optional("libraries"))
+       # a pasted report's cuDNN is a list seen in part: the cuDNN it states is compared
+       libraries=Read("libraries", None, partial_ok=True))
 def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
                      dists: tuple[Distribution, ...] | None, cuda: CudaFacts,
                      libraries: LibraryFacts | None) -> list[str]:
