@@ -181,3 +181,21 @@ def test_tensorflows_dlopen_message_quoted_in_markdown_bold_is_read():
     # tensorflow/tensorflow#44753: "'**Could not load dynamic library 'libcusolver.so.10**''"
     text = text_of("paste4/d11-tf-44753-template-2.4.0rc1-cuda-11.1-rtx3090-libcusolver10.toml")
     assert "ETF002" in loud(text)
+
+
+def test_a_jetson_named_in_prose_is_a_jetson():
+    # TJU-Aerial-Robotics/YOPO#79: "我的Xavier是JETPACK5.1.5" and "发现pytorch版本还是cpu":
+    # a JetPack release only exists on a Jetson, and the user says torch is a CPU build
+    text = text_of("paste4/d04-yopo-jetson-xavier-jetpack-5.1.5-torch-2.4.1-cpu-chinese.toml")
+    assert "JET001" in loud(text)
+    informal = next(p for p in parse_parts(text) if p.source == "informal")
+    assert str(informal.values["jetson.jetpack"]) == "5.1.5"
+    # a module named in a prompt names its SoC; a second, different module leaves both unknown
+    part = next(p for p in parse_parts("root@jetsonxavier:~/myenv/bin# python3\n")
+                if p.source == "informal")
+    assert part.values["jetson.soc"] == "tegra194"
+    both = parse_parts("moved from a Jetson Nano to a Jetson AGX Orin\n")
+    assert not any("jetson.soc" in p.values for p in both)
+    # without the user's word on the build, the CPU-only finding needs the build stated
+    assert "JET001" not in loud(text.replace("发现pytorch版本还是cpu", "发现还是不行")
+                                .replace("发现是cpu版本", "发现不行"))

@@ -276,12 +276,19 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
 
 def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
     """A Jetson where the report shows L4T's kernel ("Python platform: Linux-5.15.148-tegra-
-    aarch64-…"): its kernel is observed, everything else of the board is not; unknown when
-    the report shows no L4T kernel (a report never says "not a Jetson")."""
+    aarch64-…") or names the module, its JetPack or L4T ("jetson TX2", "JetPack 5.1.5"): those
+    are observed, everything else of the board is not; unknown when the report shows none of
+    them (a report never says "not a Jetson")."""
     kernel = str(values.get("host.kernel", ""))
-    if not kernel.endswith("-tegra"):
+    got = {k: v for k, v in _pick(values, "jetson").items()
+           if k in ("model", "soc", "jetpack", "l4t") and v not in (None, "")}
+    if kernel.endswith("-tegra"):
+        got["kernel"] = kernel
+    if not got:
         return JetsonFacts()
-    return only_stated(JetsonFacts(probe=sources.info("host", True), kernel=kernel), {"kernel"})
+    # the module, JetPack or L4T named in the text (informal): stated, the rest not observed
+    return only_stated(JetsonFacts(probe=sources.info("jetson" if "kernel" not in got
+                                                      else "host", True), **got), set(got))
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:

@@ -139,6 +139,20 @@ _TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?
                              r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
                              r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
+# A Jetson named in prose ("jetson TX2", "Jetson Xavier NX", a prompt's "root@jetsonxavier"),
+# the JetPack or L4T release it runs ("JetPack 4.4 [L4T 32.4.3]", "JETPACK5.1.5"): the module
+# names its SoC as a GPU name names its compute capability (rules/matrices/jetson.toml [[soc]])
+_JETSON = re.compile(r"(?<![a-z])jetson[\s_-]{0,3}(?:agx[\s_-]{0,3})?(nano|tx1|tx2|"
+                     r"xavier(?:[\s_-]{0,3}nx)?|orin(?:[\s_-]{0,3}(?:nx|nano))?|thor)(?![a-z])",
+                     re.IGNORECASE)
+_JETSON_SOC = {"nano": "tegra210", "tx1": "tegra210", "tx2": "tegra186", "xavier": "tegra194",
+               "orin": "tegra234", "thor": "tegra264"}
+_JETPACK = re.compile(r"(?<![a-z])jet ?pack[\s_-]{0,3}v?(\d\.\d(?:\.\d{1,2})?)(?![\d.])",
+                      re.IGNORECASE)
+_L4T = re.compile(r"(?<![a-z])L4T[\s_-]{0,3}R?(\d{2}\.\d(?:\.\d{1,2})?)(?![\d.])", re.IGNORECASE)
+# the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
+_TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
+                             r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
@@ -195,6 +209,9 @@ def _sentences(part: Partial, text: str) -> None:
         part.set("host.os", "Windows")
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
+    _jetson_prose(part, text)
+    if _TORCH_SAID_CPU.search(text):
+        part.set("frameworks.torch.cpu_only", True)
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
@@ -208,6 +225,25 @@ def _sentences(part: Partial, text: str) -> None:
     gpu = _one([n for n in names if cc_of(n) is not None])
     if gpu is not None and not part.gpus:
         part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
+
+
+def _jetson_prose(part: Partial, text: str) -> None:
+    """A Jetson module, JetPack or L4T release named in the text (one each, else unknown)."""
+    modules = {re.sub(r"[\s_-]+", " ", m.group(0)).strip() for m in _JETSON.finditer(text)}
+    if len(modules) == 1:
+        name = modules.pop()
+        family = _JETSON.search(text).group(1).lower()  # type: ignore[union-attr]
+        words = name.split(" ", 1)
+        part.set("jetson.model", "NVIDIA Jetson " + (words[1] if len(words) > 1 else
+                                                     name[len("jetson"):]).title())
+        soc = next(v for k, v in _JETSON_SOC.items() if family.startswith(k))
+        part.set("jetson.soc", soc)
+    jetpack = _one(_JETPACK.findall(text))
+    if jetpack is not None:
+        part.set("jetson.jetpack", ver(jetpack))
+    l4t = _one(_L4T.findall(text))
+    if l4t is not None:
+        part.set("jetson.l4t", ver(l4t))
 
 
 def _answered_driver(text: str) -> list[str]:

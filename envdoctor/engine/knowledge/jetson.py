@@ -35,9 +35,10 @@ SBSA_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "nvidia-c
 
 
 def is_jetson(j: JetsonFacts | None) -> bool:
-    """The board's files showed L4T, a Tegra SoC or L4T's kernel ("5.15.148-tegra")."""
+    """The board's files showed L4T, a Tegra SoC, L4T's kernel ("5.15.148-tegra") or a JetPack
+    release (nvidia-jetpack exists for Jetson modules only)."""
     return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra")
-                                  or j.kernel.endswith("-tegra"))
+                                  or j.kernel.endswith("-tegra") or j.jetpack is not None)
 
 
 def board(j: JetsonFacts) -> dict[str, Any]:
