@@ -199,3 +199,18 @@ def test_a_jetson_named_in_prose_is_a_jetson():
     # without the user's word on the build, the CPU-only finding needs the build stated
     assert "JET001" not in loud(text.replace("发现pytorch版本还是cpu", "发现还是不行")
                                 .replace("发现是cpu版本", "发现不行"))
+
+
+def test_two_ultralytics_banners_the_newer_run_is_the_state_and_the_older_ones_gpu_the_machines():
+    # the shape of Ultralytics' issue threads: an earlier run's banner that opened the GPU,
+    # then the newer release's banner on a CPU-only torch (synthetic versions)
+    older = "Ultralytics YOLOv8.0.20 🚀 Python-3.9.7 torch-1.13.1+cu117 CUDA:0 (NVIDIA GeForce RTX 3080, 10240MiB)\n"
+    newer = "Ultralytics YOLOv8.0.61 🚀 Python-3.10.9 torch-2.0.0+cpu CPU\n"
+    assert "TORCH001" in loud(older + newer) and "TORCH001" in loud(newer + older)
+    part = next(p for p in parse_parts(older + newer) if p.source == "banner")
+    assert str(part.values["frameworks.torch.version"]) == "2.0.0+cpu"
+    # the older banner alone, or a CPU banner alone, says nothing is wrong
+    assert not loud(older) and "TORCH001" not in loud(newer)
+    # the CPU run on Apple's chip is another machine: its GPU is not the Mac's
+    mac = "Ultralytics YOLOv8.0.61 🚀 Python-3.10.9 torch-2.0.0 CPU (Apple M1 Pro)\n"
+    assert "TORCH001" not in loud(older + mac)
