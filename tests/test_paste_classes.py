@@ -214,3 +214,12 @@ def test_two_ultralytics_banners_the_newer_run_is_the_state_and_the_older_ones_g
     # the CPU run on Apple's chip is another machine: its GPU is not the Mac's
     mac = "Ultralytics YOLOv8.0.61 🚀 Python-3.10.9 torch-2.0.0 CPU (Apple M1 Pro)\n"
     assert "TORCH001" not in loud(older + mac)
+
+
+def test_a_gpu_named_with_its_suffix_typed_on_or_under_a_video_card_key():
+    # ogkalu2/comic-translate#17: "Video card: 3060ti" under a +cpu banner
+    text = text_of("paste4/d01-comic-translate-ultralytics-torch-2.1.0-cpu-invalid-cuda-3060ti.toml")
+    assert "TORCH001" in loud(text)
+    from envdoctor.parsers.gpus import cc_of
+    assert str(cc_of("GTX1080Ti")) == "6.1" and str(cc_of("RTX 4070super")) == "8.9"
+    assert not [p for p in parse_parts("Graphics card: Intel UHD 620\n") if p.gpus]

@@ -31,7 +31,8 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
-                    r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.IGNORECASE)
+                    r"jax|jaxlib|numpy|torchvision|torchaudio|video ?card|graphics card|显卡)"
+                    r"\s*[:=：]\s*(\S.*)$", re.IGNORECASE)
 _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.IGNORECASE)
 # starts only at the start of a token (lookbehind): from inside a long token the name would
 # be rescanned from every character
@@ -495,6 +496,10 @@ def _keyed(part: Partial, key: str, value: str) -> None:
         part.set("frameworks.torch.cuda", ver(value))
     elif key == "cuda_available":
         part.observe("torch", "cuda_available", to_bool(value))
+    elif key in ("video card", "videocard", "graphics card", "显卡"):
+        # "Video card: 3060ti": the key says it is the GPU, so a bare GeForce number is one
+        from envdoctor.parsers import _fields
+        _fields.apply(part, "graphics card", value)
     elif key == "gpu":
         if re.search(r"nvidia|geforce|tesla|quadro|rtx|gtx|titan", value, re.IGNORECASE):
             part.gpus.append(Gpu(index=len(part.gpus), name=clean_name(value)))
