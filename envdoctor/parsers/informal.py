@@ -139,6 +139,10 @@ _MY_SYSTEM = re.compile(r"\bmy\s+(?:system|os|operating system|machine|computer|
 _TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?(?:available|"
                              r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
                              r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
+# "torch 2.1.0 and torchvision 0.15.2", "torchvision version 0.16.0", "torchaudio==2.1.0"
+_PROSE_COMPANION = re.compile(r"(?<![\w.-])(torchvision|torchaudio)(?:\s?(?:version\s?|==|:\s?)|\s)"
+                              r"v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu))?)(?![\w.+])",
+                              re.IGNORECASE)
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
 # A Jetson named in prose ("jetson TX2", "Jetson Xavier NX", a prompt's "root@jetsonxavier"),
 # the JetPack or L4T release it runs ("JetPack 4.4 [L4T 32.4.3]", "JETPACK5.1.5"): the module
@@ -158,7 +162,8 @@ _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxli
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
 # "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
-_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{1,3}|==)v?"
+                          r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
                           re.IGNORECASE)
 # "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
 # 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
@@ -216,6 +221,10 @@ def _sentences(part: Partial, text: str) -> None:
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
+    for name in ("torchvision", "torchaudio"):
+        comp = _one([v for n, v in _PROSE_COMPANION.findall(text) if n.lower() == name])
+        if comp is not None and name not in part.packages:
+            part.package(name, ver(comp))
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))
