@@ -233,3 +233,12 @@ def test_a_torch_torchvision_pair_stated_without_a_build_tag_is_judged():
                  "- PyTorch version: 2.1.0\n- torchvision version: 0.15.2\n"):
         assert "TORCH003" in loud(text), text
         assert "TORCH003" not in loud(text.replace("0.15.2", "0.16.0")), text
+
+
+def test_wanting_the_gpu_with_a_cpu_only_torch_stated_is_the_cpu_build():
+    # ultralytics/ultralytics#8869: the title "using my cpu instead of gpu" and a banner
+    # torch-2.2.1+cpu: a +cpu torch never uses an NVIDIA GPU
+    text = text_of("paste4/d03-ultralytics-8869-banner-torch-2.2.1-cpu-wants-gpu.toml")
+    assert "ETORCH006" in loud(text)
+    # the same complaint with a CUDA build stated says nothing of why
+    assert not loud(text.replace("torch-2.2.1+cpu", "torch-2.2.1+cu121"))
