@@ -109,3 +109,18 @@ def test_lines_and_chars_do_not_depend_on_the_block_size():
     for block in (512, 4096, 65536, 1 << 22):
         r = s.scan_stream(io.BytesIO(data), block_bytes=block)
         assert (r.lines, r.chars) == (text.count("\n"), len(text) - 1), block
+
+
+def test_each_corpus_text_gets_the_same_diagnoses_on_both_paths():
+    """Per text, as ``explain`` answers it (text only): the ranked diagnoses from the fast
+    path are those from the plain path, evidence and confidence included."""
+    from envdoctor.explain import rank_result
+    s = scanner()
+    explained = 0
+    for text in TEXTS:
+        data = text.encode("utf-8", "surrogatepass")
+        fast = rank_result(s.scan_stream(io.BytesIO(data)))
+        plain = rank_result(s.scan_stream(io.BytesIO(data), plain=True))
+        assert [d.to_dict() for d in fast] == [d.to_dict() for d in plain], text[:200]
+        explained += bool(fast)
+    assert explained > len(TEXTS) * 0.9

@@ -128,3 +128,104 @@ def test_no_split_on_one_cpu_or_a_machine_busy_on_every_core(monkeypatch):
                         raising=False)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
     assert parallel.spare_cpu() is False
+
+
+def test_idle_sees_a_part_of_the_matches_and_cannot_change_the_scan(tmp_path):
+    path = tmp_path / "log.txt"
+    path.write_bytes(build(5, 60))
+    s = scanner()
+    seen: list[list[str]] = []
+
+    def idle(found):
+        seen.append([sig.code for sig in found])
+        raise RuntimeError("an idle task that fails")
+
+    with open(path, "rb") as fh:
+        split = parallel.scan_file(s, fh, block_bytes=4096, minimum=0, idle=idle)
+    with open(path, "rb") as fh:
+        one = s.scan_stream(fh, block_bytes=4096)
+    assert split is not None and summary(split) == summary(one)
+    assert len(seen) == 1 and seen[0] and set(seen[0]) <= set(one.by_code)
+
+
+def _probed(sec):
+    """A section as a probe that answered nothing else would give it (its reason names it)."""
+    from dataclasses import replace
+
+    from envdoctor.facts import Facts, ProbeInfo, Status
+    return replace(getattr(Facts(), sec), probe=ProbeInfo(Status.NOT_FOUND, f"probed {sec}"))
+
+
+def _fake_collect(calls, where=None):
+    import threading
+
+    from envdoctor.facts import Facts
+
+    def collect(sections=None, **_):
+        if where is not None:
+            where.append(threading.current_thread().name)
+        from envdoctor.explain.conditions import SECTIONS
+        chosen = SECTIONS if sections is None else sections
+        calls.append(tuple(chosen))
+        return Facts().with_sections({sec: _probed(sec) for sec in chosen})
+    return collect
+
+
+def test_probes_started_during_the_scan_give_the_facts_of_one_collect(tmp_path, monkeypatch):
+    """explain of a big log starts probing while the child scans (when its own part needs
+    facts) and adds the sections the whole scan needs beyond those: the diagnoses and the
+    facts the conditions read are those of probing once after the scan."""
+    import envdoctor.probes
+    from envdoctor.commands import explain as cmd
+    from envdoctor.explain import conditions
+    path = tmp_path / "log.txt"
+    path.write_bytes(build(8, 400))
+    assert path.stat().st_size > 4 * (64 << 10)  # four blocks: the file is split
+    read: list[object] = []
+    real = conditions.ConditionEvaluator.__init__
+
+    def evaluator(self, facts, *args, **kwargs):
+        read.append({sec: getattr(facts, sec) for sec in conditions.SECTIONS})
+        real(self, facts, *args, **kwargs)
+
+    monkeypatch.setattr(conditions.ConditionEvaluator, "__init__", evaluator)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 0)
+    answers = []
+    for fork in (True, False):
+        calls: list[tuple[str, ...]] = []
+        where: list[str] = []
+        monkeypatch.setattr(envdoctor.probes, "collect", _fake_collect(calls, where))
+        monkeypatch.setattr(parallel, "spare_cpu", lambda fork=fork: fork)
+        ex = cmd.run(str(path))
+        answers.append([(d.code, d.confidence, d.notes) for d in ex.diagnoses])
+        if fork:  # probed during the scan, then the missing sections (if any) after it
+            assert where[0] == "early-probes" and len(calls) in (1, 2), (where, calls)
+        else:
+            assert where == ["MainThread"]
+    assert answers[0] == answers[1] and answers[0]
+    assert len(read) == 2 and read[0] == read[1]
+
+
+def test_the_early_probe_adds_only_missing_sections(monkeypatch):
+    import envdoctor.probes
+    from envdoctor.commands.explain import _EarlyProbe
+    from envdoctor.explain import load_signatures
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(envdoctor.probes, "collect", _fake_collect(calls))
+    early = _EarlyProbe()
+    early.start([sig for sig in load_signatures() if not sig.conditions][:3])
+    assert early.thread is None and not calls  # nothing found needs facts: nothing probed
+    sig = next(sig for sig in load_signatures() if sig.conditions)
+    from envdoctor.explain.conditions import sections_needed
+    first = sections_needed([sig])
+    early.start([sig])
+    facts = early.facts(None)  # the whole scan needs every section
+    assert calls[0] == first
+    want = tuple(sec for sec in conditions_sections() if sec not in (first or ()))
+    assert calls[1:] == ([want] if first is not None and want else [])
+    assert all(getattr(facts, sec) == _probed(sec) for sec in conditions_sections())
+
+
+def conditions_sections():
+    from envdoctor.explain.conditions import SECTIONS
+    return SECTIONS

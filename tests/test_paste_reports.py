@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
 SECOND = ROOT.parent / "paste2"  # collected by phenomenon after paste1's fixes (README there)
 THIRD = ROOT.parent / "paste3"  # collected after paste2's fixes (paste2/README.md)
 FOURTH = ROOT.parent / "paste4"  # collected by phenomenon for paste3's misses (README there)
+PLATFORMS = ROOT.parent / "plat24c"  # Jetson/ROCm/Apple/WSL pastes, mostly prose (README there)
 LOUD = ("error", "warning")
-FILES = [p for d in (ROOT, SECOND, THIRD, FOURTH) for p in sorted(d.glob("*.toml"))]
+FILES = [p for d in (ROOT, SECOND, THIRD, FOURTH, PLATFORMS) for p in sorted(d.glob("*.toml"))]
 
 
 def load(path: Path) -> dict:
@@ -37,11 +38,13 @@ def test_set_size_and_sources():
     second = [load(p) for p in sorted(SECOND.glob("*.toml"))]
     third = [load(p) for p in sorted(THIRD.glob("*.toml"))]
     fourth = [load(p) for p in sorted(FOURTH.glob("*.toml"))]
+    platforms = [load(p) for p in sorted(PLATFORMS.glob("*.toml"))]
     assert len(first) >= 25 and sum(d["healthy"] for d in first) >= 8
     assert len(second) >= 15 and sum(d["healthy"] for d in second) >= 5
     assert len(third) >= 6 and sum(d["healthy"] for d in third) >= 1
     assert len(fourth) >= 28 and sum(d["healthy"] for d in fourth) >= 10
-    data = first + second + third + fourth
+    assert len(platforms) >= 12 and sum(d["healthy"] for d in platforms) >= 6
+    data = first + second + third + fourth + platforms
     assert all(d["source"].startswith("https://github.com/") for d in data)
     sources = [d["source"] for d in data]
     assert len(set(sources)) == len(sources), "one paste per thread"

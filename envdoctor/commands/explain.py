@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import sys
+import threading
 
 import click
 
@@ -75,6 +76,8 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         from envdoctor.pipeline import load_facts_file
         saved = load_facts_file(facts_file)
 
+    early = _EarlyProbe() if not (no_facts or saved is not None) else None
+
     def facts():
         if no_facts:
             return None
@@ -82,14 +85,22 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
             used.append("file")
             return saved
         from envdoctor.explain.conditions import sections_needed
-        from envdoctor.probes import collect
         used.append("live")
-        return collect(sections=sections_needed(ex_mod.matched_with_conditions(result)))
+        needed = sections_needed(ex_mod.matched_with_conditions(result))
+        if early is not None and early.thread is not None:
+            return early.facts(needed)
+        from envdoctor.probes import collect
+        return collect(sections=needed)
+
+    def idle(found: list) -> None:
+        _warm(early is not None)
+        if early is not None:
+            early.start(found)
 
     try:
         with stream:
             first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
-            result = ex_mod.scan_stream(head, first_line)
+            result = ex_mod.scan_stream(head, first_line, idle)
         needs = bool(ex_mod.matched_with_conditions(result))
         report = None
         if needs and head.kept and result.chars <= REPORT_MAX_INPUT:
@@ -121,6 +132,62 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
                        first_line=first_line,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
                        signatures=len(ex_mod.scanner().signatures), notes=notes)
+
+
+def _warm(probes: bool) -> None:
+    """Import what the rest of ``explain`` runs (ranking, rendering, redaction and, when
+    facts may be probed, the probes): done while the second process of a big log's scan
+    finishes (``explain.parallel``), these ~0.1 s cost no wall time. Imports only: the
+    answer is the same whether this runs or not."""
+    import envdoctor.outputs.redact
+    import envdoctor.outputs.renderers  # noqa: F401
+    if probes:
+        import envdoctor.engine.expr
+        import envdoctor.probes  # noqa: F401
+
+
+class _EarlyProbe:
+    """Probes started while a big log's scan is still running in the second process.
+
+    When the part of the log this process scanned already matched signatures with
+    conditions, facts will be probed (the whole scan matches at least those), for at least
+    the sections those conditions read: they are probed now, in a thread (the probes mostly
+    wait for files and commands), and ``facts`` adds any section the whole scan needs beyond
+    them. Each probe fills its own section, so the snapshot is the one a single ``collect``
+    of the needed sections gives."""
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.sections: tuple[str, ...] | None = ()
+        self.value: list = []
+
+    def start(self, found: list) -> None:
+        from envdoctor.explain.conditions import sections_needed
+        with_conditions = [sig for sig in found if sig.conditions]
+        if not with_conditions:
+            return
+        from envdoctor.probes import collect
+        self.sections = sections_needed(with_conditions)
+        self.thread = threading.Thread(
+            target=lambda: self.value.append(collect(sections=self.sections)),
+            name="early-probes", daemon=True)
+        self.thread.start()
+
+    def facts(self, needed: tuple[str, ...] | None):
+        from envdoctor.explain.conditions import SECTIONS
+        from envdoctor.probes import collect
+        assert self.thread is not None
+        self.thread.join()
+        if not self.value:  # the thread failed: probe as without it
+            return collect(sections=needed)
+        got = self.value[0]
+        have = set(SECTIONS if self.sections is None else self.sections)
+        missing = tuple(sec for sec in (SECTIONS if needed is None else needed)
+                        if sec not in have)
+        if missing:
+            more = collect(sections=missing)
+            got = got.with_sections({sec: getattr(more, sec) for sec in missing})
+        return got
 
 
 def _skip_to_tail(stream, max_mb: int) -> tuple[int, list[str]]:

@@ -32,11 +32,26 @@ from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
 from envdoctor.explain.reader import FileReader, NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
-from envdoctor.explain.stated import with_stated_facts
-from envdoctor.explain.textfacts import TextFacts, text_facts
 
 if TYPE_CHECKING:  # envdoctor.facts costs ~45 ms to import: only when conditions need facts
+    from envdoctor.explain.stated import with_stated_facts
+    from envdoctor.explain.textfacts import TextFacts, text_facts
     from envdoctor.facts import Facts
+
+# Read on first use (PEP 562): a big log never needs the text facts (they read pasted texts
+# of at most 256 KB), and their patterns cost ~10 ms to compile at import.
+_LAZY = {"TextFacts": "envdoctor.explain.textfacts", "text_facts": "envdoctor.explain.textfacts",
+         "with_stated_facts": "envdoctor.explain.stated"}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "Diagnosis",
@@ -78,6 +93,7 @@ def diagnose_text(text: str, facts: Facts | None = None,
     except NotText:
         return []
     found = reread(text, found, lambda: facts, report_facts) or found
+    from envdoctor.explain.stated import with_stated_facts
     return with_stated_facts(text, found, load_signatures())
 
 
@@ -115,14 +131,16 @@ def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None
     return result, rank_result(result, facts, report_facts)
 
 
-def scan_stream(stream: FileReader, first_line: int = 1) -> ScanResult:
+def scan_stream(stream: FileReader, first_line: int = 1,
+                idle: Callable[[list[Signature]], object] | None = None) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
-    Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``)."""
+    Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``).
+    ``idle``: work to do while the second process finishes (see ``parallel.scan_file``)."""
     from envdoctor.explain import deadline, parallel
     from envdoctor.explain.scan import _State
     with deadline.guard(_State._match.__code__):
-        result = parallel.scan_file(scanner(), stream, first_line)
+        result = parallel.scan_file(scanner(), stream, first_line, idle=idle)
         return result if result is not None else scanner().scan_stream(stream, first_line)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.facts import (
+    AmdGpu,
     AppleFacts,
     CudaFacts,
     CudaToolkit,
@@ -34,6 +35,7 @@ from envdoctor.facts import (
     NvidiaFacts,
     PackageFacts,
     ProbeInfo,
+    RocmFacts,
     Status,
     TensorflowBuild,
     TorchBuild,
@@ -146,6 +148,7 @@ def merge(parts: list[Partial]) -> Facts | None:
         frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
         env=_env(values, sources),
         jetson=_jetson(values, sources),
+        rocm=_rocm(values, sources),
     )
     wrote = {p.source for p in ranked if p.stated}
     return _mark_stated(facts, {k: v for k, v in who.items() if v in wrote},
@@ -274,21 +277,43 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
     return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
 
 
+def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
+    """The AMD GPU and the ROCm release a report names (prose or collect_env's GPU line): the
+    GPU's gfx target is the one the report prints, else the one AMD's table lists for that
+    name; everything else of the ROCm stack (driver, /dev/kfd, groups) is not observed."""
+    name = str(values.get("rocm.gpu_name") or "")
+    version = values.get("rocm.version")
+    if not name and version is None:
+        return RocmFacts(probe=sources.info("rocm", False))
+    got: dict[str, Any] = {}
+    if name:
+        gfx = str(values.get("rocm.gpu_gfx") or "")
+        if not gfx:
+            from envdoctor.matrices.rocm import gfx_rows
+            gfx = next((str(r.get("target", "")) for r in gfx_rows()
+                        if name.lower() in (g.lower() for g in r.get("gpus", []))), "")
+        got["gpus"] = (AmdGpu(index=0, name=name, gfx=gfx),)
+    if version is not None:
+        got["version"] = version
+    return only_stated(RocmFacts(probe=sources.info("rocm", True), **got), set(got))
+
+
 def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
     """A Jetson where the report shows L4T's kernel ("Python platform: Linux-5.15.148-tegra-
     aarch64-…") or names the module, its JetPack or L4T ("jetson TX2", "JetPack 5.1.5"): those
     are observed, everything else of the board is not; unknown when the report shows none of
     them (a report never says "not a Jetson")."""
     kernel = str(values.get("host.kernel", ""))
-    got = {k: v for k, v in _pick(values, "jetson").items()
-           if k in ("model", "soc", "jetpack", "l4t") and v not in (None, "")}
+    said = {k: values[f"jetson.{k}"] for k in ("model", "soc", "jetpack", "l4t")
+            if values.get(f"jetson.{k}")}
     if kernel.endswith("-tegra"):
-        got["kernel"] = kernel
-    if not got:
+        said["kernel"] = kernel
+    elif str(values.get("host.arch", "")).lower() in ("x86_64", "amd64") or \
+            values.get("host.os") in ("Windows", "Darwin"):
+        return JetsonFacts()  # a Jetson named in prose, but the report ran elsewhere
+    if not said:
         return JetsonFacts()
-    # the module, JetPack or L4T named in the text (informal): stated, the rest not observed
-    return only_stated(JetsonFacts(probe=sources.info("jetson" if "kernel" not in got
-                                                      else "host", True), **got), set(got))
+    return only_stated(JetsonFacts(probe=sources.info("host", True), **said), set(said))
 
 
 def _nvidia(values: dict[str, Any], gpus: list[Gpu], sources: _Sources) -> NvidiaFacts:
@@ -371,8 +396,13 @@ def _local_cuda(version: Version | None) -> Version | None:
 
 def _pypi_cpu_wheel(version: Version | None, values: dict[str, Any]) -> bool:
     """A bare torch version where the report shows Windows, macOS or aarch64: PyPI serves CPU
-    wheels there, so the build is known. Anywhere else a bare version says nothing of it."""
+    wheels there, so the build is known. Anywhere else a bare version says nothing of it, and
+    neither does it on a Jetson: NVIDIA's JetPack 4 wheels (1.10.0) and the Jetson AI Lab's
+    (2.8.0) are CUDA builds with bare versions."""
     if version is None or version.local or version.is_devrelease:
+        return False
+    if any(values.get(f"jetson.{k}") for k in ("model", "jetpack", "l4t")) or \
+            str(values.get("host.kernel", "")).endswith("-tegra"):
         return False
     return values.get("host.os") in ("Windows", "Darwin") or \
         str(values.get("host.arch", "")).lower() in ("aarch64", "arm64")

@@ -144,17 +144,6 @@ _PROSE_COMPANION = re.compile(r"(?<![\w.-])(torchvision|torchaudio)(?:\s?(?:vers
                               r"v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu))?)(?![\w.+])",
                               re.IGNORECASE)
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
-# A Jetson named in prose ("jetson TX2", "Jetson Xavier NX", a prompt's "root@jetsonxavier"),
-# the JetPack or L4T release it runs ("JetPack 4.4 [L4T 32.4.3]", "JETPACK5.1.5"): the module
-# names its SoC as a GPU name names its compute capability (rules/matrices/jetson.toml [[soc]])
-_JETSON = re.compile(r"(?<![a-z])jetson[\s_-]{0,3}(?:agx[\s_-]{0,3})?(nano|tx1|tx2|"
-                     r"xavier(?:[\s_-]{0,3}nx)?|orin(?:[\s_-]{0,3}(?:nx|nano))?|thor)(?![a-z])",
-                     re.IGNORECASE)
-_JETSON_SOC = {"nano": "tegra210", "tx1": "tegra210", "tx2": "tegra186", "xavier": "tegra194",
-               "orin": "tegra234", "thor": "tegra264"}
-_JETPACK = re.compile(r"(?<![a-z])jet ?pack[\s_-]{0,3}v?(\d\.\d(?:\.\d{1,2})?)(?![\d.])",
-                      re.IGNORECASE)
-_L4T = re.compile(r"(?<![a-z])L4T[\s_-]{0,3}R?(\d{2}\.\d(?:\.\d{1,2})?)(?![\d.])", re.IGNORECASE)
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
                              r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
@@ -208,6 +197,8 @@ def _sentences(part: Partial, text: str) -> None:
         value = _one(values)
         if value is not None:
             _fields.apply(part, key, value)
+    _platform(part, text)
+    _amd(part, text)
     system = _one([m.group(1) for m in _MY_SYSTEM.finditer(text)])
     if system is not None:
         os_fields(part, system)
@@ -215,7 +206,6 @@ def _sentences(part: Partial, text: str) -> None:
         part.set("host.os", "Windows")
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
-    _jetson_prose(part, text)
     if _TORCH_SAID_CPU.search(text):
         part.set("frameworks.torch.cpu_only", True)
     torch = _one(_PROSE_TORCH.findall(text))
@@ -237,23 +227,83 @@ def _sentences(part: Partial, text: str) -> None:
         part.gpus.append(Gpu(index=0, name=gpu, cc=cc_of(gpu)))
 
 
-def _jetson_prose(part: Partial, text: str) -> None:
-    """A Jetson module, JetPack or L4T release named in the text (one each, else unknown)."""
-    modules = {re.sub(r"[\s_-]+", " ", m.group(0)).strip() for m in _JETSON.finditer(text)}
-    if len(modules) == 1:
-        name = modules.pop()
-        family = _JETSON.search(text).group(1).lower()  # type: ignore[union-attr]
-        words = name.split(" ", 1)
-        part.set("jetson.model", "NVIDIA Jetson " + (words[1] if len(words) > 1 else
-                                                     name[len("jetson"):]).title())
-        soc = next(v for k, v in _JETSON_SOC.items() if family.startswith(k))
-        part.set("jetson.soc", soc)
+# The platform a person names in prose ("Jetson Orin, JetPack 6", "M2 Mac, macOS 13",
+# "I'm using wsl 1 on windows 10"): each fact only when the text states one value.
+_JETSON_MODEL = re.compile(r"(?i)\b(jetson(?:[ -](?:agx|orin|xavier|nano|nx|tx[12]|thor|"
+                           r"super|developer kit))*|jetbot)\b")
+_JETPACK = re.compile(r"(?i)(?<![a-z])jet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
+_L4T = re.compile(r"(?i)\bL4T[ -]?R?(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b")
+_MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pro)?|iMac|"
+                       r"Apple [Ss]ilicon)\b")
+_APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)",
+                         re.MULTILINE)
+_MACOS = re.compile(r"(?i)\bmac ?OS(?: X)? ?(\d{2}(?:\.\d{1,2}){0,2})\b")
+_MACOS_NAMES = {"big sur": "11", "monterey": "12", "ventura": "13", "sonoma": "14",
+                "sequoia": "15", "tahoe": "26"}
+_MACOS_NAME = re.compile(r"(?i)\bmacOS (Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)\b")
+_WSL_SAID = re.compile(r"(?i)\bwsl ?([12])\b")
+
+
+# An AMD GPU and the ROCm release a person names ("RX 7900 XTX on ROCm 6.1", collect_env's
+# "AMD Radeon RX 7900 XTX (gfx1100)"); upper-case RX/MI so host names (dell-gpu-mi300) do not
+_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4})(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
+                      r"(?:Instinct )?(MI\d{3}[AXH]?))\b(?: ?\((gfx\d{3,4}[a-z]?))?")
+_ROCM_SAID = re.compile(r"(?i)(?<![+\w/-])ROCm ?v?(\d\.\d{1,2}(?:\.\d{1,3})?)\b")  # not +rocm6.0
+
+
+def _amd(part: Partial, text: str) -> None:
+    names, gfx = [], []
+    for m in _AMD_GPU.finditer(text):
+        if m.group(1):
+            names.append(f"AMD Radeon RX {m.group(2)}" + (f" {m.group(3)}" if m.group(3) else ""))
+        elif m.group(4):
+            names.append(f"AMD Radeon PRO {m.group(5)}")
+        else:
+            names.append(f"AMD Instinct {m.group(6)}")
+        if m.group(7):
+            gfx.append(m.group(7))
+    name = _one(names)
+    if name:
+        part.set("rocm.gpu_name", name)
+        target = _one(gfx)
+        if target:
+            part.set("rocm.gpu_gfx", target)
+    rocm = _one(_ROCM_SAID.findall(text))
+    if rocm:
+        part.set("rocm.version", ver(rocm))
+
+
+def _platform(part: Partial, text: str) -> None:
+    """A Jetson, a Mac or a WSL version stated in words (lowest rank: any tool beats it)."""
+    models = [m.group(1) for m in _JETSON_MODEL.finditer(text)]
     jetpack = _one(_JETPACK.findall(text))
-    if jetpack is not None:
-        part.set("jetson.jetpack", ver(jetpack))
     l4t = _one(_L4T.findall(text))
-    if l4t is not None:
-        part.set("jetson.l4t", ver(l4t))
+    if models or jetpack or l4t:
+        model = max(models, key=len) if models else ""
+        part.set("jetson.model", model)
+        if jetpack:
+            part.set("jetson.jetpack", ver(jetpack))
+        if l4t:
+            part.set("jetson.l4t", ver(l4t))
+        part.set("host.os", "Linux")
+        part.set("host.arch", "aarch64")  # every Jetson; no PyPI x86 default applies
+        return
+    if _MAC_WORD.search(text):
+        chip = _one([f"Apple M{m.group(1)}" + (f" {m.group(2)}" if m.group(2) else "")
+                     for m in _APPLE_CHIP.finditer(text)])
+        named = [_MACOS_NAMES[m.group(1).lower()] for m in _MACOS_NAME.finditer(text)]
+        macos = _one(_MACOS.findall(text) + named)
+        if chip or macos:
+            part.set("host.os", "Darwin")
+        if chip:
+            part.set("host.cpu_model", chip)
+        if macos:
+            part.set("host.distro", f"macOS {macos}")
+        return
+    wsl = _one(_WSL_SAID.findall(text))
+    if wsl:
+        part.set("host.os", "Linux")
+        part.set("host.wsl", int(wsl))
 
 
 def _answered_driver(text: str) -> list[str]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import platform
-import plistlib
 import re
 import sys
 import sysconfig
@@ -114,6 +113,7 @@ def _plist(trail: Trail, path: Path) -> dict[str, object] | None:
     data = read_regular(path, 1 << 16)
     if data is None:
         return None
+    import plistlib  # its XML parser costs ~5 ms to import: only where a plist exists
     try:
         value = plistlib.loads(data)
     except Exception:  # noqa: BLE001 - a damaged plist is unreadable, whatever the parser raises

@@ -63,11 +63,11 @@ def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[R
     if data.listed(plugin.get("plugin", ""), str(jax)) is False:
         out.append(Reason("index", f"the index lists no {plugin.get('plugin')} {jax} wheel for "
                           "this machine", ""))
-    need = ver(plugin.get("min_driver_linux"))
+    need, where, need_src = plugin_floor(plugin, m)
     if need is not None and m.driver is not None and m.driver < need:
         out.append(Reason("driver", f"{plugin['extra']} needs driver >= "
-                          f"{plugin['min_driver_linux']} on Linux; this driver is "
-                          f"{data.driver_str(m.driver)}", src,
+                          f"{data.driver_str(need)} {where}; this driver is "
+                          f"{data.driver_str(m.driver)}", need_src or src,
                           confirmed(plugin)))
     min_cc = ver(plugin.get("min_cc"))
     for gpu in dict.fromkeys(m.gpus):
@@ -75,6 +75,24 @@ def _plugin_failures(plugin: dict[str, Any], jax: Version, m: Machine) -> list[R
             out.append(Reason("arch", f"{plugin['extra']} supports SM {plugin['min_cc']} and "
                               f"newer; {gpu.name} is {gpu.sm}", src, confirmed(plugin)))
     return out
+
+
+def plugin_floor(plugin: dict[str, Any], m: Machine) -> tuple[Version | None, str, str]:
+    """(oldest driver the plugin runs on here, where that floor holds, its source). Under WSL
+    the driver nvidia-smi shows is the Windows one, numbered as Windows drivers are (527.56 is
+    below CUDA 12.x's 528.33 there, though above Linux's 525): its floor is the Windows floor
+    of the plugin's CUDA major, not the Linux figure jax's installation page gives."""
+    if m.wsl and plugin.get("cuda_major") is not None:
+        got = data.driver_floor(Version(f"{plugin['cuda_major']}.0"), "windows")
+        if got is not None:
+            return got[0], "in WSL (the Windows driver's numbering)", got[1]
+    return ver(plugin.get("min_driver_linux")), "on Linux", ""
+
+
+def _need(plugin: dict[str, Any], m: Machine) -> str:
+    """The plugin's driver floor here, as the user reads it."""
+    floor = plugin_floor(plugin, m)[0]
+    return data.driver_str(floor) if floor is not None else str(plugin.get("min_driver_linux"))
 
 
 def _cmd(jax: str, extra: str | None, installer: str) -> str:
@@ -205,7 +223,7 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         for plugin in _plugins():
             if _plugin_failures(plugin, jax, m):
                 continue
-            need = plugin.get("min_driver_linux")
+            need = _need(plugin, m)
             alternatives.append(Alternative(
                 f"with driver >= {need}: jax {jax} {plugin['extra']}", version=str(jax),
                 variant=plugin["extra"], command=_cmd(str(jax), plugin["extra"][4:-1], installer),
@@ -221,7 +239,7 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
             fails = _plugin_failures(plugin, jax, m)
             if not fails:
                 extra, variant = plugin["extra"][4:-1], plugin["extra"]
-                need = plugin.get("min_driver_linux")
+                need = _need(plugin, m)
                 reasons.append(Reason("driver", f"{plugin['extra']}: driver "
                                       f"{data.driver_str(m.driver) if m.driver else '(not stated)'}"
                                       f" meets its floor >= {need}", plugin.get("source", ""),
@@ -235,10 +253,11 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
             kinds = {f.constraint for f in fails}
             if kinds == {"driver"}:
                 alternatives.append(Alternative(
-                    f"upgrade the NVIDIA driver to >= {plugin['min_driver_linux']} to use "
+                    f"upgrade the NVIDIA driver to >= "
+                    f"{_need(plugin, m)} to use "
                     f"{plugin['extra']}", version=str(jax), variant=plugin["extra"],
                     command=_cmd(str(jax), plugin["extra"][4:-1], installer),
-                    price=f"driver >= {plugin['min_driver_linux']}",
+                    price=f"driver >= {_need(plugin, m)}",
                     source=plugin.get("source", "")))
         if extra is None:
             reasons.append(Reason("gpu", "no JAX CUDA plugin in the data runs on this GPU and "

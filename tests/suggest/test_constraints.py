@@ -116,12 +116,14 @@ def test_python_38_gets_the_last_cp38_release_and_the_way_to_the_newest():
 
 
 # ------------------------------------------------------------------ platform
-def test_aarch64_grace_hopper_gets_cu130():
-    """2.15.0's aarch64 cu132 build has no arch list in the data: never the answer."""
+def test_aarch64_grace_hopper_gets_the_pypi_cu132_build():
+    """2.15.0's aarch64 build is cu132 (PyPI's Linux wheels pin CUDA 13.2); its arch list is
+    build_cuda.sh's 13.x list through filter_aarch64_archs (8.0;9.0;10.0;11.0;12.0+PTX), which
+    has sm_90: a GH200 on 580 (the CUDA 13.x floor) gets it."""
     s = run("gh200-aarch64-driver580", "torch")
-    assert (s.version, s.variant) == ("2.14.1", "cu130")
-    assert "the arch list of the cu132 build of torch 2.15.0 on Linux aarch64 is not in the " \
-        "data" in _texts(s)
+    assert (s.version, s.variant) == ("2.15.0", "cu132")
+    assert "the cu132 build of torch 2.15.0 has sm_90 code" in _texts(s)
+    assert "arch list of the cu132 build" not in _texts(s)
 
 
 def test_windows_uses_the_windows_driver_floor():
@@ -370,3 +372,14 @@ def test_an_older_release_on_linux_aarch64_comes_from_pypi():
     assert (s.status, s.version, s.variant) == ("ok", "2.4.1", "cpu")
     assert s.command == "pip install torch==2.4.1 torchvision==0.19.1"
     assert "PyPI carries torch 2.4.1's CPU wheel for Linux aarch64" in _texts(s)
+
+
+# ------------------------------------------------------------------ WSL: the Windows driver
+def test_jax_in_wsl_reads_the_windows_drivers_numbering():
+    """Under WSL nvidia-smi shows the Windows driver: 527.56 is below CUDA 12.x's Windows floor
+    (528.33) though above jax's Linux figure (525), so no CUDA plugin runs: CPU jaxlib, with the
+    driver upgrade priced in Windows numbers."""
+    s = run("wsl2-rtx3060-windriver527", "jax")
+    assert s.variant == "cpu"
+    assert "jax[cuda12] needs driver >= 528.33 in WSL (the Windows driver's numbering)" in _texts(s)
+    assert any(a.variant == "jax[cuda12]" and a.price == "driver >= 528.33" for a in s.alternatives)

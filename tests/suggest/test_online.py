@@ -72,8 +72,9 @@ EXPECTED = {
     # Python 3.10: 2.16.0 requires >= 3.11 and 2.16.1 is yanked, so 2.14.1
     "windows-rtx3070-py310": {
         "torch": ("ok", "2.14.1", "cu126", ("torch==2.14.1", "torchvision==0.29.1"))},
+    # aarch64: the cu132 build's arch list (filter_aarch64_archs) has sm_90, as on x86_64
     "gh200-aarch64-driver580": {
-        "torch": ("ok", "2.16.0", "cu130", ("torch==2.16.0", "torchvision==0.30.0")),
+        "torch": ("ok", "2.16.0", "cu132", ("torch==2.16.0", "torchvision==0.30.0")),
         "jax": ("ok", "0.13.0", "jax[cuda13]", ("jax[cuda13]==0.13.0",))},
     # Apple silicon: PyPI's wheels, TensorFlow 2.22 (macOS arm64 wheels listed), not 2.16
     "macos-arm64": {

@@ -35,10 +35,11 @@ SBSA_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "nvidia-c
 
 
 def is_jetson(j: JetsonFacts | None) -> bool:
-    """The board's files showed L4T, a Tegra SoC, L4T's kernel ("5.15.148-tegra") or a JetPack
-    release (nvidia-jetpack exists for Jetson modules only)."""
+    """The board's files showed L4T, a Tegra SoC or L4T's kernel ("5.15.148-tegra"), or a
+    report states a JetPack release or a Jetson model ("Jetson Orin, JetPack 6")."""
     return j is not None and bool(j.l4t is not None or j.soc.startswith("tegra")
-                                  or j.kernel.endswith("-tegra") or j.jetpack is not None)
+                                  or j.kernel.endswith("-tegra") or j.jetpack is not None
+                                  or "jet" in j.model.lower())
 
 
 def board(j: JetsonFacts) -> dict[str, Any]:
@@ -136,8 +137,9 @@ def seen(l4t: Version | None, jetpack: Version | None, soc: str, model: str,
 
 @reads(**BOARD)
 def jetson_machine(**board_reads: Any) -> bool:
-    """``jetson_machine()``: the board's files (or a report's L4T kernel) show L4T or a Tegra
-    SoC: its GPU is the iGPU, reached without NVML; False where nothing says Jetson."""
+    """``jetson_machine()``: the board's files (or a report's L4T kernel, JetPack release or
+    Jetson model) show L4T or a Tegra SoC: its GPU is the iGPU, reached without NVML; False
+    where nothing says Jetson."""
     return is_jetson(seen(**board_reads))
 
 
@@ -213,6 +215,13 @@ def jetpack_libraries_missing(*, t: TorchBuild | None, installed: tuple[Distribu
     if j.jetpack is not None:
         # dpkg lists nvidia-jetpack installed: the metapackage depends on the JetPack's CUDA,
         # cuDNN and TensorRT packages, so they are installed whatever a folder scan missed
+        return None
+    if (matrix.l4t_row(j.l4t) or {}).get("container_libraries") == "host" and not j.model \
+            and not j.soc:
+        # a tree of such a release without the board's device tree is an image (an unpacked
+        # l4t container): the NVIDIA runtime mounts the host's CUDA, cuDNN and TensorRT into
+        # it at start (host-files-for-container.d/*.csv), so their absence here is how such
+        # an image is built, not a missing install
         return None
     missing = []
     if not any(lib.name == "cudnn" and not lib.source.startswith("pip")

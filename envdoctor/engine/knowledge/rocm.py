@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.facts import AmdGpu, RocmFacts, TorchBuild
 from envdoctor.matrices import rocm as rocm_matrix
 
@@ -147,17 +147,19 @@ def rocm_user(*, rocm: RocmFacts) -> str:
     return rocm.user or "$USER"
 
 
-@reads(rocm="rocm", nv_gpus=optional("nvidia.gpus", ()), t="frameworks.torch")
-def torch_wrong_gpu_build(*, rocm: RocmFacts, nv_gpus: tuple[Any, ...],
+@reads(amd_gpus=some("rocm.gpus"), kfd=optional("rocm.kfd"),
+       nv_gpus=optional("nvidia.gpus", ()), t="frameworks.torch")
+def torch_wrong_gpu_build(*, amd_gpus: tuple[Any, ...], kfd: Any, nv_gpus: tuple[Any, ...],
                           t: TorchBuild | None) -> str | None:
     """``torch_wrong_gpu_build()``: a CUDA torch on a machine with AMD GPUs and no NVIDIA
     one ("a CUDA 12.4 build on AMD GPUs"); None otherwise (a ROCm torch on NVIDIA GPUs is
-    TORCH005's)."""
+    TORCH005's). The AMD GPUs are those seen (a pasted report names a GPU, not the rest of
+    the ROCm stack)."""
     if t is None or t.version is None:
         return None
     # the GPU list on its own: a pasted report states the GPUs, not every NVIDIA field
     nvidia_gpus = len(nv_gpus)
-    amd = bool(rocm.gpus) or rocm.kfd is not None
+    amd = bool(amd_gpus) or kfd is not None
     if t.cuda is not None and amd and nvidia_gpus == 0:
         return f"torch {t.version} is a CUDA {t.cuda} build, and this machine's GPUs are AMD"
     return None
