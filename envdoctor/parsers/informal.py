@@ -139,10 +139,6 @@ _MY_SYSTEM = re.compile(r"\bmy\s+(?:system|os|operating system|machine|computer|
 _TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?(?:available|"
                              r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
                              r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
-# "torch 2.1.0 and torchvision 0.15.2", "torchvision version 0.16.0", "torchaudio==2.1.0"
-_PROSE_COMPANION = re.compile(r"(?<![\w.-])(torchvision|torchaudio)(?:\s?(?:version\s?|==|:\s?)|\s)"
-                              r"v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu))?)(?![\w.+])",
-                              re.IGNORECASE)
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
@@ -211,10 +207,6 @@ def _sentences(part: Partial, text: str) -> None:
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
-    for name in ("torchvision", "torchaudio"):
-        comp = _one([v for n, v in _PROSE_COMPANION.findall(text) if n.lower() == name])
-        if comp is not None and name not in part.packages:
-            part.package(name, ver(comp))
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))

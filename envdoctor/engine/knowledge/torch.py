@@ -299,9 +299,11 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
     ``+cpu``): judged against the variant PyPI serves for that release.
     """
     torch = pk.get("torch")
-    if (torch is None or torch.version is None) and framework is not None:
-        # a report stating torch's version (collect_env, a template, prose) but no package
-        # list: the torch that imports is the installed one
+    stated_only = (torch is None or torch.version is None) and framework is not None
+    if stated_only:
+        # a report stating torch's version (collect_env, a template, prose) but no torch in a
+        # package list: the release pairing is judged, not the build variants (a stated
+        # companion's missing +cu tag says nothing of its build)
         torch = Distribution(name="torch", version=framework)
     if torch is None or torch.version is None:
         return []
@@ -315,6 +317,8 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
         if want is not None and series(dist.version) != want:
             out.append(f"{comp} {dist.version} (torch {series(torch.version)} needs "
                        f"{want}.x)")
+            continue
+        if stated_only:
             continue
         cv = local_variant(dist.version)
         if tv and cv and tv != cv:
