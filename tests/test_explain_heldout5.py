@@ -31,9 +31,8 @@ TRAPS = ("user", "none")
 # first run on 2f5a63a: 123/139 (88.5 %), README.md
 FLOOR = 0.88
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "h060-user-xformers-attn-bias-stride-not-multiple-of-8.toml",  # ECUDA016
-})
+# the first run's one claim (h060, xformers attn_bias stride, ECUDA016) is answered EUSER009 now
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 MAX_TEXT = 8 * 1024
 
 

@@ -35,6 +35,11 @@ FLOOR = 0.65
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "h016-user-mac-hardcoded-cuda-node.toml",
     "h024-user-tritonserver-ld-preload-typo.toml",
+    # claims this round's signatures made: mmcv imported from its source checkout (EBUILD008,
+    # whose fix now says to run from another folder), a TensorRT 7 path hard-coded in the
+    # user's code (ECUDNN008, the library it names cannot be loaded)
+    "h021-user-mmcv-wrong-pythonpath.toml",
+    "h025-user-libmyelin-hardcoded-trt7.toml",
 })
 MAX_TEXT = 8 * 1024
 

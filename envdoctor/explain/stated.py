@@ -194,8 +194,13 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #
 # ``frames_in`` reads every frame of the text's tracebacks, a cut one included (a paste that
 # ends inside the import chain still names the framework that was loading the library).
+#
+#   [[yields_to]]                      # "no kernel image", and the text names vLLM (a frame
+#   code = "ECUDA016"                  # under vllm/, a version, or the word in a title or
+#   package = "vllm"                   # prose) and only GPUs below compute capability 7.0
+#   gpu_below = "7.0"                  # (a GTX 1080 Ti, 6.1: its name read through gpus.toml)
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "torch_build"}
+              "package", "gpu_below", "torch_build"}
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
@@ -225,10 +230,17 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
         if build is not None and build not in TORCH_BUILDS:
             raise RuleFileError(path, f"{where}.torch_build",
                                 f"must be one of {list(TORCH_BUILDS)}")
-        if pair is None and build is None and not isinstance(table.get("raised_in"), str) \
+        floor = table.get("gpu_below")
+        if floor is not None and (not isinstance(floor, str) or not _CC_TEXT.fullmatch(floor)
+                                  or not isinstance(table.get("package"), str)
+                                  or not _PACKAGE.fullmatch(str(table.get("package")))):
+            raise RuleFileError(path, f"{where}.gpu_below",
+                                "must be a compute capability (\"7.0\") with package = a name")
+        if pair is None and floor is None and build is None \
+                and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
-            raise RuleFileError(path, where,
-                                "needs versions_differ, raised_in, frames_in or torch_build")
+            raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
+                                "gpu_below or torch_build")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -251,6 +263,49 @@ def stated_torch_builds(text: str) -> tuple[tuple[str, str], ...]:
                                for m in _TORCH_BUILD.finditer(text[:1 << 20])))
 
 
+_CC_TEXT = re.compile(r"\d{1,2}\.\d")
+_PACKAGE = re.compile(r"[a-z][a-z0-9_-]{1,30}")
+
+
+def _stated_ccs(facts: TextFacts) -> list[tuple[str, str]]:
+    """(GPU, compute capability) for each GPU the text names that gpus.toml knows, else the
+    capabilities it states outright ("compute capability 6.1", "sm_61")."""
+    from envdoctor.matrices.gpus import lookup_gpu
+    named = []
+    for gpu in facts.gpus:
+        row = lookup_gpu(gpu)
+        if row and row.get("cc"):
+            named.append((gpu, str(row["cc"])))
+    return named or [("GPU", cc) for cc in facts.compute_capabilities]
+
+
+def _names_package(package: str, facts: TextFacts, text: str) -> bool:
+    """The text names the package: a version of it, a frame under it, or the word itself
+    (``-`` and ``_`` alike: flash-attn, flash_attn; vllm-openai, a vllm_1 service)."""
+    if facts.version(package) is not None:
+        return True
+    paths = [f.path for f in facts.frames] + [p for e in facts.exceptions for p in e.stack]
+    if any(f"/{package}/" in p.replace("\\", "/") for p in paths):
+        return True
+    word = "[-_]".join(re.escape(part) for part in re.split(r"[-_]", package))
+    return re.search(rf"(?i)(?<![a-z0-9]){word}(?![a-z0-9])", text[:1 << 20]) is not None
+
+
+def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str | None:
+    """The note when the text names the package and every GPU it states is below the floor."""
+    package, floor = str(table.get("package", "")), str(table.get("gpu_below", ""))
+    ccs = _stated_ccs(facts)
+    if not ccs or not _names_package(package, facts, text):
+        return None
+    def below(cc: str) -> bool:
+        return _release(cc) < _release(floor)
+    if not all(below(cc) for _, cc in ccs):
+        return None
+    gpu, cc = ccs[0]
+    return (f"The text names {package} and a {gpu} (compute capability {cc}): {package} needs "
+            f"compute capability {floor} or newer.")
+
+
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
     build = table.get("torch_build")
@@ -262,6 +317,8 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return None
         return (f"The text states torch {stated[-1]}+{build}: a CPU-only build, so torch sees "
                 "no GPU whatever the machine has.")
+    if table.get("gpu_below") is not None:
+        return _floor_reason(table, facts, text)
     pair = table.get("versions_differ")
     if isinstance(pair, list):
         a, b = (facts.version(str(n)) for n in pair)
