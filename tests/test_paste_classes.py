@@ -137,3 +137,101 @@ def test_torch_old_gpu_verdict_without_a_minimum_names_the_gpu():
     assert "GPU001" in loud(text)
     assert "GPU001" not in loud(text.replace("PyTorch no longer supports this GPU because it "
                                              "is too old.", ""))
+
+
+def test_ultralytics_device_refusal_with_a_cpu_build_stated_is_the_cpu_build():
+    # ogkalu2/comic-translate#224: Ultralytics' banner says torch-2.6.0+cpu and its
+    # select_device refuses device=0: the framework's own build word names the cause
+    text = text_of("paste4/d02-comic-translate-ultralytics-8.3.40-torch-2.6.0-cpu-invalid-cuda.toml")
+    assert "ETORCH006" in loud(text)
+    # the refusal alone says torch sees no GPU, not why
+    alone = text.replace("torch-2.6.0+cpu", "torch-2.6.0")
+    assert "ETORCH006" not in loud(alone) and "ETORCH015" in loud(alone)
+    # a CUDA build stated instead is no CPU build
+    assert "ETORCH006" not in loud(text.replace("torch-2.6.0+cpu", "torch-2.6.0+cu124"))
+
+
+def test_pips_conflict_sentence_states_both_installed_versions():
+    # torch/torch7#1249: "torchvision 0.18.0 requires torch==2.3.0, but you have torch 2.2.1"
+    text = text_of("paste4/d16-torch7-pip-resolver-torchvision-0.18.0-requires-torch-2.3.0.toml")
+    part = next(p for p in parse_parts(text) if p.source == "installer")
+    assert str(part.packages["torchvision"]) == "0.18.0" and str(part.packages["torch"]) == "2.2.1"
+    assert "TORCH003" in loud(text)
+    # a matched pair in the same words is clean
+    assert "TORCH003" not in loud(text.replace("torch 2.2.1 which", "torch 2.3.0 which"))
+
+
+def test_a_template_naming_only_the_release_assumes_the_cpu_package_only_where_it_misled():
+    # tensorflow/tensorflow#28608: "TensorFlow version: 1.13.1" and a GTX 1080 in a template:
+    # before 1.15 a GPU setup was `tensorflow-gpu`, so which package is unknown: no TF005
+    healthy = text_of("paste4/h09-tf-28608-template-1.13.1-cuda-10.0-gtx1080-results.toml")
+    assert "TF005" not in loud(healthy)
+    # 1.15.2, whose plain package went back to CPU-only (tuning 044), is still named
+    assert "TF005" in loud(text_of("044-tf-template-1.15.2-cpu-only-pypi-package.toml"))
+
+
+def test_a_templates_stated_cudnn_is_compared_with_the_release_it_names():
+    # tensorflow/tensorflow#44040: TF 2.3.1 (tested with cuDNN 7.6) and "cuDNN: 8.0.4"
+    text = text_of("paste4/d12-tf-44040-2.3.1-cuda-10.1-cudnn-8.0.4-gtx960m-libcudnn7.toml")
+    assert "TF004" in loud(text)
+    assert "TF004" not in loud(text.replace("cuDNN: 8.0.4", "cuDNN: 7.6.5"))
+
+
+def test_tensorflows_dlopen_message_quoted_in_markdown_bold_is_read():
+    # tensorflow/tensorflow#44753: "'**Could not load dynamic library 'libcusolver.so.10**''"
+    text = text_of("paste4/d11-tf-44753-template-2.4.0rc1-cuda-11.1-rtx3090-libcusolver10.toml")
+    assert "ETF002" in loud(text)
+
+
+def test_a_jetson_named_in_prose_is_a_jetson():
+    # TJU-Aerial-Robotics/YOPO#79: "我的Xavier是JETPACK5.1.5" and "发现pytorch版本还是cpu":
+    # a JetPack release only exists on a Jetson, and the user says torch is a CPU build
+    text = text_of("paste4/d04-yopo-jetson-xavier-jetpack-5.1.5-torch-2.4.1-cpu-chinese.toml")
+    assert "JET001" in loud(text)
+    informal = next(p for p in parse_parts(text) if p.source == "informal")
+    assert str(informal.values["jetson.jetpack"]) == "5.1.5"
+    # without the user's word on the build, the CPU-only finding needs the build stated
+    assert "JET001" not in loud(text.replace("发现pytorch版本还是cpu", "发现还是不行")
+                                .replace("发现是cpu版本", "发现不行"))
+
+
+def test_two_ultralytics_banners_the_newer_run_is_the_state_and_the_older_ones_gpu_the_machines():
+    # the shape of Ultralytics' issue threads: an earlier run's banner that opened the GPU,
+    # then the newer release's banner on a CPU-only torch (synthetic versions)
+    older = "Ultralytics YOLOv8.0.20 🚀 Python-3.9.7 torch-1.13.1+cu117 CUDA:0 (NVIDIA GeForce RTX 3080, 10240MiB)\n"
+    newer = "Ultralytics YOLOv8.0.61 🚀 Python-3.10.9 torch-2.0.0+cpu CPU\n"
+    assert "TORCH001" in loud(older + newer) and "TORCH001" in loud(newer + older)
+    part = next(p for p in parse_parts(older + newer) if p.source == "banner")
+    assert str(part.values["frameworks.torch.version"]) == "2.0.0+cpu"
+    # the older banner alone, or a CPU banner alone, says nothing is wrong
+    assert not loud(older) and "TORCH001" not in loud(newer)
+    # the CPU run on Apple's chip is another machine: its GPU is not the Mac's
+    mac = "Ultralytics YOLOv8.0.61 🚀 Python-3.10.9 torch-2.0.0 CPU (Apple M1 Pro)\n"
+    assert "TORCH001" not in loud(older + mac)
+
+
+def test_a_gpu_named_with_its_suffix_typed_on_or_under_a_video_card_key():
+    # ogkalu2/comic-translate#17: "Video card: 3060ti" under a +cpu banner
+    text = text_of("paste4/d01-comic-translate-ultralytics-torch-2.1.0-cpu-invalid-cuda-3060ti.toml")
+    assert "TORCH001" in loud(text)
+    from envdoctor.parsers.gpus import cc_of
+    assert str(cc_of("GTX1080Ti")) == "6.1" and str(cc_of("RTX 4070super")) == "8.9"
+    assert not [p for p in parse_parts("Graphics card: Intel UHD 620\n") if p.gpus]
+
+
+def test_a_torch_torchvision_pair_stated_without_a_build_tag_is_judged():
+    # the pair in keyed lines, in a template: torch's release table pairs 2.1 with 0.16, so
+    # 0.15.2 beside 2.1.0 is a mismatch and 0.16.0 is not
+    for text in ("torch: 2.1.0\ntorchvision: 0.15.2\n",
+                 "- PyTorch version: 2.1.0\n- torchvision version: 0.15.2\n"):
+        assert "TORCH003" in loud(text), text
+        assert "TORCH003" not in loud(text.replace("0.15.2", "0.16.0")), text
+
+
+def test_wanting_the_gpu_with_a_cpu_only_torch_stated_is_the_cpu_build():
+    # ultralytics/ultralytics#8869: the title "using my cpu instead of gpu" and a banner
+    # torch-2.2.1+cpu: a +cpu torch never uses an NVIDIA GPU
+    text = text_of("paste4/d03-ultralytics-8869-banner-torch-2.2.1-cpu-wants-gpu.toml")
+    assert "ETORCH006" in loud(text)
+    # the same complaint with a CUDA build stated says nothing of why
+    assert not loud(text.replace("torch-2.2.1+cpu", "torch-2.2.1+cu121"))

@@ -1,4 +1,4 @@
-"""The pasted reports of ``tests/corpus/reports/paste1``, ``paste2`` and ``paste3`` through the ``check --from`` reading
+"""The pasted reports of ``tests/corpus/reports/paste1`` to ``paste4`` through the ``check --from`` reading
 (``parse_pasted``: the paste's facts and its error lines, one engine): labelled from their
 threads before envdoctor saw them (README there). Healthy ones get no error and no warning;
 problem ones a finding that names the cause (``expected_any``); ``caught = false`` ones are
@@ -17,10 +17,10 @@ from envdoctor.parsers import parse_pasted
 ROOT = Path(__file__).resolve().parent / "corpus" / "reports" / "paste1"
 SECOND = ROOT.parent / "paste2"  # collected by phenomenon after paste1's fixes (README there)
 THIRD = ROOT.parent / "paste3"  # collected after paste2's fixes (paste2/README.md)
+FOURTH = ROOT.parent / "paste4"  # collected by phenomenon for paste3's misses (README there)
 PLATFORMS = ROOT.parent / "plat24c"  # Jetson/ROCm/Apple/WSL pastes, mostly prose (README there)
 LOUD = ("error", "warning")
-FILES = (sorted(ROOT.glob("*.toml")) + sorted(SECOND.glob("*.toml")) + sorted(THIRD.glob("*.toml"))
-         + sorted(PLATFORMS.glob("*.toml")))
+FILES = [p for d in (ROOT, SECOND, THIRD, FOURTH, PLATFORMS) for p in sorted(d.glob("*.toml"))]
 
 
 def load(path: Path) -> dict:
@@ -37,12 +37,14 @@ def test_set_size_and_sources():
     first = [load(p) for p in sorted(ROOT.glob("*.toml"))]
     second = [load(p) for p in sorted(SECOND.glob("*.toml"))]
     third = [load(p) for p in sorted(THIRD.glob("*.toml"))]
+    fourth = [load(p) for p in sorted(FOURTH.glob("*.toml"))]
     platforms = [load(p) for p in sorted(PLATFORMS.glob("*.toml"))]
     assert len(first) >= 25 and sum(d["healthy"] for d in first) >= 8
     assert len(second) >= 15 and sum(d["healthy"] for d in second) >= 5
     assert len(third) >= 6 and sum(d["healthy"] for d in third) >= 1
+    assert len(fourth) >= 28 and sum(d["healthy"] for d in fourth) >= 10
     assert len(platforms) >= 12 and sum(d["healthy"] for d in platforms) >= 6
-    data = first + second + third + platforms
+    data = first + second + third + fourth + platforms
     assert all(d["source"].startswith("https://github.com/") for d in data)
     sources = [d["source"] for d in data]
     assert len(set(sources)) == len(sources), "one paste per thread"
@@ -67,5 +69,5 @@ def _problems():
 @pytest.mark.parametrize("path", list(_problems()))
 def test_problem_paste_names_the_cause(path):
     data = load(path)
-    fired = {f.id for f in loud(data["text"])}
+    fired = {name for f in loud(data["text"]) for name in (f.id, f.code)}
     assert fired & set(data["expected_any"]), f"fired {sorted(fired)}"

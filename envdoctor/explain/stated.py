@@ -184,6 +184,10 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   raised_in = "jax_plugins"
 #   exception_types = ["TypeError", "AttributeError", "ImportError"]
 #
+#   [[yields_to]]                      # "Invalid CUDA 'device=0' requested" (torch sees no
+#   code = "ETORCH006"                 # GPU), and the text states torch 2.6.0+cpu: the CPU-
+#   torch_build = "cpu"                # only build is why (the framework's own version word)
+#
 #   [[yields_to]]                      # "libcudnn.so.7: cannot open shared object file", and
 #   code = "ETF002"                    # the traceback goes through tensorflow/python/: it is
 #   frames_in = "tensorflow/python/"   # TensorFlow's CUDA libraries (its tested-build table)
@@ -196,7 +200,13 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   package = "vllm"                   # prose) and only GPUs below compute capability 7.0
 #   gpu_below = "7.0"                  # (a GTX 1080 Ti, 6.1: its name read through gpus.toml)
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "package", "gpu_below"}
+              "package", "gpu_below", "torch_build"}
+TORCH_BUILDS = ("cpu",)
+# a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
+# banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
+_TORCH_BUILD = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?:[-= ]{1,2}|: ?| version:? ?)'?v?"
+                          r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\.?(?:dev|a|b|rc)\d{0,10})?)"
+                          r"\+(cpu|cu\d{2,3}|rocm[\d.]{1,10})\b")
 
 
 def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
@@ -216,16 +226,21 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                  or not all(p in _VERSIONED for p in pair)):
             raise RuleFileError(path, f"{where}.versions_differ",
                                 f"must name two of {sorted(_VERSIONED)}")
+        build = table.get("torch_build")
+        if build is not None and build not in TORCH_BUILDS:
+            raise RuleFileError(path, f"{where}.torch_build",
+                                f"must be one of {list(TORCH_BUILDS)}")
         floor = table.get("gpu_below")
         if floor is not None and (not isinstance(floor, str) or not _CC_TEXT.fullmatch(floor)
                                   or not isinstance(table.get("package"), str)
                                   or not _PACKAGE.fullmatch(str(table.get("package")))):
             raise RuleFileError(path, f"{where}.gpu_below",
                                 "must be a compute capability (\"7.0\") with package = a name")
-        if pair is None and floor is None and not isinstance(table.get("raised_in"), str) \
+        if pair is None and floor is None and build is None \
+                and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
-            raise RuleFileError(path, where,
-                                "needs versions_differ, raised_in, frames_in or gpu_below")
+            raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
+                                "gpu_below or torch_build")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -239,6 +254,13 @@ def _release(version: str) -> tuple[int, ...]:
     """(major, minor, micro) of a stated version; () when it is not numeric."""
     parts = version.split(".")[:3]
     return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else ()
+
+
+def stated_torch_builds(text: str) -> tuple[tuple[str, str], ...]:
+    """(version, build tag) of every torch the text states with its local build tag, in order:
+    ``(("2.6.0", "cpu"),)`` for a banner's ``torch-2.6.0+cpu``."""
+    return tuple(dict.fromkeys((m.group(1), m.group(2).lower())
+                               for m in _TORCH_BUILD.finditer(text[:1 << 20])))
 
 
 _CC_TEXT = re.compile(r"\d{1,2}\.\d")
@@ -286,6 +308,15 @@ def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str 
 
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
+    build = table.get("torch_build")
+    if isinstance(build, str):
+        # a CUDA build stated beside it (an older run's banner) sees the GPU; the CPU one
+        # is the build that cannot
+        stated = [v for v, b in stated_torch_builds(text) if b == build]
+        if not stated:
+            return None
+        return (f"The text states torch {stated[-1]}+{build}: a CPU-only build, so torch sees "
+                "no GPU whatever the machine has.")
     if table.get("gpu_below") is not None:
         return _floor_reason(table, facts, text)
     pair = table.get("versions_differ")

@@ -57,6 +57,16 @@ def base_package_cpu_only(version: Any) -> bool:
     return any(in_range(v, spec) for spec in specs)
 
 
+def base_package_assumed(version: Any) -> bool:
+    """Whether a report that names that release but not its package is read as the plain
+    ``tensorflow`` package (``[base_package] unstated_name``: 1.15.2, 2.0)."""
+    v = ver(version)
+    if v is None:
+        return False
+    specs = matrix("tensorflow").get("base_package", {}).get("unstated_name", ())
+    return any(in_range(v, spec) for spec in specs)
+
+
 def and_cuda_from() -> Version | None:
     """The first TensorFlow whose GPU install is the ``[and-cuda]`` extra (pinned nvidia-*
     wheels instead of a system CUDA): ``gpu_from`` of the wheel_index platform row that

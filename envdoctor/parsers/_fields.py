@@ -109,7 +109,8 @@ def apply(part: Partial, key: str, value: str) -> bool:
             _gpu(part, v)
         return True
     if re.fullmatch(r"gpu(?: model)?(?: and memory)?|gpu type|gpu models?|gpu name|gpus?|gpu \d+|"
-                    r"graphics card|accelerator|hardware(?: accelerator)?", k):
+                    r"graphics card|video ?card|grafikkarte|显卡|accelerator|"
+                    r"hardware(?: accelerator)?", k):
         _gpu(part, v)
         return True
     if re.fullmatch(r"tensorflow installed from|installed from|source", k):

@@ -300,10 +300,11 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
 
 def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
     """A Jetson where the report shows L4T's kernel ("Python platform: Linux-5.15.148-tegra-
-    aarch64-…"): its kernel is observed, everything else of the board is not; unknown when
-    the report shows no L4T kernel (a report never says "not a Jetson")."""
+    aarch64-…") or names the module, its JetPack or L4T ("jetson TX2", "JetPack 5.1.5"): those
+    are observed, everything else of the board is not; unknown when the report shows none of
+    them (a report never says "not a Jetson")."""
     kernel = str(values.get("host.kernel", ""))
-    said = {k: values[f"jetson.{k}"] for k in ("model", "jetpack", "l4t")
+    said = {k: values[f"jetson.{k}"] for k in ("model", "soc", "jetpack", "l4t")
             if values.get(f"jetson.{k}")}
     if kernel.endswith("-tegra"):
         said["kernel"] = kernel

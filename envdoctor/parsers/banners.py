@@ -22,24 +22,54 @@ _BANNER = re.compile(r"(?:Ultralytics|YOLOv\d)\S*(?:\s+\S+){0,3}?\s+Python-(\d+\
                      r"\s+torch-(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)\s+(.*)$", re.MULTILINE)
 # the name may hold one "(...)"; the class after it only follows that group, so no two
 # adjacent repeats of one class can split a long run between them (that is quadratic)
+_RELEASE = re.compile(r"(?:Ultralytics|YOLOv\d)\S*?\s?(?:YOLOv)?v?(\d+\.\d+(?:\.\d+)?)")
 _DEVICE = re.compile(r"CUDA:(\d+)\s*\(([^,()]+(?:\([^()]*\)[^,()]*)?),\s*(\d+)\s*MiB\)")
 
 
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
-    m = _BANNER.search(text)
-    if not m:
+    found = list(_banners(text))
+    if not found:
         return part
-    part.set("host.python_version", ver(m.group(1)))
-    part.set("frameworks.torch.version", ver(m.group(2)))
+    # Banners of two runs (an older one that used the GPU, a newer one on a CPU-only torch):
+    # the newest Ultralytics release is the state the paste asks about; a GPU an earlier run
+    # opened is this machine's unless the other run names Apple's chip (another machine).
+    current = max(range(len(found)), key=lambda i: (found[i][0], i))
+    _, python, torch, gpus, device = found[current]
+    part.set("host.python_version", ver(python))
+    part.set("frameworks.torch.version", ver(torch))
     part.observe("torch", "import", "ok")
-    # a multi-GPU banner continues on the next lines: "CUDA:1 (A100-SXM4-40GB, 40536MiB)"
-    rest = text[m.start(3):m.start(3) + 4000]
-    for d in _DEVICE.finditer(rest):
-        part.gpus.append(Gpu(index=int(d.group(1)), name=clean_name(d.group(2).strip()),
-                             memory_total_mb=int(d.group(3))))
-        if len(part.gpus) >= 64:
-            break
-    if part.gpus:
+    if gpus:
+        part.gpus.extend(gpus)
         part.observe("torch", "cuda_available", True)
+    elif not re.search(r"Apple|MPS", device):
+        for other in found:
+            if other[3] and len({other[2], torch}) > 1:
+                part.gpus.extend(other[3])
+                break
     return part
+
+
+def _banners(text: str):
+    """(Ultralytics release, Python, torch, GPUs it opened, the device words) per banner."""
+    matches = []
+    for m in _BANNER.finditer(text):
+        matches.append(m)
+        if len(matches) >= 16:
+            break
+    for n, m in enumerate(matches):
+        # a multi-GPU banner continues on the next lines ("CUDA:1 (A100-SXM4-40GB, 40536MiB)"),
+        # up to the next banner; a banner's own device words come first ("CPU (…)" opens none)
+        end = matches[n + 1].start() if n + 1 < len(matches) else len(text)
+        rest = text[m.start(3):min(end, m.start(3) + 4000)]
+        gpus: list[Gpu] = []
+        for d in _DEVICE.finditer(rest):
+            if not gpus and rest[:d.start()].strip():
+                break
+            gpus.append(Gpu(index=int(d.group(1)), name=clean_name(d.group(2).strip()),
+                            memory_total_mb=int(d.group(3))))
+            if len(gpus) >= 64:
+                break
+        release = _RELEASE.search(m.group(0))
+        yield (ver(release.group(1)) if release else None) or ver("0"), m.group(1), \
+            m.group(2), gpus, m.group(3)[:200]

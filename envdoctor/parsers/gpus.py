@@ -22,6 +22,8 @@ def clean_name(name: str) -> str:
     # another fact of the same line
     name = name.split(",", 1)[0]
     name = re.sub(r"\b(RTX|GTX|GT|MX)(\d{3,4})", r"\1 \2", name, flags=re.IGNORECASE)
+    # "3060ti", "GTX 1080Ti", "4070super": the suffix typed onto the model number
+    name = re.sub(r"(?<=\d)(ti|super)\b", r" \1", name, flags=re.IGNORECASE)
     return " ".join(name.split())
 
 

@@ -31,7 +31,8 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
-                    r"jax|jaxlib|numpy|torchvision|torchaudio)\s*[:=]\s*(\S.*)$", re.IGNORECASE)
+                    r"jax|jaxlib|numpy|torchvision|torchaudio|video ?card|graphics card|显卡)"
+                    r"\s*[:=：]\s*(\S.*)$", re.IGNORECASE)
 _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.IGNORECASE)
 # starts only at the start of a token (lookbehind): from inside a long token the name would
 # be rescanned from every character
@@ -139,11 +140,15 @@ _TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?
                              r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
                              r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
+# the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
+_TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
+                             r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
 # "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
-_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{1,3}|==)v?"
+                          r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
                           re.IGNORECASE)
 # "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
 # 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
@@ -197,6 +202,8 @@ def _sentences(part: Partial, text: str) -> None:
         part.set("host.os", "Windows")
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
+    if _TORCH_SAID_CPU.search(text):
+        part.set("frameworks.torch.cpu_only", True)
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
@@ -216,7 +223,7 @@ def _sentences(part: Partial, text: str) -> None:
 # "I'm using wsl 1 on windows 10"): each fact only when the text states one value.
 _JETSON_MODEL = re.compile(r"(?i)\b(jetson(?:[ -](?:agx|orin|xavier|nano|nx|tx[12]|thor|"
                            r"super|developer kit))*|jetbot)\b")
-_JETPACK = re.compile(r"(?i)\bjet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
+_JETPACK = re.compile(r"(?i)(?<![a-z])jet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
 _L4T = re.compile(r"(?i)\bL4T[ -]?R?(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b")
 _MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pro)?|iMac|"
                        r"Apple [Ss]ilicon)\b")
@@ -540,6 +547,10 @@ def _keyed(part: Partial, key: str, value: str) -> None:
         part.set("frameworks.torch.cuda", ver(value))
     elif key == "cuda_available":
         part.observe("torch", "cuda_available", to_bool(value))
+    elif key in ("video card", "videocard", "graphics card", "显卡"):
+        # "Video card: 3060ti": the key says it is the GPU, so a bare GeForce number is one
+        from envdoctor.parsers import _fields
+        _fields.apply(part, "graphics card", value)
     elif key == "gpu":
         if re.search(r"nvidia|geforce|tesla|quadro|rtx|gtx|titan", value, re.IGNORECASE):
             part.gpus.append(Gpu(index=len(part.gpus), name=clean_name(value)))

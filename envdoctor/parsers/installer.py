@@ -4,7 +4,10 @@ pip: ``Successfully installed torch-2.1.0+cu121 …``, ``Requirement already sat
 in …/python3.11/site-packages (…) (1.2)``, wheel file names (``Downloading
 torch-2.1.0%2Bcu121-cp311-cp311-linux_x86_64.whl``: the cp311 tag is the Python, the platform
 tag the OS), ``pip install torch==2.1.0+cu121`` command lines. conda:
-``pytorch/linux-64::pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0`` plan lines.
+``pytorch/linux-64::pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0`` plan lines. pip's dependency
+conflict sentences name both installed versions: ``torchvision 0.18.0 requires torch==2.3.0, but
+you have torch 2.2.1 which is incompatible.`` (the legacy resolver: ``… has requirement
+torch==1.5.1, but you'll have torch 1.5.0 which is incompatible.``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ _WHEEL = re.compile(r"([A-Za-z0-9][\w.]*?)-(\d[\w.!+%]*?)-(?:\d[\w]*-)?(cp\d+|py
                     r"([\w.]+?)-([\w.]+?)\.whl")
 _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|noarch)::"
                     r"([A-Za-z0-9][\w.-]*?)-(\d[\w.+]*)-([\w.]+)")
+# pip's own words: both names and versions are what is (or will be) installed
+_CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
+                       r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
+                       r"have \3 (\d[\w.+!]{0,40}) which is incompatible", re.IGNORECASE)
 _PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.IGNORECASE)
 
 
@@ -40,6 +47,13 @@ def parse(text: str) -> Partial:
                 name, _, version = token.rpartition("-")
                 if name and ver(version) is not None:
                     part.package(name, ver(version))
+            continue
+        m = _CONFLICT.search(line)
+        if m:
+            hits += 1
+            for name, version in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+                if ver(version.rstrip(".")) is not None:
+                    part.package(name, ver(version.rstrip(".")))
             continue
         m = _ALREADY.search(line)
         if m:

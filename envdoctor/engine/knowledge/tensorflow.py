@@ -7,11 +7,12 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
+from envdoctor.engine.knowledge._reads import Read, Undetermined, optional, reads
 from envdoctor.facts import CudaFacts, Distribution, LibraryFacts, PackageFacts, TensorflowBuild
 from envdoctor.matrices import with_confirmed
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, cuda_fits
 from envdoctor.matrices.tensorflow import (
+    base_package_assumed,
     base_package_cpu_only,
     has_and_cuda,
     last_windows_gpu,
@@ -36,7 +37,8 @@ def tf_last_windows_gpu() -> Version | None:
 
 @reads(tf="frameworks.tensorflow", os=optional("host.os", ""),
        dists=optional("packages.distributions"), cuda="cuda",
-       libraries=optional("libraries"))
+       # a pasted report's cuDNN is a list seen in part: the cuDNN it states is compared
+       libraries=Read("libraries", None, partial_ok=True))
 def tf_cuda_mismatch(*, tf: TensorflowBuild | None, os: str,
                      dists: tuple[Distribution, ...] | None, cuda: CudaFacts,
                      libraries: LibraryFacts | None) -> list[str]:
@@ -91,6 +93,8 @@ def tf_cpu_only_package(*, tf: TensorflowBuild | None, pk: PackageFacts | None) 
     if not base_package_cpu_only(tf.version):  # tensorflow.toml [base_package]
         return None
     if pk is None:  # e.g. an issue template: the package name is not stated
+        if not base_package_assumed(tf.version):  # tensorflow.toml [base_package]
+            return None  # before 1.15 a GPU setup was `tensorflow-gpu`: not assumed either way
         return f"tensorflow {tf.version} (if installed as `tensorflow`, not `tensorflow-gpu`)"
     if pk.get("tensorflow-gpu") is not None or pk.get("tensorflow") is None and pk.distributions:
         return None  # tensorflow-gpu provides it, or the list shows no `tensorflow` package

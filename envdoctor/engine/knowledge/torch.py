@@ -9,7 +9,14 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import MACHINE_READS, optional, reads, result, some
-from envdoctor.facts import Gpu, LiveFramework, NvidiaFacts, PackageFacts, TorchBuild
+from envdoctor.facts import (
+    Distribution,
+    Gpu,
+    LiveFramework,
+    NvidiaFacts,
+    PackageFacts,
+    TorchBuild,
+)
 from envdoctor.matrices import confirmed, matrix, with_confirmed
 from envdoctor.matrices.cuda import lookup_min_driver
 from envdoctor.matrices.gpus import (
@@ -279,9 +286,11 @@ def _pypi_linux_variants(torch_version: Any, arch: str | None) -> set[str]:
     return set() if "" in got else got
 
 
-@reads(pk=some("packages"), os_name=optional("host.os"), arch=optional("host.arch"))
+@reads(pk=some("packages"), os_name=optional("host.os"), arch=optional("host.arch"),
+       framework=optional("frameworks.torch.version"))
 def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
-                             arch: str | None = None) -> list[str]:
+                             arch: str | None = None,
+                             framework: Version | None = None) -> list[str]:
     """torchvision/torchaudio that do not pair with torch: wrong release or CUDA variant.
 
     Returns ``["torchvision 0.19.0+cu121 (torch 2.6 needs 0.21)"]``; a pairing the matrix does
@@ -290,6 +299,12 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
     ``+cpu``): judged against the variant PyPI serves for that release.
     """
     torch = pk.get("torch")
+    stated_only = (torch is None or torch.version is None) and framework is not None
+    if stated_only:
+        # a report stating torch's version (collect_env, a template, prose) but no torch in a
+        # package list: the release pairing is judged, not the build variants (a stated
+        # companion's missing +cu tag says nothing of its build)
+        torch = Distribution(name="torch", version=framework)
     if torch is None or torch.version is None:
         return []
     row, out = lookup_torch_release(torch.version) or {}, []
@@ -302,6 +317,8 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
         if want is not None and series(dist.version) != want:
             out.append(f"{comp} {dist.version} (torch {series(torch.version)} needs "
                        f"{want}.x)")
+            continue
+        if stated_only:
             continue
         cv = local_variant(dist.version)
         if tv and cv and tv != cv:
