@@ -61,7 +61,8 @@ class LazyGroup(SuggestingGroup):
 
 EPILOG = ("Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, bad "
           "input or unwritable output; 3 internal error (crash log); 128+N ended by signal N "
-          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT, 131 SIGQUIT), every child ended first. A reader that "
+          "(143 SIGTERM, 129 SIGHUP, 130 SIGINT, 131 SIGQUIT), every child ended first. "
+          "A reader that "
           "leaves early (| head) keeps the command's own code.")
 
 

@@ -176,7 +176,8 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     hand-edited or forged entry is discarded and rebuilt, never used, so writing to the cache
     folder cannot change a verdict; without a trustworthy secret nothing is read or written.
     ``build`` validates before anything is written, so a value it raises on is never cached;
-    ``valid`` rejects a value of the wrong shape. A cache that cannot be read or written only costs time. JSON, never pickle.
+    ``valid`` rejects a value of the wrong shape. A cache that cannot be read or written only
+    costs time. JSON, never pickle.
     """
     folder = cache_dir()
     cache = None

@@ -99,7 +99,7 @@ def credential_name(name: str, value: str = "") -> bool:
         w in _CRED_WORDS or w.endswith(_CRED_ENDS) or w.startswith("PASSW")
         or (w == "PWD" and i > 0) or (w in _LAST_ONLY and i == len(words) - 1)
         for i, w in enumerate(words)) or any(
-        (a, b) in _CRED_PAIRS for a, b in zip(words, words[1:]))
+        (a, b) in _CRED_PAIRS for a, b in zip(words, words[1:], strict=False))
     if not hit:
         return False
     if (words[-1] in _PATH_WORDS or any(w in _PATH_WORDS for w in words if w.startswith("KEY"))

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
-from pathlib import Path
 
 import pytest
+import tomllib
 
 from envdoctor.engine.checks import example_facts
 from envdoctor.facts import SCHEMA_VERSION

@@ -11,10 +11,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 # settings that switch checking off, wherever they appear

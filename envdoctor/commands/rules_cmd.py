@@ -1,8 +1,9 @@
 """`envdoctor rules list|show|test|functions`: the knowledge base explains and proves itself.
 
-Every kind of rule is covered: checks, error signatures, requirements and fleet rules. ``rules show CODE``
-prints a rule's own text with the same printer as ``explain CODE``; ``rules test [PATH]``
-validates every rule and matrix file and runs every example (``rulebook.validate``);
+Every kind of rule is covered: checks, error signatures, requirements and fleet rules.
+``rules show CODE`` prints a rule's own text with the same printer as ``explain CODE``;
+``rules test [PATH]`` validates every rule and matrix file and runs every example
+(``rulebook.validate``);
 ``rules functions`` lists what rule expressions may call, from the registry's docstrings.
 """
 

@@ -330,8 +330,7 @@ def _check_condition_names(tree: Any, note: Any, path: Path | str, fld: str) -> 
     from envdoctor.engine import expr
     from envdoctor.engine.checks import check_names
     check_names(tree, path, f"{fld}.when")
-    for i, source in enumerate(re.findall(r"\{([^{}]+)\}", note if isinstance(note, str)
-                                          else "")):
+    for source in re.findall(r"\{([^{}]+)\}", note if isinstance(note, str) else ""):
         try:
             placeholder = expr.compile_expr(source)
         except expr.ExprError as exc:

@@ -209,7 +209,7 @@ def _within(old: Any, hint: Any, f: Any) -> Any:
         return out_of_range_unobserved(old)
     if isinstance(old, tuple):
         items = tuple(out_of_range_unobserved(v) for v in old if not _absurd(v))
-        same = len(items) == len(old) and all(a is b for a, b in zip(items, old))
+        same = len(items) == len(old) and all(a is b for a, b in zip(items, old, strict=True))
         return old if same else items
     if isinstance(old, dict):
         kept = {k: out_of_range_unobserved(v) for k, v in old.items() if not _absurd(v)}

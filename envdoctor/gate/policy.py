@@ -270,7 +270,8 @@ def find_policy(policy_file: str | None, cwd: Path | None = None) -> Policy:
             return parse_policy(*found)
     own = cwd / "envdoctor.toml"
     if _is_file(own):
-        found = _table_of(_read_toml(own, False, "envdoctor.toml"), "envdoctor.toml", require_tool=False)
+        found = _table_of(_read_toml(own, False, "envdoctor.toml"), "envdoctor.toml",
+                          require_tool=False)
         assert found is not None
         return parse_policy(*found)
     return Policy()

@@ -2,7 +2,8 @@
 
 ``write(text, target, kind)`` is the one way out for a document (``say``, from
 ``outputs.stderr``, for a line on stderr):
-``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. A file is written atomically: a temp file in the same folder, fsync,
+``target`` ``None`` or ``-`` (or ``/dev/stdout``) is stdout, anything else a file. A file is
+written atomically: a temp file in the same folder, fsync,
 ``os.replace``; so two runs writing one file leave the whole output of one of them, never a torn
 mix, and a reader never sees half a file. A new file gets the usual mode (0666 less the umask),
 a replaced one keeps its mode. ``check_target`` runs before any work: a directory, a FIFO (which

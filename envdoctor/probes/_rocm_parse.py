@@ -112,7 +112,7 @@ def parse_rocm_smi(text: str) -> list[tuple[str, str]]:
         header = [h.strip() for h in lines[0].split(",")]
         out = []
         for line in lines[1:]:
-            cells = dict(zip(header, (c.strip() for c in line.split(","))))
+            cells = dict(zip(header, (c.strip() for c in line.split(",")), strict=False))
             if re.fullmatch(r"card\d+", cells.get("device", "")):
                 out.append((_card_name(cells), _gfx_field(cells)))
         return out

@@ -190,7 +190,8 @@ def _wsl(proc_version: str, root: Path = Path("/")) -> int | None:
     low = proc_version.lower()
     if "microsoft" in low:
         return 2 if "wsl2" in low or "microsoft-standard" in low else 1
-    if (root / "proc/sys/fs/binfmt_misc/WSLInterop").exists() or (root / "usr/lib/wsl/lib").is_dir():
+    if (root / "proc/sys/fs/binfmt_misc/WSLInterop").exists() \
+            or (root / "usr/lib/wsl/lib").is_dir():
         return 2 if (root / "dev/dxg").exists() or (root / "usr/lib/wsl/lib").is_dir() else 1
     return None
 

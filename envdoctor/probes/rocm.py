@@ -134,7 +134,8 @@ def count_amd_gpus(devices: Path) -> int | None:
     count = 0
     for dev in entries:
         vendor, klass = read_proc(dev / "vendor", 64), read_proc(dev / "class", 64)
-        if (vendor or "").strip().lower() == AMD_VENDOR and (klass or "").strip().startswith("0x03"):
+        if (vendor or "").strip().lower() == AMD_VENDOR \
+                and (klass or "").strip().startswith("0x03"):
             count += 1
     return count
 

@@ -3,8 +3,9 @@
 Checks (facts -> finding), error signatures (text -> diagnosis), requirements (a policy's
 ``--require``) and fleet rules (the nodes of a fleet -> drift, odd ones out) differ in what
 they match, not in what they are: a code, an id, a family, a severity per intent, a title,
-why, fix, references and examples. ``RuleDoc`` is that common shape; ``render`` is the one printer behind ``envdoctor rules show CODE`` and ``envdoctor
-explain CODE``, so both print the same text for every code.
+why, fix, references and examples. ``RuleDoc`` is that common shape; ``render`` is the one
+printer behind ``envdoctor rules show CODE`` and ``envdoctor explain CODE``, so both print the
+same text for every code.
 """
 
 from __future__ import annotations

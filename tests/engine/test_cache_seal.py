@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import rulefiles as loader, seal
+from envdoctor import rulefiles as loader
+from envdoctor import seal
 from tests.conftest import REPO, run_cli
 
 BROKEN = REPO / "tests" / "fixtures" / "machines" / "driver470-torch-cu121.json"  # DRV001

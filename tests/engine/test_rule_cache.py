@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor import engine, rulefiles as knowledge
+from envdoctor import engine
+from envdoctor import rulefiles as knowledge
 from envdoctor.rulefiles import RuleFileError
 
 RULES = Path(__file__).resolve().parents[2] / "rules"

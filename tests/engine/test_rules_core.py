@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from envdoctor import rulefiles as loader
-from envdoctor.rulebook import catalog, validate
 from envdoctor.engine.schemas import problems
+from envdoctor.rulebook import catalog, validate
 from tests.conftest import REPO, run_cli
 
 RULES = REPO / "rules"

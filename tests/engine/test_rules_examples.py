@@ -66,8 +66,8 @@ def test_bad_expression_names_file_and_field():
 
 def test_rules_test_command_function_finds_no_problem():
     """The same function as `envdoctor rules test`: every check and matrix file, every example."""
-    from envdoctor.rulefiles import rules_dir
     from envdoctor.rulebook.validate import validate
+    from envdoctor.rulefiles import rules_dir
     outcome = validate(rules_dir())
     checks, problems = outcome.checks, outcome.problems
     assert problems == [] and len(checks) >= 40

@@ -92,7 +92,7 @@ def test_forged_cache_is_a_real_forgery(tmp_path):
     read, so its absence under the forged cache is the forgery at work."""
     import json
     import subprocess
-    env = matrix3.forged_env(tmp_path, via_symlink=False)
+    matrix3.forged_env(tmp_path, via_symlink=False)  # writes the forged cache under tmp_path
     s = matrix3.write_json(tmp_path / "s.json",
                            {"schema_version": 1, "nvidia": {"probe": {"status": "not_found"}}})
     import os

@@ -375,7 +375,7 @@ _SNAP = json.dumps(_base_snapshot())
 @FUZZ
 @given(data=reports(), fmt=st.sampled_from(["text", "json", "github", "markdown"]))
 @example(data=b"Driver Version: " + b"9" * 5000 + b"\n", fmt="json")
-@example(data="|   0  Tesla\x1b]52;c;eA==\x07 V100  On | 00000000:00:1E.0 Off | 0 |\n".encode()
+@example(data=b"|   0  Tesla\x1b]52;c;eA==\x07 V100  On | 00000000:00:1E.0 Off | 0 |\n"
          + b"Driver Version: 470.82.01    CUDA Version: 11.4\n", fmt="text")
 def test_pasted_report_check_from(work, data, fmt):
     run_and_check(["check", "--from", write(work / "r.txt", data), "--format", fmt])
@@ -493,8 +493,7 @@ def test_rule_file_rules_test(work, rule):
 
 # --------------------------------------------------------------------------- tool outputs
 def _tool_parsers():
-    from envdoctor.parsers import (collect_env, nvcc, nvidia_smi, nvidia_smi_q, packages,
-                                   pip_show)
+    from envdoctor.parsers import collect_env, nvcc, nvidia_smi, nvidia_smi_q, packages, pip_show
     from envdoctor.probes import cuda, libraries, nvidia
     fields = nvidia.QUERY_FIELDS.split(",")
     return {

@@ -10,7 +10,6 @@ the machine cannot train) and exit 1 under --expect gpu.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -11,7 +11,6 @@ cannot train, and then ``--expect gpu`` exits 1.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -11,8 +11,8 @@ JUnit parses, JSON parses; and the hostile text is still shown (made visible, no
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET

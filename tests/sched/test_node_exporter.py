@@ -11,7 +11,6 @@ import socket
 import subprocess
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -50,7 +49,8 @@ def exporter(tmp_path):
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"node exporter did not start: "
-                                         f"{proc.stderr.read().decode() if proc.stderr else ''}")
+                                         f"{proc.stderr.read().decode() if proc.stderr else ''}"
+                                         ) from None
                 time.sleep(0.2)
         yield textfiles, url
     finally:

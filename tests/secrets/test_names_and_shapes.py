@@ -79,7 +79,7 @@ def test_explain_shows_the_working_folder_of_the_traceback(tmp_path):
 # ---------------------------------------------------------------- token shapes
 SHAPES = [
     # (text as it appears, the secret part, context that must survive)
-    (f"post to https://hooks.slack.com/services/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 "
+    ("post to https://hooks.slack.com/services/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 "
      "failed: 404", "Xq7pLm2Nb4Vc6Zr8Ts0Wy1Ad", "hooks.slack.com/services/"),
     ("slack_sdk: invalid_auth xoxb-2048123456-4096123456-Bq7Wr5Ty3Ui1Op9As8Df",
      "Bq7Wr5Ty3Ui1Op9As8Df", "invalid_auth"),

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from packaging.version import Version
 
 from envdoctor import pipeline

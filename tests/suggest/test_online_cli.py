@@ -10,9 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
-
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -201,7 +201,8 @@ def live_warned(excluded: Any = (), *, live: dict[str, Any]) -> list[str]:
 def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: Any
                               ) -> list[str]:
     """The workers that ran but could not import their framework, without the failures a
-    static check already names (one cause, one finding): each entry is ``<framework or *>:<signature code or error text>``;
+    static check already names (one cause, one finding): each entry is
+    ``<framework or *>:<signature code or error text>``;
     and, when NumPy is confirmed absent (NP002), the frameworks that import it, whatever their
     error says (jaxlib's is "Encountered an error while initializing the extension")."""
     from envdoctor.engine.knowledge.frameworks import NEEDS_NUMPY, import_says_otherwise
@@ -216,9 +217,9 @@ def live_import_failed_except(explained: Any = (), *, live: dict[str, Any], pk: 
                 or lf.import_ok is not False:
             continue
         codes = {d.code for d in lf.diagnoses}
-        if (name in need_numpy and not import_says_otherwise(lf)) or any(who in ("*", name) and (what in codes
-                                                              or what in lf.import_error)
-                                     for who, what in rules):
+        named = any(who in ("*", name) and (what in codes or what in lf.import_error)
+                    for who, what in rules)
+        if (name in need_numpy and not import_says_otherwise(lf)) or named:
             continue
         out.append(f"{name}: {lf.import_error}")
     return out
