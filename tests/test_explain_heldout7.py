@@ -1,14 +1,14 @@
 """Top-1 of `envdoctor explain` on the seventh held-out set (tests/corpus/explain/heldout7, batch F).
 
-Collected by phenomenon from strangers' environment reports across the DL field (PyTorch, JAX,
-TF, Paddle, MindSpore, MXNet, CuPy/numba, llama.cpp, ComfyUI/webui front ends, DeepSpeed,
-flash-attn, xFormers, Triton, onnxruntime, transformers; Windows, WSL, Docker, Slurm, Mac/MPS,
-Kaggle/Colab), many pasted in Chinese prose, as titles only, hand-typed or cut before the last
-line, from threads the repository quotes nowhere else, and labelled from what each thread
-established before envdoctor was run on it. Computed as tests/test_explain_heldout6.py: the
-primary diagnosis must carry one of the codes of the labelled cause (causes.toml); a trap (label
-``user`` or ``none``) is right when the answer is not an environment claim. The first-run figure
-goes in the README.
+Collected by phenomenon from strangers' environment reports across the DL field (PyTorch, TF,
+JAX/TPU, Paddle, MindSpore, MXNet, CuPy/numba/CUDA C++, llama.cpp, ComfyUI/webui front ends,
+DeepSpeed JIT builds, flash-attn, xFormers, Triton, bitsandbytes, vLLM, onnxruntime,
+transformers; Windows, WSL, Docker, Slurm, Mac/MPS, Kaggle/Colab, ROCm), many pasted as Chinese
+prose, titles only, hand-typed lines or cut before the last line, from threads the repository
+quotes nowhere else, and labelled from what each thread established before envdoctor was run on
+it. Computed as tests/test_explain_heldout6.py: the primary diagnosis must carry one of the codes
+of the labelled cause (causes.toml); a trap (label ``user`` or ``none``) is right when the answer is
+not an environment claim. The first-run figure goes in the README.
 """
 
 from __future__ import annotations
