@@ -30,7 +30,8 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 # no run yet: the first-run figure goes in README.md; the floor stays 0.0 until fixes are measured
-FLOOR = 0.0
+# first run on 1e50e5b: 81/112 (72.3 %), README.md
+FLOOR = 0.72
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 MAX_TEXT = 8 * 1024
