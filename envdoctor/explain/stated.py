@@ -270,12 +270,13 @@ _PACKAGE = re.compile(r"[a-z][a-z0-9_-]{1,30}")
 def _stated_ccs(facts: TextFacts) -> list[tuple[str, str]]:
     """(GPU, compute capability) for each GPU the text names that gpus.toml knows, else the
     capabilities it states outright ("compute capability 6.1", "sm_61")."""
-    from envdoctor.matrices.gpus import lookup_gpu
+    from envdoctor.engine.knowledge.gpu import gpu_cc_of
+    from envdoctor.facts import Gpu
     named = []
     for gpu in facts.gpus:
-        row = lookup_gpu(gpu)
-        if row and row.get("cc"):
-            named.append((gpu, str(row["cc"])))
+        cc = gpu_cc_of(Gpu(name=gpu))
+        if cc is not None:
+            named.append((gpu, str(cc)))
     return named or [("GPU", cc) for cc in facts.compute_capabilities]
 
 
