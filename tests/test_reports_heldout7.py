@@ -27,7 +27,8 @@ REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorte
 CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
 LOUD = ("error", "warning")
 # the first run is recorded in README.md; the floor is set from it
-FLOOR = 0.0
+# first run on 8a38ea4: problems named 15/19, healthy clean 13/13 (README.md)
+FLOOR = 0.78
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
