@@ -13,157 +13,30 @@ not an environment claim. The first-run figure goes in the README.
 
 from __future__ import annotations
 
-import functools
-import re
-import sys
-from collections import Counter
-from pathlib import Path
-
 import pytest
 
-from envdoctor.explain import diagnose_text, primary
-from envdoctor.rulefiles import is_url, load_toml
+from tests.explain_heldout import HeldoutSet, check_trap
 
-TESTS = Path(__file__).parent
-SET = TESTS / "corpus" / "explain" / "heldout7"
-CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
-CAUSES = load_toml(SET / "causes.toml")
-TRAPS = ("user", "none")
-# no run yet: the first-run figure goes in README.md; the floor stays 0.0 until fixes are measured
+SET = HeldoutSet("heldout7", batch="F", at_least=70, traps_at_least=8,
+                 repos_at_least=50, phenomena_at_least=15)
 # first run on 1e50e5b: 81/112 (72.3 %), README.md
 FLOOR = 0.72
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
-MAX_TEXT = 8 * 1024
-
-
-def _answer(text: str) -> tuple[str, str]:
-    d = primary(diagnose_text(text))
-    return (d.code, d.category) if d else ("none", "")
-
-
-def _norm(url: str) -> str:
-    return url.rstrip("/")
-
-
-def _repo(url: str) -> str:
-    return "/".join(url.split("/")[3:5]).lower()
 
 
 def test_heldout7_is_big_sourced_labelled_and_broad():
-    assert len(CASES) >= 70
-    for name, case in CASES:
-        assert is_url(case["source"]) and case["source"].startswith("https://github.com/"), name
-        assert case["label"] in TRAPS or case["label"] in CAUSES, f"{name}: unknown label"
-        assert case["batch"] == "F", name
-        assert case["note"].strip() and case["text"].strip() and case["phenomenon"].strip(), name
-        assert len(case["text"].encode("utf-8")) <= MAX_TEXT, name
-    traps = sum(case["label"] in TRAPS for _, case in CASES)
-    assert traps >= 8 and 0.10 <= traps / len(CASES) <= 0.25, traps
-    assert len({_repo(case["source"]) for _, case in CASES}) >= 50
-    assert len({case["phenomenon"] for _, case in CASES}) >= 15
-    held = [_norm(case["source"]) for _, case in CASES]
-    assert len(set(held)) == len(held), "one text per thread"
-
-
-# owner/repo/(issues|pull|discussions)/N as quoted anywhere, with or without the https://github.com/ prefix:
-# find the /issues/N tail, then read the owner/repo segments just before it
-_TAIL = re.compile(r"/(?:issues|pull|discussions)/[0-9]+")
-_SEGMENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-
-
-def _threads(text: str) -> set[str]:
-    found: set[str] = set()
-    for m in _TAIL.finditer(text):
-        start, slashes = m.start(), 0
-        while start > 0 and start > m.start() - 240:
-            ch = text[start - 1]
-            if ch == "/":
-                slashes += 1
-                if slashes == 2:
-                    break
-            elif ch not in _SEGMENT:
-                break
-            start -= 1
-        found.add(text[start:m.end()].lower())
-    return found
-
-
-def _key(url: str) -> str:
-    return "/".join(_norm(url).split("/")[3:7]).lower()
-
-
-@functools.lru_cache(maxsize=1)
-def _seen() -> frozenset[str]:
-    """The set's threads that a file elsewhere under tests/ or rules/ quotes (full URL or the bare
-    owner/repo/issues/N, any case): no longer unseen, so the figure leaves them out and says how many."""
-    held = {_key(case["source"]): _norm(case["source"]) for _, case in CASES}
-    elsewhere = [p for root in (TESTS, TESTS.parent / "rules") for p in root.rglob("*")
-                 if p.is_file() and SET not in p.parents]
-    quoted: set[str] = set()
-    for path in elsewhere:
-        text = path.read_bytes().decode("utf-8", "replace")
-        quoted |= {held[k] for k in _threads(text) if k in held}
-    return frozenset(quoted)
-
-
-def _unseen() -> list[tuple[str, dict]]:
-    return [(n, c) for n, c in CASES if _norm(c["source"]) not in _seen()]
+    SET.check_structure()
 
 
 def test_heldout7_threads_are_quoted_nowhere_else():
-    """At collection time no file outside this folder quoted any of these threads."""
-    assert len(_unseen()) >= 70, sorted(_seen())
+    SET.check_unseen()
 
 
 def test_heldout7_top1():
-    misses: list[str] = []
-    claims: list[str] = []
-    right = 0
-    per_label: dict[str, list[int]] = {}
-    per_phenomenon: dict[str, list[int]] = {}
-    wrong: Counter[tuple[str, str]] = Counter()
-    scored = _unseen()
-    for name, case in scored:
-        code, category = _answer(case["text"])
-        if case["label"] in TRAPS:
-            ok = category != "environment"
-            if not ok:
-                claims.append(f"  {name}: trap answered {code} (environment)")
-        else:
-            ok = code in CAUSES[case["label"]]["codes"]
-        right += ok
-        for tally in (per_label.setdefault(case["label"], [0, 0]),
-                      per_phenomenon.setdefault(case["phenomenon"], [0, 0])):
-            tally[0] += ok
-            tally[1] += 1
-        if not ok:
-            misses.append(f"  {name}: {case['label']} -> {code}")
-            wrong[(case["label"], code)] += 1
-    share = right / len(scored)
-    table = [f"  {label:28} {ok}/{n}" for label, (ok, n) in sorted(per_label.items())]
-    by_phen = [f"  {ph:28} {ok}/{n}" for ph, (ok, n) in sorted(per_phenomenon.items())]
-    by_cause = [f"  {label:28} -> {code} x{n}" for (label, code), n in sorted(wrong.items())]
-    traps = sum(c["label"] in TRAPS for _, c in scored)
-    print(f"\nexplain heldout7 (batch F) top-1 on the unseen texts: {share:.1%} ({right}/{len(scored)}; "
-          f"{len(CASES) - len(scored)} left out as quoted elsewhere); environment claims on "
-          f"traps: {len(claims)} of {traps}", "by label:", *table, "by phenomenon:", *by_phen,
-          "misses by cause (label -> answer):", *by_cause, "environment claims on traps:", *claims,
-          "misses:", *misses, sep="\n", file=sys.stderr)
-    assert 0 <= right <= len(scored)
-    assert share >= FLOOR, "\n".join(misses)
+    SET.check_top1(FLOOR)
 
 
-def _trap_cases():
-    for name, case in CASES:
-        if case["label"] not in TRAPS:
-            continue
-        marks = (pytest.mark.xfail(strict=True, reason="environment claim on the first run"),) \
-            if name in KNOWN_TRAP_CLAIMS else ()
-        yield pytest.param(name, case["text"], marks=marks, id=name)
-
-
-@pytest.mark.parametrize(("name", "text"), list(_trap_cases()))
+@pytest.mark.parametrize(("name", "text"), SET.trap_params(KNOWN_TRAP_CLAIMS))
 def test_heldout7_trap_gets_no_environment_claim(name, text):
-    code, category = _answer(text)
-    assert category != "environment", f"{name}: {code}"
+    check_trap(name, text)
