@@ -12,110 +12,30 @@ finding at warning or above names its cause. The first-run figures are in the RE
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-import tomllib
 
-from envdoctor import pipeline
-from envdoctor.parsers import parse_pasted
+from tests.reports_heldout import ReportSet, loud
 
-TESTS = Path(__file__).resolve().parent
-SET = TESTS / "corpus" / "reports" / "heldout7"
-REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("r*.toml"))]
-CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
-LOUD = ("error", "warning")
-# the first run is recorded in README.md; the floor is set from it
+SET = ReportSet("heldout7", batch="E", at_least=25, healthy_at_least=10,
+                broken_at_least=12, repos_at_least=15, unseen_at_least=23)
 # first run on 8a38ea4: problems named 15/19, healthy clean 13/13 (README.md)
 FLOOR = 0.78
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
 
-def _loud(text: str) -> set[str]:
-    facts = parse_pasted(text)  # what `check --from` reads: report facts and error lines
-    found = [] if facts is None else pipeline.diagnose(facts).findings
-    return {name for f in found if f.severity.value in LOUD for name in (f.id, f.code)}
-
-
-def _expected(r: dict) -> set[str]:
-    return {code for label in r["labels"] for code in CAUSES[label]["codes"]}
-
-
 def test_reports_heldout7_is_big_sourced_and_labelled():
-    assert len(REPORTS) >= 25
-    assert sum(r["healthy"] for _, r in REPORTS) >= 10
-    assert sum(not r["healthy"] for _, r in REPORTS) >= 12
-    for name, r in REPORTS:
-        assert r["source"].startswith("https://github.com/"), name
-        assert r["batch"] == "E" and r["text"].strip() and r["problem"].strip(), name
-        assert bool(r["labels"]) != r["healthy"], name
-        assert all(label in CAUSES for label in r["labels"]), name
-    assert len({"/".join(r["source"].split("/")[3:5]).lower() for _, r in REPORTS}) >= 15
-    held = [r["source"].rstrip("/") for _, r in REPORTS]
-    assert len(set(held)) == len(held), "one report per thread"
-
-
-def _seen() -> set[str]:
-    """Threads of this set that a file elsewhere under tests/ or rules/ quotes: left out."""
-    held = [r["source"].rstrip("/") for _, r in REPORTS]
-    elsewhere = [p for root in (TESTS, TESTS.parent / "rules") for p in root.rglob("*")
-                 if p.is_file() and SET not in p.parents]
-    quoted: set[str] = set()
-    for path in elsewhere:
-        text = path.read_bytes().decode("utf-8", "replace")
-        quoted |= {url for url in held if url in text}
-    return quoted
-
-
-SEEN = _seen()
+    SET.check_structure()
 
 
 def test_reports_heldout7_threads_are_quoted_nowhere_else():
-    # threads that tuning work later quotes on its own leave the figure
-    assert len(REPORTS) - len(SEEN) >= 23, sorted(SEEN)
+    SET.check_unseen()
 
 
 def test_reports_heldout7_figure():
-    clean = healthy = caught = problems = 0
-    lines: list[str] = []
-    tally: dict[str, list[int]] = {}
-    for name, r in [(n, r) for n, r in REPORTS if r["source"].rstrip("/") not in SEEN]:
-        loud = _loud(r["text"])
-        if r["healthy"]:
-            healthy += 1
-            ok = not loud
-            clean += ok
-            verdict = "ok   " if ok else "ALARM"
-        else:
-            problems += 1
-            ok = bool(loud & _expected(r))
-            caught += ok
-            verdict = "hit  " if ok else "MISS "
-        kind = "error-only" if r["error_only"] else "report"
-        lines.append(f"  {verdict} {name} [{kind}] {sorted(loud)}")
-        cause = r["labels"][0] if r["labels"] else "healthy"
-        count = tally.setdefault(cause, [0, 0])
-        count[0] += ok
-        count[1] += 1
-    by_cause = [f"  {cause:28} {ok}/{n}" for cause, (ok, n) in sorted(tally.items())]
-    print(f"\nreports heldout7 (batch E): healthy clean {clean}/{healthy}; problems named "
-          f"{caught}/{problems}", "by cause (right/total):", *by_cause, *lines,
-          sep="\n", file=sys.stderr)
-    assert 0 <= clean <= healthy and 0 <= caught <= problems
-    assert caught / problems >= FLOOR
+    SET.check_figure(FLOOR)
 
 
-def _healthy_cases():
-    for name, r in REPORTS:
-        if not r["healthy"]:
-            continue
-        marks = (pytest.mark.xfail(strict=True, reason="alarm on the first run"),) \
-            if name in KNOWN_ALARMS else ()
-        yield pytest.param(name, r["text"], marks=marks, id=name)
-
-
-@pytest.mark.parametrize(("name", "text"), list(_healthy_cases()))
+@pytest.mark.parametrize(("name", "text"), SET.healthy_params(KNOWN_ALARMS))
 def test_reports_heldout7_healthy_report_is_clean(name, text):
-    assert not _loud(text), name
+    assert not loud(text), name
