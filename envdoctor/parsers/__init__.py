@@ -64,7 +64,10 @@ MAX_CHARS = 2_000_000  # a paste longer than this is cut: reports are kilobytes
 
 def parse_parts(text: str) -> list[Partial]:
     """What each registered parser recognised in the text (empty partials dropped)."""
-    cleaned = clean(text[:MAX_CHARS] if isinstance(text, str) else "")
+    return _parse_cleaned(clean(text[:MAX_CHARS] if isinstance(text, str) else ""))
+
+
+def _parse_cleaned(cleaned: str) -> list[Partial]:
     parts = []
     for parse in PARSERS.values():
         part = parse(cleaned)
@@ -87,11 +90,11 @@ def parse_text(text: str) -> Facts | None:
     from envdoctor.parsers import envdoctor_report
     if not isinstance(text, str) or not text.strip():
         return None
-    own = envdoctor_report.find_facts(text[:MAX_CHARS]) or \
-        envdoctor_report.find_facts(clean(text[:MAX_CHARS]))
+    cleaned = clean(text[:MAX_CHARS])
+    own = envdoctor_report.find_facts(text[:MAX_CHARS]) or envdoctor_report.find_facts(cleaned)
     if own is not None:
         return own
-    parts = parse_parts(text)
+    parts = _parse_cleaned(cleaned)
     if not _enough(parts):
         return None
     facts = merge(parts)

@@ -338,11 +338,23 @@ def _prose_items(part: Partial, line: str) -> None:
 _NO_DIST = re.compile(r"No matching distribution found for ([A-Za-z0-9][\w.-]{0,60})")
 
 
+# Every line-level reading below needs one of these words on its line: a print of a version
+# (_PRINTS), a keyed line (_KEYED), an install command (_INSTALL) or a prose item naming a
+# framework or a GPU model (_FRAMEWORK_ALONE, _GPU_ALONE). One compiled search per line lets a
+# long log of other lines through at regex speed instead of a dozen searches each.
+_LINE_HINT = re.compile(r"torch|tensorflow|\btf\.|jax|numpy|\bnp\.|keras|cuda_available|gpu|"
+                        r"video|graphics|显卡|pip|rtx|gtx|tesla|quadro|titan|"
+                        r"(?<![a-z0-9_])[ahlvt]\d", re.IGNORECASE)
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK, stated=True)
     lines = text.split("\n")
     unavailable = {m.group(1).lower() for m in _NO_DIST.finditer(text)}
+    hint = _LINE_HINT.search
     for i, line in enumerate(lines):
+        if not hint(line):
+            continue
         for expr, key in _PRINTS:
             if not re.search(expr, line):
                 continue

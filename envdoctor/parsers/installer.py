@@ -33,13 +33,17 @@ _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|w
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
                        r"have \3 (\d[\w.+!]{0,40}) which is incompatible", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.IGNORECASE)
 
 
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     hits = 0
+    digit = _DIGIT.search
     for line in text.split("\n"):
+        if not digit(line):  # every reading below needs a version, a cp tag or a pythonX.Y
+            continue
         m = _SUCCESS.search(line)
         if m:
             hits += 1

@@ -23,6 +23,8 @@ FREEZE = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})(?:\[[\w,]+\])?\s
 COLUMNS = re.compile(rf"^\s*(?:\[(?:pip3?|conda)\]\s+)?({_NAME})\s+({_VER})(?:\s+(\S+))?"
                      rf"(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 CONDA_HEADER = re.compile(r"#\s*packages in environment at\s+(\S+)", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_HEADER_WORD = re.compile(r"package|#\s*name", re.IGNORECASE)  # words of every listing header
 PIP_HEADER = re.compile(r"^\s*Package\s+Version\b", re.IGNORECASE)
 # Names that look like distributions but are words in prose or table headers.
 _NOT_NAMES = {"package", "name", "version", "python", "gpu", "cuda", "cudnn", "nvcc", "driver",
@@ -44,7 +46,11 @@ def parse(text: str) -> Partial:
     lines = text.split("\n")
     in_conda = False
     tabular = 0
+    digit = _DIGIT.search
+    header = _HEADER_WORD.search
     for line in lines:
+        if not digit(line) and not header(line):  # neither a name with a version nor a header
+            continue
         if CONDA_HEADER.search(line) or re.match(r"^\s*#\s*Name\s+Version\s+Build", line):
             in_conda = True
             m = CONDA_HEADER.search(line)
