@@ -18,6 +18,10 @@ import pytest
 from . import matrix
 from ._params import HANG_GUARD_SLACK, assert_handled, fault_params
 
+# Real-process fault matrix (each fault runs the CLI, most wait out a timeout): off in the
+# default run, `.ci/run` runs it with the other boundary matrices (-m boundary).
+pytestmark = pytest.mark.boundary
+
 ROOT = Path(__file__).resolve().parents[2]
 # Covered by faster in-process tests below or too slow for every CI run (1 GB file).
 SKIP = {"F04": "1 GB input: run by `python tests/faults/matrix.py --only F04` and the benchmark",
