@@ -48,6 +48,9 @@ _KNOWN_LOWER = {name.lower(): name for name in KNOWN_LIBRARIES}
 # A comma for the dot (``libcudart,so.11.0``, typed by hand) is read only for known names.
 _LIB = re.compile(r"(?<![\w.+-])([A-Za-z][\w+-]{1,40})([.,])(so|SO|dll|DLL|dylib)((?:\.\d+){0,4})"
                   r"(?![\w])")
+# A known name typed with its ".so" run into the stem and a version after it
+# (``libcudartso.11.0``): read only when the stem is a known library's.
+_LIB_RUN = re.compile(r"(?<![\w.+-])(lib[A-Za-z][\w+-]{1,40})so((?:\.\d+){1,4})(?![\w])")
 _SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
                      r"(?:,? version (\S{1,80}))?")
 _SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
@@ -196,15 +199,29 @@ def _library(stem: str, sep: str, ext: str, suffix: str) -> tuple[str, str | Non
     return known + suffix, typed + suffix
 
 
+def _run_together(stem: str, suffix: str) -> str | None:
+    """``libcudartso`` + ``.11.0`` -> ``libcudart.so.11.0`` when ``libcudart.so`` is a known
+    library (or a near-miss of one), else None."""
+    known = nearest_library(f"{stem}.so")
+    return known + suffix if known else None
+
+
 def correct_library_names(text: str) -> str:
     """The text with near-miss names of known libraries written as the loader prints them
-    (the text itself when it has none): ``lidcuda.so.1`` -> ``libcuda.so.1``."""
+    (the text itself when it has none): ``lidcuda.so.1`` -> ``libcuda.so.1``,
+    ``libcudartso.11.0`` -> ``libcudart.so.11.0``."""
     def fix(m: re.Match[str]) -> str:
         name, typed = _library(m.group(1), m.group(2), m.group(3), m.group(4))
         return name if typed else m.group(0)
-    if ".so" not in text and ",so" not in text and ".SO" not in text:
-        return text
-    return _LIB.sub(fix, text[:MAX_TEXT]) + text[MAX_TEXT:]
+
+    def fix_run(m: re.Match[str]) -> str:
+        return _run_together(m.group(1), m.group(2)) or m.group(0)
+    head, tail = text[:MAX_TEXT], text[MAX_TEXT:]
+    if "so." in head:
+        head = _LIB_RUN.sub(fix_run, head)
+    if ".so" not in head and ",so" not in head and ".SO" not in head:
+        return head + tail
+    return _LIB.sub(fix, head) + tail
 
 
 # ---------------------------------------------------------------------------- facts
@@ -262,6 +279,11 @@ def text_facts(text: str) -> TextFacts:
                 add(libraries, name)
                 if typed:
                     add(corrected, (typed, name))
+        for m in _LIB_RUN.finditer(line) if "so." in line else ():
+            known = _run_together(m.group(1), m.group(2))
+            if known:
+                add(libraries, known)
+                add(corrected, (m.group(0), known))
         if "symbol" in line:
             for m in _SYMBOL.finditer(line):
                 add(symbols, m.group(1).split("@")[0].rstrip(",."))
@@ -316,6 +338,6 @@ def text_facts(text: str) -> TextFacts:
         frames=tuple(frames), truncated=in_traceback and bool(frames))
 
 
-PATTERNS = (_LIB, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
+PATTERNS = (_LIB, _LIB_RUN, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
             _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION, _REQUIRE_CUDA,
             _WINDOWS_BUILD)
