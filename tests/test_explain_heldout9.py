@@ -21,7 +21,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout9", batch="H", at_least=69, traps_at_least=15,
                  repos_at_least=55, phenomena_at_least=33)
 # the first run (by the lead) sets the floor; README.md
-FLOOR = 0.0
+# first run on 0b311c6: 52/69 (75.4 %), README.md
+FLOOR = 0.75
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
