@@ -199,8 +199,12 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   code = "ECUDA016"                  # under vllm/, a version, or the word in a title or
 #   package = "vllm"                   # prose) and only GPUs below compute capability 7.0
 #   gpu_below = "7.0"                  # (a GTX 1080 Ti, 6.1: its name read through gpus.toml)
+#
+#   [[yields_to]]                      # "manylinux_2_35 ... is not a supported wheel", and the
+#   code = "EPIP001"                   # wheel is cp312 while the text says pip3.10: the
+#   wheel_python_differs = true        # Python, not glibc (envdoctor.explain.wheeltags)
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "package", "gpu_below", "torch_build"}
+              "package", "gpu_below", "torch_build", "wheel_python_differs"}
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
@@ -236,11 +240,14 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                   or not _PACKAGE.fullmatch(str(table.get("package")))):
             raise RuleFileError(path, f"{where}.gpu_below",
                                 "must be a compute capability (\"7.0\") with package = a name")
+        if "wheel_python_differs" in table and table["wheel_python_differs"] is not True:
+            raise RuleFileError(path, f"{where}.wheel_python_differs", "must be true")
         if pair is None and floor is None and build is None \
+                and "wheel_python_differs" not in table \
                 and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
-                                "gpu_below or torch_build")
+                                "gpu_below, torch_build or wheel_python_differs")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -309,6 +316,9 @@ def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str 
 
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
+    if table.get("wheel_python_differs"):
+        from envdoctor.explain.wheeltags import wheel_python_reason
+        return wheel_python_reason(text)
     build = table.get("torch_build")
     if isinstance(build, str):
         # a CUDA build stated beside it (an older run's banner) sees the GPU; the CPU one
