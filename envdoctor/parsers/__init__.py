@@ -20,6 +20,7 @@ from envdoctor.facts import Facts
 from envdoctor.parsers import (
     banners,
     collect_env,
+    conda_info,
     informal,
     installer,
     jax_env,
@@ -53,6 +54,7 @@ PARSERS: dict[str, Parse] = {
     tf_build_info.NAME: tf_build_info.parse,
     jax_env.NAME: jax_env.parse,
     collect_env.NAME: collect_env.parse,
+    conda_info.NAME: conda_info.parse,
     packages.NAME: packages.parse,
     pip_show.NAME: pip_show.parse,
     shell_lines.NAME: shell_lines.parse,
