@@ -1,6 +1,6 @@
 """``rocminfo`` pasted into an issue: the AMD GPUs the ROCm runtime enumerates (marketing name
 and gfx target per GPU agent), and whether it said the amdgpu kernel driver (ROCk/KFD) is
-loaded. The agent blocks are read by the probe's own parser (``probes._rocm_parse``), so a
+loaded. The agent blocks are read by the probe's own parser (``probes.rocm_output``), so a
 paste and a live run of the same machine give the same GPUs."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from envdoctor.parsers._partial import Partial
-from envdoctor.probes._rocm_parse import parse_rocminfo
+from envdoctor.probes.rocm_output import parse_rocminfo
 
 NAME = "rocminfo"
 RANK = 80
