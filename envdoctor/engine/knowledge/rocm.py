@@ -92,17 +92,20 @@ def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
             "set": _override_value(vars)}
 
 
-@reads(gpus="rocm.gpus", version=optional("rocm.version"), vars=optional("env.vars", {}),
-       t=optional("frameworks.torch"))
-def rocm_unsupported_gfx(*, gpus: tuple[AmdGpu, ...], version: Version | None,
-                         vars: dict[str, str], t: TorchBuild | None) -> list[str]:
+# "No code at all" reads the whole ROCm section: a distribution's or a source build of ROCm
+# (Gentoo, Arch, Debian) carries targets AMD's binaries lack, and only the probed stack says
+# which one runs. The override verdict above needs less: the family's listed chip runs its code.
+@reads(rocm="rocm", vars=optional("env.vars", {}), t=optional("frameworks.torch"))
+def rocm_unsupported_gfx(*, rocm: RocmFacts, vars: dict[str, str],
+                         t: TorchBuild | None) -> list[str]:
     """``rocm_unsupported_gfx()``: exposed GPUs whose gfx target the ROCm that runs (the torch
     wheel's, else the installed one) does not support and no override can fix: "Raphael
     (gfx1036)". [] when all are supported or ``rocm_needs_override`` covers them."""
-    release = t.hip if t is not None and t.hip is not None else version
-    shown = visible(gpus, vars)
+    release = release_of(rocm, t)
+    shown = visible(rocm.gpus, vars)
     bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
-    if not bad or rocm_needs_override(gpus=gpus, version=version, vars=vars, t=t) is not None:
+    if not bad or rocm_needs_override(gpus=rocm.gpus, version=rocm.version, vars=vars,
+                                      t=t) is not None:
         return []
     row = next((rocm_matrix.override_for(g.gfx) for g in bad), None)
     if row is not None and _override_value(vars) == row["value"] and all(
