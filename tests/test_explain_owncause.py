@@ -113,13 +113,13 @@ def test_cuda_asked_for_by_an_installed_package_stays_the_platform_answer():
     text = MAC_FRAMES.format(
         caller="/Users/me/venv/lib/python3.11/site-packages/facelib/detect.py",
         code="ids = torch.arange(n).cuda()")
-    assert answer(text) == ("EMPS021", "environment")
+    assert answer(text) == ("EMPS021", "usage")
 
 
 def test_a_users_own_frame_without_a_cuda_literal_stays_the_platform_answer():
     text = MAC_FRAMES.format(caller="/Users/me/projects/tagger/encode.py",
                              code="ids = torch.arange(n).to(self.device)")
-    assert answer(text) == ("EMPS021", "environment")
+    assert answer(text) == ("EMPS021", "usage")
 
 
 # ---------------------------------------------------------------- source_tree

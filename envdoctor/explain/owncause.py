@@ -202,11 +202,12 @@ def check_own_cause(raw: object, path: Path | str) -> tuple[str, ...]:
 
 
 def with_own_causes(text: str, diagnoses: list[Diagnosis]) -> list[Diagnosis]:
-    """``diagnoses`` with each environment claim that the text shows to be the user's own
-    configuration re-read as that (see the module docstring)."""
+    """``diagnoses`` with each environment claim (or usage answer, such as CUDA asked for on a
+    Mac) that the text shows to be the user's own configuration re-read as that (see the
+    module docstring)."""
     out = []
     for d in diagnoses:
-        if d.category == "environment":
+        if d.category in ("environment", "usage"):
             d = _own(text, d)
         out.append(d)
     return out
