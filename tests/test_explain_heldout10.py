@@ -24,7 +24,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout10", batch="I", at_least=66, traps_at_least=13,
                  repos_at_least=53, phenomena_at_least=36)
 # the first run (by the lead) sets the floor; README.md
-FLOOR = 0.0
+# first run on 63f73a2: 53/66 (80.3 %), README.md
+FLOOR = 0.80
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
