@@ -22,12 +22,8 @@ SET = HeldoutSet("heldout6", batch="E", at_least=100, traps_at_least=10,
 FLOOR = 0.65
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "h016-user-mac-hardcoded-cuda-node.toml",
-    "h024-user-tritonserver-ld-preload-typo.toml",
-    # claims this round's signatures made: mmcv imported from its source checkout (EBUILD008,
-    # whose fix now says to run from another folder), a TensorRT 7 path hard-coded in the
-    # user's code (ECUDNN008, the library it names cannot be loaded)
-    "h021-user-mmcv-wrong-pythonpath.toml",
+    # a TensorRT 7 path hard-coded in the user's code (ECUDNN008, the library it names
+    # cannot be loaded); the Mac, source-checkout and LD_PRELOAD traps yield (explain.owncause)
     "h025-user-libmyelin-hardcoded-trt7.toml",
 })
 

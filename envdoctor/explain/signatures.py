@@ -283,6 +283,9 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "yields_to" in data:
         from envdoctor.explain.stated import check_yields
         check_yields(data["yields_to"], path)
+    if "own_cause" in data:
+        from envdoctor.explain.owncause import check_own_cause
+        check_own_cause(data["own_cause"], path)
     if "stated_pair" in data:
         from envdoctor.explain.stated import check_pair
         check_pair(data["stated_pair"], path)

@@ -111,6 +111,12 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
     (the text is read for facts only when a diagnosis has such notes); ``signatures``: every
     loaded signature, the targets a ``yields_to`` may name (passed in: the signature loader
     checks this module's templates, so it is not imported back)."""
+    from envdoctor.explain.owncause import with_own_causes
+    return with_own_causes(text, _with_stated(text, diagnoses, signatures))
+
+
+def _with_stated(text: str, diagnoses: list[Diagnosis],
+                 signatures: Sequence[Signature]) -> list[Diagnosis]:
     wanted = [d for d in diagnoses if d.signature is not None
               and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to")
                    or d.signature.extra.get("stated_pair"))]

@@ -283,10 +283,14 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
     name; everything else of the ROCm stack (driver, /dev/kfd, groups) is not observed."""
     name = str(values.get("rocm.gpu_name") or "")
     version = values.get("rocm.version")
-    if not name and version is None:
+    listed = values.get("rocm.gpus") or ()  # (name, gfx) per GPU agent, from rocminfo
+    module = values.get("rocm.kernel_module")
+    if not name and version is None and not listed and module is None:
         return RocmFacts(probe=sources.info("rocm", False))
     got: dict[str, Any] = {}
-    if name:
+    if listed:
+        got["gpus"] = tuple(AmdGpu(index=i, name=n, gfx=g) for i, (n, g) in enumerate(listed))
+    elif name:
         gfx = str(values.get("rocm.gpu_gfx") or "")
         if not gfx:
             from envdoctor.matrices.rocm import gfx_rows
@@ -295,6 +299,10 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
         got["gpus"] = (AmdGpu(index=0, name=name, gfx=gfx),)
     if version is not None:
         got["version"] = version
+    if module is not None:
+        got["kernel_module"] = bool(module)
+    if values.get("rocm.driver_version"):
+        got["driver_version"] = str(values["rocm.driver_version"])
     return only_stated(RocmFacts(probe=sources.info("rocm", True), **got), set(got))
 
 

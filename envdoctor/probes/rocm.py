@@ -26,7 +26,7 @@ from packaging.version import InvalidVersion, Version
 from envdoctor import runner
 from envdoctor.bounded import decode_json, env, read_proc
 from envdoctor.facts import AmdGpu, DeviceNode, RocmFacts, Status
-from envdoctor.probes import _rocm_parse as parse
+from envdoctor.probes import rocm_output as parse
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, is_system, shown, under
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envdoctor.probes import _rocm_parse as parse
+from envdoctor.probes import rocm_output as parse
 
 TOOLS = Path(__file__).resolve().parents[1] / "data" / "tools"
 

@@ -62,15 +62,19 @@ def amd_machine(*, rocm: RocmFacts | None) -> bool:
                                      or (rocm.pci_devices or 0) > 0)
 
 
-@reads(rocm="rocm", vars=optional("env.vars", {}), t=optional("frameworks.torch"))
-def rocm_needs_override(*, rocm: RocmFacts, vars: dict[str, str],
-                        t: TorchBuild | None) -> dict[str, str] | None:
+# The gfx verdicts read the GPU list and the release, not the whole ROCm section: a pasted
+# rocminfo shows the GPUs and nothing of /dev/kfd or the groups. Without a release (neither the
+# torch wheel's nor the installed one), only a target that no release lists is decided.
+@reads(gpus="rocm.gpus", version=optional("rocm.version"), vars=optional("env.vars", {}),
+       t=optional("frameworks.torch"))
+def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
+                        vars: dict[str, str], t: TorchBuild | None) -> dict[str, str] | None:
     """``rocm_needs_override()``: every exposed GPU that ROCm does not support is a consumer
     RDNA chip of one family, and HSA_OVERRIDE_GFX_VERSION does not name that family's listed
     chip -> {gfx, value, runs_as, set}; None otherwise (mixed families are
     ``rocm_unsupported_gfx``: one override cannot serve both)."""
-    release = release_of(rocm, t)
-    shown = visible(rocm.gpus, vars)
+    release = t.hip if t is not None and t.hip is not None else version
+    shown = visible(gpus, vars)
     bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
     if not bad:
         return None
@@ -88,6 +92,9 @@ def rocm_needs_override(*, rocm: RocmFacts, vars: dict[str, str],
             "set": _override_value(vars)}
 
 
+# "No code at all" reads the whole ROCm section: a distribution's or a source build of ROCm
+# (Gentoo, Arch, Debian) carries targets AMD's binaries lack, and only the probed stack says
+# which one runs. The override verdict above needs less: the family's listed chip runs its code.
 @reads(rocm="rocm", vars=optional("env.vars", {}), t=optional("frameworks.torch"))
 def rocm_unsupported_gfx(*, rocm: RocmFacts, vars: dict[str, str],
                          t: TorchBuild | None) -> list[str]:
@@ -97,7 +104,8 @@ def rocm_unsupported_gfx(*, rocm: RocmFacts, vars: dict[str, str],
     release = release_of(rocm, t)
     shown = visible(rocm.gpus, vars)
     bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
-    if not bad or rocm_needs_override(rocm=rocm, vars=vars, t=t) is not None:
+    if not bad or rocm_needs_override(gpus=rocm.gpus, version=rocm.version, vars=vars,
+                                      t=t) is not None:
         return []
     row = next((rocm_matrix.override_for(g.gfx) for g in bad), None)
     if row is not None and _override_value(vars) == row["value"] and all(

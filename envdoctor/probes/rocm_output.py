@@ -1,5 +1,6 @@
 """Parsers for what the AMD tools print: pure functions, fed recorded real outputs by the tests
-(tests/data/tools/{rocminfo,rocm-smi,amd-smi}/).
+(tests/data/tools/{rocminfo,rocm-smi,amd-smi}/). The probe reads the tools' live output with
+them, and ``check --from`` a pasted rocminfo (envdoctor.parsers.rocminfo).
 
 Every parser returns ``(name, gfx)`` pairs, one per GPU, in the order the tool lists them; a
 field the tool did not print is "". gfx targets are normalised to LLVM's spelling (``gfx90a``):

@@ -1,0 +1,230 @@
+"""When the text shows the user's own configuration is the cause, a signature does not blame
+the environment.
+
+A signature reads an error line as an environment fault ("libnvinfer.so.8 cannot be found",
+"Torch not compiled with CUDA enabled" on a Mac, "No module named 'mmcv._ext'"). The same
+text often shows that the fault is in something the user set or wrote, and then "install
+this" is a wrong answer:
+
+- ``preload``: a dynamic-loader failure that comes from a library the user preloads
+  (``LD_PRELOAD``): a shell (``/bin/bash: error while loading shared libraries: libnv…``),
+  which links no CUDA library itself, reports it; or the ``LD_PRELOAD`` value the text sets is
+  malformed (a space inside the file name, a name cut at its dot); or the library the loader
+  could not open is the very path the text's own ``LD_PRELOAD`` names. Applies to every
+  environment diagnosis whose evidence is a loader failure: by structure, not per signature.
+- ``cuda_in_own_code``: the frame that called into ``torch.cuda`` is the user's own file (not
+  under site-packages, dist-packages or the Python library) and its code line hard-codes
+  CUDA (``.cuda()``, ``"cuda:0"``, ``device="cuda"``). Applies to the signatures that list it
+  in ``own_cause`` (the platforms where CUDA cannot exist: EMPS021, a Mac).
+- ``source_tree``: a package's frames come from a folder outside site-packages (its source
+  checkout) while the text installs it non-editable (``pip install .``, ``setup.py install``)
+  or puts that folder on ``PYTHONPATH`` / ``sys.path``: the checkout shadows the installed
+  build (EBUILD008's "compiled ops missing").
+
+The diagnosis keeps its code and evidence; its category becomes ``user_code``, its title and
+fix say what the user's configuration does, and a note quotes what the text shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from envdoctor.rulefiles import RuleFileError
+
+Diagnosis = Any  # envdoctor.explain.rank.Diagnosis (rank imports the loader, not this module)
+
+MAX_TEXT = 1 << 20
+
+# ---------------------------------------------------------------- preload
+# a dynamic-loader failure as the loader (or a framework re-raising it) prints it
+_LOADER_FAILURE = re.compile(r"cannot open shared object file|error while loading shared "
+                             r"libraries|Library not loaded: |cannot be preloaded")
+# a shell or core utility reporting that it cannot start: it links only the C library, so a
+# CUDA/TensorRT/framework library it "needs" was injected by LD_PRELOAD
+_SHELL_LOADER = re.compile(r"(?m)^\s{0,8}(?:/usr)?/bin/(?:ba|da|z|k|tc|c)?sh: error while "
+                           r"loading shared libraries: (lib[\w+-]{1,60}\.so[\d.]{0,12})")
+_C_RUNTIME = re.compile(r"^lib(?:c|m|dl|pthread|rt|tinfo|ncurses\w{0,4}|readline|selinux|pcre"
+                        r"\w{0,4}|acl|attr|cap|gcc_s)\.so")
+# LD_PRELOAD as a command, a Dockerfile or a compose file sets it ("LD_ PRELOAD" re-spaced
+# by a translator); the value runs to the next space, a quote or the line's end
+_PRELOAD_SET = re.compile(r"\bLD_ ?PRELOAD ?[=:] ?[\"']?([^\s\"']{1,300})([^\n]{0,12})")
+_CUT_NAME = re.compile(r"(?:\.|\. {1,2}|\s{1,2}\.)(?:so|SO|So)\b")
+
+
+def _preload_reason(text: str) -> str | None:
+    shell = _SHELL_LOADER.search(text)
+    if shell and not _C_RUNTIME.match(shell.group(1)):
+        return (f"The shell itself cannot start because {shell.group(1)} is missing: a shell "
+                "links no such library, so it comes from a library preloaded into every "
+                "process (LD_PRELOAD), or from that library's own dependencies.")
+    for m in _PRELOAD_SET.finditer(text):
+        value, after = m.group(1), m.group(2)
+        if value.endswith(".") or (after[:1] == " " and _CUT_NAME.match(after)):
+            return (f"The LD_PRELOAD value the text sets ({value}{after.rstrip()}) is not one "
+                    "file name: a space or a cut inside the path, so the loader preloads "
+                    "something other than the library meant.")
+        name = value.rsplit("/", 1)[-1]
+        if "/" in value and ".so" in name and _failed_to_open(text, name):
+            return (f"The library the loader cannot open, {name}, is the one the text's own "
+                    f"LD_PRELOAD names ({value}): that path does not exist where it runs.")
+    return None
+
+
+def _failed_to_open(text: str, name: str) -> bool:
+    quoted = re.escape(name)
+    return re.search(rf"{quoted}['\"]?:? (?:cannot open shared object file|No such file)",
+                     text) is not None
+
+
+def _is_loader_failure(d: Diagnosis) -> bool:
+    return any(_LOADER_FAILURE.search(e.text) for e in d.evidence)
+
+
+# ---------------------------------------------------------------- cuda_in_own_code
+_FRAME = re.compile(r'^\s{0,12}File "([^"]{1,400})", line (\d{1,7})')
+_FRAME_IPY = re.compile(r"^\s{0,12}File (~?[\w./\\:-]{1,400}\.py):(\d{1,7})")
+# the installed side of a traceback: a package, the standard library, a conda/pyenv Python
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib(?:64)?[/\\]python\d"
+                        r"[\d.]{0,5}[/\\]|\.egg[/\\]|<frozen |[/\\][Pp]ython\d{2,3}[/\\]"
+                        r"[Ll]ib[/\\]")
+_CUDA_LITERAL = re.compile(r"\.cuda\(\s{0,3}(?:\d{1,2}\s{0,3})?\)|[\"']cuda(?::\d{1,2})?[\"']"
+                           r"|\bdevice\s{0,3}=\s{0,3}[\"']cuda")
+_FRAMEWORK_CUDA = re.compile(r"[/\\]torch[/\\]cuda[/\\]|[/\\]torch[/\\]nn[/\\]modules[/\\]"
+                             r"module\.py")
+
+
+def _frames(text: str) -> list[tuple[str, int, str]]:
+    """(path, line number, the code line printed under it) of every Python frame."""
+    lines = text[:MAX_TEXT].splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = _FRAME.match(line) or _FRAME_IPY.match(line)
+        if m is None:
+            continue
+        code = ""
+        for follow in lines[i + 1:i + 3]:
+            if _FRAME.match(follow) or not follow.strip() or set(follow.strip()) <= {"^", "~"}:
+                break
+            code = follow.strip().removeprefix("---->").lstrip("0123456789 ")
+            break
+        out.append((m.group(1), int(m.group(2)), code))
+    return out
+
+
+def _cuda_in_own_code_reason(text: str) -> str | None:
+    frames = _frames(text)
+    for i, (path, _, _) in enumerate(frames):
+        if not _FRAMEWORK_CUDA.search(path) or i == 0:
+            continue
+        caller, no, code = frames[i - 1]
+        if _INSTALLED.search(caller) or not _CUDA_LITERAL.search(code):
+            return None
+        name = caller.replace("\\", "/").rsplit("/", 1)[-1]
+        return (f"The call that asked for CUDA is in the user's own code ({name}, line {no}: "
+                f"`{code[:120]}`), not in an installed package: that line hard-codes CUDA.")
+    return None
+
+
+# ---------------------------------------------------------------- source_tree
+_MISSING_OPS = re.compile(r"No module named '([A-Za-z_]\w{0,40})\._\w{1,20}'")
+_NON_EDITABLE = re.compile(r"(?m)\bpip3? install(?! -e\b)(?! --editable\b)(?:\s+-\S+)*\s+\.\s*$"
+                           r"|\bsetup\.py install\b")
+_ON_PATH = re.compile(r"\bPYTHONPATH\b|\bsys\.path\.(?:insert|append)\(")
+
+
+def _source_tree_reason(text: str) -> str | None:
+    missing = _MISSING_OPS.search(text[:MAX_TEXT])
+    if missing is None:
+        return None
+    package = missing.group(1)
+    inside = [p for p, _, _ in _frames(text)
+              if f"/{package}/" in p.replace("\\", "/") and not _INSTALLED.search(p)]
+    if not inside:
+        return None
+    if not (_NON_EDITABLE.search(text[:MAX_TEXT]) or _ON_PATH.search(text[:MAX_TEXT])):
+        return None
+    path = inside[0].replace("\\", "/")
+    folder = path[:path.rfind(f"/{package}/")]
+    return (f"Python imports {package} from {folder}/{package}/, a folder outside site-packages "
+            f"(the source checkout), while the text installs it as a package or puts that "
+            "folder on the path: the checkout, which has no compiled ops, shadows the build.")
+
+
+# ---------------------------------------------------------------- the kinds
+@dataclass(frozen=True)
+class OwnCause:
+    """One way the user's own configuration shows in a text."""
+
+    reason: Callable[[str], str | None]
+    title: str
+    fix: str
+    applies: Callable[[Diagnosis], bool] | None = None  # None: the signatures that list it
+
+
+KINDS: dict[str, OwnCause] = {
+    "preload": OwnCause(
+        _preload_reason,
+        "A library the user preloads (LD_PRELOAD) is what fails to load: a mistyped path, or "
+        "a preloaded library whose own dependencies are not here",
+        "Check the LD_PRELOAD your command, Dockerfile or shell profile sets: every path must "
+        "exist where the process runs (`ls -l <path>`), typed without spaces; `ldd <path>` "
+        "shows which of its own dependencies are missing (a plugin built against another "
+        "TensorRT/CUDA release needs that release, or a rebuild against the one installed). "
+        "Run once with LD_PRELOAD unset to confirm.",
+        _is_loader_failure),
+    "cuda_in_own_code": OwnCause(
+        _cuda_in_own_code_reason,
+        "The user's own code hard-codes CUDA on a machine that has none",
+        "Choose the device in the code instead of hard-coding CUDA: "
+        "`device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
+        "torch.backends.mps.is_available() else \"cpu\")` and `.to(device)` instead of "
+        "`.cuda()` on the line the traceback shows; nothing needs installing."),
+    "source_tree": OwnCause(
+        _source_tree_reason,
+        "Python imports the package's source checkout instead of the installed build "
+        "(working directory or PYTHONPATH)",
+        "Run from a folder outside the checkout (`cd ..`), and take the checkout off "
+        "`PYTHONPATH` / `sys.path`; then `python -c \"import <package>; "
+        "print(<package>.__file__)\"` must print a site-packages path."),
+}
+
+
+def check_own_cause(raw: object, path: Path | str) -> tuple[str, ...]:
+    """Validate a signature's ``own_cause``: a list of the kinds that name signatures."""
+    listed = sorted(k for k, v in KINDS.items() if v.applies is None)
+    if not isinstance(raw, list) or not raw or not all(k in listed for k in raw):
+        raise RuleFileError(path, "own_cause", f"must be a list of {listed}")
+    return tuple(raw)
+
+
+def with_own_causes(text: str, diagnoses: list[Diagnosis]) -> list[Diagnosis]:
+    """``diagnoses`` with each environment claim (or usage answer, such as CUDA asked for on a
+    Mac) that the text shows to be the user's own configuration re-read as that (see the
+    module docstring)."""
+    out = []
+    for d in diagnoses:
+        if d.category in ("environment", "usage"):
+            d = _own(text, d)
+        out.append(d)
+    return out
+
+
+def _own(text: str, d: Diagnosis) -> Diagnosis:
+    listed = d.signature.extra.get("own_cause", ()) if d.signature is not None else ()
+    for name, kind in KINDS.items():
+        if not (name in listed if kind.applies is None else kind.applies(d)):
+            continue
+        reason = kind.reason(text)
+        if reason is not None:
+            return replace(d, category="user_code", title=kind.title, fix=kind.fix,
+                           notes=d.notes + (reason,))
+    return d
+
+
+PATTERNS = (_LOADER_FAILURE, _SHELL_LOADER, _C_RUNTIME, _PRELOAD_SET, _CUT_NAME, _FRAME,
+            _FRAME_IPY, _INSTALLED, _CUDA_LITERAL, _FRAMEWORK_CUDA, _MISSING_OPS, _NON_EDITABLE,
+            _ON_PATH)
