@@ -210,7 +210,8 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   code = "EPIP001"                   # wheel is cp312 while the text says pip3.10: the
 #   wheel_python_differs = true        # Python, not glibc (envdoctor.explain.wheeltags)
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "package", "gpu_below", "torch_build", "wheel_python_differs"}
+              "package", "gpu_below", "torch_build", "wheel_python_differs",
+              "windows_build_below"}
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
@@ -248,12 +249,16 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                 "must be a compute capability (\"7.0\") with package = a name")
         if "wheel_python_differs" in table and table["wheel_python_differs"] is not True:
             raise RuleFileError(path, f"{where}.wheel_python_differs", "must be true")
-        if pair is None and floor is None and build is None \
+        below = table.get("windows_build_below")
+        if below is not None and (not isinstance(below, str) or not below.isdigit()):
+            raise RuleFileError(path, f"{where}.windows_build_below", "must be a build (\"19044\")")
+        if pair is None and floor is None and build is None and below is None \
                 and "wheel_python_differs" not in table \
                 and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
-                                "gpu_below, torch_build or wheel_python_differs")
+                                "gpu_below, torch_build, wheel_python_differs or "
+                                "windows_build_below")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -334,6 +339,9 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return None
         return (f"The text states torch {stated[-1]}+{build}: a CPU-only build, so torch sees "
                 "no GPU whatever the machine has.")
+    below = table.get("windows_build_below")
+    if isinstance(below, str):
+        return _windows_build_reason(below, facts)
     if table.get("gpu_below") is not None:
         return _floor_reason(table, facts, text)
     pair = table.get("versions_differ")
@@ -354,6 +362,15 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return (f"The {exc.type} was raised through {where} (its code calls something the "
                     "installed versions do not have).")
     return None
+
+
+def _windows_build_reason(below: str, facts: TextFacts) -> str | None:
+    """The note when every Windows build the text states is older than ``below``."""
+    builds: tuple[str, ...] = facts.versions.get("windows_build", ())
+    if not builds or any(int(b) >= int(below) for b in builds):
+        return None
+    return (f"The text states Windows build {max(builds, key=int)}: WSL 2 reaches the GPU only "
+            f"from build {below} on, so no Linux-side fix helps.")
 
 
 def _frames_reason(part: str, facts: TextFacts) -> str | None:
