@@ -7,7 +7,10 @@ tag the OS), ``pip install torch==2.1.0+cu121`` command lines. conda:
 ``pytorch/linux-64::pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0`` plan lines. pip's dependency
 conflict sentences name both installed versions: ``torchvision 0.18.0 requires torch==2.3.0, but
 you have torch 2.2.1 which is incompatible.`` (the legacy resolver: ``… has requirement
-torch==1.5.1, but you'll have torch 1.5.0 which is incompatible.``).
+torch==1.5.1, but you'll have torch 1.5.0 which is incompatible.``). conda's specs are installed
+too, whatever the plan shows of them: a solve satisfies every spec, so the ``added / updated
+specs:`` of a plan, the packages of a ``conda install``/``create`` command line and the
+``dependencies:`` of an environment.yml are in the environment (``cudatoolkit=10.1``).
 """
 
 from __future__ import annotations
@@ -82,9 +85,60 @@ def parse(text: str) -> Partial:
         p = _PYPATH.search(line)
         if p:
             _python_from_path(part, p.group(0))
+    hits += _conda_specs(part, text)
     if "pytorch" in part.packages and "torch" not in part.packages:
         part.packages["torch"] = part.packages["pytorch"]
     return part if hits else Partial(NAME, RANK)
+
+
+# where conda lists specs, one per line ("    - cudatoolkit=10.1"): a plan's "added / updated
+# specs:" block, an environment.yml's "dependencies:" (its "- pip:" sub-list is pip's)
+_SPEC_BLOCK = re.compile(r"^\s*(?:added / updated specs|dependencies)\s*:\s*$", re.IGNORECASE)
+_SPEC_ITEM = re.compile(r"^\s*-\s+[\"']?([A-Za-z0-9][\w.-]{0,60})(?:::)?\s*(?:(?:==?|>=|~=)\s*"
+                        r"(\d[\w.*]{0,30}))?")
+# the command up to where the shell or the prose around it ends it (a closing backtick, ;, |, &&)
+_CONDA_CMD = re.compile(r"(?:^|[\s>$`])(?:conda|mamba|micromamba)\s+(?:install|create)\s+"
+                        r"([^`;|&#\n]{1,600})")
+_CMD_SPEC = re.compile(r"^[\"']?(?:[\w-]{1,40}::)?([A-Za-z0-9][\w.-]{0,60})(?:(?:==?|>=|~=)"
+                       r"(\d[\w.*]{0,30}))?")
+_VALUED = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file",
+                     "--override-channels", "-f"})
+
+
+def _conda_specs(part: Partial, text: str) -> int:
+    """The packages conda's specs put in the environment; returns how many were read."""
+    found = 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _SPEC_BLOCK.match(line):
+            for item in lines[i + 1:i + 80]:
+                m = _SPEC_ITEM.match(item)
+                if not m:
+                    break
+                if m.group(1).lower() != "pip":
+                    found += _spec(part, m.group(1), m.group(2))
+            continue
+        if "conda" not in line and "mamba" not in line:
+            continue
+        c = _CONDA_CMD.search(line)
+        if c is None:
+            continue
+        skip = False
+        for token in c.group(1).split():
+            if skip or token.startswith("-"):
+                skip = not skip and token in _VALUED
+                continue
+            m = _CMD_SPEC.match(token)
+            if m:
+                found += _spec(part, m.group(1), m.group(2))
+    return found
+
+
+def _spec(part: Partial, name: str, version: str | None) -> int:
+    if name.lower() in ("python", "pip") or not re.search(r"[a-z]", name.lower()):
+        return 0
+    part.package(name, ver(version.rstrip(".*")) if version else None)
+    return 1
 
 
 # Wheel file names are whole tokens of a line: split once (linear), then match each token that
