@@ -32,6 +32,10 @@ _WHEEL = re.compile(r"([A-Za-z0-9][\w.]*?)-(\d[\w.!+%]*?)-(?:\d[\w]*-)?(cp\d+|py
                     r"([\w.]+?)-([\w.]+?)\.whl")
 _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|noarch)::"
                     r"([A-Za-z0-9][\w.-]*?)-(\d[\w.+]*)-([\w.]+)")
+# a row of conda's "The following packages will be downloaded:" table:
+# "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch"
+_DOWNLOAD_ROW = re.compile(r"^\s{0,12}([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+]{0,30})\s{1,40}\|\s{0,40}"
+                           r"([\w.+]{1,80})\s{1,20}\d[\d.]{0,8} [KMG]B\b")
 # pip's own words: both names and versions are what is (or will be) installed
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
@@ -77,6 +81,11 @@ def parse(text: str) -> Partial:
             if pm:
                 part.set("host.python_version", ver(f"{pm.group(1)}.{pm.group(2)}"))
             _platform(part, plat)
+        d = _DOWNLOAD_ROW.match(line)
+        if d:
+            hits += 1
+            part.package(d.group(1), ver(d.group(2)))
+            _conda_cuda(part, d.group(1), d.group(3))
         for c in _CONDA.finditer(line):
             hits += 1
             part.package(c.group(2), ver(c.group(3)))
@@ -86,8 +95,9 @@ def parse(text: str) -> Partial:
         if p:
             _python_from_path(part, p.group(0))
     hits += _conda_specs(part, text)
-    if "pytorch" in part.packages and "torch" not in part.packages:
-        part.packages["torch"] = part.packages["pytorch"]
+    for conda_name in ("pytorch", "pytorch-nightly"):  # conda's names of torch
+        if conda_name in part.packages and "torch" not in part.packages:
+            part.packages["torch"] = part.packages[conda_name]
     return part if hits else Partial(NAME, RANK)
 
 

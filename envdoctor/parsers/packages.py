@@ -116,7 +116,7 @@ def _conda_cuda(part: Partial, name: str, build: str) -> None:
     key = canonicalize_name(name)
     if not build:
         return
-    if key in ("pytorch", "torch"):
+    if key in ("pytorch", "torch", "pytorch-nightly"):
         m = re.search(r"cuda(\d+\.\d+)", build)
         if m:
             part.set("frameworks.torch.cuda", ver(m.group(1)))
