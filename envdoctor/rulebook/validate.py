@@ -175,7 +175,7 @@ def _phrases(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
     English, each ``quiet`` text left as it is."""
     if not files:
         return
-    from envdoctor.explain.phrases import _parse, normalise
+    from envdoctor.explain.phrases import normalise, parse_phrase
     for file, data in files:
         entries = data.get("phrase", [])
         if not isinstance(entries, list) or not entries:
@@ -183,7 +183,7 @@ def _phrases(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
             continue
         for entry in entries:
             try:
-                phrase = _parse(entry, file) if isinstance(entry, dict) else None
+                phrase = parse_phrase(entry, file) if isinstance(entry, dict) else None
             except RuleFileError as exc:
                 out.problems.append(str(exc))
                 continue
