@@ -26,6 +26,12 @@ def test_every_pattern_is_linear(pattern):
     ("My RTX 5080 does nothing with torch 2.3.1+cu121, is_available() is False.", "ECUDA004"),
     ("The CUDA 13 image fails on our Tesla V100 nodes; nothing loads.", "ECUDA003"),
     ("Python 3.15 here: pip install tensorflow says no matching distribution", "EPIP001"),
+    # the pin the text states limits the releases: torch 2.1 has no cp313 wheel
+    ("setup.py pins torch==2.1.2 and pip install fails on Python 3.13", "EPIP001"),
+    ("requirements say pytorch>=1.13, <2.2; it does not install under Python 3.12.1", "EPIP001"),
+    # the text's own list of wheel tags, and a Python outside it
+    ("Our lockfile does not resolve on CPython 3.14: torch 2.3 only has wheels for cp38-cp312",
+     "EPIP001"),
 ])
 def test_a_stated_impossibility_is_named(text, code):
     found = stated_impossibility(text)
@@ -41,6 +47,11 @@ def test_a_stated_impossibility_is_named(text, code):
     "Python 3.12: pip install tensorflow says no matching distribution",      # a wheel exists
     "Python 3.15 with tensorflow and torch: no matching distribution",        # two frameworks
     "NVIDIA GeForce RTX 5090, CUDA Version: 12.8 (driver 570), all good",     # driver ceiling
+    "pip install torch fails on Python 3.12",                                 # a wheel exists
+    "torch>=2.5 does not install on Python 3.13",                             # the pin has it
+    "wheels only for cp310, cp311: Python 3.11 and torch do not work",        # inside the list
+    "torch 2.3 only has wheels for cp38-cp312; Python 3.10 does not install",  # inside the span
+    "Python 3.13 with torch: the loss does not converge",                     # nothing failed
 ])
 def test_an_ambiguous_or_compatible_text_gets_no_answer(text):
     assert stated_impossibility(text) is None

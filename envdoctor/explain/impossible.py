@@ -33,9 +33,22 @@ _SM_WORD = re.compile(r"(?i)\bsm ?(\d{1,2})(\d)\b")
 # an install that found nothing, in pip's, uv's or the reporter's words
 _NOTHING_FOUND = re.compile(r"(?i)no matching distribution|could not find a version that "
                             r"satisfies|has no wheels? with a matching python|from versions: "
-                            r"none|cannot be installed|can't install|unable to install")
-_PYTHON = re.compile(r"(?i)\bpython(?: version)?[\s:*=-]{0,6}(3)\.(\d{1,2})(?:\.\d{1,2})?\b"
-                     r"|\bcp3(\d{1,2})\b")
+                            r"none|cannot be installed|can't be installed|can't install|unable to "
+                            r"install|(?:fails?|failed|failing) to install|\binstall\w{0,3}"
+                            r"[^\n]{0,40}?\b(?:fails|failed|failing|errors? out)\b|(?:does not|"
+                            r"doesn't|don't|do not|won't|will not) (?:work|install|resolve)"
+                            r"|doesn't have a source distribution or wheel")
+_PYTHON = re.compile(r"(?i)\b(?:c)?python(?: version)?[\s:*=-]{0,6}(3)\.(\d{1,2})(?:\.\d{1,2})?"
+                     r"\b|\bcp3(\d{1,2})\b")
+# "those versions have wheels only for cp310, cp311, cp312": the tags the text says exist
+_ONLY_WHEELS = re.compile(r"(?i)\b(?:wheels? (?:are |is )?(?:only )?(?:available |published |"
+                          r"built )?(?:only )?for|only (?:have|has|ships?|provides?) wheels? "
+                          r"for|wheels? only for)\b([^\n]{0,80})")
+_CP_TAG = re.compile(r"(?i)\bcp3(\d{1,2})\b")
+# a pin of the framework the text installs: torch==2.1.0, "torch >= 2.2.0, < 2.5"
+_PIN = {name: re.compile(rf"(?i)(?<![\w-]){word}\s{{0,2}}([<>=!~]=?\s{{0,2}}\d[\d.*]{{0,10}}"
+                         rf"(?:\s{{0,2}},\s{{0,2}}[<>=!~]=?\s{{0,2}}\d[\d.*]{{0,10}}){{0,2}})")
+        for name, word in (("torch", "(?:py)?torch"), ("tensorflow", "tensorflow"))}
 _FRAMEWORK = {"tensorflow": re.compile(r"(?i)(?<![\w-])tensorflow(?![\w-])"),
               "torch": re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")}
 
@@ -92,21 +105,52 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
                   f"no such build carries code for compute capability {cc}.")
 
 
+def _listed_wheels(text: str) -> set[str]:
+    """The Pythons the text says wheels exist only for ("wheels only for cp310, cp311")."""
+    found: set[str] = set()
+    for m in _ONLY_WHEELS.finditer(text):
+        if "only" in m.group(0).lower():
+            found.update(f"3.{t.group(1)}" for t in _CP_TAG.finditer(m.group(1)))
+    return found
+
+
+def _pin(text: str, framework: str) -> str | None:
+    """The one version pin the text states for the framework, spaces removed (None: none or two)."""
+    pins = {re.sub(r"\s", "", m.group(1)).rstrip(",.") for m in _PIN[framework].finditer(text)}
+    return next(iter(pins)) if len(pins) == 1 else None
+
+
 def python_wheel_reason(text: str) -> tuple[str, str] | None:
     """(code, note) when the one Python the text states is outside every release of the one
-    framework it installs, and the text says the install found nothing."""
+    framework it installs (every release its pin admits), or outside the wheel tags the text
+    says exist, and the text says the install found nothing or does not work."""
     if not _NOTHING_FOUND.search(text):
         return None
-    pythons = {f"3.{m.group(2) or m.group(3)}" for m in _PYTHON.finditer(text)}
+    listed = _listed_wheels(text)
+    prose = {f"3.{m.group(2)}" for m in _PYTHON.finditer(text) if m.group(2)}
+    pythons = prose if listed and prose else \
+        {f"3.{m.group(2) or m.group(3)}" for m in _PYTHON.finditer(text)}
     frameworks = [name for name, pat in _FRAMEWORK.items() if pat.search(text)]
     if len(pythons) != 1 or len(frameworks) != 1:
         return None
     python, framework = next(iter(pythons)), frameworks[0]
+    ordered = sorted(listed, key=ver_key)  # "cp38-cp312", "cp310 to cp312": a span
+    if listed and not ver_key(ordered[0]) <= ver_key(python) <= ver_key(ordered[-1]):
+        tags = ", ".join(f"cp{p.replace('.', '')}" for p in ordered)
+        return "EPIP001", (f"The text states Python {python} and that the {framework} "
+                           f"wheels it asks for exist only for {tags}.")
+    pin = _pin(text, framework)
     from envdoctor.engine.knowledge.impossible import python_outside_releases
-    if not python_outside_releases(framework, python):
+    if not python_outside_releases(framework, python, pin):
         return None
+    which = f"release admitted by {framework}{pin}" if pin else "release"
     return "EPIP001", (f"The text states Python {python} and {framework}: no {framework} "
-                       f"release in envdoctor's table has wheels for Python {python}.")
+                       f"{which} in envdoctor's table has wheels for Python {python}.")
+
+
+def ver_key(python: str) -> tuple[int, ...]:
+    """"3.10" after "3.9"."""
+    return tuple(int(x) for x in python.split("."))
 
 
 def stated_impossibility(text: str) -> tuple[str, str] | None:
@@ -132,4 +176,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
                      references=tuple(sig.references), notes=(note,), signature=sig)
 
 
-PATTERNS = (_WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, *_FRAMEWORK.values())
+PATTERNS = (_WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+            *_FRAMEWORK.values(), *_PIN.values())

@@ -29,8 +29,17 @@ def cuda_build_lacks(cuda: str, cc: str) -> bool:
     return cuda_dropped(cuda, cc) is not None or cuda_predates(cuda, cc) is not None
 
 
-def python_outside_releases(framework: str, python: str) -> bool:
-    """Whether no release of ``framework`` in its table has wheels for ``python``."""
+def python_outside_releases(framework: str, python: str, pin: str | None = None) -> bool:
+    """Whether no release of ``framework`` in its table (only those a ``pin`` such as
+    ">=2.2,<2.5" admits, when one is given) has wheels for ``python``."""
     v = ver(python)
-    ranges = [str(r["python"]) for r in matrix(framework).get("release", []) if r.get("python")]
+    rows = [r for r in matrix(framework).get("release", [])
+            if r.get("python") and (pin is None or _release_admitted(str(r.get(framework)), pin))]
+    ranges = [str(r["python"]) for r in rows]
     return v is not None and bool(ranges) and not any(in_range(v, spec) for spec in ranges)
+
+
+def _release_admitted(release: str, pin: str) -> bool:
+    """Whether some patch of the minor ``release`` ("2.4") satisfies ``pin``."""
+    patches = (ver(f"{release}.{patch}") for patch in range(10))
+    return any(v is not None and in_range(v, pin) for v in patches)
