@@ -24,8 +24,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout13", batch="L", at_least=50, traps_at_least=11,
                  repos_at_least=44, phenomena_at_least=31)
 # first run on 54739ae: 35/50 (70.0 %) as labelled, 37/50 with ECONDA001 mapped (README.md)
-# after this session's class fixes: 40/50 (80.0%); the floor holds it
-FLOOR = 0.80
+# after this session's class fixes: 45/50 (90.0%); the floor holds it
+FLOOR = 0.90
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
