@@ -69,11 +69,10 @@ def amd_machine(*, rocm: RocmFacts | None) -> bool:
 # The gfx verdicts read the GPU list and the release, not the whole ROCm section: a pasted
 # rocminfo shows the GPUs and nothing of /dev/kfd or the groups. Without a release (neither the
 # torch wheel's nor the installed one), only a target that no release lists is decided.
-@reads(gpus="rocm.gpus", version=optional("rocm.version"), vars=optional("env.vars", {}),
-       t=optional("frameworks.torch"))
 def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
                         vars: dict[str, str], t: TorchBuild | None) -> dict[str, str] | None:
-    """``rocm_needs_override()``: every exposed GPU that ROCm does not support is a consumer
+    """A helper of ``rocm_override_verdict`` and ``rocm_unsupported_gfx`` (no rule reads it
+    itself): every exposed GPU that ROCm does not support is a consumer
     RDNA chip of one family, and HSA_OVERRIDE_GFX_VERSION does not name that family's listed
     chip -> {gfx, value, runs_as, set}; None otherwise (mixed families are
     ``rocm_unsupported_gfx``: one override cannot serve both)."""
@@ -112,10 +111,10 @@ def _runs_under(own: str, forced: str) -> bool:
     return own == forced or (row is not None and row["runs_as"] == forced)
 
 
-@reads(gpus="rocm.gpus", vars=SHOWN_VARS)
 def rocm_override_wrong(*, gpus: tuple[AmdGpu, ...],
                         vars: dict[str, str]) -> dict[str, str] | None:
-    """``rocm_override_wrong()``: HSA_OVERRIDE_GFX_VERSION names a target that is not an
+    """A helper of ``rocm_override_verdict`` (no rule reads it itself):
+    HSA_OVERRIDE_GFX_VERSION names a target that is not an
     exposed GPU's own family (10.3.0 on an MI210, a value left over for another card), or the
     tools show a board with another target than its own (an override in effect, the variable
     itself not shown) -> {gfx, set, runs_as}; None otherwise."""
