@@ -12,8 +12,11 @@ ASCII; ``plain_punctuation`` puts the ASCII back.
 
 A report typed by hand misspells library names (``lidcuda.so``); ``textfacts`` reads a
 near-miss of a known library as that library (a bounded edit distance, not a list of typos).
+Status and error identifiers typed by hand (``miOpenStatusUknownError``, ``miopen status
+unknown error``) are read the same way against the identifiers the signatures' own examples
+show (``identifiers``).
 
-All three are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
+All of these are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
 (so the fast path over big logs never pays for it).
 """
 
@@ -39,9 +42,10 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     if len(text) > MAX_TEXT:
         return None
     plain = plain_punctuation(text)
-    if undo_wrap:  # a text that explained nothing: hand-typed library names read as meant
+    if undo_wrap:  # a text that explained nothing: hand-typed names read as meant
+        from envdoctor.explain.identifiers import correct_identifiers
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_library_names(plain)
+        plain = correct_identifiers(correct_library_names(plain))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
