@@ -206,6 +206,10 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   package = "vllm"                   # prose) and only GPUs below compute capability 7.0
 #   gpu_below = "7.0"                  # (a GTX 1080 Ti, 6.1: its name read through gpus.toml)
 #
+#   [[yields_to]]                      # "manylinux_2_35 ... is not a supported wheel", and the
+#   code = "EPIP001"                   # wheel is cp312 while the text says pip3.10: the
+#   wheel_python_differs = true        # Python, not glibc (envdoctor.explain.wheeltags)
+#
 #   [[yields_to]]                      # a segfault, and the text states ROCm 3.5 and an RX
 #   code = "EROCM001"                  # 5600 XT (gfx1010): a GPU AMD's list for that release
 #   stated = "rocm_unlisted_gpu"       # does not name (a reading of STATED_READINGS)
@@ -214,7 +218,8 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 # an override value) so that the text's facts are read, and is dropped when none of its tables
 # holds (a segfault alone names no cause).
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "package", "gpu_below", "torch_build", "stated"}
+              "package", "gpu_below", "torch_build", "wheel_python_differs",
+              "windows_build_below", "stated"}
 
 
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
@@ -265,11 +270,18 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
                                   or not _PACKAGE.fullmatch(str(table.get("package")))):
             raise RuleFileError(path, f"{where}.gpu_below",
                                 "must be a compute capability (\"7.0\") with package = a name")
-        if pair is None and floor is None and build is None and reading is None \
+        if "wheel_python_differs" in table and table["wheel_python_differs"] is not True:
+            raise RuleFileError(path, f"{where}.wheel_python_differs", "must be true")
+        below = table.get("windows_build_below")
+        if below is not None and (not isinstance(below, str) or not below.isdigit()):
+            raise RuleFileError(path, f"{where}.windows_build_below", "must be a build (\"19044\")")
+        if pair is None and floor is None and build is None and below is None \
+                and reading is None and "wheel_python_differs" not in table \
                 and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
-                                "gpu_below, torch_build or stated")
+                                "gpu_below, torch_build, wheel_python_differs, "
+                                "windows_build_below or stated")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -342,6 +354,9 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
     if isinstance(reading, str):
         read = _stated_readings().get(reading)
         return read(text) if read is not None else None
+    if table.get("wheel_python_differs"):
+        from envdoctor.explain.wheeltags import wheel_python_reason
+        return wheel_python_reason(text)
     build = table.get("torch_build")
     if isinstance(build, str):
         # a CUDA build stated beside it (an older run's banner) sees the GPU; the CPU one
@@ -351,6 +366,9 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return None
         return (f"The text states torch {stated[-1]}+{build}: a CPU-only build, so torch sees "
                 "no GPU whatever the machine has.")
+    below = table.get("windows_build_below")
+    if isinstance(below, str):
+        return _windows_build_reason(below, facts)
     if table.get("gpu_below") is not None:
         return _floor_reason(table, facts, text)
     pair = table.get("versions_differ")
@@ -371,6 +389,15 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return (f"The {exc.type} was raised through {where} (its code calls something the "
                     "installed versions do not have).")
     return None
+
+
+def _windows_build_reason(below: str, facts: TextFacts) -> str | None:
+    """The note when every Windows build the text states is older than ``below``."""
+    builds: tuple[str, ...] = facts.versions.get("windows_build", ())
+    if not builds or any(int(b) >= int(below) for b in builds):
+        return None
+    return (f"The text states Windows build {max(builds, key=int)}: WSL 2 reaches the GPU only "
+            f"from build {below} on, so no Linux-side fix helps.")
 
 
 def _frames_reason(part: str, facts: TextFacts) -> str | None:

@@ -92,7 +92,14 @@ _PIP_VERSION = re.compile(r"^\s*Version: (\d{1,4}(?:\.\d{1,6}){1,3})")
 _REQUIRE_CUDA = re.compile(r"unsatisfied condition: cuda ?>= ?(\d{1,2}\.\d{1,2})\b")
 # The Windows build a WSL report states ("Microsoft Windows [Version 10.0.19045.2728]", "OS Build
 # 18363.1256"), read as the version "windows_build": GPU compute in WSL starts at 19044
-_WINDOWS_BUILD = re.compile(r"(?i)\b(?:OS Build|Version 10\.0\.) ?(\d{5})\b")
+_WINDOWS_BUILD = re.compile(r"(?i)(?:\bOS Build ?|\bWin(?:dows)?\b[^\n]{0,60}\bbuild |"
+                            r"(?<![\d.])10\.0\.)(\d{5})\b")
+# ... or its release name ("Windows 10 Pro 20H2", "Win10 2004"): the build each one starts at
+_WINDOWS_RELEASE = re.compile(r"(?i)\bWin(?:dows)? ?10\b[^\n]{0,40}?\b(1803|1809|1903|1909|2004|"
+                              r"20H2|21H1|21H2|22H2)\b")
+_RELEASE_BUILD = {"1803": "17134", "1809": "17763", "1903": "18362", "1909": "18363",
+                  "2004": "19041", "20h2": "19042", "21h1": "19043", "21h2": "19044",
+                  "22h2": "19045"}
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
@@ -310,9 +317,12 @@ def text_facts(text: str) -> TextFacts:
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
-        if "build" in low or "version 10.0." in low:
+        if "build" in low or "10.0." in low:
             for m in _WINDOWS_BUILD.finditer(line):
                 add(versions.setdefault("windows_build", {}), m.group(1))
+        if "win" in low:
+            for m in _WINDOWS_RELEASE.finditer(line):
+                add(versions.setdefault("windows_build", {}), _RELEASE_BUILD[m.group(1).lower()])
         if "unsatisfied condition" in low:
             for m in _REQUIRE_CUDA.finditer(line):
                 add(versions.setdefault("image_cuda", {}), m.group(1))

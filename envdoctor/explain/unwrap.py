@@ -16,6 +16,10 @@ Status and error identifiers typed by hand (``miOpenStatusUknownError``, ``miope
 unknown error``) are read the same way against the identifiers the signatures' own examples
 show (``identifiers``).
 
+A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
+or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
+phrases as the English the signatures match (vocabulary in ``rules/phrases``).
+
 All of these are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
 (so the fast path over big logs never pays for it).
 """
@@ -44,8 +48,9 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     plain = plain_punctuation(text)
     if undo_wrap:  # a text that explained nothing: hand-typed names read as meant
         from envdoctor.explain.identifiers import correct_identifiers
+        from envdoctor.explain.phrases import normalise
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_identifiers(correct_library_names(plain))
+        plain = correct_identifiers(normalise(correct_library_names(plain)))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)

@@ -496,6 +496,11 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     if jax_v is not None or jaxlib_v is not None or jx.get("ran"):  # ran: JAX printed
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))
+        conda = jx.get("conda_build")  # conda-forge's jaxlib says its variant itself
+        if conda == "cpu" and not plugins:
+            jax_listed = True  # a CPU jaxlib and no plugin: no CUDA backend, observed
+        elif conda == "cuda" and jaxlib_v is not None and not jaxlib_v.local:
+            jaxlib_v = Version(f"{jaxlib_v.public}+cuda")
         jax = JaxBuild(version=jax_v, jaxlib=jaxlib_v, plugins=plugins)
         unseen += [] if jax_v is not None else ["jax.version"]
         unseen += [] if jaxlib_v is not None else ["jax.jaxlib"]

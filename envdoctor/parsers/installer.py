@@ -7,7 +7,10 @@ tag the OS), ``pip install torch==2.1.0+cu121`` command lines. conda:
 ``pytorch/linux-64::pytorch-2.1.0-py3.11_cuda12.1_cudnn8.9.2_0`` plan lines. pip's dependency
 conflict sentences name both installed versions: ``torchvision 0.18.0 requires torch==2.3.0, but
 you have torch 2.2.1 which is incompatible.`` (the legacy resolver: ``… has requirement
-torch==1.5.1, but you'll have torch 1.5.0 which is incompatible.``).
+torch==1.5.1, but you'll have torch 1.5.0 which is incompatible.``). conda's specs are installed
+too, whatever the plan shows of them: a solve satisfies every spec, so the ``added / updated
+specs:`` of a plan, the packages of a ``conda install``/``create`` command line and the
+``dependencies:`` of an environment.yml are in the environment (``cudatoolkit=10.1``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ _WHEEL = re.compile(r"([A-Za-z0-9][\w.]*?)-(\d[\w.!+%]*?)-(?:\d[\w]*-)?(cp\d+|py
                     r"([\w.]+?)-([\w.]+?)\.whl")
 _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|noarch)::"
                     r"([A-Za-z0-9][\w.-]*?)-(\d[\w.+]*)-([\w.]+)")
+# a row of conda's "The following packages will be downloaded:" table:
+# "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch"
+_DOWNLOAD_ROW = re.compile(r"^\s{0,12}([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+]{0,30})\s{1,40}\|\s{0,40}"
+                           r"([\w.+]{1,80})\s{1,20}\d[\d.]{0,8} [KMG]B\b")
 # pip's own words: both names and versions are what is (or will be) installed
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
@@ -74,6 +81,11 @@ def parse(text: str) -> Partial:
             if pm:
                 part.set("host.python_version", ver(f"{pm.group(1)}.{pm.group(2)}"))
             _platform(part, plat)
+        d = _DOWNLOAD_ROW.match(line)
+        if d:
+            hits += 1
+            part.package(d.group(1), ver(d.group(2)))
+            _conda_cuda(part, d.group(1), d.group(3))
         for c in _CONDA.finditer(line):
             hits += 1
             part.package(c.group(2), ver(c.group(3)))
@@ -82,9 +94,61 @@ def parse(text: str) -> Partial:
         p = _PYPATH.search(line)
         if p:
             _python_from_path(part, p.group(0))
-    if "pytorch" in part.packages and "torch" not in part.packages:
-        part.packages["torch"] = part.packages["pytorch"]
+    hits += _conda_specs(part, text)
+    for conda_name in ("pytorch", "pytorch-nightly"):  # conda's names of torch
+        if conda_name in part.packages and "torch" not in part.packages:
+            part.packages["torch"] = part.packages[conda_name]
     return part if hits else Partial(NAME, RANK)
+
+
+# where conda lists specs, one per line ("    - cudatoolkit=10.1"): a plan's "added / updated
+# specs:" block, an environment.yml's "dependencies:" (its "- pip:" sub-list is pip's)
+_SPEC_BLOCK = re.compile(r"^\s*(?:added / updated specs|dependencies)\s*:\s*$", re.IGNORECASE)
+_SPEC_ITEM = re.compile(r"^\s*-\s+[\"']?([A-Za-z0-9][\w.-]{0,60})(?:::)?\s*(?:(?:==?|>=|~=)\s*"
+                        r"(\d[\w.*]{0,30}))?")
+# the command up to where the shell or the prose around it ends it (a closing backtick, ;, |, &&)
+_CONDA_CMD = re.compile(r"(?:^|[\s>$`])(?:conda|mamba|micromamba)\s+(?:install|create)\s+"
+                        r"([^`;|&#\n]{1,600})")
+_CMD_SPEC = re.compile(r"^[\"']?(?:[\w-]{1,40}::)?([A-Za-z0-9][\w.-]{0,60})(?:(?:==?|>=|~=)"
+                       r"(\d[\w.*]{0,30}))?")
+_VALUED = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file",
+                     "--override-channels", "-f"})
+
+
+def _conda_specs(part: Partial, text: str) -> int:
+    """The packages conda's specs put in the environment; returns how many were read."""
+    found = 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _SPEC_BLOCK.match(line):
+            for item in lines[i + 1:i + 80]:
+                m = _SPEC_ITEM.match(item)
+                if not m:
+                    break
+                if m.group(1).lower() != "pip":
+                    found += _spec(part, m.group(1), m.group(2))
+            continue
+        if "conda" not in line and "mamba" not in line:
+            continue
+        c = _CONDA_CMD.search(line)
+        if c is None:
+            continue
+        skip = False
+        for token in c.group(1).split():
+            if skip or token.startswith("-"):
+                skip = not skip and token in _VALUED
+                continue
+            m = _CMD_SPEC.match(token)
+            if m:
+                found += _spec(part, m.group(1), m.group(2))
+    return found
+
+
+def _spec(part: Partial, name: str, version: str | None) -> int:
+    if name.lower() in ("python", "pip") or not re.search(r"[a-z]", name.lower()):
+        return 0
+    part.package(name, ver(version.rstrip(".*")) if version else None)
+    return 1
 
 
 # Wheel file names are whole tokens of a line: split once (linear), then match each token that

@@ -94,7 +94,8 @@ def parse(text: str) -> Partial:
 # a build string (``pypi_0``, ``py39h06a4308_0``, ``h5888daf_0``) and a channel
 _CHANNELS = frozenset({"pypi", "conda-forge", "defaults", "pytorch", "pytorch-nightly", "nvidia",
                        "anaconda", "main", "bioconda", "intel", "rapidsai"})
-_BUILD = re.compile(r"^[A-Za-z0-9.]*_\d+$")
+# py39h06a4308_0, py3.8_cpu_0, cpu_py311h1_1, and a bare build number (cpuonly 2.0 0 pytorch)
+_BUILD = re.compile(r"^[\w.]{0,80}_\d+$|^\d{1,3}$")
 
 
 def _conda_row(build: str | None, channel: str | None, extra: str | None) -> bool:
@@ -109,14 +110,26 @@ def _plausible_pair(name: str, version: str) -> bool:
 
 
 def _conda_cuda(part: Partial, name: str, build: str) -> None:
-    """conda's pytorch build string names its CUDA: ``py3.7_cuda10.1.243_cudnn7.6.3_0``."""
-    if canonicalize_name(name) not in ("pytorch", "torch") or not build:
+    """conda's build string names the CUDA a framework package was built for: pytorch's
+    ``py3.7_cuda10.1.243_cudnn7.6.3_0`` or ``py3.6_cpu_0``; conda-forge jaxlib's
+    ``cuda112py311h…_1`` or ``cpu_py311h…_1`` (a CPU jaxlib: JAX will find no GPU)."""
+    key = canonicalize_name(name)
+    if not build:
         return
-    m = re.search(r"cuda(\d+\.\d+)", build)
-    if m:
-        part.set("frameworks.torch.cuda", ver(m.group(1)))
-    elif "cpu" in build.lower():
-        part.set("frameworks.torch.cpu_only", True)
+    if key in ("pytorch", "torch", "pytorch-nightly"):
+        m = re.search(r"cuda(\d+\.\d+)", build)
+        if m:
+            part.set("frameworks.torch.cuda", ver(m.group(1)))
+        elif "cpu" in build.lower():
+            part.set("frameworks.torch.cpu_only", True)
+    elif key == "jaxlib":
+        m = _JAXLIB_BUILD.match(build)
+        if m:
+            part.set("frameworks.jax.conda_build", m.group(1).lower())
+
+
+# conda-forge jaxlib: the build string starts with the variant, ``cuda120py312…`` / ``cpu_py…``
+_JAXLIB_BUILD = re.compile(r"(cpu|cuda)(?:\d{2,3})?_?py\d", re.IGNORECASE)
 
 
 _KNOWN = frozenset("""

@@ -50,6 +50,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "nvidia_wheel_majors": "packages", "nvidia_wheels_of": "packages",
     "numpy1_builds": "packages", "keras_row": "packages",
     "cpu_only_frameworks": "packages", "cpu_only_areas": "packages",
+    "cuda_asked_beside": "packages", "cpu_build_against": "packages",
     "gpu_install_lines": "packages",
     "conflict_fix": "packages",
     # environment and visibility

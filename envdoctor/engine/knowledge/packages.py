@@ -200,3 +200,41 @@ def conflict_fix(*, pk: PackageFacts, gpus: tuple[Any, ...], os: str, arch: str)
         name = "torch" if clash.module == "torch" else newest[0]
         steps.append(f'pip install "{name}=={keep.public}"')
     return " && ".join(steps)
+
+
+# conda packages that only a framework's CUDA build uses: an environment that installs one
+# asked for that build (pytorch's conda CUDA builds depend on pytorch-cuda, before 2.0 on
+# cudatoolkit; conda-forge's CUDA jaxlib on cuda-nvcc and cuda-cudart)
+CUDA_ASKED = {"torch": ("pytorch-cuda", "cudatoolkit"),
+              "jax": ("cuda-nvcc", "cuda-cudart", "cudatoolkit")}
+
+
+@reads(gpus=optional("nvidia.gpus"), dists=some("packages.distributions"))
+def cuda_asked_beside(framework: str, *, gpus: Any,
+                      dists: tuple[Distribution, ...]) -> str | None:
+    """``cuda_asked_beside('torch')``: the CUDA package the same environment installs for a
+    framework whose build is CPU-only ("cudatoolkit 10.1"), where no GPU list was observed
+    (a pasted conda plan or listing). A CPU build resolved beside it is the solver's fallback,
+    not a choice. None when the GPU list was observed (the GPU decides then: none is no
+    problem) or no such package is there."""
+    if gpus is not None:
+        return None
+    by_name = {d.name: d for d in dists}
+    for name in CUDA_ASKED.get(framework, ()):
+        dist = by_name.get(name)
+        if dist is not None:
+            return f"{name} {dist.version}" if dist.version is not None else name
+    return None
+
+
+@reads(gpus=optional("nvidia.gpus"), dists=some("packages.distributions"))
+def cpu_build_against(framework: str, *, gpus: Any, dists: tuple[Distribution, ...]) -> str:
+    """What a CPU-only build contradicts, in words: the GPUs listed, else the CUDA package
+    installed beside it (``cuda_asked_beside``), else the GPU a CUDA torch said it uses (the
+    other evidence ``nvidia_gpus_seen`` accepts)."""
+    if gpus:
+        return f"this machine has {len(gpus)} NVIDIA GPU(s)"
+    asked = cuda_asked_beside(framework, gpus=gpus, dists=dists)
+    if asked is not None:
+        return f"the same environment installs {asked}, which only a CUDA build uses"
+    return "this machine has an NVIDIA GPU (torch sees it)"

@@ -1,0 +1,54 @@
+"""The Python a refused wheel was built for, against the Python the text states.
+
+pip refuses a wheel file ("X-1.0-cp312-cp312-manylinux_2_35_x86_64.whl is not a supported wheel
+on this platform") when any of its tags is not one this interpreter accepts: the CPython
+version (``cp312``), the ABI, or the platform (``manylinux_2_35`` needs glibc 2.35). The name
+alone cannot say which; the text often can: "pip3.10 install ...", "Python 3.8", a
+``python3.8/site-packages`` path. A ``cpXY`` tag for another Python than the stated one is the
+cause, whatever the platform tag asks for, so a glibc reading yields to "no wheel for this
+Python" (``[[yields_to]] wheel_python_differs = true``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# the file pip refused: name-version-pythontag-abitag-platformtag.whl
+_REFUSED = re.compile(r"-cp(\d)(\d{1,2})-(cp\d{2,3}[mdu]{0,3}|abi3|none)-[\w.]{1,300}\.whl"
+                      r" is not a supported wheel on this platform")
+# the interpreter the text names: "pip3.10 install", "python3.8 -m pip", "Python 3.8.8",
+# ".../python3.8/site-packages/..."
+_STATED = re.compile(r"(?i)(?<![\w.])(?:pip|python) ?(3)\.(\d{1,2})(?![\d])")
+
+
+def refused_wheel_python(text: str) -> tuple[str, bool] | None:
+    """("3.12", is_abi3) of the first refused wheel's CPython tag, or None."""
+    m = _REFUSED.search(text[:1 << 20])
+    if m is None:
+        return None
+    return f"{m.group(1)}.{m.group(2)}", m.group(3) == "abi3"
+
+
+def stated_pythons(text: str) -> tuple[str, ...]:
+    """Every Python 3.X the text names, in order, without repeats."""
+    return tuple(dict.fromkeys(f"{a}.{b}" for a, b in _STATED.findall(text[:1 << 20])))
+
+
+def _minor(version: str) -> int:
+    return int(version.split(".")[1])
+
+
+def wheel_python_reason(text: str) -> str | None:
+    """The note when the refused wheel's CPython tag is not the Python the text states."""
+    refused = refused_wheel_python(text)
+    if refused is None:
+        return None
+    tag, abi3 = refused
+    stated = [v for v in stated_pythons(text) if v != tag]
+    if not stated or len(stated) != len(stated_pythons(text)):
+        return None  # the text names no Python, or names the wheel's own one too
+    python = stated[0]
+    if abi3 and _minor(python) >= _minor(tag):
+        return None  # an abi3 wheel serves every later Python
+    return (f"The refused wheel is tagged cp{tag.replace('.', '')} (CPython {tag}) and the "
+            f"text states Python {python}: pip takes only wheels built for its own Python.")

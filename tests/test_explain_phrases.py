@@ -1,0 +1,86 @@
+"""``explain.phrases``: non-English wordings of core causes read as the signatures' English.
+
+Each entry in ``rules/phrases`` carries texts it must rewrite (``fire``) and texts it must leave
+alone (``quiet``); every pattern must be linear; an ASCII text is never touched; and a phrase
+only ever helps a text that explained nothing, so no trap gains an environment claim.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from envdoctor.engine import redos
+from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain.phrases import all_patterns, load_phrases, normalise
+
+if hasattr(re, "_parser"):
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_parse
+
+PHRASES = load_phrases()
+
+
+def _code(text: str) -> tuple[str, str] | None:
+    d = primary(diagnose_text(text))
+    return (d.code, d.category) if d else None
+
+
+def test_the_vocabulary_is_loaded_and_sourced():
+    assert len(PHRASES) >= 5
+    for phrase in PHRASES:
+        assert phrase.source.startswith("https://") and phrase.fire and phrase.quiet, phrase.id
+
+
+@pytest.mark.parametrize("pattern", all_patterns(), ids=lambda p: p.pattern[:30])
+def test_every_phrase_pattern_is_linear(pattern):
+    assert redos.problem_in(sre_parse.parse(pattern.pattern)) is None
+
+
+@pytest.mark.parametrize("phrase", PHRASES, ids=lambda p: p.id)
+def test_each_phrase_rewrites_its_examples_and_leaves_its_near_misses(phrase):
+    for text in phrase.fire:
+        assert phrase.canonical.strip() in normalise(text, (phrase,)), (phrase.id, text)
+    for text in phrase.quiet:
+        assert normalise(text, (phrase,)) == text, (phrase.id, text)
+
+
+def test_an_english_text_is_returned_as_it_is():
+    text = "RuntimeError: CUDA error: out of memory\n" * 1000
+    assert normalise(text) is text
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("ImportError: DLL load failed while importing _ext: 找不到指定的模块。", "EWIN001"),
+    ("OSError: [WinError 126] No se puede encontrar el módulo especificado", "EWIN001"),
+    ("训练到一半报错 OSError: [Errno 28] 磁盘空间不足", "ESYS014"),
+    ("docker 里训练报共享内存不足的错", "ESYS008"),
+    ("报错：CUDA驱动程序版本不足以支持CUDA运行时版本", "ECUDA006"),
+    ("GPUメモリが足りずに学習できなかった", "ECUDA001"),
+    ("跑模型的时候提示gpu内存不足", "ECUDA001"),
+])
+def test_a_cause_stated_in_another_language_is_explained(text, code):
+    found = _code(text)
+    assert found is not None and found[0] == code, found
+
+
+@pytest.mark.parametrize("text", [
+    "FileNotFoundError: [WinError 3] 系统找不到指定的路径。: 'datasets/200-20/train/images'",
+    "FileNotFoundError: [WinError 3] Системе не удается найти указанный путь: './data/train'",
+    "好像是内存满了，200K的数据太大了",
+    "不是显卡驱动太旧，驱动是最新的",
+    "磁盘空间足够，显存也够",
+])
+def test_a_user_error_or_a_negation_gets_no_environment_claim(text):
+    found = _code(text)
+    assert found is None or found[1] != "environment", found
+
+
+def test_a_hostile_text_is_read_in_bounded_time():
+    text = ("显卡" + "的" * 5000 + "内存" + " " * 5000) * 20 + "找不到指定的" * 20000
+    start = time.perf_counter()
+    normalise(text)
+    assert time.perf_counter() - start < 1.0
