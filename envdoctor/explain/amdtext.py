@@ -40,8 +40,8 @@ _GFX_OWN = re.compile(r"(?i)(?:\bName:\s{0,40}|\bISA:?\s{0,4}|amdhsa--|\bgpu_typ
 _LIST_LINE = re.compile(r"(?i)supported[ _]types|supported AMDGPU versions|Supported "
                         r"architectures|AMDGPU_TARGETS|offload-arch|PYTORCH_ROCM_ARCH|List of "
                         r"available|HSA_OVERRIDE_GFX_VERSION|minimum required")
-_RX = re.compile(r"(?i)(?<![\w.])(?:radeon(?:\(tm\)|\u2122)?\s{1,3})?RX\s?(\d{3,4})(?:\s?(XTX|XT|GRE))?"
-                 r"(?![\w])")
+_RX = re.compile(r"(?i)(?<![\w.])(?:radeon(?:\(tm\)|\u2122)?\s{1,3})?RX\s?(\d{3,4})"
+                 r"(?:\s?(XTX|XT|GRE))?(?![\w])")
 _BARE = re.compile(r"(?<![\w./-])(\d{4})\s?(XTX|XT|GRE)(?![\w])")
 _VEGA = re.compile(r"(?i)\bRX\s?Vega\s?(56|64)\b")
 _VII = re.compile(r"(?i)\bradeon\s?(?:pro\s)?VII\b")
@@ -67,7 +67,7 @@ def _head(text: str) -> str:
 
 def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
     """(as the text names it, gfx target) for each AMD GPU the text states, in order."""
-    from envdoctor.matrices import rocm as rocm_matrix
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
     found: dict[str, str] = {}
     lines = _head(text).splitlines()
     own: list[tuple[str, str]] = []
@@ -85,21 +85,21 @@ def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
         if "rx" in low or "xt" in low or "gre" in low:
             for m in _RX.finditer(line):
                 name = f"Radeon RX {m.group(1)}" + (f" {m.group(2).upper()}" if m.group(2) else "")
-                own.append((name, rocm_matrix.target_of_name(name) or ""))
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
             for m in _BARE.finditer(line):
                 name = f"Radeon RX {m.group(1)} {m.group(2).upper()}"
-                own.append((name, rocm_matrix.target_of_name(name) or ""))
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
         if "vega" in low:
             for m in _VEGA.finditer(line):
                 name = f"Radeon RX Vega {m.group(1)}"
-                own.append((name, rocm_matrix.target_of_name(name) or ""))
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
         if "vii" in low:
             for _ in _VII.finditer(line):
-                own.append(("Radeon VII", rocm_matrix.target_of_name("Radeon VII") or ""))
+                own.append(("Radeon VII", rocm_knowledge.gfx_of_name("Radeon VII") or ""))
         if "mi" in low:
             for m in _MI.finditer(line):
                 name = f"AMD Instinct MI{m.group(1).upper()}"
-                target = rocm_matrix.target_of_name(name)
+                target = rocm_knowledge.gfx_of_name(name)
                 if target:
                     own.append((name, target))
     for name, target in own:
@@ -154,7 +154,7 @@ def unlisted_reason(text: str) -> str | None:
     """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
     list for the stated release does not name (with no release: one no release lists);
     None otherwise. The Linux lists say nothing for a Windows text (the HIP SDK has its own)."""
-    from envdoctor.matrices import rocm as rocm_matrix
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
     if not rocm_context(text) or on_windows(text):
         return None
     gpus = [(name, target) for name, target in gpu_targets(text) if target]
@@ -162,15 +162,15 @@ def unlisted_reason(text: str) -> str | None:
         return None
     release = stated_release(text)
     for _, target in gpus:
-        listed = rocm_matrix.listed_in(target, release) if release is not None \
-            else (True if rocm_matrix.listed_by_any(target) else False)
+        listed = rocm_knowledge.gfx_listed_in(target, release) if release is not None \
+            else (True if rocm_knowledge.gfx_listed_by_any(target) else False)
         if listed is not False:
             return None
     name, target = gpus[0]
     shown = name if name == target else f"{name} ({target})"
     where = (f"AMD's list for ROCm {release.major}.{release.minor} does not name {target}"
              if release is not None else f"no ROCm release AMD documents lists {target}")
-    row = rocm_matrix.override_for(target)
+    row = rocm_knowledge.gfx_override_row(target)
     runs = (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} runs it as {row['runs_as']}"
             if row is not None else "")
     return (f"The text states {shown} and the crash comes from ROCm: {where}, so that "
@@ -194,7 +194,7 @@ def override_reason(text: str) -> str | None:
     needs: the GPU is natively listed (the override only spoofs it), its family's override
     names another value, or the override crosses a major version; with a failure or complaint
     in the text. None otherwise (an override that matches the GPU's family is the fix)."""
-    from envdoctor.matrices import rocm as rocm_matrix
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
     values = override_values(text)
     if not values or _COMPLAINT.search(_head(text)) is None:
         return None
@@ -205,14 +205,14 @@ def override_reason(text: str) -> str | None:
             if target == spoofed:
                 continue
             shown = name if name == target else f"{name} ({target})"
-            row = rocm_matrix.override_for(target)
+            row = rocm_knowledge.gfx_override_row(target)
             if row is not None and row.get("value") == value:
                 continue
             if row is not None:
                 return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
                         f"on {shown}: its family runs as {row['runs_as']} with "
                         f"HSA_OVERRIDE_GFX_VERSION={row['value']}.")
-            if rocm_matrix.listed_by_any(target):
+            if rocm_knowledge.gfx_listed_by_any(target):
                 return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
                         f"on {shown}, a target ROCm lists itself: the override only makes "
                         f"it load another GPU's code. Unset it.")

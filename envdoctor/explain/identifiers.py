@@ -26,7 +26,7 @@ MAX_LEN = 60
 # camelCase of three humps or more, or CAPS_WITH_TWO_UNDERSCORES
 _IDENT = re.compile(r"(?<![\w])(?:[a-z][a-z0-9]{1,20}(?:[A-Z][a-z0-9]{0,20}){2,8}"
                     r"|[A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){2,8})(?![\w])")
-_WORD_TOKEN = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9_]{%d,%d}(?![\w])" % (MIN_LEN - 3, MAX_LEN))
+_WORD_TOKEN = re.compile(rf"(?<![\w])[A-Za-z][A-Za-z0-9_]{{{MIN_LEN - 3},{MAX_LEN}}}(?![\w])")
 # two to six words in a row: "miopen status unknown error"
 _WORDS = re.compile(r"(?<![\w-])[A-Za-z]{2,20}(?:[ _-][A-Za-z]{2,20}){1,11}(?![\w-])")
 

@@ -20,8 +20,8 @@ A report written in Chinese, Japanese, Russian, Spanish… states the cause in t
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
 
-All of these are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
-(so the fast path over big logs never pays for it).
+All of these are a fallback: ``explain`` reads a text this way only when, as given, it
+explains nothing (so the fast path over big logs never pays for it).
 """
 
 from __future__ import annotations
