@@ -26,7 +26,9 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout12", batch="K", at_least=61, traps_at_least=14,
                  repos_at_least=56, phenomena_at_least=35)
 # the first run (by the lead) sets the floor; README.md
-FLOOR = 0.0
+# first run on e6b3677: 49/61 (80.3 %), README.md
+# after this session's class fixes: 58/61 (95.1%); the floor holds it
+FLOOR = 0.95
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

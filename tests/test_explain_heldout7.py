@@ -20,7 +20,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout7", batch="F", at_least=70, traps_at_least=8,
                  repos_at_least=50, phenomena_at_least=15)
 # first run on 1e50e5b: 81/112 (72.3 %), README.md
-FLOOR = 0.72
+# after this session's class fixes: 104/112 (92.9%); the floor holds it
+FLOOR = 0.92
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

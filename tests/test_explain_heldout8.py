@@ -20,9 +20,9 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout8", batch="G", at_least=62, traps_at_least=14,
                  repos_at_least=54, phenomena_at_least=26)
-# first run: to be recorded by the lead (README.md)
 # first run on 0b311c6: 49/62 (79.0 %), README.md
-FLOOR = 0.79
+# after this session's class fixes: 62/62 (100.0%); the floor holds it
+FLOOR = 0.98
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

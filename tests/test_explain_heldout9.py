@@ -22,7 +22,8 @@ SET = HeldoutSet("heldout9", batch="H", at_least=69, traps_at_least=15,
                  repos_at_least=55, phenomena_at_least=33)
 # the first run (by the lead) sets the floor; README.md
 # first run on 0b311c6: 52/69 (75.4 %), README.md
-FLOOR = 0.75
+# after this session's class fixes: 65/69 (94.2%); the floor holds it
+FLOOR = 0.94
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -7,6 +7,7 @@ only ever helps a text that explained nothing, so no trap gains an environment c
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -84,3 +85,26 @@ def test_a_hostile_text_is_read_in_bounded_time():
     start = time.perf_counter()
     normalise(text)
     assert time.perf_counter() - start < 1.0
+
+
+def test_rules_test_runs_the_phrase_examples_and_names_a_flipped_one(tmp_path):
+    """`envdoctor rules test` checks the phrase vocabulary like every other kind: a quiet
+    example the entry rewrites is a problem naming the file and the entry."""
+    import shutil
+
+    import tomllib
+
+    from envdoctor.rulebook.validate import validate
+    from envdoctor.rulefiles import rules_dir
+
+    shipped = validate(rules_dir())
+    assert shipped.phrases and not [p for p in shipped.problems if "phrases" in p]
+    copy = tmp_path / "rules"
+    shutil.copytree(rules_dir(), copy)
+    path = copy / "phrases" / "nonenglish.toml"
+    text = path.read_text(encoding="utf-8")
+    first = tomllib.loads(text)["phrase"][0]
+    flipped = text.replace("quiet = [", "quiet = [" + json.dumps(first["fire"][0]) + ", ", 1)
+    path.write_text(flipped, encoding="utf-8")
+    problems = validate(copy).problems
+    assert any(f"{first['id']}: quiet[0] is rewritten" in p for p in problems), problems

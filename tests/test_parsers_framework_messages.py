@@ -100,6 +100,26 @@ def test_torchs_minimum_capability_makes_an_older_gpu_missing():
     assert "Tesla K20m (sm_35)" in loud(facts)["gpu-arch-missing-from-torch-wheel"]
 
 
+# https://github.com/lucasxlu/ComboLoss/issues/3 (the warning as torch 1.x printed it)
+SM86_WARNING = """NVIDIA GeForce RTX 3080 Laptop GPU with CUDA capability sm_86 is not compatible with the current PyTorch installation.
+The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.
+If you want to use the NVIDIA GeForce RTX 3080 Laptop GPU GPU with PyTorch, please check the instructions at https://pytorch.org/get-started/locally/
+"""
+
+
+def test_a_gpu_above_the_arch_list_alone_is_gpu001():
+    facts = parse_text(SM86_WARNING)
+    assert facts.live["torch"].arch_list == ("sm_37", "sm_50", "sm_60", "sm_70")
+    assert "(sm_86)" in loud(facts)["gpu-arch-missing-from-torch-wheel"]
+
+
+def test_the_long_wording_of_the_arch_list_is_read_too():
+    # "installation supports": the same sentence as it is retyped and as some builds word it
+    facts = parse_text(SM86_WARNING.replace("install supports", "installation supports"))
+    assert facts.live["torch"].arch_list == ("sm_37", "sm_50", "sm_60", "sm_70")
+    assert "gpu-arch-missing-from-torch-wheel" in loud(facts)
+
+
 def test_an_unformatted_warning_template_states_no_capability():
     facts = parse_text(NEURALHYDROLOGY)
     assert "torch" not in facts.live

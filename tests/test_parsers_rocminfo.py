@@ -49,3 +49,57 @@ def test_cpu_agent_only_header_states_the_module_and_no_gpu():
 def test_other_text_is_not_rocminfo():
     assert not rocminfo.parse("Name: torch\nVersion: 2.4.0\nMarketing Name is a phrase")
     assert not rocminfo.parse("ROCk module is loaded, said someone")
+
+
+# HSA_OVERRIDE_GFX_VERSION shown beside the GPUs: the paste's own setting decides the verdict.
+OVERRIDE_ID = "rocm-rdna-needs-hsa-override"
+
+
+def test_the_override_a_chip_needs_shown_beside_it_is_clean():
+    text = "export HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + _paste("03-rx6600xt-gfx1032.txt")
+    facts = parse_pasted(text)
+    assert facts is not None and facts.env.vars == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+    assert OVERRIDE_ID not in _loud(text)
+
+
+def test_a_left_over_override_on_a_listed_chip_is_named():
+    # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/14763: a new RX 7900 XT,
+    # and the answer to check webui_user.sh for an HSA_OVERRIDE flag the card no longer needs
+    text = "HSA_OVERRIDE_GFX_VERSION=10.3.0 ./webui.sh\n" + _paste("01-rx7900xtx-gfx1100.txt")
+    facts = parse_pasted(text)
+    assert facts is not None
+    finding = next(f for f in pipeline.diagnose(facts).findings if f.id == OVERRIDE_ID)
+    assert "(gfx1100)" in finding.title and "gfx1030 code" in finding.title
+    assert finding.fix.startswith("unset HSA_OVERRIDE_GFX_VERSION")
+
+
+def test_an_override_naming_the_chips_own_target_is_clean():
+    # https://github.com/lemonade-sdk/llamacpp-rocm/pull/115 exports 11.5.1 on a gfx1151 (Strix
+    # Halo) iGPU: its own target, so nothing foreign runs
+    text = ("export HSA_OVERRIDE_GFX_VERSION=11.5.1\n*******\nAgent 2\n*******\n"
+            "  Name:                    gfx1151\n  Marketing Name:          AMD Radeon 8060S Graphics\n"
+            "  Device Type:             GPU\n")
+    assert OVERRIDE_ID not in _loud(text)
+
+
+def test_a_commented_or_unset_override_sets_nothing():
+    for line in ("# export HSA_OVERRIDE_GFX_VERSION=10.3.0\n",
+                 "export HSA_OVERRIDE_GFX_VERSION=10.3.0\nunset HSA_OVERRIDE_GFX_VERSION\n"):
+        facts = parse_pasted(line + _paste("01-rx7900xtx-gfx1100.txt"))
+        assert facts is not None and "HSA_OVERRIDE_GFX_VERSION" not in facts.env.vars
+        assert not _loud(line + _paste("01-rx7900xtx-gfx1100.txt"))
+
+
+CLINFO = """  Board name:                                    AMD Radeon RX 7900 XTX
+  Device Topology:                               PCI[ B#3, D#0, F#0 ]
+  Name:                                          gfx1030
+  Vendor:                                        Advanced Micro Devices, Inc.
+"""
+
+
+def test_clinfo_board_and_target_are_read_and_a_foreign_target_is_an_override():
+    facts = parse_pasted(CLINFO)
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Radeon RX 7900 XTX", "gfx1030")]
+    assert OVERRIDE_ID in _loud(CLINFO)
+    assert not _loud(CLINFO.replace("gfx1030", "gfx1100"))  # its own target: clean

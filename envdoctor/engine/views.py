@@ -183,8 +183,8 @@ def resolve(facts: Facts, path: str, partial_ok: bool = False) -> Any:
         return UNKNOWN
     value = _walk(section, rest)
     if state is State.UNOBSERVED:
-        return value if partial_ok and isinstance(value, tuple) and info.status is Status.OK \
-            else UNKNOWN
+        return value if partial_ok and isinstance(value, (tuple, dict)) \
+            and info.status is Status.OK else UNKNOWN
     if marks_below(info, rest) and not partial_ok:
         return UNKNOWN
     return value

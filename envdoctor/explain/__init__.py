@@ -94,7 +94,13 @@ def diagnose_text(text: str, facts: Facts | None = None,
         return []
     found = reread(text, found, lambda: facts, report_facts) or found
     from envdoctor.explain.stated import with_stated_facts
-    return with_stated_facts(text, found, load_signatures())
+    found = with_stated_facts(text, found, load_signatures())
+    if primary(found) is None:  # no error line explained: the facts the text states may
+        from envdoctor.explain.impossible import diagnosis_for
+        stated = diagnosis_for(text, load_signatures())
+        if stated is not None:
+            return [stated, *found]
+    return found
 
 
 def reread(text: str, found: list[Diagnosis],

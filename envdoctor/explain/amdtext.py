@@ -55,7 +55,7 @@ _VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
 _CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo|\bhsa_"
                       r"|\bamdgpu|tensorflow-rocm")
 _WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b")
-_OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d)(?!\d)")
+_OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d{1,2})(?!\d)")
 _COMPLAINT = re.compile(r"(?i)segmentation fault|seg ?fault|core dump|crash|memory access fault"
                         r"|\berror\b|\bfail|not work|doesn.?t work|does not work|\bissues?\b"
                         r"|\bproblem|harmful|\bwrong\b|\bhang")
@@ -183,12 +183,6 @@ def override_values(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(".".join(m.groups()) for m in _OVERRIDE.finditer(_head(text))))
 
 
-def _target_of_value(value: str) -> str:
-    """"10.3.0" -> gfx1030, "9.0.6" -> gfx906 (the gfx name is major, minor, stepping)."""
-    major, minor, step = value.split(".")
-    return f"gfx{major}{minor}{step}"
-
-
 def override_reason(text: str) -> str | None:
     """The note when an HSA_OVERRIDE_GFX_VERSION the text states is not the one its GPU
     needs: the GPU is natively listed (the override only spoofs it), its family's override
@@ -200,7 +194,9 @@ def override_reason(text: str) -> str | None:
         return None
     gpus = [(n, t) for n, t in gpu_targets(text) if t]
     for value in values:
-        spoofed = _target_of_value(value)
+        spoofed = rocm_knowledge.gfx_of_override(value)
+        if spoofed is None:
+            continue
         for name, target in gpus:
             if target == spoofed:
                 continue

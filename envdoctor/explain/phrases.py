@@ -59,11 +59,11 @@ def load_phrases(root: Path | None = None) -> tuple[Phrase, ...]:
 def _load(root: str) -> tuple[Phrase, ...]:
     if not (Path(root) / "phrases").is_dir():
         return ()
-    return tuple(_parse(entry, path) for path in toml_files("phrases", Path(root))
+    return tuple(parse_phrase(entry, path) for path in toml_files("phrases", Path(root))
                  for entry in load_toml(path).get("phrase", []))
 
 
-def _parse(raw: dict[str, object], path: Path) -> Phrase:
+def parse_phrase(raw: dict[str, object], path: Path) -> Phrase:
     for name in ("id", "canonical", "source"):
         if not isinstance(raw.get(name), str) or not str(raw[name]).strip():
             raise RuleFileError(path, name, "every phrase needs a non-empty string")

@@ -95,6 +95,43 @@ def jax_row() -> dict[str, Any]:
     return dict(matrix("rocm").get("jax", {}))
 
 
+def _board_key(name: str) -> str:
+    """"AMD Radeon 8060S Graphics", "Radeon 8060S" -> "radeon 8060s": the vendor word and a
+    trailing "Graphics" are how tools differ, not boards."""
+    words = name.lower().replace("(tm)", " ").split()
+    if words and words[0] == "amd":
+        words = words[1:]
+    if words and words[-1] == "graphics":
+        words = words[:-1]
+    return " ".join(words)
+
+
+def native_gfx(board: str) -> str | None:
+    """The board's own gfx target from its marketing name (the support table's names and the
+    [[native]] rows), or None for a name the data does not hold (a generic "AMD Radeon
+    Graphics" among them)."""
+    key = _board_key(board or "")
+    if not key:
+        return None
+    for row in [*gfx_rows(), *matrix("rocm").get("native", [])]:
+        if any(_board_key(g) == key for g in row.get("gpus", ())):
+            return str(row["target"])
+    return None
+
+
+def override_target(value: str) -> str | None:
+    """HSA_OVERRIDE_GFX_VERSION's "major.minor.stepping" (decimal) as the gfx target it makes
+    the runtime load (stepping in hex): "10.3.0" -> "gfx1030", "9.0.10" -> "gfx90a"; None
+    when the value is not three numbers."""
+    parts = (value or "").strip().split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    major, minor, step = (int(p) for p in parts)
+    if minor > 9 or step > 15:
+        return None
+    return f"gfx{major}{minor}{step:x}"
+
+
 # ---------------------------------------------------------------- AMD's own lists, by release
 def listed_in(target: str, release: Version | None) -> bool | None:
     """Whether AMD's official list for ROCm ``release`` names ``target``: the README list of
@@ -137,7 +174,8 @@ def target_of_name(name: str) -> str | None:
     key = name_key(name)
     if not key:
         return None
-    for row in [*matrix("rocm").get("names", []), *gfx_rows()]:
+    for row in [*matrix("rocm").get("names", []), *matrix("rocm").get("native", []),
+                *gfx_rows()]:
         for gpu in row.get("names", row.get("gpus", ())):
             if name_key(str(gpu)) == key:
                 return str(row["target"])

@@ -39,7 +39,7 @@ _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.I
 _PIN = re.compile(r"(?<![\w.-])[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
 _SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+) is not "
                       r"compatible with the current PyTorch installation", re.MULTILINE)
-_SUPPORTS = re.compile(r"current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_"
+_SUPPORTS = re.compile(r"current PyTorch install(?:ation)? supports CUDA capabilities ((?:(?:sm|compute)_"
                        r"\d+\w?\s*)+)")
 _FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
 _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch "

@@ -6,7 +6,8 @@ GNU/Linux", "Darwin mbp 23.5.0 Darwin Kernel Version 23.5.0: … arm64"), ``sw_v
 ("ProductName: macOS" / "ProductVersion: 12.7.6"), ``/etc/os-release`` (``PRETTY_NAME="Ubuntu
 22.04.4 LTS"``) and ``/proc/driver/nvidia/version`` ("NVRM version: NVIDIA UNIX x86_64 Kernel
 Module  550.90.07 …"), ``lsb_release -a`` (its "Distributor ID:" and "Description:" lines
-together) and Windows ``systeminfo``'s "OS Name: Microsoft Windows 11 Pro". Each is a tool's own output, so what it states is observed; only
+together), Windows ``systeminfo``'s "OS Name: Microsoft Windows 11 Pro", and the line that sets
+HSA_OVERRIDE_GFX_VERSION (an export, an env dump). Each is a tool's own output, so what it states is observed; only
 whole lines in the tool's shape count, never a version mentioned in a sentence.
 """
 
@@ -40,6 +41,13 @@ _LSB_ID = re.compile(r"^\s*Distributor ID:\s+(\w[\w ]{0,30}?)\s*$", re.MULTILINE
 _LSB_DESCRIPTION = re.compile(r"^\s*Description:\s+(\S[^\n]{0,80}?)\s*$", re.MULTILINE)
 _SYSTEMINFO_OS = re.compile(r"^\s*OS Name:\s+(Microsoft Windows[^\n]{0,60}?)\s*$", re.MULTILINE)
 _OS_RELEASE = re.compile(r"^\s*PRETTY_NAME=\"([^\"\n]{1,80})\"\s*$", re.MULTILINE)
+# HSA_OVERRIDE_GFX_VERSION as a shell sets it or an env dump prints it, a line of its own
+# ("export HSA_OVERRIDE_GFX_VERSION=10.3.0", "HSA_OVERRIDE_GFX_VERSION=12.0.1 python x.py",
+# "$env:HSA_OVERRIDE_GFX_VERSION = '11.0.0'"); a commented-out line sets nothing
+_HSA_OVERRIDE = re.compile(r"^[ \t]*(?:[$>][ \t]*)?(?:export[ \t]+|set[ \t]+|env[ \t]+|\$env:|"
+                           r"-[ \t]+)?HSA_OVERRIDE_GFX_VERSION[ \t]*[=:][ \t]*[\"']?"
+                           r"(\d{1,2}\.\d{1,2}\.\d{1,2})\b", re.MULTILINE)
+_HSA_UNSET = re.compile(r"\bunset[ \t]+HSA_OVERRIDE_GFX_VERSION\b")
 _NVRM = re.compile(r"NVRM version: NVIDIA UNIX (?:x86_64|aarch64|ppc64le|Open) Kernel Module"
                    r"(?: for \w+)?\s+(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 
@@ -81,4 +89,7 @@ def parse(text: str) -> Partial:
     m = _NVRM.search(text)
     if m:
         part.set("nvidia.kernel_module_version", ver(m.group(1)))
+    overrides = {m.group(1) for m in _HSA_OVERRIDE.finditer(text)}
+    if len(overrides) == 1 and not _HSA_UNSET.search(text):
+        part.set("env.HSA_OVERRIDE_GFX_VERSION", overrides.pop())
     return part

@@ -52,6 +52,10 @@ class Probe(Protocol):
     def probe(self, *, root: Path = ...) -> Section: ...
 
 
+# Public modules here that are not probes: readers of a tool's output that a probe and the
+# pasted-report parsers share (``check --from`` reads a pasted rocminfo as the probe does).
+READERS = ("rocm_output",)
+
 REGISTRY: dict[str, Probe] = {
     "host": host,
     "nvidia": nvidia,

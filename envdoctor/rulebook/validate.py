@@ -17,7 +17,7 @@ from typing import Any
 from envdoctor.engine.schemas import file_problems
 from envdoctor.rulefiles import RuleFileError, load_toml
 
-KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices")
+KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices", "phrases")
 TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
 
 
@@ -28,6 +28,7 @@ class Outcome:
     requirements: list[Any] = field(default_factory=list)
     fleet: list[Any] = field(default_factory=list)
     matrices: list[str] = field(default_factory=list)
+    phrases: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -38,6 +39,9 @@ class Outcome:
                                                    or self.fleet)):
                 parts.append(f"{len(rules)} {name}, "
                              f"{sum(len(r.examples) for r in rules)} examples")
+        if self.phrases:
+            parts.append(f"{len(self.phrases)} phrases, "
+                         f"{sum(len(p.fire) + len(p.quiet) for p in self.phrases)} examples")
         if self.matrices:
             parts.append(f"{len(self.matrices)} matrices")
         return "; ".join(parts) + ": " + (f"{len(self.problems)} problem(s)" if self.problems
@@ -53,6 +57,8 @@ def kind_of(path: Path, data: dict[str, Any]) -> str:
     for part in reversed(path.parts[:-1]):
         if part in KIND_FOLDERS:
             return part
+    if "phrase" in data:
+        return "phrases"
     if "patterns" in data:
         return "signatures"
     if "when" in data:
@@ -89,6 +95,7 @@ def validate(root: Path) -> Outcome:
     _requirements(parsed["requirements"], out)
     _fleet(parsed["fleet"], out)
     _matrices(parsed["matrices"], out)
+    _phrases(parsed["phrases"], out)
     _regex_audit(root, parsed["matrices"], out)
     return out
 
@@ -169,6 +176,35 @@ def _signatures(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
             elif not ex.matches and sig.code in got:
                 out.problems.append(f"{sig.path}: examples[{i}] ({ex.source}): must not "
                                     f"match, but it did")
+
+
+def _phrases(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    """Non-English phrase entries: each ``fire`` text must be rewritten to the canonical
+    English, each ``quiet`` text left as it is."""
+    if not files:
+        return
+    from envdoctor.explain.phrases import normalise, parse_phrase
+    for file, data in files:
+        entries = data.get("phrase", [])
+        if not isinstance(entries, list) or not entries:
+            out.problems.append(f"{file}: phrase: a phrases file holds [[phrase]] tables")
+            continue
+        for entry in entries:
+            try:
+                phrase = parse_phrase(entry, file) if isinstance(entry, dict) else None
+            except RuleFileError as exc:
+                out.problems.append(str(exc))
+                continue
+            if phrase is None:
+                out.problems.append(f"{file}: phrase: must be a table")
+                continue
+            out.phrases.append(phrase)
+            for i, text in enumerate(phrase.fire):
+                if phrase.canonical not in normalise(text, (phrase,)):
+                    out.problems.append(f"{file}: {phrase.id}: fire[{i}] is not rewritten")
+            for i, text in enumerate(phrase.quiet):
+                if normalise(text, (phrase,)) != text:
+                    out.problems.append(f"{file}: {phrase.id}: quiet[{i}] is rewritten")
 
 
 def _requirements(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:

@@ -57,7 +57,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "on_ld_path": "env", "hides_all_gpus": "env", "visible_devices_missing": "env",
     "alloc_conf_problem": "env", "no_gpu_reason": "env", "newest_python": "env",
     # AMD ROCm
-    "amd_machine": "rocm", "rocm_needs_override": "rocm", "rocm_unsupported_gfx": "rocm",
+    "amd_machine": "rocm", "rocm_override_verdict": "rocm",
+    "rocm_unsupported_gfx": "rocm",
     "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
     "torch_wrong_gpu_build": "rocm", "rocm_torch_gap": "rocm",
     "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",

@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads, some
+from envdoctor.engine.knowledge._reads import Read, optional, reads, some
 from envdoctor.facts import AmdGpu, RocmFacts, TorchBuild
 from envdoctor.matrices import rocm as rocm_matrix
 
@@ -46,6 +46,10 @@ def release_of(rocm: RocmFacts, t: TorchBuild | None) -> Version | None:
     if t is not None and t.hip is not None:
         return t.hip
     return rocm.version
+
+
+# the variables a paste shows (some of its environment, a live probe's all of it); {} when none
+SHOWN_VARS = Read("env.vars", default={}, partial_ok=True)
 
 
 def _override_value(vars: dict[str, str]) -> str:
@@ -90,6 +94,74 @@ def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
     names = ", ".join(sorted({f"{g.name or 'GPU'} ({g.gfx})" for g in bad}))
     return {"gfx": names, "value": str(row["value"]), "runs_as": str(row["runs_as"]),
             "set": _override_value(vars)}
+
+
+def _own_gfx(g: AmdGpu, forced: str | None) -> str | None:
+    """A GPU's own target: its board's (by name), else the one the tool printed unless that is
+    the override's own (the runtime prints what it loads, so that says nothing)."""
+    own = rocm_matrix.native_gfx(g.name)
+    if own is not None:
+        return own
+    return g.gfx if g.gfx and g.gfx != forced else None
+
+
+def _runs_under(own: str, forced: str) -> bool:
+    """Whether ``forced`` code runs on an ``own`` chip: its own target, or its family's listed
+    chip that the override rows name."""
+    row = rocm_matrix.override_for(own)
+    return own == forced or (row is not None and row["runs_as"] == forced)
+
+
+@reads(gpus="rocm.gpus", vars=SHOWN_VARS)
+def rocm_override_wrong(*, gpus: tuple[AmdGpu, ...],
+                        vars: dict[str, str]) -> dict[str, str] | None:
+    """``rocm_override_wrong()``: HSA_OVERRIDE_GFX_VERSION names a target that is not an
+    exposed GPU's own family (10.3.0 on an MI210, a value left over for another card), or the
+    tools show a board with another target than its own (an override in effect, the variable
+    itself not shown) -> {gfx, set, runs_as}; None otherwise."""
+    value = _override_value(vars)
+    forced = rocm_matrix.override_target(value) if value else None
+    wrong: list[str] = []
+    for g in visible(gpus, vars):
+        if forced is not None:
+            own = _own_gfx(g, forced)
+            if own is not None and not _runs_under(own, forced):
+                wrong.append(f"{g.name or 'GPU'} ({own})")
+        elif not value and g.gfx:
+            own = rocm_matrix.native_gfx(g.name)
+            if own is not None and not _runs_under(own, g.gfx):
+                forced = forced or g.gfx
+                if g.gfx == forced:
+                    wrong.append(f"{g.name} ({own}, shown as {g.gfx})")
+    if not wrong or forced is None:
+        return None
+    return {"gfx": ", ".join(sorted(set(wrong))), "set": value or f"(not shown; the tools "
+            f"print {forced})", "runs_as": forced}
+
+
+@reads(gpus="rocm.gpus", version=optional("rocm.version"), vars=SHOWN_VARS,
+       t=optional("frameworks.torch"))
+def rocm_override_verdict(*, gpus: tuple[AmdGpu, ...], version: Version | None,
+                          vars: dict[str, str], t: TorchBuild | None) -> dict[str, str] | None:
+    """``rocm_override_verdict()``: what is wrong with HSA_OVERRIDE_GFX_VERSION here, as
+    {gpu, verdict, set, fix}: a consumer chip that needs it (``rocm_needs_override``), or a
+    value that makes another family's code run (``rocm_override_wrong``); None when neither."""
+    need = rocm_needs_override(gpus=gpus, version=version, vars=vars, t=t)
+    if need is not None:
+        return {"gpu": need["gfx"], "set": need["set"],
+                "verdict": f"needs HSA_OVERRIDE_GFX_VERSION={need['value']} to run ROCm "
+                           f"({need['runs_as']} code)",
+                "fix": f"export HSA_OVERRIDE_GFX_VERSION={need['value']}   # before starting "
+                       "Python; add it to ~/.bashrc or the job script"}
+    wrong = rocm_override_wrong(gpus=gpus, vars=vars)
+    if wrong is None:
+        return None
+    return {"gpu": wrong["gfx"], "set": wrong["set"],
+            "verdict": f"HSA_OVERRIDE_GFX_VERSION makes ROCm run {wrong['runs_as']} code on it, "
+                       "not its own family's",
+            "fix": "unset HSA_OVERRIDE_GFX_VERSION   # and remove it from ~/.bashrc, the job "
+                   "script or the container's env; a run on a card that needs it sets it for "
+                   "that run alone, with HIP_VISIBLE_DEVICES naming that card"}
 
 
 # "No code at all" reads the whole ROCm section: a distribution's or a source build of ROCm
@@ -243,3 +315,9 @@ def gfx_of_name(name: str) -> str | None:
 def gfx_override_row(target: str) -> dict[str, Any] | None:
     """The HSA_OVERRIDE_GFX_VERSION row of the target's family (value, runs_as), or None."""
     return rocm_matrix.override_for(target)
+
+
+def gfx_of_override(value: str) -> str | None:
+    """The gfx target an HSA_OVERRIDE_GFX_VERSION value makes the runtime load ("10.3.0" ->
+    gfx1030, "9.0.10" -> gfx90a), or None when it is not three numbers."""
+    return rocm_matrix.override_target(value)

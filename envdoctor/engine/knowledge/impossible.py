@@ -1,0 +1,45 @@
+"""Table answers for the impossibilities a text states (envdoctor.explain.impossible): whether
+a GPU of a compute capability can run a torch or CUDA build, and whether a Python version has
+wheels of a framework in any release (gpus.toml, torch.toml, tensorflow.toml)."""
+
+from __future__ import annotations
+
+from envdoctor.matrices import matrix
+from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, sm_of
+from envdoctor.versions import in_range, ver
+
+
+def torch_build_lacks(torch: str, cuda: str | None, cc: str) -> bool | None:
+    """Whether the torch wheels of ``torch`` (its ``cuda`` variant, or every variant the
+    table lists when none is stated) carry no code for ``cc``; None when the table has no row."""
+    v, sm = ver(torch), sm_of(cc)
+    if v is None or sm is None:
+        return None
+    tag = f"cu{cuda.replace('.', '')}" if cuda else None
+    rows = [r for r in matrix("torch").get("variant", [])
+            if in_range(v, str(r.get("torch", ""))) and r.get("platform", "default") == "default"
+            and (tag is None or r.get("cuda") == tag) and r.get("archs")]
+    if not rows:
+        return None
+    return not any(archs_run_on(list(r["archs"]), sm) for r in rows)
+
+
+def cuda_build_lacks(cuda: str, cc: str) -> bool:
+    """Whether CUDA ``cuda`` no longer, or not yet, builds code for ``cc``."""
+    return cuda_dropped(cuda, cc) is not None or cuda_predates(cuda, cc) is not None
+
+
+def python_outside_releases(framework: str, python: str, pin: str | None = None) -> bool:
+    """Whether no release of ``framework`` in its table (only those a ``pin`` such as
+    ">=2.2,<2.5" admits, when one is given) has wheels for ``python``."""
+    v = ver(python)
+    rows = [r for r in matrix(framework).get("release", [])
+            if r.get("python") and (pin is None or _release_admitted(str(r.get(framework)), pin))]
+    ranges = [str(r["python"]) for r in rows]
+    return v is not None and bool(ranges) and not any(in_range(v, spec) for spec in ranges)
+
+
+def _release_admitted(release: str, pin: str) -> bool:
+    """Whether some patch of the minor ``release`` ("2.4") satisfies ``pin``."""
+    patches = (ver(f"{release}.{patch}") for patch in range(10))
+    return any(v is not None and in_range(v, pin) for v in patches)

@@ -1,0 +1,180 @@
+"""The impossibility a text states without an error line: the GPU and the build it names cannot
+go together, or the Python it names has no wheel of the framework it installs.
+
+A title or a paragraph often says all there is ("RTX 5090 not detected by PyTorch
+2.2.0+cu121", "Cuda13 images do not work with my V100, they are SM70", "Python 3.14 …
+pip install tensorflow … no matching distribution"). Those facts feed the same tables the
+checks read for a probed machine (gpus.toml, torch.toml, tensorflow.toml), marked in the note
+as stated in the text. An answer is given only when the text is unambiguous: one GPU
+architecture, and every build it states impossible for it (a build the GPU can run, or a second
+GPU, is no answer); one Python version, one framework, and a statement that the install found
+nothing. Only texts that no signature explained are read this way (``diagnose_text``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from envdoctor.explain.textfacts import TextFacts
+
+MAX_TEXT = 1 << 18  # a title and its paragraphs: a long log has its own error lines
+
+# builds a text states: a wheel tag ("cu118", "+cu121"), a CUDA release named as a build
+# ("CUDA 13 image", "cuda13 images", "CUDA 11.8 and the corresponding Torch", "CUDA 12.1,
+# PyTorch cu118"); nvidia-smi's "CUDA Version:" is the driver's ceiling, never a build
+_WHEEL_TAG = re.compile(r"(?i)(?<![\w.])\+?cu(1\d{2}|[89]\d|1[0-3]\d)(?![\w.])")
+_CUDA_BUILD = re.compile(r"(?i)(?<![\w-])cuda[ -]?(1[0-3]|[89])(?:\.(\d))?"
+                         r"(?![\d.]*\s*(?:\(|driver))(?=\+|\s*(?:images?|containers?|"
+                         r"builds?|toolkit|wheels?|and the|,\s*py ?torch|$))")
+# "SM70", "sm 86" (textfacts reads sm_70 and "compute capability 7.0")
+_SM_WORD = re.compile(r"(?i)\bsm ?(\d{1,2})(\d)\b")
+# an install that found nothing, in pip's, uv's or the reporter's words
+_NOTHING_FOUND = re.compile(r"(?i)no matching distribution|could not find a version that "
+                            r"satisfies|has no wheels? with a matching python|from versions: "
+                            r"none|cannot be installed|can't be installed|can't install|unable to "
+                            r"install|(?:fails?|failed|failing) to install|\binstall\w{0,3}"
+                            r"[^\n]{0,40}?\b(?:fails|failed|failing|errors? out)\b|(?:does not|"
+                            r"doesn't|don't|do not|won't|will not) (?:work|install|resolve)"
+                            r"|doesn't have a source distribution or wheel")
+_PYTHON = re.compile(r"(?i)\b(?:c)?python(?: version)?[\s:*=-]{0,6}(3)\.(\d{1,2})(?:\.\d{1,2})?"
+                     r"\b|\bcp3(\d{1,2})\b")
+# "those versions have wheels only for cp310, cp311, cp312": the tags the text says exist
+_ONLY_WHEELS = re.compile(r"(?i)\b(?:wheels? (?:are |is )?(?:only )?(?:available |published |"
+                          r"built )?(?:only )?for|only (?:have|has|ships?|provides?) wheels? "
+                          r"for|wheels? only for)\b([^\n]{0,80})")
+_CP_TAG = re.compile(r"(?i)\bcp3(\d{1,2})\b")
+# a pin of the framework the text installs: torch==2.1.0, "torch >= 2.2.0, < 2.5"
+_PIN = {name: re.compile(rf"(?i)(?<![\w-]){word}\s{{0,2}}([<>=!~]=?\s{{0,2}}\d[\d.*]{{0,10}}"
+                         rf"(?:\s{{0,2}},\s{{0,2}}[<>=!~]=?\s{{0,2}}\d[\d.*]{{0,10}}){{0,2}})")
+        for name, word in (("torch", "(?:py)?torch"), ("tensorflow", "tensorflow"))}
+_FRAMEWORK = {"tensorflow": re.compile(r"(?i)(?<![\w-])tensorflow(?![\w-])"),
+              "torch": re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")}
+
+
+def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(GPU, compute capability) when the text names exactly one GPU architecture."""
+    from envdoctor.engine.knowledge.gpu import gpu_cc_of
+    from envdoctor.facts import Gpu
+    named: dict[str, str] = {}
+    for gpu in facts.gpus:
+        known = gpu_cc_of(Gpu(name=gpu))
+        if known is not None:
+            named.setdefault(str(known), gpu)
+    stated = set(facts.compute_capabilities)
+    stated.update(f"{m.group(1)}.{m.group(2)}" for m in _SM_WORD.finditer(text))
+    if len(named) == 1:
+        only, gpu = next(iter(named.items()))
+        return (gpu, only) if stated <= {only} else None
+    if not named and len(stated) == 1:
+        return "GPU", next(iter(stated))
+    return None
+
+
+def _cuda_builds(text: str) -> set[str]:
+    builds = {f"{t[:-1]}.{t[-1]}" for t in (m.group(1) for m in _WHEEL_TAG.finditer(text))}
+    builds.update(f"{m.group(1)}.{m.group(2) or 0}" for m in _CUDA_BUILD.finditer(text))
+    return builds
+
+
+def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(code, note) when the one GPU the text names cannot run any build it states."""
+    gpu_cc = _gpu_cc(facts, text)
+    if gpu_cc is None:
+        return None
+    gpu, cc = gpu_cc
+    from envdoctor.engine.knowledge.impossible import cuda_build_lacks, torch_build_lacks
+    from envdoctor.explain.stated import stated_torch_builds
+    tagged = [(v, b[2:]) for v, b in stated_torch_builds(text)
+              if b.startswith("cu") and len(b) >= 5]  # "+cu12" in a title names no wheel
+    tagged = [(v, f"{b[:-1]}.{b[-1]}") for v, b in tagged]
+    cudas = _cuda_builds(text) - {c for _, c in tagged}
+    torch = facts.version("torch")
+    verdicts: list[bool | None] = [torch_build_lacks(v, c, cc) for v, c in tagged]
+    if not tagged and torch is not None and not cudas:
+        verdicts.append(torch_build_lacks(torch, None, cc))
+    verdicts += [cuda_build_lacks(c, cc) for c in sorted(cudas)]
+    if not verdicts or not all(verdicts):
+        return None
+    builds = [f"torch {v}+cu{c.replace('.', '')}" for v, c in tagged] + \
+        ([f"torch {torch}"] if not tagged and torch is not None and not cudas else []) + \
+        [f"CUDA {c}" for c in sorted(cudas)]
+    code = "ECUDA004" if tagged or torch is not None else "ECUDA003"
+    return code, (f"The text states a {gpu} (compute capability {cc}) and {', '.join(builds)}: "
+                  f"no such build carries code for compute capability {cc}.")
+
+
+def _listed_wheels(text: str) -> set[str]:
+    """The Pythons the text says wheels exist only for ("wheels only for cp310, cp311")."""
+    found: set[str] = set()
+    for m in _ONLY_WHEELS.finditer(text):
+        if "only" in m.group(0).lower():
+            found.update(f"3.{t.group(1)}" for t in _CP_TAG.finditer(m.group(1)))
+    return found
+
+
+def _pin(text: str, framework: str) -> str | None:
+    """The one version pin the text states for the framework, spaces removed (None: none or two)."""
+    pins = {re.sub(r"\s", "", m.group(1)).rstrip(",.") for m in _PIN[framework].finditer(text)}
+    return next(iter(pins)) if len(pins) == 1 else None
+
+
+def python_wheel_reason(text: str) -> tuple[str, str] | None:
+    """(code, note) when the one Python the text states is outside every release of the one
+    framework it installs (every release its pin admits), or outside the wheel tags the text
+    says exist, and the text says the install found nothing or does not work."""
+    if not _NOTHING_FOUND.search(text):
+        return None
+    listed = _listed_wheels(text)
+    prose = {f"3.{m.group(2)}" for m in _PYTHON.finditer(text) if m.group(2)}
+    pythons = prose if listed and prose else \
+        {f"3.{m.group(2) or m.group(3)}" for m in _PYTHON.finditer(text)}
+    frameworks = [name for name, pat in _FRAMEWORK.items() if pat.search(text)]
+    if len(pythons) != 1 or len(frameworks) != 1:
+        return None
+    python, framework = next(iter(pythons)), frameworks[0]
+    ordered = sorted(listed, key=ver_key)  # "cp38-cp312", "cp310 to cp312": a span
+    if listed and not ver_key(ordered[0]) <= ver_key(python) <= ver_key(ordered[-1]):
+        tags = ", ".join(f"cp{p.replace('.', '')}" for p in ordered)
+        return "EPIP001", (f"The text states Python {python} and that the {framework} "
+                           f"wheels it asks for exist only for {tags}.")
+    pin = _pin(text, framework)
+    from envdoctor.engine.knowledge.impossible import python_outside_releases
+    if not python_outside_releases(framework, python, pin):
+        return None
+    which = f"release admitted by {framework}{pin}" if pin else "release"
+    return "EPIP001", (f"The text states Python {python} and {framework}: no {framework} "
+                       f"{which} in envdoctor's table has wheels for Python {python}.")
+
+
+def ver_key(python: str) -> tuple[int, ...]:
+    """"3.10" after "3.9"."""
+    return tuple(int(x) for x in python.split("."))
+
+
+def stated_impossibility(text: str) -> tuple[str, str] | None:
+    """(signature code, note) for the impossibility the text states, or None."""
+    text = text[:MAX_TEXT]
+    from envdoctor.explain.textfacts import text_facts
+    return gpu_build_reason(text_facts(text), text) or python_wheel_reason(text)
+
+
+def diagnosis_for(text: str, signatures: Any) -> Any:
+    """The diagnosis of the stated impossibility (the signature's own title, why and fix, with
+    the stated facts as a note), or None."""
+    found = stated_impossibility(text)
+    if found is None:
+        return None
+    code, note = found
+    sig = next((s for s in signatures if s.code == code), None)
+    if sig is None:
+        return None
+    from envdoctor.explain.rank import Diagnosis
+    return Diagnosis(code=sig.code, id=sig.id, title=sig.title, category=sig.category,
+                     confidence="medium", evidence=(), why=sig.why, fix=sig.fix,
+                     references=tuple(sig.references), notes=(note,), signature=sig)
+
+
+PATTERNS = (_WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+            *_FRAMEWORK.values(), *_PIN.values())

@@ -1,0 +1,57 @@
+"""The impossibility a text states in prose (envdoctor.explain.impossible): one GPU and builds
+it cannot run, or one Python no framework release has wheels for; nothing when ambiguous."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from envdoctor.engine import redos
+from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain.impossible import PATTERNS, stated_impossibility
+
+if hasattr(re, "_parser"):
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_parse
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.pattern[:30])
+def test_every_pattern_is_linear(pattern):
+    assert redos.problem_in(sre_parse.parse(pattern.pattern)) is None
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("My RTX 5080 does nothing with torch 2.3.1+cu121, is_available() is False.", "ECUDA004"),
+    ("The CUDA 13 image fails on our Tesla V100 nodes; nothing loads.", "ECUDA003"),
+    ("Python 3.15 here: pip install tensorflow says no matching distribution", "EPIP001"),
+    # the pin the text states limits the releases: torch 2.1 has no cp313 wheel
+    ("setup.py pins torch==2.1.2 and pip install fails on Python 3.13", "EPIP001"),
+    ("requirements say pytorch>=1.13, <2.2; it does not install under Python 3.12.1", "EPIP001"),
+    # the text's own list of wheel tags, and a Python outside it
+    ("Our lockfile does not resolve on CPython 3.14: torch 2.3 only has wheels for cp38-cp312",
+     "EPIP001"),
+])
+def test_a_stated_impossibility_is_named(text, code):
+    found = stated_impossibility(text)
+    assert found is not None and found[0] == code
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == code and d.notes
+
+
+@pytest.mark.parametrize("text", [
+    "RTX 5080 with torch 2.7.1+cu128 trains fine, but my loss is NaN.",       # compatible
+    "V100 fails with the CUDA 13 image but the cuda12 image works.",          # two builds
+    "RTX 5090 and RTX 3090 in one box with torch 2.3.1+cu121.",               # two GPUs
+    "Python 3.12: pip install tensorflow says no matching distribution",      # a wheel exists
+    "Python 3.15 with tensorflow and torch: no matching distribution",        # two frameworks
+    "NVIDIA GeForce RTX 5090, CUDA Version: 12.8 (driver 570), all good",     # driver ceiling
+    "pip install torch fails on Python 3.12",                                 # a wheel exists
+    "torch>=2.5 does not install on Python 3.13",                             # the pin has it
+    "wheels only for cp310, cp311: Python 3.11 and torch do not work",        # inside the list
+    "torch 2.3 only has wheels for cp38-cp312; Python 3.10 does not install",  # inside the span
+    "Python 3.13 with torch: the loss does not converge",                     # nothing failed
+])
+def test_an_ambiguous_or_compatible_text_gets_no_answer(text):
+    assert stated_impossibility(text) is None
