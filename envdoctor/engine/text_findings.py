@@ -39,6 +39,8 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "ECUDA017": ("LIVE002", "PKG002", "CUDNN001"),
     "EBUILD002": ("CUDA005",),
     "EROCM011": ("TORCH005",),
+    "EROCM001": ("ROCM001", "ROCM002"),
+    "EROCM025": ("ROCM002",),
     "ECTR005": ("CTR001",),
     "EWSL003": ("WSL002", "WSL001"),
     "EWSL004": ("WSL002",),

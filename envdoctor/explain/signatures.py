@@ -289,6 +289,9 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "stated_pair" in data:
         from envdoctor.explain.stated import check_pair
         check_pair(data["stated_pair"], path)
+    if "only_as_yield" in data and (not isinstance(data["only_as_yield"], bool)
+                                    or not data.get("yields_to")):
+        raise RuleFileError(path, "only_as_yield", "must be true or false, with yields_to")
     if not any(e.matches for e in examples) or all(e.matches for e in examples):
         raise RuleFileError(path, "examples",
                             "needs at least one matching and one non-matching example")

@@ -209,9 +209,28 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   [[yields_to]]                      # "manylinux_2_35 ... is not a supported wheel", and the
 #   code = "EPIP001"                   # wheel is cp312 while the text says pip3.10: the
 #   wheel_python_differs = true        # Python, not glibc (envdoctor.explain.wheeltags)
+#
+#   [[yields_to]]                      # a segfault, and the text states ROCm 3.5 and an RX
+#   code = "EROCM001"                  # 5600 XT (gfx1010): a GPU AMD's list for that release
+#   stated = "rocm_unlisted_gpu"       # does not name (a reading of STATED_READINGS)
+#
+# A signature with ``only_as_yield = true`` is a carrier: it matches a concrete line (a crash,
+# an override value) so that the text's facts are read, and is dropped when none of its tables
+# holds (a segfault alone names no cause).
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
               "package", "gpu_below", "torch_build", "wheel_python_differs",
-              "windows_build_below"}
+              "windows_build_below", "stated"}
+
+
+def _stated_readings() -> dict[str, Callable[[str], str | None]]:
+    """Readings of the whole text that a table can name (``stated = "..."``): each returns
+    the note when the text's own facts say so, else None."""
+    from envdoctor.explain import amdtext
+    return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
+            "hsa_override_mismatch": amdtext.override_reason}
+
+
+STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch")
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
@@ -241,6 +260,10 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
         if build is not None and build not in TORCH_BUILDS:
             raise RuleFileError(path, f"{where}.torch_build",
                                 f"must be one of {list(TORCH_BUILDS)}")
+        reading = table.get("stated")
+        if reading is not None and reading not in STATED_READINGS:
+            raise RuleFileError(path, f"{where}.stated",
+                                f"must be one of {list(STATED_READINGS)}")
         floor = table.get("gpu_below")
         if floor is not None and (not isinstance(floor, str) or not _CC_TEXT.fullmatch(floor)
                                   or not isinstance(table.get("package"), str)
@@ -253,12 +276,12 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
         if below is not None and (not isinstance(below, str) or not below.isdigit()):
             raise RuleFileError(path, f"{where}.windows_build_below", "must be a build (\"19044\")")
         if pair is None and floor is None and build is None and below is None \
-                and "wheel_python_differs" not in table \
+                and reading is None and "wheel_python_differs" not in table \
                 and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
-                                "gpu_below, torch_build, wheel_python_differs or "
-                                "windows_build_below")
+                                "gpu_below, torch_build, wheel_python_differs, "
+                                "windows_build_below or stated")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -327,6 +350,10 @@ def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str 
 
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
+    reading = table.get("stated")
+    if isinstance(reading, str):
+        read = _stated_readings().get(reading)
+        return read(text) if read is not None else None
     if table.get("wheel_python_differs"):
         from envdoctor.explain.wheeltags import wheel_python_reason
         return wheel_python_reason(text)
@@ -391,6 +418,7 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
     by_code = None
     for d in diagnoses:
         tables = d.signature.extra.get("yields_to", ()) if d.signature else ()
+        carrier = bool(d.signature.extra.get("only_as_yield")) if d.signature else False
         for table in tables:
             reason = yield_reason(table, facts, text)
             if reason is None:
@@ -403,7 +431,10 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
                         category=target.category, why=target.why, fix=target.fix,
                         references=target.references, signature=target,
                         notes=d.notes + (reason,))
+            carrier = False
             break
+        if carrier:
+            continue  # a carrier none of whose tables holds names no cause
         if all(o.code != d.code for o in out):
             out.append(d)
     return out

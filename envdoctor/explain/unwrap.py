@@ -12,13 +12,16 @@ ASCII; ``plain_punctuation`` puts the ASCII back.
 
 A report typed by hand misspells library names (``lidcuda.so``); ``textfacts`` reads a
 near-miss of a known library as that library (a bounded edit distance, not a list of typos).
+Status and error identifiers typed by hand (``miOpenStatusUknownError``, ``miopen status
+unknown error``) are read the same way against the identifiers the signatures' own examples
+show (``identifiers``).
 
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
 
-All four are a fallback: ``explain`` reads a text this way only when, as given, it explains nothing
-(so the fast path over big logs never pays for it).
+All of these are a fallback: ``explain`` reads a text this way only when, as given, it
+explains nothing (so the fast path over big logs never pays for it).
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     if len(text) > MAX_TEXT:
         return None
     plain = plain_punctuation(text)
-    if undo_wrap:  # a text that explained nothing: hand-typed library names read as meant
+    if undo_wrap:  # a text that explained nothing: hand-typed names read as meant
+        from envdoctor.explain.identifiers import correct_identifiers
         from envdoctor.explain.phrases import normalise
         from envdoctor.explain.textfacts import correct_library_names
-        plain = normalise(correct_library_names(plain))
+        plain = correct_identifiers(normalise(correct_library_names(plain)))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)

@@ -130,3 +130,53 @@ def override_target(value: str) -> str | None:
     if minor > 9 or step > 15:
         return None
     return f"gfx{major}{minor}{step:x}"
+
+
+# ---------------------------------------------------------------- AMD's own lists, by release
+def listed_in(target: str, release: Version | None) -> bool | None:
+    """Whether AMD's official list for ROCm ``release`` names ``target``: the README list of
+    a release older than the gfx table covers (``listed_before``), else the gfx table
+    (``support``). None when neither speaks for the release (4.5, or no release: see
+    ``listed_by_any``). Unlike ``support`` this is "AMD lists it", not "the build has code":
+    the 4.x builds still carried gfx803 code that their lists no longer named."""
+    if release is None:
+        return None
+    minor = Version(f"{release.major}.{release.minor}")
+    start = coverage_from()
+    if start is not None and minor < start:
+        for row in matrix("rocm").get("listed_before", []):
+            if any(ver(r) == minor for r in row.get("releases", ())):
+                return target in row.get("targets", ())
+        return None
+    return support(target, release)
+
+
+def listed_by_any(target: str) -> bool:
+    """Whether any release AMD documents lists ``target`` (a gfx row, or a README list)."""
+    if gfx_row(target) is not None:
+        return True
+    return any(target in row.get("targets", ())
+               for row in matrix("rocm").get("listed_before", []))
+
+
+def name_key(name: str) -> str:
+    """A product name as one comparable key: "AMD Radeon RX 5600 XT" and "RX 5600XT" are both
+    ``rx5600xt``; "AMD Instinct MI210" is ``mi210``."""
+    low = name.lower().replace("\u2122", " ").replace("(tm)", " ")
+    words = [w for w in low.replace("-", " ").split()
+             if w not in ("amd", "radeon", "instinct", "pro", "graphics", "accelerator")]
+    return "".join(words)
+
+
+def target_of_name(name: str) -> str | None:
+    """The gfx target of an AMD product name (``names`` rows and the gfx rows' GPUs), or
+    None when the data does not name it."""
+    key = name_key(name)
+    if not key:
+        return None
+    for row in [*matrix("rocm").get("names", []), *matrix("rocm").get("native", []),
+                *gfx_rows()]:
+        for gpu in row.get("names", row.get("gpus", ())):
+            if name_key(str(gpu)) == key:
+                return str(row["target"])
+    return None

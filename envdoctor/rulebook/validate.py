@@ -159,9 +159,17 @@ def _signatures(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
     from envdoctor.explain.scan import Scanner
     scanner = Scanner(tuple(out.signatures))
     for sig in out.signatures:
+        carrier = bool(sig.extra.get("only_as_yield"))
         for i, ex in enumerate(sig.examples):
             result = scanner.scan_stream(io.BytesIO(ex.text.encode("utf-8", "replace")))
-            got = {d.code for d in rank(result, None)}
+            found = rank(result, None)
+            got = {d.code for d in found}
+            if carrier:  # a carrier is read as the cause it yields to, or as none
+                from envdoctor.explain.stated import with_stated_facts
+                targets = {str(t["code"]) for t in sig.extra.get("yields_to", ())}
+                yielded = {d.code for d in with_stated_facts(ex.text, found,
+                                                             tuple(out.signatures))}
+                got = {sig.code} if yielded & targets else set()
             if ex.matches and sig.code not in got:
                 out.problems.append(f"{sig.path}: examples[{i}] ({ex.source}): expected to "
                                     f"match, but it did not")

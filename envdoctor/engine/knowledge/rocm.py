@@ -289,3 +289,34 @@ def rocm_torch_blind(*, t: TorchBuild | None, live: dict[str, Any],
     why = getattr(run, "gpu_error", "") or ""
     return (f"torch {t.version} (ROCm {t.hip.major}.{t.hip.minor}): torch.cuda.is_available() "
             f"is False" + (f" ({why[:160]})" if why else ""))
+
+
+# ---------------------------------------------------------------- for explain's text readings
+# explain reads the GPUs and ROCm release a pasted text states (envdoctor.explain.amdtext) with
+# the same data, through these (explain does not import the matrices itself). Not rule
+# functions: they read no facts.
+def gfx_listed_in(target: str, release: Version | None) -> bool | None:
+    """Whether AMD's official list for that ROCm release names the gfx target (see
+    ``envdoctor.matrices.rocm.listed_in``); None when no list speaks for the release."""
+    return rocm_matrix.listed_in(target, release)
+
+
+def gfx_listed_by_any(target: str) -> bool:
+    """Whether any ROCm release AMD documents lists the gfx target."""
+    return rocm_matrix.listed_by_any(target)
+
+
+def gfx_of_name(name: str) -> str | None:
+    """The gfx target of an AMD product name ("Radeon RX 5600 XT" -> gfx1010), or None."""
+    return rocm_matrix.target_of_name(name)
+
+
+def gfx_override_row(target: str) -> dict[str, Any] | None:
+    """The HSA_OVERRIDE_GFX_VERSION row of the target's family (value, runs_as), or None."""
+    return rocm_matrix.override_for(target)
+
+
+def gfx_of_override(value: str) -> str | None:
+    """The gfx target an HSA_OVERRIDE_GFX_VERSION value makes the runtime load ("10.3.0" ->
+    gfx1030, "9.0.10" -> gfx90a), or None when it is not three numbers."""
+    return rocm_matrix.override_target(value)

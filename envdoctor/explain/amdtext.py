@@ -1,0 +1,222 @@
+"""What a text states about its AMD GPUs and ROCm, and the two readings built on it.
+
+A ROCm crash often prints nothing but "Segmentation fault" (TensorFlow-ROCm on an RX 5600 XT,
+a torch wheel on an RX 6700 XT): the cause is in the facts around it, the GPU and the ROCm
+release the text states. ``unlisted_reason`` names it when every AMD GPU the text states is one
+AMD's list for the stated release does not name (rules/matrices/rocm.toml: the gfx table from
+5.0, the README lists before it), and ``override_reason`` when HSA_OVERRIDE_GFX_VERSION names
+another target than the one the GPU needs. Both are read only through a signature that matched
+a concrete line (a crash, an override value): a report that states a GPU and a release and no
+failure says nothing here (a distribution's or a source build of ROCm carries targets AMD's own
+lists lack: a healthy Gentoo RX 5700 XT stays healthy).
+
+GPUs are read by structure: a gfx target where a tool prints the device's (``Name: gfx1010``,
+``ISA: gfx803``, ``gpu_type=gfx1031``, ``(gfx1100)``), not in a list of what a build supports,
+and product names (``RX 5600XT``, ``7900 XTX``, ``MI210``) through the matrix's names. The
+release: ``ROCm version: 4.0.0``, ``ROCm 5.5.0``, ``/opt/rocm-5.4.0``, a torch ``+rocm5.7``
+(the wheel's own ROCm wins), ``ROCM used to build PyTorch: 6.3``, an issue form's "rocm Version"
+heading with the version under it. Two different releases and no torch wheel: undecided.
+
+Every pattern is linear (bounded repeats, no nested quantifiers); a text is read at most
+``MAX_TEXT`` characters deep.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+MAX_TEXT = 1 << 20
+
+_GFX = re.compile(r"(?<![\w-])gfx(\d{3,4}[a-f]?)(?::[a-z]{1,8}[+-])*(?![\w.])")
+# where a tool prints the device's own target (rocminfo, TF, ollama, hipinfo, rocBLAS)
+_GFX_OWN = re.compile(r"(?i)(?:\bName:\s{0,40}|\bISA:?\s{0,4}|amdhsa--|\bgpu_type=|\bgfx="
+                      r"|GPU arch ?: ?|gcnArchName:\s{0,4}|AMDGPU (?:version|ISA)\s?:?\s?"
+                      r"|\(|\bcompute=)gfx(\d{3,4}[a-f]?)")
+# a line that lists what a build or a tool supports, not the device
+_LIST_LINE = re.compile(r"(?i)supported[ _]types|supported AMDGPU versions|Supported "
+                        r"architectures|AMDGPU_TARGETS|offload-arch|PYTORCH_ROCM_ARCH|List of "
+                        r"available|HSA_OVERRIDE_GFX_VERSION|minimum required")
+_RX = re.compile(r"(?i)(?<![\w.])(?:radeon(?:\(tm\)|\u2122)?\s{1,3})?RX\s?(\d{3,4})"
+                 r"(?:\s?(XTX|XT|GRE))?(?![\w])")
+_BARE = re.compile(r"(?<![\w./-])(\d{4})\s?(XTX|XT|GRE)(?![\w])")
+_VEGA = re.compile(r"(?i)\bRX\s?Vega\s?(56|64)\b")
+_VII = re.compile(r"(?i)\bradeon\s?(?:pro\s)?VII\b")
+_MI = re.compile(r"(?i)(?<![\w])(?:Instinct\s)?MI(\d{2,3}[AXH]?)(?![\w])")
+_RELEASE = re.compile(r"(?i)(?<![\w/.-])(?:\+|/opt/)?rocm(?:/miopen)?(?: version| ver\.?)?"
+                      r"\s{0,3}[:=]?\s{0,3}(?:rocm-)?v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?(?![\d])")
+_TORCH_ROCM = re.compile(r"\+rocm(\d{1,2}\.\d{1,2})")
+_BUILT = re.compile(r"ROCM used to build PyTorch: (\d{1,2}\.\d{1,2})")
+_HEADING = re.compile(r"(?i)^\W{0,6}rocm version\W{0,4}$")
+_VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
+_CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo|\bhsa_"
+                      r"|\bamdgpu|tensorflow-rocm")
+_WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b")
+_OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d{1,2})(?!\d)")
+_COMPLAINT = re.compile(r"(?i)segmentation fault|seg ?fault|core dump|crash|memory access fault"
+                        r"|\berror\b|\bfail|not work|doesn.?t work|does not work|\bissues?\b"
+                        r"|\bproblem|harmful|\bwrong\b|\bhang")
+
+
+def _head(text: str) -> str:
+    return text[:MAX_TEXT]
+
+
+def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
+    """(as the text names it, gfx target) for each AMD GPU the text states, in order."""
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    found: dict[str, str] = {}
+    lines = _head(text).splitlines()
+    own: list[tuple[str, str]] = []
+    bare: dict[str, None] = {}
+    for line in lines:
+        if "gfx" in line:
+            listing = _LIST_LINE.search(line) is not None or len(set(_GFX.findall(line))) >= 3
+            for m in _GFX_OWN.finditer(line):
+                if not listing or "=" in m.group(0):
+                    own.append((f"gfx{m.group(1)}", f"gfx{m.group(1)}"))
+            if not listing:
+                for m in _GFX.finditer(line):
+                    bare.setdefault(f"gfx{m.group(1)}", None)
+        low = line.lower()
+        if "rx" in low or "xt" in low or "gre" in low:
+            for m in _RX.finditer(line):
+                name = f"Radeon RX {m.group(1)}" + (f" {m.group(2).upper()}" if m.group(2) else "")
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+            for m in _BARE.finditer(line):
+                name = f"Radeon RX {m.group(1)} {m.group(2).upper()}"
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if "vega" in low:
+            for m in _VEGA.finditer(line):
+                name = f"Radeon RX Vega {m.group(1)}"
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if "vii" in low:
+            for _ in _VII.finditer(line):
+                own.append(("Radeon VII", rocm_knowledge.gfx_of_name("Radeon VII") or ""))
+        if "mi" in low:
+            for m in _MI.finditer(line):
+                name = f"AMD Instinct MI{m.group(1).upper()}"
+                target = rocm_knowledge.gfx_of_name(name)
+                if target:
+                    own.append((name, target))
+    for name, target in own:
+        if not target:
+            continue
+        same = [n for n, t in found.items() if t == target]
+        if not same:
+            found[name] = target
+        elif same[0] == target and name != target:  # "gfx1100" read first, then its product
+            del found[same[0]]
+            found[name] = target
+    if not found and len(bare) == 1:
+        target = next(iter(bare))
+        found[target] = target
+    return tuple(found.items())
+
+
+def stated_release(text: str) -> Version | None:
+    """The ROCm release whose libraries ran: a torch wheel's ``+rocmX.Y``, else the one
+    release the text states (None when it states none, or two different ones)."""
+    from packaging.version import Version
+    head = _head(text)
+    wheel = {m.group(1) for m in _TORCH_ROCM.finditer(head)}
+    wheel |= {m.group(1) for m in _BUILT.finditer(head)}
+    if len(wheel) == 1:
+        return Version(next(iter(wheel)))
+    if wheel:
+        return None
+    stated = {m.group(1) for m in _RELEASE.finditer(head)}
+    lines = head.splitlines()
+    for i, line in enumerate(lines):
+        if "ersion" in line and _HEADING.match(line):
+            for nxt in lines[i + 1:i + 4]:
+                m = _VERSION_LINE.match(nxt)
+                if m:
+                    stated.add(m.group(1))
+                    break
+                if nxt.strip():
+                    break
+    return Version(next(iter(stated))) if len(stated) == 1 else None
+
+
+def rocm_context(text: str) -> bool:
+    return _CONTEXT.search(_head(text)) is not None
+
+
+def on_windows(text: str) -> bool:
+    return _WINDOWS.search(_head(text)) is not None
+
+
+def unlisted_reason(text: str) -> str | None:
+    """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
+    list for the stated release does not name (with no release: one no release lists);
+    None otherwise. The Linux lists say nothing for a Windows text (the HIP SDK has its own)."""
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    if not rocm_context(text) or on_windows(text):
+        return None
+    gpus = [(name, target) for name, target in gpu_targets(text) if target]
+    if not gpus:
+        return None
+    release = stated_release(text)
+    for _, target in gpus:
+        listed = rocm_knowledge.gfx_listed_in(target, release) if release is not None \
+            else (True if rocm_knowledge.gfx_listed_by_any(target) else False)
+        if listed is not False:
+            return None
+    name, target = gpus[0]
+    shown = name if name == target else f"{name} ({target})"
+    where = (f"AMD's list for ROCm {release.major}.{release.minor} does not name {target}"
+             if release is not None else f"no ROCm release AMD documents lists {target}")
+    row = rocm_knowledge.gfx_override_row(target)
+    runs = (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} runs it as {row['runs_as']}"
+            if row is not None else "")
+    return (f"The text states {shown} and the crash comes from ROCm: {where}, so that "
+            f"release is neither built nor tested for it{runs}. If this ROCm is a "
+            f"distribution's or your own build for {target}, look elsewhere.")
+
+
+def override_values(text: str) -> tuple[str, ...]:
+    """The HSA_OVERRIDE_GFX_VERSION values the text states ("10.3.0"), in order."""
+    return tuple(dict.fromkeys(".".join(m.groups()) for m in _OVERRIDE.finditer(_head(text))))
+
+
+def override_reason(text: str) -> str | None:
+    """The note when an HSA_OVERRIDE_GFX_VERSION the text states is not the one its GPU
+    needs: the GPU is natively listed (the override only spoofs it), its family's override
+    names another value, or the override crosses a major version; with a failure or complaint
+    in the text. None otherwise (an override that matches the GPU's family is the fix)."""
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    values = override_values(text)
+    if not values or _COMPLAINT.search(_head(text)) is None:
+        return None
+    gpus = [(n, t) for n, t in gpu_targets(text) if t]
+    for value in values:
+        spoofed = rocm_knowledge.gfx_of_override(value)
+        if spoofed is None:
+            continue
+        for name, target in gpus:
+            if target == spoofed:
+                continue
+            shown = name if name == target else f"{name} ({target})"
+            row = rocm_knowledge.gfx_override_row(target)
+            if row is not None and row.get("value") == value:
+                continue
+            if row is not None:
+                return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
+                        f"on {shown}: its family runs as {row['runs_as']} with "
+                        f"HSA_OVERRIDE_GFX_VERSION={row['value']}.")
+            if rocm_knowledge.gfx_listed_by_any(target):
+                return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
+                        f"on {shown}, a target ROCm lists itself: the override only makes "
+                        f"it load another GPU's code. Unset it.")
+            if target[3:-2] != spoofed[3:-2]:
+                return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
+                        f"on {shown}, another GPU generation: its code does not run there.")
+    return None
+
+
+PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
+            _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT)

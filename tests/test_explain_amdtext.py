@@ -1,0 +1,200 @@
+"""AMD GPUs and ROCm releases a text states (``explain.amdtext``), the readings built on them
+(a crash on a GPU AMD's list for that release does not name; an HSA_OVERRIDE_GFX_VERSION that
+does not fit the GPU), the carriers that trigger them, near-misses of the signatures'
+identifiers (``explain.identifiers``), and the matrix look-ups behind them.
+
+Lines are from public threads (URLs in the comments) unless marked as constructed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from packaging.version import Version
+
+from envdoctor.engine import redos
+from envdoctor.explain import amdtext, diagnose_text, identifiers, primary
+from envdoctor.explain.identifiers import correct_identifiers
+from envdoctor.matrices import rocm as rocm_matrix
+
+if hasattr(re, "_parser"):
+    from re import _parser as sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_parse
+
+
+def _code(text: str) -> str | None:
+    d = primary(diagnose_text(text))
+    return d.code if d else None
+
+
+@pytest.mark.parametrize("pattern", amdtext.PATTERNS + identifiers.PATTERNS,
+                         ids=lambda p: p.pattern[:30])
+def test_every_pattern_is_linear(pattern):
+    assert redos.problem_in(sre_parse.parse(pattern.pattern)) is None
+
+
+# ---------------------------------------------------------------- the matrix
+def test_amd_lists_per_release_before_and_after_the_table():
+    # ROCm 3.x READMEs list GFX8 (Polaris 10) and GFX9; 4.0 dropped GFX8; gfx1100 came with 5.7
+    assert rocm_matrix.listed_in("gfx803", Version("3.5")) is True
+    assert rocm_matrix.listed_in("gfx803", Version("4.0")) is False
+    assert rocm_matrix.listed_in("gfx1010", Version("3.5")) is False
+    assert rocm_matrix.listed_in("gfx1100", Version("5.5")) is False
+    assert rocm_matrix.listed_in("gfx1100", Version("5.7.1")) is True
+    assert rocm_matrix.listed_in("gfx803", Version("4.5")) is None  # 4.5's README is stale
+    assert rocm_matrix.listed_by_any("gfx803") and not rocm_matrix.listed_by_any("gfx1010")
+    # "no code" checks keep reading the gfx table alone: 4.x builds still carried gfx803
+    assert rocm_matrix.support("gfx803", Version("4.2")) is None
+
+
+@pytest.mark.parametrize(("name", "target"), [
+    ("RX 5600XT", "gfx1010"), ("Radeon RX 580", "gfx803"), ("AMD Radeon RX 6700 XT", "gfx1031"),
+    ("Radeon RX 7900 XTX", "gfx1100"), ("AMD Instinct MI210", "gfx90a"), ("RX Vega 64", "gfx900"),
+    ("Radeon RX 6600", "gfx1032"), ("Radeon RX 9999", None)])
+def test_product_names_read_as_targets(name, target):
+    assert rocm_matrix.target_of_name(name) == target
+
+
+# ---------------------------------------------------------------- what the text states
+def test_gpus_read_where_a_tool_prints_the_device_not_in_a_supported_list():
+    # ollama (ollama/ollama#4099 form): the list after the path is the build's, not the GPU
+    line = ('msg="amdgpu [0] gfx1103 is not supported by /tmp/ollama/rocm [gfx1030 gfx1100 '
+            'gfx1101 gfx900 gfx906]"')
+    assert amdtext.gpu_targets(line) == ()
+    assert amdtext.gpu_targets('level=WARN msg="amdgpu is not supported (supported types:'
+                               '[gfx1103])" gpu_type=gfx1150 gpu=0') == (("gfx1150", "gfx1150"),)
+    # rocminfo, TF, a product name in an issue form, a bare "7900 XTX (gfx1100)" title
+    assert amdtext.gpu_targets("      Name:                    amdgcn-amd-amdhsa--gfx803") \
+        == (("gfx803", "gfx803"),)
+    assert amdtext.gpu_targets("- GPU model and memory: RX 5600XT") \
+        == (("Radeon RX 5600 XT", "gfx1010"),)
+    assert amdtext.gpu_targets("Tensorflow Throwing a Segfault on a 7900 XTX (gfx1100)") \
+        == (("Radeon RX 7900 XTX", "gfx1100"),)
+    # file names of a library folder are not GPUs
+    assert amdtext.gpu_targets("missing TensileLibrary_lazy_gfx1031.dat Kernels.so-000-gfx1031") \
+        == ()
+
+
+@pytest.mark.parametrize(("text", "release"), [
+    ("- ROCm/MIOpen version: 3.5.0", "3.5"),            # ROCm/tensorflow-upstream#1001 form
+    ("- ROCm version: rocm-4.0.0", "4.0"),
+    ("[Ubuntu][6.3.1 kernel][ROCm 5.5.0] Tensorflow", "5.5"),
+    ("### rocm Version\n\n5.4.1\n", "5.4"),             # an issue form's heading
+    ("torch 2.2.1+rocm5.7 on /opt/rocm-6.0.2", "5.7"),  # the wheel's own ROCm runs
+    ("ROCm 5.6 here, ROCm 6.1 there", None),            # two releases: undecided
+    ("amdgpu-3.5/32 for kernel", None),                 # a DKMS module version is no release
+])
+def test_the_rocm_release_the_text_states(text, release):
+    got = amdtext.stated_release(text)
+    assert (f"{got.major}.{got.minor}" if got else None) == release
+
+
+def test_override_values_and_their_targets():
+    text = 'os.environ["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"\nHSA_OVERRIDE_GFX_VERSION:11.0.0'
+    assert amdtext.override_values(text) == ("10.3.0", "11.0.0")
+    assert amdtext.override_values("HSA_OVERRIDE_GFX_VERSION_1=10.3.0") == ()  # one GPU's
+
+
+# ---------------------------------------------------------------- a crash on an unlisted GPU
+def test_a_tf_rocm_segfault_on_an_rx_5600_xt_with_rocm_35_is_no_code_for_the_gpu():
+    # ROCm/tensorflow-upstream#1001 (reports heldout9 r10): the maintainer pointed to the list
+    text = ("Segmentation Fault\n- TensorFlow 2.2.0\n- ROCm/MIOpen version: 3.5.0\n"
+            "- GPU model and memory: RX 5600XT\n"
+            "when I try to run tf_cnn_benchmarks.py I get segmentation fault (core dumped)\n")
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "EROCM001"
+    assert any("ROCm 3.5 does not name gfx1010" in n for n in d.notes)
+
+
+def test_no_failure_no_claim_a_healthy_distribution_build_stays_clean():
+    # pytorch/pytorch#145670's report form (reports platform_heldout h05): Gentoo, gfx1010
+    report = ("PyTorch version: 2.7.0.dev20250123+rocm6.3\nOS: Gentoo Linux (x86_64)\n"
+              "GPU models and configuration: AMD Radeon RX 5700 XT (gfx1010:xnack-)\n"
+              "Is CUDA available: True\n")
+    assert _code(report) is None
+    assert _code(report + "Segmentation fault (core dumped)\n") == "EROCM001"
+
+
+@pytest.mark.parametrize("text", [
+    # constructed: a GPU the stated release lists, NVIDIA, no ROCm, Windows, SIGILL
+    "ROCm 6.2 on an RX 7900 XTX: Segmentation fault (core dumped)",
+    "Segmentation fault (core dumped)\nGPU: RTX 3090, CUDA 12.1",
+    "llama.cpp vulkan backend on RX 580 segfault",
+    "C:\\Users\\me> ROCm HIP SDK 6.2 on RX 6600: Segmentation fault",
+    "ROCm 5.7 on RX 6700 XT: Illegal instruction (core dumped)",
+    "Segmentation fault (core dumped)",
+])
+def test_a_crash_names_no_unlisted_gpu_without_its_facts(text):
+    assert _code(text) != "EROCM001"
+    assert all(d.code != "EROCM013" for d in diagnose_text(text))  # a carrier never surfaces
+
+
+def test_gfx803_without_a_release_is_undecided():
+    # AUTOMATIC1111/stable-diffusion-webui#4870's paste (reports heldout9 r11): gfx803 was on
+    # AMD's list up to ROCm 3.10, and the paste states no release
+    text = ("[Bug]: Segmentation fault when running ROCm with RX 580 8GB\n"
+            "      Name:                    amdgcn-amd-amdhsa--gfx803\n")
+    assert _code(text) is None
+
+
+# ---------------------------------------------------------------- HSA_OVERRIDE_GFX_VERSION
+@pytest.mark.parametrize(("text", "code"), [
+    # constructed from ROCm/legacy-rocm-build#5238 (an MI210 under a forgotten 10.3.0)
+    ("export HSA_OVERRIDE_GFX_VERSION=10.3.0\nMemory access fault by GPU node-2 on address "
+     "(nil). Reason: unknown\nMarketing Name: AMD Instinct MI210", "EROCM025"),
+    # an RDNA3 card given RDNA2's value (constructed)
+    ("export HSA_OVERRIDE_GFX_VERSION=10.3.0\nMy RX 7800 XT crashes with segmentation fault",
+     "EROCM025"),
+    # the family's own value is the fix, not a fault (ollama/ollama#8473 form)
+    ("--env HSA_OVERRIDE_GFX_VERSION=\"10.3.0\" on an RX 6600 (gfx1032), error: model too big",
+     None),
+    # the GPU's own target spelled out (ROCm/legacy-rocm-build#887's Manjaro RX 5700)
+    ("export HSA_OVERRIDE_GFX_VERSION=10.1.0 on gfx1010: works, no issue", None),
+])
+def test_an_override_read_against_the_gpu(text, code):
+    got = _code(text)
+    assert (got if got in ("EROCM025", "EROCM001") else None) == code
+
+
+def test_ollama_printing_an_unset_override_is_no_override():
+    # likelovewant/ollama-for-amd#56: the server config prints every variable, set or not
+    line = ('INFO server config env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: '
+            'HSA_OVERRIDE_GFX_VERSION: HTTPS_PROXY: OLLAMA_DEBUG:false]"')
+    assert amdtext.override_values(line) == ()
+    assert _code(line) is None
+
+
+# ---------------------------------------------------------------- near-miss identifiers
+@pytest.mark.parametrize(("typed", "read"), [
+    ("[Issue]: miOpenStatusUknownError", "[Issue]: miopenStatusUnknownError"),  # TheRock#749
+    ("miopen status unknown error", "miopenStatusUnknownError"),  # patientx-cfz/comfyui-rocm#57
+    ("HIPERRORNOBINARYFORGPU", "hipErrorNoBinaryForGpu"),
+    ("CUBLAS_STATUS_NOT_SUPORTED", "CUBLAS_STATUS_NOT_SUPPORTED"),
+])
+def test_near_misses_are_read_as_the_identifier(typed, read):
+    assert correct_identifiers(typed) == read
+
+
+@pytest.mark.parametrize("text", [
+    "miopenStatusUnknownError",            # already right
+    "hipErrorInvalidValue at launch",      # another identifier, far from the known ones
+    "unknown error in miopen status page",  # the words in another order
+])
+def test_what_is_not_a_near_miss_stays(text):
+    assert correct_identifiers(text) == text
+
+
+def test_a_misspelt_title_is_explained_by_the_second_reading():
+    assert _code("[Issue]: miOpenStatusUknownError") == "EROCM009"
+    assert _code("miopen status unknown error") == "EROCM009"
+
+
+def test_identifier_correction_is_fast_on_a_big_text():
+    text = ("Epoch 1/10 loss 0.23 accuracy of the model on the validation set is improving "
+            "slowly\n") * 20_000
+    start = time.process_time()
+    correct_identifiers(text)
+    assert time.process_time() - start < 5.0
