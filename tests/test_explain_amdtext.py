@@ -96,6 +96,17 @@ def test_override_values_and_their_targets():
     text = 'os.environ["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"\nHSA_OVERRIDE_GFX_VERSION:11.0.0'
     assert amdtext.override_values(text) == ("10.3.0", "11.0.0")
     assert amdtext.override_values("HSA_OVERRIDE_GFX_VERSION_1=10.3.0") == ()  # one GPU's
+    assert amdtext.override_values("# export HSA_OVERRIDE_GFX_VERSION=10.3.0") == ()
+    assert amdtext.override_values("unset HSA_OVERRIDE_GFX_VERSION  # was 10.3.0") == ()
+    assert amdtext.override_values("HSA_OVERRIDE_GFX_VERSION=9.0.10 ./run") == ("9.0.10",)
+
+
+def test_a_commented_override_beside_a_native_gpu_is_no_misuse():
+    # a rocminfo paste of an RX 7900 XTX (ollama/ollama#3158) under a commented-out override line
+    text = ("# export HSA_OVERRIDE_GFX_VERSION=10.3.0\n# source: https://github.com/ollama/"
+            "ollama/issues/3158\n  Name:                    gfx1100\n"
+            "  Marketing Name:          Radeon RX 7900 XTX\n")
+    assert _code(text) is None
 
 
 # ---------------------------------------------------------------- a crash on an unlisted GPU

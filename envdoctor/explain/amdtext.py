@@ -56,9 +56,12 @@ _CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo
                       r"|\bamdgpu|tensorflow-rocm")
 _WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b")
 _OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d{1,2})(?!\d)")
+# a failure or a complaint in the reporter's words (not inside a URL: ".../issues/3158")
 _COMPLAINT = re.compile(r"(?i)segmentation fault|seg ?fault|core dump|crash|memory access fault"
-                        r"|\berror\b|\bfail|not work|doesn.?t work|does not work|\bissues?\b"
-                        r"|\bproblem|harmful|\bwrong\b|\bhang")
+                        r"|(?<![/\w])(?:error|fail\w{0,4}|issues?|problems?|wrong|hangs?)\b"
+                        r"|not work|doesn.?t work|does not work|harmful")
+# a line that does not set it: commented out, or unset / removed
+_NOT_SET = re.compile(r"(?i)^\s{0,12}(?:#|//|;|rem\s)|\bunset\s|-u\s{1,3}HSA_OVERRIDE")
 
 
 def _head(text: str) -> str:
@@ -180,7 +183,13 @@ def unlisted_reason(text: str) -> str | None:
 
 def override_values(text: str) -> tuple[str, ...]:
     """The HSA_OVERRIDE_GFX_VERSION values the text states ("10.3.0"), in order."""
-    return tuple(dict.fromkeys(".".join(m.groups()) for m in _OVERRIDE.finditer(_head(text))))
+    found: dict[str, None] = {}
+    for line in _head(text).splitlines():
+        if "HSA_OVERRIDE_GFX_VERSION" not in line or _NOT_SET.search(line):
+            continue
+        for m in _OVERRIDE.finditer(line):
+            found.setdefault(".".join(m.groups()), None)
+    return tuple(found)
 
 
 def override_reason(text: str) -> str | None:
@@ -219,4 +228,4 @@ def override_reason(text: str) -> str | None:
 
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
-            _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT)
+            _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET)
