@@ -163,7 +163,7 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
 def _literals_in(tree: Any) -> tuple[str, ...] | None:
     """``required_literals`` of a parse tree."""
     result = _seq_literals(list(tree))
-    if not result or any(len(lit) < MIN_LITERAL for lit in result):
+    if not result or any(len(lit.encode("utf-8")) < MIN_LITERAL for lit in result):
         return None
     # ASCII-only lower-casing: the scanner lower-cases raw UTF-8 bytes (bytes.lower)
     return tuple(sorted({lit.translate(_ASCII_LOWER) for lit in result}))
@@ -178,7 +178,9 @@ def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
     run: list[str] = []
 
     def score(cands: tuple[str, ...] | None) -> int:
-        return min((len(c) for c in cands), default=0) if cands else 0
+        # in UTF-8 bytes, as the scanner searches them: "怎么装" (9 bytes) is a rarer anchor
+        # than "gpu", which nearly every line of a training log holds
+        return min((len(c.encode("utf-8")) for c in cands), default=0) if cands else 0
 
     def flush() -> None:
         nonlocal best, run
