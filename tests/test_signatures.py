@@ -101,7 +101,7 @@ def test_codes_are_unique():
 
 def test_required_literals():
     assert required_literals(r"CUDA out of memory\. Tried") == ("cuda out of memory. tried",)
-    assert required_literals(r"(?:foo bar|baz qux) \d+") == ("baz qux", "foo bar")
+    assert required_literals(r"(?:foo bar|baz qux) \d+") == ("baz qux ", "foo bar ")
     assert required_literals(r"\d+") is None          # nothing to filter on: scan every line
     assert required_literals(r"ab|cdef") is None      # one branch too short to filter
 
@@ -156,3 +156,32 @@ def test_every_condition_names_only_what_the_rules_vocabulary_defines():
         if sig.conditions:
             assert sections_needed([sig]) is not None, sig.code
     assert not bad
+
+
+_PIECES = ["CUDA", "gpu", "--gpu", "(?:_ids?|-ids?)", "(?:foo|bar)", "x?", "[Ee]", "\\b", "\\d+",
+           "\\s{0,3}", "(?:ab|cd)?", "(?=lib)", "[^\\n]{0,20}", "libcud(?:a|nn)\\.so", "=", "é"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_literals_through_alternations_never_hide_a_match(data):
+    """Literal runs continue through small alternations, optional pieces, one-character classes
+    and zero-width assertions: whatever a generated pattern matches holds one of its literals."""
+    pattern = "".join(data.draw(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6)))
+    lits = required_literals(pattern)
+    if lits is None:
+        return
+    line = data.draw(st.from_regex(pattern, fullmatch=False))
+    if re.search(pattern, line):
+        assert any(lit in line.translate(_LOWER) for lit in lits), (pattern, line, lits)
+
+
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def test_literal_runs_pass_small_alternations():
+    """'--gpu' alone reduces to 'gpu' (nearly every training-log line); through the alternation
+    the run is one of four rarer strings."""
+    assert required_literals(r"(?<![\w-])--gpu(?:_ids?|-ids?)=") == \
+        ("--gpu-id=", "--gpu-ids=", "--gpu_id=", "--gpu_ids=")
+    assert required_literals(r"\blibcud(?:a|nn)\.so\b") == ("libcuda.so", "libcudnn.so")

@@ -42,6 +42,9 @@ from envdoctor.explain.reader import (
     raw_quoted,
     read_raw,
 )
+from envdoctor.explain.reduced import DROP as DROP
+from envdoctor.explain.reduced import reduce_bytes as reduce_bytes
+from envdoctor.explain.reduced import reduce_text as reduce_text
 from envdoctor.explain.signatures import Pattern, Signature
 
 MAX_HITS_PER_SIGNATURE = 50     # evidence kept per signature (the count goes on)
@@ -59,10 +62,6 @@ LINE_MS = 18.0                  # an anchor present on every line
 SHOW_CHARS = 300                # evidence text is cut to this
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_BYTES_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-# Deleted before searching: digits, separators and spaces are ~60 % of a training log's bytes
-# (timestamps, losses, paths, progress bars) and say little about an error. Never "\n".
-DROP = b"0123456789#:.-/=[]|_,%<> "
 LINE_CHUNK = 8192               # LFs counted per piece, as far as a hit line (its offset)
 DISTINCT_RATIO = 2              # search distinct lines only when lines repeat at least 2x
 MIN_REDUCED = 3                 # a literal shorter than this once reduced cannot anchor
@@ -163,16 +162,6 @@ def choose_anchors(literals: list[str], reference: list[str], find_ms: float = F
         anchors[cand] = tuple(sorted(literals[i] for i in took))
         left -= took
     return anchors
-
-
-def reduce_bytes(data: bytes) -> bytes:
-    """ASCII lower-case and delete ``DROP``: the text the anchors are searched in."""
-    return data.translate(_BYTES_LOWER, DROP)
-
-
-def reduce_text(text: str) -> str:
-    """``reduce_bytes`` of a literal or line, as a str of bytes (latin-1) for ``choose_anchors``."""
-    return reduce_bytes(text.encode("utf-8", "surrogatepass")).decode("latin-1")
 
 
 # (order, signature index, pattern, kind); order = position among all patterns, so a line

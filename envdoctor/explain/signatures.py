@@ -28,6 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
+from envdoctor.explain.reduced import reduced_len
 from envdoctor.rulefiles import (
     RuleFileError,
     cached_json,
@@ -172,29 +173,121 @@ def _literals_in(tree: Any) -> tuple[str, ...] | None:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
-    """Best required literal set for a sequence of parse items."""
-    best: tuple[str, ...] | None = None
-    run: list[str] = []
+MAX_VARIANTS = 16  # strings a literal run may expand to through small alternations
+_ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
 
-    def score(cands: tuple[str, ...] | None) -> int:
-        # in UTF-8 bytes, as the scanner searches them: "怎么装" (9 bytes) is a rarer anchor
-        # than "gpu", which nearly every line of a training log holds
-        return min((len(c.encode("utf-8")) for c in cands), default=0) if cands else 0
+
+def _score(cands: tuple[str, ...] | None) -> int:
+    """How selective a required literal set is: its weakest member's length once reduced, in
+    UTF-8 bytes, as the scanner searches it ('--gpu' is 'gpu' there, an anchor nearly every
+    training-log line holds; "怎么装", 9 bytes, is rarer). On a tie the earlier set is kept."""
+    return min((reduced_len(c) for c in cands), default=0) if cands else 0
+
+
+def _exact(items: list[tuple[Any, Any]]) -> list[str] | None:
+    """Every string a sequence can match, if it is a small finite set of plain literals (small
+    alternations, optional literals, one-character classes, zero-width assertions); else None."""
+    out = [""]
+    for op, av in items:
+        if op is sre_constants.LITERAL:
+            strs = [chr(av)]
+        elif op in _ZERO_WIDTH:
+            continue
+        elif op is sre_constants.SUBPATTERN:
+            sub = _exact(list(av[-1]))
+            if sub is None:
+                return None
+            strs = sub
+        elif op is sre_constants.BRANCH:
+            alts = [_exact(list(b)) for b in av[1]]
+            if any(a is None for a in alts):
+                return None
+            strs = sorted({x for a in alts for x in a or ()})
+        elif op is sre_constants.IN:
+            chars = _class_chars(av)
+            if chars is None:
+                return None
+            strs = chars
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[:2] == (0, 1):
+            sub = _exact(list(av[2]))
+            if sub is None:
+                return None
+            strs = ["", *sub]
+        else:
+            return None
+        out = [a + b for a in out for b in strs]
+        if len(out) > MAX_VARIANTS:
+            return None
+    return out
+
+
+def _class_chars(av: Any) -> list[str] | None:
+    """The characters of a small ``[...]`` of plain ASCII literals (lower-cased), else None."""
+    chars = set()
+    for op, v in av:
+        if op is not sre_constants.LITERAL or v > 0x7F:
+            return None
+        chars.add(chr(v).translate(_ASCII_LOWER))
+    return sorted(chars) if 0 < len(chars) <= 4 else None
+
+
+def _prefixes(items: list[tuple[Any, Any]]) -> list[str]:
+    """The literal strings a sequence's match must start with (``[""]`` when none is known)."""
+    out = [""]
+    for k, (op, av) in enumerate(items):
+        whole = _exact(items[k:k + 1])
+        if whole is None:
+            if op is sre_constants.SUBPATTERN:
+                inner = _prefixes(list(av[-1]))
+                return [a + b for a in out for b in inner] if len(out) * len(inner) \
+                    <= MAX_VARIANTS else out
+            return out
+        grown = [a + b for a in out for b in whole]
+        if len(grown) > MAX_VARIANTS:
+            return out
+        out = grown
+    return out
+
+
+def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """Best required literal set for a sequence of parse items.
+
+    A literal run continues through zero-width assertions (``\\b``, look-arounds) and through
+    small alternations of plain literals (``--gpu(?:_ids?|-ids?)`` requires one of
+    '--gpu_id', '--gpu-ids', ...), and ends on the leading literals of an alternation it cannot
+    pass: the longer the run, the rarer the anchor the scanner can search for it.
+    """
+    best: tuple[str, ...] | None = None
+    run = [""]
 
     def flush() -> None:
         nonlocal best, run
-        if run:
-            cand = ("".join(run),)
-            if score(cand) > score(best):
-                best = cand
-        run = []
+        cand = tuple(sorted(set(run)))
+        if _score(cand) > _score(best):
+            best = cand
+        run = [""]
+
+    def grow(strs: list[str]) -> bool:
+        nonlocal run
+        grown = [a + b for a in run for b in strs]
+        if len(grown) > MAX_VARIANTS:
+            return False
+        run = grown
+        return True
 
     for op, av in items:
-        if op is sre_constants.LITERAL:
-            run.append(chr(av))
+        if op in _ZERO_WIDTH:
             continue
+        whole = _exact([(op, av)])
+        if whole is not None and grow(whole):
+            continue
+        heads = _prefixes([(op, av)]) if whole is None else whole
+        if heads != [""] and len(run) * len(heads) <= MAX_VARIANTS:
+            grow(heads)
         flush()
+        if whole is not None:  # too many variants to join the run: start a new one with them
+            run = whole if len(whole) <= MAX_VARIANTS else [""]
+            continue
         sub: tuple[str, ...] | None = None
         if op is sre_constants.SUBPATTERN:
             sub = _seq_literals(list(av[-1]))
@@ -205,7 +298,7 @@ def _seq_literals(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
                 sub = tuple(x for a in found for x in a)
         elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[0] >= 1:
             sub = _seq_literals(list(av[2]))
-        if sub and score(sub) > score(best):
+        if sub and _score(sub) > _score(best):
             best = sub
     flush()
     return best
@@ -461,7 +554,7 @@ def _unique(sigs: list[Signature]) -> None:
 # cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
 # and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
 # ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 4  # 4: patterns are audited for catastrophic backtracking before caching
+CACHE_VERSION = 5  # 5: literals run through small alternations, scored by reduced length
 
 
 def _valid_entries(value: Any) -> bool:
