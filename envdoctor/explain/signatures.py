@@ -28,7 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
-from envdoctor.explain.reduced import reduced_len
+from envdoctor.explain.reduced import ordinary, reduced_len
 from envdoctor.rulefiles import (
     RuleFileError,
     cached_json,
@@ -177,11 +177,17 @@ MAX_VARIANTS = 16  # strings a literal run may expand to through small alternati
 _ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
 
 
-def _score(cands: tuple[str, ...] | None) -> int:
-    """How selective a required literal set is: its weakest member's length once reduced, in
-    UTF-8 bytes, as the scanner searches it ('--gpu' is 'gpu' there, an anchor nearly every
-    training-log line holds; "怎么装", 9 bytes, is rarer). On a tie the earlier set is kept."""
-    return min((reduced_len(c) for c in cands), default=0) if cands else 0
+def _score(cands: tuple[str, ...] | None) -> tuple[bool, bool, int]:
+    """How selective a required literal set is, compared as a tuple: can every member anchor
+    (``MIN_LITERAL`` bytes once reduced), does no member occur in healthy training-log lines
+    ('site-packages', 'cuda_visible_devices': such a literal sends ordinary lines to the
+    regexes), then the weakest member's length once reduced, in UTF-8 bytes, as the scanner
+    searches it ('--gpu' is 'gpu' there; "怎么装", 9 bytes, is rarer). On a tie the earlier set
+    is kept."""
+    if not cands:
+        return (False, False, 0)
+    n = min(reduced_len(c) for c in cands)
+    return (n >= MIN_LITERAL, not any(ordinary(c) for c in cands), n)
 
 
 def _exact(items: list[tuple[Any, Any]]) -> list[str] | None:
@@ -554,7 +560,8 @@ def _unique(sigs: list[Signature]) -> None:
 # cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
 # and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
 # ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 5  # 5: literals run through small alternations, scored by reduced length
+CACHE_VERSION = 6  # 6: literals run through small alternations, scored by reduced length,
+#    a literal that healthy log lines hold scores lowest
 
 
 def _valid_entries(value: Any) -> bool:
