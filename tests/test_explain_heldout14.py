@@ -19,8 +19,8 @@ import pytest
 
 from tests.explain_heldout import HeldoutSet, check_trap
 
-SET = HeldoutSet("heldout14", batch="M", at_least=50, traps_at_least=10,
-                 repos_at_least=40, phenomena_at_least=25)
+SET = HeldoutSet("heldout14", batch="M", at_least=54, traps_at_least=11,
+                 repos_at_least=51, phenomena_at_least=35)
 # first run: not yet recorded
 FLOOR = 0.0
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
