@@ -21,8 +21,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout14", batch="M", at_least=54, traps_at_least=11,
                  repos_at_least=51, phenomena_at_least=35)
-# first run: not yet recorded
-FLOOR = 0.0
+# first run on 7ddab00: 44/54 (81.5 %), 0 environment claims on 11 traps (README.md)
+FLOOR = 0.81
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
