@@ -67,6 +67,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
     "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
     "mps_watermark_problem": "apple",
+    # Cloud TPU
+    "tpu_machine": "tpu",
     # NVIDIA Jetson
     "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
     "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
