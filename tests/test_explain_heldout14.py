@@ -22,7 +22,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout14", batch="M", at_least=54, traps_at_least=11,
                  repos_at_least=51, phenomena_at_least=35)
 # first run on 7ddab00: 44/54 (81.5 %), 0 environment claims on 11 traps (README.md)
-FLOOR = 0.81
+# after the fixes by class: 49/54 (90.7 %), still 0 claims (README.md, "After")
+FLOOR = 0.90
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
