@@ -67,3 +67,15 @@ def test_the_pasted_jax_environment_of_a_tpu_host_is_clean():
         run = subprocess.run([sys.executable, "-m", "envdoctor", "check", "--from", str(JAX_ENV),
                               "--expect", intent], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, (intent, run.stdout[-2000:], run.stderr[-500:])
+
+
+def test_a_second_process_on_a_held_tpu_is_named_as_such():
+    """Recorded on the same v5e VM: a second JAX process while another held the chip. libtpu
+    says 'Internal error when accessing libtpu multi-process lockfile', not 'in use by pid N';
+    it is the held-chip diagnosis (ETPU002), not a missing or mismatched libtpu (ETPU001)."""
+    from envdoctor.explain import diagnose_text, primary
+
+    text = (DATA / "v5e-second-process-while-held.txt").read_text(encoding="utf-8")
+    found = primary(diagnose_text(text))
+    assert found is not None and found.code == "ETPU002", found
+    assert "libtpu_lockfile" in found.fix
