@@ -346,7 +346,7 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     elif m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
-        return _jetson(m, jetson, platform, installer, audio, notes)
+        return _jetson(m, jetson, platform, installer, audio, notes, keep_installed)
     if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
         return _no_driver(m, platform, installer, audio, notes)
     if m.has_nvidia and any(g.cc is None for g in m.gpus) and not platform.startswith("macos"):
@@ -712,11 +712,16 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
 
 
 def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool,
-            notes: list[Reason]) -> Suggestion:
+            notes: list[Reason], keep_installed: bool = False) -> Suggestion:
     """A Jetson module: the aarch64 CUDA wheels are SBSA server builds, NVIDIA's JetPack wheels
     are the GPU install, and the JetPack release that picks one is not in the facts (where
     the board's files say it, envdoctor.suggest.jetson_plan answers)."""
     from envdoctor.suggest import jetson_plan
+    if (sbsa := jetson_plan.sbsa_wheel(m)) is not None:
+        server = _plan(jetson_plan.sbsa_machine(m, gpu, sbsa), installer, audio,
+                       keep_installed)
+        return replace(server, reasons=(jetson_plan.sbsa_reason(m, gpu, sbsa),
+                                        *server.reasons))
     if m.jetson is not None:
         answer = jetson_plan.torch(m, m.jetson, gpu, notes)
         if answer is not None:
