@@ -324,6 +324,21 @@ def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
     return [same] + [r for r in rows if r is not same]
 
 
+def _macos_reason(release: dict[str, Any], m: Machine, platform: str) -> Reason | None:
+    """A failure when the release's macOS wheels need a newer macOS than the machine's
+    (``<platform>_min``: torch 2.12+ ships only ``macosx_14_0_arm64`` wheels); None when they
+    fit or either side is not known."""
+    need = release.get(f"{platform}_min")
+    if not platform.startswith("macos") or not need or m.macos is None:
+        return None
+    if m.macos >= Version(str(need)):
+        return None
+    return Reason("platform", f"torch {release['torch']}'s {PLATFORM_NAMES.get(platform)} "
+                  f"wheels need macOS >= {need} (their platform tag); this Mac runs macOS "
+                  f"{m.macos}", str(release.get(f"{platform}_min_source")
+                                    or release.get("source", "")), confirmed(release))
+
+
 def _installed_unlisted(release: dict[str, Any], m: Machine, platform: str) -> bool:
     """The installed torch is exactly this release, in a CUDA variant the data does not list
     for it on this platform (2.15.0+cu126): the facts show the build exists."""
@@ -381,10 +396,13 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
                 "wheel for this machine in the data", release.get("source", ""),
                 confirmed(release))]))
             continue
+        bad_macos = _macos_reason(release, m, platform)
         for variant in variants:
             check = _check(release, variant, m, platform)
             if bad_python:
                 check.failures.insert(0, bad_python)
+            if bad_macos:
+                check.failures.insert(0, bad_macos)
             checks.append(check)
             if check.ok and pick is None and confirmed(release):
                 pick = check

@@ -181,6 +181,10 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
         base[platform] = kept + [v for v in pages if v in present]
         if present:
             base["python"] = wheels.range_of(set().union(*minors.values()))
+            if platform.startswith("macos") and (need := wheels.macos_min(
+                    [w.tags for ws in per.values() for w in ws], platform, py)) is not None:
+                base[f"{platform}_min"] = need   # the wheel's macOS tag (packaging.tags)
+                base[f"{platform}_min_source"] = redact(f"{pypi}/torch/")
             base.pop("confirmed", None)
             where = f"{pypi}/torch/" if on_pypi else view.torch_root
             base["source"] = redact(where)
