@@ -244,6 +244,13 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                                       f"{data.driver_str(m.driver) if m.driver else '(not stated)'}"
                                       f" meets its floor >= {need}", plugin.get("source", ""),
                                       m.driver is not None))
+                skipped = getattr(data.releases(), "jax_cpu_only", [])
+                if skipped:
+                    reasons.append(Reason("index", f"jax {', '.join(skipped)} on the index has "
+                                          "no CUDA plugin that runs on this driver and GPU: a "
+                                          f"GPU build that runs (jax {jax} {plugin['extra']}) "
+                                          "beats a newer CPU-only release on a GPU machine",
+                                          plugin.get("source", ""), False))
                 sms = ", ".join(sorted({g.sm or "?" for g in m.gpus}))
                 reasons.append(Reason("arch", f"{plugin['extra']} supports SM "
                                       f"{plugin['min_cc']}+: {sms}",

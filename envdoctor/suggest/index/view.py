@@ -47,6 +47,7 @@ class IndexView:
         self.sources: dict[str, str] = {}         # framework -> the index that answered
         self.failures: list[tuple[str, str, str]] = []   # (framework, url, why)
         self.partial: list[str] = []     # lines on what was read in place of a failed page
+        self.jax_cpu_only: list[str] = []  # newer jax releases left out: no plugin runs here
 
     def torch_rows(self) -> list[dict[str, Any]]:
         return self.torch if self.torch is not None else SHIPPED.torch_rows()
@@ -317,6 +318,8 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
     if usable and any(r["last"] not in usable for r in rows):
         # a GPU machine gets the newest release with a CUDA plugin for its driver and GPUs,
         # not a newer CPU-only one (a plugin the index stopped publishing)
+        view.jax_cpu_only = [r["last"] for r in rows if r["last"] not in usable
+                             and Version(r["last"]) > max(Version(v) for v in usable)]
         view.jax = [r for r in rows if r["last"] in usable]
     if not plugins:
         names += [w for w in base.get("wheels", []) if w != "cpu"]
