@@ -810,6 +810,15 @@ def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool
         "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
         "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
         jetson_plan.gpu_reason(m, docs)]
+    if (have := m.installed.get("torch")) is not None and m.jetson is None:
+        # what is installed cannot be judged without the board's files: say what was not seen
+        nvidia = "nv" in (have.local or "")
+        kind = "NVIDIA's JetPack build (its +…nv tag)" if nvidia else "installed"
+        reasons.append(Reason("installed", f"torch {have} is {kind}; whether it runs here "
+                              "depends on the board's JetPack (L4T) release, which the facts do "
+                              "not show (cat /etc/nv_tegra_release): "
+                              + ("not kept, not judged" if keep_installed else "not judged"),
+                              docs, False))
     cpu_machine = replace(m, nvidia="none", gpus=(), driver=None, jetson=None)
     cpu = _plan(cpu_machine, installer, audio)
     alternatives = [Alternative(f"NVIDIA's PyTorch wheel for this JetPack release: {docs}",
