@@ -203,9 +203,15 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     jetson = data.jetson_gpu(m)
     if jetson is not None:
         jrow = data.jetson_row("jax")
-        reasons.append(Reason("platform", f"{jetson.name} ({jetson.sm}) is a Jetson (Tegra "
-                              "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
-                              "JAX publishes none for Jetson: CPU jaxlib",
+        from envdoctor.suggest.jetson_plan import sbsa_wheel
+        sm = f" ({jetson.sm})" if jetson.sm else ""
+        reasons.append(Reason("platform", f"{jetson.name}{sm} is a Jetson on an SBSA-aligned "
+                              "JetPack: JAX's install docs name no GPU wheels for Jetson, so "
+                              "whether its aarch64 CUDA plugins run there is not stated: CPU "
+                              "jaxlib" if sbsa_wheel(m) is not None else
+                              f"{jetson.name}{sm} is a Jetson (Tegra integrated) GPU: JAX's "
+                              "aarch64 CUDA plugins are SBSA builds and JAX publishes none for "
+                              "Jetson: CPU jaxlib",
                               jrow.get("source", INSTALL_URL), confirmed(jrow)))
     elif m.has_amd:
         from envdoctor.suggest.rocm_plan import jax_gate
