@@ -203,9 +203,15 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     jetson = data.jetson_gpu(m)
     if jetson is not None:
         jrow = data.jetson_row("jax")
-        reasons.append(Reason("platform", f"{jetson.name} ({jetson.sm}) is a Jetson (Tegra "
-                              "integrated) GPU: JAX's aarch64 CUDA plugins are SBSA builds and "
-                              "JAX publishes none for Jetson: CPU jaxlib",
+        from envdoctor.suggest.jetson_plan import sbsa_wheel
+        sm = f" ({jetson.sm})" if jetson.sm else ""
+        reasons.append(Reason("platform", f"{jetson.name}{sm} is a Jetson on an SBSA-aligned "
+                              "JetPack: JAX's install docs name no GPU wheels for Jetson, so "
+                              "whether its aarch64 CUDA plugins run there is not stated: CPU "
+                              "jaxlib" if sbsa_wheel(m) is not None else
+                              f"{jetson.name}{sm} is a Jetson (Tegra integrated) GPU: JAX's "
+                              "aarch64 CUDA plugins are SBSA builds and JAX publishes none for "
+                              "Jetson: CPU jaxlib",
                               jrow.get("source", INSTALL_URL), confirmed(jrow)))
     elif m.has_amd:
         from envdoctor.suggest.rocm_plan import jax_gate
@@ -244,6 +250,13 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                                       f"{data.driver_str(m.driver) if m.driver else '(not stated)'}"
                                       f" meets its floor >= {need}", plugin.get("source", ""),
                                       m.driver is not None))
+                skipped = getattr(data.releases(), "jax_cpu_only", [])
+                if skipped:
+                    reasons.append(Reason("index", f"jax {', '.join(skipped)} on the index has "
+                                          "no CUDA plugin that runs on this driver and GPU: a "
+                                          f"GPU build that runs (jax {jax} {plugin['extra']}) "
+                                          "beats a newer CPU-only release on a GPU machine",
+                                          plugin.get("source", ""), False))
                 sms = ", ".join(sorted({g.sm or "?" for g in m.gpus}))
                 reasons.append(Reason("arch", f"{plugin['extra']} supports SM "
                                       f"{plugin['min_cc']}+: {sms}",

@@ -56,6 +56,43 @@ def jetpack_of(board: JetsonBoard) -> tuple[int | None, str, dict[str, Any]]:
     return None, "", row
 
 
+def sbsa_wheel(m: Machine) -> dict[str, Any] | None:
+    """The JetPack wheel row when the board's JetPack is SBSA-aligned (JetPack 7 on Thor:
+    the Arm-server CUDA 13 builds run there, so the server planner answers); else None."""
+    if m.jetson is None:
+        return None
+    major, _how, l4t_row = jetpack_of(m.jetson)
+    wheel = table.wheel_row(major, l4t_row.get("cuda"))
+    return wheel if wheel is not None and wheel.get("sbsa") else None
+
+
+def sbsa_machine(m: Machine, gpu: GpuInfo, wheel: dict[str, Any]) -> Machine:
+    """The board as an Arm server for the server planners: its iGPU, and where the facts
+    do not show the driver (NVML does not list the iGPU), the driver the JetPack bundles
+    for its CUDA, at least that CUDA's driver floor (JetPack ships driver and CUDA as one)."""
+    from dataclasses import replace
+
+    from envdoctor.suggest import data
+    driver = m.driver
+    if driver is None and (cuda := wheel.get("cuda")):
+        floor = data.driver_floor(Version(str(cuda)), "linux")
+        driver = floor[0] if floor else None
+    return replace(m, jetson=None, nvidia="gpus", gpus=m.gpus or (gpu,), driver=driver)
+
+
+def sbsa_reason(m: Machine, gpu: GpuInfo, wheel: dict[str, Any]) -> Reason:
+    """Why an SBSA-aligned Jetson is answered as an Arm server."""
+    assert m.jetson is not None
+    _major, how, l4t_row = jetpack_of(m.jetson)
+    sure = confirmed(wheel) and (not l4t_row or confirmed(l4t_row))
+    return Reason("platform", f"{gpu.name}{f' ({gpu.sm})' if gpu.sm else ''} is a Jetson: "
+                  f"{how}, which is SBSA-aligned (CUDA {wheel.get('cuda')}): the Arm-server "
+                  "(SBSA) aarch64 CUDA wheels run on it, so it is answered as an aarch64 server"
+                  + ("" if m.driver is not None else f"; the driver is JetPack's own, taken as "
+                     f"CUDA {wheel.get('cuda')}'s"),
+                  str(wheel.get("source", DOCS)), sure)
+
+
 def _runs(m: Machine, installed: Version, l4t_row: dict[str, Any], sbsa: bool) -> bool:
     """The installed torch is a CUDA build of the board's CUDA major, and a Tegra build (no
     +cuXYZ tag, no nvidia-*-cu1x wheels) unless the JetPack is SBSA-aligned."""
@@ -104,9 +141,11 @@ def torch(m: Machine, board: JetsonBoard, gpu: GpuInfo,
                               f"for JetPack {major} need Python {want}", source, False))
     installed = m.installed.get("torch")
     if installed is not None and _runs(m, installed, l4t_row, bool(wheel.get("sbsa"))):
-        reasons.append(Reason("installed", f"torch {installed} ({m.torch_variant}) is a build "
-                              f"for this JetPack's CUDA {l4t_row.get('cuda')}", source, sure))
-        return Suggestion("torch", "installed", version=str(installed), variant=m.torch_variant,
+        # NVIDIA's build is named by its JetPack (jp5), not by a download.pytorch.org index
+        reasons.append(Reason("installed", f"torch {installed} (CUDA {l4t_row.get('cuda')}) is "
+                              f"NVIDIA's build for JetPack {major}, this board's CUDA", source,
+                              sure))
+        return Suggestion("torch", "installed", version=str(installed), variant=variant,
                           reasons=tuple(reasons), references=unique([DOCS, source]))
     return Suggestion("torch", "ok", version=version, variant=variant, command=command,
                       reasons=tuple(reasons), alternatives=others,

@@ -83,6 +83,7 @@ class Machine:
     rocm: Version | None = None     # the installed ROCm release (/opt/rocm, amd-smi)
     gfx_override: str = ""          # HSA_OVERRIDE_GFX_VERSION as set, "" when unset
     jetson: JetsonBoard | None = None  # a Jetson whose files were read (L4T, JetPack)
+    macos: Version | None = None    # the macOS release (apple.macos_version), when stated
 
     @property
     def os(self) -> str | None:
@@ -205,7 +206,12 @@ def machine_of(facts: Facts) -> Machine:
                    wsl=bool(facts.host.wsl), amd=amd, amd_gpus=amd_gpus,
                    rocm=facts.rocm.version if amd == "gpus" else None,
                    gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip(),
-                   jetson=_jetson(facts))
+                   jetson=_jetson(facts), macos=_macos(facts))
+
+
+def _macos(facts: Facts) -> Version | None:
+    """The macOS release a Mac's facts state (sw_vers), else None."""
+    return facts.apple.macos_version
 
 
 def _jetson(facts: Facts) -> JetsonBoard | None:

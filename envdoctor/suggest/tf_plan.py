@@ -45,6 +45,12 @@ def _jetson(m: Machine, gpu: Any, reasons: list[Reason]) -> Suggestion:
     """A Jetson module: PyPI's aarch64 tensorflow is CPU only; NVIDIA builds TensorFlow for
     each JetPack release, and which one is installed is not in the facts."""
     from envdoctor.suggest import jetson_plan
+    if (sbsa := jetson_plan.sbsa_wheel(m)) is not None:
+        # an SBSA-aligned JetPack (7, Thor) is an aarch64 server: PyPI's aarch64 tensorflow
+        # (CPU only) installs as on any Arm server, and NVIDIA states no TensorFlow for it
+        server = _plan(jetson_plan.sbsa_machine(m, gpu, sbsa))
+        return replace(server, reasons=(jetson_plan.sbsa_reason(m, gpu, sbsa),
+                                        *server.reasons))
     row = data.jetson_row("tensorflow")
     docs = row.get("docs", PIP_URL)
     reasons = [*reasons, Reason(

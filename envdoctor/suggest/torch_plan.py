@@ -17,9 +17,9 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from envdoctor.matrices import confirmed
+from envdoctor.matrices import confirmed, matrix
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
-from envdoctor.matrices.gpus import code_for, cuda_dropped, cuda_predates, lookup_arch
+from envdoctor.matrices.gpus import arch_cc, code_for, cuda_dropped, cuda_predates, lookup_arch
 from envdoctor.suggest import data, rocm_plan
 from envdoctor.suggest.archs import derived_archs
 from envdoctor.suggest.install import CONDA_NOTE, command, quote
@@ -295,7 +295,7 @@ def _command(check: Check, platform: str, installer: str, audio: bool
                             f"{conda['last_channel_release'] if conda else '2.5'}; " + CONDA_NOTE,
                             conda.get("source", "") if conda else ""))
     url = None if platform.startswith("macos") or _from_pypi(release, platform) \
-        else data.index_url(variant)
+        else str(release.get("find_links") or data.index_url(variant))
     return command(reqs, url, installer, index_option=_index_option(release)), reqs, url, notes
 
 
@@ -324,6 +324,31 @@ def _installed_release_first(m: Machine) -> list[dict[str, Any]]:
     return [same] + [r for r in rows if r is not same]
 
 
+def _macos_reason(release: dict[str, Any], m: Machine, platform: str) -> Reason | None:
+    """A failure when the release's macOS wheels need a newer macOS than the machine's
+    (``<platform>_min``: torch 2.12+ ships only ``macosx_14_0_arm64`` wheels); None when they
+    fit or either side is not known."""
+    need = release.get(f"{platform}_min")
+    if not platform.startswith("macos") or not need or m.macos is None:
+        return None
+    if m.macos >= Version(str(need)):
+        return None
+    return Reason("platform", f"torch {release['torch']}'s {PLATFORM_NAMES.get(platform)} "
+                  f"wheels need macOS >= {need} (their platform tag); this Mac runs macOS "
+                  f"{m.macos}", str(release.get(f"{platform}_min_source")
+                                    or release.get("source", "")), confirmed(release))
+
+
+def _installed_unlisted(release: dict[str, Any], m: Machine, platform: str) -> bool:
+    """The installed torch is exactly this release, in a CUDA variant the data does not list
+    for it on this platform (2.15.0+cu126): the facts show the build exists."""
+    have = m.installed.get("torch")
+    variant = m.torch_variant or ""
+    return (have is not None and Version(have.public) == Version(str(release["torch"]))
+            and data.variant_cuda(variant) is not None and m.has_nvidia
+            and variant not in release.get(platform, []))
+
+
 def plan(m: Machine, request: Request) -> Suggestion:
     """The torch suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
     return _plan(m, request.installer, request.audio, request.keep_installed)
@@ -346,7 +371,7 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     elif m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
-        return _jetson(m, jetson, platform, installer, audio, notes)
+        return _jetson(m, jetson, platform, installer, audio, notes, keep_installed)
     if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
         return _no_driver(m, platform, installer, audio, notes)
     if m.has_nvidia and any(g.cc is None for g in m.gpus) and not platform.startswith("macos"):
@@ -357,9 +382,13 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
     for release in rows:
         bad_python = _python_reason(release, m)
         variants = _wanted_variants(release, m, platform)
-        if keep_installed and release is rows[0] and m.torch_variant in variants:
+        if keep_installed and release is rows[0] and m.torch_variant and (
+                m.torch_variant in variants or _installed_unlisted(release, m, platform)):
             # the installed build itself comes first when it runs here: nothing to change
-            variants.remove(m.torch_variant)
+            # (a build the data does not list for its release exists: it is installed; its
+            # arch list is then its variant's nearest earlier one, said so, unconfirmed)
+            if m.torch_variant in variants:
+                variants.remove(m.torch_variant)
             variants.insert(0, m.torch_variant)
         if not variants:
             checks.append(Check(release, "-", [Reason(
@@ -367,10 +396,13 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
                 "wheel for this machine in the data", release.get("source", ""),
                 confirmed(release))]))
             continue
+        bad_macos = _macos_reason(release, m, platform)
         for variant in variants:
             check = _check(release, variant, m, platform)
             if bad_python:
                 check.failures.insert(0, bad_python)
+            if bad_macos:
+                check.failures.insert(0, bad_macos)
             checks.append(check)
             if check.ok and pick is None and confirmed(release):
                 pick = check
@@ -416,6 +448,11 @@ def _index_reason(check: Check, platform: str) -> Reason:
                 f"{check.release.get('python')}")
         return Reason("index", text, check.release.get("python_source", ""),
                       confirmed(check.release))
+    elif check.variant not in check.release.get(platform, []):
+        # only in keep-installed mode: the installed build is the evidence it exists
+        return Reason("index", f"the data does not list a {check.variant} build of torch "
+                      f"{check.version} for {where}; the installed one shows it exists",
+                      check.release.get("source", ""), False)
     else:
         text = (f"{data.index_url(check.variant)} carries torch {check.version} for {where} "
                 f"and Python {check.release.get('python')}")
@@ -647,6 +684,8 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
 def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio: bool,
           notes: list[Reason]) -> Suggestion:
     """No release in the data runs here: the reasons of the newest, and the ways out."""
+    if (too_old := _older_than_every_build(m, platform)) is not None:
+        return _cpu_for_old_gpu(m, platform, installer, audio, notes, *too_old)
     newest = next((c for c in checks if confirmed(c.release)), None)
     reasons = list(notes)
     if newest is not None:
@@ -674,6 +713,44 @@ def _none(m: Machine, platform: str, checks: list[Check], installer: str, audio:
                                         price=price, source=best.failures[0].source))
     return Suggestion("torch", "none", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+# PyTorch's binaries stopped carrying sm_35 (K40) code with 1.3 ("I switched builds and
+# nightlies from 3.5 to only 3.7", pytorch/builder 2aac90bd; K40 failures on 1.3.x: #30532,
+# #31319), before the first cp38 release (1.4.0): no build of the data has code for it
+OLD_GPU_SOURCE = "https://github.com/pytorch/pytorch/issues/24205"
+
+
+def _older_than_every_build(m: Machine, platform: str) -> tuple[GpuInfo, str] | None:
+    """A GPU older than every torch CUDA build of the data for this platform: no build has
+    code it runs (its SASS and PTX are all of a newer architecture), whatever the driver or
+    Python. (The GPU and the oldest architecture any build carries), else None."""
+    if not m.has_nvidia or platform.startswith("macos"):
+        return None
+    family = data.matrix_platform(platform)
+    lists = [list(r.get("archs", [])) for r in matrix("torch").get("variant", [])
+             if r.get("platform", "default") == family and r.get("archs")]
+    if not lists:
+        return None
+    oldest = min((got[1], a) for archs in lists for a in archs if (got := arch_cc(a)))
+    for gpu in m.gpus:
+        if gpu.cc is None or gpu.sm is None or gpu.cc >= oldest[0]:
+            continue
+        if all(code_for(archs, gpu.sm) is None for archs in lists):
+            return gpu, oldest[1]
+    return None
+
+
+def _cpu_for_old_gpu(m: Machine, platform: str, installer: str, audio: bool,
+                     notes: list[Reason], gpu: GpuInfo, oldest: str) -> Suggestion:
+    """No torch CUDA build runs this GPU, whatever the driver: the CPU build is the answer."""
+    cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None), installer, audio)
+    why = Reason("arch", f"no torch CUDA build in the data has code for {gpu.name} "
+                 f"({gpu.sm}): the oldest architecture any of them carries is {oldest}, and "
+                 "PyTorch's binaries dropped sm_35 with 1.3; no driver upgrade changes that, so "
+                 "torch runs on the CPU here", OLD_GPU_SOURCE)
+    return replace(cpu, reasons=(*notes, why, *cpu.reasons),
+                   references=unique([*cpu.references, OLD_GPU_SOURCE]))
 
 
 def _undecided(m: Machine, platform: str, installer: str, audio: bool,
@@ -712,11 +789,16 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
 
 
 def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool,
-            notes: list[Reason]) -> Suggestion:
+            notes: list[Reason], keep_installed: bool = False) -> Suggestion:
     """A Jetson module: the aarch64 CUDA wheels are SBSA server builds, NVIDIA's JetPack wheels
     are the GPU install, and the JetPack release that picks one is not in the facts (where
     the board's files say it, envdoctor.suggest.jetson_plan answers)."""
     from envdoctor.suggest import jetson_plan
+    if (sbsa := jetson_plan.sbsa_wheel(m)) is not None:
+        server = _plan(jetson_plan.sbsa_machine(m, gpu, sbsa), installer, audio,
+                       keep_installed)
+        return replace(server, reasons=(jetson_plan.sbsa_reason(m, gpu, sbsa),
+                                        *server.reasons))
     if m.jetson is not None:
         answer = jetson_plan.torch(m, m.jetson, gpu, notes)
         if answer is not None:
@@ -728,6 +810,15 @@ def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool
         "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
         "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
         jetson_plan.gpu_reason(m, docs)]
+    if (have := m.installed.get("torch")) is not None and m.jetson is None:
+        # what is installed cannot be judged without the board's files: say what was not seen
+        nvidia = "nv" in (have.local or "")
+        kind = "NVIDIA's JetPack build (its +…nv tag)" if nvidia else "installed"
+        reasons.append(Reason("installed", f"torch {have} is {kind}; whether it runs here "
+                              "depends on the board's JetPack (L4T) release, which the facts do "
+                              "not show (cat /etc/nv_tegra_release): "
+                              + ("not kept, not judged" if keep_installed else "not judged"),
+                              docs, False))
     cpu_machine = replace(m, nvidia="none", gpus=(), driver=None, jetson=None)
     cpu = _plan(cpu_machine, installer, audio)
     alternatives = [Alternative(f"NVIDIA's PyTorch wheel for this JetPack release: {docs}",

@@ -32,6 +32,10 @@ def _reqs(tokens: list[str]) -> dict[str, str]:
 
 
 def _index_variant(tokens: list[str]) -> str | None:
+    if "-f" in tokens:   # 1.8.1's own line: -f torch_stable.html, the variant in the local pin
+        assert tokens[tokens.index("-f") + 1] == INDEX + "torch_stable.html", tokens
+        pins = [t.partition("+")[2] for t in tokens if t.startswith("torch==") and "+" in t]
+        return pins[0] if pins else None
     flag = next((f for f in ("--index-url", "--extra-index-url") if f in tokens), None)
     if flag is None:
         return None

@@ -50,9 +50,14 @@ def test_jetpack_from_the_l4t_release_when_nvidia_jetpack_is_not_installed():
     assert "L4T 35.4.1 is JetPack 5.1.2" in _text(s)
 
 
-def test_thor_on_jetpack_7_gets_the_cu130_wheels():
+def test_thor_on_jetpack_7_gets_the_cu13x_server_wheels():
+    # JetPack 7 is SBSA-aligned: the Arm-server planner answers (the newest CUDA 13 build
+    # whose aarch64 arch list has sm_110), for any Python PyTorch builds, not NVIDIA's one
     s = torch_of(board("3.12.3", "38.2.0", "7.0", "tegra264"))
-    assert s.status == "ok" and "whl/cu130" in (s.command or "")
+    assert s.status == "ok" and "download.pytorch.org/whl/cu13" in (s.command or "")
+    assert "SBSA-aligned" in _text(s) and "JetPack's own" in _text(s)
+    s = torch_of(board("3.14.0", "38.2.0", "7.0", "tegra264"))
+    assert s.status == "ok" and (s.variant or "").startswith("cu13")
 
 
 def test_unknown_l4t_release_stays_undecided_with_the_reason():

@@ -47,6 +47,7 @@ class IndexView:
         self.sources: dict[str, str] = {}         # framework -> the index that answered
         self.failures: list[tuple[str, str, str]] = []   # (framework, url, why)
         self.partial: list[str] = []     # lines on what was read in place of a failed page
+        self.jax_cpu_only: list[str] = []  # newer jax releases left out: no plugin runs here
 
     def torch_rows(self) -> list[dict[str, Any]]:
         return self.torch if self.torch is not None else SHIPPED.torch_rows()
@@ -181,6 +182,10 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
         base[platform] = kept + [v for v in pages if v in present]
         if present:
             base["python"] = wheels.range_of(set().union(*minors.values()))
+            if platform.startswith("macos") and (need := wheels.macos_min(
+                    [w.tags for ws in per.values() for w in ws], platform, py)) is not None:
+                base[f"{platform}_min"] = need   # the wheel's macOS tag (packaging.tags)
+                base[f"{platform}_min_source"] = redact(f"{pypi}/torch/")
             base.pop("confirmed", None)
             where = f"{pypi}/torch/" if on_pypi else view.torch_root
             base["source"] = redact(where)
@@ -313,6 +318,8 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
     if usable and any(r["last"] not in usable for r in rows):
         # a GPU machine gets the newest release with a CUDA plugin for its driver and GPUs,
         # not a newer CPU-only one (a plugin the index stopped publishing)
+        view.jax_cpu_only = [r["last"] for r in rows if r["last"] not in usable
+                             and Version(r["last"]) > max(Version(v) for v in usable)]
         view.jax = [r for r in rows if r["last"] in usable]
     if not plugins:
         names += [w for w in base.get("wheels", []) if w != "cpu"]

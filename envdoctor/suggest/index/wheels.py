@@ -57,6 +57,29 @@ def parse(filename: str) -> tuple[str, Version, frozenset[Tag]] | None:
     return str(name), version, tags
 
 
+def macos_min(tag_sets: list[frozenset[Tag]], platform: str, py: int | None) -> str | None:
+    """The oldest macOS ("14.0") any of these wheels installs on, by their macosx_X_Y tags
+    against the tags ``packaging.tags.mac_platforms`` gives each release (for this Python
+    when it is known); None when no wheel has a macOS tag for ``platform``."""
+    arch = {"macos_arm64": "arm64", "macos_x86_64": "x86_64"}.get(platform)
+    if arch is None:
+        return None
+    best: tuple[int, int] | None = None
+    for tags in tag_sets:
+        if py is not None and not fits(tags, platform, (3, py)):
+            continue
+        for major, minor in _MAC_RELEASES:
+            if not {t.platform for t in tags}.isdisjoint(mac_platforms((major, minor), arch)):
+                if best is None or (major, minor) < best:
+                    best = (major, minor)
+                break
+    return f"{best[0]}.{best[1]}" if best else None
+
+
+# the macOS releases a wheel's tag is tried against, oldest first
+_MAC_RELEASES = [(10, m) for m in range(9, 16)] + [(v, 0) for v in range(11, 27)]
+
+
 def fits(tags: frozenset[Tag], platform: str, python: tuple[int, int]) -> bool:
     return not tags.isdisjoint(supported(platform, python))
 
