@@ -40,16 +40,7 @@ def answer(row: dict, framework: str) -> str:
 
 
 CASES = [(row, fw) for row in MACHINES for fw in row["expect"]]
-# Labels that contradict a later batch's label of the same fact (tests/suggest/heldout/README.md,
-# "Batch 7 after this round"): kept as written, run as strict xfails until reconciled.
-CONFLICTING = {("k6000-linux-driver470-py39", "torch"):
-               "'none' for an sm_35 GPU; profiles7's K40 (sm_35) label is the CPU build: no torch "
-               "CUDA build carries sm_35 (pytorch/pytorch#24205), and the CPU build runs"}
-
-
-@pytest.mark.parametrize("row, framework", [
-    pytest.param(r, fw, marks=pytest.mark.xfail(strict=True, reason=CONFLICTING[(r["name"], fw)]))
-    if (r["name"], fw) in CONFLICTING else (r, fw) for r, fw in CASES],
+@pytest.mark.parametrize("row, framework", CASES,
     ids=[f"{r['name']}-{fw}" for r, fw in CASES])
 def test_heldout_machine(row, framework):
     got, want = answer(row, framework), row["expect"][framework]
