@@ -35,7 +35,7 @@ LABELS: dict[str, tuple[set[str], str, bool]] = {
     "rdna-needs-override": ({"rocm-rdna-needs-hsa-override", "rocm-gfx-unsupported"}, "", True),
     "linux-driver-inside-wsl": ({"linux-driver-inside-wsl"}, "", True),
     "wsl-no-gpu": (set(), r"wsl|windows", True),
-    "small-dev-shm": ({"small-dev-shm-in-container"}, "", False),
+    "small-dev-shm": ({"small-dev-shm-in-container"}, "", True),
 }
 # Healthy machines that still get a finding, each with why (the README's figure counts them):
 KNOWN_ALARMS = {
