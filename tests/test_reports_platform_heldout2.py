@@ -28,7 +28,7 @@ SET = TESTS / "corpus" / "reports" / "platform_heldout2"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("q*.toml"))]
 LOUD = ("error", "warning")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container")
-FLOOR = 0.0
+FLOOR = 0.75  # 4/8 before issue 24's plat24 branch, 6/8 after (README of the set)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

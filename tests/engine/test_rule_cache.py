@@ -45,7 +45,8 @@ def test_second_load_comes_from_the_cache_and_matches(tree):
 def test_an_edited_file_is_read_again(tree):
     engine.load_checks(tree)
     path = tree / "checks" / "host" / "HOST001.toml"
-    path.write_text(path.read_text().replace('severity = "warning"', 'severity = "error"'))
+    path.write_text(path.read_text().replace(
+        'severity = { auto = "warning", gpu = "error", cpu = "warning" }', 'severity = "error"'))
     _touch_later(path)
     host = next(c for c in engine.load_checks(tree) if c.code == "HOST001")
     assert host.severity_for("auto") == "error"

@@ -212,7 +212,8 @@ def test_the_cache_follows_content_not_clocks(tmp_path, private_cache):
     path = next((root / "checks").rglob("HOST001.toml"))
     os.utime(path, (1, 1))  # an old clock, the same bytes: still valid
     assert loader.load_tree_cached("checks", root)[1] is True
-    path.write_text(path.read_text().replace('severity = "warning"', 'severity = "error"'))
+    path.write_text(path.read_text().replace(
+        'severity = { auto = "warning", gpu = "error", cpu = "warning" }', 'severity = "error"'))
     os.utime(path, (1, 1))  # new bytes under an old clock: read again
     tree, cached = loader.load_tree_cached("checks", root)
     assert cached is False

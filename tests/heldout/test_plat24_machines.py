@@ -26,7 +26,7 @@ LABELS = {
     "rocm-wheel-on-nvidia": ({"rocm-torch-on-nvidia-host"}, "error"),
     "hip-visible-hides-all": ({"hip-visible-devices-hides-all"}, "error"),
     "wsl-no-dxg": ({"wsl-no-gpu-paravirtualization"}, "error"),
-    "small-dev-shm": ({"small-dev-shm-in-container"}, "warning"),
+    "small-dev-shm": ({"small-dev-shm-in-container"}, "error"),  # under --expect gpu (HOST001)
     "container-without-gpu-devices": ({"container-without-gpu-devices"}, "error"),
 }
 SCENARIOS = ([("rocm", s) for s in machines.ROCM_SCENARIOS]

@@ -35,7 +35,7 @@ LABELS: dict[str, tuple[set[str], str, bool]] = {
     "rdna-needs-override": ({"rocm-rdna-needs-hsa-override", "rocm-gfx-unsupported"}, "", True),
     "linux-driver-inside-wsl": ({"linux-driver-inside-wsl"}, "", True),
     "wsl-no-gpu": (set(), r"wsl|windows", True),
-    "small-dev-shm": ({"small-dev-shm-in-container"}, "", False),
+    "small-dev-shm": ({"small-dev-shm-in-container"}, "", True),
 }
 # Healthy machines that still get a finding, each with why (the README's figure counts them):
 KNOWN_ALARMS = {
@@ -111,7 +111,7 @@ def test_platform_machines_per_platform_and_healthy_clean(tmp_path, deps):  # no
           "by platform and kind (right/total):",
           *[f"  {p:10} {k:8} {ok}/{n}" for (p, k), (ok, n) in sorted(tally.items())],
           *lines, sep="\n", file=sys.stderr)
-    assert right / total >= 0.8  # 3/10 on the first run; 8/10 after (tests/heldout/PLATFORMS.md)
+    assert right / total >= 0.9  # 3/10 on the first run; 8/10, then 9/10 after HOST001 under --expect gpu (PLATFORMS.md)
     unexplained = [a for a in alarms if a.split(":")[0].strip() not in KNOWN_ALARMS]
     assert not unexplained, ("healthy machines with a warning or error or exit != 0:\n"
                              + "\n".join(unexplained))

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 LABELS = {
     "linux-driver-inside-wsl": ({"linux-driver-inside-wsl"}, True),
     "container-without-gpu-devices": ({"container-without-gpu-devices"}, True),
-    "small-dev-shm": ({"small-dev-shm-in-container"}, False),
+    "small-dev-shm": ({"small-dev-shm-in-container"}, True),
     "cgroup-memory-limit-low": ({"container-memory-limit-low"}, False),
     "system-cudnn-will-load": ({"system-library-will-shadow-wheel"}, False),
 }

@@ -25,6 +25,8 @@ ROCMINFO = {
     "05-kfd-permission-denied.txt": [],
     "06-kfd-cannot-allocate.txt": [],
     "07-header-7800x3d.txt": [],          # the CPU agent only: no GPU
+    "08-rx6750xt-gfx1031-plus-gfx1036-igpu.txt": [("AMD Radeon RX 6750 XT", "gfx1031"),
+                                                  ("AMD Radeon Graphics", "gfx1036")],
 }
 ROCMINFO_PROBLEM = {
     "05-kfd-permission-denied.txt": "rocminfo: unable to open /dev/kfd read-write: Permission denied",
