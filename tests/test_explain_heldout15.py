@@ -20,8 +20,8 @@ import pytest
 
 from tests.explain_heldout import HeldoutSet, check_trap
 
-SET = HeldoutSet("heldout15", batch="N", at_least=44, traps_at_least=10,
-                 repos_at_least=44, phenomena_at_least=28)
+SET = HeldoutSet("heldout15", batch="N", at_least=56, traps_at_least=11,
+                 repos_at_least=55, phenomena_at_least=38)
 # first run: not yet recorded
 FLOOR = 0.0
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
