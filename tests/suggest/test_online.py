@@ -331,3 +331,20 @@ def test_an_unreadable_torch_root_leaves_the_build_pypi_carries(monkeypatch):
     assert (old["torch"].version, old["torch"].variant) == (want.version, want.variant)
     assert old["torch"].variant == "cu126" and old["torch"].version != "2.16.0"
     assert len(old_result.notes) == 1
+
+
+def test_one_run_reads_an_amd_box_and_a_cpu_box_of_the_same_python_apart():
+    """The index view is chosen per machine by every fact the page choice reads: an AMD box
+    asks for the rocm* folders, a CPU-only box of the same platform and Python for cpu; one
+    Online object (one run, several profiles) must not answer the second from the first's."""
+    from .heldout6_index import serving as serving6
+    from .test_heldout5 import snapshot
+    amd = {"name": "amd", "os": "Linux", "arch": "x86_64", "python": "3.13.5",
+           "rocm": {"version": "7.2.0", "gpu": "AMD Instinct MI300X", "gfx": "gfx942"}}
+    cpu = {"name": "cpu", "os": "Linux", "arch": "x86_64", "python": "3.13.5"}
+    with serving6("json") as index:
+        online = Online(index.url, index.torch_root, 10)
+        first = suggest(snapshot(amd), ["torch"], online=online).suggestions[0]
+        second = suggest(snapshot(cpu), ["torch"], online=online).suggestions[0]
+    assert first.variant and first.variant.startswith("rocm")
+    assert (second.version, second.variant) == ("2.16.0", "cpu")

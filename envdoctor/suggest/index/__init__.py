@@ -76,7 +76,10 @@ def view_for(m: Machine, frameworks: list[str], audio: bool, online: Online
     read). One view per machine profile and request within a run."""
     from envdoctor.suggest.plan import assumed_platform
     platform, _ = assumed_platform(m)
-    key = (platform, m.python, m.nvidia, m.torch_hip, tuple(sorted(frameworks)), audio)
+    # every fact read_torch / read_jax / read_tf choose pages by: an AMD box on the same platform
+    # and Python as a CPU-only one asks for other torch variants (rocm*, not cpu)
+    key = (platform, m.python, m.nvidia, m.torch_hip, m.has_amd, m.os,
+           tuple(sorted(frameworks)), audio)
     if key in online._views:
         return online._views[key]
     pypi, _where = online.pypi()
