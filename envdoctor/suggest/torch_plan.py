@@ -701,6 +701,12 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
     """AMD GPUs where the facts or the data cannot choose a ROCm wheel: the reasons, AMD's
     other ways (never a command), and the CPU wheel."""
     cpu = _plan(replace(m, amd="none", amd_gpus=()), installer, audio)
+    if gate.cpu and cpu.status in ("ok", "installed"):
+        # no ROCm release supports the GPU(s): the CPU build is the answer, not undecided
+        reasons = [*notes, *gate.reasons, *cpu.reasons]
+        return replace(cpu, reasons=tuple(reasons),
+                       alternatives=(*gate.alternatives, *cpu.alternatives),
+                       references=_refs(reasons))
     alternatives = list(gate.alternatives)
     if cpu.command:
         alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
