@@ -597,15 +597,20 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
                 command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
                 source=best.failures[0].source))
-    rocm_only = [c for c in better if c.kinds() == {"gpu"}
-                 and (not m.has_amd or rocm_plan.known_distance(c.variant, m))]
+    # a wheel's own ROCm release is always inside the window of that release's kernel driver;
+    # "+/- 2 releases of it" only where the data orders that release among the others
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
     if rocm_only:
-        best = rocm_only[0]
+        known = [c for c in rocm_only if rocm_plan.known_distance(c.variant, m)]
+        best = known[0] if known and Version(known[0].version) >= Version(
+            rocm_only[0].version) else rocm_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
         wheel_rocm = data.variant_rocm(best.variant)
+        near = " (or within AMD's +/- 2 releases of it)" \
+            if rocm_plan.known_distance(best.variant, m) else ""
         out.append(Alternative(
-            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm} (or within AMD's +/- 2 "
-            f"releases of it) to get torch {best.version} {best.variant}" if m.has_amd else
+            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm}{near} to get torch "
+            f"{best.version} {best.variant}" if m.has_amd else
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
             version=best.version, variant=best.variant, command=cmd,
