@@ -705,12 +705,17 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
                    notes: list[Reason], gate: rocm_plan.Gate) -> Suggestion:
     """AMD GPUs where the facts or the data cannot choose a ROCm wheel: the reasons, AMD's
     other ways (never a command), and the CPU wheel."""
-    cpu = _plan(replace(m, amd="none", amd_gpus=()), installer, audio)
+    # the CPU wheel: without the AMD GPUs and without the installed ROCm torch's pull towards
+    # rocm* variants (a HIP build installed would otherwise make this a ROCm answer)
+    cpu = _plan(replace(m, amd="none", amd_gpus=(), torch_hip=False), installer, audio)
     if gate.cpu and cpu.status in ("ok", "installed"):
         # no ROCm release supports the GPU(s): the CPU build is the answer, not undecided
         reasons = [*notes, *gate.reasons, *cpu.reasons]
+        # the CPU view would call an installed ROCm torch "runs here": not on this GPU
+        cpu_alts = tuple(a for a in cpu.alternatives
+                         if data.variant_rocm(a.variant or "") is None)
         return replace(cpu, reasons=tuple(reasons),
-                       alternatives=(*gate.alternatives, *cpu.alternatives),
+                       alternatives=(*gate.alternatives, *cpu_alts),
                        references=_refs(reasons))
     alternatives = list(gate.alternatives)
     if cpu.command:

@@ -61,6 +61,16 @@ def test_a_consumer_chip_no_rocm_lists_gets_the_cpu_build_and_the_override_is_no
     assert override and all(a.command is None for a in override)
 
 
+def test_an_installed_rocm_torch_does_not_make_the_unlisted_chips_answer_a_rocm_wheel():
+    """The CPU answer for an unlisted gfx is planned without the installed HIP build's pull
+    towards rocm* variants, and never says that installed ROCm build "runs here"."""
+    facts = _amd([("AMD Radeon RX 6600 XT", "gfx1032")], torch="2.5.1+rocm6.2", hip="6.2")
+    for keep in (False, True):
+        s = suggest(facts, ["torch"], keep_installed=keep).suggestions[0]
+        assert (s.status, s.variant) == ("ok", "cpu") and "/whl/cpu" in (s.command or "")
+        assert not any(a.variant and a.variant.startswith("rocm") for a in s.alternatives)
+
+
 def test_a_chip_with_no_rocm_list_and_no_override_gets_the_cpu_build():
     s = suggest(_amd([("AMD Radeon RX 5700 XT", "gfx1010")], rocm="6.2.4"),
                 ["torch"]).suggestions[0]
