@@ -100,9 +100,15 @@ def hardware(release: Any = None) -> dict[str, Version | None]:
     return out
 
 
-def hardware_source(release: Any) -> str | None:
-    """The source of the ``[[hardware.builds]]`` row that decides ``release``'s ``min_cc``."""
+def hardware_build(release: Any) -> dict[str, Any] | None:
+    """The ``[[hardware.builds]]`` row that covers ``release`` (the newest ``from``), or None."""
     v = ver(release)
     rows = [b for b in matrix("tensorflow").get("hardware", {}).get("builds", [])
             if v is not None and (f := ver(b.get("from"))) and v >= f]
-    return str(rows[-1]["source"]) if rows else None
+    return dict(max(rows, key=lambda b: Version(str(b["from"])))) if rows else None
+
+
+def hardware_source(release: Any) -> str | None:
+    """The source of the ``[[hardware.builds]]`` row that decides ``release``'s ``min_cc``."""
+    row = hardware_build(release)
+    return str(row["source"]) if row else None

@@ -7,11 +7,12 @@ within AMD's +/- 2-release window of the kernel driver's release (the user and k
 support matrix, ``[driver]``). The installed ROCm release stands for the kernel driver's: the
 facts name no separate amdgpu release in ROCm numbering, and the reasons say so.
 
-A consumer chip that no ROCm release lists (an RX 6600's gfx1032) is ``undecided``:
-HSA_OVERRIDE_GFX_VERSION makes ROCm run another chip's code on it, which AMD says is not a
-supported fix, so it is never the answer. JAX and TensorFlow publish no ROCm wheels of their
-own; their answers name AMD's way (a container, AMD's tensorflow-rocm builds) and stay
-``undecided``.
+A consumer chip that no ROCm release lists (an RX 6600's gfx1032, an RX 5700 XT's gfx1010)
+gets the CPU install: no ROCm wheel is known to run on it, which the facts do decide.
+HSA_OVERRIDE_GFX_VERSION makes ROCm run another chip's code on some of them, which AMD says is
+not a supported fix, so it is an alternative, never the answer. JAX and TensorFlow publish no
+ROCm wheels of their own; their answers name AMD's way (a container, AMD's tensorflow-rocm
+builds) and stay ``undecided``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class Gate:
 
     reasons: list[Reason] = field(default_factory=list)
     alternatives: list[Alternative] = field(default_factory=list)
+    # True when the facts do decide, against the GPU: no ROCm release supports it, so the CPU
+    # install is the answer (not undecided), with any unsupported way as an alternative
+    cpu: bool = False
 
 
 def _label(g: AmdInfo) -> str:
@@ -108,7 +112,7 @@ def _unlisted(m: Machine, unlisted: list[AmdInfo]) -> Gate:
                 f"ROCm wheel of this machine's ROCm ({row['runs_as']} code on {g.gfx})",
                 price="a configuration AMD does not support", source=row.get("source", "")))
         reasons.append(Reason("arch", text, SYSTEM_REQUIREMENTS))
-    return Gate(reasons, alternatives)
+    return Gate(reasons, alternatives, cpu=len(unlisted) == len(gpus(m)[0]))
 
 
 def check(failures: list[Reason], notes: list[Reason], variant: str, wheel: Version,

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices.gpus import cuda_dropped
-from envdoctor.matrices.tensorflow import hardware, hardware_source
+from envdoctor.matrices.tensorflow import hardware, hardware_build
 from envdoctor.suggest import data
 from envdoctor.suggest.install import CONDA_NOTE, command
 from envdoctor.suggest.machine import PLATFORM_NAMES, Machine
@@ -90,6 +90,18 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
     if prow.get("gpu_until") and tf > Version(prow["gpu_until"]):
         out.append(Reason("platform", f"TF {prow['gpu_until']} was the last release with GPU on "
                           "native Windows", src))
+    elif prow.get("gpu_until") and not _system_cuda(row, m):
+        # as on Linux before [and-cuda]: a release whose GPU needs a CUDA / cuDNN pip does not
+        # install is an install plus a toolkit, not a pip answer (pip.md: CUDA 11.2 and
+        # cuDNN 8.1 installed first, then "tensorflow<2.11")
+        out.append(Reason("index", f"TF {tf} on native Windows uses a system CUDA "
+                          f"{row.get('cuda')} / cuDNN {row.get('cudnn')}, which pip does not "
+                          "install; the snapshot shows no CUDA "
+                          f"{row.get('cuda')} toolkit (nvcc)", src))
+    if prow.get("gpu_from") and row.get("and_cuda_runs") is False:
+        out.append(Reason("gpu", f"{prow['gpu']}=={tf}.* installs, but "
+                          f"{row.get('and_cuda_runs_note', 'its GPU is not found as installed')}",
+                          row.get("and_cuda_runs_source", src)))
     cuda = ver(row.get("cuda"))
     if cuda is not None:
         floor = data.driver_floor(cuda, data.driver_os(m))
@@ -99,7 +111,9 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
                               f"{data.driver_str(m.driver)}", floor[1],
                               floor[2] and not row.get("cuda_of")))
         min_cc = hardware(tf)["min_cc"]
-        min_src = hardware_source(tf) or PIP_URL
+        build = hardware_build(tf)
+        min_src = str(build["source"]) if build else PIP_URL
+        min_ok = confirmed(build) if build else True
         for gpu in dict.fromkeys(m.gpus):
             dropped = cuda_dropped(cuda, gpu.cc) if gpu.cc is not None else None
             if dropped is not None:
@@ -110,8 +124,15 @@ def _gpu_failures(row: dict[str, Any], prow: dict[str, Any], m: Machine) -> list
             elif gpu.cc is not None and min_cc is not None and gpu.cc < min_cc:
                 out.append(Reason("arch", f"TF {tf}'s wheels carry code for CUDA "
                                   f"architecture {min_cc} and newer; {gpu.name} is {gpu.sm}",
-                                  min_src, min_src == PIP_URL))
+                                  min_src, min_ok))
     return out
+
+
+def _system_cuda(row: dict[str, Any], m: Machine) -> bool:
+    """Whether the snapshot shows the CUDA toolkit (nvcc) of ``row``'s build, major.minor."""
+    want = ver(row.get("cuda"))
+    return want is not None and m.nvcc is not None and \
+        m.nvcc.release[:2] == want.release[:2]
 
 
 def _spec(row: dict[str, Any]) -> str:
@@ -177,11 +198,20 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
     alternatives: list[Alternative] = []
     pick, gpu = rows[0], False
     if m.has_nvidia:
+        manual: Alternative | None = None
         for row in rows:
             fails = _gpu_failures(row, prow, m)
             if not fails:
                 pick, gpu = row, True
                 break
+            if manual is None and [f.text for f in fails] == [
+                    f.text for f in fails if f.source == row.get("and_cuda_runs_source")]:
+                cmd, _ = _cmd(row, True, prow, installer)
+                manual = Alternative(
+                    f"TF {row['tensorflow']} on the GPU, with LD_LIBRARY_PATH set to the "
+                    "site-packages/nvidia/*/lib folders [and-cuda] installs",
+                    version=row["tensorflow"], variant=prow.get("gpu"), command=cmd,
+                    price="a manual library path", source=row.get("and_cuda_runs_source", ""))
             if row is rows[0]:
                 reasons.extend(fails)
                 if {f.constraint for f in fails} == {"driver"}:
@@ -194,25 +224,37 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
         if not gpu:
             reasons.append(Reason("gpu", "no TensorFlow release in the data uses this GPU here: "
                                   "CPU install", prow.get("source", PIP_URL)))
+            if manual is not None:
+                alternatives.append(manual)
             if platform == "win_amd64":
                 old = next((r for r in _releases() if Version(r["tensorflow"]) <= Version(
                     prow.get("gpu_until", "0"))), None)
-                if old is not None and not _python_ok(old, m):
+                if old is not None:
+                    if _python_ok(old, m):   # why the last native-Windows GPU release is not it
+                        reasons.extend(f for f in _gpu_failures(old, prow, m)
+                                       if f.constraint == "index")
                     cmd, _ = _cmd(old, True, prow, installer)
+                    on_python = "" if _python_ok(old, m) else f" with Python {old['python']}"
+                    system = f"a system CUDA {old.get('cuda')} / cuDNN {old.get('cudnn')}"
                     alternatives.append(Alternative(
-                        f"native Windows GPU: TF {old['tensorflow']} with Python {old['python']} "
-                        f"and a system CUDA {old.get('cuda')} / cuDNN {old.get('cudnn')}",
+                        f"native Windows GPU: TF {old['tensorflow']}{on_python} and {system}",
                         version=old["tensorflow"], variant="tensorflow", command=cmd,
-                        price=f"Python {old['python']}",
+                        price=(f"Python {old['python']} and " if on_python else "") + system,
                         source=prow.get("source", PIP_URL)))
                 lin = data.platform_row("tensorflow_platform", "linux_x86_64") or {}
                 newest_any = _releases()[0]
                 cmd, _ = _cmd(newest_any, True, lin, installer)
+                price, src = "WSL2", prow.get("source", PIP_URL)
+                cuda = ver(newest_any.get("cuda"))
+                # WSL runs the Linux wheel with this Windows driver, in Windows numbering
+                floor = data.driver_floor(cuda, data.driver_os(m)) if cuda is not None else None
+                if floor and m.driver is not None and m.driver < floor[0]:
+                    price = f"WSL2 and a driver >= {data.driver_str(floor[0])}"
+                    src = floor[1]
                 alternatives.append(Alternative(
                     f"GPU under WSL2: TF {newest_any['tensorflow']} with tensorflow[and-cuda]",
                     version=newest_any["tensorflow"], variant="tensorflow[and-cuda]", command=cmd,
-                    price="WSL2",
-                    source=prow.get("source", PIP_URL)))
+                    price=price, source=src))
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "the plain tensorflow package is shown", "", False))

@@ -634,15 +634,20 @@ def _alternatives(m: Machine, platform: str, pick: Check, checks: list[Check], i
                 f"torch {best.version} {best.variant}", version=best.version, variant=best.variant,
                 command=cmd, price=f"driver >= {data.driver_str(_needed(best))}",
                 source=best.failures[0].source))
-    rocm_only = [c for c in better if c.kinds() == {"gpu"}
-                 and (not m.has_amd or rocm_plan.known_distance(c.variant, m))]
+    # a wheel's own ROCm release is always inside the window of that release's kernel driver;
+    # "+/- 2 releases of it" only where the data orders that release among the others
+    rocm_only = [c for c in better if c.kinds() == {"gpu"}]
     if rocm_only:
-        best = rocm_only[0]
+        known = [c for c in rocm_only if rocm_plan.known_distance(c.variant, m)]
+        best = known[0] if known and Version(known[0].version) >= Version(
+            rocm_only[0].version) else rocm_only[0]
         cmd, *_ = _command(best, platform, installer, audio)
         wheel_rocm = data.variant_rocm(best.variant)
+        near = " (or within AMD's +/- 2 releases of it)" \
+            if rocm_plan.known_distance(best.variant, m) else ""
         out.append(Alternative(
-            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm} (or within AMD's +/- 2 "
-            f"releases of it) to get torch {best.version} {best.variant}" if m.has_amd else
+            f"upgrade ROCm and the amdgpu driver to ROCm {wheel_rocm}{near} to get torch "
+            f"{best.version} {best.variant}" if m.has_amd else
             f"if this machine's ROCm stack runs {best.variant}: torch {best.version} "
             f"{best.variant}",
             version=best.version, variant=best.variant, command=cmd,
@@ -777,7 +782,18 @@ def _amd_undecided(m: Machine, platform: str, installer: str, audio: bool,
                    notes: list[Reason], gate: rocm_plan.Gate) -> Suggestion:
     """AMD GPUs where the facts or the data cannot choose a ROCm wheel: the reasons, AMD's
     other ways (never a command), and the CPU wheel."""
-    cpu = _plan(replace(m, amd="none", amd_gpus=()), installer, audio)
+    # the CPU wheel: without the AMD GPUs and without the installed ROCm torch's pull towards
+    # rocm* variants (a HIP build installed would otherwise make this a ROCm answer)
+    cpu = _plan(replace(m, amd="none", amd_gpus=(), torch_hip=False), installer, audio)
+    if gate.cpu and cpu.status in ("ok", "installed"):
+        # no ROCm release supports the GPU(s): the CPU build is the answer, not undecided
+        reasons = [*notes, *gate.reasons, *cpu.reasons]
+        # the CPU view would call an installed ROCm torch "runs here": not on this GPU
+        cpu_alts = tuple(a for a in cpu.alternatives
+                         if data.variant_rocm(a.variant or "") is None)
+        return replace(cpu, reasons=tuple(reasons),
+                       alternatives=(*gate.alternatives, *cpu_alts),
+                       references=_refs(reasons))
     alternatives = list(gate.alternatives)
     if cpu.command:
         alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",

@@ -51,7 +51,7 @@ def _python_ok(spec: str, m: Machine, priced: bool) -> None:
 
 
 def _platform(m: Machine, price: str) -> str:
-    return "linux_x86_64" if price == "WSL2" or m.platform is None else m.platform
+    return "linux_x86_64" if price.startswith("WSL2") or m.platform is None else m.platform
 
 
 def check_torch(tokens: list[str], m: Machine, price: str) -> None:

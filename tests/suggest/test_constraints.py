@@ -6,6 +6,10 @@ is checked against the index data by ``run`` (suggest_support.check_all).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from packaging.version import Version
+
 from envdoctor import pipeline
 from envdoctor.suggest import suggest
 from envdoctor.suggest.machine import machine_of
@@ -241,8 +245,32 @@ def test_tensorflow_native_windows_gpu_stops_at_210():
     assert s.variant == "cpu" and s.version == "2.21.*"
     assert any(a.price == "WSL2" for a in s.alternatives)
     assert any(a.version == "2.10" and a.price.startswith("Python") for a in s.alternatives)
+
+
+def test_tensorflow_210_on_native_windows_needs_a_system_cuda_pip_does_not_install():
+    """TF 2.10's native-Windows GPU uses a system CUDA 11.2 / cuDNN 8.1 (pip.md installs them
+    first), as Linux releases before [and-cuda] do: without that toolkit in the snapshot the
+    answer is the newest CPU build, with 2.10 on the GPU priced as that install."""
     old = run("windows-rtx3070-py310", "tensorflow")
-    assert (old.version, old.variant) == ("2.10.*", "tensorflow")
+    assert (old.version, old.variant) == ("2.21.*", "cpu")
+    assert "uses a system CUDA 11.2 / cuDNN 8.1, which pip does not install" in _texts(old)
+    alt = next(a for a in old.alternatives if a.version == "2.10")
+    assert alt.price == "a system CUDA 11.2 / cuDNN 8.1" and alt.command
+    facts = pipeline.load_facts_file(str(MACHINES / "windows-rtx3070-py310.json"))
+    facts = replace(facts, cuda=replace(facts.cuda, nvcc_version=Version("11.2")))
+    got = suggest(facts, ["tensorflow"]).suggestions[0]
+    assert (got.version, got.variant) == ("2.10.*", "tensorflow")
+
+
+def test_tensorflow_on_maxwell_is_the_newest_cpu_build():
+    """TF 2.17.0's release notes: Maxwell (5.x) was removed from the wheels. TF 2.16's wheels
+    still had sm_50, but its [and-cuda] install does not find the GPU without a manual
+    LD_LIBRARY_PATH (tensorflow#63362): an alternative, not the answer."""
+    s = run("maxwell-gtx980-driver580", "tensorflow")
+    assert (s.version, s.variant) == ("2.21.*", "cpu")
+    assert "6.0 and newer; NVIDIA GeForce GTX 980 is sm_52" in _texts(s)
+    alt = next(a for a in s.alternatives if a.version == "2.16")
+    assert alt.price == "a manual library path" and "63362" in alt.source
 
 
 def test_tensorflow_aarch64_is_cpu_only():

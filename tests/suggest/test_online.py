@@ -331,3 +331,39 @@ def test_an_unreadable_torch_root_leaves_the_build_pypi_carries(monkeypatch):
     assert (old["torch"].version, old["torch"].variant) == (want.version, want.variant)
     assert old["torch"].variant == "cu126" and old["torch"].version != "2.16.0"
     assert len(old_result.notes) == 1
+
+
+def test_one_run_reads_an_amd_box_and_a_cpu_box_of_the_same_python_apart():
+    """The index view is chosen per machine by every fact the page choice reads: an AMD box
+    asks for the rocm* folders, a CPU-only box of the same platform and Python for cpu; one
+    Online object (one run, several profiles) must not answer the second from the first's."""
+    from .heldout6_index import serving as serving6
+    from .test_heldout5 import snapshot
+    amd = {"name": "amd", "os": "Linux", "arch": "x86_64", "python": "3.13.5",
+           "rocm": {"version": "7.2.0", "gpu": "AMD Instinct MI300X", "gfx": "gfx942"}}
+    cpu = {"name": "cpu", "os": "Linux", "arch": "x86_64", "python": "3.13.5"}
+    with serving6("json") as index:
+        online = Online(index.url, index.torch_root, 10)
+        first = suggest(snapshot(amd), ["torch"], online=online).suggestions[0]
+        second = suggest(snapshot(cpu), ["torch"], online=online).suggestions[0]
+    assert first.variant and first.variant.startswith("rocm")
+    assert (second.version, second.variant) == ("2.16.0", "cpu")
+
+
+def test_a_rocm_variant_the_data_does_not_order_is_priced_as_its_own_upgrade():
+    """rocm7.14 (the index's only ROCm build of 2.16.0) is newer than the data's ROCm order:
+    whether a ROCm 7.2 kernel driver runs its user space no source here states (AMD lists the
+    amdgpu 30.30 driver with ROCm 6.3-7.2 user space, 31.40 with 7.14), so the answer stays on
+    rocm7.2 and 2.16.0 is the upgrade to ROCm 7.14's own driver, not dropped."""
+    from .heldout6_index import serving as serving6
+    from .test_heldout5 import snapshot
+    amd = {"name": "amd", "os": "Linux", "arch": "x86_64", "python": "3.13.5",
+           "rocm": {"version": "7.2.0", "gpu": "AMD Instinct MI300X", "gfx": "gfx942"}}
+    with serving6("json") as index:
+        s = suggest(snapshot(amd), ["torch"],
+                    online=Online(index.url, index.torch_root, 10)).suggestions[0]
+    assert (s.version, s.variant) == ("2.15.1", "rocm7.2")
+    up = next(a for a in s.alternatives if a.variant == "rocm7.14")
+    assert (up.version, up.price) == ("2.16.0", "ROCm 7.14") and up.command
+    assert "ROCm 7.14 (rocm7.14) is not in the data's order of ROCm releases" in \
+        "\n".join(r.text for r in s.reasons)

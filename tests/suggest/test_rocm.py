@@ -47,16 +47,36 @@ def test_a_dropped_gfx_takes_a_wheel_of_a_rocm_that_still_lists_it():
     assert "ROCm 7.0 no longer supports AMD Instinct MI50 (gfx906)" in _texts(s)
 
 
-def test_a_consumer_chip_no_rocm_lists_is_undecided_and_the_override_is_not_the_answer():
+def test_a_consumer_chip_no_rocm_lists_gets_the_cpu_build_and_the_override_is_not_the_answer():
+    """No ROCm release lists gfx1032: the facts decide (no ROCm wheel is known to run on it),
+    so the answer is the CPU build, with the unsupported override as an alternative."""
     facts = _amd([("AMD Radeon RX 6600 XT", "gfx1032")],
                  env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
     s = suggest(facts, ["torch"]).suggestions[0]
-    assert s.status == "undecided" and s.command is None
+    assert s.status == "ok" and s.variant == "cpu" and s.command
+    assert "/whl/cpu" in s.command
     assert "AMD says is not a supported fix, so it is not the answer" in _texts(s)
     assert "(set here: HSA_OVERRIDE_GFX_VERSION=10.3.0)" in _texts(s)
     override = [a for a in s.alternatives if "HSA_OVERRIDE_GFX_VERSION" in a.text]
     assert override and all(a.command is None for a in override)
-    assert any(a.variant == "cpu" and a.command for a in s.alternatives)
+
+
+def test_an_installed_rocm_torch_does_not_make_the_unlisted_chips_answer_a_rocm_wheel():
+    """The CPU answer for an unlisted gfx is planned without the installed HIP build's pull
+    towards rocm* variants, and never says that installed ROCm build "runs here"."""
+    facts = _amd([("AMD Radeon RX 6600 XT", "gfx1032")], torch="2.5.1+rocm6.2", hip="6.2")
+    for keep in (False, True):
+        s = suggest(facts, ["torch"], keep_installed=keep).suggestions[0]
+        assert (s.status, s.variant) == ("ok", "cpu") and "/whl/cpu" in (s.command or "")
+        assert not any(a.variant and a.variant.startswith("rocm") for a in s.alternatives)
+
+
+def test_a_chip_with_no_rocm_list_and_no_override_gets_the_cpu_build():
+    s = suggest(_amd([("AMD Radeon RX 5700 XT", "gfx1010")], rocm="6.2.4"),
+                ["torch"]).suggestions[0]
+    assert (s.status, s.variant) == ("ok", "cpu")
+    assert "RX 5700 XT (gfx1010) is in no ROCm release's list" in _texts(s)
+    assert not any("HSA_OVERRIDE_GFX_VERSION" in a.text for a in s.alternatives)
 
 
 def test_no_rocm_release_in_the_facts_is_undecided():
