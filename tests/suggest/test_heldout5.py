@@ -42,8 +42,8 @@ from .test_heldout4 import MACHINES as BATCH4
 
 LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "profiles5.toml").read_text("utf-8"))
 MACHINES: list[dict[str, Any]] = LABELS["machine"]
-FLOOR = 0.0         # fraction of labelled answers right; raise it as the figure is earned
-ONLINE_FLOOR = 0.0
+FLOOR = 0.97         # 116/119 after this round (first run 76/119, README.md)
+ONLINE_FLOOR = 1.0   # 38/38
 ROOT = Path(__file__).resolve().parents[2]
 
 CASES = [(row, fw, False) for row in MACHINES for fw in row["expect"]] + \
