@@ -79,10 +79,10 @@ def _right(case: dict) -> tuple[bool, str, str]:
 
 
 def test_platform_heldout3_is_sourced_labelled_and_broad():
-    assert len(CASES) >= 26
+    assert len(CASES) >= 36
     held = [_norm(c["source"]) for _, c in CASES]
     assert len(set(held)) == len(held), "one text per thread"
-    assert len({_repo(u) for u in held}) >= 20
+    assert len({_repo(u) for u in held}) >= 24
     for name, case in CASES:
         assert case["source"].startswith("https://github.com/"), name
         assert case["batch"] == "P3", name
@@ -91,9 +91,9 @@ def test_platform_heldout3_is_sourced_labelled_and_broad():
         assert case["note"].strip() and case["text"].strip() and case["phenomenon"].strip(), name
         assert len(case["text"].encode("utf-8")) <= 8192, name
     traps = sum(c["label"] in TRAPS for _, c in CASES)
-    assert 0.10 <= traps / len(CASES) <= 0.25, traps
+    assert 8 <= traps and traps / len(CASES) <= 0.30, traps
     for platform in PLATFORMS:
-        assert sum(c["platform"] == platform for _, c in CASES) >= 3, platform
+        assert sum(c["platform"] == platform for _, c in CASES) >= 4, platform
     # threads other work later quotes leave the figure; most of the set must stay unseen
     assert len(_unseen()) >= len(CASES) - 3, sorted(SEEN)
 
