@@ -22,8 +22,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout15", batch="N", at_least=56, traps_at_least=11,
                  repos_at_least=55, phenomena_at_least=38)
-# first run: not yet recorded
-FLOOR = 0.0
+# first run on 057adfe: 47/56 (83.9 %), 0 environment claims on 11 traps (README.md)
+FLOOR = 0.83
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -178,3 +178,27 @@ def test_a_jetpack_package_list_naming_nvidia_container_is_not_a_container():
     assert answer(text)[0] != "ETEGRA020"
     inside = "root@3f2a9c1d7e0b:/# docker run -it l4t-base\n" + text
     assert answer(inside)[0] == "ETEGRA020"
+
+
+# a TF1 call under TF2 (platform batch P3's q011 shape, reworded): where the innermost frame is
+_TF1 = """Traceback (most recent call last):
+  File "{path}", line 8, in <module>
+    d = tf.random_normal([])
+AttributeError: module 'tensorflow' has no attribute 'random_normal'
+"""
+
+
+def test_a_removed_api_called_from_the_users_own_file_is_the_code():
+    code, category = answer(_TF1.format(path="confirm.py"))
+    assert (code, category) == ("ETF013", "user_code")
+    d = primary(diagnose_text(_TF1.format(path="confirm.py")))
+    assert d is not None and "compat.v1" in d.fix and "confirm.py, line 8" in " ".join(d.notes)
+
+
+def test_the_same_call_inside_an_installed_package_is_a_version_mismatch():
+    inside = "/usr/lib/python3/dist-packages/oldlib/graph.py"
+    assert answer(_TF1.format(path=inside)) == ("ETF013", "environment")
+
+
+def test_a_removed_api_without_a_traceback_stays_the_environment():
+    assert answer(_TF1.splitlines()[-1]) == ("ETF013", "environment")

@@ -27,7 +27,7 @@ SET = TESTS / "corpus" / "reports" / "platform_heldout3"
 REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("q*.toml"))]
 LOUD = ("error", "warning")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container", "tpu")
-FLOOR = 0.0  # first run: not yet recorded
+FLOOR = 0.5  # first run on 057adfe: problems named 1/2, healthy clean 6/6 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

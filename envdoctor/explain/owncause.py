@@ -16,6 +16,11 @@ this" is a wrong answer:
   under site-packages, dist-packages or the Python library) and its code line hard-codes
   CUDA (``.cuda()``, ``"cuda:0"``, ``device="cuda"``). Applies to the signatures that list it
   in ``own_cause`` (the platforms where CUDA cannot exist: EMPS021, a Mac).
+- ``api_in_own_code``: a removed or renamed API (TF1 graph calls under TF2, ``torch._six``,
+  NumPy 2's removed aliases) is called from the innermost frame, and that frame is the user's
+  own file: the code is what must change (or be given its old release). The same error raised
+  inside an installed package is a mismatch between two installed packages: an environment
+  claim. Applies to the signatures that list it; their fix already names both ways.
 - ``source_tree``: a package's frames come from a folder outside site-packages (its source
   checkout) while the text installs it non-editable (``pip install .``, ``setup.py install``)
   or puts that folder on ``PYTHONPATH`` / ``sys.path``: the checkout shadows the installed
@@ -129,6 +134,19 @@ def _cuda_in_own_code_reason(text: str) -> str | None:
     return None
 
 
+def _api_in_own_code_reason(text: str) -> str | None:
+    frames = _frames(text)
+    if not frames:
+        return None
+    path, no, code = frames[-1]  # Python prints the innermost frame last
+    if _INSTALLED.search(path):
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    shown = f": `{code[:120]}`" if code else ""
+    return (f"The call that failed is in the user's own code ({name}, line {no}{shown}), not "
+            "in an installed package: that code was written for an older release of the API.")
+
+
 # ---------------------------------------------------------------- source_tree
 _MISSING_OPS = re.compile(r"No module named '([A-Za-z_]\w{0,40})\._\w{1,20}'")
 _NON_EDITABLE = re.compile(r"(?m)\bpip3? install(?! -e\b)(?! --editable\b)(?:\s+-\S+)*\s+\.\s*$"
@@ -160,8 +178,8 @@ class OwnCause:
     """One way the user's own configuration shows in a text."""
 
     reason: Callable[[str], str | None]
-    title: str
-    fix: str
+    title: str                 # "{title}" is the signature's own title
+    fix: str | None            # None: the signature's own fix stands
     applies: Callable[[Diagnosis], bool] | None = None  # None: the signatures that list it
 
 
@@ -183,6 +201,10 @@ KINDS: dict[str, OwnCause] = {
         "`device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
         "torch.backends.mps.is_available() else \"cpu\")` and `.to(device)` instead of "
         "`.cuda()` on the line the traceback shows; nothing needs installing."),
+    "api_in_own_code": OwnCause(
+        _api_in_own_code_reason,
+        "The user's own code calls an API the installed release no longer has: {title}",
+        None),
     "source_tree": OwnCause(
         _source_tree_reason,
         "Python imports the package's source checkout instead of the installed build "
@@ -220,7 +242,8 @@ def _own(text: str, d: Diagnosis) -> Diagnosis:
             continue
         reason = kind.reason(text)
         if reason is not None:
-            return replace(d, category="user_code", title=kind.title, fix=kind.fix,
+            return replace(d, category="user_code", title=kind.title.format(title=d.title),
+                           fix=d.fix if kind.fix is None else kind.fix,
                            notes=d.notes + (reason,))
     return d
 
