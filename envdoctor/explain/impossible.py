@@ -95,14 +95,31 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     if not tagged and torch is not None and not cudas:
         verdicts.append(torch_build_lacks(torch, None, cc))
     verdicts += [cuda_build_lacks(c, cc) for c in sorted(cudas)]
+    tf_builds = _tensorflow_builds(facts)
+    verdicts += [cuda_build_lacks(c, cc) for _, c in tf_builds]
     if not verdicts or not all(verdicts):
         return None
     builds = [f"torch {v}+cu{c.replace('.', '')}" for v, c in tagged] + \
         ([f"torch {torch}"] if not tagged and torch is not None and not cudas else []) + \
-        [f"CUDA {c}" for c in sorted(cudas)]
+        [f"CUDA {c}" for c in sorted(cudas)] + \
+        [f"TensorFlow {v} (built with CUDA {c})" for v, c in tf_builds]
     code = "ECUDA004" if tagged or torch is not None else "ECUDA003"
     return code, (f"The text states a {gpu} (compute capability {cc}) and {', '.join(builds)}: "
                   f"no such build carries code for compute capability {cc}.")
+
+
+def _tensorflow_builds(facts: TextFacts) -> list[tuple[str, str]]:
+    """(version, CUDA) of each TensorFlow release the text states, its CUDA from the tested
+    build configurations (tensorflow.toml): the CUDA its kernels were compiled with. A release
+    the table does not know makes the list empty (no verdict rests on a guess)."""
+    from envdoctor.matrices.tensorflow import lookup_tf_release
+    out = []
+    for v in facts.versions.get("tensorflow", ()):
+        row = lookup_tf_release(v)
+        if row is None or not row.get("cuda"):
+            return []
+        out.append((v, str(row["cuda"])))
+    return out
 
 
 def _listed_wheels(text: str) -> set[str]:
