@@ -235,3 +235,28 @@ def test_wanting_the_gpu_with_a_cpu_only_torch_stated_is_the_cpu_build():
     assert "ETORCH006" in loud(text)
     # the same complaint with a CUDA build stated says nothing of why
     assert not loud(text.replace("torch-2.2.1+cpu", "torch-2.2.1+cu121"))
+
+
+# googlecolab/colabtools#705: torchvision's own compiled _C names an at:: symbol the loaded
+# torch lacks (the pair is mismatched: ETORCH008, not the generic EBUILD005 of any extension)
+TORCHVISION_C = ("----> 2 from torchvision import _C\n"
+                 "ImportError: /usr/local/lib/python3.6/dist-packages/torchvision/"
+                 "_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN2at7getTypeERKNS_6TensorE\n")
+
+
+def test_torchvision_own_extension_undefined_symbol_is_the_pair_mismatch():
+    found = loud(TORCHVISION_C)
+    assert "ETORCH008" in found and "EBUILD005" not in found
+    # another package's _C with the same symbol stays EBUILD005's
+    other = loud(TORCHVISION_C.replace("torchvision/_C", "detectron2/_C"))
+    assert "EBUILD005" in other and "ETORCH008" not in other
+
+
+def test_a_companion_pass_on_versions_the_paste_never_showed_contradicts_nothing():
+    # a conda command names torch and torchvision without versions: TORCH003 passes on
+    # nothing, so the text's own mismatch stands
+    command = "conda install pytorch torchvision cudatoolkit=10.0 -c pytorch\n"
+    assert "ETORCH008" in loud(command + TORCHVISION_C)
+    # a pip list that shows a matching pair outranks the message (tests/test_check_from.py)
+    listed = "torch        1.1.0\ntorchvision  0.3.0\nnumpy        1.16.4\n"
+    assert "ETORCH008" not in loud(listed + TORCHVISION_C)
