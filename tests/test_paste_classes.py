@@ -260,3 +260,17 @@ def test_a_companion_pass_on_versions_the_paste_never_showed_contradicts_nothing
     # a pip list that shows a matching pair outranks the message (tests/test_check_from.py)
     listed = "torch        1.1.0\ntorchvision  0.3.0\nnumpy        1.16.4\n"
     assert "ETORCH008" not in loud(listed + TORCHVISION_C)
+
+
+def test_conda_exact_spec_in_prose_names_the_build_variant():
+    # conda's name=version=build, quoted in a sentence or a `conda list --export` line, beside
+    # the cudatoolkit the same command asked for: the solver's CPU fallback (TORCH001)
+    said = ("I ran `conda install -c pytorch pytorch=1.9.0 torchvision cudatoolkit=11.3` and "
+            "torch.cuda.is_available() is False; my package list says "
+            "pytorch=1.9.0=py3.8_cpu_0.\n")
+    assert "TORCH001" in loud(said)
+    cuda = said.replace("py3.8_cpu_0", "py3.8_cuda11.1_cudnn8.0.5_0")
+    assert "TORCH001" not in loud(cuda)
+    facts = parse_pasted(cuda)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert str(facts.frameworks.torch.cuda) == "11.1"
