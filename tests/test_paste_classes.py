@@ -274,3 +274,30 @@ def test_conda_exact_spec_in_prose_names_the_build_variant():
     facts = parse_pasted(cuda)
     assert facts is not None and facts.frameworks.torch is not None
     assert str(facts.frameworks.torch.cuda) == "11.1"
+
+
+# An x86_64 Python on Apple silicon, said in words (issue 21: facts stated only in prose feed
+# the same checks): "Apple silicon" or an M-series chip, and the interpreter's own machine as
+# platform.machine() prints it, `uname -m` in its shell, or "Python 3.x (x86_64 …)"
+X86_ON_SILICON = (
+    "On Apple Silicon pip picks the x86 wheel:\n"
+    "  Downloading jaxlib-0.4.1-cp39-cp39-macosx_10_14_x86_64.whl (71.0 MB)\n"
+    ">>> import platform\n>>> print(platform.machine())\n'x86_64'\n")
+
+
+def test_x86_python_on_apple_silicon_stated_in_prose():
+    assert "APPLE001" in loud(X86_ON_SILICON)
+    facts = parse_pasted(X86_ON_SILICON)
+    assert facts is not None and facts.apple.apple_silicon is True
+    # the same machine answering arm64 is the native Python: nothing to say
+    native = X86_ON_SILICON.replace("'x86_64'", "'arm64'").replace(
+        "macosx_10_14_x86_64", "macosx_11_0_arm64")
+    assert "APPLE001" not in loud(native)
+    assert "APPLE001" in loud("My M2 Max MacBook: Python 3.9.6 (x86_64, the Intel Anaconda).\n"
+                              "pip install tensorflow==2.5.0, then import tensorflow crashes\n")
+
+
+def test_intel_mac_x86_python_is_not_rosetta():
+    # an Intel Mac's Python is x86_64 too: without Apple silicon named, nothing is claimed
+    text = X86_ON_SILICON.replace("On Apple Silicon", "On my 2019 Intel MacBook Pro")
+    assert "APPLE001" not in loud(text)
