@@ -301,3 +301,14 @@ def test_intel_mac_x86_python_is_not_rosetta():
     # an Intel Mac's Python is x86_64 too: without Apple silicon named, nothing is claimed
     text = X86_ON_SILICON.replace("On Apple Silicon", "On my 2019 Intel MacBook Pro")
     assert "APPLE001" not in loud(text)
+
+
+def test_a_framework_version_the_paste_never_showed_is_not_printed_as_none(cli):
+    # an error-only paste: TensorFlow's own cuDNN line names the framework, not its version
+    import tempfile
+    line = ("W tensorflow/stream_executor/cuda/cuda_dnn.cc:82] Loaded runtime CuDNN library: "
+            "8.5.0 but source was compiled with: 8.6.0.\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(line)
+    out = cli("check", "--from", f.name).stdout
+    assert "LIVE001" in out and "None" not in out and "version not shown" in out
