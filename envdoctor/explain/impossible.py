@@ -114,13 +114,13 @@ def _tensorflow_builds(facts: TextFacts) -> list[tuple[str, str]]:
     """(version, CUDA) of each TensorFlow release the text states, its CUDA from the tested
     build configurations (tensorflow.toml): the CUDA its kernels were compiled with. A release
     the table does not know makes the list empty (no verdict rests on a guess)."""
-    from envdoctor.matrices.tensorflow import lookup_tf_release
+    from envdoctor.engine.knowledge.impossible import tf_release_cuda
     out = []
     for v in facts.versions.get("tensorflow", ()):
-        row = lookup_tf_release(v)
-        if row is None or not row.get("cuda"):
+        cuda = tf_release_cuda(v)
+        if cuda is None:
             return []
-        out.append((v, str(row["cuda"])))
+        out.append((v, cuda))
     return out
 
 
