@@ -32,6 +32,14 @@ def test_every_pattern_is_linear(pattern):
     # the text's own list of wheel tags, and a Python outside it
     ("Our lockfile does not resolve on CPython 3.14: torch 2.3 only has wheels for cp38-cp312",
      "EPIP001"),
+    # a TensorFlow release names its build's CUDA (tensorflow.toml): 1.14 is CUDA 10.0, which
+    # predates Ampere; 2.20 is CUDA 12.5, which predates Blackwell (sm_120 needs 12.8)
+    ("Since we moved to an A30, our TensorFlow 1.14.0 model crashes at the first step.",
+     "ECUDA003"),
+    ("tf 2.20 on my RTX 5080 fails with CUDA_ERROR_INVALID_HANDLE in every kernel", "ECUDA003"),
+    # ds_report's own two lines name two torch releases (DeepSpeed's prebuilt ops are for one)
+    ("torch version .................... 1.13.1+cu117\n"
+     "deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1\n", "EBUILD005"),
 ])
 def test_a_stated_impossibility_is_named(text, code):
     found = stated_impossibility(text)
@@ -52,6 +60,12 @@ def test_a_stated_impossibility_is_named(text, code):
     "wheels only for cp310, cp311: Python 3.11 and torch do not work",        # inside the list
     "torch 2.3 only has wheels for cp38-cp312; Python 3.10 does not install",  # inside the span
     "Python 3.13 with torch: the loss does not converge",                     # nothing failed
+    "TensorFlow 2.4 on an RTX 3090: nan loss after 3 epochs",  # CUDA 11.0 has sm_80, Ampere's
+    "TensorFlow 1.14 works on the P40 but TensorFlow 2.5 fails on the A30",   # 2.5 has sm_80
+    "TensorFlow 0.12 on an A30 fails",                        # a release the table does not know
+    # ds_report: the same torch release, and a wheel built with no torch (no ops prebuilt)
+    "torch version .......... 1.11.0+cu113\ndeepspeed wheel compiled w. ...... torch 1.11, cuda 11.3",
+    "torch version .......... 2.3.0+cu121\ndeepspeed wheel compiled w. ...... torch 0.0, cuda 0.0",
 ])
 def test_an_ambiguous_or_compatible_text_gets_no_answer(text):
     assert stated_impossibility(text) is None

@@ -235,3 +235,80 @@ def test_wanting_the_gpu_with_a_cpu_only_torch_stated_is_the_cpu_build():
     assert "ETORCH006" in loud(text)
     # the same complaint with a CUDA build stated says nothing of why
     assert not loud(text.replace("torch-2.2.1+cpu", "torch-2.2.1+cu121"))
+
+
+# googlecolab/colabtools#705: torchvision's own compiled _C names an at:: symbol the loaded
+# torch lacks (the pair is mismatched: ETORCH008, not the generic EBUILD005 of any extension)
+TORCHVISION_C = ("----> 2 from torchvision import _C\n"
+                 "ImportError: /usr/local/lib/python3.6/dist-packages/torchvision/"
+                 "_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN2at7getTypeERKNS_6TensorE\n")
+
+
+def test_torchvision_own_extension_undefined_symbol_is_the_pair_mismatch():
+    found = loud(TORCHVISION_C)
+    assert "ETORCH008" in found and "EBUILD005" not in found
+    # another package's _C with the same symbol stays EBUILD005's
+    other = loud(TORCHVISION_C.replace("torchvision/_C", "detectron2/_C"))
+    assert "EBUILD005" in other and "ETORCH008" not in other
+
+
+def test_a_companion_pass_on_versions_the_paste_never_showed_contradicts_nothing():
+    # a conda command names torch and torchvision without versions: TORCH003 passes on
+    # nothing, so the text's own mismatch stands
+    command = "conda install pytorch torchvision cudatoolkit=10.0 -c pytorch\n"
+    assert "ETORCH008" in loud(command + TORCHVISION_C)
+    # a pip list that shows a matching pair outranks the message (tests/test_check_from.py)
+    listed = "torch        1.1.0\ntorchvision  0.3.0\nnumpy        1.16.4\n"
+    assert "ETORCH008" not in loud(listed + TORCHVISION_C)
+
+
+def test_conda_exact_spec_in_prose_names_the_build_variant():
+    # conda's name=version=build, quoted in a sentence or a `conda list --export` line, beside
+    # the cudatoolkit the same command asked for: the solver's CPU fallback (TORCH001)
+    said = ("I ran `conda install -c pytorch pytorch=1.9.0 torchvision cudatoolkit=11.3` and "
+            "torch.cuda.is_available() is False; my package list says "
+            "pytorch=1.9.0=py3.8_cpu_0.\n")
+    assert "TORCH001" in loud(said)
+    cuda = said.replace("py3.8_cpu_0", "py3.8_cuda11.1_cudnn8.0.5_0")
+    assert "TORCH001" not in loud(cuda)
+    facts = parse_pasted(cuda)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert str(facts.frameworks.torch.cuda) == "11.1"
+
+
+# An x86_64 Python on Apple silicon, said in words (issue 21: facts stated only in prose feed
+# the same checks): "Apple silicon" or an M-series chip, and the interpreter's own machine as
+# platform.machine() prints it, `uname -m` in its shell, or "Python 3.x (x86_64 …)"
+X86_ON_SILICON = (
+    "On Apple Silicon pip picks the x86 wheel:\n"
+    "  Downloading jaxlib-0.4.1-cp39-cp39-macosx_10_14_x86_64.whl (71.0 MB)\n"
+    ">>> import platform\n>>> print(platform.machine())\n'x86_64'\n")
+
+
+def test_x86_python_on_apple_silicon_stated_in_prose():
+    assert "APPLE001" in loud(X86_ON_SILICON)
+    facts = parse_pasted(X86_ON_SILICON)
+    assert facts is not None and facts.apple.apple_silicon is True
+    # the same machine answering arm64 is the native Python: nothing to say
+    native = X86_ON_SILICON.replace("'x86_64'", "'arm64'").replace(
+        "macosx_10_14_x86_64", "macosx_11_0_arm64")
+    assert "APPLE001" not in loud(native)
+    assert "APPLE001" in loud("My M2 Max MacBook: Python 3.9.6 (x86_64, the Intel Anaconda).\n"
+                              "pip install tensorflow==2.5.0, then import tensorflow crashes\n")
+
+
+def test_intel_mac_x86_python_is_not_rosetta():
+    # an Intel Mac's Python is x86_64 too: without Apple silicon named, nothing is claimed
+    text = X86_ON_SILICON.replace("On Apple Silicon", "On my 2019 Intel MacBook Pro")
+    assert "APPLE001" not in loud(text)
+
+
+def test_a_framework_version_the_paste_never_showed_is_not_printed_as_none(cli):
+    # an error-only paste: TensorFlow's own cuDNN line names the framework, not its version
+    import tempfile
+    line = ("W tensorflow/stream_executor/cuda/cuda_dnn.cc:82] Loaded runtime CuDNN library: "
+            "8.5.0 but source was compiled with: 8.6.0.\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(line)
+    out = cli("check", "--from", f.name).stdout
+    assert "LIVE001" in out and "None" not in out and "version not shown" in out

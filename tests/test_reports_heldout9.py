@@ -22,7 +22,7 @@ SET = ReportSet("heldout9", batch="G", at_least=24, healthy_at_least=9,
                 broken_at_least=15, repos_at_least=16, unseen_at_least=24)
 # first run: not yet recorded (README.md, "First run")
 # first run on b1995ac: problems named 7/15, healthy clean 7/9 (README.md)
-FLOOR = 0.66  # after this session's fixes: 10/15 named
+FLOOR = 0.8  # branch fix21: 10/15 -> 12/15 named (README.md, "Branch fix21")
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

@@ -94,7 +94,15 @@ def _pass_leaves_open(code: str, facts: Facts) -> bool:
     """Whether a passed check still leaves the text's cause possible. JAX002 knows that jaxlib
     and the plugins may not be newer than jax, but not the oldest jaxlib each jax accepts: a
     jaxlib older than jax passes it without showing the pair fits ("jaxlib is version 0.1.69,
-    but this version of jax requires version 0.1.74")."""
+    but this version of jax requires version 0.1.74"). TORCH003 compares the torch and
+    torchvision versions the paste shows: a conda command or a list that names the packages
+    without versions passes it on nothing."""
+    if code == "ETORCH008":
+        torch, vision = facts.packages.get("torch"), facts.packages.get("torchvision")
+        framework = facts.frameworks.torch
+        torch_shown = (torch is not None and torch.version is not None) or \
+            (framework is not None and framework.version is not None)
+        return not torch_shown or vision is None or vision.version is None
     if code != "EJAX008":
         return False
     jax, jaxlib = facts.packages.get("jax"), facts.packages.get("jaxlib")

@@ -8,7 +8,9 @@ checks read for a probed machine (gpus.toml, torch.toml, tensorflow.toml), marke
 as stated in the text. An answer is given only when the text is unambiguous: one GPU
 architecture, and every build it states impossible for it (a build the GPU can run, or a second
 GPU, is no answer); one Python version, one framework, and a statement that the install found
-nothing. Only texts that no signature explained are read this way (``diagnose_text``).
+nothing. ds_report's own lines naming the torch that runs and another torch its DeepSpeed wheel
+was compiled with are the same kind of statement (EBUILD005). Only texts that no signature
+explained are read this way (``diagnose_text``).
 """
 
 from __future__ import annotations
@@ -95,14 +97,31 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     if not tagged and torch is not None and not cudas:
         verdicts.append(torch_build_lacks(torch, None, cc))
     verdicts += [cuda_build_lacks(c, cc) for c in sorted(cudas)]
+    tf_builds = _tensorflow_builds(facts)
+    verdicts += [cuda_build_lacks(c, cc) for _, c in tf_builds]
     if not verdicts or not all(verdicts):
         return None
     builds = [f"torch {v}+cu{c.replace('.', '')}" for v, c in tagged] + \
         ([f"torch {torch}"] if not tagged and torch is not None and not cudas else []) + \
-        [f"CUDA {c}" for c in sorted(cudas)]
+        [f"CUDA {c}" for c in sorted(cudas)] + \
+        [f"TensorFlow {v} (built with CUDA {c})" for v, c in tf_builds]
     code = "ECUDA004" if tagged or torch is not None else "ECUDA003"
     return code, (f"The text states a {gpu} (compute capability {cc}) and {', '.join(builds)}: "
                   f"no such build carries code for compute capability {cc}.")
+
+
+def _tensorflow_builds(facts: TextFacts) -> list[tuple[str, str]]:
+    """(version, CUDA) of each TensorFlow release the text states, its CUDA from the tested
+    build configurations (tensorflow.toml): the CUDA its kernels were compiled with. A release
+    the table does not know makes the list empty (no verdict rests on a guess)."""
+    from envdoctor.engine.knowledge.impossible import tf_release_cuda
+    out = []
+    for v in facts.versions.get("tensorflow", ()):
+        cuda = tf_release_cuda(v)
+        if cuda is None:
+            return []
+        out.append((v, cuda))
+    return out
 
 
 def _listed_wheels(text: str) -> set[str]:
@@ -153,11 +172,32 @@ def ver_key(python: str) -> tuple[int, ...]:
     return tuple(int(x) for x in python.split("."))
 
 
+# ds_report's two lines: the torch that runs and the torch DeepSpeed's wheel was compiled with
+# ("torch version .... 1.13.1+cu117", "deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1");
+# "torch 0.0" is a wheel built with no torch at hand (no ops prebuilt), which says nothing
+_DS_TORCH = re.compile(r"(?i)\btorch version \.{3,}\s{0,4}(\d{1,2})\.(\d{1,3})")
+_DS_WHEEL = re.compile(r"(?i)\bdeepspeed wheel compiled w\. \.{3,}\s{0,4}torch "
+                       r"(\d{1,2})\.(\d{1,3})")
+
+
+def deepspeed_wheel_reason(text: str) -> tuple[str, str] | None:
+    """(code, note) when ds_report states a torch release other than the one its wheel was
+    compiled with (each stated once)."""
+    running = {m.groups() for m in _DS_TORCH.finditer(text)}
+    built = {m.groups() for m in _DS_WHEEL.finditer(text)} - {("0", "0")}
+    if len(running) != 1 or len(built) != 1 or running == built:
+        return None
+    have, want = (".".join(next(iter(v))) for v in (running, built))
+    return "EBUILD005", (f"ds_report states torch {have} running and a DeepSpeed wheel compiled "
+                         f"with torch {want}: its prebuilt ops are for the other torch.")
+
+
 def stated_impossibility(text: str) -> tuple[str, str] | None:
     """(signature code, note) for the impossibility the text states, or None."""
     text = text[:MAX_TEXT]
     from envdoctor.explain.textfacts import text_facts
-    return gpu_build_reason(text_facts(text), text) or python_wheel_reason(text)
+    return gpu_build_reason(text_facts(text), text) or python_wheel_reason(text) or \
+        deepspeed_wheel_reason(text)
 
 
 def diagnosis_for(text: str, signatures: Any) -> Any:
@@ -177,4 +217,4 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 
 PATTERNS = (_WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
-            *_FRAMEWORK.values(), *_PIN.values())
+            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL)

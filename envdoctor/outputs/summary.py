@@ -224,7 +224,12 @@ def _torch(facts: Facts) -> str:
         build = _torch_mac(facts)
     else:
         build = "CPU-only build"
-    return f"{t.version} ({build})"
+    return f"{_shown(t.version)} ({build})"
+
+
+def _shown(version: object) -> str:
+    """A version a report did not show is said so, never printed as "None"."""
+    return "version not shown" if version is None else str(version)
 
 
 def _torch_mac(facts: Facts) -> str:
@@ -248,7 +253,8 @@ def _tf(facts: Facts) -> str:
         build = "CPU-only build"
     else:
         build = "build unknown"
-    return f"{tf.version} from {tf.distribution} ({build})"
+    dist = f" from {tf.distribution}" if tf.distribution else ""
+    return f"{_shown(tf.version)}{dist} ({build})"
 
 
 def _jax(facts: Facts) -> str:
@@ -267,7 +273,7 @@ def _jax(facts: Facts) -> str:
             plugins = "no GPU plugin: CPU only"
         else:
             plugins = "plugins not listed"
-    return f"jax {j.version}, jaxlib {j.jaxlib} ({plugins})"
+    return f"jax {_shown(j.version)}, jaxlib {_shown(j.jaxlib)} ({plugins})"
 
 
 def _paddle(facts: Facts) -> str:

@@ -269,11 +269,13 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
             got["apple_silicon"] = True
         elif cpu.startswith("Intel"):
             got["apple_silicon"] = False
-    arch = str(values.get("host.arch") or "")
+    arch = str(values.get("apple.python_machine") or values.get("host.arch") or "")
     if arch:
         got["python_machine"] = "x86_64" if arch in ("x86_64", "amd64") else arch
         if got["python_machine"] == "arm64" and "apple_silicon" not in got:
             got["apple_silicon"] = True  # arm64 code runs on Apple silicon only
+    if values.get("apple.apple_silicon") is True and "apple_silicon" not in got:
+        got["apple_silicon"] = True  # "Apple silicon" / an M-series chip named in the text
     return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
 
 

@@ -229,6 +229,14 @@ _MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pr
                        r"Apple [Ss]ilicon)\b")
 _APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)",
                          re.MULTILINE)
+# Apple silicon named as such, or a chip only Apple makes ("M1 Pro", "M3 Max": no Mac word needed)
+_APPLE_SILICON = re.compile(r"(?i)\bapple[ -]silicon\b|\bapple M[1-5]\b|(?-i:\bM[1-5] (?:Pro|Max|Ultra)\b)")
+# The machine the interpreter runs as, in its own words: platform.machine()'s answer, "uname -m
+# gives me x86_64" (a shell under Rosetta), "Python 3.8.7 (x86_64 through Rosetta)", "reports
+# platform i386" (platform.processor() of an x86_64 Python on a Mac)
+_PY_MACHINE = re.compile(r"(?i)platform\.(?:machine|processor)\(\)\W{0,12}(?:\n[#>\s]{0,6})?['\"]?"
+                         r"(x86_64|i386|arm64)\b|\buname -m\W{0,3}[\w ]{0,20}?\b(x86_64|arm64)\b|"
+                         r"\bpython[\w .:]{0,20}\((x86_64|arm64)\b|\breports platform (i386|arm)\b")
 _MACOS = re.compile(r"(?i)\bmac ?OS(?: X)? ?(\d{2}(?:\.\d{1,2}){0,2})\b")
 _MACOS_NAMES = {"big sur": "11", "monterey": "12", "ventura": "13", "sonoma": "14",
                 "sequoia": "15", "tahoe": "26"}
@@ -280,6 +288,13 @@ def _platform(part: Partial, text: str) -> None:
         part.set("host.os", "Linux")
         part.set("host.arch", "aarch64")  # every Jetson; no PyPI x86 default applies
         return
+    if _APPLE_SILICON.search(text):  # read only where something else says the host is macOS
+        part.set("apple.apple_silicon", True)
+        machine = _one([m.group(1) or m.group(2) or m.group(3) or m.group(4)
+                        for m in _PY_MACHINE.finditer(text)])
+        if machine:  # the interpreter's own machine, as the text prints or names it
+            part.set("apple.python_machine", "x86_64" if machine in ("x86_64", "i386")
+                     else machine)
     if _MAC_WORD.search(text):
         chip = _one([f"Apple M{m.group(1)}" + (f" {m.group(2)}" if m.group(2) else "")
                      for m in _APPLE_CHIP.finditer(text)])

@@ -36,6 +36,10 @@ _CONDA = re.compile(r"(?:^|\s)[\w.-]+/(linux-64|linux-aarch64|osx-64|osx-arm64|w
 # "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch"
 _DOWNLOAD_ROW = re.compile(r"^\s{0,12}([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+]{0,30})\s{1,40}\|\s{0,40}"
                            r"([\w.+]{1,80})\s{1,20}\d[\d.]{0,8} [KMG]B\b")
+# conda's exact spec, name=version=build ("pytorch=1.9.0=py3.8_cpu_0", one line of
+# `conda list --export`, or quoted in prose): the build string says which variant was installed
+_CONDA_TRIPLE = re.compile(r"(?<![\w.=/-])([A-Za-z][\w.-]{0,60})=(\d[\w.+]{0,30})="
+                           r"([A-Za-z0-9][\w.+]{0,80}_\d{1,3})(?![\w=])")
 # pip's own words: both names and versions are what is (or will be) installed
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
@@ -91,6 +95,11 @@ def parse(text: str) -> Partial:
             part.package(c.group(2), ver(c.group(3)))
             _conda_cuda(part, c.group(2), c.group(4))
             _platform(part, c.group(1))
+        if "=" in line:
+            for t in _CONDA_TRIPLE.finditer(line):
+                hits += 1
+                part.package(t.group(1), ver(t.group(2)))
+                _conda_cuda(part, t.group(1), t.group(3))
         p = _PYPATH.search(line)
         if p:
             _python_from_path(part, p.group(0))

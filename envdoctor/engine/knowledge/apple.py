@@ -46,8 +46,11 @@ def apple_machine(*, silicon: bool | None, brand: str) -> bool:
 
 
 @reads(t=optional("frameworks.torch"), jax=optional("frameworks.jax"),
-       tf=optional("frameworks.tensorflow"), **MAC)
-def apple_x86_python(*, t: Any, jax: Any, tf: Any, **facts: Any) -> dict[str, str] | None:
+       tf=optional("frameworks.tensorflow"),
+       dists=Read("packages.distributions", (), partial_ok=True),  # the names a paste shows
+       **MAC)
+def apple_x86_python(*, t: Any, jax: Any, tf: Any, dists: Any = (),
+                     **facts: Any) -> dict[str, str] | None:
     """``apple_x86_python()``: on Apple silicon, this Python runs as x86_64 code (Rosetta 2) and
     frameworks are installed for it -> {how, affected}; None otherwise. Evidence, strongest
     first: sysctl.proc_translated = 1, the interpreter's own machine, x86_64 framework wheels
@@ -71,6 +74,9 @@ def apple_x86_python(*, t: Any, jax: Any, tf: Any, **facts: Any) -> dict[str, st
     if not affected:  # a pasted report names the frameworks, not their wheels
         affected = [f"{name} {b.version}" for name, b in (("torch", t), ("jax", jax),
                                                           ("tensorflow", tf)) if b is not None]
+    if not affected:  # or only a package list / an install command names them
+        affected = [f"{d.name} {d.version}" if d.version is not None else d.name
+                    for d in dists or () if d.name in COMPILED]
     if not affected:
         return None  # nothing installed that it hurts yet
     return {"how": how, "affected": ", ".join(affected), "cpu": a.cpu_brand or "Apple silicon"}

@@ -29,6 +29,14 @@ def cuda_build_lacks(cuda: str, cc: str) -> bool:
     return cuda_dropped(cuda, cc) is not None or cuda_predates(cuda, cc) is not None
 
 
+def tf_release_cuda(version: str) -> str | None:
+    """The CUDA a TensorFlow release's tested build was compiled with (tensorflow.toml), or
+    None when the table has no row (or no CUDA) for it."""
+    from envdoctor.matrices.tensorflow import lookup_tf_release
+    row = lookup_tf_release(version)
+    return str(row["cuda"]) if row is not None and row.get("cuda") else None
+
+
 def python_outside_releases(framework: str, python: str, pin: str | None = None) -> bool:
     """Whether no release of ``framework`` in its table (only those a ``pin`` such as
     ">=2.2,<2.5" admits, when one is given) has wheels for ``python``."""

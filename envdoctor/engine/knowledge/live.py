@@ -29,6 +29,16 @@ def answered(live: dict[str, Any]) -> list[LiveFramework]:
     return [lf for lf in ran(live) if lf.probe.status is Status.OK and lf.import_ok]
 
 
+@reads(live="live")
+def framework_found_no_gpu(name: str, *, live: dict[str, Any]) -> bool:
+    """``framework_found_no_gpu('tensorflow')``: the framework itself was asked for its GPUs
+    and answered none (a worker, or a report's "Num GPUs Available: 0" / an empty
+    list_physical_devices('GPU')): someone wanted the GPU. False when it was not asked or saw
+    one."""
+    lf = live.get(name)
+    return isinstance(lf, LiveFramework) and lf in answered(live) and lf.cuda_available is False
+
+
 @reads(live="live", pk=optional("packages"))
 def live_module_shadowed(*, live: dict[str, Any], pk: PackageFacts | None) -> list[str]:
     """Frameworks whose ``import`` loaded something that is not the framework (a same-named
