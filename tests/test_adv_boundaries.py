@@ -88,3 +88,46 @@ def test_paths_outside_the_root_are_untouched(image, tmp_path):
         assert bounded.read_regular(host) == host.read_bytes()
     finally:
         bounded.unconfine(previous)
+
+
+# ---------------------------------------------------------------- children: one owner, one tree
+def _alive(pid: int) -> bool:
+    from envdoctor.children import _running
+    return _running(pid)
+
+
+def test_a_tool_whose_child_holds_its_pipes_is_read_when_it_exits(tmp_path):
+    """``tool & exit 0``: the tool answered; a grandchild holding stdout open is no reason to
+    wait for the deadline and call the answer a timeout, nor to leave the grandchild running."""
+    import time
+
+    from envdoctor import runner
+    pidfile = tmp_path / "pid"
+    start = time.monotonic()
+    result = runner.run(["sh", "-c", f"sleep 300 & echo $! > {pidfile}; echo answered"], 8.0)
+    assert time.monotonic() - start < 4.0
+    assert result.ok and result.stdout.strip() == "answered", result
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 3
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_one_commands_deadline_does_not_kill_another_commands_process(tmp_path):
+    """A hung rocm-smi killed at its deadline took every process with the run's mark with it:
+    a slow nvcc started by another probe at the same time ended 'killed by SIGKILL'."""
+    import threading
+    import time
+
+    from envdoctor import runner
+    box: dict[str, object] = {}
+    slow = threading.Thread(target=lambda: box.__setitem__(
+        "r", runner.run(["sh", "-c", "sleep 2; echo release 12.4"], 10.0)))
+    slow.start()
+    time.sleep(0.3)
+    hung = runner.run(["sh", "-c", "exec sleep 300"], 0.5)
+    assert "timed out" in hung.error
+    slow.join(15)
+    done = box["r"]
+    assert done.ok and "release 12.4" in done.stdout, done  # type: ignore[attr-defined]
