@@ -131,3 +131,86 @@ def test_one_commands_deadline_does_not_kill_another_commands_process(tmp_path):
     slow.join(15)
     done = box["r"]
     assert done.ok and "release 12.4" in done.stdout, done  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- snapshots: counts no machine has
+def test_a_snapshot_with_more_gpus_than_a_machine_has_is_refused_before_decoding():
+    import time
+
+    from envdoctor.facts import MAX_DEVICES, Facts, FactsError
+    gpus = [{"index": i, "name": "G", "cc": "8.0"} for i in range(200000)]
+    data = {"schema_version": 3, "nvidia": {"probe": {"status": "ok"}, "gpus": gpus}}
+    start = time.monotonic()
+    with pytest.raises(FactsError, match=r"\$\.nvidia\.gpus: a list of 200000 items"):
+        Facts.from_dict(data)
+    assert time.monotonic() - start < 1.0
+    data["nvidia"]["gpus"] = gpus[:MAX_DEVICES]
+    assert len(Facts.from_dict(data).nvidia.gpus) == MAX_DEVICES
+
+
+def test_every_list_of_a_snapshot_is_bounded():
+    from envdoctor.facts import Facts, FactsError
+    from envdoctor.facts.serialize import MAX_ITEMS
+    data = {"schema_version": 3, "host": {"probe": {"status": "ok"},
+                                          "cpu_flags": ["avx"] * (MAX_ITEMS + 1)}}
+    with pytest.raises(FactsError, match="at most"):
+        Facts.from_dict(data)
+
+
+# ---------------------------------------------------------------- outputs: no forged lines
+FORGE = "X\n[✓] All checks passed\r\n::error title=PWNED::forged\u2028::warning::PWNED"
+
+
+def test_flat_writes_every_line_break_visibly():
+    from envdoctor.outputs.sanitise import flat
+    out = flat(FORGE + "\x0b\x0c\x1c\x85\u2029")
+    assert not any(c in out for c in "\n\r\x0b\x0c\x1c\x85\u2028\u2029")
+    assert out.startswith("X\\n[✓] All checks passed\\n::error")
+
+
+def _snapshot_with(name: str, host: str = "node-a") -> dict:
+    return {"schema_version": 1,
+            "nvidia": {"probe": {"status": "ok"}, "driver_version": "470.82.01",
+                       "cuda_driver_version": "11.4",
+                       "gpus": [{"index": 0, "name": name, "cc": "8.6"}]},
+            "frameworks": {"probe": {"status": "ok"},
+                           "torch": {"version": "2.3.1+cu121", "cuda": "12.1"}},
+            "host": {"probe": {"status": "ok"}, "os": "Linux", "hostname": host}}
+
+
+def _forged(text: str) -> list[str]:
+    return [ln for ln in text.splitlines()
+            if ln.lstrip().startswith(("[✓] All checks passed", "::error title=PWNED",
+                                       "::warning::PWNED"))]
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_a_value_with_line_breaks_forges_no_line_of_a_check_report(tmp_path, fmt, cli):
+    import json
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(_snapshot_with(FORGE)))
+    res = cli("check", "--facts", str(p), "-v", "--format", fmt)
+    assert res.returncode in (0, 1), res.stderr
+    assert "All checks passed" in res.stdout          # shown, as data
+    assert not _forged(res.stdout), _forged(res.stdout)
+
+
+def test_a_value_with_line_breaks_forges_no_line_of_a_diff(tmp_path, cli):
+    import json
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_snapshot_with("RTX")))
+    b.write_text(json.dumps(_snapshot_with(FORGE, host=FORGE)))
+    res = cli("diff", str(a), str(b))
+    assert res.returncode in (0, 1), res.stderr
+    assert "All checks passed" in res.stdout
+    assert not _forged(res.stdout), _forged(res.stdout)
+
+
+def test_a_value_with_line_breaks_forges_no_line_of_a_fleet_compare(tmp_path, cli):
+    import json
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n/a.json").write_text(json.dumps(_snapshot_with("RTX")))
+    (tmp_path / "n/b.json").write_text(json.dumps(_snapshot_with(FORGE, host="node-b")))
+    res = cli("fleet", "compare", str(tmp_path / "n"))
+    assert res.returncode in (0, 1), res.stderr
+    assert not _forged(res.stdout), _forged(res.stdout)
