@@ -72,15 +72,104 @@ def defuse(text: str) -> str:
     return _LONG_DIGITS.sub(lambda m: m.group(0)[:RUN], text)
 
 
+# ---------------------------------------------------------------------------- another root
+# ``check --static --root DIR`` reads an unpacked image or a mounted disk. Its symlinks mean
+# what they mean inside that tree: ``/usr/local/cuda -> /etc/alternatives/cuda`` (every CUDA
+# image has it) or ``etc/os-release -> /proc/self/environ`` must resolve under DIR, never on
+# this machine, as a chroot would. Every probe read of a path under the root is resolved here.
+MAX_LINKS = 40           # symlinks followed in one path, as the kernel's ELOOP limit
+_JAILS: tuple[str, ...] = ()
+
+
+def confine(root: str | os.PathLike[str] | None) -> tuple[str, ...]:
+    """Resolve the symlinks of every path read under ``root`` inside ``root`` (None or ``/``:
+    no confinement); returns the previous setting for ``unconfine``."""
+    global _JAILS
+    old = _JAILS
+    if root is None or os.path.abspath(root) == "/":
+        _JAILS = ()
+    else:
+        given = os.path.abspath(root).rstrip("/")
+        _JAILS = tuple(dict.fromkeys((given, os.path.realpath(given).rstrip("/"))))
+    return old
+
+
+def unconfine(previous: tuple[str, ...] = ()) -> None:
+    global _JAILS
+    _JAILS = previous
+
+
+def resolve_in(root: str, rel: str) -> str | None:
+    """``rel`` (a path inside ``root``) with every symlink resolved as if ``root`` were ``/``:
+    an absolute target starts again at ``root``, ``..`` stops at it. None for a loop (more than
+    MAX_LINKS links). A missing component ends the walk (the open fails on it)."""
+    parts = [p for p in rel.split("/") if p and p != "."]
+    parts.reverse()
+    done: list[str] = []
+    links = 0
+    while parts:
+        part = parts.pop()
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        here = os.path.join(root, *done, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except (OSError, ValueError):
+            done.append(part)
+            done.extend(reversed(parts))
+            break
+        if not stat.S_ISLNK(mode):
+            done.append(part)
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            return None
+        try:
+            target = os.readlink(here)
+        except OSError:
+            return None
+        if target.startswith("/"):
+            done = []
+        parts.extend(reversed([p for p in target.split("/") if p and p != "."]))
+    return os.path.join(root, *done) if done else root
+
+
+def jailed(path: str | os.PathLike[str]) -> str | None:
+    """``path`` as a probe must open it: resolved inside the confined root when it lies under
+    it (None for a symlink loop), unchanged otherwise (site-packages, a tool's own files)."""
+    text = os.fspath(path)
+    if not _JAILS:
+        return text
+    full = os.path.abspath(text)
+    for jail in _JAILS:
+        if full == jail or full.startswith(jail + "/"):
+            return resolve_in(jail, full[len(jail):])
+    return text
+
+
+def _open_probe_file(path: str | os.PathLike[str]) -> int:
+    """An O_NONBLOCK read descriptor of ``path`` resolved inside a confined root; OSError when
+    it cannot be opened (or, under a root, still ends in a symlink: a race)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    target = jailed(path)
+    if target is None:
+        raise OSError(40, "too many levels of symbolic links")
+    if _JAILS and target != os.fspath(path):
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    return os.open(target, flags)
+
+
 def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE) -> bytes | None:
     """At most ``limit`` bytes of a regular file; None for anything else or on any error.
 
     Opened with ``O_NONBLOCK`` so a FIFO planted where a version file should be cannot hang the
     probe at ``open``; a FIFO, socket or device (``/dev/zero`` as ``CUDA_HOME``) is refused by
-    ``fstat`` before any read.
+    ``fstat`` before any read. Under ``--root`` its symlinks resolve inside the root (``confine``).
     """
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = _open_probe_file(path)
     except (OSError, ValueError):
         return None
     try:
@@ -520,9 +609,10 @@ class CappedFile:
 
 def open_capped(path: str | os.PathLike[str], budget: int = MAX_ELF_READ) -> CappedFile | None:
     """A ``CappedFile`` of a regular file; None for a FIFO, device, folder or on any error
-    (opened with ``O_NONBLOCK``, checked with ``fstat`` before any read)."""
+    (opened with ``O_NONBLOCK``, checked with ``fstat`` before any read; under ``--root`` its
+    symlinks resolve inside the root)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = _open_probe_file(path)
     except (OSError, ValueError):
         return None
     try:

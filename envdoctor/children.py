@@ -33,6 +33,10 @@ from typing import IO, Any
 from envdoctor.bounded import read_regular
 
 MARK_VAR = "ENVDOCTOR_RUN_MARK"  # set in every child's environment to find its descendants
+# each started command's own mark, beside the run's: ``kill_tree`` of one command (a hung
+# rocm-smi at its deadline) reaches its descendants, never a sibling's (a slow nvcc started by
+# another probe at the same time carries the same run mark, not the same command mark)
+CHILD_VAR = "ENVDOCTOR_CHILD_MARK"
 GRACE = 1.0                      # seconds a told-to-stop child has between SIGTERM and SIGKILL
 
 # pid -> (the Popen, or None for a fork; the thread that owns it)
@@ -45,6 +49,8 @@ _cancelled: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 _closing = False                   # envdoctor is leaving: nothing more starts
 _killed = False                    # some command was killed: look for its marked descendants
 _fork_safe_threads: set[int] = set()  # threads that hold no lock a fork could inherit
+_child_marks: weakref.WeakKeyDictionary[subprocess.Popen[bytes], str] = weakref.WeakKeyDictionary()
+_started = 0                       # commands started: numbers the command marks
 
 
 class NotStarted(OSError):
@@ -73,13 +79,18 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None,
     """Start ``argv`` (a list, never a shell) in its own session, marked and registered to
     the calling thread until ``release``. Raises ``NotStarted`` when nothing may start now,
     else what ``Popen`` raises (``FileNotFoundError``, ``OSError``, ``ValueError``)."""
+    global _started
     child_env = dict(os.environ if env is None else env)
     child_env[MARK_VAR] = run_mark()
     with _lock:  # started and registered as one step: ``terminate_all`` sees it or stops it
         _refuse()
+        _started += 1
+        own = f"{run_mark()}.{_started}"
+        child_env[CHILD_VAR] = own
         proc = subprocess.Popen(list(argv), stdin=stdin, stdout=stdout, stderr=stderr,
                                 env=child_env, cwd=cwd, start_new_session=os.name == "posix")
         _live[proc.pid] = (proc, threading.get_ident())
+        _child_marks[proc] = own
     return proc
 
 
@@ -146,7 +157,8 @@ def kill_owned_by(thread_ident: int) -> int:
 
 def kill_tree(child: subprocess.Popen[bytes] | int) -> None:
     """Kill a command, its process group (it runs in its own session) and every descendant
-    that carries this run's mark, including one that escaped into a session of its own."""
+    that carries its command mark (``CHILD_VAR``), including one that escaped into a session
+    of its own; the other commands running now (another probe's) are not touched."""
     global _killed
     _killed = True
     if isinstance(child, int):
@@ -156,8 +168,9 @@ def kill_tree(child: subprocess.Popen[bytes] | int) -> None:
     _signal_group(child.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         child.kill()
-    if _mark:
-        _signal_marked(_mark, signal.SIGKILL)
+    own = _child_marks.get(child)
+    if own:
+        _signal_marked(own, signal.SIGKILL, CHILD_VAR)
     with contextlib.suppress(Exception):
         child.wait(timeout=1.0)
 
@@ -301,10 +314,10 @@ def _running(pid: int) -> bool:
     return not os.path.isdir("/proc")  # no /proc entry on Linux: gone
 
 
-def _signal_marked(mark: str, number: int) -> list[int]:
-    """Send ``number`` to every process of ours whose environment carries ``mark`` (Linux
+def _signal_marked(mark: str, number: int, var: str = MARK_VAR) -> list[int]:
+    """Send ``number`` to every process of ours whose environment carries ``var=mark`` (Linux
     /proc); returns their pids."""
-    needle = f"{MARK_VAR}={mark}".encode()
+    needle = f"{var}={mark}".encode()
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
@@ -317,7 +330,7 @@ def _signal_marked(mark: str, number: int) -> list[int]:
         env = read_regular(f"/proc/{pid}/environ", 1 << 20)
         if env is None:
             continue
-        if needle in env:
+        if needle in env.split(b"\0"):  # the whole entry: mark .1 is not mark .12
             hit.append(pid)
             with contextlib.suppress(OSError):
                 os.kill(pid, number)

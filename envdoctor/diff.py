@@ -318,14 +318,16 @@ def compare(a: Facts, b: Facts, findings_a: Sequence[Finding], findings_b: Seque
 # ---------------------------------------------------------------------------- text
 def render_text(result: dict[str, Any], name_a: str, name_b: str) -> str:
     diffs = result["differences"]
+    from envdoctor.outputs.sanitise import flat
+    name_a, name_b = flat(name_a), flat(name_b)
     lines = [(f"envdoctor diff: A = {name_a}, B = {name_b}: {len(diffs)} difference(s), "
               "most likely to matter first"), ""]
     for d in diffs:
-        a, b = (("(absent)" if v is None else v or '""') for v in (d["a"], d["b"]))
-        lines.append(f"{d['rank']:>3}. {d['label']}: {a} → {b}  [{d['change']}]")
+        a, b = (("(absent)" if v is None else flat(v) or '""') for v in (d["a"], d["b"]))
+        lines.append(f"{d['rank']:>3}. {flat(d['label'])}: {a} → {b}  [{d['change']}]")
         for f in d["findings"]:
             lines.append(f"       {f['severity'].upper()} {f['code']} only in "
-                         f"{f['side'].upper()}: {f['title']}")
+                         f"{f['side'].upper()}: {flat(f['title'])}")
             if f["fix"]:
                 lines.append(f"       fix: {' '.join(f['fix'].split())}")
     if not diffs:
@@ -334,7 +336,7 @@ def render_text(result: dict[str, Any], name_a: str, name_b: str) -> str:
         rest = [f for f in result[f"only_in_{side}"] if "explains" not in f]
         if rest:
             lines += ["", f"Findings only in {side.upper()} (not tied to one difference):"]
-            lines += [f"  {f['severity'].upper()} {f['code']} {f['title']}" for f in rest]
+            lines += [f"  {f['severity'].upper()} {f['code']} {flat(f['title'])}" for f in rest]
     return "\n".join(lines) + "\n"
 
 

@@ -52,6 +52,7 @@ class Runner(Protocol):
 
 
 MAX_OUTPUT = 4 << 20   # bytes kept per stream; a tool that prints more is stopped
+LINGER = 0.5           # seconds a command's pipes may stay open once it has exited
 
 
 def _real_run(argv: Sequence[str], timeout: float) -> CommandResult:
@@ -93,7 +94,10 @@ def collect_output(proc: subprocess.Popen[bytes], deadline: float, stderr_tail: 
     Returns (stdout, stderr, error); ``error`` is "" when the command closed its output in
     time. A command that prints without end is stopped at the cap, not read into memory.
     With ``stderr_tail`` (framework workers, whose logs may be long) stderr is never a reason
-    to stop: only its last ``MAX_OUTPUT`` bytes are kept.
+    to stop: only its last ``MAX_OUTPUT`` bytes are kept. A command that has exited while a
+    process it started still holds its pipes open (``tool & exit 0``) has said all it will:
+    its output is complete ``LINGER`` seconds after its exit, and what it left is killed
+    (``children.kill_tree``: its group and its command mark), not waited on to the deadline.
     """
     import selectors
 
@@ -105,13 +109,21 @@ def collect_output(proc: subprocess.Popen[bytes], deadline: float, stderr_tail: 
     for f in (pipe_out, pipe_err):
         sel.register(f, selectors.EVENT_READ)
     error = ""
+    exited_at: float | None = None
     try:
         while sel.get_map():
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at >= LINGER:
+                children.kill_tree(proc)  # the holders of its pipes; the command is gone
+                break
+            left = deadline - now
             if left <= 0:
                 error = "timed out after {timeout}"
                 break
-            for key, _ in sel.select(min(left, 1.0)):
+            wait = min(left, 1.0 if exited_at is None else 0.1)
+            for key, _ in sel.select(wait):
                 piece = os.read(key.fd, 1 << 16)
                 if not piece:
                     sel.unregister(key.fileobj)

@@ -38,6 +38,11 @@ class Finding:
     # the per-area summary marks each of them from this finding, not from a judgement of its own
     about: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # a title is one line in every output (text, fleet, diff, annotations): a line break
+        # that a GPU name or a hostname brought into it is shown, never a line of its own
+        _one_line(self, "title")
+
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "id": self.id, "severity": self.severity.value,
                 "title": self.title, "why": self.why, "fix": self.fix,
@@ -54,6 +59,16 @@ class CheckResult:
     state: str          # fired | passed | unknown | error
     finding: Finding | None = None
     detail: str = ""    # why unknown / what went wrong
+
+    def __post_init__(self) -> None:
+        _one_line(self, "detail")
+
+
+def _one_line(obj: Any, name: str) -> None:
+    from envdoctor.outputs.sanitise import flat, has_break
+    value = getattr(obj, name)
+    if isinstance(value, str) and has_break(value):
+        object.__setattr__(obj, name, flat(value))
 
 
 def worst(findings: Iterable[Finding]) -> Severity | None:

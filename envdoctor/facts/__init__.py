@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from packaging.version import Version
 
@@ -30,6 +30,7 @@ SCHEMA_VERSION = 3
 # 2 said "not observed" for two fields with flags (``torch.build_known``,
 # ``jax.plugins_known``); 3 says it with ``frameworks.probe.unobserved`` (see _migrate_flags).
 READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+MAX_DEVICES = 1024  # GPUs (or partitions) of one machine in a snapshot; none has more
 
 
 class Status(str, Enum):
@@ -128,6 +129,8 @@ class GpuProcess:
 class Gpu:
     """One NVIDIA GPU as the driver reports it."""
 
+    MAX_COUNT: ClassVar[int] = MAX_DEVICES  # in one snapshot (serialize.from_jsonable)
+
     index: int = 0
     name: str = ""
     uuid: str = ""
@@ -183,6 +186,8 @@ class NvidiaFacts:
 class AmdGpu:
     """One AMD GPU (or GCD/partition) as amdsmi, amd-smi, rocm-smi, rocminfo or the KFD
     topology in /sys reports it."""
+
+    MAX_COUNT: ClassVar[int] = MAX_DEVICES
 
     index: int = 0
     name: str = ""                    # "AMD Instinct MI300X", "Radeon RX 7900 XTX"
@@ -516,6 +521,8 @@ class EnvFacts:
 @dataclass(frozen=True)
 class LiveDevice:
     """One device as a framework sees it at run time (not as the driver does)."""
+
+    MAX_COUNT: ClassVar[int] = MAX_DEVICES  # in one snapshot (serialize.from_jsonable)
 
     kind: str = ""                    # cuda | rocm | mps | xpu | tpu | cpu
     index: int = 0

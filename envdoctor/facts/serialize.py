@@ -120,6 +120,9 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
         if not isinstance(data, list):
             raise DecodeError(f"{path}: expected a list, got {_kind(data)}")
         item = args[0] if args else Any
+        most = getattr(item, "MAX_COUNT", MAX_ITEMS)
+        if len(data) > most:  # refused before any item is decoded: the cost is bounded here
+            raise DecodeError(f"{path}: a list of {len(data)} items (at most {most})")
         return tuple(from_jsonable(item, v, f"{path}[{i}]") for i, v in enumerate(data))
     if origin is dict:
         if not isinstance(data, dict):
@@ -144,6 +147,9 @@ def from_jsonable(tp: Any, data: Any, path: str = "$") -> Any:
 
 
 MAX_VERSION = 128      # characters of a version string (the longest real ones are ~40)
+# Items of one list of a snapshot (packages, libraries, flags); a device list is bounded by
+# its item type's ``MAX_COUNT`` (no machine has thousands of GPUs, and every rule walks them)
+MAX_ITEMS = 20000
 INT64 = 1 << 63        # facts' integers (memory in MiB, counts, pids) fit in 64 bits
 _KINDS = {str: "a string", int: "an integer", bool: "true or false", float: "a number",
           list: "a list", dict: "an object", type(None): "null"}

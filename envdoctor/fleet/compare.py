@@ -303,17 +303,19 @@ def group_block(fleet: model.Fleet, block: dict[str, Any]) -> tuple[list[dict[st
 def text_block(diffs: list[dict[str, Any]], limit: int = 20) -> str:
     """The ranked differences, one line each (at most ``limit``), host lists compressed."""
     from envdoctor.fleet.hostlist import compress
+    from envdoctor.outputs.sanitise import flat
 
     if not diffs:
         return "No differences between the snapshots in the facts that matter.\n"
     lines = [f"Differences between nodes, most likely to matter first ({len(diffs)}):"]
     for d in diffs[:limit]:
-        odd = "; ".join(f"{o['value']} on {compress(o['nodes'], 3)}" for o in d["odd"][:3])
+        odd = "; ".join(f"{flat(o['value'])} on {flat(compress(o['nodes'], 3))}"
+                        for o in d["odd"][:3])
         if len(d["odd"]) > 3:
             odd += f"; and {len(d['odd']) - 3} more values"
-        head = f"majority {d['majority']} ({d['majority_nodes']} of {d['total']}); " \
+        head = f"majority {flat(d['majority'])} ({d['majority_nodes']} of {d['total']}); " \
             if d.get("majority") is not None else "no clear majority: "
-        lines.append(f"{d['rank']:>3}. {d['label']}: {head}{odd}")
+        lines.append(f"{d['rank']:>3}. {flat(d['label'])}: {head}{odd}")
     if len(diffs) > limit:
         lines.append(f"     … and {len(diffs) - limit} more (--format json lists them all)")
     return "\n".join(lines) + "\n"

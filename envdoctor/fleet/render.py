@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 from envdoctor.outputs.report import Report
+from envdoctor.outputs.sanitise import flat
 
 MARK = {"error": "✗", "warning": "!", "info": "✓"}
 
@@ -106,7 +107,7 @@ def _node_line(n: dict[str, Any], worst: dict[str, str],
         late_text = "; late: " + ", ".join(str(r["rank"]) for r in n["ranks"]
                                            if not r.get("arrived", True))
     who = _ranks(n["ranks"]) if n["ranks"] else "snapshot"
-    return f"[{mark}] {n['node']}: {who}{late_text} — {_stack(summary)}{tail}"
+    return flat(f"[{mark}] {n['node']}: {who}{late_text} — {_stack(summary)}{tail}")
 
 
 def render(report: Report, color: bool = False) -> str:
@@ -126,7 +127,7 @@ def render(report: Report, color: bool = False) -> str:
         lines.append(f"    unknown: {_ranks([{'rank': r} for r in fleet['unheard_ranks']])} "
                      "(the rendezvous failed before they could be heard)")
     for error in fleet.get("errors", []):
-        lines.append(f"    note: {error}")
+        lines.append(f"    note: {flat(error)}")
     lines.append("")
     lines += _bench(fleet)
     for f in report.findings:
@@ -182,7 +183,7 @@ def render_compare(report: Report, color: bool = False, tail: str = "",
     head = [f"envdoctor fleet compare — {len(nodes)} node(s) in {len(groups)} group(s) of "
             "identical facts (sensor readings aside)", *_hosts_hint(fleet)]
     for error in fleet.get("errors", [])[:3]:
-        head.append(f"    note: {error}")
+        head.append(f"    note: {flat(error)}")
     if len(fleet.get("errors", [])) > 3:
         head.append(f"    note: and {len(fleet['errors']) - 3} more (--format json)")
     counts = report.counts()
@@ -211,9 +212,8 @@ def render_compare(report: Report, color: bool = False, tail: str = "",
         sev = max((worst.get(m, "") for m in members), key=lambda v: _RANK.get(v, 0))
         codes = sorted({c for m in members for c in by_name.get(m, {}).get("findings", ())})
         tail_codes = f"  [{', '.join(codes)}]" if codes else ""
-        group_lines.append(f"[{MARK.get(sev or 'info', '✓')}] {compress(members, 4, False)}: "
-                           f"{g['size']} snapshots — {_stack(summary)}"
-                           f"{tail_codes}")
+        group_lines.append(flat(f"[{MARK.get(sev or 'info', '✓')}] {compress(members, 4, False)}"
+                                f": {g['size']} snapshots — {_stack(summary)}{tail_codes}"))
     if len(shown_groups) < len(groups):
         rest = groups[len(shown_groups):]
         group_lines.append(f"    … and {len(rest)} more group(s) of {sum(g['size'] for g in rest)}"

@@ -154,6 +154,23 @@ def terminal(text: str, color: bool = False) -> str:
     return inert(_shown(text, color))
 
 
+_BREAKS = re.compile(r"\r\n|[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def flat(text: object) -> str:
+    """A value for one line of a line-oriented document (a check's detail, a finding's title, a
+    diff row): every line break in it written as ``\\n`` (``\\r``, ...), so a GPU name, a
+    hostname or an environment value from outside can never start a line of its own (a forged
+    ``[✓] All checks passed``, or ``::error`` at a line start). Renderers call it on the data
+    they put in one line; the sink spells out what else is unsafe."""
+    return _BREAKS.sub(lambda m: "\\n" if m.group() in ("\n", "\r\n") else _visible(m.group()),
+                       str(text))
+
+
+def has_break(text: str) -> bool:
+    return _BREAKS.search(text) is not None
+
+
 def one_line(text: str) -> str:
     """An error or note line for stderr: terminal-safe, and a newline in a quoted value is
     shown as ``\\n`` (the message stays one line; no quoted text starts a line of its own)."""

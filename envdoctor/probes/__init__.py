@@ -30,7 +30,7 @@ from envdoctor.probes import (
     packages,
     rocm,
 )
-from envdoctor.probes._root import SYSTEM, shown, under
+from envdoctor.probes._root import SYSTEM, is_system, shown, under
 
 __all__ = ["SYSTEM", "REGISTRY", "collect", "run_probe", "shown", "under"]
 
@@ -112,6 +112,15 @@ def collect(deadline: float = DEFAULT_DEADLINE, sections: tuple[str, ...] | None
             root: Path = SYSTEM) -> Facts:
     """Run the static probes concurrently and assemble one snapshot; every probe reads its
     system files under ``root`` (one root for all, so no probe mixes two machines)."""
+    from envdoctor.bounded import confine, unconfine
+    previous = confine(None if is_system(root) else root)
+    try:
+        return _collect(deadline, sections, root)
+    finally:
+        unconfine(previous)
+
+
+def _collect(deadline: float, sections: tuple[str, ...] | None, root: Path) -> Facts:
     chosen = {k: m for k, m in REGISTRY.items() if sections is None or k in sections}
     results: dict[str, Section] = {}
     threads = []

@@ -1425,11 +1425,11 @@ def _wait_trigger(proc, trigger, d: Path, start: float, limit: float = 20.0) -> 
     return True
 
 
-def run_fault(fid: str, python: str = sys.executable, slack: float = 1.0, keep: bool = False
-              ) -> dict:
+def run_fault(fid: str, python: str = sys.executable, slack: float = 1.0, keep: bool = False,
+              faults: dict | None = None) -> dict:
     """Run one fault through the real CLI (as matrix.run_fault, plus stdin, cwd, a signal at a
-    phase and the universal boundary checks)."""
-    category, title, build = FAULTS[fid]
+    phase and the universal boundary checks); ``faults`` is another matrix's registry."""
+    category, title, build = (FAULTS if faults is None else faults)[fid]
     d = Path(tempfile.mkdtemp(prefix=f"edfault3-{fid}-"))
     (d / "home").mkdir()
     marker = f"EDFAULT_{fid}_{uuid.uuid4().hex[:8]}"

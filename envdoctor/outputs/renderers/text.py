@@ -2,7 +2,8 @@
 
 Colour only when asked (a TTY without NO_COLOR), with ``sanitise.style``: envdoctor's own
 colours are marked, so the terminal sink turns them, and only them, into escape sequences
-(an escape in a GPU name or a path is shown as ``\x1b`` either way).
+(an escape in a GPU name or a path is shown as ``\x1b`` either way). Data put in one line is
+``flat``: a line break in a GPU name is shown as ``\\n``, never a line of its own.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import textwrap
 
 from envdoctor.outputs.report import Report
+from envdoctor.outputs.sanitise import flat
 
 MARKS = {"ok": ("✓", "green"), "info": ("i", "cyan"), "warning": ("!", "yellow"),
          "error": ("✗", "red"), "unknown": ("?", "dim")}
@@ -32,13 +34,13 @@ def render(report: Report, color: bool = False, verbose: bool = False) -> str:
     for line in report.areas:
         mark, style = MARKS.get(line.status, ("?", ""))
         out(f"[{mark}] ", style)
-        out(f"{line.label}: ", "bold")
-        out(f"{line.detail}\n")
+        out(f"{flat(line.label)}: ", "bold")
+        out(f"{flat(line.detail)}\n")
     if report.findings:
         out("\n")
     for f in report.findings:
         out(f"{f.severity.value.upper()} {f.code}", SEV_STYLE[f.severity.value])
-        out(f" {f.title}\n", "bold")
+        out(f" {flat(f.title)}\n", "bold")
         if f.why:
             out(_reflow(f.why) + "\n")
         if f.fix:
@@ -50,11 +52,11 @@ def render(report: Report, color: bool = False, verbose: bool = False) -> str:
     broken = [r for r in report.results if r.state == "error"]
     if broken and not verbose:  # a rule that could not be evaluated is said, never silent
         for r in broken:
-            out(f"  rule error: {r.code} {r.id} — {r.detail}\n", "bold red")
+            out(f"  rule error: {r.code} {r.id} — {flat(r.detail)}\n", "bold red")
         out("\n")
     if verbose:
         for r in report.results:
-            out(f"  {r.state:<8} {r.code} {r.id}{' — ' + r.detail if r.detail else ''}\n",
+            out(f"  {r.state:<8} {r.code} {r.id}{' — ' + flat(r.detail) if r.detail else ''}\n",
                 "dim" if r.state in ("passed", "unknown", "n/a") else "")
         out("\n")
     counts = report.counts()
