@@ -211,16 +211,20 @@ def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_p
 
     layout, outcome = result.layout, result.outcome
     payloads, errors = {}, ([outcome.error] if outcome.error else [])
+    unreadable = []
     for rank, data in outcome.payloads.items():
         try:
             payloads[rank] = model.decode_payload(data)
         except ValueError as exc:
-            errors.append(f"rank {rank}: {exc}")
+            # named, on the node its hello gave: its facts are missing from the verdict
+            unreadable.append(rank)
+            errors.append(f"rank {rank}: {model.payload_error(data) or exc}")
     if outcome.cancelled:
         payloads[0] = model.check_payload(result.payload)
     view = model.build(payloads, layout.world_size, layout.launcher, outcome.late,
                        outcome.hello, errors, outcome.dead, outcome.absent,
-                       [] if outcome.cancelled else unheard(result))
+                       [] if outcome.cancelled else unheard(result), list(outcome.stray),
+                       unreadable)
     view.timeout = timeout
     bench_view = (payloads.get(0) or {}).get("bench") or {}
     if bench_view:

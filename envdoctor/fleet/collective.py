@@ -47,12 +47,13 @@ from envdoctor.fleet.store import (
     one_line,
     open_store,
     process_alive,
+    rank0_hosts,
     td,
     where,
 )
 
 __all__ = ["STORE_GONE", "Heart", "StoreError", "Watchdog", "bounded", "gone_with_rank0",
-           "kill_children", "one_line", "open_store", "where"]
+           "kill_children", "one_line", "open_store", "rank0_hosts", "where"]
 
 MAX_PAYLOAD = 8 << 20  # bytes one rank may send; more is replaced by an error payload
 GRACE = 5.0            # seconds the others wait on rank 0's decisions; rank 0 on posted payloads
@@ -76,6 +77,8 @@ class Outcome:
     hello: dict[int, dict[str, Any]] = field(default_factory=dict)  # announcements (rank 0)
     announced: bool = False           # this rank reached the store and said hello
     cancelled: str = ""               # "cancelled by SIGTERM during …": a signal ended it
+    stray: dict[int, int] = field(default_factory=dict)  # rank -> the other WORLD_SIZE it has
+    unreached: bool = False           # this rank (not 0) never reached the store rank 0 hosts
 
     def to_dict(self, world_size: int) -> dict[str, Any]:
         """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
@@ -83,7 +86,10 @@ class Outcome:
                 "announced": self.announced, "error": self.error, "failure": self.failure,
                 "world_size": world_size, "late": self.late, "dead": self.dead,
                 "absent": self.absent, **({"cancelled": self.cancelled} if self.cancelled
-                                          else {})}
+                                          else {}),
+                **({"stray": {str(r): w for r, w in self.stray.items()}} if self.stray
+                   else {}),
+                **({"store_unreached": True} if self.unreached else {})}
 
 
 # ---------------------------------------------------------------------------- the protocol
@@ -91,7 +97,8 @@ def announce(store: Any, layout: Layout) -> None:
     """``hello/R`` first, then the join counter: rank 0 counts, then reads hellos."""
     store.set(f"hello/{layout.rank}", json.dumps({
         "rank": layout.rank, "node": layout.node, "host": layout.host,
-        "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid()}))
+        "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid(),
+        "world_size": layout.world_size}))
     store.add("announced", 1)
 
 
@@ -156,6 +163,18 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         if out.absent:
             out.error = (f"{_ranks_text(out.absent)} of {n} never joined the rendezvous "
                          f"in {deadline - start:.0f} s")
+        # a rank started with another WORLD_SIZE (a stale rendezvous, a launcher set up for
+        # another job) cannot be in this group: named, and the group is not formed with it
+        for r in range(n):
+            other = read_hello(store, r).get("world_size") if r not in out.absent else None
+            if isinstance(other, int) and other != n:
+                out.stray[r] = other
+                out.hello[r] = read_hello(store, r)
+        if out.stray:
+            out.absent = sorted(set(out.absent) | set(out.stray))
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"rank {r} was started with WORLD_SIZE={w}, the job has {n}"
+                for r, w in sorted(out.stray.items())])
         extra = counter(store, "announced") - (n - len(out.absent))
         if extra > 0:  # a launcher that started one RANK twice (and so another never)
             out.error = "; ".join(([out.error] if out.error else []) + [
@@ -170,7 +189,12 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         else:
             decision = get_bytes(store, "meet").decode("ascii", "replace")
             go = decision == "go"
-            if not go:
+            theirs = read_hello(store, 0).get("world_size")
+            if isinstance(theirs, int) and theirs != n:
+                go = False
+                out.error = (f"this rank was started with WORLD_SIZE={n}, rank 0 with "
+                             f"{theirs}: a stale rendezvous or another job's launcher")
+            elif not go:
                 missing = [int(x) for x in decision.partition(":")[2].split(",")
                            if x.isdigit()]
                 out.error = ("rank 0 closed the rendezvous: "
@@ -243,7 +267,7 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
     out.late = [r for r in missing if r not in out.dead]
     # a rank that announced after the rendezvous closed is late, not absent
     for r in list(out.absent):
-        if has(store, f"hello/{r}"):
+        if r not in out.stray and has(store, f"hello/{r}"):
             out.absent.remove(r)
             if has(store, f"arrived/{r}"):
                 continue
@@ -271,6 +295,14 @@ def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
     said = read_hello(store, rank)
     pid = said.get("pid")
     return said.get("host") == layout.host and isinstance(pid, int) and process_alive(pid)
+
+
+def _gone_here(store: Any, layout: Layout, rank: int) -> bool:
+    """A rank on rank 0's host whose process has ended (or is a zombie): dead, whatever its
+    last heartbeat says."""
+    said = read_hello(store, rank)
+    pid = said.get("pid")
+    return said.get("host") == layout.host and isinstance(pid, int) and not process_alive(pid)
 
 
 def node_key(node: str) -> int:
@@ -338,7 +370,9 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
     expected = {r for r in range(layout.world_size) if r not in lost}
     end = time.monotonic() + GRACE
     missing = set(range(layout.world_size))
-    beats = {r: beat_count(store, r) for r in expected if r != 0}
+    start = time.monotonic()
+    beats = {r: (beat_count(store, r), start) for r in expected if r != 0}
+    last_scan = start
     while True:
         for r in sorted(missing):
             try:
@@ -347,11 +381,22 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
                     missing.discard(r)
             except Exception:  # noqa: BLE001
                 missing.discard(r)
-        if not (missing & expected) or time.monotonic() >= end:
+        now = time.monotonic()
+        if not (missing & expected) or now >= end:
             break
+        if now - last_scan >= 0.5:  # when each missing rank's heartbeat last moved
+            last_scan = now
+            for r in missing & set(beats):
+                count = beat_count(store, r)
+                if count != beats[r][0]:
+                    beats[r] = (count, now)
         time.sleep(POLL)
-    # an expected rank that did not post: dead when its heartbeat stood still all along
-    gone = {r for r in missing & expected if r in beats and beat_count(store, r) == beats[r]
+    # an expected rank that did not post: dead when its heartbeat stood still for DEAD_AFTER
+    # (one that beat once more and then died in the gather is dead too, not late), or when
+    # its process is gone from this host
+    now = time.monotonic()
+    gone = {r for r in missing & expected if r in beats and
+            (now - beats[r][1] >= min(DEAD_AFTER, GRACE - 1.0) or _gone_here(store, layout, r))
             and not _frozen_here(store, layout, r)}
     out.dead = sorted(set(out.dead) | gone)
     out.late = sorted(set(out.late) | (missing & expected) - gone)
