@@ -79,6 +79,7 @@ class Outcome:
     cancelled: str = ""               # "cancelled by SIGTERM during …": a signal ended it
     stray: dict[int, int] = field(default_factory=dict)  # rank -> the other WORLD_SIZE it has
     unreached: bool = False           # this rank (not 0) never reached the store rank 0 hosts
+    nogroup: dict[int, str] = field(default_factory=dict)  # rank -> why it left the gloo group
 
     def to_dict(self, world_size: int) -> dict[str, Any]:
         """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
@@ -89,7 +90,9 @@ class Outcome:
                                           else {}),
                 **({"stray": {str(r): w for r, w in self.stray.items()}} if self.stray
                    else {}),
-                **({"store_unreached": True} if self.unreached else {})}
+                **({"store_unreached": True} if self.unreached else {}),
+                **({"group_failed": {str(r): w for r, w in self.nogroup.items()}}
+                   if self.nogroup else {})}
 
 
 # ---------------------------------------------------------------------------- the protocol
@@ -205,11 +208,56 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
                                     rank=layout.rank, world_size=n,
                                     timeout=td(deadline + GRACE - time.monotonic()))
             out.joined, out.group = True, dist.group.WORLD
+            _say_group(store, layout, "")
         except Exception as exc:  # noqa: BLE001 - every way of not forming is a result
             out.error = f"the gloo group did not form: {one_line(exc)}"
+            _say_group(store, layout, one_line(exc)[:300])
             if layout.rank == 0:
-                out.failure = out.error
+                out.nogroup = _group_culprits(store, n)
+                if out.nogroup:  # their own word: a bad interface, a crash in the join …
+                    out.error += "; " + "; ".join(f"rank {r}: {w or 'never joined it'}"
+                                                  for r, w in sorted(out.nogroup.items()))
+                else:
+                    out.failure = out.error
     out.seconds["rendezvous"] = round(time.monotonic() - start, 3)
+
+
+def _say_group(store: Any, layout: Layout, error: str) -> None:
+    """``group/R``: "" when this rank joined the gloo group, else why not."""
+    try:
+        store.set(f"group/{layout.rank}", "ok" if not error else "error:" + error)
+    except Exception:  # noqa: BLE001 - the store's host may be gone
+        pass
+
+
+def _timed_out(error: str) -> bool:
+    text = error.lower()
+    return "timeout" in text or "timed out" in text
+
+
+def _group_culprits(store: Any, n: int) -> dict[int, str]:
+    """When the gloo group did not form on rank 0: the ranks that caused it, from their
+    ``group/R`` (waited for up to GRACE): one that failed for a reason of its own (a bad
+    GLOO_SOCKET_IFNAME, a crash in the join), else one that never tried (it left the
+    rendezvous). Ranks that only timed out waiting, like rank 0, are not to blame."""
+    end = time.monotonic() + GRACE
+    said: dict[int, str] = {}
+    while True:
+        for r in range(1, n):
+            if r not in said:
+                try:
+                    if has(store, f"group/{r}"):
+                        said[r] = get_bytes(store, f"group/{r}").decode("utf-8", "replace")
+                except Exception:  # noqa: BLE001
+                    return {}
+        own = {r: w[6:] for r, w in said.items()
+               if w.startswith("error:") and not _timed_out(w)}
+        if own or len(said) == n - 1 or time.monotonic() >= end:
+            break
+        time.sleep(POLL)
+    if own:
+        return own
+    return {r: "" for r in range(1, n) if r not in said}
 
 
 def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Heart) -> bool:
@@ -362,7 +410,13 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
     payload when it is there, and does not wait for the late, dead or absent."""
     try:
         store.set(f"payload/{layout.rank}", payload)
-    except Exception:  # noqa: BLE001 - the store's host may be gone too
+    except Exception as exc:  # noqa: BLE001 - the store's host may be gone too
+        if layout.rank != 0 and gone_with_rank0(layout) and 0 not in out.dead:
+            # the gather broke and the store went: rank 0 (or its node) died in the gather
+            out.dead = sorted({*out.dead, 0})
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"rank 0 stopped answering in the gather (its store went away): "
+                f"{one_line(exc)}"])
         return
     if layout.rank != 0:
         return

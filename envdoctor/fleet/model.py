@@ -66,6 +66,7 @@ class Fleet:
     absent: list[int] = field(default_factory=list)   # never announced (WORLD_SIZE says who)
     unheard: list[int] = field(default_factory=list)  # no word: the rendezvous itself failed
     unreadable: list[int] = field(default_factory=list)  # sent a payload that could not be read
+    nogroup: list[int] = field(default_factory=list)  # made the gloo group fail (rank 0 saw)
     unplaced: list[RankView] = field(default_factory=list)  # lost ranks on no known node
     errors: list[str] = field(default_factory=list)   # rendezvous/barrier/decode problems
     timeout: float | None = None
@@ -246,17 +247,20 @@ STATE_ERROR = {"late": "did not reach the barrier in time (alive: hung or slow)"
                "absent": "never joined the rendezvous",
                "stray": "was started with another WORLD_SIZE (a stale rendezvous or another "
                         "job's launcher): not part of this job",
-               "unreadable": "sent a payload rank 0 could not read (oversized or malformed)"}
+               "unreadable": "sent a payload rank 0 could not read (oversized or malformed)",
+               "nogroup": "could not join the gloo group (its own error is in the errors)"}
 
 
 def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher: str,
           late: list[int], hello: dict[int, dict[str, Any]] | None = None,
           errors: list[str] | None = None, dead: list[int] | None = None,
           absent: list[int] | None = None, unheard: list[int] | None = None,
-          stray: list[int] | None = None, unreadable: list[int] | None = None) -> Fleet:
+          stray: list[int] | None = None, unreadable: list[int] | None = None,
+          nogroup: list[int] | None = None) -> Fleet:
     """Nodes in node-rank order (then host), ranks in rank order; a rank that did not report
     is placed on the node its announcement named, and on no node when it never announced."""
-    state = {**{r: "late" for r in late}, **{r: "dead" for r in dead or ()},
+    state = {**{r: "nogroup" for r in nogroup or ()}, **{r: "late" for r in late},
+             **{r: "dead" for r in dead or ()},
              **{r: "absent" for r in absent or ()}, **{r: "stray" for r in stray or ()},
              **{r: "unreadable" for r in unreadable or ()}}
     fleet = Fleet(launcher=launcher, world_size=world_size,
@@ -264,6 +268,7 @@ def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher:
                   dead=sorted(r for r, s in state.items() if s == "dead"),
                   absent=sorted(r for r, s in state.items() if s in ("absent", "stray")),
                   unreadable=sorted(r for r, s in state.items() if s == "unreadable"),
+                  nogroup=sorted(r for r, s in state.items() if s == "nogroup"),
                   unheard=sorted(unheard or ()), errors=list(errors or []))
     nodes: dict[str, NodeView] = {}
 
@@ -318,6 +323,8 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     own = payloads.get(0, {}).get("layout", {}).get("world_size")
     if isinstance(own, int) and 0 < own <= 1 << 20:
         world = own  # rank 0's WORLD_SIZE is the job's; a stray rank's is not
+    failed = rank0.get("group_failed")
+    nogroup = {int(k) for k in failed if str(k).isdigit()} if isinstance(failed, dict) else set()
     strays = rank0.get("stray")
     stray = {int(k) for k in strays if str(k).isdigit()} if isinstance(strays, dict) else set()
 
@@ -344,7 +351,8 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     errors = [f"rank {r}: {o['error']}"[:400] for r, p in sorted(payloads.items())
               if isinstance(o := p.get("outcome"), dict) and o.get("error")]
     fleet = build(payloads, world, "snapshots", sorted(late), hello, errors,
-                  sorted(dead), sorted(absent), stray=sorted(stray))
+                  sorted(dead), sorted(absent), stray=sorted(stray),
+                  nogroup=sorted(nogroup - dead - absent))
     failure = str(rank0.get("failure") or "")
     for r in fleet.ranks:
         if r.rank == 0 and failure and not r.failure:

@@ -154,8 +154,8 @@ def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
 def bound(timeout: float) -> float:
     """Seconds after torch is imported by which every rank has left, whatever happened: the
     rendezvous and the probes have ``timeout`` each, the decisions and the gather GRACE; a
-    rank that reached the store before rank 0 opened it waits up to ``timeout`` more."""
-    return 3 * timeout + 4 * collective.GRACE + 5.0
+    rank that reached the store before rank 0 opened it waits up to 2 x ``timeout`` more."""
+    return 4 * timeout + 4 * collective.GRACE + 5.0
 
 
 def _first_record(layout: Layout, why: str) -> dict[str, Any]:
@@ -169,16 +169,17 @@ def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
              ) -> tuple[Any, collective.Heart | None]:
     """Open the store, announce this rank, start its heartbeat, meet; never raises.
 
-    A rank that does not host the store waits ``timeout`` longer for it: rank 0 (or the
-    node-0 agent) starts serving only once it has imported torch, after its node's pre-flight
+    A rank that connects to the store rank 0 hosts waits 2 x ``timeout`` longer for it:
+    rank 0 starts serving only once it has imported torch, after its node's pre-flight
     import, so a healthy rank that imports faster than rank 0 would otherwise give up on a
     store that was about to open, and be named absent while rank 0 was the slow one."""
     store, heart = None, None
     try:
         watchdog.phase = "the store connect"
         hosting = layout.rank == 0 and collective.rank0_hosts(layout)
+        waits = layout.rank != 0 and collective.rank0_hosts(layout)  # (an agent's is up)
         store = collective.open_store(layout, max(1.0, deadline - time.monotonic()) +
-                                      (0.0 if hosting or layout.store_file else timeout))
+                                      (2 * timeout if waits else 0.0))
         if not hosting:
             # rank 0's rendezvous deadline runs from its own start, about when the store
             # opened: a rank that waited for the store waits as long for the decision

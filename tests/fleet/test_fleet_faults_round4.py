@@ -72,10 +72,15 @@ def test_a_rank_started_with_another_world_size_is_named_and_no_one_else(
 def test_healthy_ranks_that_start_before_rank0_hosts_the_store_are_not_named(
         tmp_path: Path) -> None:
     """Rank 0 starts serving the store only after its torch import (and its node's pre-flight
-    import): a rank that imports faster, here by 0.75 x --timeout, must wait for the store,
-    not give up and be named absent while nothing is wrong."""
-    delay = 0.75 * TIMEOUT
-    late_start = _site(tmp_path, "slow0", f"import time\ntime.sleep({delay})\n")
+    import): a rank that starts earlier, here by 1.5 x --timeout (both ranks are their
+    node's first, so both run the pre-flight import), must wait for the store, not give up
+    and be named absent while nothing is wrong. Only rank 0's own process sleeps (its
+    pre-flight child runs the same sitecustomize)."""
+    delay = 1.5 * TIMEOUT
+    flag = tmp_path / "slept"
+    late_start = _site(tmp_path, "slow0", (
+        f"import os, time\nif not os.path.exists({str(flag)!r}):\n"
+        f"    open({str(flag)!r}, 'w').close()\n    time.sleep({delay})\n"))
     runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1},
                   extra={0: late_start})
     with _cleanup(tmp_path, runs):
@@ -133,4 +138,28 @@ def test_a_rank_whose_payload_cannot_be_read_is_named(tmp_path: Path, garbage: s
     if garbage == "oversized":
         assert "over the" in json.dumps(report["fleet"]["errors"])
     _within(runs, TIMEOUT + GRACE + SLACK)
+    assert no_leftovers(str(tmp_path)) == []
+
+
+def test_a_rank_that_cannot_join_the_gloo_group_is_named_not_the_rendezvous(
+        tmp_path: Path) -> None:
+    """Rank 1 (node 1) has GLOO_SOCKET_IFNAME=nosuch0: its join fails at once, rank 0's times
+    out. Rank 1 is named (with gloo's own words), not a failed rendezvous that blames no one
+    (FLEET037 on rank 0)."""
+    runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1},
+                  extra={1: {"GLOO_SOCKET_IFNAME": "nosuch0"}})
+    with _cleanup(tmp_path, runs):
+        results = _wait_all(runs)
+    rc0, out0, err0 = results[0]
+    assert rc0 == 1 and results[1][0] == 0, err0[-2000:]
+    report = json.loads(out0)
+    codes = {f["code"] for f in report["findings"]}
+    assert _named(report) == {1} and "FLEET037" not in codes, codes
+    lost = next(f for f in report["findings"] if f["code"] == "FLEET036")
+    assert lost["evidence"]["nodes"] == ["host-1#1"] and "gloo group" in lost["title"]
+    assert report["fleet"]["group_failed_ranks"] == [1]
+    assert "nosuch0" in json.dumps(report["fleet"]["errors"])
+    _within(runs, TIMEOUT + GRACE + SLACK)
+    rc, shown = _compare(tmp_path)
+    assert rc == 1 and _named(shown) == {1}, shown
     assert no_leftovers(str(tmp_path)) == []
