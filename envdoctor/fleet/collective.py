@@ -410,6 +410,8 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
     payload when it is there, and does not wait for the late, dead or absent."""
     try:
         store.set(f"payload/{layout.rank}", payload)
+        if layout.rank != 0:
+            has(store, f"payload/{layout.rank}")  # a set is not answered; a check is
     except Exception as exc:  # noqa: BLE001 - the store's host may be gone too
         if layout.rank != 0 and gone_with_rank0(layout) and 0 not in out.dead:
             # the gather broke and the store went: rank 0 (or its node) died in the gather

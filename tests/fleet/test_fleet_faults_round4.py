@@ -163,3 +163,22 @@ def test_a_rank_that_cannot_join_the_gloo_group_is_named_not_the_rendezvous(
     rc, shown = _compare(tmp_path)
     assert rc == 1 and _named(shown) == {1}, shown
     assert no_leftovers(str(tmp_path)) == []
+
+
+def test_rank_zero_killed_in_the_gather_is_named_dead_by_the_snapshots(tmp_path: Path) -> None:
+    """Rank 0 (it hosts the store) is SIGKILLed as the gather starts: the others leave in
+    time, and `fleet compare` names rank 0 dead, not late (a store `set` is not answered, so
+    a rank must ask the store something to learn that it went)."""
+    code = ("import os, signal\nimport envdoctor.fleet.collective as c\n_o = c.gather\n"
+            "def _g(*a, **k):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+            "c.gather = _g\n")
+    runs = _ranks(tmp_path, 2, [0, 1], free_port(), nodes={0: 0, 1: 1},
+                  extra={0: _site(tmp_path, "kill0", code)})
+    with _cleanup(tmp_path, runs):
+        results = _wait_all(runs)
+    assert results[1][0] == 0, results[1][2][-2000:]
+    _within({1: runs[1]}, TIMEOUT + GRACE + SLACK)
+    rc, shown = _compare(tmp_path)
+    assert rc == 1 and _named(shown) == {0}, shown
+    assert shown["fleet"]["dead_ranks"] == [0] and shown["fleet"]["late_ranks"] == []
+    assert no_leftovers(str(tmp_path)) == []
