@@ -128,7 +128,8 @@ def _leave(code: int) -> None:
               "without progress, then seconds the rendezvous waits for every rank, then seconds "
               "each rank has to probe and arrive; ranks not there are named (late, dead or never "
               "joined), not waited for. A fault ends the run within S + 15 s after torch is "
-              "imported (S more when the rendezvous itself waited); 2 × S + 25 s is the hard "
+              "imported (S more when the rendezvous itself waited; a rank that starts before "
+              "rank 0 serves the store waits up to 2 × S more for it); 4 × S + 25 s is the hard "
               "bound a watchdog keeps. A rank told to stop (SIGTERM, SIGINT, SIGHUP) stops its "
               "probes, writes its snapshot (rank 0: the report of what it has, saying it was "
               "cancelled) and exits 128 + the signal within 10 s.")
@@ -211,16 +212,20 @@ def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_p
 
     layout, outcome = result.layout, result.outcome
     payloads, errors = {}, ([outcome.error] if outcome.error else [])
+    unreadable = []
     for rank, data in outcome.payloads.items():
         try:
             payloads[rank] = model.decode_payload(data)
         except ValueError as exc:
-            errors.append(f"rank {rank}: {exc}")
+            # named, on the node its hello gave: its facts are missing from the verdict
+            unreadable.append(rank)
+            errors.append(f"rank {rank}: {model.payload_error(data) or exc}")
     if outcome.cancelled:
         payloads[0] = model.check_payload(result.payload)
     view = model.build(payloads, layout.world_size, layout.launcher, outcome.late,
                        outcome.hello, errors, outcome.dead, outcome.absent,
-                       [] if outcome.cancelled else unheard(result))
+                       [] if outcome.cancelled else unheard(result), list(outcome.stray),
+                       unreadable, list(outcome.nogroup))
     view.timeout = timeout
     bench_view = (payloads.get(0) or {}).get("bench") or {}
     if bench_view:

@@ -251,7 +251,10 @@ def _late(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
 
 
 LOST = {"dead": "stopped answering after joining (killed or crashed)",
-        "absent": "never joined"}
+        "absent": "never joined",
+        "stray": "started with another WORLD_SIZE",
+        "unreadable": "sent a payload rank 0 could not read",
+        "nogroup": "could not join the gloo group"}
 
 
 @rank_aspect("lost", "left the job or never joined it")

@@ -47,12 +47,13 @@ from envdoctor.fleet.store import (
     one_line,
     open_store,
     process_alive,
+    rank0_hosts,
     td,
     where,
 )
 
 __all__ = ["STORE_GONE", "Heart", "StoreError", "Watchdog", "bounded", "gone_with_rank0",
-           "kill_children", "one_line", "open_store", "where"]
+           "kill_children", "one_line", "open_store", "rank0_hosts", "where"]
 
 MAX_PAYLOAD = 8 << 20  # bytes one rank may send; more is replaced by an error payload
 GRACE = 5.0            # seconds the others wait on rank 0's decisions; rank 0 on posted payloads
@@ -76,6 +77,9 @@ class Outcome:
     hello: dict[int, dict[str, Any]] = field(default_factory=dict)  # announcements (rank 0)
     announced: bool = False           # this rank reached the store and said hello
     cancelled: str = ""               # "cancelled by SIGTERM during …": a signal ended it
+    stray: dict[int, int] = field(default_factory=dict)  # rank -> the other WORLD_SIZE it has
+    unreached: bool = False           # this rank (not 0) never reached the store rank 0 hosts
+    nogroup: dict[int, str] = field(default_factory=dict)  # rank -> why it left the gloo group
 
     def to_dict(self, world_size: int) -> dict[str, Any]:
         """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
@@ -83,7 +87,12 @@ class Outcome:
                 "announced": self.announced, "error": self.error, "failure": self.failure,
                 "world_size": world_size, "late": self.late, "dead": self.dead,
                 "absent": self.absent, **({"cancelled": self.cancelled} if self.cancelled
-                                          else {})}
+                                          else {}),
+                **({"stray": {str(r): w for r, w in self.stray.items()}} if self.stray
+                   else {}),
+                **({"store_unreached": True} if self.unreached else {}),
+                **({"group_failed": {str(r): w for r, w in self.nogroup.items()}}
+                   if self.nogroup else {})}
 
 
 # ---------------------------------------------------------------------------- the protocol
@@ -91,7 +100,8 @@ def announce(store: Any, layout: Layout) -> None:
     """``hello/R`` first, then the join counter: rank 0 counts, then reads hellos."""
     store.set(f"hello/{layout.rank}", json.dumps({
         "rank": layout.rank, "node": layout.node, "host": layout.host,
-        "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid()}))
+        "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid(),
+        "world_size": layout.world_size}))
     store.add("announced", 1)
 
 
@@ -156,6 +166,18 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         if out.absent:
             out.error = (f"{_ranks_text(out.absent)} of {n} never joined the rendezvous "
                          f"in {deadline - start:.0f} s")
+        # a rank started with another WORLD_SIZE (a stale rendezvous, a launcher set up for
+        # another job) cannot be in this group: named, and the group is not formed with it
+        for r in range(n):
+            other = read_hello(store, r).get("world_size") if r not in out.absent else None
+            if isinstance(other, int) and other != n:
+                out.stray[r] = other
+                out.hello[r] = read_hello(store, r)
+        if out.stray:
+            out.absent = sorted(set(out.absent) | set(out.stray))
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"rank {r} was started with WORLD_SIZE={w}, the job has {n}"
+                for r, w in sorted(out.stray.items())])
         extra = counter(store, "announced") - (n - len(out.absent))
         if extra > 0:  # a launcher that started one RANK twice (and so another never)
             out.error = "; ".join(([out.error] if out.error else []) + [
@@ -170,7 +192,12 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
         else:
             decision = get_bytes(store, "meet").decode("ascii", "replace")
             go = decision == "go"
-            if not go:
+            theirs = read_hello(store, 0).get("world_size")
+            if isinstance(theirs, int) and theirs != n:
+                go = False
+                out.error = (f"this rank was started with WORLD_SIZE={n}, rank 0 with "
+                             f"{theirs}: a stale rendezvous or another job's launcher")
+            elif not go:
                 missing = [int(x) for x in decision.partition(":")[2].split(",")
                            if x.isdigit()]
                 out.error = ("rank 0 closed the rendezvous: "
@@ -181,11 +208,56 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
                                     rank=layout.rank, world_size=n,
                                     timeout=td(deadline + GRACE - time.monotonic()))
             out.joined, out.group = True, dist.group.WORLD
+            _say_group(store, layout, "")
         except Exception as exc:  # noqa: BLE001 - every way of not forming is a result
             out.error = f"the gloo group did not form: {one_line(exc)}"
+            _say_group(store, layout, one_line(exc)[:300])
             if layout.rank == 0:
-                out.failure = out.error
+                out.nogroup = _group_culprits(store, n)
+                if out.nogroup:  # their own word: a bad interface, a crash in the join …
+                    out.error += "; " + "; ".join(f"rank {r}: {w or 'never joined it'}"
+                                                  for r, w in sorted(out.nogroup.items()))
+                else:
+                    out.failure = out.error
     out.seconds["rendezvous"] = round(time.monotonic() - start, 3)
+
+
+def _say_group(store: Any, layout: Layout, error: str) -> None:
+    """``group/R``: "" when this rank joined the gloo group, else why not."""
+    try:
+        store.set(f"group/{layout.rank}", "ok" if not error else "error:" + error)
+    except Exception:  # noqa: BLE001 - the store's host may be gone
+        pass
+
+
+def _timed_out(error: str) -> bool:
+    text = error.lower()
+    return "timeout" in text or "timed out" in text
+
+
+def _group_culprits(store: Any, n: int) -> dict[int, str]:
+    """When the gloo group did not form on rank 0: the ranks that caused it, from their
+    ``group/R`` (waited for up to GRACE): one that failed for a reason of its own (a bad
+    GLOO_SOCKET_IFNAME, a crash in the join), else one that never tried (it left the
+    rendezvous). Ranks that only timed out waiting, like rank 0, are not to blame."""
+    end = time.monotonic() + GRACE
+    said: dict[int, str] = {}
+    while True:
+        for r in range(1, n):
+            if r not in said:
+                try:
+                    if has(store, f"group/{r}"):
+                        said[r] = get_bytes(store, f"group/{r}").decode("utf-8", "replace")
+                except Exception:  # noqa: BLE001
+                    return {}
+        own = {r: w[6:] for r, w in said.items()
+               if w.startswith("error:") and not _timed_out(w)}
+        if own or len(said) == n - 1 or time.monotonic() >= end:
+            break
+        time.sleep(POLL)
+    if own:
+        return own
+    return {r: "" for r in range(1, n) if r not in said}
 
 
 def arrive(store: Any, layout: Layout, out: Outcome, deadline: float, heart: Heart) -> bool:
@@ -243,7 +315,7 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
     out.late = [r for r in missing if r not in out.dead]
     # a rank that announced after the rendezvous closed is late, not absent
     for r in list(out.absent):
-        if has(store, f"hello/{r}"):
+        if r not in out.stray and has(store, f"hello/{r}"):
             out.absent.remove(r)
             if has(store, f"arrived/{r}"):
                 continue
@@ -271,6 +343,14 @@ def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
     said = read_hello(store, rank)
     pid = said.get("pid")
     return said.get("host") == layout.host and isinstance(pid, int) and process_alive(pid)
+
+
+def _gone_here(store: Any, layout: Layout, rank: int) -> bool:
+    """A rank on rank 0's host whose process has ended (or is a zombie): dead, whatever its
+    last heartbeat says."""
+    said = read_hello(store, rank)
+    pid = said.get("pid")
+    return said.get("host") == layout.host and isinstance(pid, int) and not process_alive(pid)
 
 
 def node_key(node: str) -> int:
@@ -330,7 +410,15 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
     payload when it is there, and does not wait for the late, dead or absent."""
     try:
         store.set(f"payload/{layout.rank}", payload)
-    except Exception:  # noqa: BLE001 - the store's host may be gone too
+        if layout.rank != 0:
+            has(store, f"payload/{layout.rank}")  # a set is not answered; a check is
+    except Exception as exc:  # noqa: BLE001 - the store's host may be gone too
+        if layout.rank != 0 and gone_with_rank0(layout) and 0 not in out.dead:
+            # the gather broke and the store went: rank 0 (or its node) died in the gather
+            out.dead = sorted({*out.dead, 0})
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"rank 0 stopped answering in the gather (its store went away): "
+                f"{one_line(exc)}"])
         return
     if layout.rank != 0:
         return
@@ -338,7 +426,9 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
     expected = {r for r in range(layout.world_size) if r not in lost}
     end = time.monotonic() + GRACE
     missing = set(range(layout.world_size))
-    beats = {r: beat_count(store, r) for r in expected if r != 0}
+    start = time.monotonic()
+    beats = {r: (beat_count(store, r), start) for r in expected if r != 0}
+    last_scan = start
     while True:
         for r in sorted(missing):
             try:
@@ -347,11 +437,22 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
                     missing.discard(r)
             except Exception:  # noqa: BLE001
                 missing.discard(r)
-        if not (missing & expected) or time.monotonic() >= end:
+        now = time.monotonic()
+        if not (missing & expected) or now >= end:
             break
+        if now - last_scan >= 0.5:  # when each missing rank's heartbeat last moved
+            last_scan = now
+            for r in missing & set(beats):
+                count = beat_count(store, r)
+                if count != beats[r][0]:
+                    beats[r] = (count, now)
         time.sleep(POLL)
-    # an expected rank that did not post: dead when its heartbeat stood still all along
-    gone = {r for r in missing & expected if r in beats and beat_count(store, r) == beats[r]
+    # an expected rank that did not post: dead when its heartbeat stood still for DEAD_AFTER
+    # (one that beat once more and then died in the gather is dead too, not late), or when
+    # its process is gone from this host
+    now = time.monotonic()
+    gone = {r for r in missing & expected if r in beats and
+            (now - beats[r][1] >= min(DEAD_AFTER, GRACE - 1.0) or _gone_here(store, layout, r))
             and not _frozen_here(store, layout, r)}
     out.dead = sorted(set(out.dead) | gone)
     out.late = sorted(set(out.late) | (missing & expected) - gone)

@@ -29,7 +29,7 @@ class RankView:
     clock: float | None = None                  # time.time() right after the barrier
     seconds: dict[str, float] = field(default_factory=dict)
     error: str = ""
-    state: str = "ok"        # ok | late (alive, not in time) | dead (stopped) | absent
+    state: str = "ok"        # ok | late | dead (stopped) | absent | stray (other WORLD_SIZE)
     failure: str = ""        # rank 0's: a failure that is no rank's doing (the store …)
     cancelled: str = ""      # "cancelled by SIGTERM during …": a signal ended this rank
 
@@ -65,6 +65,8 @@ class Fleet:
     dead: list[int] = field(default_factory=list)     # announced, then stopped answering
     absent: list[int] = field(default_factory=list)   # never announced (WORLD_SIZE says who)
     unheard: list[int] = field(default_factory=list)  # no word: the rendezvous itself failed
+    unreadable: list[int] = field(default_factory=list)  # sent a payload that could not be read
+    nogroup: list[int] = field(default_factory=list)  # made the gloo group fail (rank 0 saw)
     unplaced: list[RankView] = field(default_factory=list)  # lost ranks on no known node
     errors: list[str] = field(default_factory=list)   # rendezvous/barrier/decode problems
     timeout: float | None = None
@@ -105,6 +107,17 @@ def decode_payload(data: bytes | str) -> dict[str, Any]:
     except InputError as exc:
         raise ValueError(str(exc)) from None
     return check_payload(value)
+
+
+def payload_error(data: bytes | str) -> str:
+    """The sender's own word on a payload it could not send (``{"error": …}``), else ""."""
+    import json
+    try:
+        value = json.loads(data[:4096])
+    except (ValueError, TypeError):
+        return ""
+    error = value.get("error") if isinstance(value, dict) else None
+    return str(error)[:300] if isinstance(error, str) else ""
 
 
 def check_payload(value: Any) -> dict[str, Any]:
@@ -231,21 +244,31 @@ def node_facts(p: dict[str, Any]) -> tuple[Facts | None, str]:
 
 STATE_ERROR = {"late": "did not reach the barrier in time (alive: hung or slow)",
                "dead": "stopped answering after it joined (killed or crashed)",
-               "absent": "never joined the rendezvous"}
+               "absent": "never joined the rendezvous",
+               "stray": "was started with another WORLD_SIZE (a stale rendezvous or another "
+                        "job's launcher): not part of this job",
+               "unreadable": "sent a payload rank 0 could not read (oversized or malformed)",
+               "nogroup": "could not join the gloo group (its own error is in the errors)"}
 
 
 def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher: str,
           late: list[int], hello: dict[int, dict[str, Any]] | None = None,
           errors: list[str] | None = None, dead: list[int] | None = None,
-          absent: list[int] | None = None, unheard: list[int] | None = None) -> Fleet:
+          absent: list[int] | None = None, unheard: list[int] | None = None,
+          stray: list[int] | None = None, unreadable: list[int] | None = None,
+          nogroup: list[int] | None = None) -> Fleet:
     """Nodes in node-rank order (then host), ranks in rank order; a rank that did not report
     is placed on the node its announcement named, and on no node when it never announced."""
-    state = {**{r: "late" for r in late}, **{r: "dead" for r in dead or ()},
-             **{r: "absent" for r in absent or ()}}
+    state = {**{r: "nogroup" for r in nogroup or ()}, **{r: "late" for r in late},
+             **{r: "dead" for r in dead or ()},
+             **{r: "absent" for r in absent or ()}, **{r: "stray" for r in stray or ()},
+             **{r: "unreadable" for r in unreadable or ()}}
     fleet = Fleet(launcher=launcher, world_size=world_size,
                   late=sorted(r for r, s in state.items() if s == "late"),
                   dead=sorted(r for r, s in state.items() if s == "dead"),
-                  absent=sorted(r for r, s in state.items() if s == "absent"),
+                  absent=sorted(r for r, s in state.items() if s in ("absent", "stray")),
+                  unreadable=sorted(r for r, s in state.items() if s == "unreadable"),
+                  nogroup=sorted(r for r, s in state.items() if s == "nogroup"),
                   unheard=sorted(unheard or ()), errors=list(errors or []))
     nodes: dict[str, NodeView] = {}
 
@@ -297,6 +320,13 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     world = max((s for s in sizes if isinstance(s, int) and 0 < s <= 1 << 20), default=None)
     rank0 = payloads.get(0, {}).get("outcome")
     rank0 = rank0 if isinstance(rank0, dict) else {}
+    own = payloads.get(0, {}).get("layout", {}).get("world_size")
+    if isinstance(own, int) and 0 < own <= 1 << 20:
+        world = own  # rank 0's WORLD_SIZE is the job's; a stray rank's is not
+    failed = rank0.get("group_failed")
+    nogroup = {int(k) for k in failed if str(k).isdigit()} if isinstance(failed, dict) else set()
+    strays = rank0.get("stray")
+    stray = {int(k) for k in strays if str(k).isdigit()} if isinstance(strays, dict) else set()
 
     def listed(key: str) -> set[int]:
         value = rank0.get(key)
@@ -305,7 +335,11 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     dead = listed("dead")
     saw_rank0_stop = any(isinstance(o := p.get("outcome"), dict) and isinstance(
         o.get("dead"), list) and 0 in o["dead"] for r, p in payloads.items() if r)
-    if 0 in payloads and "binding" not in payloads[0] and saw_rank0_stop:
+    # a rank 0 that started (its first record is there) while the ranks could not reach the
+    # store it hosts died before it served, or with it
+    unreached = any(isinstance(o := p.get("outcome"), dict) and o.get("store_unreached")
+                    is True for r, p in payloads.items() if r)
+    if 0 in payloads and "binding" not in payloads[0] and (saw_rank0_stop or unreached):
         dead.add(0)  # rank 0 left only its first record, and the others saw it stop
     # a rank without a snapshot: absent, unless rank 0 saw every rank come (then its file
     # was just not given to compare, e.g. another node's local folder)
@@ -317,7 +351,8 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     errors = [f"rank {r}: {o['error']}"[:400] for r, p in sorted(payloads.items())
               if isinstance(o := p.get("outcome"), dict) and o.get("error")]
     fleet = build(payloads, world, "snapshots", sorted(late), hello, errors,
-                  sorted(dead), sorted(absent))
+                  sorted(dead), sorted(absent), stray=sorted(stray),
+                  nogroup=sorted(nogroup - dead - absent))
     failure = str(rank0.get("failure") or "")
     for r in fleet.ranks:
         if r.rank == 0 and failure and not r.failure:

@@ -266,9 +266,12 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]],
         "source": "snapshots" if fleet.compare else "ranks",
         "timeout_s": fleet.timeout, "complete": not (fleet.late or fleet.dead or fleet.absent
                                                      or fleet.unheard or fleet.failure
+                                                     or fleet.unreadable or fleet.nogroup
                                                      or fleet.cancelled),
         "late_ranks": fleet.late, "dead_ranks": fleet.dead, "absent_ranks": fleet.absent,
-        "unheard_ranks": fleet.unheard, "errors": fleet.errors,
+        "unheard_ranks": fleet.unheard, "unreadable_ranks": fleet.unreadable,
+        "group_failed_ranks": fleet.nogroup,
+        "errors": fleet.errors,
         "unplaced_ranks": [_rank_dict(r, fleet, NodeView(name="")) for r in fleet.unplaced],
         "nodes": [{"node": n.name, "host": n.host, "node_rank": n.node_rank,
                    "facts_from": n.source, "summary": _node_summary(n, fleet, memo),

@@ -153,8 +153,9 @@ def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
 
 def bound(timeout: float) -> float:
     """Seconds after torch is imported by which every rank has left, whatever happened: the
-    rendezvous and the probes have ``timeout`` each, the decisions and the gather GRACE."""
-    return 2 * timeout + 4 * collective.GRACE + 5.0
+    rendezvous and the probes have ``timeout`` each, the decisions and the gather GRACE; a
+    rank that reached the store before rank 0 opened it waits up to 2 x ``timeout`` more."""
+    return 4 * timeout + 4 * collective.GRACE + 5.0
 
 
 def _first_record(layout: Layout, why: str) -> dict[str, Any]:
@@ -164,12 +165,25 @@ def _first_record(layout: Layout, why: str) -> dict[str, Any]:
 
 
 def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
-             watchdog: collective.Watchdog) -> tuple[Any, collective.Heart | None]:
-    """Open the store, announce this rank, start its heartbeat, meet; never raises."""
+             watchdog: collective.Watchdog, timeout: float = 0.0
+             ) -> tuple[Any, collective.Heart | None]:
+    """Open the store, announce this rank, start its heartbeat, meet; never raises.
+
+    A rank that connects to the store rank 0 hosts waits 2 x ``timeout`` longer for it:
+    rank 0 starts serving only once it has imported torch, after its node's pre-flight
+    import, so a healthy rank that imports faster than rank 0 would otherwise give up on a
+    store that was about to open, and be named absent while rank 0 was the slow one."""
     store, heart = None, None
     try:
         watchdog.phase = "the store connect"
-        store = collective.open_store(layout, max(1.0, deadline - time.monotonic()))
+        hosting = layout.rank == 0 and collective.rank0_hosts(layout)
+        waits = layout.rank != 0 and collective.rank0_hosts(layout)  # (an agent's is up)
+        store = collective.open_store(layout, max(1.0, deadline - time.monotonic()) +
+                                      (2 * timeout if waits else 0.0))
+        if not hosting:
+            # rank 0's rendezvous deadline runs from its own start, about when the store
+            # opened: a rank that waited for the store waits as long for the decision
+            deadline = max(deadline, time.monotonic() + timeout)
         beat_store = store if layout.store_file else collective.open_store(
             layout, max(1.0, deadline - time.monotonic()), client=True)
         heart = collective.Heart(beat_store, layout.rank, lambda why: watchdog.fire(why))
@@ -181,6 +195,10 @@ def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
         collective.meet(store, layout, outcome, deadline)
     except collective.StoreError as exc:
         outcome.error = f"rendezvous failed: {exc}"
+        # the store rank 0 hosts never answered this rank: with rank 0's own snapshot left
+        # unfinished, `fleet compare` can tell that rank 0 died, not this rank
+        outcome.unreached = layout.rank != 0 and collective.rank0_hosts(layout) and \
+            not outcome.announced
         store = None
     except Exception as exc:  # noqa: BLE001 - a store that stopped answering mid-way
         outcome.error = f"rendezvous failed: {collective.one_line(exc)}"
@@ -224,7 +242,7 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     _on_signal(options, result, watchdog)
     from envdoctor import children
     children.guard()  # a rank SIGKILLed by its launcher leaves no probe behind
-    store, heart = _connect(layout, outcome, deadline, watchdog)
+    store, heart = _connect(layout, outcome, deadline, watchdog, options.timeout)
     deadline = time.monotonic() + options.timeout
     watchdog.phase = "the probes"
     payload(layout, torch, options, deadline, data)

@@ -119,6 +119,10 @@ def open_store(layout: Layout, seconds: float, *, client: bool = False) -> Any:
     try:
         base = bounded(connect, seconds + 1.0, "store connect")
     except TimeoutError:
+        if layout.rank != 0 and rank0_hosts(layout):
+            raise StoreError(f"{where(layout)} did not answer in {seconds:.0f} s: rank 0, "
+                             "which hosts the store there, is not serving it (not started, "
+                             "dead), or MASTER_PORT is held by another program") from None
         raise StoreError(f"{where(layout)} accepted the connection but never answered in "
                          f"{seconds:.0f} s: is MASTER_PORT held by another program?") from None
     except Exception as exc:  # noqa: BLE001 - DistNetworkError, RuntimeError, OSError …

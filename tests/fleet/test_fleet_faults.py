@@ -40,9 +40,9 @@ def _ranks(tmp: Path, world: int, started: list[int], port: int, *, nodes: dict[
         node = nodes[r]
         index = sum(1 for x in range(r) if nodes[x] == node)
         local[r] = index
-        env = rank_env(RANK=str(r), WORLD_SIZE=str(world), LOCAL_RANK=str(index),
-                       NODE_RANK=str(node), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                       **(extra or {}).get(r, {}))
+        env = rank_env(**{"RANK": str(r), "WORLD_SIZE": str(world), "LOCAL_RANK": str(index),
+                          "NODE_RANK": str(node), "MASTER_ADDR": "127.0.0.1",
+                          "MASTER_PORT": str(port), **(extra or {}).get(r, {})})
         runs[r] = Launched(envdoctor("fleet", "--static", "--timeout", str(TIMEOUT),
                                      "--out-dir", str(tmp / "snaps"), "--format", "json",
                                      *args), env, REPO)
