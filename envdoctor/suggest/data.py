@@ -17,9 +17,10 @@ from typing import Any, Protocol
 from packaging.version import Version
 
 from envdoctor.matrices import confirmed, matrix, newest_first
+from envdoctor.matrices import jetson as jetson_table
 from envdoctor.matrices.cuda import hard_floor
 from envdoctor.matrices.gpus import lookup_arch
-from envdoctor.suggest.machine import GpuInfo, Machine
+from envdoctor.suggest.machine import GpuInfo, JetsonBoard, Machine
 from envdoctor.versions import in_range, ver
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
@@ -224,12 +225,23 @@ def platform_row(table: str, platform: str) -> dict[str, Any] | None:
     return releases().platform_row(table, platform)
 
 
+def board_gpu(board: JetsonBoard) -> GpuInfo:
+    """The iGPU as the planners name it: the module, and its compute capability (from the
+    SoC's architecture, sm_87 -> 8.7) where the matrix knows the SoC."""
+    row = jetson_table.soc_row(board.soc) or {}
+    arch = str(row.get("arch", ""))
+    cc = None
+    if arch.startswith("sm_") and arch[3:].isdigit():
+        digits = arch[3:]
+        cc = Version(f"{digits[:-1]}.{digits[-1]}")
+    return GpuInfo(board.model or row.get("family") or "Jetson iGPU", cc)
+
+
 def jetson_gpu(m: Machine) -> GpuInfo | None:
     """The Jetson (Tegra integrated) GPU of a Linux aarch64 machine, or None: gpus.toml marks
     those architectures ``integrated``; SBSA wheels do not run on them. A board whose L4T
     files were read is a Jetson whatever its GPU list says (NVML does not list the iGPU)."""
     if m.jetson is not None:
-        from envdoctor.suggest.jetson_plan import board_gpu
         return board_gpu(m.jetson)
     if m.platform != "linux_aarch64":
         return None

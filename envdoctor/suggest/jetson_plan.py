@@ -15,22 +15,12 @@ from packaging.version import Version
 
 from envdoctor.matrices import confirmed
 from envdoctor.matrices import jetson as table
+from envdoctor.suggest.data import board_gpu as board_gpu
+from envdoctor.suggest.data import driver_floor
 from envdoctor.suggest.machine import GpuInfo, JetsonBoard, Machine
 from envdoctor.suggest.model import Alternative, Reason, Suggestion, unique
 
 DOCS = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
-
-
-def board_gpu(board: JetsonBoard) -> GpuInfo:
-    """The iGPU as the planners name it: the module, and its compute capability (from the
-    SoC's architecture, sm_87 -> 8.7) where the matrix knows the SoC."""
-    row = table.soc_row(board.soc) or {}
-    arch = str(row.get("arch", ""))
-    cc = None
-    if arch.startswith("sm_") and arch[3:].isdigit():
-        digits = arch[3:]
-        cc = Version(f"{digits[:-1]}.{digits[-1]}")
-    return GpuInfo(board.model or row.get("family") or "Jetson iGPU", cc)
 
 
 def gpu_reason(m: Machine, docs: str, framework: str = "PyTorch") -> Reason:
@@ -72,10 +62,9 @@ def sbsa_machine(m: Machine, gpu: GpuInfo, wheel: dict[str, Any]) -> Machine:
     for its CUDA, at least that CUDA's driver floor (JetPack ships driver and CUDA as one)."""
     from dataclasses import replace
 
-    from envdoctor.suggest import data
     driver = m.driver
     if driver is None and (cuda := wheel.get("cuda")):
-        floor = data.driver_floor(Version(str(cuda)), "linux")
+        floor = driver_floor(Version(str(cuda)), "linux")
         driver = floor[0] if floor else None
     return replace(m, jetson=None, nvidia="gpus", gpus=m.gpus or (gpu,), driver=driver)
 
