@@ -111,10 +111,10 @@ def decode_payload(data: bytes | str) -> dict[str, Any]:
 
 def payload_error(data: bytes | str) -> str:
     """The sender's own word on a payload it could not send (``{"error": …}``), else ""."""
-    import json
+    from envdoctor.bounded import InputError, decode_json
     try:
-        value = json.loads(data[:4096])
-    except (ValueError, TypeError):
+        value = decode_json(data[:4096], "a fleet payload's error")
+    except (InputError, ValueError, TypeError):
         return ""
     error = value.get("error") if isinstance(value, dict) else None
     return str(error)[:300] if isinstance(error, str) else ""

@@ -88,6 +88,17 @@ _IPV6 = lazy(r"(?i)(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
              r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])")
 
 
+# A dotted quad that a library or "version" names just before it is that library's version
+# ("cuDNN 9.10.2.21", "TensorRT: 8.6.1.6", "driver version 10.2.0.1"), not an address.
+_VERSION_BEFORE = lazy(r"(?i)(?:\bcudnn|\bcublas\w{0,2}|\bcuda|\bnccl|\btensorrt|\btrt"
+                       r"|\bcusparse\w{0,2}|\bcufft|\bcurand|\bnvjitlink|\bversion|\bver\.?|\brelease)"
+                       r"\s{0,2}[:=]?\s{0,2}v?$")
+
+
+def _named_version(m: re.Match[str]) -> bool:
+    return _VERSION_BEFORE.search(m.string[max(0, m.start() - 24):m.start()]) is not None
+
+
 # Gates of the patterns above: any match holds one of these literals (case-sensitive ones
 # looked up in the text, _KV_SECRET's in ``fold_for_gates``) or, for the address shapes, a
 # match of a small pattern with a literal first character, which Python's regex engine finds
@@ -158,8 +169,8 @@ class Redactor:
                         line_starts(out, _HOME_GATE))
         out = sub_lines(_GPU_UUID, GPU_UUID, out, line_starts(out, _UUID_GATE))
         out = sub_lines(_MAC, MAC, out, line_starts(out, near=_MAC_GATE))
-        out = sub_lines(_IPV4, lambda m: m.group(0) if m.group(0) in self.versions else IP, out,
-                        line_starts(out, near=_IPV4_GATE))
+        out = sub_lines(_IPV4, lambda m: m.group(0) if m.group(0) in self.versions
+                        or _named_version(m) else IP, out, line_starts(out, near=_IPV4_GATE))
         if ":" in out:
             out = sub_lines(_IPV6, IP, out, line_starts(out, near=_IPV6_GATE))
         return out

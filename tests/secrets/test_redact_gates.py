@@ -15,6 +15,7 @@ import string
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -165,3 +166,20 @@ def test_gates_are_needed():
     assert secrets.fold_for_gates("to\u212aen") is None  # Kelvin sign: no shortcut
     for trap in ("x to\u212aen=abc", "x \u017fecret=abc", "a\n\"\u017fecret\" : \"v\""):
         assert secrets.scrub(trap) == plain_scrub(trap) != trap
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("you might not have a CUDA gpu. cuDNN 9.10.2.21, CUDA 12.4", "9.10.2.21"),
+    ("TensorRT: 8.6.1.6", "8.6.1.6"),
+    ("cudnn version 8.9.2.26 found", "8.9.2.26"),
+])
+def test_a_dotted_quad_a_library_names_is_its_version(line, kept):
+    from envdoctor.outputs.redact import Redactor
+    assert kept in Redactor()._text(line)
+
+
+@pytest.mark.parametrize("line", ["connect to 10.2.0.1 failed", "MASTER_ADDR 192.168.1.20",
+                                  "NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0>"])
+def test_addresses_stay_redacted(line):
+    from envdoctor.outputs.redact import Redactor
+    assert "<ip>" in Redactor()._text(line)
