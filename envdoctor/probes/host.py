@@ -198,6 +198,7 @@ def _wsl(proc_version: str, root: Path = Path("/")) -> int | None:
 
 WSL_DRIVER = ("libcuda.so", "libnvidia-ml.so", "libdxcore.so", "nvidia-smi")
 GPU_NODES = ("nvidia", "dxg", "kfd", "dri/renderD")
+_TPU_NODE = re.compile(r"accel[0-9]+|vfio/[0-9]+")
 
 
 def _wsl_driver_libs(root: Path) -> tuple[str, ...]:
@@ -211,16 +212,20 @@ def _wsl_driver_libs(root: Path) -> tuple[str, ...]:
 
 
 def gpu_device_nodes(root: Path = Path("/")) -> tuple[str, ...]:
-    """GPU device nodes visible here: /dev/nvidia0.., nvidiactl, nvidia-uvm, /dev/dxg (WSL),
-    /dev/kfd and /dev/dri/renderD* (AMD). A container started without a GPU has none."""
+    """Accelerator device nodes visible here: /dev/nvidia0.., nvidiactl, nvidia-uvm, /dev/dxg
+    (WSL), /dev/kfd and /dev/dri/renderD* (AMD), and the nodes a Cloud TPU VM's chips appear as:
+    /dev/accel0.. (TPU v2-v4) and /dev/vfio/0.. (v5e and later, bound to vfio-pci). A container
+    started without its accelerators has none of them. (The kernel's compute-accelerator class,
+    /dev/accel/accelN, NPUs and Gaudi, is a folder and is not listed.)"""
     out = []
-    for folder in ("dev", "dev/dri"):
+    for folder in ("dev", "dev/dri", "dev/vfio"):
         try:
             names = sorted(os.listdir(root / folder))[:4096]
         except OSError:
             continue
-        prefix = "" if folder == "dev" else "dri/"
-        out += [f"/dev/{prefix}{n}" for n in names if (prefix + n).startswith(GPU_NODES)]
+        prefix = {"dev": "", "dev/dri": "dri/", "dev/vfio": "vfio/"}[folder]
+        out += [f"/dev/{prefix}{n}" for n in names
+                if (prefix + n).startswith(GPU_NODES) or _TPU_NODE.fullmatch(prefix + n)]
     return tuple(out[:64])
 
 

@@ -143,6 +143,30 @@ def _kept_release(m: Machine) -> tuple[dict[str, Any], Version] | None:
     return None
 
 
+def _tpu_row() -> dict[str, Any]:
+    return next(iter(matrix("jax").get("tpu", [])), {})
+
+
+def _tpu_branch(m: Machine, platform: str, reasons: list[Reason]) -> tuple[str | None, str]:
+    """(extra, variant) on a Cloud TPU host: ``jax[tpu]`` where libtpu is published for this
+    platform (the extra pins the libtpu of its release), else CPU jaxlib, with the reason."""
+    row = _tpu_row()
+    src = row.get("source", INSTALL_URL)
+    if platform not in row.get("platforms", ()):
+        reasons.append(Reason("platform", f"a Cloud TPU host ({m.tpu}), but JAX publishes the TPU "
+                              f"runtime (libtpu) for Linux x86_64 only, not "
+                              f"{PLATFORM_NAMES.get(platform)}: CPU jaxlib", src))
+        return None, "cpu"
+    reasons.append(Reason("platform", f"a Cloud TPU host ({m.tpu}): {row['extra']} installs jax "
+                          "with libtpu, the TPU runtime its release pins", src, confirmed(row)))
+    stray = [n for n, _ in _jax_packages(m) if n.startswith("jax-cuda")]
+    if stray:
+        reasons.append(Reason("installed", f"{', '.join(stray)} installed: CUDA plugins have no "
+                              f"use on a TPU host; remove them (pip uninstall {' '.join(stray)})",
+                              src))
+    return "tpu", str(row["extra"])
+
+
 def plan(m: Machine, request: Request) -> Suggestion:
     """The JAX suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
     return _plan(m, request.installer, request.keep_installed)
@@ -201,7 +225,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
             price=f"Python {newest['python']}", source=newest.get("source", "")))
     extra, variant = None, "cpu"
     jetson = data.jetson_gpu(m)
-    if jetson is not None:
+    if m.tpu:
+        extra, variant = _tpu_branch(m, platform, reasons)
+    elif jetson is not None:
         jrow = data.jetson_row("jax")
         from envdoctor.suggest.jetson_plan import sbsa_wheel
         sm = f" ({jetson.sm})" if jetson.sm else ""
@@ -312,8 +338,17 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                                      f"{m.python}", own.get("source", "")))
     cmd = _cmd(str(jax), extra, installer)
     parts = [installed, m.installed.get("jaxlib")]
-    if extra:  # the plugin and its PJRT runtime pin each other to the release
+    if extra == "tpu":  # the extra pins the libtpu built with the release; any one installed
+        parts.append(m.installed.get("libtpu") or m.installed.get("libtpu-nightly"))
+    elif extra:  # the plugin and its PJRT runtime pin each other to the release
         parts += [m.installed.get(f"jax-{extra}-plugin"), m.installed.get(f"jax-{extra}-pjrt")]
+    if extra == "tpu" and parts[-1] is not None and all(
+            p is not None and p.release == jax.release for p in parts[:-1]):
+        reasons.insert(0, Reason("installed", f"jax {installed} with libtpu {parts[-1]} "
+                                 f"({variant}) is already installed: nothing to change", ""))
+        return Suggestion("jax", "installed", version=str(jax), variant=variant,
+                          reasons=tuple(reasons), alternatives=tuple(alternatives),
+                          references=unique([INSTALL_URL, *(r.source for r in reasons)]))
     if all(p is not None and p.release == jax.release for p in parts):
         reasons.insert(0, Reason("installed", f"jax {installed} ({variant}) is already "
                                  "installed: nothing to change", ""))

@@ -84,6 +84,7 @@ class Machine:
     gfx_override: str = ""          # HSA_OVERRIDE_GFX_VERSION as set, "" when unset
     jetson: JetsonBoard | None = None  # a Jetson whose files were read (L4T, JetPack)
     macos: Version | None = None    # the macOS release (apple.macos_version), when stated
+    tpu: str = ""                   # the Cloud TPU evidence (tpu_of), "" when none was seen
 
     @property
     def os(self) -> str | None:
@@ -206,7 +207,35 @@ def machine_of(facts: Facts) -> Machine:
                    wsl=bool(facts.host.wsl), amd=amd, amd_gpus=amd_gpus,
                    rocm=facts.rocm.version if amd == "gpus" else None,
                    gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip(),
-                   jetson=_jetson(facts), macos=_macos(facts))
+                   jetson=_jetson(facts), macos=_macos(facts), tpu=tpu_of(facts))
+
+
+_TPU_VARS = ("TPU_ACCELERATOR_TYPE", "TPU_VISIBLE_CHIPS")
+
+
+def tpu_of(facts: Facts) -> str:
+    """What says this is a Cloud TPU host, as the answer will quote it; "" when nothing does.
+
+    Evidence, strongest first: a framework worker listed a TPU device; the TPU runtime's own
+    environment (``TPU_ACCELERATOR_TYPE``, ``TPU_VISIBLE_CHIPS``, ``PJRT_DEVICE=TPU``, which Cloud
+    TPU VMs and GKE TPU pods set); ``/dev/accel0``.. (TPU v2-v4's chips). ``/dev/vfio/N`` alone
+    is no evidence (any vfio-pci device has one), nor is libtpu (``pip install "jax[tpu]"``
+    puts it on any machine)."""
+    for run in facts.live.values():
+        for device in run.devices:
+            if device.kind == "tpu":
+                return f"a TPU device ({device.name or 'TPU'}) seen by a worker"
+    env = facts.env.vars
+    for name in _TPU_VARS:
+        value = env.get(name, "").strip()
+        if value:
+            return f"{name}={value}"
+    if env.get("PJRT_DEVICE", "").strip().upper() == "TPU":
+        return "PJRT_DEVICE=TPU"
+    nodes = [n for n in facts.host.gpu_device_nodes if n.startswith("/dev/accel")]
+    if nodes:
+        return f"TPU device nodes {', '.join(nodes[:4])}"
+    return ""
 
 
 def _macos(facts: Facts) -> Version | None:

@@ -148,7 +148,7 @@ def _cmd(row: dict[str, Any], gpu: bool, prow: dict[str, Any], installer: str,
 
 def plan(m: Machine, request: Request) -> Suggestion:
     """The TensorFlow suggestion for machine ``m`` (the ``Planner`` shape)."""
-    got = _plan(m, request.installer)
+    got = _plan(m, request.installer, request.keep_installed)
     if m.has_amd and got.status in ("ok", "installed") and got.variant == "cpu":
         return _amd(m, got)
     return got
@@ -168,7 +168,29 @@ def _amd(m: Machine, cpu: Suggestion) -> Suggestion:
                       references=unique([PIP_URL, *(r.source for r in reasons)]))
 
 
-def _plan(m: Machine, installer: str = "pip") -> Suggestion:
+def _kept(m: Machine, rows: list[dict[str, Any]], prow: dict[str, Any]
+          ) -> tuple[dict[str, Any], bool] | None:
+    """(row, on the GPU) of the installed TensorFlow series for ``--keep``: when that series has
+    wheels for this platform and Python, and uses this NVIDIA GPU or no series here would; None
+    otherwise (the newest release is planned instead)."""
+    installed = next((m.installed[n] for n in ("tensorflow", "tensorflow-cpu", "tensorflow-macos")
+                      if n in m.installed), None)
+    if installed is None:
+        return None
+    row = next((r for r in rows if Version(r["tensorflow"]).release[:2] == installed.release[:2]),
+               None)
+    if row is None:
+        return None
+    if not m.has_nvidia:
+        return row, False
+    if not _gpu_failures(row, prow, m):
+        return row, True
+    if any(not _gpu_failures(r, prow, m) for r in rows):
+        return None  # a newer series uses the GPU the installed one cannot
+    return row, False
+
+
+def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> Suggestion:
     platform, reasons = assumed_platform(m)
     prow = data.platform_row("tensorflow_platform", platform)
     if prow is None:
@@ -197,7 +219,16 @@ def _plan(m: Machine, installer: str = "pip") -> Suggestion:
                           references=(PIP_URL, TESTED_URL))
     alternatives: list[Alternative] = []
     pick, gpu = rows[0], False
-    if m.has_nvidia:
+    kept = _kept(m, rows, prow) if keep_installed else None
+    if kept is not None:
+        pick, gpu = kept
+        have = next(f"{n} {m.installed[n]}" for n in ("tensorflow", "tensorflow-cpu",
+                                                         "tensorflow-macos") if n in m.installed)
+        reasons.append(Reason("installed", f"keeps the installed {have} (--keep): its release "
+                              "has wheels for this platform and Python"
+                              + (" and uses this GPU" if gpu else ""),
+                              pick.get("source", TESTED_URL)))
+    elif m.has_nvidia:
         manual: Alternative | None = None
         for row in rows:
             fails = _gpu_failures(row, prow, m)

@@ -58,6 +58,12 @@ def test_gpu_device_nodes(tmp_path):
     assert host.gpu_device_nodes(tmp_path / "empty") == ()
 
 
+def test_tpu_chip_nodes_are_listed_and_the_kernels_accel_class_folder_is_not(tmp_path):
+    for node in ("dev/accel0", "dev/accel1", "dev/vfio/0", "dev/vfio/vfio", "dev/accel/accel0"):
+        _write(tmp_path, node)
+    assert host.gpu_device_nodes(tmp_path) == ("/dev/accel0", "/dev/accel1", "/dev/vfio/0")
+
+
 def test_wsl_from_kernel_interop_or_driver_folder(tmp_path):
     assert host._wsl("Linux version 5.15.167.4-microsoft-standard-WSL2 (gcc)", tmp_path) == 2
     assert host._wsl("Linux version 4.4.0-19041-Microsoft", tmp_path) == 1
