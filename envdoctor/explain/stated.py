@@ -311,13 +311,12 @@ _PACKAGE = re.compile(r"[a-z][a-z0-9_-]{1,30}")
 def _stated_ccs(facts: TextFacts) -> list[tuple[str, str]]:
     """(GPU, compute capability) for each GPU the text names that gpus.toml knows, else the
     capabilities it states outright ("compute capability 6.1", "sm_61")."""
-    from envdoctor.engine.knowledge.gpu import gpu_cc_of
-    from envdoctor.facts import Gpu
+    from envdoctor.explain.impossible import stated_gpu_cc
     named = []
     for gpu in facts.gpus:
-        cc = gpu_cc_of(Gpu(name=gpu))
+        cc = stated_gpu_cc(gpu)
         if cc is not None:
-            named.append((gpu, str(cc)))
+            named.append((gpu, cc))
     return named or [("GPU", cc) for cc in facts.compute_capabilities]
 
 
@@ -330,7 +329,12 @@ def _names_package(package: str, facts: TextFacts, text: str) -> bool:
     if any(f"/{package}/" in p.replace("\\", "/") for p in paths):
         return True
     word = "[-_]".join(re.escape(part) for part in re.split(r"[-_]", package))
+    word = _PACKAGE_WORDS.get(package, word)
     return re.search(rf"(?i)(?<![a-z0-9]){word}(?![a-z0-9])", text[:1 << 20]) is not None
+
+
+# how prose names a package besides its distribution name: "flash attention", "FlashAttention-2"
+_PACKAGE_WORDS = {"flash_attn": r"flash[-_ ]?att(?:n|ention)(?:[-_ ]?v?[23])?"}
 
 
 def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str | None:
