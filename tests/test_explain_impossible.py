@@ -103,3 +103,24 @@ def test_a_stated_impossibility_with_the_signatures_is_named(text, code):
 def test_a_floor_or_variant_text_that_does_not_say_so_gets_no_answer(text):
     from envdoctor.explain import load_signatures
     assert stated_impossibility(text, load_signatures()) is None
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # pip compiles a package that publishes Windows wheels: no wheel fits this Python
+    # (numpy/numpy#17646, Python 3.9 before numpy's 3.9 wheels; pydata/bottleneck#439, 3.12)
+    ("building py_modules sources\ncreating build\\src.win-amd64-3.9\\numpy\\distutils\n"
+     "error: Microsoft Visual C++ 14.0 is required. Get it with \"Build Tools for Visual Studio\"",
+     "EPIP001"),
+    ("Building wheel for bottleneck (pyproject.toml) ... error\n"
+     "creating build\\lib.win-amd64-cpython-312\n"
+     "error: Microsoft Visual C++ 14.0 or greater is required.", "EPIP001"),
+    # a package with no Windows wheels at all, or none named: the compiler is the answer
+    ("Building wheel for insightface (pyproject.toml) ... error\n"
+     "error: Microsoft Visual C++ 14.0 or greater is required.", "EBUILD009"),
+    ("error: Microsoft Visual C++ 14.0 or greater is required.", "EBUILD009"),
+])
+def test_msvc_required_for_a_package_with_windows_wheels_is_the_python(text, code):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == code
+    if code == "EPIP001":
+        assert any("publishes Windows wheels" in n for n in d.notes)
