@@ -23,7 +23,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout15", batch="N", at_least=56, traps_at_least=11,
                  repos_at_least=55, phenomena_at_least=38)
 # first run on 057adfe: 47/56 (83.9 %), 0 environment claims on 11 traps (README.md)
-FLOOR = 0.83
+# after the class fixes: 54/56 (96.4 %), README.md
+FLOOR = 0.96
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -69,3 +69,58 @@ def test_a_stated_impossibility_is_named(text, code):
 ])
 def test_an_ambiguous_or_compatible_text_gets_no_answer(text):
     assert stated_impossibility(text) is None
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # a torch wheel named by its CUDA tag alone: every cu128 release dropped Pascal
+    ("Kaggle's P100 with the image's torch (cu128): every CUDA call fails", "ECUDA004"),
+    ("GTX1080Ti and a cu128 PyTorch: nothing runs on the GPU", "ECUDA004"),
+    # a package's architecture floor (a yields_to table of the signatures), the GPU typed run
+    # together or short ("RTX8000" is the Quadro RTX 8000, "T4" the Tesla T4, both Turing):
+    # Dao-AILab/flash-attention#887 (title), Dao-AILab/flash-attention#1608 (prose)
+    ("Hope one day flash-attention can support T4 GPU", "ECUDA016"),
+    ("I am still using a Turing card (an RTX 2080 Ti) and keen to use FlashAttention-2; "
+     "when might it support these GPUs?", "ECUDA016"),
+    ("flash attention是否支持RTX8000", "ECUDA016"),
+    ("vllm fails on my Tesla P40", "ECUDA016"),
+])
+def test_a_stated_impossibility_with_the_signatures_is_named(text, code):
+    from envdoctor.explain import load_signatures
+    found = stated_impossibility(text, load_signatures())
+    assert found is not None and found[0] == code, found
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == code and d.notes
+
+
+@pytest.mark.parametrize("text", [
+    "RTX 4090 with torch cu118 works, but the loss is NaN",        # the variant has sm_89
+    "P100 with torch cu126 fails",                                 # cu126 still has sm_60
+    "flash-attn runs great on my RTX 3090, but the output is wrong",  # above the floor
+    "flash attention 1 support turing? my T4 errors",              # FlashAttention 1.x runs there
+    "does flash attention support the RTX 6000?",  # the Quadro (Turing) or the RTX 6000 Ada: unknown
+    "we benchmark vllm on a P40 and a P100",                       # nothing asked or failed
+])
+def test_a_floor_or_variant_text_that_does_not_say_so_gets_no_answer(text):
+    from envdoctor.explain import load_signatures
+    assert stated_impossibility(text, load_signatures()) is None
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # pip compiles a package that publishes Windows wheels: no wheel fits this Python
+    # (numpy/numpy#17646, Python 3.9 before numpy's 3.9 wheels; pydata/bottleneck#439, 3.12)
+    ("building py_modules sources\ncreating build\\src.win-amd64-3.9\\numpy\\distutils\n"
+     "error: Microsoft Visual C++ 14.0 is required. Get it with \"Build Tools for Visual Studio\"",
+     "EPIP001"),
+    ("Building wheel for bottleneck (pyproject.toml) ... error\n"
+     "creating build\\lib.win-amd64-cpython-312\n"
+     "error: Microsoft Visual C++ 14.0 or greater is required.", "EPIP001"),
+    # a package with no Windows wheels at all, or none named: the compiler is the answer
+    ("Building wheel for insightface (pyproject.toml) ... error\n"
+     "error: Microsoft Visual C++ 14.0 or greater is required.", "EBUILD009"),
+    ("error: Microsoft Visual C++ 14.0 or greater is required.", "EBUILD009"),
+])
+def test_msvc_required_for_a_package_with_windows_wheels_is_the_python(text, code):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == code
+    if code == "EPIP001":
+        assert any("publishes Windows wheels" in n for n in d.notes)

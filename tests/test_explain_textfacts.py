@@ -343,3 +343,17 @@ def test_stated_pair_is_checked_when_the_rules_load(tmp_path):
     data["stated_pair"] = ["torch", "numpy"]
     with pytest.raises(RuleFileError, match="stated_pair"):
         parse_signature(data, tmp_path / "ETORCH008.toml")
+
+
+def test_gpu_names_typed_run_together_are_read_spaced():
+    facts = text_facts("does it run on rtx2080ti? QuadroRTX8000 fails, GTX1080Ti too; "
+                       "NvidiaTeslaP100 as well. RTX_3090 and rtx-3090 are not read")
+    assert facts.gpus == ("RTX 2080 Ti", "Quadro RTX 8000", "GTX 1080 Ti", "Tesla P100")
+
+
+def test_a_short_gpu_name_resolves_only_when_its_full_names_agree():
+    from envdoctor.explain.impossible import stated_gpu_cc
+    assert stated_gpu_cc("RTX 8000") == "7.5"      # Quadro RTX 8000
+    assert stated_gpu_cc("T4") == "7.5"            # Tesla T4
+    assert stated_gpu_cc("RTX 6000") is None       # Quadro RTX 6000 (7.5) or RTX 6000 Ada (8.9)
+    assert stated_gpu_cc("RTX 5000") is None       # the table knows only the Ada one

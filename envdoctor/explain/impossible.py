@@ -30,6 +30,10 @@ _WHEEL_TAG = re.compile(r"(?i)(?<![\w.])\+?cu(1\d{2}|[89]\d|1[0-3]\d)(?![\w.])")
 _CUDA_BUILD = re.compile(r"(?i)(?<![\w-])cuda[ -]?(1[0-3]|[89])(?:\.(\d))?"
                          r"(?![\d.]*\s*(?:\(|driver))(?=\+|\s*(?:images?|containers?|"
                          r"builds?|toolkit|wheels?|and the|,\s*py ?torch|$))")
+# a torch wheel named by its CUDA tag alone: "torch (cu128)", "torch cu126", "the cu128 torch",
+# "cu128 PyTorch": every release of that variant is meant
+_TORCH_TAG = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])[ '’s(]{0,5}\(?\+?cu(1\d{2})(?![\w.])"
+                        r"|(?<![\w.])cu(1\d{2})[ -](?:py)?torch(?![\w-])")
 # "SM70", "sm 86" (textfacts reads sm_70 and "compute capability 7.0")
 _SM_WORD = re.compile(r"(?i)\bsm ?(\d{1,2})(\d)\b")
 # an install that found nothing, in pip's, uv's or the reporter's words
@@ -55,15 +59,34 @@ _FRAMEWORK = {"tensorflow": re.compile(r"(?i)(?<![\w-])tensorflow(?![\w-])"),
               "torch": re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")}
 
 
-def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
-    """(GPU, compute capability) when the text names exactly one GPU architecture."""
+def stated_gpu_cc(name: str) -> str | None:
+    """The compute capability of a GPU as a text names it: the name table's, else the one
+    capability its usual full names agree on ("RTX 8000" is the Quadro RTX 8000, "T4" the
+    Tesla T4); None when the table does not know it or the full names disagree ("RTX 6000":
+    the Quadro, Turing, or the RTX 6000 Ada)."""
     from envdoctor.engine.knowledge.gpu import gpu_cc_of
     from envdoctor.facts import Gpu
+    known = gpu_cc_of(Gpu(name=name))
+    if known is not None:
+        return str(known)
+    ccs = {str(cc) for cc in (gpu_cc_of(Gpu(name=f"{p} {name}")) for p in ("Quadro", "Tesla",
+                                                                            "NVIDIA"))
+           if cc is not None}
+    if not ccs:
+        return None
+    other = gpu_cc_of(Gpu(name=f"{name} Ada Generation"))
+    if other is not None:
+        ccs.add(str(other))
+    return next(iter(ccs)) if len(ccs) == 1 else None
+
+
+def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(GPU, compute capability) when the text names exactly one GPU architecture."""
     named: dict[str, str] = {}
     for gpu in facts.gpus:
-        known = gpu_cc_of(Gpu(name=gpu))
+        known = stated_gpu_cc(gpu)
         if known is not None:
-            named.setdefault(str(known), gpu)
+            named.setdefault(known, gpu)
     stated = set(facts.compute_capabilities)
     stated.update(f"{m.group(1)}.{m.group(2)}" for m in _SM_WORD.finditer(text))
     if len(named) == 1:
@@ -94,6 +117,12 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     cudas = _cuda_builds(text) - {c for _, c in tagged}
     torch = facts.version("torch")
     verdicts: list[bool | None] = [torch_build_lacks(v, c, cc) for v, c in tagged]
+    variants = [] if tagged or torch is not None else sorted(
+        {f"{t[:-1]}.{t[-1]}" for m in _TORCH_TAG.finditer(text) for t in m.groups() if t})
+    if variants:  # "torch (cu128)": the variant's releases, not the CUDA toolkit's reach
+        from envdoctor.engine.knowledge.impossible import torch_variant_lacks
+        cudas -= set(variants)
+        verdicts += [torch_variant_lacks(c, cc) for c in variants]
     if not tagged and torch is not None and not cudas:
         verdicts.append(torch_build_lacks(torch, None, cc))
     verdicts += [cuda_build_lacks(c, cc) for c in sorted(cudas)]
@@ -102,10 +131,11 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     if not verdicts or not all(verdicts):
         return None
     builds = [f"torch {v}+cu{c.replace('.', '')}" for v, c in tagged] + \
+        [f"torch's cu{c.replace('.', '')} wheels" for c in variants] + \
         ([f"torch {torch}"] if not tagged and torch is not None and not cudas else []) + \
         [f"CUDA {c}" for c in sorted(cudas)] + \
         [f"TensorFlow {v} (built with CUDA {c})" for v, c in tf_builds]
-    code = "ECUDA004" if tagged or torch is not None else "ECUDA003"
+    code = "ECUDA004" if tagged or variants or torch is not None else "ECUDA003"
     return code, (f"The text states a {gpu} (compute capability {cc}) and {', '.join(builds)}: "
                   f"no such build carries code for compute capability {cc}.")
 
@@ -192,18 +222,55 @@ def deepspeed_wheel_reason(text: str) -> tuple[str, str] | None:
                          f"with torch {want}: its prebuilt ops are for the other torch.")
 
 
-def stated_impossibility(text: str) -> tuple[str, str] | None:
+# a question or report about whether the package runs on the GPU: "does flash attention
+# support the RTX 8000", "vLLM fails on my P100", "是否支持"
+_RUNS_ON = re.compile(r"(?i)\bsupport|\bcompatib|\b(?:not|n't|never) (?:work|run)|\berror|\bfail"
+                      r"|支持|兼容|报错|不能用|无法")
+# FlashAttention 1.x runs on Turing (sm_75): a text that asks about it is not below a floor
+_FLASH_V1 = re.compile(r"(?i)flash[-_ ]?att(?:n|ention)[-_ ]?(?:v|version ?|==)?1(?:\.\d|\b|\.x)")
+
+
+def floor_reason(facts: TextFacts, text: str, signatures: Any) -> tuple[str, str] | None:
+    """(code, note) when the text names a package with an architecture floor (the
+    ``package``/``gpu_below`` of a signature's yields_to table), every GPU it states is below
+    that floor, and it asks or says whether the package runs there."""
+    if not _RUNS_ON.search(text):
+        return None
+    from envdoctor.explain.stated import yield_reason
+    seen = set()
+    for sig in signatures or ():
+        for table in sig.extra.get("yields_to", ()):
+            key = (table.get("package"), table.get("gpu_below"))
+            if key[1] is None or key in seen:
+                continue
+            seen.add(key)
+            if key[0] == "flash_attn" and _FLASH_V1.search(text) and \
+                    all(ver_key(cc) >= (7, 5) for cc in _ccs(facts)):
+                continue
+            reason = yield_reason(table, facts, text)
+            if reason is not None:
+                return str(table["code"]), reason
+    return None
+
+
+def _ccs(facts: TextFacts) -> list[str]:
+    return [cc for cc in (stated_gpu_cc(g) for g in facts.gpus) if cc is not None] or \
+        list(facts.compute_capabilities)
+
+
+def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] | None:
     """(signature code, note) for the impossibility the text states, or None."""
     text = text[:MAX_TEXT]
     from envdoctor.explain.textfacts import text_facts
-    return gpu_build_reason(text_facts(text), text) or python_wheel_reason(text) or \
-        deepspeed_wheel_reason(text)
+    facts = text_facts(text)
+    return gpu_build_reason(facts, text) or python_wheel_reason(text) or \
+        deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures)
 
 
 def diagnosis_for(text: str, signatures: Any) -> Any:
     """The diagnosis of the stated impossibility (the signature's own title, why and fix, with
     the stated facts as a note), or None."""
-    found = stated_impossibility(text)
+    found = stated_impossibility(text, signatures)
     if found is None:
         return None
     code, note = found
@@ -216,5 +283,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
                      references=tuple(sig.references), notes=(note,), signature=sig)
 
 
-PATTERNS = (_WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+PATTERNS = (_TORCH_TAG, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL)

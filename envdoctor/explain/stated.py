@@ -214,6 +214,10 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   code = "EROCM001"                  # 5600 XT (gfx1010): a GPU AMD's list for that release
 #   stated = "rocm_unlisted_gpu"       # does not name (a reading of STATED_READINGS)
 #
+#   [[yields_to]]                      # "Microsoft Visual C++ 14.0 or greater is required" while
+#   code = "EPIP001"                   # pip builds aiohttp, which publishes Windows wheels: no
+#   stated = "windows_wheel_built"     # wheel fits this Python (envdoctor.explain.wheeltags)
+#
 # A signature with ``only_as_yield = true`` is a carrier: it matches a concrete line (a crash,
 # an override value) so that the text's facts are read, and is dropped when none of its tables
 # holds (a segfault alone names no cause).
@@ -225,12 +229,13 @@ YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     """Readings of the whole text that a table can name (``stated = "..."``): each returns
     the note when the text's own facts say so, else None."""
-    from envdoctor.explain import amdtext
+    from envdoctor.explain import amdtext, wheeltags
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
-            "hsa_override_mismatch": amdtext.override_reason}
+            "hsa_override_mismatch": amdtext.override_reason,
+            "windows_wheel_built": wheeltags.built_wheel_package_reason}
 
 
-STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch")
+STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built")
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"
@@ -311,13 +316,12 @@ _PACKAGE = re.compile(r"[a-z][a-z0-9_-]{1,30}")
 def _stated_ccs(facts: TextFacts) -> list[tuple[str, str]]:
     """(GPU, compute capability) for each GPU the text names that gpus.toml knows, else the
     capabilities it states outright ("compute capability 6.1", "sm_61")."""
-    from envdoctor.engine.knowledge.gpu import gpu_cc_of
-    from envdoctor.facts import Gpu
+    from envdoctor.explain.impossible import stated_gpu_cc
     named = []
     for gpu in facts.gpus:
-        cc = gpu_cc_of(Gpu(name=gpu))
+        cc = stated_gpu_cc(gpu)
         if cc is not None:
-            named.append((gpu, str(cc)))
+            named.append((gpu, cc))
     return named or [("GPU", cc) for cc in facts.compute_capabilities]
 
 
@@ -330,7 +334,12 @@ def _names_package(package: str, facts: TextFacts, text: str) -> bool:
     if any(f"/{package}/" in p.replace("\\", "/") for p in paths):
         return True
     word = "[-_]".join(re.escape(part) for part in re.split(r"[-_]", package))
+    word = _PACKAGE_WORDS.get(package, word)
     return re.search(rf"(?i)(?<![a-z0-9]){word}(?![a-z0-9])", text[:1 << 20]) is not None
+
+
+# how prose names a package besides its distribution name: "flash attention", "FlashAttention-2"
+_PACKAGE_WORDS = {"flash_attn": r"flash[-_ ]?att(?:n|ention)(?:[-_ ]?v?[23])?"}
 
 
 def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str | None:

@@ -65,6 +65,10 @@ _GPU = re.compile(r"(?i)\b((?:NVIDIA |GeForce |Tesla |Quadro |RTX |GTX )+"
                   r"[A-Z]{0,4} ?\d{1,4}[A-Za-z]{0,3}(?: Ti| SUPER| Ti SUPER)?)\b"
                   r"|\b((?:Tesla |NVIDIA )?[AHVTLPBK]\d{1,3}[A-Za-z]?(?:-SXM\d|-PCIE)?"
                   r"(?:-\d{1,3}GB)?)(?= |$|,)")
+# the same names typed run together or in lower case ("RTX8000", "rtx2080ti", "GTX1080Ti",
+# "NvidiaTeslaP100"), read as the spaced name (``_gpu_run_name``)
+_GPU_RUN = re.compile(r"(?i)(?<![a-z0-9])(?:nvidia ?|geforce ?)?(rtx|gtx|tesla|quadro ?rtx|quadro)"
+                      r"([a-z]?\d{2,4})(ti|super)?(?![a-z0-9])")
 _EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?((?:[A-Za-z_]\w*\.){0,6})([A-Za-z_]\w*"
                   r"(?:Error|Exception|Exit|Interrupt|Failure|Fault))(?::\s?(.{0,300}))?$")
 _WARN = re.compile(r"\b([A-Z]\w{0,40}Warning):\s?(.{0,300})")
@@ -103,6 +107,16 @@ _RELEASE_BUILD = {"1803": "17134", "1809": "17763", "1903": "18362", "1909": "18
 _CANON = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "tf": "tensorflow",
           "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "tf-keras": "tf_keras",
           "flash-attn": "flash_attn", "libtpu-nightly": "libtpu"}
+
+
+_RUN_PREFIX = {"rtx": "RTX", "gtx": "GTX", "tesla": "Tesla", "quadro": "Quadro"}
+
+
+def _gpu_run_name(m: re.Match[str]) -> str:
+    """``rtx2080ti`` -> ``RTX 2080 Ti``; ``QuadroRTX8000`` -> ``Quadro RTX 8000``."""
+    prefix = " ".join(_RUN_PREFIX[w] for w in m.group(1).lower().replace("rtx", " rtx").split())
+    suffix = {"ti": " Ti", "super": " SUPER"}.get((m.group(3) or "").lower(), "")
+    return f"{prefix} {m.group(2).upper()}{suffix}"
 
 
 @dataclass(frozen=True)
@@ -314,6 +328,9 @@ def text_facts(text: str) -> TextFacts:
                 add(ccs, f"{m.group(1)}.{m.group(2)}")
         for m in _GPU.finditer(line):
             add(gpus, " ".join((m.group(1) or m.group(2)).split()))
+        if "rtx" in low or "gtx" in low or "tesla" in low or "quadro" in low:
+            for m in _GPU_RUN.finditer(line):
+                add(gpus, _gpu_run_name(m))
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
@@ -348,6 +365,7 @@ def text_facts(text: str) -> TextFacts:
         frames=tuple(frames), truncated=in_traceback and bool(frames))
 
 
-PATTERNS = (_LIB, _LIB_RUN, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU, _EXC,
+PATTERNS = (_LIB, _LIB_RUN, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU,
+            _GPU_RUN, _EXC,
             _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION, _REQUIRE_CUDA,
             _WINDOWS_BUILD)

@@ -52,3 +52,41 @@ def wheel_python_reason(text: str) -> str | None:
         return None  # an abi3 wheel serves every later Python
     return (f"The refused wheel is tagged cp{tag.replace('.', '')} (CPython {tag}) and the "
             f"text states Python {python}: pip takes only wheels built for its own Python.")
+
+
+# Packages that publish Windows wheels (win_amd64) for every CPython they support, from their
+# PyPI "Download files" pages: pip compiles one of them on Windows only when none of its wheels
+# fits this interpreter (a Python the release asked for predates, a 32-bit or ARM Python), so
+# the missing compiler is the symptom and the Python/wheel mismatch the cause.
+WINDOWS_WHEEL_PACKAGES = frozenset({
+    "aiohttp", "multidict", "yarl", "frozenlist", "numpy", "scipy", "pandas", "bottleneck",
+    "numexpr", "scikit-learn", "matplotlib", "kiwisolver", "contourpy", "pillow", "lxml",
+    "psutil", "pyyaml", "grpcio", "h5py", "greenlet", "regex", "tokenizers", "safetensors",
+    "orjson", "pydantic-core", "cffi", "cryptography", "numba", "llvmlite", "sentencepiece",
+    "msgpack", "ujson", "tiktoken", "xxhash", "zstandard", "pyarrow", "shapely", "onnx",
+})
+# the package pip builds from source: "Building wheel for aiohttp (pyproject.toml)", "Failed
+# building wheel for numpy", "Failed to build scipy", numpy's build folder "src.win-amd64-3.9\numpy"
+_BUILDING = re.compile(r"(?i)\b(?:building wheel for|failed building wheel for|failed to build)"
+                       r" ([A-Za-z][\w.-]{0,60})|\bsrc\.win(?:32|-amd64)-3\.\d{1,2}\\(numpy|scipy)\b")
+_WIN_PYTHON = re.compile(r"(?i)(?:\bPython ?|\bwin(?:32|-amd64)-(?:cpython-)?|\\Python)(3)\.?"
+                         r"(\d{1,2})(?![\d])")
+
+
+def built_wheel_package_reason(text: str) -> str | None:
+    """The note when pip compiles, on Windows, a package that publishes Windows wheels."""
+    text = text[:1 << 20]
+    names = {(m.group(1) or m.group(2)).lower().replace("_", "-").rstrip(".")
+             for m in _BUILDING.finditer(text)}
+    known = sorted(n for n in names if n in WINDOWS_WHEEL_PACKAGES)
+    if not known:
+        return None
+    pythons = {f"{m.group(1)}.{m.group(2)}" for m in _WIN_PYTHON.finditer(text)}
+    python = f"Python {next(iter(pythons))}" if len(pythons) == 1 else "this Python"
+    return (f"pip compiles {known[0]} from source, and {known[0]} publishes Windows wheels: none "
+            f"of the release asked for fits {python} (a Python that release predates or has "
+            f"dropped, or a 32-bit/ARM interpreter). Use a Python that release has wheels for, or a release "
+            f"with wheels for {python}; the build tools would only let pip compile it.")
+
+
+PATTERNS = (_REFUSED, _STATED, _BUILDING, _WIN_PYTHON)

@@ -24,6 +24,18 @@ def torch_build_lacks(torch: str, cuda: str | None, cc: str) -> bool | None:
     return not any(archs_run_on(list(r["archs"]), sm) for r in rows)
 
 
+def torch_variant_lacks(cuda: str, cc: str) -> bool | None:
+    """Whether no torch release's ``cuda`` variant (``cu128`` named without a torch version)
+    carries code for ``cc``; None when the table has no such variant."""
+    sm, tag = sm_of(cc), f"cu{cuda.replace('.', '')}"
+    rows = [r for r in matrix("torch").get("variant", [])
+            if r.get("cuda") == tag and r.get("platform", "default") == "default"
+            and r.get("archs")]
+    if sm is None or not rows:
+        return None
+    return not any(archs_run_on(list(r["archs"]), sm) for r in rows)
+
+
 def cuda_build_lacks(cuda: str, cc: str) -> bool:
     """Whether CUDA ``cuda`` no longer, or not yet, builds code for ``cc``."""
     return cuda_dropped(cuda, cc) is not None or cuda_predates(cuda, cc) is not None
