@@ -25,7 +25,17 @@ NVIDIA_NOISE = re.compile(r"nvidia driver|nvidia-smi|--gpus all|\+cu1\d\d|"
 INTERPRETER = {"python-outside-torch-range"}
 
 # rows that failed the first run (code at 8d093fe), with what envdoctor said then
-FIRST_RUN_FAILED: dict[str, str] = {}
+FIRST_RUN_FAILED: dict[str, str] = {
+    "m1-macos13.4.1-jax-metal-011":
+        "no finding at all (jax-metal 0.1.1 on macOS 13.4.1; APPLE003 silent), exit 0",
+    "m2max-macos15-tf215-tf-metal-080":
+        "no finding at all (tensorflow-metal 0.8.0 with TF 2.15; APPLE004 silent), exit 0",
+    "wsl1-nvidia-driver-440-installed":
+        "unlabelled-check: no check for WSL 1; said DRV004 error (remove the Linux driver) and "
+        "INTENT001 error, exit 1",
+    "container-l4-cgroup-memory-2g":
+        "CTR002 warning (right id and severity) but --expect gpu exits 0",
+}
 
 
 def run(platform: str, sc: dict, box: Path, deps_dir: Path) -> tuple[int, list[dict]]:
