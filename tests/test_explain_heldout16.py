@@ -23,7 +23,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout16", batch="O", at_least=36, traps_at_least=8,
                  repos_at_least=35, phenomena_at_least=26)
 # first run on b00e5b8: 32/36 (88.9 %), 0 environment claims on 8 traps (README.md)
-FLOOR = 0.88
+FLOOR = 0.97  # after: 35/36
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
