@@ -1,0 +1,105 @@
+"""Readings of pasted reports by class, each on a paste from a public thread that no held-out
+set holds: a jaxlib's own CUDA build tag against the driver (XLA links its kernels through the
+driver, which minor-version compatibility does not cover), a Python version no release has, and
+a toolkit's stub libcuda.so shown as the library that loaded."""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from envdoctor import pipeline
+from envdoctor.engine.knowledge.driver import jaxlib_build_cuda
+from envdoctor.explain import diagnose_text
+from envdoctor.parsers import parse_pasted
+
+LOUD = ("error", "warning")
+
+
+def loud(text: str) -> dict[str, str]:
+    facts = parse_pasted(text)
+    found = [] if facts is None else pipeline.diagnose(facts).findings
+    return {f.code: f.title for f in found if f.severity.value in LOUD}
+
+
+# jax-ml/jax#5445: nvcc and nvidia-smi of a jaxlib CUDA 11.1 user on driver 450.102.04
+SMI_450 = """\
+nvcc: NVIDIA (R) Cuda compiler driver
+Copyright (c) 2005-2020 NVIDIA Corporation
+Built on Tue_Sep_15_19:10:02_PDT_2020
+Cuda compilation tools, release 11.1, V11.1.74
+Build cuda_11.1.TC455_06.29069683_0
+
+Sat Jan 16 12:08:11 2021
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.102.04   Driver Version: 450.102.04   CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  GeForce RTX 2070    Off  | 00000000:42:00.0  On |                  N/A |
+|  0%   41C    P8    11W / 175W |    874MiB /  7979MiB |      5%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+# jax-ml/jax#4481 (a maintainer's install line for the CUDA 11.1 jaxlib of that time)
+JAXLIB_111 = ("pip install --upgrade jax jaxlib==0.1.56+cuda111 "
+              "-f https://storage.googleapis.com/jax-releases/jax_releases.html\n")
+
+
+def test_jaxlib_build_tag_names_its_cuda():
+    # tags as jaxlib wheels carried them: jax-ml/jax#4481, #6046, #15961, #8731
+    assert jaxlib_build_cuda(Version("0.1.56+cuda111")) == Version("11.1")
+    assert jaxlib_build_cuda(Version("0.1.64+cuda110")) == Version("11.0")
+    assert jaxlib_build_cuda(Version("0.4.9+cuda11.cudnn86")) == Version("11")
+    assert jaxlib_build_cuda(Version("0.1.74+cuda11.cudnn82")) == Version("11")
+    assert jaxlib_build_cuda(Version("0.4.26")) is None
+    assert jaxlib_build_cuda(Version("0.4.26+cuda")) is None  # conda's: no version
+
+
+def test_jaxlib_for_cuda_11_1_on_a_cuda_11_0_driver_is_the_driver():
+    found = loud(JAXLIB_111 + SMI_450 + "\nRuntimeError: Unknown: no kernel image is available "
+                 "for execution on the device\n")
+    assert "DRV001" in found and "jaxlib 0.1.56+cuda111" in found["DRV001"]
+    assert "ECUDA003" not in found  # the driver, not the build's architectures
+
+
+def test_same_driver_without_a_jaxlib_build_says_nothing_of_jax():
+    assert "DRV001" not in loud(SMI_450)
+
+
+def test_major_only_jaxlib_tag_keeps_the_major_floor():
+    # jax-ml/jax#15961: jaxlib 0.4.9+cuda11.cudnn86 on driver 470.182.03 (above CUDA 11's
+    # 450.80.02 floor; its failure there was another one)
+    text = ("jax==0.4.9 jaxlib==0.4.9+cuda11.cudnn86\n"
+            "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.8     |\n")
+    assert "DRV001" not in loud(text)
+
+
+def test_a_python_version_no_release_has_is_not_read():
+    # tensorflow/tensorflow#34723's template, its Python typed as in an issue form that
+    # dropped the dot ("3.68" for 3.6.8): not a Python anyone has, so no range is judged
+    template = ("**System information**\n- OS Platform: Windows 10\n"
+                "- TensorFlow installed from (source or binary): source\n"
+                "- TensorFlow version: 2.1.0rc0\n- Python version: {py}\n"
+                "- CUDA/cuDNN version: 10.0\n- GPU model and memory: rtx 2060\n")
+    typed = parse_pasted(template.format(py="3.68"))
+    assert typed is not None and typed.host.python_version is None
+    real = parse_pasted(template.format(py="3.7"))
+    assert real is not None and str(real.host.python_version) == "3.7"
+
+
+def test_stub_libcuda_shown_loading_is_the_stub_not_an_unknown_error():
+    # tiny-cuda-nn#183's folder (cuda-11.3/lib64/stubs) as the loader's own line shows it,
+    # beside numba's cuInit failure
+    text = ("Call to cuInit results in UNKNOWN_CUDA_ERROR\n"
+            "AttributeError: /usr/local/cuda-11.3/lib64/stubs/libcuda.so: undefined symbol: "
+            "cuInit_x\n")
+    codes = {d.code for d in diagnose_text(text)}
+    assert "ECUDA022" in codes and "ECUDA010" not in codes
+
+
+def test_stub_folder_in_a_link_flag_is_a_build_step():
+    # pytorch/pytorch#148441: the stubs folder in a linker command, not a loaded library
+    text = ("Call to cuInit results in UNKNOWN_CUDA_ERROR\n"
+            'LIBRARIES= "-L/usr/local/cuda-12/targets/x86_64-linux/lib/stubs/libcuda.so"\n')
+    assert "ECUDA022" not in {d.code for d in diagnose_text(text)}
