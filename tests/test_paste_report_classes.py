@@ -1,7 +1,8 @@
 """Readings of pasted reports by class, each on a paste from a public thread that no held-out
 set holds: a jaxlib's own CUDA build tag against the driver (XLA links its kernels through the
-driver, which minor-version compatibility does not cover), a Python version no release has, and
-a toolkit's stub libcuda.so shown as the library that loaded."""
+driver, which minor-version compatibility does not cover), a Python version no release has, a
+toolkit's stub libcuda.so shown as the library that loaded, a nightly torch with the nightly
+companions of its weeks, and a run the text puts on the CPU."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from packaging.version import Version
 
 from envdoctor import pipeline
 from envdoctor.engine.knowledge.driver import jaxlib_build_cuda
+from envdoctor.engine.knowledge.torch import nightly_pair, torch_companion_mismatch
 from envdoctor.explain import diagnose_text
+from envdoctor.facts import Distribution, PackageFacts
 from envdoctor.parsers import parse_pasted
 
 LOUD = ("error", "warning")
@@ -103,3 +106,51 @@ def test_stub_folder_in_a_link_flag_is_a_build_step():
     text = ("Call to cuInit results in UNKNOWN_CUDA_ERROR\n"
             'LIBRARIES= "-L/usr/local/cuda-12/targets/x86_64-linux/lib/stubs/libcuda.so"\n')
     assert "ECUDA022" not in {d.code for d in diagnose_text(text)}
+
+
+def test_nightly_companions_of_the_same_weeks_are_a_pair():
+    # pytorch/pytorch#56034: torch 1.9.0.dev20210217+cu112 from the nightly index
+    assert nightly_pair(Version("1.9.0.dev20210217+cu112"), Version("0.10.0.dev20210217"))
+    assert nightly_pair(Version("2.1.0.dev20230304"), Version("0.15.0.dev20230227"))
+    assert not nightly_pair(Version("2.1.0.dev20230304"), Version("0.15.0.dev20221001"))
+    assert not nightly_pair(Version("1.9.0.dev20210217"), Version("0.9.1"))
+
+
+def test_nightly_torch_with_a_release_companion_is_still_judged():
+    # pytorch/pytorch#91710's nightly pair (same day) passes; a released torchvision beside a
+    # torch 2.1 nightly is built for another torch, and still named
+    def pair(torch: str, vision: str) -> list[str]:
+        return torch_companion_mismatch(pk=PackageFacts(distributions=(
+            Distribution(name="torch", version=Version(torch)),
+            Distribution(name="torchvision", version=Version(vision)))), os_name="Linux")
+    assert pair("2.0.0.dev20230102+cu117", "0.15.0.dev20230102+cu117") == []
+    assert pair("2.1.0.dev20230304+cu117", "0.15.0.dev20230227+cu117") == []
+    assert pair("2.1.0.dev20230304+cu117", "0.15.1+cu117") == [
+        "torchvision 0.15.1+cu117 (torch 2.1 needs 0.16.x)"]
+
+
+# Paper99/SRFBN_CVPR19#38 and XLabs-AI/x-flux-comfyui#98: the run is on the CPU
+CPU_RUN = ("When I test my image. Run in cpu But got the error Found no NVIDIA driver on your "
+           "system. Please check that you\nhave an NVIDIA GPU and installed a driver from\n"
+           "http://www.nvidia.com/Download/index.aspx\n")
+ONLY_CPU = ("I work with only the CPU and it is not possible to use xlab Sampler because it "
+            "returns this error: !!! Exception during processing !!! Found no NVIDIA driver on "
+            "your system. Please check that you have an NVIDIA GPU and installed a driver from "
+            "http://www.nvidia.com/Download/index.aspx")
+
+
+def test_no_driver_on_a_cpu_run_is_the_program_not_the_machine():
+    for text in (CPU_RUN, ONLY_CPU):
+        (first, *_) = [d for d in diagnose_text(text) if d.code == "ECUDA009"]
+        assert first.category == "user_code"
+        assert not loud(text + "torch version: 1.13.1+cu117\n")
+
+
+def test_no_driver_without_a_cpu_run_stays_the_environment():
+    # mks0601/I2L-MeshNet_RELEASE#105: the bare message
+    text = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have "
+            "an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert [d.category for d in diagnose_text(text) if d.code == "ECUDA009"] == ["environment"]
+    # a CPU fallback line beside a named NVIDIA GPU leaves the driver possible
+    gpu = text + "\nGPU: GeForce GTX 1080 Ti\nusing CPU\n"
+    assert [d.category for d in diagnose_text(gpu) if d.code == "ECUDA009"] == ["environment"]
