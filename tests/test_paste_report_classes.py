@@ -154,3 +154,12 @@ def test_no_driver_without_a_cpu_run_stays_the_environment():
     # a CPU fallback line beside a named NVIDIA GPU leaves the driver possible
     gpu = text + "\nGPU: GeForce GTX 1080 Ti\nusing CPU\n"
     assert [d.category for d in diagnose_text(gpu) if d.code == "ECUDA009"] == ["environment"]
+
+
+def test_a_package_saying_the_gpu_is_too_old_is_its_architecture_floor():
+    # facebookresearch/xformers#685: xFormers' own words, pasted alone
+    text = "RuntimeError: Your device is too old. We require compute capability >= 50\n"
+    assert "ECUDA016" in loud(text)
+    # a near miss: a driver, not a GPU, called too old is another cause
+    assert "ECUDA016" not in loud("The NVIDIA driver on your system is too old (found version "
+                                  "10010)\n")
