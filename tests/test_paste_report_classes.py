@@ -147,7 +147,7 @@ def test_no_driver_on_a_cpu_run_is_the_program_not_the_machine():
 
 
 def test_no_driver_without_a_cpu_run_stays_the_environment():
-    # mks0601/I2L-MeshNet_RELEASE#105: the bare message
+    # ali-vilab/dreamtalk#12: the bare message after a demo command
     text = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have "
             "an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
     assert [d.category for d in diagnose_text(text) if d.code == "ECUDA009"] == ["environment"]
@@ -163,3 +163,30 @@ def test_a_package_saying_the_gpu_is_too_old_is_its_architecture_floor():
     # a near miss: a driver, not a GPU, called too old is another cause
     assert "ECUDA016" not in loud("The NVIDIA driver on your system is too old (found version "
                                   "10010)\n")
+
+
+# ROCm/legacy-rocm-build#1113: a ROCm build of torch 1.4 names the AMD card in its CUDA
+# capability warning with HIP's hard-coded "3.0" (the thread: meaningless, the GPU runs)
+ROCM_WARNING = """\
+/home/datakey/.local/lib/python3.7/site-packages/torch/cuda/__init__.py:87: UserWarning:
+    Found GPU0 Vega 10 XT [Radeon RX Vega 64] which is of cuda capability 3.0.
+    PyTorch no longer supports this GPU because it is too old.
+    The minimum cuda capability that we support is 3.5.
+"""
+
+
+def test_an_amd_gpu_in_torchs_cuda_capability_warning_is_no_finding():
+    facts = parse_pasted(ROCM_WARNING + "Pytorch : 1.4\nROCm : 3.3\n")
+    assert facts is None or not facts.nvidia.gpus
+    assert not loud(ROCM_WARNING + "Pytorch : 1.4\nROCm : 3.3\n")
+    assert "ECUDA004" not in {d.code for d in diagnose_text(ROCM_WARNING)}
+
+
+def test_an_nvidia_gpu_in_the_same_warning_is_still_read():
+    # https://medium.com/hackernoon/setting-up-your-machine-for-ml-919cfcd4e18d: an NVS 510
+    # (Kepler, 3.0) under torch 0.4 on Windows
+    text = ("C:\\Users\\nsankaran\\AppData\\Local\\conda\\conda\\envs\\torch2\\lib\\site-packages\\"
+            "torch\\cuda\\__init__.py:116: UserWarning:\n"
+            "    Found GPU0 NVS 510 which is of cuda capability 3.0.\n"
+            "    PyTorch no longer supports this GPU because it is too old.\n")
+    assert "ECUDA004" in {d.code for d in diagnose_text(text)}
