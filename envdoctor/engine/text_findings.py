@@ -18,7 +18,7 @@ from envdoctor.facts import Facts, TextDiagnosis
 
 # signature code -> the check codes that express the same cause from the facts
 SAME_CAUSE: dict[str, tuple[str, ...]] = {
-    "ECUDA003": ("GPU001", "GPU009"),
+    "ECUDA003": ("GPU001", "GPU009", "DRV001"),
     "ECUDA004": ("GPU001",),
     "ECUDA005": ("DRV001",),
     "ECUDA006": ("DRV001", "MS001", "PADDLE001"),

@@ -172,6 +172,36 @@ def _source_tree_reason(text: str) -> str | None:
             "folder on the path: the checkout, which has no compiled ops, shadows the build.")
 
 
+# ---------------------------------------------------------------- cpu_run_stated
+# the program or its user says the run is on the CPU: a log line ("[INFO] >>>> using CPU",
+# "Using device: cpu"), a command (--device cpu), or prose ("when running X on CPU")
+_CPU_RUN = re.compile(r"(?i)(?:\busing (?:the )?CPU\b(?! (?:instead|because|although))"
+                      r"|\b(?:run(?:ning|s)?|test(?:ing)?|work(?:ing)?|infer(?:ence|ring)?)\b"
+                      r"[ \w-]{0,30}? (?:in|on|with) (?:only )?(?:the )?CPU\b"
+                      r"|\bonly (?:use|using|have|with) (?:the |a )?CPU\b"
+                      r"|\bdevice ?[:=] ?['\"]?cpu\b|--device[ =]['\"]?cpu\b"
+                      r"|\bmachine without (?:a|any) (?:NVIDIA )?GPU\b)")
+# the text asks for a GPU after all: a CUDA device, a GPU flag
+_GPU_ASKED = re.compile(r"(?i)(?:\bcuda:\d|device ?[:=] ?['\"]?cuda\b|--(?:use_)?gpu\b(?![ =]"
+                        r"(?:false|0|-1)\b)|\bmy (?:NVIDIA |GeForce |RTX |GTX )?GPU\b)")
+
+
+def _cpu_run_reason(text: str) -> str | None:
+    """The note when the text says the run is on the CPU and asks for no GPU anywhere: a CUDA
+    torch on a machine without a driver is a valid CPU setup, and the code that still reached
+    for CUDA is the program's, not the environment's."""
+    head = text[:MAX_TEXT]
+    m = _CPU_RUN.search(head)
+    if m is None or _GPU_ASKED.search(head):
+        return None
+    from envdoctor.explain.textfacts import text_facts
+    if text_facts(head).gpus:
+        return None  # an NVIDIA GPU named: a driver problem stays possible
+    return (f"The text says the run is on the CPU (\"{m.group(0).strip()}\"): a CUDA build of "
+            "torch runs on the CPU without any driver, so the call that still reached for "
+            "CUDA is in the program.")
+
+
 # ---------------------------------------------------------------- the kinds
 @dataclass(frozen=True)
 class OwnCause:
@@ -205,6 +235,13 @@ KINDS: dict[str, OwnCause] = {
         _api_in_own_code_reason,
         "The user's own code calls an API the installed release no longer has: {title}",
         None),
+    "cpu_run_stated": OwnCause(
+        _cpu_run_reason,
+        "The program reaches for CUDA although the run is on the CPU: {title}",
+        "Nothing needs installing for a CPU run: the program (or a library it calls) creates "
+        "a CUDA tensor or calls torch.cuda although the CPU was chosen. Report it to the "
+        "program, or pass its CPU option explicitly (`device = torch.device(\"cpu\")`, "
+        "`map_location=\"cpu\"` when loading a checkpoint saved on a GPU)."),
     "source_tree": OwnCause(
         _source_tree_reason,
         "Python imports the package's source checkout instead of the installed build "
@@ -248,6 +285,6 @@ def _own(text: str, d: Diagnosis) -> Diagnosis:
     return d
 
 
-PATTERNS = (_LOADER_FAILURE, _SHELL_LOADER, _C_RUNTIME, _PRELOAD_SET, _CUT_NAME, _FRAME,
+PATTERNS = (_CPU_RUN, _GPU_ASKED, _LOADER_FAILURE, _SHELL_LOADER, _C_RUNTIME, _PRELOAD_SET, _CUT_NAME, _FRAME,
             _FRAME_IPY, _INSTALLED, _CUDA_LITERAL, _FRAMEWORK_CUDA, _MISSING_OPS, _NON_EDITABLE,
             _ON_PATH)

@@ -232,10 +232,28 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     from envdoctor.explain import amdtext, wheeltags
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "hsa_override_mismatch": amdtext.override_reason,
-            "windows_wheel_built": wheeltags.built_wheel_package_reason}
+            "windows_wheel_built": wheeltags.built_wheel_package_reason,
+            "libcuda_stub": libcuda_stub_reason}
 
 
-STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built")
+STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
+                   "libcuda_stub")
+# a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
+# stubs/libcuda.so: undefined symbol", "libcuda.so.1 => /usr/local/cuda/lib64/stubs/libcuda.so.1"
+# (ldd); a linker flag (-L…/stubs, -lcuda) is a build step, not what ran, so it is not read
+_STUB_LIBCUDA = re.compile(r"(?<![-\w])(?<!-L)(/[\w.+-]{1,80}(?:/[\w.+-]{1,80}){0,12}"
+                           r"/stubs/libcuda\.so(?:\.1)?)(?::| |$)", re.MULTILINE)
+
+
+def libcuda_stub_reason(text: str) -> str | None:
+    """The note when the text shows libcuda.so resolved to a CUDA toolkit's stub library."""
+    for m in _STUB_LIBCUDA.finditer(text[:1 << 20]):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if "-L" in text[line_start:m.start()][-3:]:
+            continue
+        return (f"The text shows libcuda.so loaded from {m.group(1)}: the CUDA toolkit's stub "
+                "(a placeholder for linking), found before the driver's libcuda.so.1.")
+    return None
 TORCH_BUILDS = ("cpu",)
 # a torch version with its local build tag as torch prints it: "torch-2.6.0+cpu" (Ultralytics'
 # banner), "torch==2.1.0+cpu", "torch 1.6.0+cpu", "PyTorch version: 2.2.1+cpu", "'2.0.1+cpu'"

@@ -72,6 +72,8 @@ class Partial:
         """State ``section.field = value``; empty values and second statements are ignored."""
         if value is None or value == "" or value == ():
             return
+        if key == "host.python_version" and not _plausible_python(value):
+            return  # "Python version: 3.68" (3.6.8 typed without its dot): not read
         self.values.setdefault(key, value)
 
     def package(self, name: str, version: Version | None) -> None:
@@ -90,6 +92,16 @@ class Partial:
     def __bool__(self) -> bool:
         return bool(self.values or self.gpus or self.packages or self.libraries or self.absent
                     or self.live)
+
+
+def _plausible_python(value: Any) -> bool:
+    """A Python release that exists or may soon: 2.0-2.7, 3.0-3.29. A typed "3.68" or "3.610"
+    names no release, so a check would judge a Python nobody has."""
+    release = getattr(value, "release", None)
+    if not release or len(release) < 2:
+        return True
+    major, minor = release[0], release[1]
+    return (major == 2 and minor <= 7) or (major == 3 and minor < 30) or major not in (2, 3)
 
 
 # ---------------------------------------------------------------------------- merging
@@ -495,6 +507,10 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
     jax = None
     jax_v = jx.get("version") or packages.get("jax")
     jaxlib_v = jx.get("jaxlib") or packages.get("jaxlib")
+    listed = packages.get("jaxlib")
+    if jaxlib_v is not None and listed is not None and listed.local and not jaxlib_v.local \
+            and listed.public == jaxlib_v.public:
+        jaxlib_v = listed  # "jaxlib==0.1.61+cuda111" in a pip command: the build tag too
     if jax_v is not None or jaxlib_v is not None or jx.get("ran"):  # ran: JAX printed
         plugins = tuple(Distribution(name=n, version=v) for n, v in sorted(packages.items())
                         if n.startswith(JAX_PLUGIN_PREFIXES))

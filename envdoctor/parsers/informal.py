@@ -593,8 +593,15 @@ def _keyed(part: Partial, key: str, value: str) -> None:
             part.package(key, v)
 
 
+# an AMD GPU as a ROCm build of torch names it in its CUDA-capability warnings (HIP answers
+# with the GCN/RDNA architecture: "Ellesmere [Radeon RX 470/480/570/570X/580/580X] which is of
+# cuda capability 3.0"): not an NVIDIA GPU, and the number is no compute capability
+_AMD_NAME = re.compile(r"(?i)\b(?:radeon|ellesmere|polaris|baffin|fiji|vega|navi|instinct|firepro"
+                       r"|gfx\d{3,4})\b")
+
+
 def _gpu(part: Partial, name: str, cc: str) -> None:
-    if any(g.name == name for g in part.gpus):
+    if any(g.name == name for g in part.gpus) or _AMD_NAME.search(name):
         return
     part.gpus.append(Gpu(index=len(part.gpus), name=name, cc=ver(cc)))
 

@@ -20,7 +20,9 @@ def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
     """(what, CUDA version) for each installed framework built for CUDA.
 
     torch: torch.version.cuda. TensorFlow: its build_info CUDA, else the tested-configuration
-    row. JAX: the CUDA major of its plugin (``jax-cuda12-plugin`` -> 12.0: the plugin's floor).
+    row. JAX: the CUDA major of its plugin (``jax-cuda12-plugin`` -> 12.0: the plugin's floor);
+    with no plugin, the CUDA of a jaxlib's own build tag (``0.1.61+cuda111`` -> 11.1,
+    ``0.4.7+cuda11.cudnn86`` -> 11.0: the major's floor).
     """
     out: list[tuple[str, Version]] = []
     if fw.torch is not None and fw.torch.cuda is not None:
@@ -33,7 +35,25 @@ def framework_cudas(fw: FrameworkFacts) -> list[tuple[str, Version]]:
     if fw.jax is not None:
         for major in sorted({m for m in (jax_plugin_major(p.name) for p in fw.jax.plugins) if m}):
             out.append((f"jax-cuda{major}-plugin", Version(f"{major}.0")))
+        cuda = jaxlib_build_cuda(fw.jax.jaxlib)
+        if cuda is not None and not any(w.startswith("jax-cuda") for w, _ in out):
+            out.append((f"jaxlib {fw.jax.jaxlib}", cuda))
     return out
+
+
+def jaxlib_build_cuda(jaxlib: Version | None) -> Version | None:
+    """The CUDA a jaxlib wheel's local tag names: ``cuda111`` -> 11.1, ``cuda92`` -> 9.2,
+    ``cuda11.cudnn82`` -> 11 (the major only); None for a CPU jaxlib, a bare ``+cuda`` (conda)
+    or no tag."""
+    local = (jaxlib.local or "") if jaxlib is not None else ""
+    digits = local[4:].split(".")[0] if local.startswith("cuda") else ""
+    if not digits.isdigit():
+        return None
+    if len(digits) == 3:
+        return Version(f"{digits[:2]}.{digits[2]}")
+    if len(digits) == 2 and digits[0] == "9":
+        return Version(f"9.{digits[1]}")
+    return Version(digits) if len(digits) == 2 else None
 
 
 # The signatures of a framework's own "the driver is too old for my CUDA" message (torch's
@@ -81,6 +101,11 @@ def driver_gaps(driver: Version | None, fw: FrameworkFacts, os_name: str, below_
             continue
         floor = hard_floor(cuda, os_name)
         bundled = lookup_min_driver(cuda, os_name)
+        if what.startswith("jaxlib") and len(cuda.release) > 1:
+            # XLA compiles its kernels at run time and links them through the driver
+            # (cuLinkAddData), which minor-version compatibility does not cover: a jaxlib
+            # built for CUDA 11.1 needs the driver released with 11.1, not just 450.80
+            floor = bundled
         if below_floor and floor is not None and driver < floor[0]:
             if not confirmed_only or floor[1]:
                 gaps.append(f"{what} (CUDA {cuda} needs driver >= {floor[0]})")
