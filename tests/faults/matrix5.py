@@ -704,7 +704,7 @@ def _(d):
 @fault("5K06", "secrets", "snapshot env whose KEYS are tokens, check -v json and diff")
 def _(d):
     a = snap(d, "a.json")
-    b = snap(d, "b.json", env__vars={GHP5: "1", f"X_{HF5}": "2", "CUDA_VISIBLE_DEVICES": "0"})
+    b = snap(d, "b.json", env__vars={GHP5: "1", HF5: "2", "CUDA_VISIBLE_DEVICES": "0"})
     py = sys.executable
     runs = (f'"{py}" -m envdoctor check --facts "{b}" -v --format json > "{d}/out_c"; '
             f'"{py}" -m envdoctor diff "{a}" "{b}" > "{d}/out_d"; '
