@@ -5,9 +5,10 @@ one line.
 ``timeout``, a Slurm or Kubernetes cancel (SIGTERM), a dropped ssh session (SIGHUP), Ctrl-C
 (SIGINT) and Ctrl-\\ (SIGQUIT, whose core dump of an interpreter would help nobody) all mean
 "stop now"; so does a signal nobody handles (Slurm's ``--signal=USR1``, ``timeout -s ALRM``):
-its default action would end envdoctor and leave its children running. Live workers and probe commands run in sessions of their own, so no signal sent
-to envdoctor reaches them; left alone they would outlive it (a hung
-``nvidia-smi``, a worker running a full smoke suite). ``install`` (called by the CLI entry,
+its default action would end envdoctor and leave its children running. Live workers and
+probe commands run in sessions of their own, so no signal sent to envdoctor reaches them;
+left alone they would outlive it (a hung ``nvidia-smi``, a worker running a full smoke
+suite). ``install`` (called by the CLI entry,
 never on import) makes each of these signals: ``children.terminate_all`` (SIGTERM to every
 child group and descendant, a short grace, SIGKILL), one line on stderr
 (``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130, 131).
@@ -77,18 +78,22 @@ def _say_last_words(number: int) -> str:
 
 
 _taken: set[int] = set()   # the signals ``install`` took over
+STOP = frozenset(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
+                 if hasattr(signal, n))
 
 
 def install() -> bool:
-    """Handle every signal of ``SIGNALS`` as above: each whose disposition is still the
-    default (one that is ignored, as ``nohup`` ignores SIGHUP, or that a host program or a
-    profiler handles, is left as it is); False where it cannot (not the main thread, a
+    """Handle every signal of ``SIGNALS`` as above: SIGTERM, SIGHUP, SIGINT and SIGQUIT
+    always (each means "stop now", even where a launcher ignored it), every other one whose
+    disposition is still the default (one that is ignored or that a host program or a
+    profiler handles is left as it is); False where it cannot (not the main thread, a
     platform without these signals)."""
     if threading.current_thread() is not threading.main_thread() or not SIGNALS:
         return False
     for number in SIGNALS:
         with contextlib.suppress(OSError, ValueError):
-            if signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler):
+            if number in STOP or \
+                    signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler):
                 signal.signal(number, _handler)
                 _taken.add(int(number))
     with contextlib.suppress(OSError, ValueError, AttributeError):

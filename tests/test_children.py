@@ -309,16 +309,19 @@ def test_every_signal_whose_default_ends_envdoctor_ends_its_children_first(name)
 
 
 def test_a_signal_that_is_ignored_or_handled_at_start_is_left_alone():
-    """``nohup`` ignores SIGHUP; a host program may handle SIGUSR1: neither is taken over."""
+    """A launcher may ignore SIGUSR2, a host program may handle SIGUSR1: neither is taken
+    over; SIGHUP and the other "stop now" signals are, even ignored (as ``nohup`` does)."""
     script = ("import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+              "signal.signal(signal.SIGUSR2, signal.SIG_IGN); "
               "mine = lambda *a: None; signal.signal(signal.SIGUSR1, mine); "
               "from envdoctor import terminate; terminate.install(); "
-              "print(signal.getsignal(signal.SIGHUP) is signal.SIG_IGN, "
+              "print(signal.getsignal(signal.SIGUSR2) is signal.SIG_IGN, "
               "signal.getsignal(signal.SIGUSR1) is mine, "
-              "signal.getsignal(signal.SIGUSR2) is terminate._handler)")
+              "signal.getsignal(signal.SIGALRM) is terminate._handler, "
+              "signal.getsignal(signal.SIGHUP) is terminate._handler)")
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
-    assert done.stdout.split() == ["True", "True", "True"], done.stdout + done.stderr
+    assert done.stdout.split() == ["True", "True", "True", "True"], done.stdout + done.stderr
 
 
 def test_the_explain_deadline_still_ticks_under_the_ending_handlers():
