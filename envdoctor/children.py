@@ -10,11 +10,12 @@ group, and every process of ours with the mark, even one that called ``setsid``.
 
 Three ways out:
 * ``kill_tree`` / ``kill_owned_by``: one command past its deadline (SIGKILL, at once);
-* ``kill_all``: envdoctor is leaving normally; whatever a deadline abandoned goes with it;
+* ``kill_all``: envdoctor is leaving normally; whatever a deadline abandoned goes with it,
+  and so does a daemon a command forked (its own session, its pipes closed);
 * ``guard``: for a process a launcher may SIGKILL (a fleet rank): a tiny child that outlives
   it, sees its parent go, and kills every marked process it left (SIGKILL cannot be handled,
   so nothing in the killed process can do this);
-* ``terminate_all``: envdoctor was told to stop (SIGTERM, SIGHUP, SIGINT, SIGQUIT):
+* ``terminate_all``: envdoctor was told to stop (any signal of ``ENDING``):
   SIGTERM to every group and descendant, a short grace, then SIGKILL to whatever is left.
 """
 
@@ -38,6 +39,10 @@ MARK_VAR = "ENVDOCTOR_RUN_MARK"  # set in every child's environment to find its 
 # another probe at the same time carries the same run mark, not the same command mark)
 CHILD_VAR = "ENVDOCTOR_CHILD_MARK"
 GRACE = 1.0                      # seconds a told-to-stop child has between SIGTERM and SIGKILL
+# every signal whose default action ends a process and that another process sends (not a
+# fault of our own code, as SIGSEGV is): each must end envdoctor's children too (``terminate``)
+ENDING = ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
+          "SIGVTALRM", "SIGPROF", "SIGIO", "SIGPWR", "SIGXCPU", "SIGSTKFLT")
 
 # pid -> (the Popen, or None for a fork; the thread that owns it)
 _live: dict[int, tuple[subprocess.Popen[bytes] | None, int]] = {}
@@ -47,7 +52,6 @@ _mark = ""
 # ident is reused by the next thread)
 _cancelled: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 _closing = False                   # envdoctor is leaving: nothing more starts
-_killed = False                    # some command was killed: look for its marked descendants
 _fork_safe_threads: set[int] = set()  # threads that hold no lock a fork could inherit
 _child_marks: weakref.WeakKeyDictionary[subprocess.Popen[bytes], str] = weakref.WeakKeyDictionary()
 _started = 0                       # commands started: numbers the command marks
@@ -124,9 +128,11 @@ def fork() -> int:
 def _as_forked_child() -> None:
     with contextlib.suppress(ValueError, OSError):
         signal.set_wakeup_fd(-1)
-    for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"):
+    for name in ENDING:
         number = getattr(signal, name, None)
-        if number is not None:
+        # envdoctor's own ending handler only: the explain scan's SIGALRM tick stays
+        if number is not None and \
+                getattr(signal.getsignal(number), "__module__", "") == "envdoctor.terminate":
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(number, signal.SIG_DFL)
 
@@ -159,8 +165,6 @@ def kill_tree(child: subprocess.Popen[bytes] | int) -> None:
     """Kill a command, its process group (it runs in its own session) and every descendant
     that carries its command mark (``CHILD_VAR``), including one that escaped into a session
     of its own; the other commands running now (another probe's) are not touched."""
-    global _killed
-    _killed = True
     if isinstance(child, int):
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
@@ -245,8 +249,10 @@ def kill_all() -> None:
         procs = list(_live.items())
     for pid, (proc, _) in procs:
         kill_tree(proc if proc is not None else pid)
-    if _mark and _killed:  # a killed command may have left marked descendants; else nothing
-        _signal_marked(_mark, signal.SIGKILL)  # to look for (/proc costs ~20 ms of 0.3 s)
+    if _mark and _started:  # any command may have left a marked descendant: a killed one's,
+        # or a daemon one forked into a session of its own with its pipes closed, which
+        # neither its group nor the pipes reach (/proc costs ~20 ms of 0.3 s); none started:
+        _signal_marked(_mark, signal.SIGKILL)  # nothing to look for
 
 
 def terminate_all(grace: float = GRACE) -> None:

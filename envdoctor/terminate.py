@@ -1,10 +1,14 @@
-"""SIGTERM, SIGHUP, SIGINT and SIGQUIT end envdoctor one way: its children, then one line.
+"""SIGTERM, SIGHUP, SIGINT, SIGQUIT and every other signal whose default action ends a process
+(SIGUSR1, SIGUSR2, SIGALRM …, ``children.ENDING``) end envdoctor one way: its children, then
+one line.
 
 ``timeout``, a Slurm or Kubernetes cancel (SIGTERM), a dropped ssh session (SIGHUP), Ctrl-C
 (SIGINT) and Ctrl-\\ (SIGQUIT, whose core dump of an interpreter would help nobody) all mean
-"stop now". Live workers and probe commands run in sessions of their own, so no signal sent
-to envdoctor reaches them; left alone they would outlive it (a hung
-``nvidia-smi``, a worker running a full smoke suite). ``install`` (called by the CLI entry,
+"stop now"; so does a signal nobody handles (Slurm's ``--signal=USR1``, ``timeout -s ALRM``):
+its default action would end envdoctor and leave its children running. Live workers and
+probe commands run in sessions of their own, so no signal sent to envdoctor reaches them;
+left alone they would outlive it (a hung ``nvidia-smi``, a worker running a full smoke
+suite). ``install`` (called by the CLI entry,
 never on import) makes each of these signals: ``children.terminate_all`` (SIGTERM to every
 child group and descendant, a short grace, SIGKILL), one line on stderr
 (``envdoctor: terminated by SIGTERM``) and exit 128 + the signal number (143, 129, 130, 131).
@@ -32,8 +36,11 @@ from types import FrameType
 
 from envdoctor import children
 
-SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
-                if hasattr(signal, n))
+SIGNALS = tuple(getattr(signal, n) for n in children.ENDING if hasattr(signal, n))
+# signals envdoctor's own code uses as a timer (the explain scan's regex deadline): the
+# watcher thread never ends the process on one (its ticks reach the wakeup fd too); the
+# handler does, unless that timer is ticking or has just stopped
+TIMERS = frozenset(getattr(signal, n) for n in ("SIGALRM",) if hasattr(signal, n))
 _once = threading.Lock()
 _ender: int | None = None  # the thread ending the process
 LAST_WORDS = 5.0           # seconds the last words may take before the process exits anyway
@@ -70,13 +77,25 @@ def _say_last_words(number: int) -> str:
     return box[-1] if box else ""
 
 
+_taken: set[int] = set()   # the signals ``install`` took over
+STOP = frozenset(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
+                 if hasattr(signal, n))
+
+
 def install() -> bool:
-    """Handle SIGTERM, SIGHUP and SIGINT as above; False where it cannot (not the main
-    thread, a platform without these signals)."""
+    """Handle every signal of ``SIGNALS`` as above: SIGTERM, SIGHUP, SIGINT and SIGQUIT
+    always (each means "stop now", even where a launcher ignored it), every other one whose
+    disposition is still the default (one that is ignored or that a host program or a
+    profiler handles is left as it is); False where it cannot (not the main thread, a
+    platform without these signals)."""
     if threading.current_thread() is not threading.main_thread() or not SIGNALS:
         return False
     for number in SIGNALS:
-        signal.signal(number, _handler)
+        with contextlib.suppress(OSError, ValueError):
+            if number in STOP or \
+                    signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler):
+                signal.signal(number, _handler)
+                _taken.add(int(number))
     with contextlib.suppress(OSError, ValueError, AttributeError):
         read, write = os.pipe()
         os.set_blocking(write, False)
@@ -89,11 +108,21 @@ def install() -> bool:
 
 
 def _handler(number: int, frame: FrameType | None) -> None:
+    if number in TIMERS and _own_timer():
+        return
     end(number)
 
 
+def _own_timer() -> bool:
+    """Is envdoctor's own SIGALRM timer ticking, or has it just stopped (a tick may still be
+    pending)?"""
+    import sys
+    deadline = sys.modules.get("envdoctor.explain.deadline")
+    return bool(deadline is not None and deadline.ticking())
+
+
 def _watch(fd: int) -> None:
-    wanted = {int(n) for n in SIGNALS}
+    wanted = set(_taken) - {int(n) for n in TIMERS}
     while True:
         try:
             data = os.read(fd, 64)

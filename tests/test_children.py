@@ -243,3 +243,97 @@ def test_a_main_thread_stuck_in_c_still_ends_on_sigterm(tmp_path):
         proc.kill()
         for pid in _alive(own):
             os.kill(pid, 9)
+
+
+DAEMON = """
+import sys, time
+from envdoctor import children
+own = sys.argv[1]
+tool = children.spawn(["sh", "-c", f"setsid sleep {own} </dev/null >/dev/null 2>&1 & echo ok"])
+tool.communicate(timeout=30)
+children.release(tool)   # the tool answered and exited: nothing of it is registered
+time.sleep(0.5)
+children.kill_all()      # what envdoctor does as it leaves
+print("left", flush=True)
+"""
+
+
+def test_a_daemon_a_command_forked_goes_when_envdoctor_leaves():
+    """A tool that answers and exits leaving a daemon (its own session, its pipes closed):
+    neither its group nor its pipes reach that daemon, its run mark does."""
+    own = f"{500 + uuid.uuid4().int % 99}.{uuid.uuid4().int % 10**5:05d}"
+    done = subprocess.run([sys.executable, "-c", DAEMON, own], cwd=REPO,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
+                          text=True, timeout=60)
+    try:
+        time.sleep(0.3)
+        assert done.stdout.split() == ["left"], done.stdout + done.stderr
+        assert _alive(own) == []
+    finally:
+        for pid in _alive(own):
+            os.kill(pid, 9)
+
+
+ENDED = """
+import sys, time
+from envdoctor import children, terminate
+terminate.install()
+children.spawn(["sleep", sys.argv[1]])
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPWR"])
+def test_every_signal_whose_default_ends_envdoctor_ends_its_children_first(name):
+    """Not only SIGTERM/SIGHUP/SIGINT/SIGQUIT: a signal nobody handles (Slurm's
+    ``--signal=USR1``, ``timeout -s ALRM``) would end envdoctor by its default action and
+    leave every child running."""
+    number = getattr(signal, name)
+    own = f"{400 + uuid.uuid4().int % 99}.{uuid.uuid4().int % 10**5:05d}"
+    proc = subprocess.Popen([sys.executable, "-c", ENDED, own], cwd=REPO,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        proc.send_signal(number)
+        _, err = proc.communicate(timeout=20)
+        time.sleep(0.3)
+        assert proc.returncode == 128 + number, (proc.returncode, err)
+        assert err == f"envdoctor: terminated by {name}\n"
+        assert _alive(own) == []
+    finally:
+        proc.kill()
+        for pid in _alive(own):
+            os.kill(pid, 9)
+
+
+def test_a_signal_that_is_ignored_or_handled_at_start_is_left_alone():
+    """A launcher may ignore SIGUSR2, a host program may handle SIGUSR1: neither is taken
+    over; SIGHUP and the other "stop now" signals are, even ignored (as ``nohup`` does)."""
+    script = ("import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+              "signal.signal(signal.SIGUSR2, signal.SIG_IGN); "
+              "mine = lambda *a: None; signal.signal(signal.SIGUSR1, mine); "
+              "from envdoctor import terminate; terminate.install(); "
+              "print(signal.getsignal(signal.SIGUSR2) is signal.SIG_IGN, "
+              "signal.getsignal(signal.SIGUSR1) is mine, "
+              "signal.getsignal(signal.SIGALRM) is terminate._handler, "
+              "signal.getsignal(signal.SIGHUP) is terminate._handler)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
+    assert done.stdout.split() == ["True", "True", "True", "True"], done.stdout + done.stderr
+
+
+def test_the_explain_deadline_still_ticks_under_the_ending_handlers():
+    """SIGALRM is both an ending signal and the explain scan's timer: the timer still runs
+    under the CLI's handler, and its ticks end nothing."""
+    script = ("import signal, time; from envdoctor import terminate; terminate.install(); "
+              "from envdoctor.explain import deadline; "
+              "ok = deadline._usable(); code = (lambda: None).__code__\n"
+              "with deadline.guard(code):\n    time.sleep(1.2)\n"
+              "print(ok, signal.getsignal(signal.SIGALRM) is terminate._handler, "
+              "deadline.ticking())")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["True", "True", "True"], \
+        (done.returncode, done.stdout + done.stderr)

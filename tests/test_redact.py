@@ -171,3 +171,16 @@ def test_report_object_is_redacted_in_one_place():
     assert all(g.uuid == "<gpu-uuid>" for g in out.facts.nvidia.gpus)
     assert [f.code for f in out.findings] == [f.code for f in report.findings]
     assert report.facts.nvidia.gpus[0].uuid.startswith("GPU-")  # the original is untouched
+
+
+def test_a_key_named_by_a_token_is_redacted_and_kept_apart():
+    """A secret can be the *name* of a field (an environment variable named by a pasted
+    token, a JSON config keyed by it): keys go through redaction as values do, and two keys
+    that redact alike stay two entries."""
+    from envdoctor.outputs.redact import redact_data
+    gh = "ghp_" + "K" * 36
+    hf = "hf_" + "Q" * 34
+    out = redact_data({"env": {"vars": {gh: "1", hf: "2", "CUDA_VISIBLE_DEVICES": "0"}}})
+    keys = list(out["env"]["vars"])
+    assert gh not in str(out) and hf not in str(out)
+    assert len(keys) == 3 and "CUDA_VISIBLE_DEVICES" in keys

@@ -47,6 +47,7 @@ class PatternTooSlow(Exception):
 
 
 _ACTIVE: list[CodeType] = []
+_STOPPED = [0.0]   # when the timer last stopped (monotonic): a tick may still be pending
 
 
 def _handler(code: CodeType, seen: dict[str, Any]) -> Any:
@@ -77,7 +78,15 @@ def _handler(code: CodeType, seen: dict[str, Any]) -> Any:
 def _usable() -> bool:
     return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
             and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None))
+            and (signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+                 or getattr(signal.getsignal(signal.SIGALRM), "__module__", "")
+                 == "envdoctor.terminate"))   # the CLI's ending handler: put back after
+
+
+def ticking() -> bool:
+    """Is the timer running, or did it stop less than a second ago (``terminate`` takes a
+    SIGALRM then for one of its ticks, not for a signal from outside)?"""
+    return bool(_ACTIVE) or time.monotonic() - _STOPPED[0] < 1.0
 
 
 @contextmanager
@@ -93,6 +102,7 @@ def guard(code: CodeType) -> Iterator[None]:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        _STOPPED[0] = time.monotonic()
         signal.signal(signal.SIGALRM, old)
         _ACTIVE.pop()
 

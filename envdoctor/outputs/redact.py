@@ -183,10 +183,30 @@ class Redactor:
                 return value
             return self.text(value)
         if isinstance(value, (dict, Mapping)):
-            return {k: self._item(str(k), v) for k, v in value.items()}
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                out[self._key(k, out)] = self._item(str(k), v)
+            return out
         if isinstance(value, (list, tuple)):
             return [self.data(v, key) for v in value]
         return value
+
+    def _key(self, key: Any, taken: Mapping[Any, Any]) -> Any:
+        """A mapping's key without the secrets in it (an environment variable, a JSON key can
+        be named by a token): the key stays what it was to the value's context (``_item``);
+        two keys that redact alike are kept apart (``<redacted>#2``)."""
+        if not isinstance(key, str) or not key:
+            return key
+        clean = scrub(key, SECRET)
+        if any(t in clean for t in _TOKEN_GATE):
+            clean = _TOKENS.sub(SECRET, clean)
+        if clean == key:
+            return key
+        n, out = 1, clean
+        while out in taken:
+            n += 1
+            out = f"{clean}#{n}"
+        return out
 
     def _item(self, key: str, value: Any) -> Any:
         low = key.lower()
