@@ -26,8 +26,6 @@ INTERPRETER = {"python-outside-torch-range"}
 
 # rows that failed the first run (code at 8d093fe), with what envdoctor said then
 FIRST_RUN_FAILED: dict[str, str] = {
-    "m1-macos13.4.1-jax-metal-011":
-        "no finding at all (jax-metal 0.1.1 on macOS 13.4.1; APPLE003 silent), exit 0",
     "m2max-macos15-tf215-tf-metal-080":
         "no finding at all (tensorflow-metal 0.8.0 with TF 2.15; APPLE004 silent), exit 0",
     "wsl1-nvidia-driver-440-installed":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from packaging.version import Version
+
 from envdoctor.engine.knowledge._reads import Read, optional, reads
 from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, TorchBuild
 from envdoctor.matrices import apple as table
@@ -134,11 +136,13 @@ def torch_without_mps(*, t: TorchBuild | None, live: dict[str, Any],
     return f"torch {t.version}: torch/lib/libtorch_cpu.dylib does not link MetalPerformanceShaders"
 
 
-@reads(silicon="apple.apple_silicon", pk="packages")
-def jax_metal_mismatch(*, silicon: bool | None, pk: PackageFacts) -> dict[str, str] | None:
+@reads(silicon="apple.apple_silicon", pk="packages", macos=optional("apple.macos_version"))
+def jax_metal_mismatch(*, silicon: bool | None, pk: PackageFacts,
+                       macos: Version | None) -> dict[str, str] | None:
     """``jax_metal_mismatch()``: jax-metal installed next to a jax or jaxlib outside the
-    releases it runs with -> {plugin, found, needs, source}; None when they pair, the row is a
-    hint only, or jax-metal is absent."""
+    releases it runs with, or on a macOS older than Apple's table names for it -> {plugin,
+    found, needs, pin, remedy, source}; None when they pair, the row is a hint only, the macOS
+    is not stated, or jax-metal is absent."""
     plugin = pk.get("jax-metal")
     if plugin is None or plugin.version is None:
         return None
@@ -151,11 +155,24 @@ def jax_metal_mismatch(*, silicon: bool | None, pk: PackageFacts) -> dict[str, s
         version = dist.version if dist is not None else None
         if table.outside(row, name, version):
             bad.append(f"{name} {version}")
-    if not bad:
+    old_macos = _macos_below(row, macos)
+    if not bad and not old_macos:
         return None
-    return {"plugin": f"jax-metal {plugin.version}", "found": ", ".join(bad),
-            "needs": f"jax{row['jax']}, jaxlib{row['jaxlib']}",
-            "pin": _pin(str(row["jaxlib"])), "source": str(row.get("source", ""))}
+    pin = _pin(str(row["jaxlib"]))
+    steps = ([f'pip install "jax=={pin}" "jaxlib=={pin}" (the release jax-metal '
+              f'{plugin.version} names)'] if bad else []) + \
+        ([f"upgrade macOS to {row['macos'][2:]} or later (Apple's jax-metal table)"]
+         if old_macos else [])
+    return {"plugin": f"jax-metal {plugin.version}", "found": ", ".join(bad + old_macos),
+            "needs": ", ".join([f"jax{row['jax']}, jaxlib{row['jaxlib']}"] * bool(bad)
+                               + [f"macOS{row['macos']}"] * bool(old_macos)),
+            "pin": pin, "remedy": " and ".join(steps),
+            "source": str(row.get("macos_source" if old_macos and not bad else "source", ""))}
+
+
+def _macos_below(row: dict[str, Any], macos: Version | None) -> list[str]:
+    """["macOS 13.4.1"] when the stated macOS is below the row's confirmed ``macos`` floor."""
+    return [f"macOS {macos}"] if table.outside(row, "macos", macos) else []
 
 
 def _pin(spec: str) -> str:
@@ -167,19 +184,32 @@ def _pin(spec: str) -> str:
     return exact or low
 
 
-@reads(silicon="apple.apple_silicon", pk="packages")
-def tf_metal_mismatch(*, silicon: bool | None, pk: PackageFacts) -> dict[str, str] | None:
+@reads(silicon="apple.apple_silicon", pk="packages", macos=optional("apple.macos_version"))
+def tf_metal_mismatch(*, silicon: bool | None, pk: PackageFacts,
+                      macos: Version | None) -> dict[str, str] | None:
     """``tf_metal_mismatch()``: tensorflow-metal installed next to a TensorFlow its plugin
-    cannot load into -> {plugin, found, needs, source}; None otherwise."""
+    cannot load into, or on a macOS older than Apple's table names for it -> {plugin, found,
+    needs, remedy, source}; None otherwise."""
     plugin = pk.get("tensorflow-metal")
     if plugin is None or plugin.version is None:
         return None
     row = table.plugin_row("tensorflow_metal", plugin.version)
     tf = pk.get("tensorflow") or pk.get("tensorflow-macos")
-    if row is None or tf is None or not table.outside(row, "tensorflow", tf.version):
+    if row is None:
         return None
-    return {"plugin": f"tensorflow-metal {plugin.version}", "found": f"{tf.name} {tf.version}",
-            "needs": f"tensorflow{row['tensorflow']}", "source": str(row.get("source", ""))}
+    bad = [f"{tf.name} {tf.version}"] if tf is not None and table.outside(
+        row, "tensorflow", tf.version) else []
+    old_macos = _macos_below(row, macos)
+    if not bad and not old_macos:
+        return None
+    steps = ([f'pip install "tensorflow{row["tensorflow"]}" (the release tensorflow-metal '
+              f'{plugin.version} was built for)'] if bad else []) + \
+        ([f"upgrade macOS to {row['macos'][2:]} or later (Apple's tensorflow-metal table)"]
+         if old_macos else [])
+    return {"plugin": f"tensorflow-metal {plugin.version}", "found": ", ".join(bad + old_macos),
+            "needs": ", ".join([f"tensorflow{row['tensorflow']}"] * bool(bad)
+                               + [f"macOS{row['macos']}"] * bool(old_macos)),
+            "remedy": " and ".join(steps), "source": str(row.get("source", ""))}
 
 
 @reads(fw="frameworks", pk="packages", **MAC)
