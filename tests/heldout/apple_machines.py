@@ -109,7 +109,12 @@ SCENARIOS = [
     dict(name="m1-macos13-torch251-healthy", healthy=True, sources=("MPS", "WHL"),
          system=mac("13.4.1", "22F82", "sysctl/01-m1-native.txt"),
          dists=[torch("2.5.1")]),
-    dict(name="m1pro-macos14-jax-metal-healthy", healthy=True, sources=("JM",),
+    # labelled healthy at first; corrected to jax-metal-mismatch: Apple's jax-metal table
+    # (https://pypi.org/project/jax-metal/) gives 0.1.1 "Sonoma 14.4+", and jax-ml/jax#20338
+    # shows a plugin newer than the macOS failing ("current mps dialect version is 1.0.0,
+    # can't parse version 1.1.0")
+    dict(name="m1pro-macos14-jax-metal-healthy", healthy=False, sources=("JM",),
+         labels=["jax-metal-mismatch"],
          system=mac("14.2.1", "23C71", "sysctl/02-m1pro-native.txt", "sw_vers/02-14.2.1.txt"),
          dists=[numpy(), jax("0.4.34"), jaxlib("0.4.34"), jax_metal("0.1.1")]),
     dict(name="m2max-macos15-tf-metal-healthy", healthy=True, sources=("TFM",),
@@ -118,7 +123,9 @@ SCENARIOS = [
     dict(name="m3max-macos15-torch213-healthy", healthy=True, sources=("MPS", "WHL"),
          system=mac("15.1.1", "24B91", "sysctl/05-m3max-native.txt", "sw_vers/03-15.1.1.txt"),
          dists=[torch("2.13.0", tag="cp312-cp312-macosx_14_0_arm64")]),
-    dict(name="m1-macos14-all-three-healthy", healthy=True, sources=("MPS", "JM", "TFM"),
+    # labelled healthy at first; corrected as the row above (jax-metal 0.1.1 on macOS 14.2.1)
+    dict(name="m1-macos14-all-three-healthy", healthy=False, sources=("MPS", "JM", "TFM"),
+         labels=["jax-metal-mismatch"],
          system=mac("14.2.1", "23C71", "sysctl/01-m1-native.txt", "sw_vers/02-14.2.1.txt"),
          dists=[numpy(), torch("2.5.1"), jax("0.5.0"), jaxlib("0.5.0"), jax_metal("0.1.1"),
                 tensorflow("2.16.2"), tensorflow_metal("1.1.0")]),
