@@ -222,6 +222,21 @@ class Scanner:
         # searched for all of them once, and which are still wanted is decided per block
         self.shape_needles = (self.plans[False, False] + self.plans[True, False]
                               + [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.markers)])
+        # needle id -> ((reduced literal, literal, entries), ...): a line shape that holds a
+        # needle is sent on only with the literals whose reduced form it holds (a line holds a
+        # literal only if its shape holds the literal's reduced form), see ``_State._shape``
+        self.reduced_needles = tuple(
+            tuple((reduce_bytes(lit.encode("utf-8", "surrogatepass")), lit, ents)
+                  for lit, ents in group) for group in self.needles)
+        # context needles: (signature index, context key) -> the needle ids whose entries
+        # read it, and how many distinct keys each needle waits for (``_State._skipped``)
+        self.ctx_waits: dict[int, int] = {}
+        self.ctx_readers: dict[tuple[int, int], list[int]] = {}
+        for ni in sorted(self.ctx_ids):
+            keys = {(i, kind - CONTEXT) for _, ents in self.needles[ni] for _, i, _, kind in ents}
+            self.ctx_waits[ni] = len(keys)
+            for key in keys:
+                self.ctx_readers.setdefault(key, []).append(ni)
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
@@ -274,10 +289,14 @@ class _State:
         # shape -> (needle ids wanted on every line, context needle ids: first line only)
         self.hot: dict[bytes, tuple[frozenset[int], frozenset[int]]] = {}
         self.hot_keys: set[bytes] = set()
+        # shape -> needle id -> the (literal, entries) of the needle that the shape may hold
+        self.groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self.seen_bytes = 0
         # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
+        self.ctx_left = dict(scanner.ctx_waits)  # context needle -> keys not yet seen
+        self.ctx_done: set[int] = set()          # context needles with every key seen
         self._skip: frozenset[int] = frozenset()
         self._skip_key: tuple[int | bool, ...] | None = None
 
@@ -320,17 +339,18 @@ class _State:
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        # line index in the block -> needle ids
-        if self.seen.issuperset(lines):  # every shape searched before (one C-level pass)
-            hit_lines = self._hot_lines(lines, self.hot_keys.intersection(lines))
+        distinct = set(lines)  # one C-level pass; a log has few line shapes per block
+        # line index in the block -> needle ids, and for each needle the literals to check
+        groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] | None
+        if distinct <= self.seen:  # every shape searched before
+            hit_lines, groups = self._hot_lines(lines, distinct & self.hot_keys), self.groups
+        elif len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
+            hit_lines, groups = self._find_direct(red, lines), None
         else:
-            distinct = set(lines)
-            if len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
-                hit_lines = self._find_direct(red, lines)
-            else:
-                hit_lines = self._find_shapes(lines, distinct)
+            hit_lines, groups = self._find_shapes(lines, distinct), self.groups
         if not hit_lines:
             return
+        needles = self.s.needles
         line_at = _LineReader(data, normalised, quoted)
         starts = _LineStarts(data)
         for k in sorted(hit_lines):
@@ -338,12 +358,13 @@ class _State:
             text = line_at(start)
             low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
             entries: list[Entry] = []
+            of_shape = None if groups is None else groups[lines[k]]
             for ai in hit_lines[k]:
                 if ai < 0:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                for lit, ents in self.s.needles[ai]:
+                for lit, ents in (needles[ai] if of_shape is None else of_shape[ai]):
                     if lit in low:
                         entries.extend(ents)
             if entries:
@@ -356,9 +377,7 @@ class _State:
         key = (self.contexts_seen, *full)
         if key != self._skip_key:
             skip = {~mi for mi, (_, _, sink) in enumerate(self.s.markers) if full[sink]}
-            skip.update(ni for ni in self.s.ctx_ids
-                        if all(kind - CONTEXT in self.sig_hits[i].context_seen
-                               for _, ents in self.s.needles[ni] for _, i, _, kind in ents))
+            skip.update(self.ctx_done)
             self._skip, self._skip_key = frozenset(skip), key
         return self._skip
 
@@ -400,6 +419,7 @@ class _State:
                 self.seen.clear()
                 self.hot.clear()
                 self.hot_keys.clear()
+                self.groups.clear()
                 self.seen_bytes = 0
                 new = distinct
             joined = b"\n".join(new)
@@ -411,11 +431,32 @@ class _State:
                 end = joined.find(b"\n", pos)
                 found.setdefault(joined[begin:len(joined) if end == -1 else end],
                                  set()).add(ni)
-            ctx_ids = self.s.ctx_ids
             for shape, nis in found.items():
-                self.hot[shape] = (frozenset(nis - ctx_ids), frozenset(nis & ctx_ids))
-            self.hot_keys.update(found)
+                self._shape(shape, nis)
         return self._hot_lines(lines, distinct & self.hot_keys)
+
+    def _shape(self, shape: bytes, nis: set[int]) -> None:
+        """Remember a line shape that holds needles ``nis``, with only the literals whose
+        reduced form it holds: a line holds a literal only if its shape holds the literal's
+        reduced form (reducing deletes bytes and lower-cases, line by line, and a normalised
+        line is a piece of its raw line), so the others cannot pass ``lit in low``. A shape left
+        with no literal is not hot: its lines are never decoded."""
+        of_shape: dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]] = {}
+        keep: set[int] = set()
+        for ni in nis:
+            if ni < 0:
+                keep.add(ni)
+                continue
+            group = tuple((lit, ents) for red, lit, ents in self.s.reduced_needles[ni]
+                          if red in shape)
+            if group:
+                of_shape[ni] = group
+                keep.add(ni)
+        if keep:
+            ctx_ids = self.s.ctx_ids
+            self.hot[shape] = (frozenset(keep - ctx_ids), frozenset(keep & ctx_ids))
+            self.groups[shape] = of_shape
+            self.hot_keys.add(shape)
 
     def _hot_lines(self, lines: list[bytes], here: set[bytes]) -> dict[int, set[int]]:
         """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
@@ -488,6 +529,10 @@ class _State:
                 if kind - CONTEXT not in sh.context_seen:
                     sh.context_seen.add(kind - CONTEXT)
                     self.contexts_seen += 1
+                    for ni in self.s.ctx_readers.get((i, kind - CONTEXT), ()):
+                        self.ctx_left[ni] -= 1
+                        if not self.ctx_left[ni]:
+                            self.ctx_done.add(ni)
                 continue
             if sh.last_line == line_no:
                 continue  # two patterns on one line: one piece of evidence
