@@ -237,12 +237,12 @@ class Scanner:
                 self.short_needles.append((needle, ni))
             else:
                 self.shape_grams.setdefault(needle[:GRAM], []).append((needle, ni))
-        # needle id -> ((reduced literal, literal, entries), ...): a line shape that holds a
+        # needle id -> (reduced literals, its (literal, entries) pairs): a line shape that holds a
         # needle is sent on only with the literals whose reduced form it holds (a line holds a
         # literal only if its shape holds the literal's reduced form), see ``_State._shape``
-        self.reduced_needles = tuple(
-            tuple((reduce_bytes(lit.encode("utf-8", "surrogatepass")), lit, ents)
-                  for lit, ents in group) for group in self.needles)
+        # (built on first use: a traceback needs a few)
+        self._reduced: dict[int, tuple[tuple[bytes, ...],
+                                       tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         # context needles: (signature index, context key) -> the needle ids whose entries
         # read it, and how many distinct keys each needle waits for (``_State._skipped``)
         self.ctx_waits: dict[int, int] = {}
@@ -252,6 +252,17 @@ class Scanner:
             self.ctx_waits[ni] = len(keys)
             for key in keys:
                 self.ctx_readers.setdefault(key, []).append(ni)
+
+    def reduced(self, ni: int
+                ) -> tuple[tuple[bytes, ...], tuple[tuple[str, tuple[Entry, ...]], ...]]:
+        """Needle ``ni``'s literals reduced (``reduce_bytes``), and its (literal, entries)."""
+        got = self._reduced.get(ni)
+        if got is None:
+            group = self.needles[ni]
+            got = self._reduced[ni] = (
+                tuple(reduce_bytes(lit.encode("utf-8", "surrogatepass")) for lit, _ in group),
+                group)
+        return got
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
@@ -491,8 +502,8 @@ class _State:
             if ni < 0:
                 keep.add(ni)
                 continue
-            group = tuple((lit, ents) for red, lit, ents in self.s.reduced_needles[ni]
-                          if red in shape)
+            reds, whole = self.s.reduced(ni)
+            group = tuple(compress(whole, map(shape.__contains__, reds)))
             if group:
                 of_shape[ni] = group
                 keep.add(ni)
