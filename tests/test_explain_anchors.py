@@ -55,9 +55,9 @@ def test_healthy_log_lines_rarely_reach_the_regexes(monkeypatch):
     reached = []
     original = scan_mod._State._match
 
-    def counting(self, line_no, text, entries, above):
+    def counting(self, line_no, text, entries, above, *memo):
         reached.append(text)
-        return original(self, line_no, text, entries, above)
+        return original(self, line_no, text, entries, above, *memo)
 
     monkeypatch.setattr(scan_mod._State, "_match", counting)
     result = scan_stream(io.BytesIO(("\n".join(lines) + "\n").encode()))

@@ -83,6 +83,39 @@ def test_line_shape_cache_restarting_changes_nothing(monkeypatch):
     assert summary(s.scan_stream(io.BytesIO(data), block_bytes=8192)) == full
 
 
+def test_hit_line_memo_restarting_changes_nothing(monkeypatch):
+    """Repeated error lines are decoded and searched once; a memo over its bound starts
+    afresh at every line, and the answer (hits, counts, roles, contexts) is the same."""
+    data = build_log(5, 60, 200) * 2
+    s = scanner()
+    full = summary(s.scan_stream(io.BytesIO(data), block_bytes=8192))
+    assert full == summary(s.scan_stream(io.BytesIO(data), block_bytes=8192, plain=True))
+    monkeypatch.setattr(scan, "LINE_MEMO_BYTES", 0)
+    assert summary(s.scan_stream(io.BytesIO(data), block_bytes=8192)) == full
+
+
+def test_a_shape_is_hot_only_with_a_literal_it_can_hold(monkeypatch):
+    """A repeated line whose shape holds an anchor ('fail') but none of the anchor's literals
+    (reduced) is decoded only as the first line of its shape in a block (contexts), not on
+    every line; one that holds a literal is, on every line."""
+    decoded = []
+    original = scan.normalise_line
+
+    def counting(line, *rest):
+        decoded.append(line)
+        return original(line, *rest)
+
+    monkeypatch.setattr(scan, "normalise_line", counting)
+    quiet = [f"W step {i}: prefetch failed? no, all good ({i} items)" for i in range(2000)]
+    loud = ["RuntimeError: CUDA error: out of memory"] * 3
+    data = ("\n".join(quiet + loud) + "\n").encode()
+    result = scanner().scan_stream(io.BytesIO(data), block_bytes=8192)
+    assert decoded[-1] == loud[0]
+    assert len(decoded) - 1 <= len(data) // 8192 + 1  # at most once per block
+    assert summary(result) == summary(scanner().scan_stream(io.BytesIO(data), block_bytes=8192,
+                                                            plain=True))
+
+
 @pytest.mark.parametrize("chunk", [64, 8192])
 def test_line_offsets_counted_lazily_are_right(monkeypatch, chunk):
     """Hit lines far apart in a block (LFs counted piece by piece, only as far as needed)."""

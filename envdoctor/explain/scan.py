@@ -30,6 +30,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain, compress
+from operator import itemgetter
 
 from envdoctor.explain.reader import (
     BLOCK_BYTES,
@@ -67,6 +69,10 @@ LINE_CHUNK = 8192               # LFs counted per piece, as far as a hit line (i
 DISTINCT_RATIO = 2              # search distinct lines only when lines repeat at least 2x
 MIN_REDUCED = 3                 # a literal shorter than this once reduced cannot anchor
 SHAPES_MAX_BYTES = 16 << 20     # line shapes remembered per scan (then the cache restarts)
+LINE_MEMO_BYTES = 8 << 20       # hit lines remembered per scan (then the memo restarts)
+LINE_MEMO_OVERHEAD = 400        # bytes a remembered line costs beyond its text
+GRAM = 3                        # new line shapes: needles looked up by their first bytes
+GRAMS_MAX = 8192                # ... when the new shapes are at most this long (else: all)
 SHAPE_OVERHEAD = 64             # bytes a remembered shape costs beyond its text (set entry)
 _CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
@@ -222,6 +228,41 @@ class Scanner:
         # searched for all of them once, and which are still wanted is decided per block
         self.shape_needles = (self.plans[False, False] + self.plans[True, False]
                               + [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.markers)])
+        # the same needles by their first GRAM bytes: a few new shapes are searched only for
+        # the needles whose head occurs in them (``_State._find_shapes``)
+        self.shape_grams: dict[bytes, list[tuple[bytes, int]]] = {}
+        self.short_needles: list[tuple[bytes, int]] = []
+        for needle, ni in self.shape_needles:
+            if len(needle) < GRAM:
+                self.short_needles.append((needle, ni))
+            else:
+                self.shape_grams.setdefault(needle[:GRAM], []).append((needle, ni))
+        # needle id -> (reduced literals, its (literal, entries) pairs): a line shape that holds a
+        # needle is sent on only with the literals whose reduced form it holds (a line holds a
+        # literal only if its shape holds the literal's reduced form), see ``_State._shape``
+        # (built on first use: a traceback needs a few)
+        self._reduced: dict[int, tuple[tuple[bytes, ...],
+                                       tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
+        # context needles: (signature index, context key) -> the needle ids whose entries
+        # read it, and how many distinct keys each needle waits for (``_State._skipped``)
+        self.ctx_waits: dict[int, int] = {}
+        self.ctx_readers: dict[tuple[int, int], list[int]] = {}
+        for ni in sorted(self.ctx_ids):
+            keys = {(i, kind - CONTEXT) for _, ents in self.needles[ni] for _, i, _, kind in ents}
+            self.ctx_waits[ni] = len(keys)
+            for key in keys:
+                self.ctx_readers.setdefault(key, []).append(ni)
+
+    def reduced(self, ni: int
+                ) -> tuple[tuple[bytes, ...], tuple[tuple[str, tuple[Entry, ...]], ...]]:
+        """Needle ``ni``'s literals reduced (``reduce_bytes``), and its (literal, entries)."""
+        got = self._reduced.get(ni)
+        if got is None:
+            group = self.needles[ni]
+            got = self._reduced[ni] = (
+                tuple(reduce_bytes(lit.encode("utf-8", "surrogatepass")) for lit, _ in group),
+                group)
+        return got
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
@@ -274,10 +315,21 @@ class _State:
         # shape -> (needle ids wanted on every line, context needle ids: first line only)
         self.hot: dict[bytes, tuple[frozenset[int], frozenset[int]]] = {}
         self.hot_keys: set[bytes] = set()
+        # shape -> needle id -> the (literal, entries) of the needle that the shape may hold
+        self.groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self.seen_bytes = 0
+        # raw hit line -> (text, lower-cased text, needle id -> its entries whose literal the
+        # line holds, pattern order -> where it matched or -1), per (normalised, quoted): a
+        # log that repeats an error decodes and searches each of its lines once
+        self.memo: dict[tuple[bool, bool], dict[bytes, tuple[str, str, dict[int, list[Entry]],
+                                                               dict[int, int]]]] = {
+            (n, q): {} for n in (False, True) for q in (False, True)}
+        self.memo_bytes = 0
         # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
+        self.ctx_left = dict(scanner.ctx_waits)  # context needle -> keys not yet seen
+        self.ctx_done: set[int] = set()          # context needles with every key seen
         self._skip: frozenset[int] = frozenset()
         self._skip_key: tuple[int | bool, ...] | None = None
 
@@ -320,34 +372,51 @@ class _State:
         lines = red.split(b"\n")  # the same LFs as data, in half the bytes
         self.next_line = first_line + len(lines)
         self.lines = first_line + len(lines) - 1
-        # line index in the block -> needle ids
-        if self.seen.issuperset(lines):  # every shape searched before (one C-level pass)
-            hit_lines = self._hot_lines(lines, self.hot_keys.intersection(lines))
+        distinct = set(lines)  # one C-level pass; a log has few line shapes per block
+        # line index in the block -> needle ids, and for each needle the literals to check
+        groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] | None
+        if distinct <= self.seen:  # every shape searched before
+            hit_lines, groups = self._hot_lines(lines, distinct & self.hot_keys), self.groups
+        elif len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
+            hit_lines, groups = self._find_direct(red, lines), None
         else:
-            distinct = set(lines)
-            if len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
-                hit_lines = self._find_direct(red, lines)
-            else:
-                hit_lines = self._find_shapes(lines, distinct)
+            hit_lines, groups = self._find_shapes(lines, distinct), self.groups
         if not hit_lines:
             return
+        needles = self.s.needles
         line_at = _LineReader(data, normalised, quoted)
         starts = _LineStarts(data)
+        memo = self.memo[normalised, quoted]
         for k in sorted(hit_lines):
             start = starts(k)
-            text = line_at(start)
-            low = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+            raw = line_at.raw(start)
+            known = memo.get(raw)
+            if known is None:  # a line not seen before (as raw bytes) in this scan
+                if self.memo_bytes > LINE_MEMO_BYTES:
+                    for table in self.memo.values():
+                        table.clear()
+                    self.memo_bytes = 0
+                text = line_at.text(raw)
+                known = memo[raw] = \
+                    (text, text.lower() if text.isascii() else text.translate(_ASCII_LOWER), {}, {})
+                self.memo_bytes += len(raw) + 2 * len(text) + LINE_MEMO_OVERHEAD
+            text, low, by_needle, searched = known
             entries: list[Entry] = []
+            of_shape = None if groups is None else groups[lines[k]]
             for ai in hit_lines[k]:
                 if ai < 0:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
                     continue
-                for lit, ents in self.s.needles[ai]:
-                    if lit in low:
-                        entries.extend(ents)
+                got = by_needle.get(ai)
+                if got is None:  # the literals of the needle in this line: their entries
+                    got = by_needle[ai] = [
+                        entry for lit, ents in (needles[ai] if of_shape is None else of_shape[ai])
+                        if lit in low for entry in ents]
+                entries.extend(got)
             if entries:
-                self._match(first_line + k, text, entries, partial(line_at.above, start))
+                self._match(first_line + k, text, entries, partial(line_at.above, start),
+                            searched)
 
     def _skipped(self) -> frozenset[int]:
         """Needle ids not worth finding now: structural markers whose sink is full, context
@@ -356,9 +425,7 @@ class _State:
         key = (self.contexts_seen, *full)
         if key != self._skip_key:
             skip = {~mi for mi, (_, _, sink) in enumerate(self.s.markers) if full[sink]}
-            skip.update(ni for ni in self.s.ctx_ids
-                        if all(kind - CONTEXT in self.sig_hits[i].context_seen
-                               for _, ents in self.s.needles[ni] for _, i, _, kind in ents))
+            skip.update(self.ctx_done)
             self._skip, self._skip_key = frozenset(skip), key
         return self._skip
 
@@ -400,22 +467,51 @@ class _State:
                 self.seen.clear()
                 self.hot.clear()
                 self.hot_keys.clear()
+                self.groups.clear()
                 self.seen_bytes = 0
                 new = distinct
             joined = b"\n".join(new)
             self.seen_bytes += len(joined) + SHAPE_OVERHEAD * len(new)
             self.seen.update(new)
             found: dict[bytes, set[int]] = {}
-            for pos, ni in _occurrences(joined, self.s.shape_needles):
+            if len(joined) <= GRAMS_MAX:
+                grams = self.s.shape_grams
+                needles = [*self.s.short_needles, *chain.from_iterable(map(
+                    grams.__getitem__, grams.keys() & {joined[i:i + GRAM]
+                                                       for i in range(len(joined) - GRAM + 1)}))]
+            else:
+                needles = self.s.shape_needles
+            for pos, ni in _occurrences(joined, needles):
                 begin = joined.rfind(b"\n", 0, pos) + 1
                 end = joined.find(b"\n", pos)
                 found.setdefault(joined[begin:len(joined) if end == -1 else end],
                                  set()).add(ni)
-            ctx_ids = self.s.ctx_ids
             for shape, nis in found.items():
-                self.hot[shape] = (frozenset(nis - ctx_ids), frozenset(nis & ctx_ids))
-            self.hot_keys.update(found)
+                self._shape(shape, nis)
         return self._hot_lines(lines, distinct & self.hot_keys)
+
+    def _shape(self, shape: bytes, nis: set[int]) -> None:
+        """Remember a line shape that holds needles ``nis``, with only the literals whose
+        reduced form it holds: a line holds a literal only if its shape holds the literal's
+        reduced form (reducing deletes bytes and lower-cases, line by line, and a normalised
+        line is a piece of its raw line), so the others cannot pass ``lit in low``. A shape left
+        with no literal is not hot: its lines are never decoded."""
+        of_shape: dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]] = {}
+        keep: set[int] = set()
+        for ni in nis:
+            if ni < 0:
+                keep.add(ni)
+                continue
+            reds, whole = self.s.reduced(ni)
+            group = tuple(compress(whole, map(shape.__contains__, reds)))
+            if group:
+                of_shape[ni] = group
+                keep.add(ni)
+        if keep:
+            ctx_ids = self.s.ctx_ids
+            self.hot[shape] = (frozenset(keep - ctx_ids), frozenset(keep & ctx_ids))
+            self.groups[shape] = of_shape
+            self.hot_keys.add(shape)
 
     def _hot_lines(self, lines: list[bytes], here: set[bytes]) -> dict[int, set[int]]:
         """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
@@ -468,16 +564,24 @@ class _State:
             start, k = end + 1, k + 1
 
     def _match(self, line_no: int, text: str, entries: list[Entry],
-               above: Callable[[], str | None]) -> None:
-        """Run each pattern (once, in signature order) on one line; record hits."""
+               above: Callable[[], str | None], searched: dict[int, int] | None = None) -> None:
+        """Run each pattern (once, in signature order) on one line; record hits.
+
+        ``searched``: where each pattern (by order) matched this same line text before (-1:
+        it did not), filled as patterns run; a line repeated in the log is searched once."""
         entries.sort(key=_order)
         last = -1
         for order, i, pat, kind in entries:
             if order == last:
                 continue
             last = order
-            m = pat.regex.search(text)
-            if m is None:
+            at = None if searched is None else searched.get(order)
+            if at is None:
+                m = pat.regex.search(text)
+                at = -1 if m is None else m.start()
+                if searched is not None:
+                    searched[order] = at
+            if at < 0:
                 continue
             sh = self.sig_hits[i]
             if kind == ANTI:
@@ -488,14 +592,17 @@ class _State:
                 if kind - CONTEXT not in sh.context_seen:
                     sh.context_seen.add(kind - CONTEXT)
                     self.contexts_seen += 1
+                    for ni in self.s.ctx_readers.get((i, kind - CONTEXT), ()):
+                        self.ctx_left[ni] -= 1
+                        if not self.ctx_left[ni]:
+                            self.ctx_done.add(ni)
                 continue
             if sh.last_line == line_no:
                 continue  # two patterns on one line: one piece of evidence
             sh.last_line = line_no
             sh.count += 1
             if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
-                sh.hits.append(Hit(line_no, _excerpt(text, m.start()),
-                                   _role(text, m.start(), above)))
+                sh.hits.append(Hit(line_no, _excerpt(text, at), _role(text, at, above)))
 
     def finish(self) -> ScanResult:
         tracebacks, chains = (sorted(sink) for sink in self.sinks)
@@ -513,9 +620,12 @@ def _chars(data: bytes) -> int:
 
 
 def _occurrences(text: bytes, needles: list[tuple[bytes, int]]) -> list[tuple[int, int]]:
-    """``(position, needle index)`` of each needle in ``text``, at most once per line."""
+    """``(position, needle index)`` of each needle in ``text``, at most once per line.
+
+    Which needles occur at all is asked in one C-level pass over them (``map`` of
+    ``__contains__``): most do not, and a Python loop per needle costs more than the search."""
     found: list[tuple[int, int]] = []
-    for needle, ni in needles:
+    for needle, ni in compress(needles, map(text.__contains__, map(itemgetter(0), needles))):
         pos = text.find(needle)
         while pos != -1:
             found.append((pos, ni))
@@ -585,8 +695,15 @@ class _LineReader:
         self.data, self.normalised, self.quoted = data, normalised, quoted
 
     def __call__(self, start: int) -> str:
+        return self.text(self.raw(start))
+
+    def raw(self, start: int) -> bytes:
+        """The bytes of the line at ``start``, without its line break."""
         end = self.data.find(b"\n", start)
-        raw = self.data[start:] if end == -1 else self.data[start:end]
+        return self.data[start:] if end == -1 else self.data[start:end]
+
+    def text(self, raw: bytes) -> str:
+        """A line's bytes decoded and normalised."""
         if self.normalised:
             return raw.decode("utf-8", "surrogatepass")
         return normalise_line(raw.decode("utf-8", "replace"), self.quoted, MAX_LINE)
