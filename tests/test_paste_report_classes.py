@@ -190,3 +190,24 @@ def test_an_nvidia_gpu_in_the_same_warning_is_still_read():
             "    Found GPU0 NVS 510 which is of cuda capability 3.0.\n"
             "    PyTorch no longer supports this GPU because it is too old.\n")
     assert "ECUDA004" in {d.code for d in diagnose_text(text)}
+
+
+# Qengineering/PyTorch-Jetson-Nano#2: the answer to torch.cuda.is_available() written after the
+# call's closing backtick, on a Jetson Nano whose torch build the text does not show
+NANO_WHEEL = ("Hi, just wondering if the wheel for Jetson Nano PyTorch 1.11.0 supports GPU? "
+              "After installing the wheel `torch.cuda.is_available()` returns False.\n")
+
+
+def test_is_available_answer_after_a_backtick_is_torch_saying_false():
+    facts = parse_pasted(NANO_WHEEL)
+    assert facts is not None and facts.live["torch"].cuda_available is False
+
+
+# pytorch/pytorch#16936: the answer on the line of the call, no board named
+def test_is_available_false_off_a_jetson_is_no_jetson_finding():
+    text = ("Hi. After two days installing every nvidia driver possible, pytorch version (from "
+            "package and compiling), cuda toolkit version, etc, torch.cuda.is_available() returns "
+            "false\n\nI have 2 GTX 1070 GPUs. Linuxmint 18.3.\n")
+    facts = parse_pasted(text)
+    assert facts is not None and facts.live["torch"].cuda_available is False
+    assert not {code for code in loud(text) if code.startswith("JET")}

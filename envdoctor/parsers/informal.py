@@ -27,7 +27,9 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"jaxlib\.__version__|jaxlib\.version\.__version__", "frameworks.jax.jaxlib"),
     (r"np\.__version__|numpy\.__version__", "pkg:numpy"),
     (r"keras\.__version__", "pkg:keras"),
-    (r"torch\.cuda\.is_available\(\)", "obs:torch.cuda_available"),
+    # "cuda.is_available() returns false": torch's call with or without its module, never
+    # another package's (numba.cuda, cupy.cuda)
+    (r"(?<![\w.])(?:torch\.)?cuda\.is_available\(\)", "obs:torch.cuda_available"),
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
@@ -374,11 +376,12 @@ def parse(text: str) -> Partial:
             if not re.search(expr, line):
                 continue
             after = re.split(expr, line, maxsplit=1)[1]
-            after = re.sub(r"^[)\s]*", "", after)
+            after = re.sub(r"^[)\s`\"']*", "", after)  # the call's closing quote or backtick
             candidates = [after] + [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1]
             for cand in candidates:
-                c = plain(re.sub(r"^(?:>>>|\.\.\.|\$|#|->|=>|returns?|:)\s*", "", cand.strip(),
-                                 flags=re.IGNORECASE))
+                c = plain(re.sub(r"^(?:>>>|\.\.\.|\$|#|->|=>|returns?|:|(?:(?:i|we) )?(?:still )?"
+                                 r"(?:get|got|gives?|prints?|shows?)|(?:it )?(?:is|was))\s*", "",
+                                 cand.strip(), flags=re.IGNORECASE))
                 if key.startswith("obs:") or key.endswith("is_cuda_build"):
                     b = to_bool(c)
                     if b is not None and re.match(r"(?:true|false)\b", c, re.IGNORECASE):

@@ -71,6 +71,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tpu_machine": "tpu",
     # NVIDIA Jetson
     "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
+    "jetson_cpu_torch": "jetson",
     "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
     "jetson_user": "jetson", "jetson_python_gap": "jetson",
     # live workers and smoke

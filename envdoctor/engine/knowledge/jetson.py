@@ -15,13 +15,14 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
 from envdoctor.facts import (
     CudaFacts,
     DeviceNode,
     Distribution,
     JetsonFacts,
     LibraryFacts,
+    LiveFramework,
     TorchBuild,
 )
 from envdoctor.matrices import confirmed
@@ -195,6 +196,42 @@ def jetson_torch_problem(kind: str, *, t: TorchBuild | None,
         return {**out, "wants": f"JetPack {wants}" if wants else f"CUDA {t.cuda.major}",
                 "fix": fix}
     return None
+
+
+_UNSEEN: Any = object()
+
+
+@reads(t=optional("frameworks.torch", _UNSEEN), version=optional("frameworks.torch.version"),
+       installed=optional("packages.distributions", ()), live=optional("live", {}),
+       python=optional("host.python_version"), **BOARD)
+def jetson_cpu_torch(*, t: Any, version: Version | None,
+                     installed: tuple[Distribution, ...], live: dict[str, Any],
+                     python: Version | None, **board_reads: Any) -> dict[str, str] | None:
+    """``jetson_cpu_torch()``: the torch on this Jetson cannot use the iGPU because it is a CPU
+    build -> {torch, board, fix}. Either its build is read (``jetson_torch_problem('cpu')``),
+    or torch itself answered ``torch.cuda.is_available()`` False, with no error of its own, and
+    nothing shows NVIDIA's Jetson build (a ``.nv``/``l4t`` local version) or PyTorch's Arm
+    server build (``+cu…``): what PyPI's and pytorch.org's aarch64 CPU wheels do on a board.
+    None when nothing says so; UNKNOWN where torch's build was not seen whole and torch said
+    nothing of its GPU (a version alone is not read as CPU-only)."""
+    if t is not _UNSEEN:
+        return jetson_torch_problem("cpu", t=t, installed=installed, python=python,
+                                    **board_reads)
+    j = seen(**board_reads)
+    run = live.get("torch")
+    if not is_jetson(j):
+        return None
+    if not isinstance(run, LiveFramework) or run.cuda_available is not False or run.gpu_error \
+            or run.import_ok is False:
+        raise Undetermined("torch's build was not seen and torch said nothing of its GPU")
+    shown = version or run.version
+    local = str(getattr(shown, "local", None) or "").lower()
+    if "nv" in local or "l4t" in local or local.startswith("cu"):
+        return None  # NVIDIA's build (its libraries, its device) or the SBSA one: JET002's
+    torch = f"{shown} (torch.cuda.is_available() is False)" if shown is not None else \
+        "(torch.cuda.is_available() is False)"
+    return {"torch": torch, "board": describe(j) or "",
+            "fix": wheel_fix(board(j), python)}
 
 
 @reads(t="frameworks.torch", installed=optional("packages.distributions", ()),
