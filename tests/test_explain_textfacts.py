@@ -352,7 +352,7 @@ def test_gpu_names_typed_run_together_are_read_spaced():
 
 
 def test_a_short_gpu_name_resolves_only_when_its_full_names_agree():
-    from envdoctor.explain.impossible import stated_gpu_cc
+    from envdoctor.explain.textfacts import stated_gpu_cc
     assert stated_gpu_cc("RTX 8000") == "7.5"      # Quadro RTX 8000
     assert stated_gpu_cc("T4") == "7.5"            # Tesla T4
     assert stated_gpu_cc("RTX 6000") is None       # Quadro RTX 6000 (7.5) or RTX 6000 Ada (8.9)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from envdoctor.explain.textfacts import stated_gpu_cc
+
 if TYPE_CHECKING:
     from envdoctor.explain.textfacts import TextFacts
 
@@ -57,27 +59,6 @@ _PIN = {name: re.compile(rf"(?i)(?<![\w-]){word}\s{{0,2}}([<>=!~]=?\s{{0,2}}\d[\
         for name, word in (("torch", "(?:py)?torch"), ("tensorflow", "tensorflow"))}
 _FRAMEWORK = {"tensorflow": re.compile(r"(?i)(?<![\w-])tensorflow(?![\w-])"),
               "torch": re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")}
-
-
-def stated_gpu_cc(name: str) -> str | None:
-    """The compute capability of a GPU as a text names it: the name table's, else the one
-    capability its usual full names agree on ("RTX 8000" is the Quadro RTX 8000, "T4" the
-    Tesla T4); None when the table does not know it or the full names disagree ("RTX 6000":
-    the Quadro, Turing, or the RTX 6000 Ada)."""
-    from envdoctor.engine.knowledge.gpu import gpu_cc_of
-    from envdoctor.facts import Gpu
-    known = gpu_cc_of(Gpu(name=name))
-    if known is not None:
-        return str(known)
-    ccs = {str(cc) for cc in (gpu_cc_of(Gpu(name=f"{p} {name}")) for p in ("Quadro", "Tesla",
-                                                                            "NVIDIA"))
-           if cc is not None}
-    if not ccs:
-        return None
-    other = gpu_cc_of(Gpu(name=f"{name} Ada Generation"))
-    if other is not None:
-        ccs.add(str(other))
-    return next(iter(ccs)) if len(ccs) == 1 else None
 
 
 def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:

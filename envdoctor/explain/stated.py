@@ -334,7 +334,7 @@ _PACKAGE = re.compile(r"[a-z][a-z0-9_-]{1,30}")
 def _stated_ccs(facts: TextFacts) -> list[tuple[str, str]]:
     """(GPU, compute capability) for each GPU the text names that gpus.toml knows, else the
     capabilities it states outright ("compute capability 6.1", "sm_61")."""
-    from envdoctor.explain.impossible import stated_gpu_cc
+    from envdoctor.explain.textfacts import stated_gpu_cc
     named = []
     for gpu in facts.gpus:
         cc = stated_gpu_cc(gpu)

@@ -369,3 +369,24 @@ PATTERNS = (_LIB, _LIB_RUN, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _
             _GPU_RUN, _EXC,
             _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION, _REQUIRE_CUDA,
             _WINDOWS_BUILD)
+
+
+def stated_gpu_cc(name: str) -> str | None:
+    """The compute capability of a GPU as a text names it: the name table's, else the one
+    capability its usual full names agree on ("RTX 8000" is the Quadro RTX 8000, "T4" the
+    Tesla T4); None when the table does not know it or the full names disagree ("RTX 6000":
+    the Quadro, Turing, or the RTX 6000 Ada)."""
+    from envdoctor.engine.knowledge.gpu import gpu_cc_of
+    from envdoctor.facts import Gpu
+    known = gpu_cc_of(Gpu(name=name))
+    if known is not None:
+        return str(known)
+    ccs = {str(cc) for cc in (gpu_cc_of(Gpu(name=f"{p} {name}")) for p in ("Quadro", "Tesla",
+                                                                            "NVIDIA"))
+           if cc is not None}
+    if not ccs:
+        return None
+    other = gpu_cc_of(Gpu(name=f"{name} Ada Generation"))
+    if other is not None:
+        ccs.add(str(other))
+    return next(iter(ccs)) if len(ccs) == 1 else None
