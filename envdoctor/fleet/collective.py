@@ -391,7 +391,14 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
         said = read_hello(store, r)
         if said:
             out.hello[r] = said
-    return not missing and out.joined and not out.absent
+    # a second process with some RANK that said hello after the rendezvous closed
+    for r, nodes in _duplicates(store, layout.world_size).items():
+        if r not in out.duplicate and r not in out.absent:
+            out.duplicate[r] = nodes
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"RANK {r} was started as {1 + len(nodes)} processes: on "
+                f"{out.hello.get(r, {}).get('node', '?')} and on {', '.join(nodes)}"])
+    return not missing and out.joined and not out.absent and not out.duplicate
 
 
 def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
