@@ -193,7 +193,7 @@ def fleet(ctx: click.Context, static: bool, timeout: float, bench: bool, out_dir
     options.on_cancel = publish
     result = run_rank(options)
     layout, outcome = result.layout, result.outcome
-    if layout.rank != 0:
+    if layout.rank != 0 or outcome.duplicate_of:
         if not outcome.barrier:
             where = f"; snapshot in {result.snapshot}" if result.snapshot else \
                 " (give --out-dir DIR to keep this rank's snapshot)"
@@ -215,7 +215,12 @@ def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_p
     unreadable = []
     for rank, data in outcome.payloads.items():
         try:
-            payloads[rank] = model.decode_payload(data)
+            decoded = model.decode_payload(data)
+            said = decoded["layout"].get("rank")
+            if said != rank:  # the gather's slot (or store key) is the sender's RANK
+                raise ValueError(f"its payload says it is rank {model.shown(said)}: not "
+                                 "its own (a payload from another process or job)")
+            payloads[rank] = decoded
         except ValueError as exc:
             # named, on the node its hello gave: its facts are missing from the verdict
             unreadable.append(rank)
@@ -225,7 +230,7 @@ def _rank0_report(result: Any, timeout: float, intent: str, fail_on: str, gate_p
     view = model.build(payloads, layout.world_size, layout.launcher, outcome.late,
                        outcome.hello, errors, outcome.dead, outcome.absent,
                        [] if outcome.cancelled else unheard(result), list(outcome.stray),
-                       unreadable, list(outcome.nogroup))
+                       unreadable, list(outcome.nogroup), list(outcome.duplicate))
     view.timeout = timeout
     bench_view = (payloads.get(0) or {}).get("bench") or {}
     if bench_view:

@@ -254,7 +254,8 @@ LOST = {"dead": "stopped answering after joining (killed or crashed)",
         "absent": "never joined",
         "stray": "started with another WORLD_SIZE",
         "unreadable": "sent a payload rank 0 could not read",
-        "nogroup": "could not join the gloo group"}
+        "nogroup": "could not join the gloo group",
+        "duplicate": "started as two processes (one RANK given twice)"}
 
 
 @rank_aspect("lost", "left the job or never joined it")
@@ -275,6 +276,11 @@ def _cancelled(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
 @rank_aspect("rank_torch", "PyTorch in the rank")
 def _rank_torch(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
     return rank.binding.get("torch") if rank.arrived else None
+
+
+@rank_aspect("envdoctor_version", "envdoctor in the rank")
+def _envdoctor_version(rank: RankView, node: NodeView, fleet: Fleet) -> Value:
+    return rank.version
 
 
 @rank_aspect("rank_env", "environment variable")

@@ -26,12 +26,14 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from envdoctor.fleet.layout import Layout
 from envdoctor.fleet.store import (
+    BEAT,
     DEAD_AFTER,
     STORE_GONE,
     Heart,
@@ -80,6 +82,11 @@ class Outcome:
     stray: dict[int, int] = field(default_factory=dict)  # rank -> the other WORLD_SIZE it has
     unreached: bool = False           # this rank (not 0) never reached the store rank 0 hosts
     nogroup: dict[int, str] = field(default_factory=dict)  # rank -> why it left the gloo group
+    # rank -> the nodes of the other processes started with that RANK (rank 0); on a
+    # process that found its RANK taken: the owner's hello
+    duplicate: dict[int, list[str]] = field(default_factory=dict)
+    duplicate_of: dict[str, Any] = field(default_factory=dict)
+    patience: float = 0.0             # rank 0, store gather: see ``gather``
 
     def to_dict(self, world_size: int) -> dict[str, Any]:
         """The run's outcome as a snapshot records it (``fleet compare`` reads it back)."""
@@ -92,17 +99,59 @@ class Outcome:
                    else {}),
                 **({"store_unreached": True} if self.unreached else {}),
                 **({"group_failed": {str(r): w for r, w in self.nogroup.items()}}
-                   if self.nogroup else {})}
+                   if self.nogroup else {}),
+                **({"duplicate": {str(r): w for r, w in self.duplicate.items()}}
+                   if self.duplicate else {}),
+                **({"duplicate_of": self.duplicate_of} if self.duplicate_of else {})}
 
 
 # ---------------------------------------------------------------------------- the protocol
-def announce(store: Any, layout: Layout) -> None:
-    """``hello/R`` first, then the join counter: rank 0 counts, then reads hellos."""
-    store.set(f"hello/{layout.rank}", json.dumps({
+TOKEN = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"  # this process, among all that say hello
+
+
+def announce(store: Any, layout: Layout) -> dict[str, Any]:
+    """Claim RANK (``owner/R``, first come), then ``hello/R``, then the join counter: rank 0
+    counts, then reads hellos. A second process started with the same RANK does not
+    overwrite the first one's hello: it posts ``duplicate/K`` and gets the owner's hello
+    back ({} when this process owns its RANK; a retried hello of the owner is not a
+    duplicate)."""
+    hello = json.dumps({
         "rank": layout.rank, "node": layout.node, "host": layout.host,
         "node_rank": layout.node_rank, "local_rank": layout.local_rank, "pid": os.getpid(),
-        "world_size": layout.world_size}))
+        "world_size": layout.world_size})
+    owner = bytes(store.compare_set(f"owner/{layout.rank}", "", TOKEN)).decode("ascii",
+                                                                                "replace")
+    if owner != TOKEN:
+        index = store.add("duplicates", 1)
+        store.set(f"duplicate/{index}", hello)
+        return read_hello(store, layout.rank) or {"rank": layout.rank, "node": "?"}
+    store.set(f"hello/{layout.rank}", hello)
     store.add("announced", 1)
+    return {}
+
+
+MAX_DUPLICATES = 1000  # duplicate announcements rank 0 reads
+
+
+def _duplicates(store: Any, n: int) -> dict[int, list[str]]:
+    """RANK -> the nodes of the processes that found it taken (``duplicate/K``)."""
+    out: dict[int, list[str]] = {}
+    for k in range(1, min(counter(store, "duplicates"), MAX_DUPLICATES) + 1):
+        from envdoctor.bounded import decode_json
+        try:
+            said = decode_json(get_bytes(store, f"duplicate/{k}")[:4096], "a duplicate hello")
+        except Exception:  # noqa: BLE001
+            continue
+        rank = said.get("rank") if isinstance(said, dict) else None
+        if isinstance(rank, int) and 0 <= rank < n:
+            out.setdefault(rank, []).append(str(said.get("node") or "?")[:200])
+    return out
+
+
+def _all_hellos(store: Any, n: int) -> bool:
+    """Every rank's hello is there (the counter only says when to look: a retried hello
+    or a duplicate would otherwise close the rendezvous before a slow rank came)."""
+    return bool(store.check([f"hello/{r}" for r in range(n)]))
 
 
 def read_hello(store: Any, rank: int) -> dict[str, Any]:
@@ -160,7 +209,8 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
     start = time.monotonic()
     n = layout.world_size
     if layout.rank == 0:
-        while counter(store, "announced") < n and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not (
+                counter(store, "announced") >= n and _all_hellos(store, n)):
             time.sleep(POLL)
         out.absent = [r for r in range(n) if not has(store, f"hello/{r}")]
         if out.absent:
@@ -178,12 +228,19 @@ def meet(store: Any, layout: Layout, out: Outcome, deadline: float) -> None:
             out.error = "; ".join(([out.error] if out.error else []) + [
                 f"rank {r} was started with WORLD_SIZE={w}, the job has {n}"
                 for r, w in sorted(out.stray.items())])
-        extra = counter(store, "announced") - (n - len(out.absent))
-        if extra > 0:  # a launcher that started one RANK twice (and so another never)
+        # a launcher that started one RANK twice (and so, often, another never): named, on
+        # the nodes of both processes, and no group is formed with two processes as one rank
+        out.duplicate = {r: nodes for r, nodes in _duplicates(store, n).items()
+                         if r not in out.absent}
+        for r, nodes in sorted(out.duplicate.items()):
+            out.hello[r] = read_hello(store, r)
+            first = str(out.hello[r].get("node") or "?")
             out.error = "; ".join(([out.error] if out.error else []) + [
-                f"{extra} more announcement(s) than ranks: two processes run as one RANK"])
-        store.set("meet", "closed:" + ",".join(map(str, out.absent)) if out.absent else "go")
-        go = not out.absent
+                f"RANK {r} was started as {1 + len(nodes)} processes: on {first} and on "
+                f"{', '.join(nodes)}"])
+        closed = sorted(set(out.absent) | set(out.duplicate))
+        store.set("meet", "closed:" + ",".join(map(str, closed)) if closed else "go")
+        go = not closed
     else:
         if not wait_for_rank0(store, layout, "meet", deadline, out):
             out.error = out.error or ("rank 0 did not open the rendezvous (it is late, dead "
@@ -334,7 +391,14 @@ def _wait_arrivals(store: Any, layout: Layout, out: Outcome, deadline: float) ->
         said = read_hello(store, r)
         if said:
             out.hello[r] = said
-    return not missing and out.joined and not out.absent
+    # a second process with some RANK that said hello after the rendezvous closed
+    for r, nodes in _duplicates(store, layout.world_size).items():
+        if r not in out.duplicate and r not in out.absent:
+            out.duplicate[r] = nodes
+            out.error = "; ".join(([out.error] if out.error else []) + [
+                f"RANK {r} was started as {1 + len(nodes)} processes: on "
+                f"{out.hello.get(r, {}).get('node', '?')} and on {', '.join(nodes)}"])
+    return not missing and out.joined and not out.absent and not out.duplicate
 
 
 def _frozen_here(store: Any, layout: Layout, rank: int) -> bool:
@@ -358,7 +422,10 @@ def node_key(node: str) -> int:
 
 
 def gather(store: Any, layout: Layout, out: Outcome, payload: bytes, go: bool) -> None:
-    """Bring every payload to rank 0: tensors when all arrived, else through the store."""
+    """Bring every payload to rank 0: tensors when all arrived, else through the store.
+    ``out.patience``: how much longer than GRACE rank 0 waits there for a rank whose
+    heartbeat still moves (a failed collective ends on each rank at its own deadline, and
+    those differ by as much as the ranks' starts did)."""
     if len(payload) > MAX_PAYLOAD:
         payload = (b'{"error": "payload of %d bytes is over the %d byte limit"}'
                    % (len(payload), MAX_PAYLOAD))
@@ -373,7 +440,7 @@ def gather(store: Any, layout: Layout, out: Outcome, payload: bytes, go: bool) -
             if layout.rank == 0:
                 out.failure = out.error
     if not out.barrier and store is not None:
-        _store_gather(store, layout, out, payload)
+        _store_gather(store, layout, out, payload, out.patience)
     out.seconds["gather"] = round(time.monotonic() - start, 3)
 
 
@@ -405,7 +472,8 @@ def _tensor_gather(layout: Layout, out: Outcome, payload: bytes) -> None:
         dist.gather(buf, dst=0)
 
 
-def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> None:
+def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes,
+                  patience: float = 0.0) -> None:
     """Every rank posts; rank 0 waits GRACE for the ranks that arrived, takes a late rank's
     payload when it is there, and does not wait for the late, dead or absent."""
     try:
@@ -438,7 +506,10 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
             except Exception:  # noqa: BLE001
                 missing.discard(r)
         now = time.monotonic()
-        if not (missing & expected) or now >= end:
+        # past GRACE, only a rank still beating is waited for, up to ``patience`` more
+        beating = {r for r in missing & set(beats) if now - beats[r][1] < 2 * BEAT + 0.5}
+        if not (missing & expected) or now >= end + patience or \
+                (now >= end and not beating):
             break
         if now - last_scan >= 0.5:  # when each missing rank's heartbeat last moved
             last_scan = now
@@ -456,8 +527,8 @@ def _store_gather(store: Any, layout: Layout, out: Outcome, payload: bytes) -> N
             and not _frozen_here(store, layout, r)}
     out.dead = sorted(set(out.dead) | gone)
     out.late = sorted(set(out.late) | (missing & expected) - gone)
-    if gone and out.failure.startswith("gather failed"):
-        out.failure = ""  # the collective failed because they died
+    if (missing & expected) and out.failure.startswith("gather failed"):
+        out.failure = ""  # the collective failed because they died or hung: they are named
     for r in out.late + out.dead:
         out.hello.setdefault(r, read_hello(store, r))
 

@@ -49,6 +49,24 @@ def _is_rank_snapshot(data: Any) -> bool:
     return isinstance(data, dict) and "payload_version" in data
 
 
+def _is_fleet_report(data: Any) -> bool:
+    """`envdoctor fleet --format json` output (rank 0's report or compare's)."""
+    return isinstance(data, dict) and isinstance(data.get("fleet"), dict) and \
+        "findings" in data and "payload_version" not in data
+
+
+def _run_of(ranked: list[tuple[Path, dict[str, Any]]]) -> str:
+    """The run the snapshots are of: rank 0's (the newest rank 0 when several wrote one),
+    else the newest snapshot's; "" when none says."""
+    def started(data: dict[str, Any]) -> float:
+        o = data.get("outcome")
+        t = o.get("started") if isinstance(o, dict) else None
+        return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else 0.0
+    keyed = [(data["layout"].get("rank") != 0, -started(data), str(data["run"]))
+             for _, data in ranked if isinstance(data.get("run"), str)]
+    return min(keyed)[2] if keyed else ""
+
+
 def _is_check_report(data: Any) -> bool:
     """`check --format json` output: facts beside their checks' results."""
     return isinstance(data, dict) and "facts_schema_version" in data
@@ -155,25 +173,46 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
 
     payloads: dict[int, dict[str, Any]] = {}
     unfinished: list[int] = []
+    plain_data: list[tuple[Path, Any]] = []
+    duplicates: dict[int, list[str]] = {}
     # (node name, facts, host, the results of a saved check report or None, signature)
     plain: list[tuple[str, Facts, str, tuple[str, list[CheckResult]] | None, str]] = []
     names: Counter[str] = Counter()
     bases: dict[str, Facts] = {}
     saved_seen: dict[str, tuple[str, list[CheckResult]] | None] = {}
+    skipped: list[str] = []
+    ranked: list[tuple[Path, dict[str, Any]]] = []
     for path in snapshot_files(paths):
         data = _read(path)
+        if _is_fleet_report(data):  # `fleet -o DIR/report.json`: a report, not a node
+            skipped.append(f"{path.name}: a fleet report, not a snapshot (not compared)")
+            continue
         if _is_rank_snapshot(data):
             try:
-                data = model.check_payload(data)
+                ranked.append((path, model.check_payload(data)))
             except ValueError as exc:
                 raise BadInput(f"{path}: {exc}") from None
-            rank = data["layout"].get("rank")
-            if not isinstance(rank, int) or rank in payloads:
-                raise BadInput(f"{path}: rank {rank!r} is missing or appears twice")
-            payloads[rank] = data
-            if "binding" not in data:  # only the first record: the rank never finished
-                unfinished.append(rank)
             continue
+        plain_data.append((path, data))
+    run = _run_of(ranked)
+    for path, data in ranked:
+        if run and isinstance(data.get("run"), str) and data["run"] != run:
+            skipped.append(f"{path.name}: from another run ({str(data['run'])[:80]}), not "
+                           "compared")
+            continue
+        rank = data["layout"].get("rank")
+        outcome = data.get("outcome")
+        if isinstance(rank, int) and isinstance(outcome, dict) and \
+                isinstance(outcome.get("duplicate_of"), dict):
+            # a second process started with this RANK: not a rank of the job, a fault
+            duplicates.setdefault(rank, []).append(str(data["layout"].get("node", "?")))
+            continue
+        if not isinstance(rank, int) or rank in payloads:
+            raise BadInput(f"{path}: rank {rank!r} is missing or appears twice")
+        payloads[rank] = data
+        if "binding" not in data:  # only the first record: the rank never finished
+            unfinished.append(rank)
+    for path, data in plain_data:
         signature, sensors = groups.split(data)
         base = bases.get(signature)
         if base is None:
@@ -197,8 +236,10 @@ def load(paths: tuple[str, ...]) -> model.Fleet:
         plain.append((name if names[name] == 1 else f"{name} ({path.name})", facts, host,
                       saved, signature))
         del data
-    fleet = model.from_snapshots(payloads, unfinished) if payloads else model.Fleet()
+    fleet = model.from_snapshots(payloads, unfinished, duplicates) if payloads \
+        else model.Fleet()
     fleet.compare = True
+    fleet.errors += skipped
     for name, facts, host, saved, signature in plain:
         fleet.nodes.append(model.NodeView(name=name, host=host, facts=facts, source=name,
                                           saved=saved, signature=signature))

@@ -32,6 +32,7 @@ class RankView:
     state: str = "ok"        # ok | late | dead (stopped) | absent | stray (other WORLD_SIZE)
     failure: str = ""        # rank 0's: a failure that is no rank's doing (the store …)
     cancelled: str = ""      # "cancelled by SIGTERM during …": a signal ended this rank
+    version: str | None = None  # the envdoctor that ran in the rank (None: not said)
 
     @property
     def label(self) -> str:
@@ -67,6 +68,7 @@ class Fleet:
     unheard: list[int] = field(default_factory=list)  # no word: the rendezvous itself failed
     unreadable: list[int] = field(default_factory=list)  # sent a payload that could not be read
     nogroup: list[int] = field(default_factory=list)  # made the gloo group fail (rank 0 saw)
+    duplicate: list[int] = field(default_factory=list)  # started as two processes
     unplaced: list[RankView] = field(default_factory=list)  # lost ranks on no known node
     errors: list[str] = field(default_factory=list)   # rendezvous/barrier/decode problems
     timeout: float | None = None
@@ -125,7 +127,7 @@ def check_payload(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict) or not isinstance(value.get("layout"), dict):
         raise ValueError("not an envdoctor fleet payload (no layout)")
     if value.get("payload_version") != PAYLOAD_VERSION:
-        raise ValueError(f"payload_version {_shown(value.get('payload_version'))} is not "
+        raise ValueError(f"payload_version {shown(value.get('payload_version'))} is not "
                          f"{PAYLOAD_VERSION}")
     check_shape(value, SHAPE, "payload")
     return value
@@ -146,6 +148,8 @@ SHAPE: dict[str, Any] = {
     "seconds": {"*": float},
     "error": str,
     "cancelled": str,
+    "envdoctor_version": str,
+    "run": str,
     "node": {"facts": dict, "extra": {"ib_ports": {"*": _PORT}, "nvml_gpus": [dict],
                                       "xids": {"*": list}, "nccl_net_plugins": [str]}},
 }
@@ -154,7 +158,7 @@ _KIND = {str: "a string", int: "an integer", float: "a number", dict: "an object
          list: "a list", bool: "true or false"}
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:20] + "…"
 
@@ -189,7 +193,7 @@ def check_shape(value: Any, shape: Any, where: str) -> None:
         if not number or (shape is int and not isinstance(value, int)):
             raise ValueError(f"{where}: expected {_KIND[shape]}, got {_kind_of(value)}")
         if isinstance(value, int) and not -_INT64 <= value < _INT64:
-            raise ValueError(f"{where}: the number {_shown(value)} is out of range")
+            raise ValueError(f"{where}: the number {shown(value)} is out of range")
         return
     if not isinstance(value, shape):
         raise ValueError(f"{where}: expected {_KIND[shape]}, got {_kind_of(value)}")
@@ -221,7 +225,9 @@ def rank_view(p: dict[str, Any]) -> RankView:
         seconds=seconds if isinstance(seconds, dict) else {},
         error=str(p.get("error") or ""),
         failure=str(p.get("failure") or "")[:500] if _int(layout.get("rank")) == 0 else "",
-        cancelled=_cancelled(p))
+        cancelled=_cancelled(p),
+        version=str(p["envdoctor_version"])[:40] if isinstance(p.get("envdoctor_version"), str)
+        else None)
 
 
 def _cancelled(p: dict[str, Any]) -> str:
@@ -248,7 +254,9 @@ STATE_ERROR = {"late": "did not reach the barrier in time (alive: hung or slow)"
                "stray": "was started with another WORLD_SIZE (a stale rendezvous or another "
                         "job's launcher): not part of this job",
                "unreadable": "sent a payload rank 0 could not read (oversized or malformed)",
-               "nogroup": "could not join the gloo group (its own error is in the errors)"}
+               "nogroup": "could not join the gloo group (its own error is in the errors)",
+               "duplicate": "was started as two processes (the launcher gave this RANK "
+                            "twice; the nodes of both are in the errors)"}
 
 
 def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher: str,
@@ -256,19 +264,21 @@ def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher:
           errors: list[str] | None = None, dead: list[int] | None = None,
           absent: list[int] | None = None, unheard: list[int] | None = None,
           stray: list[int] | None = None, unreadable: list[int] | None = None,
-          nogroup: list[int] | None = None) -> Fleet:
+          nogroup: list[int] | None = None, duplicate: list[int] | None = None) -> Fleet:
     """Nodes in node-rank order (then host), ranks in rank order; a rank that did not report
     is placed on the node its announcement named, and on no node when it never announced."""
     state = {**{r: "nogroup" for r in nogroup or ()}, **{r: "late" for r in late},
              **{r: "dead" for r in dead or ()},
              **{r: "absent" for r in absent or ()}, **{r: "stray" for r in stray or ()},
-             **{r: "unreadable" for r in unreadable or ()}}
+             **{r: "unreadable" for r in unreadable or ()},
+             **{r: "duplicate" for r in duplicate or ()}}
     fleet = Fleet(launcher=launcher, world_size=world_size,
                   late=sorted(r for r, s in state.items() if s == "late"),
                   dead=sorted(r for r, s in state.items() if s == "dead"),
                   absent=sorted(r for r, s in state.items() if s in ("absent", "stray")),
                   unreadable=sorted(r for r, s in state.items() if s == "unreadable"),
                   nogroup=sorted(r for r, s in state.items() if s == "nogroup"),
+                  duplicate=sorted(r for r, s in state.items() if s == "duplicate"),
                   unheard=sorted(unheard or ()), errors=list(errors or []))
     nodes: dict[str, NodeView] = {}
 
@@ -307,7 +317,8 @@ def build(payloads: dict[int, dict[str, Any]], world_size: int | None, launcher:
     return fleet
 
 
-def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -> Fleet:
+def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int],
+                   duplicates: dict[int, list[str]] | None = None) -> Fleet:
     """The fleet of one ``fleet --out-dir`` run, as its snapshots recorded it.
 
     WORLD_SIZE (in every layout) says which ranks should have written one: a rank without a
@@ -315,6 +326,8 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
     found late, dead or absent; a rank that
     left only its first record (killed, or still probing) is late unless rank 0 saw it die.
     The outcome rank 0 recorded for a failed store becomes its failure (FLEET037).
+    ``duplicates``: RANK -> the nodes of the snapshots of processes that found their RANK
+    taken (started twice); rank 0's outcome names the ones it saw, too.
     """
     sizes = {p["layout"].get("world_size") for p in payloads.values()}
     world = max((s for s in sizes if isinstance(s, int) and 0 < s <= 1 << 20), default=None)
@@ -333,6 +346,11 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
         return {r for r in value if isinstance(r, int)} if isinstance(value, list) else set()
 
     dead = listed("dead")
+    doubled = rank0.get("duplicate")
+    twice = {int(k) for k in doubled if str(k).isdigit()} if isinstance(doubled, dict) \
+        else set()
+    twice |= {r for r in duplicates or {} if isinstance(r, int) and (world is None or
+                                                                  0 <= r < world)}
     saw_rank0_stop = any(isinstance(o := p.get("outcome"), dict) and isinstance(
         o.get("dead"), list) and 0 in o["dead"] for r, p in payloads.items() if r)
     # a rank 0 that started (its first record is there) while the ranks could not reach the
@@ -341,6 +359,12 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
                     is True for r, p in payloads.items() if r)
     if 0 in payloads and "binding" not in payloads[0] and (saw_rank0_stop or unreached):
         dead.add(0)  # rank 0 left only its first record, and the others saw it stop
+    # a rank that left only its first record, not a word more (no last words: SIGKILL, a
+    # crash), in a run whose launcher cancelled the others (torchrun stops every worker
+    # when one dies): it is the one that died, not one that was late
+    stopped = any(_cancelled(p) for p in payloads.values())
+    dead |= {r for r in unfinished if stopped and not _cancelled(payloads[r]) and
+             isinstance(o := payloads[r].get("outcome"), dict) and o.get("first") is True}
     # a rank without a snapshot: absent, unless rank 0 saw every rank come (then its file
     # was just not given to compare, e.g. another node's local folder)
     vouched = rank0.get("complete") is True
@@ -352,7 +376,11 @@ def from_snapshots(payloads: dict[int, dict[str, Any]], unfinished: list[int]) -
               if isinstance(o := p.get("outcome"), dict) and o.get("error")]
     fleet = build(payloads, world, "snapshots", sorted(late), hello, errors,
                   sorted(dead), sorted(absent), stray=sorted(stray),
-                  nogroup=sorted(nogroup - dead - absent))
+                  nogroup=sorted(nogroup - dead - absent),
+                  duplicate=sorted(twice - dead - absent))
+    for twin, nodes in sorted((duplicates or {}).items()):
+        fleet.errors.append(f"RANK {twin} was also started on {', '.join(nodes)[:300]} (a "
+                            "second process, which left the job)")
     failure = str(rank0.get("failure") or "")
     for r in fleet.ranks:
         if r.rank == 0 and failure and not r.failure:

@@ -267,10 +267,11 @@ def fleet_dict(fleet: Fleet, by_node: dict[str, list[str]],
         "timeout_s": fleet.timeout, "complete": not (fleet.late or fleet.dead or fleet.absent
                                                      or fleet.unheard or fleet.failure
                                                      or fleet.unreadable or fleet.nogroup
-                                                     or fleet.cancelled),
+                                                     or fleet.cancelled
+                                                     or fleet.duplicate),
         "late_ranks": fleet.late, "dead_ranks": fleet.dead, "absent_ranks": fleet.absent,
         "unheard_ranks": fleet.unheard, "unreadable_ranks": fleet.unreadable,
-        "group_failed_ranks": fleet.nogroup,
+        "group_failed_ranks": fleet.nogroup, "duplicate_ranks": fleet.duplicate,
         "errors": fleet.errors,
         "unplaced_ranks": [_rank_dict(r, fleet, NodeView(name="")) for r in fleet.unplaced],
         "nodes": [{"node": n.name, "host": n.host, "node_rank": n.node_rank,

@@ -121,7 +121,7 @@ def payload(layout: Layout, torch: Any, options: Options, deadline: float,
     start = time.monotonic()
     out = {} if out is None else out
     out.update({"payload_version": PAYLOAD_VERSION, "envdoctor_version": __version__,
-                "layout": layout.to_dict(),
+                "layout": layout.to_dict(), "run": run_key(layout),
                 "env": rank_probe.rank_env(os.environ), "node": None, "live": None,
                 "bench": None, "clock": None, "error": ""})
     out["binding"] = rank_probe.binding(torch, layout.local_rank)
@@ -137,9 +137,10 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:80] or "host"
 
 
-def write_snapshot(folder: str, layout: Layout, data: dict[str, Any]) -> str:
-    """``DIR/rank00003-HOST.json``: this rank's payload and what it learned of the rendezvous."""
-    path = Path(folder) / f"rank{layout.rank:05d}-{_safe(layout.host)}.json"
+def write_snapshot(folder: str, layout: Layout, data: dict[str, Any], suffix: str = "") -> str:
+    """``DIR/rank00003-HOST.json``: this rank's payload and what it learned of the rendezvous
+    (``suffix``: a process that is not the RANK's owner does not overwrite the owner's)."""
+    path = Path(folder) / f"rank{layout.rank:05d}-{_safe(layout.host)}{suffix}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -158,8 +159,23 @@ def bound(timeout: float) -> float:
     return 4 * timeout + 4 * collective.GRACE + 5.0
 
 
+def run_key(layout: Layout, environ: Mapping[str, str] | None = None) -> str:
+    """What every rank of one run shares without talking: the launcher's job id, else the
+    rendezvous address and WORLD_SIZE. `fleet compare` keeps one run's snapshots."""
+    env_ = os.environ if environ is None else environ
+    if env_.get("TORCHELASTIC_RUN_ID"):
+        return (f"torchrun:{env_['TORCHELASTIC_RUN_ID'][:100]}:"
+                f"{env_.get('TORCHELASTIC_RESTART_COUNT', '0')[:10]}")
+    if env_.get("SLURM_JOB_ID"):
+        return f"slurm:{env_['SLURM_JOB_ID'][:40]}.{env_.get('SLURM_STEP_ID', '')[:20]}"
+    if env_.get("PMIX_NAMESPACE"):
+        return f"pmix:{env_['PMIX_NAMESPACE'][:100]}"
+    where = layout.store_file or f"{layout.master_addr}:{layout.master_port}"
+    return f"{where[:200]}/{layout.world_size}"
+
+
 def _first_record(layout: Layout, why: str) -> dict[str, Any]:
-    return {"payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(),
+    return {"payload_version": PAYLOAD_VERSION, "layout": layout.to_dict(), "run": run_key(layout),
             "outcome": {"complete": False, "started": time.time(), "error": why,
                         "world_size": layout.world_size}}
 
@@ -189,7 +205,16 @@ def _connect(layout: Layout, outcome: collective.Outcome, deadline: float,
         heart = collective.Heart(beat_store, layout.rank, lambda why: watchdog.fire(why))
         heart.beat()  # before the hello: a rank the others see announced has a heartbeat
         heart.start()
-        collective.announce(store, layout)
+        owner = collective.announce(store, layout)
+        if owner:
+            # another process runs as this RANK: this one is not part of the job (it must not
+            # beat for the owner, nor take its place in the group); rank 0 names the RANK
+            heart.stop.set()
+            outcome.duplicate_of = {k: owner.get(k) for k in ("node", "pid") if k in owner}
+            outcome.error = (f"another process (pid {owner.get('pid', '?')} on "
+                             f"{owner.get('node', '?')}) already runs as RANK {layout.rank}: "
+                             "the launcher started this RANK twice; this process leaves the job")
+            return None, None
         outcome.announced = True
         watchdog.phase = "the rendezvous"
         collective.meet(store, layout, outcome, deadline)
@@ -232,9 +257,10 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
             write_snapshot(options.out_dir, layout, record)
 
     if options.out_dir:  # a first record, in case this rank is killed while it probes
-        write_snapshot(options.out_dir, layout, _first_record(
-            layout, "the rank did not finish (killed or still probing when its launcher "
-            "stopped it)"))
+        first = _first_record(layout, "the rank did not finish (killed or still probing "
+                              "when its launcher stopped it)")
+        first["outcome"]["first"] = True  # replaced by anything the rank says later
+        write_snapshot(options.out_dir, layout, first)
     watchdog = collective.Watchdog(layout, bound(options.timeout), last_words)
     watchdog.start()
     data: dict[str, Any] = {}
@@ -243,6 +269,17 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     from envdoctor import children
     children.guard()  # a rank SIGKILLed by its launcher leaves no probe behind
     store, heart = _connect(layout, outcome, deadline, watchdog, options.timeout)
+    if outcome.duplicate_of:  # not part of the job: its record, under a name of its own
+        if FINISH.acquire(blocking=False):
+            watchdog.done.set()
+            if options.out_dir:
+                record = _first_record(layout, outcome.error)
+                record["outcome"] = {**record["outcome"], **outcome.to_dict(layout.world_size)}
+                result.snapshot = write_snapshot(options.out_dir, layout, record,
+                                                 f"-duplicate-{os.getpid()}")
+            return result
+        while True:  # a signal is ending the run: its words stand
+            time.sleep(60)
     deadline = time.monotonic() + options.timeout
     watchdog.phase = "the probes"
     payload(layout, torch, options, deadline, data)
@@ -271,6 +308,7 @@ def run_rank(options: Options, environ: Mapping[str, str] | None = None) -> Rank
     data["failure"] = outcome.failure
     encoded = json.dumps(data, separators=(",", ":")).encode("utf-8")
     watchdog.phase = "the gather"
+    outcome.patience = options.timeout
     collective.gather(store, layout, outcome, encoded, go)
     if heart is not None:
         heart.arrived.set()

@@ -95,6 +95,28 @@ def process_alive(pid: int) -> bool:
         return False
 
 
+def is_local_address(addr: str, seconds: float = 3.0) -> bool:
+    """Whether ``addr`` (a name or an address) resolves to an address of this host: one a
+    socket can bind to. True when that cannot be told (resolving it hangs or fails), so that
+    only a known elsewhere is reported as such."""
+    import socket
+
+    def check() -> bool:
+        infos = socket.getaddrinfo(addr, None, proto=socket.IPPROTO_TCP)
+        for family, _, _, _, sockaddr in infos:
+            with socket.socket(family, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind((sockaddr[0], 0))
+                    return True
+                except OSError:
+                    continue
+        return not infos
+    try:
+        return bool(bounded(check, seconds, "resolve MASTER_ADDR"))
+    except Exception:  # noqa: BLE001 - a name that does not resolve, a resolver that hangs
+        return True
+
+
 def where(layout: Layout) -> str:
     if layout.store_file:
         return f"the store file {layout.store_file}"
@@ -119,6 +141,14 @@ def open_store(layout: Layout, seconds: float, *, client: bool = False) -> Any:
     try:
         base = bounded(connect, seconds + 1.0, "store connect")
     except TimeoutError:
+        if layout.rank == 0 and rank0_hosts(layout) and not client and \
+                not is_local_address(layout.master_addr):
+            # rank 0 serves the store on every address of this host, but its own client (as
+            # every rank's) connects to MASTER_ADDR, which is elsewhere
+            raise StoreError(f"MASTER_ADDR={layout.master_addr[:100]} is not an address of "
+                             f"this host ({layout.host[:100]}), where rank 0 hosts the store: "
+                             f"no rank reached it in {seconds:.0f} s; set MASTER_ADDR to rank "
+                             "0's host") from None
         if layout.rank != 0 and rank0_hosts(layout):
             raise StoreError(f"{where(layout)} did not answer in {seconds:.0f} s: rank 0, "
                              "which hosts the store there, is not serving it (not started, "
