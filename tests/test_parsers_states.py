@@ -184,6 +184,23 @@ def test_wsl_is_linux_not_native_windows():
     assert "tensorflow-gpu-on-native-windows" in {f.id for f in pipeline.diagnose(native).findings}
 
 
+# https://github.com/ShivamShrirao/diffusers/issues/18: WSL 1's kernel is "4.4.0-<Windows build>-Microsoft"
+WSL1_ENV = """- `diffusers` version: 0.4.0.dev0
+- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31
+- Python version: 3.9.7
+- PyTorch version (GPU?): 1.12.1+cu116 (False)
+"""
+
+
+def test_a_wsl1_kernel_is_wsl_1_and_gets_no_gpu():
+    facts = parse_text(WSL1_ENV)
+    assert (facts.host.os, facts.host.wsl) == ("Linux", 1)
+    assert "wsl1-has-no-gpu" in {f.id for f in pipeline.diagnose(facts).findings}
+    wsl2 = parse_text(WSL1_ENV.replace("4.4.0-19041-Microsoft", "5.15.153.1-microsoft-standard-WSL2"))
+    assert wsl2.host.wsl == 2
+    assert "wsl1-has-no-gpu" not in {f.id for f in pipeline.diagnose(wsl2).findings}
+
+
 def test_a_template_naming_the_gpu_package_is_tensorflow_gpu():
     # https://github.com/tensorflow/tensorflow/issues/33003: "TensorFlow version ...: 2.0 GPU"
     facts = parse_text("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 18.04\n"

@@ -45,8 +45,10 @@ def os_fields(part: Partial, value: str) -> None:
                    r"amazon|wsl|pop!_os|mint|gentoo|nixos", low):
         part.set("host.os", "Linux")
     if "microsoft" in low and "linux" in low or "wsl" in low:
+        # WSL 1 reports Windows' own build as a 4.4.0 kernel: "4.4.0-19041-Microsoft"
         part.set("host.wsl", 2 if ("wsl2" in low or "microsoft-standard" in low
-                                   or "wsl 2" in low) else 1 if "wsl1" in low else 2)
+                                   or "wsl 2" in low) else 1 if "wsl1" in low
+                 or re.search(r"\b4\.4\.0-\d+-microsoft\b", low) else 2)
     m = re.search(r"\((x86_64|amd64|aarch64|arm64|ppc64le)\)", low) or \
         re.search(r"[-_ ](x86_64|amd64|aarch64|arm64|ppc64le)(?:[-_ ]|$)", low)
     if m:

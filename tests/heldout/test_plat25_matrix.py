@@ -28,9 +28,6 @@ INTERPRETER = {"python-outside-torch-range"}
 FIRST_RUN_FAILED: dict[str, str] = {
     "m2max-macos15-tf215-tf-metal-080":
         "no finding at all (tensorflow-metal 0.8.0 with TF 2.15; APPLE004 silent), exit 0",
-    "wsl1-nvidia-driver-440-installed":
-        "unlabelled-check: no check for WSL 1; said DRV004 error (remove the Linux driver) and "
-        "INTENT001 error, exit 1",
     "container-l4-cgroup-memory-2g":
         "CTR002 warning (right id and severity) but --expect gpu exits 0",
 }
