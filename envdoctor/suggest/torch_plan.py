@@ -341,12 +341,18 @@ def _macos_reason(release: dict[str, Any], m: Machine, platform: str) -> Reason 
 
 def _installed_unlisted(release: dict[str, Any], m: Machine, platform: str) -> bool:
     """The installed torch is exactly this release, in a CUDA variant the data does not list
-    for it on this platform (2.15.0+cu126): the facts show the build exists."""
+    for it on this platform (2.15.0+cu126), or in a ROCm variant the data lists for another
+    release here (2.15.0+rocm7.2 on an AMD machine): the facts show the build exists, and the
+    GPU and driver checks of its variant decide whether it runs."""
     have = m.installed.get("torch")
     variant = m.torch_variant or ""
-    return (have is not None and Version(have.public) == Version(str(release["torch"]))
-            and data.variant_cuda(variant) is not None and m.has_nvidia
-            and variant not in release.get(platform, []))
+    if have is None or Version(have.public) != Version(str(release["torch"])) \
+            or variant in release.get(platform, []):
+        return False
+    if data.variant_cuda(variant) is not None:
+        return m.has_nvidia
+    return data.variant_rocm(variant) is not None and m.has_amd and any(
+        variant in r.get(platform, []) for r in data.torch_rows())
 
 
 def plan(m: Machine, request: Request) -> Suggestion:

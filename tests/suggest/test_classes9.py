@@ -116,3 +116,35 @@ def test_online_the_index_tags_decide_against_the_machines_glibc():
     assert "which glibc 2.27 cannot load" in _text(old) and "manylinux_2_28" in _text(old)
     assert "glibc" not in _text(new)
     assert tf.version == "2.20.*" and "which glibc 2.17 cannot load" in _text(tf)
+
+
+# ------------------------------------------------------------------ ROCm past the data's order
+def _amd(rocm: str, gfx: str = "gfx942", gpu: str = "AMD Instinct MI300A",
+         **kw: Any) -> dict[str, Any]:
+    return _row(rocm={"version": rocm, "gpu": gpu, "gfx": gfx}, **kw)
+
+
+def test_a_system_rocm_past_the_order_gets_its_own_releases_wheel():
+    s = _one(_amd("7.14.2"), "torch")
+    assert (s.status, s.variant) == ("ok", "rocm7.14")
+    assert "is the release of ROCm 7.14" in _text(s)
+
+
+def test_a_system_rocm_past_the_order_without_a_wheel_is_undecided_never_none():
+    s = _one(_amd("7.30.0"), "torch")
+    assert s.status == "undecided"
+    assert "ROCm 7.30 is newer than the releases the data places in order" in _text(s)
+    assert any(a.variant == "cpu" and a.command for a in s.alternatives)
+
+
+def test_keep_keeps_a_working_rocm_build_of_a_release_the_data_lists_no_rocm_for():
+    s = _one(_amd("7.2.1", python="3.12.4", installed=["torch==2.15.0+rocm7.2",
+                                                      "torchvision==0.29.2+rocm7.2"]),
+             "torch", keep=True)
+    assert (s.version, s.variant) == ("2.15.0", "rocm7.2") and s.status in ("ok", "installed")
+
+
+def test_keep_does_not_keep_a_rocm_build_whose_release_drops_the_gpu():
+    s = _one(_amd("7.2.1", gfx="gfx906", gpu="AMD Instinct MI50", installed=["torch==2.15.0+rocm7.2"]), "torch",
+             keep=True)
+    assert s.variant != "rocm7.2" or s.version != "2.15.0"
