@@ -60,8 +60,12 @@ def driver_window() -> int:
     return int(matrix("rocm").get("driver", {}).get("window", 2))
 
 
-def _series() -> list[str]:
+def series() -> list[str]:
+    """The ROCm releases (major.minor) in the data's order, oldest first."""
     return [str(x) for x in matrix("rocm").get("driver", {}).get("series", [])]
+
+
+_series = series
 
 
 def release_distance(wheel: Version, kernel: Version) -> tuple[int, bool] | None:

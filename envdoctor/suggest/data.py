@@ -261,3 +261,77 @@ def driver_os(m: Machine) -> str:
     """Whose driver numbering the floors are read in: under WSL the driver is the Windows one
     (nvidia-smi there shows 566.36), so its CUDA 12.x floor is Windows' 528.33."""
     return "windows" if m.wsl else (m.os or "linux")
+
+
+# ------------------------------------------------------------------ the C library (glibc)
+GLIBC_URL = "https://peps.python.org/pep-0600/"
+
+
+class GlibcCap:
+    """``project``'s releases from ``first`` on have Linux wheels whose manylinux tag needs a
+    newer glibc than this machine's (wheel_index [[manylinux]], PEP 600): pip does not install
+    them there. ``last_before`` is the newest release before them."""
+
+    def __init__(self, row: dict[str, Any], glibc: Version) -> None:
+        self.row, self.glibc = row, glibc
+        self.project = str(row["project"])
+        self.first = Version(str(row["first"]))
+        self.last_before = Version(str(row["last_before"]))
+        self.source = str(row.get("source", GLIBC_URL))
+
+    def allows(self, version: Version | str) -> bool:
+        return Version(str(version)) < self.first
+
+    @property
+    def before_confirmed(self) -> bool:
+        """Whether the releases before ``first`` are known to load on an older glibc (their
+        tag says so and nothing says otherwise)."""
+        return bool(self.row.get("before_confirmed", True))
+
+    def text(self, newest: Version | str) -> str:
+        """Why ``newest`` (a release from ``first`` on) is not the answer here."""
+        return (f"{self.project} {newest}'s Linux wheels are {self.row['tag']}: glibc "
+                f"{self.glibc} cannot load them; {self.last_before} is the last with "
+                f"{self.row['before_tag']}")
+
+
+def _manylinux_rows(project: str, platform: str) -> list[dict[str, Any]]:
+    return [r for r in wheel_index().get("manylinux", [])
+            if r.get("project") == project and r.get("platform") == platform]
+
+
+def glibc_cap(project: str, platform: str, m: Machine, framework: str) -> GlibcCap | None:
+    """The glibc cap on ``project``'s releases for this machine, from the shipped
+    [[manylinux]] rows; None when the machine's glibc is not stated, the platform is not
+    Linux, no floor is above its glibc, or an index was read for ``framework`` (its wheels'
+    tags were then matched against this glibc already: ``wheels.supported``)."""
+    if m.glibc is None or not platform.startswith("linux"):
+        return None
+    if (getattr(releases(), "sources", None) or {}).get(framework):
+        return None
+    above = [r for r in _manylinux_rows(project, platform)
+             if (g := ver(r.get("glibc"))) is not None and g > m.glibc]
+    if not above:
+        return None
+    return GlibcCap(min(above, key=lambda r: Version(str(r["first"]))), m.glibc)
+
+
+def glibc_assumed(project: str, platform: str, m: Machine, version: Version | str,
+                  framework: str) -> tuple[str, str] | None:
+    """(text, source) when the machine's glibc is not stated and ``version``'s Linux wheels
+    need a newer glibc than an older release's did: the answer assumes a current glibc and
+    says so. None when it does not matter (glibc stated, not Linux, no floor rose) or when an
+    index was read for ``framework`` (the shipped rows do not describe its releases)."""
+    if m.glibc is not None or m.platform is None or not platform.startswith("linux"):
+        return None
+    if (getattr(releases(), "sources", None) or {}).get(framework):
+        return None   # an index's release: its own tags, not the shipped rows, would say
+    rows = [r for r in _manylinux_rows(project, platform)
+            if Version(str(version)) >= Version(str(r["first"]))]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: Version(str(r["first"])))
+    return (f"the snapshot does not state the C library: {project} {version}'s Linux wheels "
+            f"are {row['tag']} (glibc >= {row['glibc']}), assumed here; on an older glibc "
+            f"{row['last_before']} is the last with {row['before_tag']}",
+            str(row.get("source", GLIBC_URL)))

@@ -167,6 +167,41 @@ def _tpu_branch(m: Machine, platform: str, reasons: list[Reason]) -> tuple[str |
     return "tpu", str(row["extra"])
 
 
+def _pick(m: Machine, last: Version | None) -> dict[str, Any] | None:
+    """The newest release row with wheels for this Python, none after ``last`` (the platform's
+    or the C library's last release); its ``python`` narrowed to that release's wheels."""
+    for row in _releases():
+        if last is not None and (ver(row.get("first")) or last) > last:
+            continue  # no wheels for this platform after ``last``
+        spec = row.get("python", "")
+        row_last = ver(row.get("last"))
+        top = last if last is not None and (row_last is None or last < row_last) else row_last
+        ceiling = python_ceiling(top) if top is not None else None
+        if ceiling and ceiling not in spec:
+            # the release this platform gets from the row has wheels up to a Python only
+            spec = f"{spec},{ceiling}" if spec else ceiling
+        if m.python is None or SpecifierSet(spec).contains(m.python):
+            return {**row, "python": spec}
+    return None
+
+
+def _top(release: dict[str, Any], last: Version | None) -> Version:
+    """The jax release a row gives here: its ``last``, none after ``last``."""
+    top = Version(str(release["last"]))
+    return last if last is not None and top > last else top
+
+
+def _glibc_held(m: Machine) -> list[Reason]:
+    """The index's newer jaxlib releases this machine's glibc cannot load (``--online``)."""
+    held = (getattr(data.releases(), "glibc_held", None) or {}).get("jax") or []
+    if not held or m.glibc is None:
+        return []
+    tags = sorted({t for _, t in held})
+    return [Reason("platform", f"jaxlib {', '.join(v for v, _ in held)} on the index: Linux "
+                   f"wheels {', '.join(tags)} only, which glibc {m.glibc} cannot load",
+                   data.GLIBC_URL)]
+
+
 def plan(m: Machine, request: Request) -> Suggestion:
     """The JAX suggestion for machine ``m`` (the ``Planner`` shape); see ``_plan``."""
     return _plan(m, request.installer, request.keep_installed)
@@ -183,20 +218,14 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         reasons.append(Reason("platform", f"no jaxlib wheels for {PLATFORM_NAMES.get(platform)} in "
                               "the data", INSTALL_URL))
         return Suggestion("jax", "none", reasons=tuple(reasons), references=(INSTALL_URL,))
-    release, last = None, ver(prow.get("last"))
-    for row in _releases():
-        if last is not None and (ver(row.get("first")) or last) > last:
-            continue  # no wheels for this platform after ``last``
-        spec = row.get("python", "")
-        row_last = ver(row.get("last"))
-        top = last if last is not None and (row_last is None or last < row_last) else row_last
-        ceiling = python_ceiling(top) if top is not None else None
-        if ceiling and ceiling not in spec:
-            # the release this platform gets from the row has wheels up to a Python only
-            spec = f"{spec},{ceiling}" if spec else ceiling
-        if m.python is None or SpecifierSet(spec).contains(m.python):
-            release = {**row, "python": spec}
-            break
+    last = ver(prow.get("last"))
+    release = _pick(m, last)
+    cap = data.glibc_cap("jaxlib", platform, m, "jax")
+    if cap is not None and release is not None and not cap.allows(_top(release, last)):
+        reasons.append(Reason("platform", cap.text(_top(release, last)), cap.source))
+        last = cap.last_before if last is None or last > cap.last_before else last
+        release = _pick(m, last)
+    reasons += _glibc_held(m)
     if release is None:
         newest = _releases()[0]
         reasons.append(Reason("python", f"no jax release in the data supports Python {m.python}; "
@@ -220,9 +249,12 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     alternatives: list[Alternative] = []
     newest = _releases()[0]
     if newest.get("last") != release.get("last"):
+        libc = "" if cap is None or cap.allows(newest["last"]) else \
+            f" and glibc >= {cap.row['glibc']}"
         alternatives.append(Alternative(
-            f"use Python {newest['python']} to get jax {newest['last']}", version=newest["last"],
-            price=f"Python {newest['python']}", source=newest.get("source", "")))
+            f"use Python {newest['python']}{libc} to get jax {newest['last']}",
+            version=newest["last"], price=f"Python {newest['python']}{libc}",
+            source=newest.get("source", "")))
     extra, variant = None, "cpu"
     jetson = data.jetson_gpu(m)
     if m.tpu:
@@ -314,6 +346,8 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    if (assumed := data.glibc_assumed("jaxlib", platform, m, jax, "jax")) is not None:
+        reasons.append(Reason("platform", assumed[0], assumed[1], False))
     shown = [w for w in wheels if not w.startswith("cuda") or _published(w, jax)]
     reasons.append(Reason("index", f"jaxlib {jax} wheels for {PLATFORM_NAMES.get(platform)} on "
                           f"PyPI ({', '.join(shown)})", prow.get("source", ""), confirmed(prow)))

@@ -6,6 +6,7 @@ None, and the planners then say they cannot decide rather than assume one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +86,7 @@ class Machine:
     jetson: JetsonBoard | None = None  # a Jetson whose files were read (L4T, JetPack)
     macos: Version | None = None    # the macOS release (apple.macos_version), when stated
     tpu: str = ""                   # the Cloud TPU evidence (tpu_of), "" when none was seen
+    glibc: Version | None = None    # the C library (host.glibc) on Linux; None when not stated
 
     @property
     def os(self) -> str | None:
@@ -207,7 +209,20 @@ def machine_of(facts: Facts) -> Machine:
                    wsl=bool(facts.host.wsl), amd=amd, amd_gpus=amd_gpus,
                    rocm=facts.rocm.version if amd == "gpus" else None,
                    gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip(),
-                   jetson=_jetson(facts), macos=_macos(facts), tpu=tpu_of(facts))
+                   jetson=_jetson(facts), macos=_macos(facts), tpu=tpu_of(facts),
+                   glibc=glibc_of(facts))
+
+
+_GLIBC = re.compile(r"(?:^|glibc[- ]?)(\d+\.\d+)")
+
+
+def glibc_of(facts: Facts) -> Version | None:
+    """The glibc release a Linux host states (``host.glibc``: "glibc-2.17" from the probe, "2.17"
+    or "glibc2.17" from a paste); None when it is not stated or not glibc (musl): then no wheel's
+    manylinux tag is held against the machine."""
+    text = (facts.host.glibc or "").strip().lower()
+    m = _GLIBC.search(text)
+    return Version(m.group(1)) if m else None
 
 
 _TPU_VARS = ("TPU_ACCELERATOR_TYPE", "TPU_VISIBLE_CHIPS")

@@ -91,7 +91,34 @@ def gate(m: Machine, platform: str) -> Gate | None:
                             "(/opt/rocm/.info/version, amd-smi version): which rocmX.Y wheel "
                             "the kernel driver runs cannot be chosen", rocm_matrix.driver_row()
                             .get("source", ""), False)])
-    return None
+    return _past_the_order(m, platform)
+
+
+def _past_the_order(m: Machine, platform: str) -> Gate | None:
+    """A Gate when the installed ROCm is newer than every release in the data's order and no
+    torch wheel in the data (or on the index read) bundles that release: the distance of any
+    rocmX.Y wheel from its kernel driver cannot be counted, which leaves the answer undecided,
+    never ``none`` (a newer ROCm is no evidence against the GPU)."""
+    from envdoctor.suggest.data import torch_rows, variant_rocm
+    assert m.rocm is not None
+    order = rocm_matrix.series()
+    here = Version(f"{m.rocm.major}.{m.rocm.minor}")
+    if not order or str(here) in order or here <= Version(order[-1]):
+        return None
+    for row in torch_rows():
+        for variant in row.get(platform, []):
+            got = variant_rocm(variant)
+            if got is not None and (got.major, got.minor) == (here.major, here.minor):
+                return None   # its own release's wheel: placed at distance 0 (_window)
+    drv = rocm_matrix.driver_row()
+    return Gate([Reason("gpu", f"ROCm {here} is newer than the releases the data places in "
+                        f"order (through ROCm {order[-1]}) and no torch wheel in the data "
+                        f"bundles it: how many releases a rocmX.Y wheel is from this kernel "
+                        f"driver (AMD's +/- {drv.get('window', 2)}-release window) cannot be "
+                        "counted", str(drv.get("source", "")), False)],
+                [Alternative("suggest --online: the ROCm variants the PyTorch index lists "
+                             f"(a rocm{here} build, if there is one)", price="a network read",
+                             source=GET_STARTED)])
 
 
 def _unlisted(m: Machine, unlisted: list[AmdInfo]) -> Gate:
@@ -158,10 +185,19 @@ def _window(failures: list[Reason], notes: list[Reason], variant: str, wheel: Ve
     here = f"ROCm {m.rocm.major}.{m.rocm.minor}"
     got = rocm_matrix.release_distance(wheel, m.rocm)
     taken = f"{here} (the installed ROCm, taken as the amdgpu kernel driver's release)"
+    if got is None and (wheel.major, wheel.minor) == (m.rocm.major, m.rocm.minor):
+        # one release on both sides: no order is needed to place it (a release newer than
+        # the data's order, ROCm 7.14 with rocm7.14, is no reason to refuse its own wheel)
+        got = (0, False)
     if got is None:
-        failures.append(Reason("gpu", f"ROCm {wheel.major}.{wheel.minor} ({variant}) is not in "
-                               "the data's order of ROCm releases: whether the kernel driver "
-                               f"of {here} runs its user space is unknown", source, False))
+        order = rocm_matrix.series()
+        out = [r for r in (f"{wheel.major}.{wheel.minor}", f"{m.rocm.major}.{m.rocm.minor}")
+               if r not in order]
+        failures.append(Reason("gpu", f"ROCm {' and '.join(dict.fromkeys(out))} "
+                               f"{'is' if len(set(out)) == 1 else 'are'} not in the data's "
+                               "order of ROCm releases: whether the kernel driver of "
+                               f"{here} runs the user space of {variant} is unknown", source,
+                               False))
         return
     distance, ok = got
     side = "newer" if distance > 0 else "older"

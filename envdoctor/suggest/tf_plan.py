@@ -200,6 +200,15 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     if (jetson := data.jetson_gpu(m)) is not None:
         return _jetson(m, jetson, reasons)
     rows = [r for r in _on_platform(prow) if _python_ok(r, m)]
+    libc = data.glibc_cap("tensorflow", platform, m, "tensorflow")
+    if libc is not None and rows and not libc.allows(rows[0]["tensorflow"]):
+        reasons.append(Reason("platform", libc.text(rows[0]["tensorflow"]), libc.source))
+        rows = [r for r in rows if libc.allows(r["tensorflow"])]
+    held = (getattr(data.releases(), "glibc_held", None) or {}).get("tensorflow") or []
+    if held and m.glibc is not None:
+        reasons.append(Reason("platform", f"tensorflow {', '.join(v for v, _ in held)} on the "
+                              f"index: Linux wheels {', '.join(sorted({t for _, t in held}))} "
+                              f"only, which glibc {m.glibc} cannot load", data.GLIBC_URL))
     cap = prow.get("cpu_until_confirmed")
     unconfirmed_newer = []
     if cap:
@@ -300,6 +309,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                           f"the snapshot does not state Python; TF {pick['tensorflow']} needs "
                           f"{pick['python']}", pick.get("source", TESTED_URL),
                           m.python is not None))
+    if (assumed := data.glibc_assumed("tensorflow", platform, m, pick["tensorflow"],
+                                         "tensorflow")):
+        reasons.append(Reason("platform", assumed[0], assumed[1], False))
     floor = data.driver_floor(Version(str(pick.get("cuda"))), data.driver_os(m)) \
         if gpu and m.driver is None and pick.get("cuda") else None
     if floor is not None:

@@ -341,12 +341,18 @@ def _macos_reason(release: dict[str, Any], m: Machine, platform: str) -> Reason 
 
 def _installed_unlisted(release: dict[str, Any], m: Machine, platform: str) -> bool:
     """The installed torch is exactly this release, in a CUDA variant the data does not list
-    for it on this platform (2.15.0+cu126): the facts show the build exists."""
+    for it on this platform (2.15.0+cu126), or in a ROCm variant the data lists for another
+    release here (2.15.0+rocm7.2 on an AMD machine): the facts show the build exists, and the
+    GPU and driver checks of its variant decide whether it runs."""
     have = m.installed.get("torch")
     variant = m.torch_variant or ""
-    return (have is not None and Version(have.public) == Version(str(release["torch"]))
-            and data.variant_cuda(variant) is not None and m.has_nvidia
-            and variant not in release.get(platform, []))
+    if have is None or Version(have.public) != Version(str(release["torch"])) \
+            or variant in release.get(platform, []):
+        return False
+    if data.variant_cuda(variant) is not None:
+        return m.has_nvidia
+    return data.variant_rocm(variant) is not None and m.has_amd and any(
+        variant in r.get(platform, []) for r in data.torch_rows())
 
 
 def plan(m: Machine, request: Request) -> Suggestion:
@@ -372,6 +378,11 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
         return _jetson(m, jetson, platform, installer, audio, notes, keep_installed)
+    libc = data.glibc_cap("torch", platform, m, "")   # "": an index's tags do not settle it
+    if libc is not None and not libc.before_confirmed and not (
+            keep_installed and m.installed.get("torch") is not None):
+        return _glibc_undecided(m, platform, installer, audio, notes, libc)
+    libc = data.glibc_cap("torch", platform, m, "torch")
     if m.has_nvidia and m.driver is None and not platform.startswith("macos"):
         return _no_driver(m, platform, installer, audio, notes)
     if m.has_nvidia and any(g.cc is None for g in m.gpus) and not platform.startswith("macos"):
@@ -397,10 +408,14 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
                 confirmed(release))]))
             continue
         bad_macos = _macos_reason(release, m, platform)
+        bad_libc = None if libc is None or libc.allows(str(release["torch"])) else \
+            Reason("platform", libc.text(release["torch"]), libc.source)
         for variant in variants:
             check = _check(release, variant, m, platform)
             if bad_python:
                 check.failures.insert(0, bad_python)
+            if bad_libc:
+                check.failures.insert(0, bad_libc)
             if bad_macos:
                 check.failures.insert(0, bad_macos)
             checks.append(check)
@@ -774,6 +789,31 @@ def _undecided(m: Machine, platform: str, installer: str, audio: bool,
                                         price="no GPU use"))
     alternatives.append(Alternative("rerun `envdoctor suggest torch` where nvidia-smi works, or "
                                     "paste its output with the report", price="more facts"))
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _glibc_undecided(m: Machine, platform: str, installer: str, audio: bool,
+                     notes: list[Reason], libc: data.GlibcCap) -> Suggestion:
+    """This glibc is older than the newer releases' manylinux floor, and whether the older
+    releases (tagged for an older glibc, built on a newer one) load here is not stated."""
+    row = libc.row
+    reasons = [*notes,
+               Reason("platform", f"torch {libc.first} and newer: Linux wheels "
+                      f"{row['tag']}, which glibc {libc.glibc} cannot load", libc.source),
+               Reason("platform", f"torch {libc.last_before} and older are tagged "
+                      f"{row['before_tag']}, but PyTorch moved its wheel builds to a newer "
+                      f"build image around {libc.last_before}: the tag alone does not say "
+                      f"whether they load on glibc {libc.glibc}",
+                      str(row.get("before_source", libc.source)), False)]
+    alternatives = []
+    newer = _plan(replace(m, glibc=None), installer, audio)
+    if newer.command:
+        alternatives.append(Alternative(
+            f"on glibc >= {row['glibc']} (a newer OS, or a container of one): torch "
+            f"{newer.version} {newer.variant or ''}".rstrip(), version=newer.version,
+            variant=newer.variant, command=newer.command, price=f"glibc >= {row['glibc']}",
+            source=libc.source))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
 

@@ -365,5 +365,6 @@ def test_a_rocm_variant_the_data_does_not_order_is_priced_as_its_own_upgrade():
     assert (s.version, s.variant) == ("2.15.1", "rocm7.2")
     up = next(a for a in s.alternatives if a.variant == "rocm7.14")
     assert (up.version, up.price) == ("2.16.0", "ROCm 7.14") and up.command
-    assert "ROCm 7.14 (rocm7.14) is not in the data's order of ROCm releases" in \
+    assert "ROCm 7.14 is not in the data's order of ROCm releases: whether the kernel driver " \
+        "of ROCm 7.2 runs the user space of rocm7.14 is unknown" in \
         "\n".join(r.text for r in s.reasons)

@@ -77,10 +77,10 @@ def view_for(m: Machine, frameworks: list[str], audio: bool, online: Online
     from envdoctor.suggest.plan import assumed_platform
     platform, _ = assumed_platform(m)
     # every fact a view is built from (the driver and GPUs decide which CUDA or ROCm variants
-    # and plugins are read and kept, the macOS release which wheels fit): two profiles that
-    # share a platform and Python but not these never share a view
+    # and plugins are read and kept, the macOS release and the C library which wheels fit):
+    # two profiles that share a platform and Python but not these never share a view
     key = (platform, m.python, m.nvidia, m.gpus, m.driver, m.torch_hip, m.torch_variant,
-           m.amd, m.amd_gpus, m.has_amd, m.os, m.wsl, m.jetson, m.macos,
+           m.amd, m.amd_gpus, m.has_amd, m.os, m.wsl, m.jetson, m.macos, m.glibc,
            tuple(sorted(frameworks)), audio)
     if key in online._views:
         return online._views[key]

@@ -48,6 +48,8 @@ class IndexView:
         self.failures: list[tuple[str, str, str]] = []   # (framework, url, why)
         self.partial: list[str] = []     # lines on what was read in place of a failed page
         self.jax_cpu_only: list[str] = []  # newer jax releases left out: no plugin runs here
+        # framework -> [(release, its wheels' manylinux tag)] the machine's glibc cannot load
+        self.glibc_held: dict[str, list[tuple[str, str]]] = {}
 
     def torch_rows(self) -> list[dict[str, Any]]:
         return self.torch if self.torch is not None else SHIPPED.torch_rows()
@@ -107,15 +109,37 @@ def _wheels(files: list[File] | FetchError, project: str) -> list[_Wheel]:
     return out
 
 
-def _minors(ws: list[_Wheel], platform: str) -> set[int]:
+def _minors(ws: list[_Wheel], platform: str, glibc: tuple[int, int] | None = None) -> set[int]:
     out: set[int] = set()
     for w in ws:
-        out |= wheels.pythons(w.tags, platform, w.requires_python)
+        out |= wheels.pythons(w.tags, platform, w.requires_python, glibc)
     return out
 
 
 def _py(m: Machine) -> int | None:
     return m.python.release[1] if m.python is not None and m.python.major == 3 else None
+
+
+def _glibc(m: Machine, platform: str) -> tuple[int, int] | None:
+    """The machine's C library as the tag functions take it; None off Linux or not stated."""
+    return wheels.glibc_key(m.glibc) if platform.startswith("linux") else None
+
+
+def _held(ws: list[_Wheel], platform: str, py: int | None, glibc: tuple[int, int] | None,
+          allowed: Any = None) -> str | None:
+    """The manylinux tag of wheels that fit this Python and platform but not this glibc; None
+    when some wheel fits this glibc or none would fit a current one."""
+    if glibc is None:
+        return None
+    def ok(minors: set[int]) -> bool:
+        minors = {n for n in minors
+                  if allowed is None or allowed.contains(f"3.{n}", prereleases=True)}
+        return py in minors if py is not None else bool(minors)
+    if ok(_minors(ws, platform, glibc)) or not ok(_minors(ws, platform)):
+        return None
+    floors = {f for w in ws if (f := wheels.linux_floor(w.tags)) is not None}
+    return min(floors, key=lambda f: tuple(int(x) for x in f.split("_")[1:3])) \
+        if floors else "manylinux"
 
 
 # ------------------------------------------------------------------------------- torch
@@ -175,7 +199,7 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
     for key in sorted(set(shipped) | {str(v) for v in listing}, key=Version, reverse=True):
         base = dict(shipped.get(key) or {"torch": key, "pypi": dict(newest.get("pypi", {}))})
         per = listing.get(Version(key), {})
-        minors = {v: _minors(ws, platform) for v, ws in per.items()}
+        minors = {v: _minors(ws, platform, _glibc(m, platform)) for v, ws in per.items()}
         fits = [v for v, ms in minors.items() if py in ms] if py is not None else []
         present = fits or [v for v, ms in minors.items() if ms]
         kept = [v for v in base.get(platform, []) if v not in pages]
@@ -203,7 +227,7 @@ def read_torch(view: IndexView, m: Machine, platform: str, audio: bool, reader: 
     variant = next(v for v in first[platform] if v in pages)
     for name in companions:
         url = f"{pypi}/{name}/" if on_pypi else f"{view.torch_root}/{variant}/{name}/"
-        _pair(view.torch, name, url, platform, py, reader)
+        _pair(view.torch, name, url, platform, py, reader, _glibc(m, platform))
 
 
 def _pypi_build(view: IndexView, platform: str, reader: Reader, pypi: str,
@@ -226,7 +250,7 @@ def _pypi_build(view: IndexView, platform: str, reader: Reader, pypi: str,
 
 
 def _pair(rows: list[dict[str, Any]], name: str, url: str, platform: str, py: int | None,
-          reader: Reader) -> None:
+          reader: Reader, glibc: tuple[int, int] | None = None) -> None:
     """Fill ``name`` (torchvision / torchaudio) into the torch rows that lack it, from the
     ``torch==`` pin in the core metadata of the newest releases of ``name`` that fit."""
     page = reader.pages([url])[url]
@@ -235,7 +259,7 @@ def _pair(rows: list[dict[str, Any]], name: str, url: str, platform: str, py: in
     known = {str(r.get(name)) for r in rows if r.get(name)}
     by_version: dict[Version, File] = {}
     for w in _wheels(page, name):
-        ok = wheels.pythons(w.tags, platform, w.requires_python)
+        ok = wheels.pythons(w.tags, platform, w.requires_python, glibc)
         if (py in ok if py is not None else bool(ok)) and w.file.metadata:
             by_version.setdefault(w.version, w.file)
     todo = [v for v in sorted(by_version, reverse=True) if str(v) not in known][:MAX_PAIRINGS]
@@ -287,12 +311,15 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
     libs: dict[Version, list[_Wheel]] = {}
     for w in _wheels(got[urls["jaxlib"]], "jaxlib"):
         libs.setdefault(w.version, []).append(w)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    glibc = _glibc(m, platform)
     for version in sorted(set(jax_rp) & set(libs), reverse=True):
         allowed = wheels.spec_of(jax_rp[version])
-        minors = {n for n in _minors(libs[version], platform)
+        minors = {n for n in _minors(libs[version], platform, glibc)
                   if allowed is None or allowed.contains(f"3.{n}", prereleases=True)}
         if not minors:
+            if not rows and (tag := _held(libs[version], platform, py, glibc, allowed)):
+                view.glibc_held.setdefault("jax", []).append((str(version), tag))
             continue
         spec = wheels.range_of(minors)
         rows.append({"jax": f"=={version}", "first": str(version), "last": str(version),
@@ -308,8 +335,9 @@ def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: s
     names = ["cpu"]
     for plugin in plugins:
         fit = {str(w.version) for w in _wheels(got[urls[plugin]], plugin)
-               if (py in wheels.pythons(w.tags, platform, w.requires_python) if py is not None
-                   else wheels.pythons(w.tags, platform, w.requires_python))}
+               if (py in wheels.pythons(w.tags, platform, w.requires_python, glibc)
+                   if py is not None
+                   else wheels.pythons(w.tags, platform, w.requires_python, glibc))}
         view.projects[plugin] = fit
         if fit:
             names.append(plugin.split("-")[1])
@@ -334,10 +362,19 @@ def read_tf(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: st
     if view._failed("tensorflow", got):
         return
     series: dict[Version, set[int]] = {}
+    glibc = _glibc(m, platform)
+    per: dict[Version, list[_Wheel]] = {}
     for w in _wheels(got[url], "tensorflow"):
         key = Version(".".join(str(p) for p in w.version.release[:2]))
+        per.setdefault(key, []).append(w)
         series.setdefault(key, set()).update(wheels.pythons(w.tags, platform,
-                                                            w.requires_python))
+                                                            w.requires_python, glibc))
+    py = _py(m)
+    for key in sorted(series, reverse=True):   # newer series only this glibc leaves out
+        if py in series[key] if py is not None else series[key]:
+            break
+        if (tag := _held(per[key], platform, py, glibc)) is not None:
+            view.glibc_held.setdefault("tensorflow", []).append((str(key), tag))
     shipped = {str(Version(str(r["tensorflow"]))): r for r in SHIPPED.tf_rows()}
     newest = SHIPPED.tf_rows()[0] if shipped else {}
     rows = []
