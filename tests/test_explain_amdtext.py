@@ -151,6 +151,33 @@ def test_gfx803_without_a_release_is_undecided():
     assert _code(text) is None
 
 
+def test_the_hip_runtimes_soname_states_the_release():
+    # constructed: a backtrace frame names the HIP runtime the process loaded
+    full = "#0  0x00007fffa6ed9cd8 in  () at /opt/rocm/hip/lib/libamdhip64.so.5.4.22804\n"
+    assert amdtext.stated_release(full) == Version("5.4")
+    bare = "0x00007fb4d0e534c5 in ?? () from /opt/rocm/lib/libamdhip64.so.5\n"
+    assert amdtext.stated_release(bare) is None and amdtext.stated_major(bare) == 5
+    assert amdtext.stated_major(bare + bare.replace(".so.5", ".so.6")) is None  # two: undecided
+
+
+def test_gfx803_under_a_rocm_5_hip_runtime_is_unlisted():
+    # constructed: an RX 580 (gfx803, on AMD's lists only up to ROCm 3.10) crashing inside the
+    # HIP runtime of ROCm 5; the same crash with no runtime named stays undecided (above)
+    text = ("My RX 580 crashes: Segmentation fault (core dumped)\n"
+            "#0  0x00007fb4d0e534c5 in ?? () from /opt/rocm/lib/libamdhip64.so.5\n")
+    assert _code(text) == "EROCM001"
+    assert "ROCm 5" in (amdtext.unlisted_reason(text) or "")
+
+
+def test_an_apu_named_by_lspci_is_its_integrated_gpu():
+    # constructed from an lspci line: Ryzen 5000 APUs' Vega iGPU (gfx90c), on no ROCm list
+    line = "VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Barcelo (rev c1)"
+    assert amdtext.gpu_targets(line) == (("Barcelo", "gfx90c"),)
+    crash = line + "\nrocm-hip-libraries 5.4.3-2\nSegmentation fault in libamdhip64.so.5.4.22804\n"
+    assert _code(crash) == "EROCM001"
+    assert _code(line + "\nrocm 5.4.3 installed\n") is None  # no failure, no claim
+
+
 # ---------------------------------------------------------------- HSA_OVERRIDE_GFX_VERSION
 @pytest.mark.parametrize(("text", "code"), [
     # constructed from ROCm/legacy-rocm-build#5238 (an MI210 under a forgotten 10.3.0)

@@ -25,8 +25,8 @@ SET = HeldoutSet("heldout11", batch="J", at_least=65, traps_at_least=11,
                  repos_at_least=60, phenomena_at_least=36)
 # the first run (by the lead) sets the floor; README.md
 # first run on ac0cad6: 55/65 (84.6 %), README.md
-# after this session's class fixes: 61/65 (93.8%); the floor holds it
-FLOOR = 0.93
+# after this session's class fixes: 61/65 (93.8%); after round 2's: 62/65 (95.4 %)
+FLOOR = 0.95
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -27,8 +27,8 @@ SET = HeldoutSet("heldout12", batch="K", at_least=61, traps_at_least=14,
                  repos_at_least=56, phenomena_at_least=35)
 # the first run (by the lead) sets the floor; README.md
 # first run on e6b3677: 49/61 (80.3 %), README.md
-# after this session's class fixes: 58/61 (95.1%); the floor holds it
-FLOOR = 0.95
+# after this session's class fixes: 58/61 (95.1%); after round 2's: 59/61 (96.7 %)
+FLOOR = 0.96
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -26,8 +26,11 @@ SET = TESTS / "corpus" / "explain" / "heldout4"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("h*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
-# first run on 572a6ab: 88/128 (68.8 %), README.md; the floor stays 0.0 until fixes are measured
-FLOOR = 0.0
+# first run on 572a6ab: 88/128 (68.8 %), README.md
+# after the class fixes of round 2 (bitsandbytes' "bin" line, JSON-escaped errors, HIP's error
+# in any case): 120/128 (93.8 %) in all, 102/112 -> 104/112 (92.9 %) on the unseen texts this
+# test counts; the floor holds it
+FLOOR = 0.92
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "h019-none-jax-cpu-jaxlib-warning-colab-trainer.toml",  # EJAX005

@@ -18,8 +18,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout5", batch="D", at_least=110, traps_at_least=12,
                  repos_at_least=70, phenomena_at_least=20)
 # first run on 2f5a63a: 123/139 (88.5 %), README.md
-# after this session's class fixes: 131/139 (94.2%); the floor holds it
-FLOOR = 0.94
+# after this session's class fixes: 131/139 (94.2%); after round 2's: 133/139 (95.7 %)
+FLOOR = 0.95
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 # the first run's one claim (h060, xformers attn_bias stride, ECUDA016) is answered EUSER009 now
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()

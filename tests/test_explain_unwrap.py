@@ -6,7 +6,8 @@ import io
 import json
 
 from envdoctor.explain import diagnose_stream, diagnose_text, primary
-from envdoctor.explain.unwrap import plain_punctuation, second_reading, unwrap, wrap_width
+from envdoctor.explain.unwrap import (json_unescape, plain_punctuation, second_reading, unwrap,
+                                      wrap_width)
 
 # a real line (https://github.com/Project-OSRM/node-osrm README) and a real nvidia-smi header
 GLIBCXX = ("Error: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version GLIBCXX_3.4.20 not found "
@@ -63,3 +64,16 @@ def test_typographic_quotes_win_over_an_answer_the_as_given_text_led_to():
     assert primary(first).code != "ENUMPY004"
     assert primary(reread(text, first)).code == primary(diagnose_text(text)).code == "ENUMPY004"
     assert reread("RuntimeError: CUDA error: device-side assert triggered\n", first) is None
+
+
+def test_an_error_copied_out_of_json_is_read_with_its_escapes_undone():
+    # the form of pytorch/pytorch#129568's error as a notebook front end serialises it
+    # ({"name": ..., "message": ...}): quotes and backslashes escaped
+    line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.')
+    doc = json.dumps({"name": "OSError", "message": line.split(": ", 1)[1]}, indent=1)
+    assert primary(diagnose_text(line)).code == "EWIN001"
+    assert json_unescape(doc).count('"C:\\venv\\Lib') == 1
+    assert primary(diagnose_text(doc)).code == "EWIN001"
+    plain = "C:\\Users\\me\\new.txt"  # a path's single backslashes are no escape
+    assert json_unescape(plain) == plain

@@ -45,9 +45,14 @@ _RX = re.compile(r"(?i)(?<![\w.])(?:radeon(?:\(tm\)|\u2122)?\s{1,3})?RX\s?(\d{3,
 _BARE = re.compile(r"(?<![\w./-])(\d{4})\s?(XTX|XT|GRE)(?![\w])")
 _VEGA = re.compile(r"(?i)\bRX\s?Vega\s?(56|64)\b")
 _VII = re.compile(r"(?i)\bradeon\s?(?:pro\s)?VII\b")
+# an APU's integrated GPU as lspci names it ("[AMD/ATI] Barcelo (rev c1)")
+_APU = re.compile(r"(?i)(?:\[AMD/ATI\]|\bAMD)\s{1,3}(Renoir|Lucienne|Cezanne|Barcelo)\b")
 _MI = re.compile(r"(?i)(?<![\w])(?:Instinct\s)?MI(\d{2,3}[AXH]?)(?![\w])")
 _RELEASE = re.compile(r"(?i)(?<![\w/.-])(?:\+|/opt/)?rocm(?:/miopen)?(?: version| ver\.?)?"
                       r"\s{0,3}[:=]?\s{0,3}(?:rocm-)?v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?(?![\d])")
+# the HIP runtime's soname carries its ROCm release: libamdhip64.so.5.4.22804 is ROCm 5.4's;
+# libamdhip64.so.5 alone says only the major
+_HIP_SONAME = re.compile(r"\blibamdhip64\.so\.(\d{1,2})(?:\.(\d{1,2})\.\d{4,6})?(?![\d.])")
 _TORCH_ROCM = re.compile(r"\+rocm(\d{1,2}\.\d{1,2})")
 _BUILT = re.compile(r"ROCM used to build PyTorch: (\d{1,2}\.\d{1,2})")
 _HEADING = re.compile(r"(?i)^\W{0,6}rocm version\W{0,4}$")
@@ -99,6 +104,10 @@ def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
         if "vii" in low:
             for _ in _VII.finditer(line):
                 own.append(("Radeon VII", rocm_knowledge.gfx_of_name("Radeon VII") or ""))
+        if "amd" in low:
+            for m in _APU.finditer(line):
+                name = m.group(1).capitalize()
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
         if "mi" in low:
             for m in _MI.finditer(line):
                 name = f"AMD Instinct MI{m.group(1).upper()}"
@@ -132,6 +141,8 @@ def stated_release(text: str) -> Version | None:
     if wheel:
         return None
     stated = {m.group(1) for m in _RELEASE.finditer(head)}
+    if "libamdhip64" in head:
+        stated |= {f"{m.group(1)}.{m.group(2)}" for m in _HIP_SONAME.finditer(head) if m.group(2)}
     lines = head.splitlines()
     for i, line in enumerate(lines):
         if "ersion" in line and _HEADING.match(line):
@@ -143,6 +154,27 @@ def stated_release(text: str) -> Version | None:
                 if nxt.strip():
                     break
     return Version(next(iter(stated))) if len(stated) == 1 else None
+
+
+def stated_major(text: str) -> int | None:
+    """The one ROCm major the HIP runtime's bare soname states (``libamdhip64.so.5``), for a
+    text that states no release; None otherwise."""
+    head = _head(text)
+    if "libamdhip64" not in head:
+        return None
+    majors = {int(m.group(1)) for m in _HIP_SONAME.finditer(head)}
+    return next(iter(majors)) if len(majors) == 1 else None
+
+
+def _unlisted_in_major(target: str, major: int) -> bool:
+    """No release of that ROCm major (minors 0-9) that AMD's lists speak for names the target,
+    and at least one speaks."""
+    from packaging.version import Version
+
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    verdicts = [rocm_knowledge.gfx_listed_in(target, Version(f"{major}.{minor}"))
+                for minor in range(10)]
+    return False in verdicts and True not in verdicts
 
 
 def rocm_context(text: str) -> bool:
@@ -164,15 +196,25 @@ def unlisted_reason(text: str) -> str | None:
     if not gpus:
         return None
     release = stated_release(text)
+    major = stated_major(text) if release is None else None
     for _, target in gpus:
-        listed = rocm_knowledge.gfx_listed_in(target, release) if release is not None \
-            else (True if rocm_knowledge.gfx_listed_by_any(target) else False)
+        if release is not None:
+            listed = rocm_knowledge.gfx_listed_in(target, release)
+        elif major is not None and rocm_knowledge.gfx_listed_by_any(target):
+            listed = False if _unlisted_in_major(target, major) else None
+        else:
+            listed = True if rocm_knowledge.gfx_listed_by_any(target) else False
         if listed is not False:
             return None
     name, target = gpus[0]
     shown = name if name == target else f"{name} ({target})"
-    where = (f"AMD's list for ROCm {release.major}.{release.minor} does not name {target}"
-             if release is not None else f"no ROCm release AMD documents lists {target}")
+    if release is not None:
+        where = f"AMD's list for ROCm {release.major}.{release.minor} does not name {target}"
+    elif major is not None and rocm_knowledge.gfx_listed_by_any(target):
+        where = (f"its HIP runtime (libamdhip64.so.{major}) is ROCm {major}, and no ROCm "
+                 f"{major} list AMD published names {target}")
+    else:
+        where = f"no ROCm release AMD documents lists {target}"
     row = rocm_knowledge.gfx_override_row(target)
     runs = (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} runs it as {row['runs_as']}"
             if row is not None else "")
@@ -228,4 +270,5 @@ def override_reason(text: str) -> str | None:
 
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
-            _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET)
+            _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
+            _APU, _HIP_SONAME)

@@ -16,6 +16,10 @@ Status and error identifiers typed by hand (``miOpenStatusUknownError``, ``miope
 unknown error``) are read the same way against the identifiers the signatures' own examples
 show (``identifiers``).
 
+An error copied out of a JSON document (a notebook front end's ``{"name": "OSError", "message":
+"... Error loading \\"c:\\\\Users\\\\...\\\\fbgemm.dll\\" or one ..."}``) carries the string's escapes:
+quotes and backslashes doubled where the program printed one; ``json_unescape`` undoes them.
+
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
@@ -26,6 +30,7 @@ explains nothing (so the fast path over big logs never pays for it).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 MIN_WIDTH = 40        # narrower "wraps" are ordinary short lines
@@ -37,6 +42,8 @@ MAX_JOINED = 16 << 10  # a joined line stays a line
 _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                         "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
                         "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " "})
+# a JSON string's escaped quote or backslash (``\\"``, ``\\\\``, ``\\/``): one pass, left to right
+_JSON_ESCAPE = re.compile(r'\\(["\\/])')
 _TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
 
 
@@ -50,7 +57,7 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.identifiers import correct_identifiers
         from envdoctor.explain.phrases import normalise
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_identifiers(normalise(correct_library_names(plain)))
+        plain = correct_identifiers(normalise(correct_library_names(json_unescape(plain))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -67,6 +74,15 @@ def plain_punctuation(text: str) -> str:
     if _TYPOGRAPHIC.isdisjoint(text):
         return text
     return text.translate(_PLAIN)
+
+
+def json_unescape(text: str) -> str:
+    """A text holding a JSON-escaped quote (``\\"``) with its escapes undone (``\\"`` -> ``"``,
+    ``\\\\`` -> ``\\``); the text itself when it holds none (a Windows path's single
+    backslashes are never an escape of a quote)."""
+    if '\\"' not in text:
+        return text
+    return _JSON_ESCAPE.sub(r"\1", text)
 
 
 def wrap_width(text: str) -> int | None:
