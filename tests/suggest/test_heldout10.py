@@ -1,0 +1,249 @@
+"""Held-out machine profiles, batch 10 (tests/suggest/heldout/profiles10.toml): machines none of
+batches 3-9 has, labelled by today's truth (2026-12-06) from the official sources before
+`suggest` ran on them. Measured, not tuned on: the figure is held to a floor (README.md records
+the first run, "not yet measured" until then) rather than each answer asserted.
+
+The judge is batch 8's (as batch 9's), the facts snapshot batch 9's (the C library as
+``host.glibc``), and ``expect_online`` answers are judged against batch 9's local index
+(heldout9_index), reused unchanged.
+
+``python -m tests.suggest.test_heldout10 -v`` prints the per-platform figures, the `--online`
+figure against the local index and every wrong answer. The structure tests
+(``-k "structure or new_combinations or tables or newest or rejects"``) run no `suggest`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+from packaging.version import Version
+
+from envdoctor.suggest.model import Suggestion
+
+from . import test_heldout5 as h5
+from . import test_heldout8 as h8
+from . import test_heldout9 as h9
+from .test_heldout3 import MACHINES as BATCH3
+from .test_heldout4 import MACHINES as BATCH4
+from .test_heldout5 import _ALT, _cp, _platform_key, matches
+from .test_heldout5 import MACHINES as BATCH5
+from .test_heldout6 import MACHINES as BATCH6
+from .test_heldout7 import MACHINES as BATCH7
+from .test_heldout8 import MACHINES as BATCH8
+from .test_heldout9 import MACHINES as BATCH9
+
+LABELS = tomllib.loads((Path(__file__).parent / "heldout" / "profiles10.toml").read_text("utf-8"))
+MACHINES: list[dict[str, Any]] = LABELS["machine"]
+FLOOR = 0.0          # not yet measured (README.md, batch 10)
+ONLINE_FLOOR = 0.0   # not yet measured
+
+CASES = [(row, fw, False) for row in MACHINES for fw in row["expect"]] + \
+    [(row, fw, True) for row in MACHINES for fw in row.get("expect_keep", {})]
+ONLINE_CASES = [(row, fw) for row in MACHINES for fw in row.get("expect_online", {})]
+today_cell10 = h8.today_cell8     # nothing was published between batch 8 and batch 10
+judge = h8.judge
+snapshot = h9.snapshot
+platform_of = h8.platform_of
+online_cell_table = h9.online_cell_table
+OLD = [*BATCH3, *BATCH4, *BATCH5, *BATCH6, *BATCH7, *BATCH8, *BATCH9]
+
+
+def answer(row: dict[str, Any], framework: str, keep: bool = False, online: Any = None
+           ) -> Suggestion:
+    from envdoctor.suggest import suggest
+    return suggest(snapshot(row), [framework], keep_installed=keep,
+                   online=online).suggestions[0]
+
+
+def _expected(row: dict[str, Any], framework: str, keep: bool) -> str:
+    return str(row["expect_keep" if keep else "expect"][framework])
+
+
+def figures() -> tuple[Counter[str], Counter[str], list[str]]:
+    """(right, total) per platform over every labelled answer, and the wrong ones."""
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    wrong: list[str] = []
+    for row, fw, keep in CASES:
+        key = platform_of(row)
+        total[key] += 1
+        try:
+            verdict = judge(row, fw, _expected(row, fw, keep), answer(row, fw, keep))
+        except Exception as exc:  # noqa: BLE001 - a crash is a wrong answer
+            verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
+        if verdict is None:
+            right[key] += 1
+        else:
+            wrong.append(f"{row['name']} {fw}{' keep' if keep else ''}: {verdict}")
+    return right, total, wrong
+
+
+def online_figures(flavour: str = "json") -> tuple[int, int, list[str]]:
+    from envdoctor.suggest.index import Online
+
+    from .heldout9_index import serving
+    right, wrong = 0, []
+    cell = online_cell_table()
+    with serving(flavour) as index:
+        online = Online(index.url, index.torch_root, 10)
+        for row, fw in ONLINE_CASES:
+            try:
+                verdict = judge(row, fw, row["expect_online"][fw],
+                                answer(row, fw, online=online), cell)
+            except Exception as exc:  # noqa: BLE001
+                verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
+            if verdict is None:
+                right += 1
+            else:
+                wrong.append(f"{row['name']} {fw} --online: {verdict}")
+    return right, len(ONLINE_CASES), wrong
+
+
+# ------------------------------------------------------------------ structure (no `suggest`)
+def test_batch10_structure_is_a_fresh_batch_of_the_promised_size():
+    names = [row["name"] for row in MACHINES]
+    assert len(names) == len(set(names))
+    assert len(names) >= 30 and len(CASES) >= 75 and len(ONLINE_CASES) >= 30
+    assert sum(1 for _, _, keep in CASES if keep) >= 10
+    assert not set(names) & {row["name"] for row in OLD}
+    platforms = Counter(platform_of(row) for row in MACHINES)
+    assert len(platforms) >= 9, platforms
+    for row, fw, keep in CASES:
+        assert fw in ("torch", "jax", "tensorflow"), row["name"]
+        for alt in _expected(row, fw, keep).split(" | "):
+            assert _ALT.fullmatch(alt.strip()), (row["name"], fw, alt)
+            assert not alt.startswith(">=") or fw == "torch", (row["name"], fw)
+        assert row["why"].strip(), row["name"]
+    for row, fw in ONLINE_CASES:
+        assert fw in row["expect"], (row["name"], fw)
+        for alt in row["expect_online"][fw].split(" | "):
+            assert _ALT.fullmatch(alt.strip()), (row["name"], fw, alt)
+    for row in MACHINES:
+        assert ("macos" in row) == (row["os"] == "Darwin"), row["name"]
+        assert "tpu" not in row and "cuda_compat" not in row, row["name"]
+        facts = snapshot(row)                  # every profile is a valid facts snapshot
+        if "glibc" in row:
+            assert facts.host.glibc == row["glibc"], row["name"]
+            assert row["os"] == "Linux", row["name"]
+            # torch's Linux wheels are manylinux_2_28: no torch label below that C library
+            if Version(row["glibc"]) < Version("2.28"):
+                assert "torch" not in row["expect"], row["name"]
+
+
+def test_batch10_machines_are_new_combinations():
+    """No machine of batches 3-9 again under another name (batch 8's key: GPU, driver branch,
+    platform, Python, ROCm target, installed state and TPU; the C library, macOS release and
+    the like make nothing new by themselves); nor two machines of this batch."""
+    old = {h8._combo(row) for row in OLD}
+    assert not [row["name"] for row in MACHINES if h8._combo(row) in old]
+    mine = Counter(h8._combo(row) for row in MACHINES)
+    assert not [combo for combo, n in mine.items() if n > 1]
+
+
+@pytest.mark.parametrize("row", [r for r in MACHINES if "gpu" in r], ids=lambda r: r["name"])
+def test_the_judge_tables_agree_with_the_labels(row):
+    """A ">=V cuda" label's floor has a CONFIRMED build that runs here (batch 8's table), and
+    an ``expect_online`` ">=V cuda" floor a wheel the local index lists that runs here."""
+    platform = _platform_key(row)
+    online = online_cell_table()
+    labels = [(row["expect"].get("torch", ""), today_cell10),
+              (row.get("expect_keep", {}).get("torch", ""), today_cell10),
+              (row.get("expect_online", {}).get("torch", ""), online)]
+    variants = ("cpu", "cu126", "cu130", "cu132", "cu134")
+    for label, cell_of in labels:
+        for alt in label.split(" | "):
+            if not alt.startswith(">=") or " cuda" not in alt:
+                continue
+            floor = alt[2:].split(" ")[0]
+            assert any(cell_of(floor, v, platform, _cp(row)) == "confirmed"
+                       and h5.runs_on_gpu(row, v, platform) for v in variants), \
+                (row["name"], alt)
+
+
+def test_the_batch10_judge_rejects_what_does_not_run():
+    """The judge can fail on this batch's machines: a CUDA 13 build on a 575 driver, a CUDA 13
+    build on a Volta, a CPU build on a GPU box, 2.16.0 online on Python 3.11."""
+    def s(version: str, variant: str) -> Suggestion:
+        return Suggestion("torch", "ok", version=version, variant=variant)
+
+    def row(prefix: str) -> dict[str, Any]:
+        return next(r for r in MACHINES if r["name"].startswith(prefix))
+    blackwell575 = row("rtx5080-broken-torch271-cu118")
+    assert matches(blackwell575, _expected(blackwell575, "torch", False), s("2.11.0", "cu128"),
+                   today_cell10)
+    assert not matches(blackwell575, _expected(blackwell575, "torch", False),
+                       s("2.15.0", "cu132"), today_cell10)
+    volta = row("v100-broken-cpu-torch2141")
+    assert matches(volta, ">=2.14.0 cuda", s("2.14.1", "cu126"), today_cell10)
+    assert not matches(volta, ">=2.14.0 cuda", s("2.15.0", "cu130"), today_cell10)
+    assert not matches(volta, ">=2.14.0 cuda", s("2.14.1", "cpu"), today_cell10)
+    py311 = row("rtx5090-blackwell-driver580-py311")
+    online = online_cell_table()
+    assert matches(py311, ">=2.15.1 cuda", s("2.15.1", "cu134"), online)
+    assert not matches(py311, ">=2.15.1 cuda", s("2.16.0", "cu132"), online)
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def test_online_labels_are_the_newest_the_index_lists_that_fit():
+    """Where a newer torch in the local index would run here, the online label's floor is it
+    (batch 9's rule: 2.16.0 on a 13.x driver, Turing or newer and Python >= 3.12, 2.15.1 on
+    3.11, 2.14.1 cu126 on a 12.x driver or a pre-Turing GPU, the newest rocm7.2 / rocm7.14
+    build for ROCm, the newest cpu build for a CPU box)."""
+    from .heldout9_index import torch_cells
+    cells = torch_cells()
+    for row in MACHINES:
+        label = row.get("expect_online", {}).get("torch", "")
+        if not label.startswith(">="):
+            continue
+        kind = label.split(" | ")[0].split(" ")[1]
+        platform = _platform_key(row)
+
+        def fits(variant: str, platform: str = platform, kind: str = kind,
+                 row: dict[str, Any] = row) -> bool:
+            if kind == "cuda":
+                return h5.runs_on_gpu(row, variant, platform)
+            if kind == "rocm":
+                return variant in ("rocm7.2", "rocm7.14")
+            return variant.startswith(kind)
+        found = sorted({v for v, var, p, cp in cells if p == platform and cp == _cp(row)
+                        and fits(var)}, key=_vkey)
+        assert found and label.startswith(f">={found[-1]} "), (row["name"], label, found[-1:])
+
+
+# ------------------------------------------------------------------ scoring (runs `suggest`)
+def test_batch10_answers_reach_the_floor():
+    right, total, wrong = figures()
+    assert sum(total.values()) == len(CASES)
+    assert sum(right.values()) / len(CASES) >= FLOOR, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("flavour", ["json", "html"])
+def test_batch10_online_answers_reach_the_floor(flavour, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    for name in ("ENVDOCTOR_CACHE_DIR", "PIP_INDEX_URL", "http_proxy", "https_proxy",
+                 "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    right, total, wrong = online_figures(flavour)
+    assert total == len(ONLINE_CASES)
+    assert right / total >= ONLINE_FLOOR, "\n".join(wrong)
+
+
+if __name__ == "__main__":
+    r, t, w = figures()
+    online_right, online_total, online_wrong = online_figures()
+    if "-v" in sys.argv:
+        for line in [*w, *online_wrong]:
+            print(f"  WRONG {line}")
+    for k in sorted(t):
+        print(f"{k:22s} {r[k]:3d}/{t[k]}")
+    print(f"{'all':22s} {sum(r.values()):3d}/{sum(t.values())}")
+    print(f"{'--online (fixture)':22s} {online_right:3d}/{online_total}")
