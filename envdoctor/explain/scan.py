@@ -575,6 +575,8 @@ class _State:
             if order == last:
                 continue
             last = order
+            if kind >= CONTEXT and kind - CONTEXT in self.sig_hits[i].context_seen:
+                continue  # a context is seen once: another match would change nothing
             at = None if searched is None else searched.get(order)
             if at is None:
                 m = pat.regex.search(text)
