@@ -737,9 +737,16 @@ class _LineReader:
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
                     find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
+    import hashlib
+    import json
+
     from envdoctor.rulefiles import cached_json
+
+    # the literals (~100 KB of JSON) by their digest: a cache lookup then reads, writes and
+    # compares a short key, not the literals three times over
+    digest = hashlib.sha256(json.dumps(literals).encode("ascii")).hexdigest()
     key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
-           DROP.decode("latin-1"), literals]
+           DROP.decode("latin-1"), len(literals), digest]
     anchors, _ = cached_json(
         "anchors", key,
         lambda: {k: list(v) for k, v in
