@@ -129,6 +129,23 @@ def test_line_offsets_counted_lazily_are_right(monkeypatch, chunk):
     assert sorted(set(hits)) == [1, 2, 10, 11, 701, 702, 3000]
 
 
+@pytest.mark.parametrize("index_shapes", [0, 10**6])
+def test_hit_lines_found_either_way_give_the_same_answer(monkeypatch, index_shapes):
+    """A block's hot lines found by one pass of dict lookups or by a ``list.index`` pass per
+    shape: the plain path's answer (hits, roles, which read the line above, contexts)."""
+    frame = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+             '    x = f()  # RuntimeError: Torch not compiled with CUDA enabled\n'
+             'RuntimeError: Torch not compiled with CUDA enabled\n').encode()
+    data = build_log(11, 40, 300) + frame * 3
+    s = scanner()
+    plain = s.scan_stream(io.BytesIO(data), block_bytes=8192, plain=True)
+    roles = {h.text.lstrip()[:5]: h.role for sh in plain.by_code.values() for h in sh.hits}
+    assert roles["x = f"] == "frame"  # the role read from the line above it
+    plain = summary(plain)
+    monkeypatch.setattr(scan, "INDEX_SHAPES", index_shapes)
+    assert summary(s.scan_stream(io.BytesIO(data), block_bytes=8192)) == plain
+
+
 def test_lines_and_chars_do_not_depend_on_the_block_size():
     """Lines and characters of a text that normalising leaves alone (no CRs, escapes,
     entities, quotes or over-long lines) are its own, whatever the block size."""

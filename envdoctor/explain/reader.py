@@ -329,7 +329,9 @@ def _clean_line(line: str) -> str:
 
 def raw_needs_block_normalise(data: bytes) -> bool:
     """ANSI escapes or HTML entities: normalise the whole block (``normalise``), not per line."""
-    return b"\x1b" in data or (b"&" in data and _ENTITY_BYTES.search(data) is not None)
+    # find, not ``in``: ``bytes in bytes`` first tries (and fails) to read an integer
+    return data.find(b"\x1b") != -1 or (data.find(b"&") != -1
+                                        and _ENTITY_BYTES.search(data) is not None)
 
 
 def raw_quoted(data: bytes) -> bool:

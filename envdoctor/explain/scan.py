@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain, compress
@@ -73,6 +73,7 @@ LINE_MEMO_BYTES = 8 << 20       # hit lines remembered per scan (then the memo r
 LINE_MEMO_OVERHEAD = 400        # bytes a remembered line costs beyond its text
 GRAM = 3                        # new line shapes: needles looked up by their first bytes
 GRAMS_MAX = 8192                # ... when the new shapes are at most this long (else: all)
+INDEX_SHAPES = 4                # hot shapes in a block found by list.index up to this many
 SHAPE_OVERHEAD = 64             # bytes a remembered shape costs beyond its text (set entry)
 _CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
@@ -230,13 +231,13 @@ class Scanner:
                               + [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.markers)])
         # the same needles by their first GRAM bytes: a few new shapes are searched only for
         # the needles whose head occurs in them (``_State._find_shapes``)
-        self.shape_grams: dict[bytes, list[tuple[bytes, int]]] = {}
+        self.shape_grams: dict[tuple[int, ...], list[tuple[bytes, int]]] = {}
         self.short_needles: list[tuple[bytes, int]] = []
         for needle, ni in self.shape_needles:
             if len(needle) < GRAM:
                 self.short_needles.append((needle, ni))
             else:
-                self.shape_grams.setdefault(needle[:GRAM], []).append((needle, ni))
+                self.shape_grams.setdefault(tuple(needle[:GRAM]), []).append((needle, ni))
         # needle id -> (reduced literals, its (literal, entries) pairs): a line shape that holds a
         # needle is sent on only with the literals whose reduced form it holds (a line holds a
         # literal only if its shape holds the literal's reduced form), see ``_State._shape``
@@ -476,9 +477,11 @@ class _State:
             found: dict[bytes, set[int]] = {}
             if len(joined) <= GRAMS_MAX:
                 grams = self.s.shape_grams
-                needles = [*self.s.short_needles, *chain.from_iterable(map(
-                    grams.__getitem__, grams.keys() & {joined[i:i + GRAM]
-                                                       for i in range(len(joined) - GRAM + 1)}))]
+                # the GRAM-byte windows of the new shapes, as tuples of byte values (one
+                # C-level zip: no Python loop over the bytes)
+                heads = set(zip(*(joined[i:] for i in range(GRAM))))
+                needles = [*self.s.short_needles,
+                           *chain.from_iterable(map(grams.__getitem__, grams.keys() & heads))]
             else:
                 needles = self.s.shape_needles
             for pos, ni in _occurrences(joined, needles):
@@ -503,7 +506,7 @@ class _State:
                 keep.add(ni)
                 continue
             reds, whole = self.s.reduced(ni)
-            group = tuple(compress(whole, map(shape.__contains__, reds)))
+            group = tuple(compress(whole, _holds(shape, reds)))
             if group:
                 of_shape[ni] = group
                 keep.add(ni)
@@ -528,13 +531,17 @@ class _State:
                 every[shape] = each
             if ctx:  # the shape's first line in the block
                 out.setdefault(lines.index(shape), set()).update(ctx)
-        if every:
-            flags = list(map(every.__contains__, lines))
-            k = flags.index(True)
+        passes: list[tuple[Sequence[object], object]]
+        if len(every) > INDEX_SHAPES:  # one C-level pass of dict lookups over the block
+            passes = [(list(map(every.__contains__, lines)), True)]
+        else:  # a C-level pass of ``list.index`` (compares, no lookups) per shape
+            passes = [(lines, shape) for shape in every]
+        for items, key in passes:
+            k = items.index(key)
             while True:
                 out.setdefault(k, set()).update(every[lines[k]])
                 try:
-                    k = flags.index(True, k + 1)
+                    k = items.index(key, k + 1)
                 except ValueError:
                     break
         return out
@@ -575,6 +582,8 @@ class _State:
             if order == last:
                 continue
             last = order
+            if kind >= CONTEXT and kind - CONTEXT in self.sig_hits[i].context_seen:
+                continue  # a context is seen once: another match would change nothing
             at = None if searched is None else searched.get(order)
             if at is None:
                 m = pat.regex.search(text)
@@ -623,9 +632,9 @@ def _occurrences(text: bytes, needles: list[tuple[bytes, int]]) -> list[tuple[in
     """``(position, needle index)`` of each needle in ``text``, at most once per line.
 
     Which needles occur at all is asked in one C-level pass over them (``map`` of
-    ``__contains__``): most do not, and a Python loop per needle costs more than the search."""
+    ``_holds``): most do not, and a Python loop per needle costs more than the search."""
     found: list[tuple[int, int]] = []
-    for needle, ni in compress(needles, map(text.__contains__, map(itemgetter(0), needles))):
+    for needle, ni in compress(needles, _holds(text, map(itemgetter(0), needles))):
         pos = text.find(needle)
         while pos != -1:
             found.append((pos, ni))
@@ -634,6 +643,16 @@ def _occurrences(text: bytes, needles: list[tuple[bytes, int]]) -> list[tuple[in
                 break
             pos = text.find(needle, end)
     return found
+
+
+def _holds(text: bytes, needles: Iterable[bytes]) -> Iterator[bool]:
+    """``needle in text`` for each needle, in one C-level pass. By ``find``: ``bytes in bytes``
+    first tries the needle as an integer (a byte value) and builds, then drops, a TypeError
+    with its message each time (~2 000 instructions, more than a short search)."""
+    return map(_FOUND, map(text.find, needles))
+
+
+_FOUND = (-1).__ne__  # find's answer -> whether it found the needle
 
 
 def _order(entry: Entry) -> int:
@@ -718,9 +737,16 @@ class _LineReader:
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
                     find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
+    import hashlib
+    import json
+
     from envdoctor.rulefiles import cached_json
+
+    # the literals (~100 KB of JSON) by their digest: a cache lookup then reads, writes and
+    # compares a short key, not the literals three times over
+    digest = hashlib.sha256(json.dumps(literals).encode("ascii")).hexdigest()
     key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
-           DROP.decode("latin-1"), literals]
+           DROP.decode("latin-1"), len(literals), digest]
     anchors, _ = cached_json(
         "anchors", key,
         lambda: {k: list(v) for k, v in
