@@ -482,7 +482,9 @@ def load_json_file(path: str, what: str, limit: int = MAX_INPUT, *,
 
 # ---------------------------------------------------------------------------- TOML
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\\\n]{0,256}"|'[^'\n]{0,256}')"""
-_DOTTED = re.compile(rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS}}}")
+# a search starts only where a bare key begins: inside a long run of key characters it would
+# retry at every offset (quadratic)
+_DOTTED = re.compile(rf"(?<![A-Za-z0-9_-]){_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS}}}")
 
 
 def _toml() -> Any:

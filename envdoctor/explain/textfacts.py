@@ -54,7 +54,7 @@ _LIB_RUN = re.compile(r"(?<![\w.+-])(lib[A-Za-z][\w+-]{1,40})so((?:\.\d+){1,4})(
 _SYMBOL = re.compile(r"(?i)undefined symbol:?\s+([A-Za-z_][\w$@.]{0,200})"
                      r"(?:,? version (\S{1,80}))?")
 _SYMBOL_IN = re.compile(r"\bsymbol ([A-Za-z_]\w{0,200}),? version (\S{1,80}) not defined")
-_VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_]+[\d.]*[\w.]*)['\"] not found")
+_VERSION_NOT_FOUND = re.compile(r"version [`'\"]([A-Za-z_][\w.]{0,100})['\"] not found")
 _GLIBCXX = re.compile(r"\b(GLIBCXX|GLIBC|CXXABI)_(\d+(?:\.\d+){0,3})\b")
 _SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[a-z]?\b")
 # "compute capability 6.1", "GPU with CUDA capability 7 0", "your GPU has capability (6, 1)";

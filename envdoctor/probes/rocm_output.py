@@ -15,7 +15,7 @@ from typing import Any
 from envdoctor.bounded import decode_json
 
 GFX = re.compile(r"^gfx[0-9a-f]{3,5}$")
-_AGENT = re.compile(r"^\s*Agent\s+\d+\s*$", re.M)
+_AGENT = re.compile(r"^[ \t]*Agent[ \t]+\d+[ \t]*$", re.M)
 # the agent's own Name/Marketing Name/Device Type lines sit at an indent of 2 (ISA entries at 6)
 _FIELD = re.compile(r"^\s{0,4}(Name|Marketing Name|Device Type):\s*(.*?)\s*$")
 _KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write:\s*(.+?)\s*$", re.M)
@@ -119,9 +119,9 @@ def parse_rocm_smi(text: str) -> list[tuple[str, str]]:
         return out
     gpus: dict[int, dict[str, str]] = {}
     for line in text.splitlines():
-        m = re.match(r"^GPU\[(\d+)\]\s*:\s*([^:]+?):\s*(.*?)\s*$", line)
+        m = re.match(r"GPU\[(\d+)\][ \t]*:[ \t]*([^:\n]+?):(.*)", line)
         if m:
-            gpus.setdefault(int(m.group(1)), {})[m.group(2).strip()] = m.group(3)
+            gpus.setdefault(int(m.group(1)), {})[m.group(2).strip()] = m.group(3).strip()
     return [(_card_name(f), _gfx_field(f)) for _, f in sorted(gpus.items())]
 
 
