@@ -24,6 +24,7 @@ from contextlib import contextmanager
 
 from . import heldout9_index as h9
 from .heldout5_index import ARM, MAC, WIN, X86, Index, _files, _pys
+from .heldout_common import serve
 
 MAC15 = "macosx_15_0_arm64"
 NEWEST = {"torch": "2.16.1", "jax": "0.13.2", "tensorflow": "2.22.1"}
@@ -72,22 +73,10 @@ def projects() -> dict[str, list[dict]]:
     return pages
 
 
-class Index11(Index):
-    """heldout5_index's server with this module's pages."""
-
-    def __init__(self, flavour: str = "json") -> None:
-        super().__init__(flavour)
-        self.pages = projects()
-
-
 @contextmanager
-def serving(flavour: str = "json") -> Iterator[Index11]:
-    index = Index11(flavour)
-    index.start()
-    try:
-        yield index
-    finally:
-        index.stop()
+def serving(flavour: str = "json") -> Iterator[Index]:
+    """heldout5_index's server with this module's pages."""
+    yield from serve(Index, projects, flavour)
 
 
 def torch_cells() -> set[tuple[str, str, str, str, str]]:

@@ -5,7 +5,6 @@ machines of our own, not the held-out profiles."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,17 +13,14 @@ import pytest
 from envdoctor.suggest import suggest
 from envdoctor.suggest.index import Online
 
+from .heldout_common import isolate_online
 from .test_heldout11 import snapshot
 
 
 @pytest.fixture
 def online(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Online]:
     from .heldout11_index import serving
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    for name in ("ENVDOCTOR_CACHE_DIR", "PIP_INDEX_URL", "http_proxy", "https_proxy",
-                 "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    isolate_online(tmp_path, monkeypatch)
     with serving() as index:
         yield Online(index.url, index.torch_root, 10)
 
