@@ -251,7 +251,7 @@ class Scanner:
         self._reduced: dict[int, tuple[tuple[bytes, ...],
                                        tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self._digit_free: dict[int, bool] = {}  # needle id -> ``digit_free`` (on first use)
-        self._digit_lits: dict[int, dict[bytes, tuple[bytes, ...]]] = {}  # ``digit_literals``
+        self._digit_lits: dict[int, tuple[tuple[bytes, bytes, bytes], ...]] = {}
         # context needles: (signature index, context key) -> the needle ids whose entries
         # read it, and how many distinct keys each needle waits for (``_State._skipped``)
         self.ctx_waits: dict[int, int] = {}
@@ -281,21 +281,23 @@ class Scanner:
         block that holds one of them."""
         return ni in self.ctx_ids and not self.digit_literals(ni)
 
-    def digit_literals(self, ni: int) -> dict[bytes, tuple[bytes, ...]]:
-        """The literals of needle ``ni`` (UTF-8) that hold a digit or lead to a pattern that
-        tells digits apart, by their first ``GRAM`` bytes: a context needle that has some is
-        searched on every line of its shapes in a block that holds one of them, and only
-        there. (A phrase expands to many literals with few heads: "with 1 gpu", "with one
-        gpu", ... are one ``find`` of "wit" in a block that holds none of them.)"""
+    def digit_literals(self, ni: int) -> tuple[tuple[bytes, bytes, bytes], ...]:
+        """The literals of needle ``ni`` that hold a digit or lead to a pattern that tells
+        digits apart: a context needle that has some is searched on every line of its shapes
+        in a block that holds one of them, and only there. Each as (its UTF-8, its reduced
+        form, its longest run of bytes that are not ASCII letters): a block holds the literal
+        only if its reduced copy holds the second and its raw bytes the third, two searches
+        that need no lower-cased copy of the block."""
         got = self._digit_lits.get(ni)
         if got is None:
-            heads: dict[bytes, list[bytes]] = {}
+            found = []
             for lit, ents in self.needles[ni]:
                 if any(c in "0123456789" for c in lit) \
                         or not all(digit_blind(pat.source) for _, _, pat, _ in ents):
                     raw = lit.encode("utf-8", "surrogatepass")
-                    heads.setdefault(raw[:GRAM], []).append(raw)
-            got = self._digit_lits[ni] = {head: tuple(lits) for head, lits in heads.items()}
+                    runs = _NOT_LETTERS.findall(raw)
+                    found.append((raw, reduce_bytes(raw), max(runs, key=len) if runs else b""))
+            got = self._digit_lits[ni] = tuple(found)
         return got
 
     def reduced(self, ni: int
@@ -433,11 +435,12 @@ class _State:
         groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] | None
         hit_lines: Mapping[int, AbstractSet[int]]
         if distinct <= self.seen:  # every shape searched before
-            hit_lines, groups = self._hot_lines(lines, distinct & self.hot_keys, data), self.groups
+            hit_lines = self._hot_lines(lines, distinct & self.hot_keys, data, red)
+            groups = self.groups
         elif len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
             hit_lines, groups = self._find_direct(red, lines, data), None
         else:
-            hit_lines, groups = self._find_shapes(lines, distinct, data), self.groups
+            hit_lines, groups = self._find_shapes(lines, distinct, data, red), self.groups
         if not hit_lines:
             return
         needles = self.s.needles
@@ -534,7 +537,7 @@ class _State:
             firsts: set[bytes] = set()
             ctx_found = _by_line(red, _occurrences(red, ctx))
             once = [ni for ni in {ni for nis in ctx_found.values() for ni in nis}
-                    if not self._every_line_here(ni, data)]
+                    if not self._every_line_here(ni, data, red)]
             for k in sorted(ctx_found):
                 each = ctx_found[k].difference(once)
                 if lines[k] not in firsts:
@@ -544,8 +547,8 @@ class _State:
                     found.setdefault(k, set()).update(each)
         return found
 
-    def _find_shapes(self, lines: list[bytes], distinct: set[bytes],
-                     data: bytes) -> dict[int, AbstractSet[int]]:
+    def _find_shapes(self, lines: list[bytes], distinct: set[bytes], data: bytes,
+                     red: bytes) -> dict[int, AbstractSet[int]]:
         """Which needles each line of the block holds: ``{line index: {needle id}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
@@ -588,7 +591,7 @@ class _State:
                                  set()).add(ni)
             for shape, nis in found.items():
                 self._shape(shape, nis)
-        return self._hot_lines(lines, distinct & self.hot_keys, data)
+        return self._hot_lines(lines, distinct & self.hot_keys, data, red)
 
     def _shape(self, shape: bytes, nis: set[int]) -> None:
         """Remember a line shape that holds needles ``nis``, with only the literals whose
@@ -613,25 +616,32 @@ class _State:
             self.groups[shape] = of_shape
             self.hot_keys.add(shape)
 
-    def _every_line_here(self, ni: int, data: bytes) -> bool:
+    def _every_line_here(self, ni: int, data: bytes, red: bytes) -> bool:
         """Is context needle ``ni`` searched on every line of its shapes in this block (a
         literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?"""
-        heads = self.s.digit_literals(ni)
-        if not heads:
+        lits = self.s.digit_literals(ni)
+        if not lits:
             return False
         if self._lowered is None or self._lowered[0] is not data:
-            self._lowered = (data, data.lower(), {})
+            self._lowered = (data, b"", {})
         _, low, answers = self._lowered
         got = answers.get(ni)
         if got is None:
-            # a line holds a literal only if its ASCII-lower-cased text does, a piece of the
-            # block's raw line lower-cased the same way
-            got = answers[ni] = any(head in low and any(lit in low for lit in lits)
-                                    for head, lits in heads.items())
+            got = False
+            for lit, reduced, run in lits:
+                if reduced not in red or run not in data:
+                    continue
+                if not low:  # a line holds a literal only if its ASCII-lower-cased text does,
+                    low = data.lower()  # a piece of the block's raw line lower-cased alike
+                    self._lowered = (data, low, answers)
+                if lit in low:
+                    got = True
+                    break
+            answers[ni] = got
         return got
 
-    def _hot_lines(self, lines: list[bytes], here: set[bytes],
-                   data: bytes) -> dict[int, AbstractSet[int]]:
+    def _hot_lines(self, lines: list[bytes], here: set[bytes], data: bytes,
+                   red: bytes) -> dict[int, AbstractSet[int]]:
         """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
         needle still wanted: on every such line, or (contexts that ``once_per_shape`` allows)
         on its shape's first line. The lines are picked out and given their shape's needle
@@ -644,8 +654,9 @@ class _State:
         for shape in here:
             each, ctx = self.hot[shape]
             each, ctx = each - skip, ctx - skip
-            if ctx:
-                every_line = frozenset(ni for ni in ctx if self._every_line_here(ni, data))
+            if ctx and lines.count(shape) > 1:  # one line of the shape: it is the first
+                every_line = frozenset(ni for ni in ctx
+                                       if self._every_line_here(ni, data, red))
                 each, ctx = each | every_line, ctx - every_line
             if each:
                 every[shape] = each
@@ -770,7 +781,8 @@ def _holds(text: bytes, needles: Iterable[bytes]) -> Iterator[bool]:
     return map(_FOUND, map(text.find, needles))
 
 
-_FOUND = (-1).__ne__  # find's answer -> whether it found the needle
+_FOUND = (-1).__ne__
+_NOT_LETTERS = re.compile(rb"[^A-Za-z]+")  # find's answer -> whether it found the needle
 
 
 def _blind(entry: Entry) -> bool:
