@@ -654,8 +654,10 @@ class _State:
         for shape in here:
             each, ctx = self.hot[shape]
             each, ctx = each - skip, ctx - skip
-            if ctx and lines.count(shape) > 1:  # one line of the shape: it is the first
-                every_line = frozenset(ni for ni in ctx
+            digit_ctx = [ni for ni in ctx if self.s.digit_literals(ni)]
+            # (a shape with one line in the block: that line is its first)
+            if digit_ctx and lines.count(shape) > 1:
+                every_line = frozenset(ni for ni in digit_ctx
                                        if self._every_line_here(ni, data, red))
                 each, ctx = each | every_line, ctx - every_line
             if each:
