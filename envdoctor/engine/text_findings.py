@@ -46,6 +46,15 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "EWSL004": ("WSL002",),
     "EWSL006": ("WSL001", "WSL002"),
 }
+# signature code -> the checks whose warning the text's cause bears out without being that cause:
+# a compiled extension whose ops are missing (EBUILD008: mmcv without `_ext`, detectron2 without
+# `_C`) is a build that failed or was skipped, so CUDA005's "nvcc is another CUDA major than
+# torch's: extensions will not build" (info while nothing is being built) is no longer a
+# side remark. The cause keeps its own finding (it may be mmcv-lite, a CPU-only build...); the
+# check rises to a warning beside it.
+BORNE_OUT_BY: dict[str, tuple[str, ...]] = {
+    "EBUILD008": ("CUDA005",),
+}
 # signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
 # torchvision build matches torch, the GPU's architecture is in the build): the observed
 # facts outrank the signature's reading of the message, and the cause is dropped
@@ -72,6 +81,10 @@ def merge(facts: Facts, findings: Sequence[Finding],
     codes = {f.code for f in out}
     consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
     for cause in facts.diagnoses:
+        for i, f in enumerate(out):
+            if f.code in BORNE_OUT_BY.get(cause.code, ()) and f.severity.rank < Severity.WARNING.rank:
+                out[i] = replace(f, severity=Severity.WARNING,
+                                 evidence={**f.evidence, "the text says": list(cause.evidence)})
         contradicted = set(CONTRADICTED_BY.get(cause.code, ())) & set(passed) \
             and not _pass_leaves_open(cause.code, facts)
         if cause.code in codes or contradicted:

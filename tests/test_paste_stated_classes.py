@@ -1,0 +1,83 @@
+"""Classes of paste whose cause is stated in words, titles or an extension's own error line,
+read by ``check --from`` through the one engine (facts a text states feed the same checks as a
+probed machine). Each text is a short excerpt of a public thread (its URL beside it) that no
+held-out set holds; each class has a healthy near miss that must stay clean."""
+
+from __future__ import annotations
+
+from envdoctor import pipeline
+from envdoctor.parsers import parse_parts, parse_pasted
+
+LOUD = ("error", "warning")
+
+
+def loud(text: str) -> dict[str, str]:
+    facts = parse_pasted(text)
+    found = [] if facts is None else pipeline.diagnose(facts).findings
+    return {f.code: f.severity.value for f in found if f.severity.value in LOUD}
+
+
+# --- an extension built with another CUDA than torch's --------------------------------------
+
+def test_invalid_device_function_in_a_compiled_op_is_the_extension_build():
+    # https://github.com/JialeCao001/D2Det/issues/19: mmdet's compiled nms op
+    text = ("pytorch=1.4\ncuda = 10.0\nmmcv=0.4.3\n"
+            "    inds = nms_cuda.nms(dets_th, iou_thr)\n"
+            "RuntimeError: CUDA error: invalid device function (launch_kernel at "
+            "/opt/conda/conda-bld/pytorch_1579022060824/work/aten/src/ATen/native/cuda/Loops.cuh:103)\n")
+    assert "EBUILD002" in loud(text)
+
+
+def test_an_extensions_own_invalid_device_function_line_names_the_build():
+    # https://github.com/ttengwang/pdvc/issues/6 (a deformable-attention CUDA op)
+    assert "EBUILD002" in loud("error in ms_deformable_im2col_cuda: invalid device function\n")
+
+
+def test_invalid_device_function_in_torchs_own_kernels_is_not_the_extension():
+    # https://github.com/NVIDIAGameWorks/kaolin/issues/182: the frame is plain Python
+    text = ('  File "/installation/kaolin/kaolin/metrics/point.py", line 38, in forward\n'
+            "    return idx1.long()\nRuntimeError: CUDA error: invalid device function\n")
+    assert "EBUILD002" not in loud(text)
+
+
+def test_rocm_ports_printing_cudas_words_are_not_the_extension():
+    text = ("mmcv 2.1.0 on ROCm 6.0, gfx1032\n"
+            "    out = ext_module.nms(boxes, scores)\nCUDA error: invalid device function\n")
+    assert "EBUILD002" not in loud(text)
+
+
+COLLECT_ENV = """\
+sys.platform            linux
+Python                  3.6.9 (default, Apr 18 2020, 01:56:04) [GCC 8.4.0]
+numpy                   1.18.4
+detectron2              0.1.3 @/home/user/detectron2/detectron2
+detectron2._C           failed to import
+PyTorch                 1.5.0 @/home/user/env/lib/python3.6/site-packages/torch
+PyTorch debug build     False
+CUDA available          True
+GPU 0                   GeForce GTX 1060
+CUDA_HOME               /usr
+NVCC                    Cuda compilation tools, release 9.1, V9.1.85
+torchvision             0.6.0 @/home/user/env/lib/python3.6/site-packages/torchvision
+"""
+
+
+def test_missing_compiled_ops_bear_out_the_nvcc_major_mismatch():
+    # https://github.com/facebookresearch/detectron2/issues/1453: detectron2._C not importable,
+    # built by CUDA_HOME=/usr's nvcc 9.1 against torch 1.5.0 (CUDA 10.2)
+    got = loud(COLLECT_ENV + "ImportError: cannot import name '_C' from 'detectron2'\n")
+    assert got.get("CUDA005") == "warning"
+
+
+def test_nvcc_major_mismatch_alone_stays_a_remark():
+    # the same machine with detectron2 built: nothing is being compiled, CUDA005 stays info
+    healthy = COLLECT_ENV.replace("failed to import", "OK")
+    assert "CUDA005" not in loud(healthy)
+
+
+def test_nvcc_version_stated_in_prose():
+    for text, want in (("my torch.version.cuda is 10.2, but my nvcc --version is 11.1", "11.1"),
+                       ("nvcc -V says 12.4.131 here", "12.4.131"),
+                       ("nvcc version: 11.8", "11.8")):
+        values = {k: str(v) for p in parse_parts(text) for k, v in p.values.items()}
+        assert values.get("cuda.nvcc_version") == want, text
