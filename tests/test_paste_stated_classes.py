@@ -81,3 +81,22 @@ def test_nvcc_version_stated_in_prose():
                        ("nvcc version: 11.8", "11.8")):
         values = {k: str(v) for p in parse_parts(text) for k, v in p.values.items()}
         assert values.get("cuda.nvcc_version") == want, text
+
+
+# --- a container image's CUDA floor stated apart from the hook's requirement line -----------
+
+HOOK = ("Error response from daemon: failed to create task for container: failed to create shim "
+        "task: OCI runtime create failed: runc create failed: unable to start container process: "
+        "error during container init: error running hook #0: error running hook: exit status 1, "
+        "stdout: , stderr: Auto-detected mode as 'legacy'\n")
+
+
+def test_image_cuda_floor_in_the_title_beside_the_hooks_failure():
+    # https://github.com/facefusion/facefusion-docker/issues/36: the title states the floor
+    assert "ECTR003" in loud("latest must cuda>=12.6 ?\n" + HOOK)
+
+
+def test_a_cuda_requirement_without_a_refused_container_is_nothing():
+    assert "ECTR003" not in loud("This image requires cuda>=12.6 and driver >= 560.\n")
+    # the hook's own command line and the image's variable are not the refusal
+    assert "ECTR003" not in loud("NVIDIA_REQUIRE_CUDA=cuda>=12.6 brand=tesla\n" + HOOK)
