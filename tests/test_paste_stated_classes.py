@@ -100,3 +100,39 @@ def test_a_cuda_requirement_without_a_refused_container_is_nothing():
     assert "ECTR003" not in loud("This image requires cuda>=12.6 and driver >= 560.\n")
     # the hook's own command line and the image's variable are not the refusal
     assert "ECTR003" not in loud("NVIDIA_REQUIRE_CUDA=cuda>=12.6 brand=tesla\n" + HOOK)
+
+
+# --- a CPU-only torch stated in words or beside a CUDA request --------------------------------
+
+def test_an_install_that_gave_the_cpu_build_stated_in_english():
+    # https://github.com/Plachtaa/seed-vc/issues/203, https://github.com/pytorch/pytorch/issues/43493
+    assert "ETORCH006" in loud("the pip install function seems to only install cpu versions of "
+                               "pytorch. I'm using cuda 12.1.\n")
+    assert "ETORCH006" in loud("PyTorch pip installation command for CUDA 10.2 installs "
+                               "CPU-only version\n")
+
+
+def test_a_cpu_build_chosen_on_purpose_is_nothing():
+    assert not loud("I have no NVIDIA GPU, so I installed the CPU version of PyTorch.\n")
+
+
+def test_a_cuda_device_asked_of_a_stated_cpu_torch():
+    # the request on the command line beside the banner's +cpu torch (Ultralytics, YOLOv5 CLIs)
+    assert "ETORCH006" in loud("python track.py --source 0 --device 0\n"
+                               "Ultralytics YOLOv8.0.88 Python-3.9.16 torch-2.0.0+cpu\n")
+    assert "ETORCH006" in loud("python train.py --device cuda:0\ntorch 2.1.0+cpu\n")
+
+
+def test_a_cuda_device_asked_without_a_stated_cpu_build_is_not_this_cause():
+    # https://github.com/ultralytics/yolov5/issues/474
+    assert "ETORCH006" not in loud("python detect.py --weights yolov5s.pt --device 0\n")
+    # a CPU machine's banner with a CPU device asked for
+    assert not loud("Ultralytics 8.3.0 Python-3.8.10 torch-2.4.1+cpu CPU (Intel Core i9)\n"
+                    "yolo predict model=yolo11n.pt device=cpu\n")
+
+
+def test_on_a_jetson_the_cpu_build_is_the_jetson_answer():
+    # https://github.com/deepconsc/tensorrt_yolov5/issues/2
+    got = loud("I tried on my jetson the following command:\n"
+               "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert "ETEGRA005" in got and "ETORCH006" not in got

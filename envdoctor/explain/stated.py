@@ -233,11 +233,24 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "hsa_override_mismatch": amdtext.override_reason,
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
-            "libcuda_stub": libcuda_stub_reason}
+            "libcuda_stub": libcuda_stub_reason,
+            "jetson_board": jetson_board_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub")
+                   "libcuda_stub", "jetson_board")
+# a Jetson named by the text: the board, its JetPack or L4T release, the Tegra release file
+_JETSON_NAMED = re.compile(r"(?i)\bjetson\b|(?<![a-z])jet ?pack\b|\bL4T\b|nv_tegra_release")
+
+
+def jetson_board_reason(text: str) -> str | None:
+    """The note when the text names a Jetson (the board, JetPack, L4T): a CPU-only torch there
+    is PyPI's aarch64 wheel, and the CUDA one comes from NVIDIA per JetPack, not pytorch.org."""
+    m = _JETSON_NAMED.search(text[:1 << 20])
+    if m is None:
+        return None
+    return (f"The text names a Jetson ({m.group(0)}): torch from PyPI is a CPU-only aarch64 "
+            "build there; NVIDIA publishes the CUDA one for each JetPack.")
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
 # stubs/libcuda.so: undefined symbol", "libcuda.so.1 => /usr/local/cuda/lib64/stubs/libcuda.so.1"
 # (ldd); a linker flag (-L…/stubs, -lcuda) is a build step, not what ran, so it is not read
