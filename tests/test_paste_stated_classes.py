@@ -136,3 +136,23 @@ def test_on_a_jetson_the_cpu_build_is_the_jetson_answer():
     got = loud("I tried on my jetson the following command:\n"
                "AssertionError: Torch not compiled with CUDA enabled\n")
     assert "ETEGRA005" in got and "ETORCH006" not in got
+
+
+# --- Paddle's cuDNN named missing, in its own words or the reporter's ----------------------------
+
+def test_paddle_cudnn_dll_named_missing():
+    # https://github.com/PaddlePaddle/Paddle/issues/29524
+    assert "EPADDLE001" in loud("安装paddlepaddleGPU版本出错\n在检验的时候报错cudnn64_7.dll not found。\n")
+
+
+def test_paddle_loaders_windows_hint():
+    # https://github.com/PaddlePaddle/PaddleDetection/issues/4888 (its title)
+    assert "EPADDLE001" in loud("Windows: set PATH by `set PATH=XXX copy cudnn into CUDA "
+                                "installation directory. For instance, download cudnn-10.0\n")
+
+
+def test_a_cudnn_dll_without_paddle_or_missing_is_not_paddles():
+    assert "EPADDLE001" not in loud("Could not load dynamic library 'cudnn64_7.dll'; dlerror: "
+                                    "cudnn64_7.dll not found\n")
+    assert "EPADDLE001" not in loud("cuDNN version: Probably one of the following:\n"
+                                    "C:\\CUDA\\v10.2\\bin\\cudnn64_7.dll\npaddlepaddle-gpu 2.1.1\n")
