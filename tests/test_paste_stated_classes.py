@@ -167,3 +167,21 @@ def test_jax_unknown_gpu_backend_is_the_cpu_only_jaxlib():
                              "that are instances of gpu are present. Platforms present are: cpu\n")
     # https://github.com/iree-org/iree-jax/issues/77: another backend
     assert "EJAX005" not in loud("RuntimeError: Unknown backend iree\n")
+
+
+def test_torchs_complaint_on_windows_with_no_cuda_build_stated():
+    # https://github.com/absadiki/subsai/issues/162: PyPI's Windows torch is CPU-only
+    got = loud("Pytorch does not detect GPU/CUDA device using Windows 11\n")
+    assert got.get("ETORCH006") == "warning"
+    # the complaint in Chinese, Windows stated, torch named
+    assert "ETORCH006" in loud("有CUDA环境，却显示检测不到cuda\n系统是WIN10，pytorch已安装\n")
+
+
+def test_complaints_that_are_not_torchs_cpu_build_stay_quiet():
+    # a CUDA build stated, TensorFlow's complaint, Linux, torch never named
+    assert "ETORCH006" not in loud("Windows 11, torch 2.3.1+cu121: torch.cuda.is_available() "
+                                   "returns False\n")
+    assert "ETORCH006" not in loud("Windows 10, tensorflow 2.16: GPU not detected, while "
+                                   "pytorch gpu is available\n")
+    assert "ETORCH006" not in loud("Ubuntu 22.04, 8 A100s, pytorch: 我的任务检测不到cuda\n")
+    assert "ETORCH006" not in loud("run.py fails to detect the gpu. Win 10 + 1080ti\n")
