@@ -185,3 +185,13 @@ def test_complaints_that_are_not_torchs_cpu_build_stay_quiet():
                                    "pytorch gpu is available\n")
     assert "ETORCH006" not in loud("Ubuntu 22.04, 8 A100s, pytorch: 我的任务检测不到cuda\n")
     assert "ETORCH006" not in loud("run.py fails to detect the gpu. Win 10 + 1080ti\n")
+
+
+# --- nvidia-smi's refusal retold in prose ---------------------------------------------------------
+
+def test_nvidia_smi_refusal_in_prose():
+    # https://github.com/torch/torch7/issues/464
+    assert "ESYS003" in loud('running `nvidia-smi` gave errors like "can\'t find nvidia driver. '
+                             'Make sure it\'s installed and running."\n')
+    assert "ESYS003" not in loud("nvidia-smi shows driver 535.54.03 and both GPUs; torch cannot "
+                                 "find the cudnn library.\n")
