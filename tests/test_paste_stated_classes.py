@@ -195,3 +195,15 @@ def test_nvidia_smi_refusal_in_prose():
                              'Make sure it\'s installed and running."\n')
     assert "ESYS003" not in loud("nvidia-smi shows driver 535.54.03 and both GPUs; torch cannot "
                                  "find the cudnn library.\n")
+
+
+# --- pip's resolver refusing the torch/companion pair -------------------------------------------
+
+def test_pips_refusal_of_the_torchvision_pair_names_the_mismatch():
+    # https://github.com/Lightning-AI/pytorch-lightning/issues/739 (no matrix row for torch 1.4:
+    # the pass of TORCH003 would rest on nothing, and pip read the exact pin itself)
+    assert "ETORCH008" in loud("ERROR: torchvision 0.4.2 has requirement torch==1.3.1, but "
+                               "you'll have torch 1.4.0 which is incompatible.\n")
+    # a vendor build of the same release only trips pip's string compare
+    assert "ETORCH008" not in loud("ERROR: torchvision 0.6.0 has requirement torch==1.5.0, but "
+                                   "you'll have torch 1.5.0a0+1977093 which is incompatible\n")
