@@ -207,3 +207,19 @@ def test_pips_refusal_of_the_torchvision_pair_names_the_mismatch():
     # a vendor build of the same release only trips pip's string compare
     assert "ETORCH008" not in loud("ERROR: torchvision 0.6.0 has requirement torch==1.5.0, but "
                                    "you'll have torch 1.5.0a0+1977093 which is incompatible\n")
+
+
+# --- TensorFlow's "harmless" cudart warning on a machine the text says is set up for the GPU ----
+
+CUDART = ("W dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "
+          "libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+          "I cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on "
+          "your machine.\n")
+
+
+def test_tf_cudart_warning_is_not_harmless_where_the_text_states_a_gpu_setup():
+    # https://github.com/tensorflow/tensorflow/issues/39132: tensorflow-gpu asked for
+    assert "ETF002" in loud("tensorflow-gpu 2.4 on Ubuntu\n" + CUDART)
+    assert "ETF002" in loud(CUDART + "- TensorFlow version: 2.8.0\n- CUDA/cuDNN version: 11.4\n")
+    # nothing says so: TensorFlow's own word stands (a CPU machine)
+    assert "ETF002" not in loud(CUDART + "- TensorFlow version: 2.8.0\n- CUDA/cuDNN version: N/A\n")

@@ -22,7 +22,7 @@ SET = ReportSet("heldout8", batch="F", at_least=20, healthy_at_least=7,
 # first run: not yet recorded (README.md, "First run")
 # first run on f412d41: problems named 7/13, healthy clean 7/7 (README.md)
 # earlier: 0.69  # after this session's fixes: 9/13 named
-FLOOR = 0.76  # branch rep: 9/13 -> 10/13 named
+FLOOR = 0.84  # branch rep: 9/13 -> 11/13 named
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
