@@ -236,3 +236,29 @@ def test_identifier_correction_is_fast_on_a_big_text():
     start = time.process_time()
     correct_identifiers(text)
     assert time.process_time() - start < 5.0
+
+
+# ------------------------------------- torch's CUDA device named as an AMD Radeon (a HIP build)
+def test_a_ui_start_line_naming_a_radeon_as_the_cuda_device_is_rocm():
+    # the "Device: cuda:0 <name> : native" line ComfyUI and Fooocus print (Comfy-Org/ComfyUI#1142
+    # and #5756 form): only a HIP (ROCm) build of torch names an AMD GPU as a CUDA device
+    text = ("Total VRAM 8176 MB, total RAM 31951 MB\nSet vram state to: NORMAL_VRAM\n"
+            "Device: cuda:0 AMD Radeon RX 6600 : native\nSegmentation fault (core dumped)\n")
+    assert amdtext.rocm_context(text)
+    assert _code(text) == "EROCM001"
+    # ZLUDA on Windows prints the same line with [ZLUDA]: no ROCm list applies
+    zluda = text.replace(": native", "[ZLUDA] : native")
+    assert not amdtext.rocm_context(zluda)
+    assert _code(zluda) is None
+    # a listed target (RX 6800 XT, gfx1030) crashing says nothing about missing code
+    assert _code(text.replace("RX 6600", "RX 6800 XT")) is None
+
+
+def test_a_crash_with_the_family_override_already_set_is_not_missing_code():
+    # Comfy-Org/ComfyUI#2359: RX 6600 (gfx1032) started with HSA_OVERRIDE_GFX_VERSION=10.3.0,
+    # the value that runs RDNA2 as gfx1030; it still segfaults: the override is not the cause
+    text = ("GPU: AMD Radeon RX 6600\n$ HSA_OVERRIDE_GFX_VERSION=10.3.0 python main.py\n"
+            "Device: cuda:0 AMD Radeon Graphics : \nLoading 1 new model\n"
+            "Segmentation fault (core dumped)\n")
+    assert amdtext.unlisted_reason(text) is None
+    assert _code(text) != "EROCM001"

@@ -22,7 +22,7 @@ SET = Path(__file__).parent / "corpus" / "explain" / "families21c"
 CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("[a-z]*.toml"))]
 TRAPS = ("none", "user")
 FIRST_RUN = {"a-t": (34, 75), "u": (12, 21), "v": (15, 20), "w": (9, 18), "x": (2, 12), "y": (0, 6), "z": (3, 8)}  # per batch, each before its own fixes (README.md)
-FLOOR = 0.9
+FLOOR = 0.99  # 159/160 after EBUILD005 left torchvision's own CUDA check to ETORCH008
 
 
 def _right(label: str | list[str], code: str, category: str) -> bool:

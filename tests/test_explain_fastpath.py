@@ -129,10 +129,10 @@ def test_line_offsets_counted_lazily_are_right(monkeypatch, chunk):
     assert sorted(set(hits)) == [1, 2, 10, 11, 701, 702, 3000]
 
 
-@pytest.mark.parametrize("index_shapes", [0, 10**6])
-def test_hit_lines_found_either_way_give_the_same_answer(monkeypatch, index_shapes):
-    """A block's hot lines found by one pass of dict lookups or by a ``list.index`` pass per
-    shape: the plain path's answer (hits, roles, which read the line above, contexts)."""
+@pytest.mark.parametrize("raw_split_min", [0, 10**6])
+def test_hit_lines_read_either_way_give_the_same_answer(monkeypatch, raw_split_min):
+    """A block's hot lines read from one split of the block or by their offsets: the plain
+    path's answer (hits, roles, which read the line above, contexts)."""
     frame = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
              '    x = f()  # RuntimeError: Torch not compiled with CUDA enabled\n'
              'RuntimeError: Torch not compiled with CUDA enabled\n').encode()
@@ -142,7 +142,7 @@ def test_hit_lines_found_either_way_give_the_same_answer(monkeypatch, index_shap
     roles = {h.text.lstrip()[:5]: h.role for sh in plain.by_code.values() for h in sh.hits}
     assert roles["x = f"] == "frame"  # the role read from the line above it
     plain = summary(plain)
-    monkeypatch.setattr(scan, "INDEX_SHAPES", index_shapes)
+    monkeypatch.setattr(scan, "RAW_SPLIT_MIN", raw_split_min)
     assert summary(s.scan_stream(io.BytesIO(data), block_bytes=8192)) == plain
 
 

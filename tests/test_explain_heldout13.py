@@ -25,7 +25,7 @@ SET = HeldoutSet("heldout13", batch="L", at_least=50, traps_at_least=11,
                  repos_at_least=44, phenomena_at_least=31)
 # first run on 54739ae: 35/50 (70.0 %) as labelled, 37/50 with ECONDA001 mapped (README.md)
 # after this session's class fixes: 45/50 (90.0%); the floor holds it
-FLOOR = 0.90
+FLOOR = 0.92  # after: 45/50, then 46/50 (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

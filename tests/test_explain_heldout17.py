@@ -25,7 +25,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout17", batch="P", at_least=35, traps_at_least=7,
                  repos_at_least=35, phenomena_at_least=28)
 # first run on ea7cf45: 29/35 (82.9 %), 0 environment claims on 7 traps (README.md)
-FLOOR = 0.88  # after: 31/35
+FLOOR = 1.0  # after: 31/35, then 35/35
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -124,3 +124,32 @@ def test_msvc_required_for_a_package_with_windows_wheels_is_the_python(text, cod
     assert d is not None and d.code == code
     if code == "EPIP001":
         assert any("publishes Windows wheels" in n for n in d.notes)
+
+
+# https://github.com/microsoft/WSL2-Linux-Kernel/issues/126 (the answer: GPU compute is not in
+# build 19041, it came with a later build)
+WSL_19041 = ("Since the NVIDIA GPU integration for WSL is now available and build 19041 "
+             "(Windows 10 2004) is listed as a minimum requirement, I have attempted to install "
+             "WSL 2 by following instructions available here.")
+
+
+@pytest.mark.parametrize("text", [
+    WSL_19041,
+    "Is CUDA in WSL2 supported on my Windows 10 20H2 machine? nvidia-smi shows nothing",
+])
+def test_gpu_under_wsl_on_a_windows_build_before_21h2_is_named(text):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "EWSL004", text
+    assert "19044" in " ".join(d.notes)
+
+
+@pytest.mark.parametrize("text", [
+    # a build that has GPU compute, a preview build above it, no WSL, no GPU
+    "CUDA in WSL2 does not start on Windows 10 build 19045; nvidia-smi prints nothing",
+    "Cannot use GPU support in WSL 2 on Windows 10 preview build 21327",
+    "Windows 10 build 19041: CUDA samples fail to find the GPU in a Hyper-V VM",
+    "WSL 2 on Windows 10 build 19041: apt-get update fails behind the proxy",
+])
+def test_wsl_texts_without_an_old_build_or_a_gpu_get_no_build_answer(text):
+    found = stated_impossibility(text)
+    assert found is None or found[0] != "EWSL004", text

@@ -16,7 +16,7 @@ from tests.explain_sets import assert_sourced_labelled_unquoted, load_set, wrong
 
 SET = Path(__file__).parent / "corpus" / "explain" / "plat24c"
 CASES, CAUSES = load_set(SET, "[a-z][0-9]*.toml")
-FLOOR = 41 / 46  # measured after the fixes (README); the misses are named there
+FLOOR = 42 / 46  # measured after the fixes (README, 41/46); j09 since branch plat (ETEGRA005)
 
 
 # codes whose every answer is the Mac one (EMPS021: CUDA asked for on a Mac)

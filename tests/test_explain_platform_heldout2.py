@@ -23,7 +23,7 @@ CASES = [(p.name, load_toml(p)) for p in sorted(SET.glob("q*.toml"))]
 CAUSES = load_toml(SET / "causes.toml")
 TRAPS = ("user", "none")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container")
-FLOOR = 0.61  # 37/60 (README of the set)
+FLOOR = 0.63  # 37/60 (README of the set); after branch plat 38/60
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -77,3 +77,37 @@ def test_an_error_copied_out_of_json_is_read_with_its_escapes_undone():
     assert primary(diagnose_text(doc)).code == "EWIN001"
     plain = "C:\\Users\\me\\new.txt"  # a path's single backslashes are no escape
     assert json_unescape(plain) == plain
+
+
+# https://github.com/microsoft/onnxruntime/issues/14837 (the line EWIN001's example quotes)
+ORT_126 = ('onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed '
+           'with error 126 "" when trying to load '
+           '"E:\\x\\build\\examples\\Release\\onnxruntime_providers_cuda.dll"')
+
+
+def _letter_spaced(line: str, keep_word_spaces: bool) -> str:
+    """The line as a console that puts a space after every character shows it: its own spaces
+    become three (a UTF-16 view) or are dropped (some consoles)."""
+    if keep_word_spaces:
+        return "   ".join(" ".join(word) for word in line.split(" "))
+    return " ".join(line.replace(" ", ""))
+
+
+def test_a_letter_spaced_line_is_read_as_its_characters():
+    from envdoctor.explain.spaced import despace
+    kept = _letter_spaced(ORT_126, True)       # "L o a d   L i b r a r y" (word spaces kept)
+    dropped = _letter_spaced(ORT_126, False)      # "L o a d L i b r a r y f a i l e d"
+    assert "LoadLibrary failed with error 126" in despace(kept)
+    assert "LoadLibrary failed with error 126" in despace(dropped)
+    # a path is never split into words, even where its letters spell some
+    assert "Release\\onnxruntime_providers_cuda.dll" in despace(dropped)
+    for text in (kept, dropped):
+        assert primary(diagnose_text("console log:\n" + text + "\n")).code == "EWIN001"
+
+
+def test_ordinary_lines_are_not_letter_spaced():
+    from envdoctor.explain.spaced import despace, has_spaced_line
+    for text in ("0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1\n",     # a printed matrix: no letters
+                 "a b c\nI am a cat and so is my sister\n",
+                 ORT_126, GLIBCXX, SMI):
+        assert not has_spaced_line(text) and despace(text) == text

@@ -57,8 +57,12 @@ _TORCH_ROCM = re.compile(r"\+rocm(\d{1,2}\.\d{1,2})")
 _BUILT = re.compile(r"ROCM used to build PyTorch: (\d{1,2}\.\d{1,2})")
 _HEADING = re.compile(r"(?i)^\W{0,6}rocm version\W{0,4}$")
 _VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
+# torch's CUDA device named as an AMD Radeon (the line ComfyUI, Fooocus and Forge print at start,
+# "Device: cuda:0 AMD Radeon RX 6600 : native") is a HIP build: a CUDA build sees no AMD GPU.
+# ZLUDA (Windows) prints the same line with "[ZLUDA]" after the name.
 _CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo|\bhsa_"
-                      r"|\bamdgpu|tensorflow-rocm")
+                      r"|\bamdgpu|tensorflow-rocm"
+                      r"|Device: cuda:\d{1,2} AMD Radeon(?![^\n]{0,80}ZLUDA)")
 _WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b")
 _OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d{1,2})(?!\d)")
 # a failure or a complaint in the reporter's words (not inside a URL: ".../issues/3158")
@@ -188,12 +192,20 @@ def on_windows(text: str) -> bool:
 def unlisted_reason(text: str) -> str | None:
     """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
     list for the stated release does not name (with no release: one no release lists);
-    None otherwise. The Linux lists say nothing for a Windows text (the HIP SDK has its own)."""
+    None otherwise, and None when the text already sets the HSA_OVERRIDE_GFX_VERSION that runs
+    each GPU's family as a listed target. The Linux lists say nothing for a Windows text (the
+    HIP SDK has its own)."""
     from envdoctor.engine.knowledge import rocm as rocm_knowledge
     if not rocm_context(text) or on_windows(text):
         return None
     gpus = [(name, target) for name, target in gpu_targets(text) if target]
     if not gpus:
+        return None
+    # the override that runs this family as a listed target is already set: the missing code
+    # for the target is not what crashed
+    values = set(override_values(text))
+    if values and all((row := rocm_knowledge.gfx_override_row(target)) is not None
+                      and row.get("value") in values for _, target in gpus):
         return None
     release = stated_release(text)
     major = stated_major(text) if release is None else None

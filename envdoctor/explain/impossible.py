@@ -9,7 +9,8 @@ as stated in the text. An answer is given only when the text is unambiguous: one
 architecture, and every build it states impossible for it (a build the GPU can run, or a second
 GPU, is no answer); one Python version, one framework, and a statement that the install found
 nothing. ds_report's own lines naming the torch that runs and another torch its DeepSpeed wheel
-was compiled with are the same kind of statement (EBUILD005). Only texts that no signature
+was compiled with are the same kind of statement (EBUILD005), and so is a question about the GPU under
+WSL on a Windows build that predates GPU compute there (EWSL004). Only texts that no signature
 explained are read this way (``diagnose_text``).
 """
 
@@ -239,13 +240,33 @@ def _ccs(facts: TextFacts) -> list[str]:
         list(facts.compute_capabilities)
 
 
+# a text about GPU compute under WSL: "WSL2", "WSL 2", the WSL kernel's name, its driver folder
+_WSL = re.compile(r"(?i)\bwsl ?2?\b|-microsoft-standard\b|/usr/lib/wsl/")
+_GPU_WORD = re.compile(r"(?i)\b(?:cuda|gpus?|nvidia(?:-smi)?|tensorflow-gpu|directml)\b")
+WSL_GPU_BUILD = 19044  # Windows 10 21H2: the first generally released build with GPU compute
+
+
+def wsl_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(code, note) when the text is about the GPU under WSL and every Windows build it states
+    predates GPU compute in WSL (a release name reads as its first build: 20H2 -> 19042)."""
+    builds = [int(b) for b in facts.versions.get("windows_build", ())]
+    if not builds or max(builds) >= WSL_GPU_BUILD or min(builds) < 10240:
+        return None
+    if not (_WSL.search(text) and _GPU_WORD.search(text)):
+        return None
+    return "EWSL004", (f"The text states WSL and Windows build {max(builds)}: GPU compute in WSL "
+                       f"needs Windows 10 build {WSL_GPU_BUILD} (21H2) or later, or Windows 11 "
+                       "(earlier builds had it only as an Insider preview).")
+
+
 def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] | None:
     """(signature code, note) for the impossibility the text states, or None."""
     text = text[:MAX_TEXT]
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
     return gpu_build_reason(facts, text) or python_wheel_reason(text) or \
-        deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures)
+        deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures) or \
+        wsl_build_reason(facts, text)
 
 
 def diagnosis_for(text: str, signatures: Any) -> Any:
@@ -265,4 +286,4 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 
 PATTERNS = (_TORCH_TAG, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
-            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL)
+            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD)

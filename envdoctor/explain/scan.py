@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain, compress
 from operator import itemgetter
 
+from envdoctor.explain.digits import MASK as DIGIT_MASK
+from envdoctor.explain.digits import blind as digit_blind
 from envdoctor.explain.reader import (
     BLOCK_BYTES,
     MAX_LINE,
@@ -73,7 +76,10 @@ LINE_MEMO_BYTES = 8 << 20       # hit lines remembered per scan (then the memo r
 LINE_MEMO_OVERHEAD = 400        # bytes a remembered line costs beyond its text
 GRAM = 3                        # new line shapes: needles looked up by their first bytes
 GRAMS_MAX = 8192                # ... when the new shapes are at most this long (else: all)
-INDEX_SHAPES = 4                # hot shapes in a block found by list.index up to this many
+RAW_SPLIT_MIN = 24              # hot lines in a block from which its raw lines are split once
+# how ``_State.inert`` may remember a hot line that matched nothing, by its needle set: not at
+# all (a structural marker counts every line), by its digit mask, or by its raw bytes
+NO_MEMO, MASK_MEMO, RAW_MEMO = 0, 1, 2
 SHAPE_OVERHEAD = 64             # bytes a remembered shape costs beyond its text (set entry)
 _CONTINUATION = bytes(range(0x80, 0xC0))
 TRACEBACK = "traceback (most recent call last)"
@@ -244,6 +250,8 @@ class Scanner:
         # (built on first use: a traceback needs a few)
         self._reduced: dict[int, tuple[tuple[bytes, ...],
                                        tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
+        self._digit_free: dict[int, bool] = {}  # needle id -> ``digit_free`` (on first use)
+        self._digit_lits: dict[int, dict[bytes, tuple[bytes, ...]]] = {}  # ``digit_literals``
         # context needles: (signature index, context key) -> the needle ids whose entries
         # read it, and how many distinct keys each needle waits for (``_State._skipped``)
         self.ctx_waits: dict[int, int] = {}
@@ -253,6 +261,42 @@ class Scanner:
             self.ctx_waits[ni] = len(keys)
             for key in keys:
                 self.ctx_readers.setdefault(key, []).append(ni)
+
+    def digit_free(self, ni: int) -> bool:
+        """Whether no literal of needle ``ni`` holds a digit: then a line holds the same of
+        them as its digit mask (``digits``), so the same patterns run on both. Markers
+        (``ni < 0``) count per line, so they never are."""
+        got = self._digit_free.get(ni)
+        if got is None:
+            got = self._digit_free[ni] = ni >= 0 and not any(
+                c in "0123456789" for lit, _ in self.needles[ni] for c in lit)
+        return got
+
+    def once_per_shape(self, ni: int) -> bool:
+        """Whether context needle ``ni`` need only be searched on the first line of a shape in
+        a block: none of its literals holds a digit and its patterns are blind to digits
+        (``digits.blind``), so lines of one shape, which differ in digits ("/cuda-12.1",
+        "/cuda-13.0") and separators, differ for it only in their separators. A pattern needle
+        is searched on every line of its shapes; so is a context of ``digit_literals``, in a
+        block that holds one of them."""
+        return ni in self.ctx_ids and not self.digit_literals(ni)
+
+    def digit_literals(self, ni: int) -> dict[bytes, tuple[bytes, ...]]:
+        """The literals of needle ``ni`` (UTF-8) that hold a digit or lead to a pattern that
+        tells digits apart, by their first ``GRAM`` bytes: a context needle that has some is
+        searched on every line of its shapes in a block that holds one of them, and only
+        there. (A phrase expands to many literals with few heads: "with 1 gpu", "with one
+        gpu", ... are one ``find`` of "wit" in a block that holds none of them.)"""
+        got = self._digit_lits.get(ni)
+        if got is None:
+            heads: dict[bytes, list[bytes]] = {}
+            for lit, ents in self.needles[ni]:
+                if any(c in "0123456789" for c in lit) \
+                        or not all(digit_blind(pat.source) for _, _, pat, _ in ents):
+                    raw = lit.encode("utf-8", "surrogatepass")
+                    heads.setdefault(raw[:GRAM], []).append(raw)
+            got = self._digit_lits[ni] = {head: tuple(lits) for head, lits in heads.items()}
+        return got
 
     def reduced(self, ni: int
                 ) -> tuple[tuple[bytes, ...], tuple[tuple[str, tuple[Entry, ...]], ...]]:
@@ -325,7 +369,18 @@ class _State:
         self.memo: dict[tuple[bool, bool], dict[bytes, tuple[str, str, dict[int, list[Entry]],
                                                                dict[int, int]]]] = {
             (n, q): {} for n in (False, True) for q in (False, True)}
+        # hit lines on which nothing matched, with their needle set, per (normalised,
+        # quoted): as digit masks (``digits.MASK``) where every literal was digit-free and
+        # every pattern run ``blind`` (a training log's step lines differ only in their
+        # numbers), else as raw bytes; the same line (or mask) with the same needles would
+        # match nothing either
+        self.inert: dict[tuple[bool, bool], set[tuple[bytes, frozenset[int]]]] = {
+            (n, q): set() for n in (False, True) for q in (False, True)}
         self.memo_bytes = 0
+        # a hot line's needle set (shared by the lines of a shape) -> how ``inert`` keeps it
+        self.memo_kinds: dict[frozenset[int], int] = {}
+        # a block, its ASCII lower case, and ``_every_line_here``'s answers for it
+        self._lowered: tuple[bytes, bytes, dict[int, bool]] | None = None
         # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
@@ -376,26 +431,53 @@ class _State:
         distinct = set(lines)  # one C-level pass; a log has few line shapes per block
         # line index in the block -> needle ids, and for each needle the literals to check
         groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] | None
+        hit_lines: Mapping[int, AbstractSet[int]]
         if distinct <= self.seen:  # every shape searched before
-            hit_lines, groups = self._hot_lines(lines, distinct & self.hot_keys), self.groups
+            hit_lines, groups = self._hot_lines(lines, distinct & self.hot_keys, data), self.groups
         elif len(distinct) * DISTINCT_RATIO > len(lines):  # few repeats: search the block
-            hit_lines, groups = self._find_direct(red, lines), None
+            hit_lines, groups = self._find_direct(red, lines, data), None
         else:
-            hit_lines, groups = self._find_shapes(lines, distinct), self.groups
+            hit_lines, groups = self._find_shapes(lines, distinct, data), self.groups
         if not hit_lines:
             return
         needles = self.s.needles
         line_at = _LineReader(data, normalised, quoted)
         starts = _LineStarts(data)
+        # many hot lines (a repeated shape): one C-level split, else offsets line by line
+        raw_lines = data.split(b"\n") if len(hit_lines) >= RAW_SPLIT_MIN else None
         memo = self.memo[normalised, quoted]
+        inert = self.inert[normalised, quoted]
+        kinds = self.memo_kinds
         for k in sorted(hit_lines):
-            start = starts(k)
-            raw = line_at.raw(start)
+            nis = hit_lines[k]
+            if raw_lines is None:
+                start = starts(k)
+                raw = line_at.raw(start)
+            else:
+                start, raw = -1, raw_lines[k]
+            mask_key: tuple[bytes, frozenset[int]] | None = None
+            raw_key: tuple[bytes, frozenset[int]] | None = None
+            # the needle set of a shape's lines, without markers (they count every line)
+            shared = nis if isinstance(nis, frozenset) else None
+            kind = NO_MEMO if shared is None else kinds.get(shared)
+            if kind is None and shared is not None:
+                kind = kinds[shared] = (NO_MEMO if min(shared) < 0 else MASK_MEMO
+                                        if all(map(self.s.digit_free, shared)) else RAW_MEMO)
+            if kind != NO_MEMO and shared is not None:
+                if kind == MASK_MEMO:
+                    mask_key = (raw.translate(DIGIT_MASK), shared)
+                    if mask_key in inert:  # its numbers aside, a line that matched nothing
+                        continue
+                raw_key = (raw, shared)
+                if raw_key in inert:  # the same line, with the same needles, matched nothing
+                    continue
             known = memo.get(raw)
             if known is None:  # a line not seen before (as raw bytes) in this scan
                 if self.memo_bytes > LINE_MEMO_BYTES:
                     for table in self.memo.values():
                         table.clear()
+                    for masks in self.inert.values():
+                        masks.clear()
                     self.memo_bytes = 0
                 text = line_at.text(raw)
                 known = memo[raw] = \
@@ -404,7 +486,7 @@ class _State:
             text, low, by_needle, searched = known
             entries: list[Entry] = []
             of_shape = None if groups is None else groups[lines[k]]
-            for ai in hit_lines[k]:
+            for ai in nis:
                 if ai < 0:
                     _, marker, sink = self.s.markers[~ai]
                     self.sinks[sink].extend([first_line + k] * low.count(marker))
@@ -416,8 +498,15 @@ class _State:
                         if lit in low for entry in ents]
                 entries.extend(got)
             if entries:
-                self._match(first_line + k, text, entries, partial(line_at.above, start),
-                            searched)
+                if start < 0:
+                    start = starts(k)
+                if self._match(first_line + k, text, entries, partial(line_at.above, start),
+                               searched):
+                    continue
+            if raw_key is not None:
+                blind = mask_key is not None and all(_blind(entry) for entry in entries)
+                inert.add(mask_key if blind and mask_key is not None else raw_key)
+                self.memo_bytes += len(raw) + LINE_MEMO_OVERHEAD
 
     def _skipped(self) -> frozenset[int]:
         """Needle ids not worth finding now: structural markers whose sink is full, context
@@ -430,10 +519,11 @@ class _State:
             self._skip, self._skip_key = frozenset(skip), key
         return self._skip
 
-    def _find_direct(self, red: bytes, lines: list[bytes]) -> dict[int, set[int]]:
+    def _find_direct(self, red: bytes, lines: list[bytes], data: bytes) -> dict[int, set[int]]:
         """A block of mostly distinct lines: every wanted needle searched in the whole block
         (``{line index: {needle id}}``); context needles kept on the first line of each line
-        shape, as ``_find_shapes`` keeps them."""
+        shape, or on every line where ``_every_line_here`` says so, as ``_hot_lines`` keeps
+        them."""
         skip = self._skipped()
         needles = [(n, ni) for n, ni in self.s.plans[False, True] if ni not in skip]
         needles += [(needle, ~mi) for mi, (needle, _, _) in enumerate(self.s.markers)
@@ -443,13 +533,19 @@ class _State:
         if ctx:
             firsts: set[bytes] = set()
             ctx_found = _by_line(red, _occurrences(red, ctx))
+            once = [ni for ni in {ni for nis in ctx_found.values() for ni in nis}
+                    if not self._every_line_here(ni, data)]
             for k in sorted(ctx_found):
+                each = ctx_found[k].difference(once)
                 if lines[k] not in firsts:
                     firsts.add(lines[k])
-                    found.setdefault(k, set()).update(ctx_found[k])
+                    each = ctx_found[k]
+                if each:
+                    found.setdefault(k, set()).update(each)
         return found
 
-    def _find_shapes(self, lines: list[bytes], distinct: set[bytes]) -> dict[int, set[int]]:
+    def _find_shapes(self, lines: list[bytes], distinct: set[bytes],
+                     data: bytes) -> dict[int, AbstractSet[int]]:
         """Which needles each line of the block holds: ``{line index: {needle id}}``.
 
         A big log repeats a few line shapes over and over, and once digits and separators are
@@ -459,8 +555,9 @@ class _State:
         the shapes it brings that no earlier block had (one C-level set difference; usually
         none). The lines whose shape holds a needle are picked out by one C-level ``map``
         over the block. Context needles (which only need to be seen once) are kept on the
-        first line of each shape in the block. Memory: at most SHAPES_MAX_BYTES of shapes,
-        then the cache starts afresh.
+        first line of each shape in the block when ``Scanner.once_per_shape`` allows it, else
+        on every line. Memory: at most SHAPES_MAX_BYTES of shapes, then the cache starts
+        afresh.
         """
         new = distinct.difference(self.seen)
         if new:
@@ -491,7 +588,7 @@ class _State:
                                  set()).add(ni)
             for shape, nis in found.items():
                 self._shape(shape, nis)
-        return self._hot_lines(lines, distinct & self.hot_keys)
+        return self._hot_lines(lines, distinct & self.hot_keys, data)
 
     def _shape(self, shape: bytes, nis: set[int]) -> None:
         """Remember a line shape that holds needles ``nis``, with only the literals whose
@@ -511,39 +608,56 @@ class _State:
                 of_shape[ni] = group
                 keep.add(ni)
         if keep:
-            ctx_ids = self.s.ctx_ids
-            self.hot[shape] = (frozenset(keep - ctx_ids), frozenset(keep & ctx_ids))
+            ctx = keep & self.s.ctx_ids
+            self.hot[shape] = (frozenset(keep - ctx), frozenset(ctx))
             self.groups[shape] = of_shape
             self.hot_keys.add(shape)
 
-    def _hot_lines(self, lines: list[bytes], here: set[bytes]) -> dict[int, set[int]]:
+    def _every_line_here(self, ni: int, data: bytes) -> bool:
+        """Is context needle ``ni`` searched on every line of its shapes in this block (a
+        literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?"""
+        heads = self.s.digit_literals(ni)
+        if not heads:
+            return False
+        if self._lowered is None or self._lowered[0] is not data:
+            self._lowered = (data, data.lower(), {})
+        _, low, answers = self._lowered
+        got = answers.get(ni)
+        if got is None:
+            # a line holds a literal only if its ASCII-lower-cased text does, a piece of the
+            # block's raw line lower-cased the same way
+            got = answers[ni] = any(head in low and any(lit in low for lit in lits)
+                                    for head, lits in heads.items())
+        return got
+
+    def _hot_lines(self, lines: list[bytes], here: set[bytes],
+                   data: bytes) -> dict[int, AbstractSet[int]]:
         """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
-        needle still wanted: on every such line, or (contexts) on its shape's first line."""
+        needle still wanted: on every such line, or (contexts that ``once_per_shape`` allows)
+        on its shape's first line. The lines are picked out and given their shape's needle
+        set (one frozenset shared by them) in C-level passes over the block."""
         if not here:
             return {}
         skip = self._skipped()
-        out: dict[int, set[int]] = {}
         every: dict[bytes, frozenset[int]] = {}  # shapes with needles wanted on every line
+        firsts: list[tuple[bytes, frozenset[int]]] = []
         for shape in here:
             each, ctx = self.hot[shape]
             each, ctx = each - skip, ctx - skip
+            if ctx:
+                every_line = frozenset(ni for ni in ctx if self._every_line_here(ni, data))
+                each, ctx = each | every_line, ctx - every_line
             if each:
                 every[shape] = each
-            if ctx:  # the shape's first line in the block
-                out.setdefault(lines.index(shape), set()).update(ctx)
-        passes: list[tuple[Sequence[object], object]]
-        if len(every) > INDEX_SHAPES:  # one C-level pass of dict lookups over the block
-            passes = [(list(map(every.__contains__, lines)), True)]
-        else:  # a C-level pass of ``list.index`` (compares, no lookups) per shape
-            passes = [(lines, shape) for shape in every]
-        for items, key in passes:
-            k = items.index(key)
-            while True:
-                out.setdefault(k, set()).update(every[lines[k]])
-                try:
-                    k = items.index(key, k + 1)
-                except ValueError:
-                    break
+            if ctx:
+                firsts.append((shape, ctx))
+        out: dict[int, AbstractSet[int]] = {}
+        if every:
+            ks = list(compress(range(len(lines)), map(every.__contains__, lines)))
+            out = dict(zip(ks, map(every.__getitem__, map(lines.__getitem__, ks))))
+        for shape, ctx in firsts:  # the shape's first line in the block
+            k = lines.index(shape)
+            out[k] = out[k] | ctx if k in out else ctx
         return out
 
     def _every_line(self, first_line: int, data: bytes, normalised: bool, quoted: bool) -> None:
@@ -571,13 +685,15 @@ class _State:
             start, k = end + 1, k + 1
 
     def _match(self, line_no: int, text: str, entries: list[Entry],
-               above: Callable[[], str | None], searched: dict[int, int] | None = None) -> None:
-        """Run each pattern (once, in signature order) on one line; record hits.
+               above: Callable[[], str | None], searched: dict[int, int] | None = None) -> bool:
+        """Run each pattern (once, in signature order) on one line; record hits. True if a
+        pattern matched (a context already seen is not run again and does not count).
 
         ``searched``: where each pattern (by order) matched this same line text before (-1:
         it did not), filled as patterns run; a line repeated in the log is searched once."""
         entries.sort(key=_order)
         last = -1
+        matched = False
         for order, i, pat, kind in entries:
             if order == last:
                 continue
@@ -592,6 +708,7 @@ class _State:
                     searched[order] = at
             if at < 0:
                 continue
+            matched = True
             sh = self.sig_hits[i]
             if kind == ANTI:
                 if len(sh.anti_lines) < 10_000:
@@ -612,6 +729,7 @@ class _State:
             sh.count += 1
             if len(sh.hits) < MAX_HITS_PER_SIGNATURE:
                 sh.hits.append(Hit(line_no, _excerpt(text, at), _role(text, at, above)))
+        return matched
 
     def finish(self) -> ScanResult:
         tracebacks, chains = (sorted(sink) for sink in self.sinks)
@@ -653,6 +771,11 @@ def _holds(text: bytes, needles: Iterable[bytes]) -> Iterator[bool]:
 
 
 _FOUND = (-1).__ne__  # find's answer -> whether it found the needle
+
+
+def _blind(entry: Entry) -> bool:
+    """Whether the entry's pattern matches a line as it matches the line's digit mask."""
+    return digit_blind(entry[2].source)
 
 
 def _order(entry: Entry) -> int:

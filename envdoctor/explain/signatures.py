@@ -28,6 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
+from envdoctor.explain import digits
 from envdoctor.explain.reduced import ordinary, reduced_len
 from envdoctor.rulefiles import (
     RuleFileError,
@@ -173,7 +174,11 @@ def _literals_in(tree: Any) -> tuple[str, ...] | None:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-MAX_VARIANTS = 16  # strings a literal run may expand to through small alternations
+# Strings a literal run may expand to through small alternations. Wide enough for a phrase
+# such as "(?:has|with|only) (?:one|a single|1) (?:GPU|graphics card)" to be its own literals
+# (40 of them): its first word alone ("with") is in ordinary log lines, and every such line
+# would go to the regex.
+MAX_VARIANTS = 64
 _ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
 
 
@@ -330,7 +335,8 @@ def compile_pattern(source: str, path: Path | str, fld: str,
                             ) from None
     if regex.search(""):
         raise RuleFileError(path, fld, f"{source!r} matches the empty string (matches anything)")
-    tree = sre_parse.parse(source)  # re.compile keeps no tree; this one serves both uses
+    tree = sre_parse.parse(source)  # re.compile keeps no tree; this one serves every use
+    digits.remember(source, digits.blind_tree(tree))
     why = redos.problem_in(tree)
     if why:
         raise RuleFileError(path, fld, f"rule {rule or '?'}: {source!r} can backtrack "
@@ -522,9 +528,10 @@ def _load(root: str) -> tuple[Signature, ...]:
         for path in files:
             data = load_toml(path)
             built.append(parse_signature(data, path))
+            patterns = all_patterns(built[-1])
             entries.append({"data": data, "literals": {
-                p.source: None if p.literals is None else list(p.literals)
-                for p in all_patterns(built[-1])}})
+                p.source: None if p.literals is None else list(p.literals) for p in patterns},
+                "blind": sorted({p.source for p in patterns if digits.blind(p.source)})})
         _unique(built)
         return entries
 
@@ -535,6 +542,10 @@ def _load(root: str) -> tuple[Signature, ...]:
         return tuple(built)
     if len(entries) != len(files):  # a cache of another file list: cannot happen (keyed)
         entries = [{"data": load_toml(p), "literals": None} for p in files]
+    for entry in entries:  # the scanner asks which patterns are blind to digits
+        blind = set(entry.get("blind") or ())
+        for source in entry.get("literals") or ():
+            digits.remember(source, source in blind)
     sigs = [parse_signature(e["data"], path, e["literals"])
             for e, path in zip(entries, files, strict=True)]
     _unique(sigs)
@@ -560,11 +571,13 @@ def _unique(sigs: list[Signature]) -> None:
 # cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
 # and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
 # ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 6  # 6: literals run through small alternations, scored by reduced length,
-#    a literal that healthy log lines hold scores lowest
+CACHE_VERSION = 7  # 7: a literal run expands to 64 variants (was 16), and which patterns are
+#    blind to digits (``digits``); 6: literals run through small alternations, scored by
+#    reduced length, a literal healthy log lines hold scores lowest
 
 
 def _valid_entries(value: Any) -> bool:
     return isinstance(value, list) and all(
         isinstance(e, dict) and isinstance(e.get("data"), dict)
-        and isinstance(e.get("literals"), dict) for e in value)
+        and isinstance(e.get("literals"), dict) and isinstance(e.get("blind"), list)
+        and all(isinstance(x, str) for x in e["blind"]) for e in value)

@@ -234,11 +234,58 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "hsa_override_mismatch": amdtext.override_reason,
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
             "libcuda_stub": libcuda_stub_reason,
+            "l4t_release_differs": l4t_release_reason,
             "jetson_board": jetson_board_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "jetson_board")
+                   "libcuda_stub", "l4t_release_differs", "jetson_board")
+# An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
+# "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
+_L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
+# The host's: /etc/nv_tegra_release ("# R32 (release), REVISION: 3.1"), "L4T 35.4.1" /
+# "[L4T R35.4.1]" (jtop, prose), the nvidia-jetpack package's version (its major only: JetPack
+# 4 is L4T 32, 5 is 34-35, 6 is 36, 7 is 38)
+_L4T_HOST = re.compile(r"\bR(\d{2}) \(release\), REVISION: (\d{1,2})\.\d{1,2}"
+                       r"|(?<![\w-])L4T:? R?(\d{2})\.(\d{1,2})(?![\d])")
+_JETPACK_PACKAGE = re.compile(r"(?:Package: nvidia-jetpack\s{1,4}Version|nvidia-jetpack)"
+                              r":? {0,4}(\d)\.\d{1,2}(?:\.\d{1,2})?(?:-b\d{1,4})?\b")
+_JETPACK_L4T_MAJORS = {"4": (32,), "5": (34, 35), "6": (36,), "7": (38,)}
+
+
+def l4t_release_reason(text: str) -> str | None:
+    """The note when the text states one L4T release for a Jetson image and another for the
+    host it runs on: the image's CUDA libraries (mounted from the host on r32, built in from
+    r34) are not the ones the host's JetPack has."""
+    head = text[:1 << 20]
+    if "l4t" not in head.lower():
+        return None
+    images = {(int(m.group(1)), int(m.group(2))) for m in _L4T_IMAGE.finditer(head)}
+    if len(images) != 1:
+        return None
+    image = next(iter(images))
+    hosts: set[tuple[int, int]] = set()
+    for m in _L4T_HOST.finditer(head):
+        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        hosts.add((int(major), int(minor)))
+    jetpacks = {m.group(1) for m in _JETPACK_PACKAGE.finditer(head)}
+    if hosts:
+        if len(hosts) != 1 or image in hosts:
+            return None
+        host = next(iter(hosts))
+        said = f"R{host[0]}.{host[1]}"
+    elif len(jetpacks) == 1:
+        majors = _JETPACK_L4T_MAJORS.get(next(iter(jetpacks)), ())
+        if not majors or image[0] in majors:
+            return None
+        said = f"JetPack {next(iter(jetpacks))} (L4T R{majors[-1]})"
+    else:
+        return None
+    return (f"The text runs an L4T r{image[0]}.{image[1]} image on a host with {said}: the "
+            "image's framework links the CUDA libraries of its own release, which this host's "
+            "JetPack does not have.")
+
+
 # a Jetson named by the text: the board, its JetPack or L4T release, the Tegra release file
 _JETSON_NAMED = re.compile(r"(?i)\bjetson\b|(?<![a-z])jet ?pack\b|\bL4T\b|nv_tegra_release")
 

@@ -20,6 +20,9 @@ An error copied out of a JSON document (a notebook front end's ``{"name": "OSErr
 "... Error loading \\"c:\\\\Users\\\\...\\\\fbgemm.dll\\" or one ..."}``) carries the string's escapes:
 quotes and backslashes doubled where the program printed one; ``json_unescape`` undoes them.
 
+A log pasted with a space between every character (``L o a d L i b r a r y``) is read as the
+characters it spells, with word spaces put back where the letters are known words (``spaced``).
+
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
@@ -56,8 +59,10 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     if undo_wrap:  # a text that explained nothing: hand-typed names read as meant
         from envdoctor.explain.identifiers import correct_identifiers
         from envdoctor.explain.phrases import normalise
+        from envdoctor.explain.spaced import despace
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_identifiers(normalise(correct_library_names(json_unescape(plain))))
+        plain = correct_identifiers(normalise(correct_library_names(
+            json_unescape(despace(plain)))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)

@@ -31,6 +31,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .heldout_common import wheel_cells
 
 X86, ARM, WIN, MAC = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "win_amd64",
                       "macosx_14_0_arm64")
@@ -240,22 +243,9 @@ def serving(flavour: str = "json") -> Iterator[Index]:
 def torch_cells() -> set[tuple[str, str, str, str]]:
     """(version, variant, platform, cpXY) of every non-yanked final torch wheel the fixture
     lists: what the judge counts as installable when it judges `--online` answers."""
-    from packaging.utils import parse_wheel_filename
-    cells: set[tuple[str, str, str, str]] = set()
     plat_of = {X86: "linux_x86_64", ARM: "linux_aarch64", WIN: "win_amd64", MAC: "macos_arm64",
                "macosx_10_9_x86_64": "macos_x86_64"}
-    for path, files in projects().items():
-        if not path.endswith("/torch"):
-            continue
-        folder = path.split("/")[1] if path.startswith("whl/") else "pypi"
-        for f in files:
-            _, version, _, tags = parse_wheel_filename(f["filename"])
-            if f["yanked"] or version.is_prerelease:
-                continue
-            tag = next(iter(tags))
-            platform = plat_of[tag.platform]
-            variant = folder
-            if folder == "pypi":
-                variant = "cu132" if platform.startswith("linux") else "cpu"
-            cells.add((version.base_version, variant, platform, tag.interpreter))
-    return cells
+
+    def pypi(version: Any, platform: str) -> str:   # PyPI's wheel is this build
+        return "cu132" if platform.startswith("linux") else "cpu"
+    return wheel_cells(projects(), plat_of, pypi)

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from .heldout5_index import ARM, MAC, WIN, X86, Index, _files, _pys
+from .heldout_common import serve, wheel_cells
 
 MAC11, MAC15, MACX86 = "macosx_11_0_arm64", "macosx_15_0_arm64", "macosx_10_9_x86_64"
 VARIANTS = ("cpu", "cu118", "cu126", "cu128", "cu130", "cu132", "cu134", "rocm7.2", "rocm7.14")
@@ -172,47 +174,20 @@ def projects() -> dict[str, list[dict]]:
     return pages
 
 
-class Index7(Index):
-    """heldout5_index's server with this module's pages."""
-
-    def __init__(self, flavour: str = "json") -> None:
-        super().__init__(flavour)
-        self.pages = projects()
-
-
 @contextmanager
-def serving(flavour: str = "json") -> Iterator[Index7]:
-    index = Index7(flavour)
-    index.start()
-    try:
-        yield index
-    finally:
-        index.stop()
+def serving(flavour: str = "json") -> Iterator[Index]:
+    """heldout5_index's server with this module's pages."""
+    yield from serve(Index, projects, flavour)
 
 
 def torch_cells() -> set[tuple[str, str, str, str]]:
     """(version, variant, platform, cpXY) of every non-yanked final torch wheel the fixture
     lists: what the judge counts as installable when it judges `--online` answers. The macOS
     release a wheel needs is not in the key: macOS labels are exact."""
-    from packaging.utils import parse_wheel_filename
-    cells: set[tuple[str, str, str, str]] = set()
     plat_of = {X86: "linux_x86_64", ARM: "linux_aarch64", WIN: "win_amd64", MAC: "macos_arm64",
                MAC11: "macos_arm64", MAC15: "macos_arm64", MACX86: "macos_x86_64"}
-    for path, files in projects().items():
-        if not path.endswith("/torch"):
-            continue
-        folder = path.split("/")[1] if path.startswith("whl/") else "pypi"
-        for f in files:
-            if not f["filename"].endswith(".whl"):
-                continue
-            _, version, _, tags = parse_wheel_filename(f["filename"])
-            if f["yanked"] or version.is_prerelease:
-                continue
-            tag = next(iter(tags))
-            platform = plat_of[tag.platform]
-            variant = folder
-            if folder == "pypi":
-                variant = PYPI_LINUX.get(version.base_version, "cpu") \
-                    if platform.startswith("linux") else "cpu"
-            cells.add((version.base_version, variant, platform, tag.interpreter))
-    return cells
+
+    def pypi(version: Any, platform: str) -> str:   # PyPI's wheel is this build
+        return PYPI_LINUX.get(version.base_version, "cpu") \
+            if platform.startswith("linux") else "cpu"
+    return wheel_cells(projects(), plat_of, pypi)

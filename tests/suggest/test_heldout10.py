@@ -13,7 +13,6 @@ figure against the local index and every wrong answer. The structure tests
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,7 @@ from packaging.version import Version
 
 from envdoctor.suggest.model import Suggestion
 
+from . import heldout_common as hc
 from . import test_heldout5 as h5
 from . import test_heldout8 as h8
 from . import test_heldout9 as h9
@@ -60,48 +60,18 @@ def answer(row: dict[str, Any], framework: str, keep: bool = False, online: Any 
                    online=online).suggestions[0]
 
 
-def _expected(row: dict[str, Any], framework: str, keep: bool) -> str:
-    return str(row["expect_keep" if keep else "expect"][framework])
+_expected = hc.expected
 
 
 def figures() -> tuple[Counter[str], Counter[str], list[str]]:
     """(right, total) per platform over every labelled answer, and the wrong ones."""
-    right: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    wrong: list[str] = []
-    for row, fw, keep in CASES:
-        key = platform_of(row)
-        total[key] += 1
-        try:
-            verdict = judge(row, fw, _expected(row, fw, keep), answer(row, fw, keep))
-        except Exception as exc:  # noqa: BLE001 - a crash is a wrong answer
-            verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
-        if verdict is None:
-            right[key] += 1
-        else:
-            wrong.append(f"{row['name']} {fw}{' keep' if keep else ''}: {verdict}")
-    return right, total, wrong
+    return hc.figures(CASES, answer, judge, platform_of)
 
 
 def online_figures(flavour: str = "json") -> tuple[int, int, list[str]]:
-    from envdoctor.suggest.index import Online
-
     from .heldout9_index import serving
-    right, wrong = 0, []
-    cell = online_cell_table()
-    with serving(flavour) as index:
-        online = Online(index.url, index.torch_root, 10)
-        for row, fw in ONLINE_CASES:
-            try:
-                verdict = judge(row, fw, row["expect_online"][fw],
-                                answer(row, fw, online=online), cell)
-            except Exception as exc:  # noqa: BLE001
-                verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
-            if verdict is None:
-                right += 1
-            else:
-                wrong.append(f"{row['name']} {fw} --online: {verdict}")
-    return right, len(ONLINE_CASES), wrong
+    return hc.online_figures(ONLINE_CASES, "expect_online", answer, judge, online_cell_table(),
+                             serving, flavour)
 
 
 # ------------------------------------------------------------------ structure (no `suggest`)
@@ -188,8 +158,7 @@ def test_the_batch10_judge_rejects_what_does_not_run():
     assert not matches(py311, ">=2.15.1 cuda", s("2.16.0", "cu132"), online)
 
 
-def _vkey(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split("."))
+_vkey = hc.vkey
 
 
 def test_online_labels_are_the_newest_the_index_lists_that_fit():
@@ -227,23 +196,11 @@ def test_batch10_answers_reach_the_floor():
 
 @pytest.mark.parametrize("flavour", ["json", "html"])
 def test_batch10_online_answers_reach_the_floor(flavour, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    for name in ("ENVDOCTOR_CACHE_DIR", "PIP_INDEX_URL", "http_proxy", "https_proxy",
-                 "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    hc.isolate_online(tmp_path, monkeypatch)
     right, total, wrong = online_figures(flavour)
     assert total == len(ONLINE_CASES)
     assert right / total >= ONLINE_FLOOR, "\n".join(wrong)
 
 
 if __name__ == "__main__":
-    r, t, w = figures()
-    online_right, online_total, online_wrong = online_figures()
-    if "-v" in sys.argv:
-        for line in [*w, *online_wrong]:
-            print(f"  WRONG {line}")
-    for k in sorted(t):
-        print(f"{k:22s} {r[k]:3d}/{t[k]}")
-    print(f"{'all':22s} {sum(r.values()):3d}/{sum(t.values())}")
-    print(f"{'--online (fixture)':22s} {online_right:3d}/{online_total}")
+    hc.report(figures, online_figures, "-v" in sys.argv)

@@ -16,11 +16,8 @@ figure against the local index and every wrong answer."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -32,6 +29,7 @@ from envdoctor.facts import Facts
 from envdoctor.suggest import suggest
 from envdoctor.suggest.model import Suggestion
 
+from . import heldout_common as hc
 from . import test_heldout5 as h5
 from .test_heldout3 import MACHINES as BATCH3
 from .test_heldout4 import MACHINES as BATCH4
@@ -92,11 +90,7 @@ def answer(row: dict[str, Any], framework: str, keep: bool = False, online: Any 
 
 def online_cell_table() -> Any:
     from .heldout7_index import torch_cells
-    cells = torch_cells()
-
-    def cell(version: str, variant: str, platform: str, cp: str) -> str | None:
-        return "confirmed" if (version, variant, platform, cp) in cells else None
-    return cell
+    return hc.cell_table(torch_cells())
 
 
 def command_problem(s: Suggestion) -> str | None:
@@ -125,48 +119,18 @@ def judge(row: dict[str, Any], framework: str, label: str, s: Suggestion,
     return f"got {got_of(s)!r}: {problem}" if problem else None
 
 
-def _expected(row: dict[str, Any], framework: str, keep: bool) -> str:
-    return str(row["expect_keep" if keep else "expect"][framework])
+_expected = hc.expected
 
 
 def figures() -> tuple[Counter[str], Counter[str], list[str]]:
     """(right, total) per platform over every labelled answer, and the wrong ones."""
-    right: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    wrong: list[str] = []
-    for row, fw, keep in CASES:
-        key = platform_of(row)
-        total[key] += 1
-        try:
-            verdict = judge(row, fw, _expected(row, fw, keep), answer(row, fw, keep))
-        except Exception as exc:  # noqa: BLE001 - a crash is a wrong answer
-            verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
-        if verdict is None:
-            right[key] += 1
-        else:
-            wrong.append(f"{row['name']} {fw}{' keep' if keep else ''}: {verdict}")
-    return right, total, wrong
+    return hc.figures(CASES, answer, judge, platform_of)
 
 
 def online_figures(flavour: str = "json") -> tuple[int, int, list[str]]:
-    from envdoctor.suggest.index import Online
-
     from .heldout7_index import serving
-    right, wrong = 0, []
-    cell = online_cell_table()
-    with serving(flavour) as index:
-        online = Online(index.url, index.torch_root, 10)
-        for row, fw in ONLINE_CASES:
-            try:
-                verdict = judge(row, fw, row["expect_online"][fw],
-                                answer(row, fw, online=online), cell)
-            except Exception as exc:  # noqa: BLE001
-                verdict = f"error: {type(exc).__name__}: {str(exc)[:160]}"
-            if verdict is None:
-                right += 1
-            else:
-                wrong.append(f"{row['name']} {fw} --online: {verdict}")
-    return right, len(ONLINE_CASES), wrong
+    return hc.online_figures(ONLINE_CASES, "expect_online", answer, judge, online_cell_table(),
+                             serving, flavour)
 
 
 # ------------------------------------------------------------------ the tests
@@ -233,8 +197,7 @@ def test_the_judge_tables_agree_with_the_labels(row):
                 (row["name"], alt)
 
 
-def _vkey(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split("."))
+_vkey = hc.vkey
 
 
 def test_online_labels_are_the_newest_the_index_lists_that_fit():
@@ -317,11 +280,7 @@ def test_batch7_answers_reach_the_floor():
 
 @pytest.mark.parametrize("flavour", ["json", "html"])
 def test_batch7_online_answers_reach_the_floor(flavour, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    for name in ("ENVDOCTOR_CACHE_DIR", "PIP_INDEX_URL", "http_proxy", "https_proxy",
-                 "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    hc.isolate_online(tmp_path, monkeypatch)
     right, total, wrong = online_figures(flavour)
     assert total == len(ONLINE_CASES)
     assert right / total >= ONLINE_FLOOR, "\n".join(wrong)
@@ -335,45 +294,9 @@ UNREACHABLE = ["gb200-sbsa-driver580-py315", "windows-rtx3080-driver537-py313",
 def test_unreachable_index_answers_from_shipped_data_saying_so(name, tmp_path):
     """An index nobody listens on: within 15 s, the shipped data's commands, one line more,
     the same exit code."""
-    import socket
     row = next(r for r in MACHINES if r["name"] == name)
-    facts = tmp_path / f"{name}.json"
-    facts.write_text(json.dumps(snapshot(row).to_dict()), "utf-8")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {k: v for k, v in os.environ.items()
-           if not k.lower().endswith("_proxy") and k not in ("PIP_INDEX_URL",
-                                                             "ENVDOCTOR_CACHE_DIR")}
-    env.update(PYTHONPATH=str(ROOT), NO_COLOR="1", PIP_CONFIG_FILE=os.devnull,
-               XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_STATE_HOME=str(tmp_path / "st"))
-    base = [sys.executable, "-m", "envdoctor", "suggest", "--facts", str(facts),
-            "torch", "jax", "tensorflow"]
-    shipped = subprocess.run(base, capture_output=True, text=True, env=env, timeout=120,
-                             cwd=ROOT)
-    start = time.monotonic()
-    got = subprocess.run([*base, "--online", "--index-url", f"http://127.0.0.1:{port}/simple",
-                          "--torch-index-url", f"http://127.0.0.1:{port}/whl"],
-                         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
-    took = time.monotonic() - start
-    assert took < 15 and "Traceback" not in got.stderr
-    assert got.returncode == shipped.returncode, got.stderr
-
-    def commands(out: str) -> list[str]:
-        return [line for line in out.splitlines() if line.strip().startswith("$ ")]
-    assert commands(got.stdout) == commands(shipped.stdout)
-    new_notes = [line for line in (got.stdout + got.stderr).splitlines()
-                 if line.startswith("Note:") and line not in shipped.stdout + shipped.stderr]
-    assert len(new_notes) == 1, new_notes
+    hc.unreachable_index_answers_from_shipped_data(snapshot(row), name, tmp_path)
 
 
 if __name__ == "__main__":
-    r, t, w = figures()
-    online_right, online_total, online_wrong = online_figures()
-    if "-v" in sys.argv:
-        for line in [*w, *online_wrong]:
-            print(f"  WRONG {line}")
-    for k in sorted(t):
-        print(f"{k:22s} {r[k]:3d}/{t[k]}")
-    print(f"{'all':22s} {sum(r.values()):3d}/{sum(t.values())}")
-    print(f"{'--online (fixture)':22s} {online_right:3d}/{online_total}")
+    hc.report(figures, online_figures, "-v" in sys.argv)

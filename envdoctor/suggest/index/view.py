@@ -22,7 +22,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from envdoctor.matrices import newest_first
-from envdoctor.suggest.data import SHIPPED, driver_floor, variant_cuda, variant_rocm
+from envdoctor.suggest.data import SHIPPED, driver_floor, jetson_gpu, variant_cuda, variant_rocm
 from envdoctor.suggest.index import wheels
 from envdoctor.suggest.index.http import FetchError, redact
 from envdoctor.suggest.index.reader import Reader
@@ -295,8 +295,10 @@ def _torch_pin(metadata: str) -> Any:
 
 # --------------------------------------------------------------------------------- jax
 def read_jax(view: IndexView, m: Machine, platform: str, reader: Reader, pypi: str) -> None:
+    # a Jetson gets the CPU jaxlib whatever plugins the index lists (JAX publishes no GPU
+    # build for it: jax_plan's Jetson branch), so plugins neither limit nor pick its release
     plugins = [f"jax-cuda{n}-plugin" for n in (12, 13)] \
-        if m.has_nvidia and platform.startswith("linux") else []
+        if m.has_nvidia and platform.startswith("linux") and jetson_gpu(m) is None else []
     urls = {p: f"{pypi}/{p}/" for p in ["jax", "jaxlib", *plugins]}
     got = reader.pages(list(urls.values()))
     if view._failed("jax", got):
