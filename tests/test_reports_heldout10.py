@@ -22,7 +22,8 @@ SET = ReportSet("heldout10", batch="H", at_least=22, healthy_at_least=9,
                 broken_at_least=13, repos_at_least=18, unseen_at_least=22)
 # first run: not yet recorded (README.md, "First run")
 # first run on e6b3677: problems named 5/13, healthy clean 9/9 (README.md)
-FLOOR = 0.61  # after this round's report fixes (8/13)
+# earlier: 0.61  # after this round's report fixes (8/13)
+FLOOR = 0.76  # branch rep: 8/13 -> 10/13 named
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

@@ -19,7 +19,8 @@ from tests.reports_heldout import ReportSet, loud
 SET = ReportSet("heldout12", batch="J", at_least=27, healthy_at_least=9,
                 broken_at_least=18, repos_at_least=20, unseen_at_least=22)
 # not yet measured (README.md, "First run"): the floor is set from the first run
-FLOOR = 0.77  # first run on 8046338: 14/18 named, 9/9 healthy clean (README.md)
+# earlier: 0.77  # first run on 8046338: 14/18 named, 9/9 healthy clean (README.md)
+FLOOR = 0.88  # branch rep: 14/18 -> 16/18 named
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

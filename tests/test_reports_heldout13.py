@@ -19,7 +19,8 @@ from tests.reports_heldout import ReportSet, loud
 SET = ReportSet("heldout13", batch="K", at_least=25, healthy_at_least=7,
                 broken_at_least=18, repos_at_least=20, unseen_at_least=22)
 # first run on e6c08e8: 13/18 named, 7/7 healthy clean (README.md, "First run")
-FLOOR = 0.77  # after: 14/18
+# earlier: 0.77  # after: 14/18
+FLOOR = 0.88  # branch rep: 14/18 -> 16/18 named
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

@@ -21,7 +21,8 @@ SET = ReportSet("heldout8", batch="F", at_least=20, healthy_at_least=7,
                 broken_at_least=13, repos_at_least=16, unseen_at_least=20)
 # first run: not yet recorded (README.md, "First run")
 # first run on f412d41: problems named 7/13, healthy clean 7/7 (README.md)
-FLOOR = 0.69  # after this session's fixes: 9/13 named
+# earlier: 0.69  # after this session's fixes: 9/13 named
+FLOOR = 0.84  # branch rep: 9/13 -> 11/13 named
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

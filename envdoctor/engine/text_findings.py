@@ -46,6 +46,15 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
     "EWSL004": ("WSL002",),
     "EWSL006": ("WSL001", "WSL002"),
 }
+# signature code -> the checks whose warning the text's cause bears out without being that cause:
+# a compiled extension whose ops are missing (EBUILD008: mmcv without `_ext`, detectron2 without
+# `_C`) is a build that failed or was skipped, so CUDA005's "nvcc is another CUDA major than
+# torch's: extensions will not build" (info while nothing is being built) is no longer a
+# side remark. The cause keeps its own finding (it may be mmcv-lite, a CPU-only build...); the
+# check rises to a warning beside it.
+BORNE_OUT_BY: dict[str, tuple[str, ...]] = {
+    "EBUILD008": ("CUDA005",),
+}
 # signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
 # torchvision build matches torch, the GPU's architecture is in the build): the observed
 # facts outrank the signature's reading of the message, and the cause is dropped
@@ -72,8 +81,12 @@ def merge(facts: Facts, findings: Sequence[Finding],
     codes = {f.code for f in out}
     consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
     for cause in facts.diagnoses:
+        for i, f in enumerate(out):
+            if f.code in BORNE_OUT_BY.get(cause.code, ()) and f.severity.rank < Severity.WARNING.rank:
+                out[i] = replace(f, severity=Severity.WARNING,
+                                 evidence={**f.evidence, "the text says": list(cause.evidence)})
         contradicted = set(CONTRADICTED_BY.get(cause.code, ())) & set(passed) \
-            and not _pass_leaves_open(cause.code, facts)
+            and not _pass_leaves_open(cause.code, facts) and not _stated_by_pip(cause)
         if cause.code in codes or contradicted:
             continue
         same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
@@ -88,6 +101,22 @@ def merge(facts: Facts, findings: Sequence[Finding],
                    or finding_of(cause))
         codes.add(cause.code)
     return out
+
+
+# pip's resolver naming the pair it refuses: "torchvision 0.6.1 has requirement torch==1.5.1, but
+# you'll have torch 1.5.0 which is incompatible" (legacy), "torchvision 0.23.0 requires
+# torch==2.8.0, but you have torch 2.6.0 which is incompatible". pip read the companion's exact
+# pin from its metadata: a pass of TORCH003 (release series, or no row for that torch) does not
+# outrank it.
+_PIP_PAIR_CONFLICT = re.compile(r"(?i)\btorch(?:vision|audio) \d[\w.+!]{0,30} (?:has requirement|"
+                                r"requires) torch\b[^\n]{0,60}?, but you(?:'ll| will)? have torch "
+                                r"\d[\w.+!]{0,30} which is incompatible")
+
+
+def _stated_by_pip(cause: TextDiagnosis) -> bool:
+    """Whether the text's cause rests on pip's own refusal of the torch/companion pair."""
+    return cause.code == "ETORCH008" and any(_PIP_PAIR_CONFLICT.search(str(line))
+                                             for line in cause.evidence)
 
 
 def _pass_leaves_open(code: str, facts: Facts) -> bool:

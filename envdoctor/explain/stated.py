@@ -234,11 +234,12 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "hsa_override_mismatch": amdtext.override_reason,
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
             "libcuda_stub": libcuda_stub_reason,
-            "l4t_release_differs": l4t_release_reason}
+            "l4t_release_differs": l4t_release_reason,
+            "jetson_board": jetson_board_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "l4t_release_differs")
+                   "libcuda_stub", "l4t_release_differs", "jetson_board")
 # An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
 # "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
 _L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
@@ -283,6 +284,20 @@ def l4t_release_reason(text: str) -> str | None:
     return (f"The text runs an L4T r{image[0]}.{image[1]} image on a host with {said}: the "
             "image's framework links the CUDA libraries of its own release, which this host's "
             "JetPack does not have.")
+
+
+# a Jetson named by the text: the board, its JetPack or L4T release, the Tegra release file
+_JETSON_NAMED = re.compile(r"(?i)\bjetson\b|(?<![a-z])jet ?pack\b|\bL4T\b|nv_tegra_release")
+
+
+def jetson_board_reason(text: str) -> str | None:
+    """The note when the text names a Jetson (the board, JetPack, L4T): a CPU-only torch there
+    is PyPI's aarch64 wheel, and the CUDA one comes from NVIDIA per JetPack, not pytorch.org."""
+    m = _JETSON_NAMED.search(text[:1 << 20])
+    if m is None:
+        return None
+    return (f"The text names a Jetson ({m.group(0)}): torch from PyPI is a CPU-only aarch64 "
+            "build there; NVIDIA publishes the CUDA one for each JetPack.")
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
 # stubs/libcuda.so: undefined symbol", "libcuda.so.1 => /usr/local/cuda/lib64/stubs/libcuda.so.1"
 # (ldd); a linker flag (-L…/stubs, -lcuda) is a build step, not what ran, so it is not read

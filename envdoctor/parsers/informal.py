@@ -141,6 +141,11 @@ _MY_SYSTEM = re.compile(r"\bmy\s+(?:system|os|operating system|machine|computer|
 _TORCH_SEES_GPU = re.compile(r"\b(?:py)?torch(?:'s)?\s+(?:gpu|cuda)\s+(?:is\s+)?(?:available|"
                              r"works)\b|\b(?:py)?torch\s+(?:can\s+(?:use|see)|detects|sees)\s+"
                              r"(?:the\s+|my\s+)?gpu\b", re.IGNORECASE)
+# "my nvcc --version is 10.0", "nvcc -V says 11.8", "nvcc version: 12.1": the toolkit that builds
+# extensions, in words (the tool's own output is the nvcc parser's)
+_PROSE_NVCC = re.compile(r"(?i)\bnvcc(?: ?(?:--version|-V|-v))?(?: version)?(?: (?:is|says|shows|"
+                         r"gives|reports|prints))?\s?[:=：]?\s?v?(\d{1,2}\.\d(?:\.\d{1,3}){0,2})"
+                         r"(?![\w.])")
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
@@ -209,6 +214,9 @@ def _sentences(part: Partial, text: str) -> None:
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
+    nvcc = _one(_PROSE_NVCC.findall(text))
+    if nvcc is not None:
+        part.set("cuda.nvcc_version", ver(nvcc))
     py = _one(_PROSE_PYTHON.findall(text))
     if py is not None:
         part.set("host.python_version", ver(py))
