@@ -18,8 +18,8 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout14", batch="L", at_least=31, healthy_at_least=8,
                 broken_at_least=23, repos_at_least=24, unseen_at_least=29)
-# first run: not run yet (README.md, "First run")
-FLOOR = 0.0
+# first run on a48c908: 17/23 named, 8/8 healthy clean (README.md, "First run")
+FLOOR = 0.73
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
