@@ -1,4 +1,4 @@
-"""A big log scanned in two processes gives exactly the one-process scan.
+"""A big log scanned in two to four processes gives exactly the one-process scan.
 
 ``explain.parallel`` cuts the file at a block boundary, scans the rest in a forked child and
 merges. Here the cut is forced on small files (``minimum=0``, small blocks), so the split falls
@@ -28,7 +28,7 @@ PIECES = ["step {i} loss=0.{i:04d}\n", "Epoch {i}: 100%|####| 9/9 [00:0{d}<00:00
 
 @pytest.fixture(autouse=True)
 def _spare_cpu(monkeypatch):
-    monkeypatch.setattr(parallel, "spare_cpu", lambda: True)  # split even on a busy machine
+    monkeypatch.setattr(parallel, "spare_cpus", lambda: 1)  # split even on a busy machine
 
 
 def summary(result):
@@ -121,13 +121,65 @@ def test_when_not_to_split(tmp_path, monkeypatch):
 
 
 def test_no_split_on_one_cpu_or_a_machine_busy_on_every_core(monkeypatch):
-    monkeypatch.undo()  # the real spare_cpu, with the machine's numbers faked
+    monkeypatch.undo()  # the real spare_cpus, with the machine's numbers faked
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
-    assert parallel.spare_cpu() is False
+    assert parallel.spare_cpus() == 0
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3},
                         raising=False)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
-    assert parallel.spare_cpu() is False
+    assert parallel.spare_cpus() == 0
+
+
+def test_idle_cpus_counted_from_the_tasks_running_now(monkeypatch):
+    monkeypatch.undo()
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: set(range(8)),
+                        raising=False)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    import envdoctor.bounded
+    for running, spare in ((1, 7), (3, 5), (8, 0), (12, 0)):
+        monkeypatch.setattr(envdoctor.bounded, "read_proc",
+                            lambda *_a, r=running: f"1.00 1.00 1.00 {r}/300 4242\n")
+        assert parallel.spare_cpus() == spare
+
+
+@pytest.mark.parametrize("spare", [2, 3, 7])
+def test_three_and_four_processes_give_the_one_process_scan(tmp_path, monkeypatch, spare):
+    """Cut in three or four parts (MAX_PARTS), middle parts bounded at both ends, each child
+    its own: the same scan, and a failed middle child is scanned here."""
+    monkeypatch.setattr(parallel, "spare_cpus", lambda: spare)
+    path = tmp_path / "train.log"
+    path.write_bytes(build(spare, 60))
+    split, one = both(path, 4096)
+    assert split is not None and summary(split) == summary(one)
+    real_scan, real_reader = parallel._scan_part, parallel._PartReader
+    here: list[int | None] = []  # parts read by this process (a child's reads stay there)
+
+    def middle_fails(scanner, fd, carry, split, end, block):
+        if end is not None:
+            raise RuntimeError("child fails")
+        return real_scan(scanner, fd, carry, split, end, block)
+
+    def reader(fd, carry, split, block, end=None):
+        here.append(end)
+        return real_reader(fd, carry, split, block, end)
+
+    monkeypatch.setattr(parallel, "_scan_part", middle_fails)
+    monkeypatch.setattr(parallel, "_PartReader", reader)
+    split, one = both(path, 4096)
+    assert split is not None and summary(split) == summary(one)
+    assert here and all(end is not None for end in here)  # the middle parts, read here
+
+
+def test_a_part_per_idle_cpu_up_to_max_parts(tmp_path, monkeypatch):
+    path = tmp_path / "train.log"
+    path.write_bytes(build(4, 60))
+    for spare, parts in ((1, 2), (2, 3), (3, 4), (9, 4)):
+        monkeypatch.setattr(parallel, "spare_cpus", lambda s=spare: s)
+        with open(path, "rb") as fh:
+            plan = parallel._plan(fh, 4096, 0)
+        assert plan is not None and len(plan[2]) == parts - 1
+        splits = [split for split, _ in plan[2]]
+        assert splits == sorted(set(splits))
 
 
 def test_idle_sees_a_part_of_the_matches_and_cannot_change_the_scan(tmp_path):
@@ -195,7 +247,7 @@ def test_probes_started_during_the_scan_give_the_facts_of_one_collect(tmp_path, 
         calls: list[tuple[str, ...]] = []
         where: list[str] = []
         monkeypatch.setattr(envdoctor.probes, "collect", _fake_collect(calls, where))
-        monkeypatch.setattr(parallel, "spare_cpu", lambda fork=fork: fork)
+        monkeypatch.setattr(parallel, "spare_cpus", lambda fork=fork: int(fork))
         ex = cmd.run(str(path))
         answers.append([(d.code, d.confidence, d.notes) for d in ex.diagnoses])
         if fork:  # probed during the scan, then the missing sections (if any) after it

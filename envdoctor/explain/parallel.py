@@ -1,24 +1,26 @@
-"""Scan a big log file in two processes: its first part here, the rest in a forked child.
+"""Scan a big log file in two to four processes: its first part here, the rest in forked
+children.
 
 On a 100 MB log the scan is ~60 % of `explain`'s time and runs on one core. For a regular
-UTF-8 file of at least PARALLEL_MIN bytes, with a second CPU ours and idle (``spare_cpu``)
-and no other thread in this process (fork is only safe then), the file is cut at a block
-boundary (one that a one-process scan would also have: blocks of ``block_bytes`` from the
-start, carrying the unfinished line) just after a line break; this process scans the part
-before it, a forked child scans the rest with a fresh state (line numbers from 1) and sends
-it back as JSON, and the parts are merged as one scan would have built them: hits and
-anti-pattern lines in order under the same caps, counts added, contexts joined, line numbers
-shifted, structural markers replayed block by block under MAX_MARKERS. Needles one part stops
-looking for (contexts seen, full marker sinks) are ones whose answer is already in, so the
-merge is the one-process scan (tests compare them). If the child fails in any way, this
-process scans the rest itself.
+UTF-8 file of at least PARALLEL_MIN bytes, with CPUs ours and idle (``spare_cpus``) and no
+other thread in this process (fork is only safe then), the file is cut at block boundaries
+(ones that a one-process scan would also have: blocks of ``block_bytes`` from the start,
+carrying the unfinished line) just after a line break, one part per idle CPU up to MAX_PARTS
+and one per PART_MIN bytes; this process scans the part before the first cut, each forked
+child scans its part with a fresh state (line numbers from 1) and sends it back as JSON, and
+the parts are merged in file order as one scan would have built them: hits and anti-pattern
+lines in order under the same caps, counts added, contexts joined, line numbers shifted,
+structural markers replayed block by block under MAX_MARKERS. Needles one part stops looking
+for (contexts seen, full marker sinks) are ones whose answer is already in, so the merge is
+the one-process scan (tests compare them). If a child fails in any way, this process scans
+its part itself.
 
-This process takes the smaller part (``PARENT_SHARE``): after it, while the child still
-scans, it runs the caller's ``idle`` work (``commands.explain``: the imports of ranking,
+This process takes the smallest part (``PARENT_SHARE``): after it, while the children still
+scan, it runs the caller's ``idle`` work (``commands.explain``: the imports of ranking,
 rendering, redaction and the probes, and probing when its part already needs facts).
 
-The child reads with ``os.pread`` (no shared file offset), writes one JSON document to a pipe
-and leaves with ``os._exit``; it is reaped (killed first if this process is interrupted).
+Children read with ``os.pread`` (no shared file offset), write one JSON document to a pipe
+and leave with ``os._exit``; each is reaped (killed first if this process is interrupted).
 """
 
 from __future__ import annotations
@@ -43,34 +45,43 @@ from envdoctor.explain.scan import (
 from envdoctor.explain.signatures import Signature
 
 PARALLEL_MIN = 32 << 20   # below this a fork and a merge (~5 ms) outweigh scanning half of it
+PART_MIN = 16 << 20       # a part smaller than this is not worth one more process
+MAX_PARTS = 4             # this process and up to three children (more: the merge and the
+#                           children's regex compiles eat what a part saves)
 MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern lines per signature
 SPLIT_TRIES = 8           # block boundaries tried for one after a short line
-# The part this process scans. It has more to do after the scan than the child (import the
-# probes, renderers and redaction that ``idle`` warms while the child still scans), so its
-# part is the smaller one: on a 100 MB log the two finish together near 2/5.
+# The part this process scans when the file is cut in two. It has more to do after the scan
+# than a child (import the probes, renderers and redaction that ``idle`` warms while the
+# children still scan), so its part is the smaller one: on a 100 MB log the two finish together
+# near 2/5. With k parts it takes 2/k of that share and the children split the rest evenly.
 PARENT_SHARE = 0.4
 
 
 def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
               block_bytes: int = BLOCK_BYTES, minimum: int | None = None,
               idle: Callable[[list[Signature]], object] | None = None) -> ScanResult | None:
-    """The scan of ``stream`` from its position to its end in two processes, or None (nothing
-    read) when that does not apply: not a regular file, too small, UTF-16, one CPU, threads,
-    ``ENVDOCTOR_NO_FORK=1``.
+    """The scan of ``stream`` from its position to its end in two to MAX_PARTS processes, or
+    None (nothing read) when that does not apply: not a regular file, too small, UTF-16, no idle
+    CPU, threads, ``ENVDOCTOR_NO_FORK=1``.
 
-    ``idle`` is called once this process has scanned its part, while the child may still be
-    scanning (work the caller will need next, such as imports), with the signatures this
+    ``idle`` is called once this process has scanned its part, while the children may still
+    be scanning (work the caller will need next, such as imports), with the signatures this
     part matched (a subset of those the whole scan matches); what it raises is ignored, so it
     cannot change the scan."""
     plan = _plan(stream, block_bytes, PARALLEL_MIN if minimum is None else minimum)
     if plan is None:
         return None
-    fd, start, split, carry_start = plan
+    fd, start, cuts = plan
+    # part i (a child's) runs from cuts[i] to the next cut's split, the last one to the end
+    parts = [(carry, split, cuts[i + 1][0] if i + 1 < len(cuts) else None)
+             for i, (split, carry) in enumerate(cuts)]
     state = _State(scanner, first_line)
-    blocks = read_raw(_Limited(stream, split - start), block_bytes, tail=False)
+    blocks = read_raw(_Limited(stream, cuts[0][0] - start), block_bytes, tail=False)
     head = next(blocks, None)  # the binary test is done here, before anything is forked
-    child = _Child(scanner, fd, carry_start, split, block_bytes)
+    kids: list[_Child] = []
     try:
+        kids.extend(_Child(scanner, fd, carry, split, end, block_bytes)
+                    for carry, split, end in parts)
         if head is not None:
             state.raw_block(*head)
         for data, normalised in blocks:
@@ -80,22 +91,28 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
                 idle([sh.signature for sh in state.sig_hits if sh.count])
             except Exception:  # noqa: BLE001 - the caller redoes it (and sees its error) later
                 pass
-        rest = child.result()
+        rests = [kid.result() for kid in kids]
     finally:
-        child.reap()
-    if rest is None:  # the child failed: scan the rest here, as one process does
-        for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes),
-                                         block_bytes, head=False):
-            state.raw_block(data, normalised)
-    else:
-        _merge(state, rest)
+        for kid in kids:
+            kid.reap()
+    for (carry, split, end), rest in zip(parts, rests, strict=True):
+        if rest is None:  # the child failed: scan its part here, as one process does
+            for data, normalised in read_raw(_PartReader(fd, carry, split, block_bytes, end),
+                                             block_bytes, head=False, tail=end is None):
+                state.raw_block(data, normalised)
+        else:
+            _merge(state, rest)
     return state.finish()
 
 
-def _plan(stream: FileReader, block_bytes: int, minimum: int) -> tuple[int, int, int, int] | None:
-    """(fd, start, split offset, where the line running across the split starts) or None."""
-    if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not spare_cpu() \
-            or not children.can_fork():
+def _plan(stream: FileReader, block_bytes: int,
+          minimum: int) -> tuple[int, int, list[tuple[int, int]]] | None:
+    """(fd, start, [(split offset, where the line running across it starts), ...]) or None:
+    one cut per child, in file order."""
+    if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not children.can_fork():
+        return None
+    spare = spare_cpus()
+    if spare < 1:
         return None
     try:
         fd = stream.fileno()
@@ -103,45 +120,64 @@ def _plan(stream: FileReader, block_bytes: int, minimum: int) -> tuple[int, int,
         start = stream.tell()
     except (AttributeError, OSError, ValueError):
         return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size - start < max(minimum, 4 * block_bytes):
+    size = info.st_size - start
+    if not stat.S_ISREG(info.st_mode) or size < max(minimum, 4 * block_bytes):
         return None
     try:
         if os.pread(fd, 2, start) in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16: decoded in one go
             return None
-        blocks = (info.st_size - start) // block_bytes
-        first = max(1, int(blocks * PARENT_SHARE))
-        for k in range(first, min(first + SPLIT_TRIES, blocks)):
-            split = start + k * block_bytes
-            window = min(MAX_LINE, block_bytes)
-            before = os.pread(fd, window, split - window)
-            cut = before.rfind(b"\n")
-            if cut != -1:  # the carried line is short: no long-line state crosses the split
-                return fd, start, split, split - window + cut + 1
+        blocks = size // block_bytes
+        count = min(MAX_PARTS, 1 + spare, max(2, size // PART_MIN) if minimum else MAX_PARTS)
+        parent = PARENT_SHARE * 2 / count
+        cuts: list[tuple[int, int]] = []
+        last = 0
+        for i in range(1, count):
+            first = max(last + 1, int(blocks * (parent + (1 - parent) * (i - 1) / (count - 1))))
+            cut = _cut(fd, start, first, blocks, block_bytes)
+            if cut is None:
+                break
+            last = (cut[0] - start) // block_bytes
+            cuts.append(cut)
     except OSError:
         return None
+    return (fd, start, cuts) if cuts else None
+
+
+def _cut(fd: int, start: int, first: int, blocks: int,
+         block_bytes: int) -> tuple[int, int] | None:
+    """A block boundary at or after block ``first`` just after a short line: (split, where the
+    line running across it starts), or None."""
+    for k in range(first, min(first + SPLIT_TRIES, blocks)):
+        split = start + k * block_bytes
+        window = min(MAX_LINE, block_bytes)
+        before = os.pread(fd, window, split - window)
+        cut = before.rfind(b"\n")
+        if cut != -1:  # the carried line is short: no long-line state crosses the split
+            return split, split - window + cut + 1
     return None
 
 
-def spare_cpu() -> bool:
-    """Is a second CPU ours and idle? On a machine busy on every core the child only takes
-    turns with this process (measured: no faster, ~12 % more CPU), so the scan stays in one
-    process there. Idle: no other task running right now (Linux: /proc/loadavg, this process
-    included) and a one-minute load average below the CPU count (it counts this process)."""
+def spare_cpus() -> int:
+    """CPUs that are ours and idle besides the one this process runs on. On a machine busy on
+    every core a child only takes turns with this process (measured: no faster, ~12 % more
+    CPU), so the scan stays in one process there. Idle: not running a task right now (Linux:
+    /proc/loadavg, this process included), and a one-minute load average below the CPU count
+    (it counts this process)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
     try:
         if cpus < 2 or os.getloadavg()[0] >= cpus:
-            return False
+            return 0
     except (AttributeError, OSError):
         pass
     from envdoctor.bounded import read_proc
     try:
         running = int((read_proc("/proc/loadavg", 4096) or "").split()[3].split("/")[0])
     except (ValueError, IndexError):
-        return cpus >= 2
-    return running - 1 <= cpus - 2
+        return cpus - 1 if cpus >= 2 else 0
+    return max(0, cpus - max(running, 1))
 
 
 class _Limited:
@@ -164,16 +200,21 @@ class _Limited:
 
 
 class _PartReader:
-    """The file from ``carry_start`` on, by ``os.pread``: first the carried line and the block
-    at ``split``, then ``block_bytes`` at a time: the chunks a one-process scan reads."""
+    """The file from ``carry_start`` to ``end`` (None: its end), by ``os.pread``: first the
+    carried line and the block at ``split``, then ``block_bytes`` at a time: the chunks a
+    one-process scan reads."""
 
-    def __init__(self, fd: int, carry_start: int, split: int, block_bytes: int):
+    def __init__(self, fd: int, carry_start: int, split: int, block_bytes: int,
+                 end: int | None = None):
         self.fd, self.pos, self.first_end, self.block = fd, carry_start, split + block_bytes, \
             block_bytes
+        self.end = end
 
     def read(self, _n: int) -> bytes:
         want = self.first_end - self.pos if self.first_end else self.block
         self.first_end = 0
+        if self.end is not None:
+            want = min(want, self.end - self.pos)
         parts = []
         while want > 0:
             piece = os.pread(self.fd, want, self.pos)
@@ -185,15 +226,15 @@ class _PartReader:
         return b"".join(parts)
 
 
-def _scan_part(scanner: Scanner, fd: int, carry_start: int, split: int,
+def _scan_part(scanner: Scanner, fd: int, carry_start: int, split: int, end: int | None,
                block_bytes: int) -> dict[str, Any]:
-    """The child's work: the rest of the file with a fresh state, as JSON-able data."""
+    """A child's work: its part of the file with a fresh state, as JSON-able data."""
     from envdoctor.explain import deadline
     deadline.rearm()  # its searches are bounded too (a slow one fails the child)
     state = _State(scanner, 1)
     marks = []
-    for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes),
-                                     block_bytes, head=False):
+    for data, normalised in read_raw(_PartReader(fd, carry_start, split, block_bytes, end),
+                                     block_bytes, head=False, tail=end is None):
         state.raw_block(data, normalised)
         marks.append([len(state.sinks[0]), len(state.sinks[1])])
     sigs = {str(i): [sh.count, [[h.line, h.text, h.role] for h in sh.hits], sh.anti_lines,
@@ -229,10 +270,10 @@ def _merge(state: _State, rest: dict[str, Any]) -> None:
 
 
 class _Child:
-    """The forked scan of the rest; ``result()`` is its data or None (it failed)."""
+    """The forked scan of one part; ``result()`` is its data or None (it failed)."""
 
     def __init__(self, scanner: Scanner, fd: int, carry_start: int, split: int,
-                 block_bytes: int):
+                 end: int | None, block_bytes: int):
         self.pid = 0
         read, write = os.pipe()
         try:
@@ -246,7 +287,7 @@ class _Child:
             code = 1
             try:
                 os.close(read)
-                data = json.dumps(_scan_part(scanner, fd, carry_start, split,
+                data = json.dumps(_scan_part(scanner, fd, carry_start, split, end,
                                              block_bytes)).encode()
                 view = memoryview(data)
                 while view:
