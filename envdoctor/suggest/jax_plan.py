@@ -9,6 +9,7 @@ jax[cuda12]: driver >= 525, SM >= 5.2). Wheels per platform: wheel_index [[jax_p
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -116,17 +117,22 @@ def _installed_jax(m: Machine) -> Version | None:
     return max(got) if got else None
 
 
-def _kept_text(m: Machine, jax: Version) -> str:
-    """What a keep-installed answer keeps and what it moves, said per package."""
-    names = [n for n, _ in _jax_packages(m)]
-    off = [f"{n} {v}" for n, v in _jax_packages(m) if Version(v.base_version) != jax]
+def _kept_text(m: Machine, jax: Version, extra: str | None = "") -> str:
+    """What a keep-installed answer keeps and what it moves, said per package. ``extra``: the
+    extra the answer installs (None: CPU jaxlib, "" not chosen yet): a CUDA plugin of another
+    extra is not realigned by the command (``stray`` names it)."""
+    pkgs = [(n, v) for n, v in _jax_packages(m)
+            if extra == "" or not n.startswith("jax-cuda") or n.startswith(f"jax-{extra}-")]
+    names = [n for n, _ in pkgs]
+    off = [f"{n} {v}" for n, v in pkgs if Version(v.base_version) != jax]
     base = "jax" if "jax" in names else names[0] if names else "jax"
     text = f"keeps the installed {base} release {jax}"
+    what = "jax, jaxlib and the CUDA plugin" if extra == "" or (extra or "").startswith("cuda") \
+        else "jax and jaxlib"
     if off:
-        text += f"; realigns {', '.join(off)} to it (one JAX release for jax, jaxlib and the " \
-                "CUDA plugin)"
+        text += f"; realigns {', '.join(off)} to it (one JAX release for {what})"
     else:
-        text += ", with jax, jaxlib and the CUDA plugin of that one release"
+        text += f", with {what} of that one release"
     return text
 
 
@@ -240,8 +246,10 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     if last is not None and jax > last:
         jax = last
     kept = _kept_release(m) if keep_installed else None
+    kept_at = None
     if kept is not None:
         release, jax = kept
+        kept_at = len(reasons)
         reasons.append(Reason("installed", _kept_text(m, jax), release.get("source", "")))
     py_text = (f"Python {m.python} is inside jax {jax}'s range {release['python']}" if m.python
                else f"the snapshot does not state Python; jax {jax} needs {release['python']}")
@@ -346,6 +354,8 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    if kept_at is not None:   # now that the extra is chosen: what the command realigns
+        reasons[kept_at] = replace(reasons[kept_at], text=_kept_text(m, jax, extra))
     if (assumed := data.glibc_assumed("jaxlib", platform, m, jax, "jax")) is not None:
         reasons.append(Reason("platform", assumed[0], assumed[1], False))
     shown = [w for w in wheels if not w.startswith("cuda") or _published(w, jax)]
