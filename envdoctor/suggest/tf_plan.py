@@ -53,8 +53,9 @@ def _jetson(m: Machine, gpu: Any, reasons: list[Reason]) -> Suggestion:
                                         *server.reasons))
     row = data.jetson_row("tensorflow")
     docs = row.get("docs", PIP_URL)
+    sm = f" ({gpu.sm})" if gpu.sm else ""
     reasons = [*reasons, Reason(
-        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
+        "platform", f"{gpu.name}{sm} is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
         "tensorflow is CPU only; NVIDIA builds TensorFlow for each JetPack release",
         row.get("source", docs)), jetson_plan.gpu_reason(m, docs, "TensorFlow")]
     cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None, jetson=None))

@@ -862,7 +862,8 @@ def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool
     row = data.jetson_row("torch")
     docs = row.get("docs", "")
     reasons = [*notes, Reason(
-        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: the "
+        "platform", f"{gpu.name}{f' ({gpu.sm})' if gpu.sm else ''} is a Jetson (Tegra integrated) "
+        "GPU: the "
         "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
         "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
         jetson_plan.gpu_reason(m, docs)]

@@ -1,0 +1,34 @@
+"""Reasons that were false on some machine, fixed by class (an audit of every reason sentence
+over the held-out profiles); checked here on machines of our own."""
+
+from __future__ import annotations
+
+from envdoctor.suggest import suggest
+
+from .suggest_support import run
+from .test_heldout11 import snapshot
+
+
+def test_flash_attn_on_a_snapshot_without_the_gpu_probe_is_undecided_not_none():
+    # "needs an NVIDIA GPU (none observed)" claimed an absence the snapshot never showed
+    s = run("gpu-not-probed", "flash-attn")
+    assert s.status == "undecided"
+    assert "none observed" not in " ".join(r.text for r in s.reasons)
+    assert "does not say whether there is one" in " ".join(r.text for r in s.reasons)
+
+
+def test_flash_attn_on_a_cpu_only_box_still_says_none():
+    s = run("linux-cpu-only", "flash-attn")
+    assert s.status == "none"
+    assert any("none observed" in r.text for r in s.reasons)
+
+
+def test_a_jetson_reason_never_prints_a_missing_sm_as_none():
+    row = {"name": "own", "gpu": ["NVIDIA Jetson Orin NX Developer Kit", "8.7"],
+           "driver": "540.3.0", "os": "Linux", "arch": "aarch64", "python": "3.10.12",
+           "kernel": "5.15.136-tegra", "jetpack": "6.0", "l4t": "36.3.0",
+           "installed": ["torch==2.4.0a0+3bcc3cddb5.nv24.07"], "torch_cuda": "12.4"}
+    for fw in ("torch", "tensorflow", "jax"):
+        for keep in (False, True):
+            s = suggest(snapshot(row), [fw], keep_installed=keep).suggestions[0]
+            assert not any("(None)" in r.text for r in s.reasons), (fw, keep, s.reasons)
