@@ -173,6 +173,32 @@ def _tpu_branch(m: Machine, platform: str, reasons: list[Reason]) -> tuple[str |
     return "tpu", str(row["extra"])
 
 
+def _wsl_alternative(m: Machine, jax: Version, installer: str, source: str
+                     ) -> Alternative | None:
+    """The CUDA plugin this Windows machine's GPU would run under WSL2 (Linux wheels, this
+    Windows driver in its own numbering): the newest CUDA major whose SM and driver floors it
+    meets, else one only a driver upgrade stands in the way of; None when the GPU is below
+    every plugin's SM floor (WSL2 would not help)."""
+    under = replace(m, platform="linux_x86_64", wsl=True)
+    upgrade: Alternative | None = None
+    for plugin in _plugins():
+        fails = _plugin_failures(plugin, jax, under)
+        extra = str(plugin["extra"])
+        if not fails:
+            return Alternative(f"under WSL2 (experimental in the JAX docs): {extra}",
+                               version=str(jax), variant=extra,
+                               command=_cmd(str(jax), extra[4:-1], installer), price="WSL2",
+                               source=source)
+        if upgrade is None and {f.constraint for f in fails} == {"driver"}:
+            need = _need(plugin, under)
+            upgrade = Alternative(f"under WSL2 (experimental in the JAX docs) with a driver >= "
+                                  f"{need}: {extra}", version=str(jax), variant=extra,
+                                  command=_cmd(str(jax), extra[4:-1], installer),
+                                  price=f"WSL2 and a driver >= {need}",
+                                  source=fails[0].source or source)
+    return upgrade
+
+
 def _pick(m: Machine, last: Version | None) -> dict[str, Any] | None:
     """The newest release row with wheels for this Python, none after ``last`` (the platform's
     or the C library's last release); its ``python`` narrowed to that release's wheels."""
@@ -346,11 +372,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                               f"{PLATFORM_NAMES.get(platform)}: CPU jaxlib",
                               prow.get("source", "")))
         if platform == "win_amd64":
-            alternatives.append(Alternative(
-                "under WSL2 (experimental in the JAX docs): jax[cuda13] or jax[cuda12]",
-                version=str(jax), variant="jax[cuda13]",
-                command=_cmd(str(jax), "cuda13", installer), price="WSL2",
-                source=prow.get("source", "")))
+            wsl = _wsl_alternative(m, jax, installer, prow.get("source", ""))
+            if wsl is not None:
+                alternatives.append(wsl)
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))

@@ -292,10 +292,14 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                 if floor and m.driver is not None and m.driver < floor[0]:
                     price = f"WSL2 and a driver >= {data.driver_str(floor[0])}"
                     src = floor[1]
-                alternatives.append(Alternative(
-                    f"GPU under WSL2: TF {newest_any['tensorflow']} with tensorflow[and-cuda]",
-                    version=newest_any["tensorflow"], variant="tensorflow[and-cuda]", command=cmd,
-                    price=price, source=src))
+                # the GPU must be one the Linux wheel has code for: WSL2 changes no arch list
+                under = replace(m, platform="linux_x86_64", wsl=True)
+                arch = [f for f in _gpu_failures(newest_any, lin, under) if f.constraint == "arch"]
+                if not arch:
+                    alternatives.append(Alternative(
+                        f"GPU under WSL2: TF {newest_any['tensorflow']} with "
+                        "tensorflow[and-cuda]", version=newest_any["tensorflow"],
+                        variant="tensorflow[and-cuda]", command=cmd, price=price, source=src))
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "the plain tensorflow package is shown", "", False))

@@ -32,3 +32,30 @@ def test_a_jetson_reason_never_prints_a_missing_sm_as_none():
         for keep in (False, True):
             s = suggest(snapshot(row), [fw], keep_installed=keep).suggestions[0]
             assert not any("(None)" in r.text for r in s.reasons), (fw, keep, s.reasons)
+
+
+def _windows(gpu: list[str], driver: str) -> dict:
+    return {"name": "own", "gpu": gpu, "driver": driver, "os": "Windows", "arch": "AMD64",
+            "python": "3.12.7"}
+
+
+def test_the_jax_wsl2_alternative_names_the_plugin_the_gpu_runs_and_its_driver_price():
+    # a Pascal card runs no jax[cuda13] (SM >= 7.5): WSL2 offers jax[cuda12], and a Windows
+    # 47x driver is below CUDA 12's Windows floor, which the price says
+    s = suggest(snapshot(_windows(["NVIDIA GeForce GTX 1070 Ti", "6.1"], "474.44")),
+                ["jax"]).suggestions[0]
+    wsl = [a for a in s.alternatives if "WSL2" in a.text]
+    assert len(wsl) == 1 and wsl[0].variant == "jax[cuda12]"
+    assert wsl[0].price == "WSL2 and a driver >= 528.33"
+    s = suggest(snapshot(_windows(["NVIDIA GeForce RTX 4070", "8.9"], "591.44")),
+                ["jax"]).suggestions[0]
+    wsl = [a for a in s.alternatives if "WSL2" in a.text]
+    assert len(wsl) == 1 and (wsl[0].variant, wsl[0].price) == ("jax[cuda13]", "WSL2")
+
+
+def test_no_wsl2_gpu_alternative_for_a_gpu_the_linux_wheels_have_no_code_for():
+    # Kepler: below every JAX plugin's SM floor and TF's arch list; WSL2 changes neither
+    row = _windows(["NVIDIA GeForce GTX 780", "3.5"], "474.44")
+    for fw in ("jax", "tensorflow"):
+        s = suggest(snapshot(row), [fw]).suggestions[0]
+        assert not [a for a in s.alternatives if "WSL2" in a.text], (fw, s.alternatives)
