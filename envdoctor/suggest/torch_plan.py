@@ -545,8 +545,11 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     if works is not None and not works.ok:
         first = works.failures[0]
         # outside AMD's driver window is unsupported, not proven broken: said as such
+        # a GPU build whose GPU side fails still imports and runs on the CPU: said as such
         verdict = "is outside what AMD supports here" if m.has_amd and first.constraint == "gpu" \
-            and data.variant_rocm(m.torch_variant or "") is not None else "does not run here"
+            and data.variant_rocm(m.torch_variant or "") is not None else \
+            "does not run here on the GPU" if first.constraint in ("driver", "arch", "gpu") \
+            else "does not run here"
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
                                  f"({m.torch_variant}) {verdict}: {first.text}", first.source,
                                  first.confirmed))

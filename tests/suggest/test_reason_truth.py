@@ -59,3 +59,14 @@ def test_no_wsl2_gpu_alternative_for_a_gpu_the_linux_wheels_have_no_code_for():
     for fw in ("jax", "tensorflow"):
         s = suggest(snapshot(row), [fw]).suggestions[0]
         assert not [a for a in s.alternatives if "WSL2" in a.text], (fw, s.alternatives)
+
+
+def test_a_gpu_build_whose_gpu_side_fails_is_not_said_to_not_run_at_all():
+    # a cu130 torch on a 535 driver imports and runs on the CPU; its GPU side does not run
+    row = {"name": "own", "gpu": ["NVIDIA GeForce RTX 3080", "8.6"], "driver": "535.183.01",
+           "os": "Linux", "arch": "x86_64", "python": "3.12.7",
+           "installed": ["torch==2.14.0+cu130"], "torch_cuda": "13.0"}
+    s = suggest(snapshot(row), ["torch"]).suggestions[0]
+    first = s.reasons[0].text
+    assert first.startswith("the installed torch 2.14.0+cu130 (cu130) does not run here on the "
+                            "GPU: "), first
