@@ -99,9 +99,29 @@ def _lib_strays(m: Machine, s: Suggestion) -> list[tuple[list[str], str, str]]:
     return [(libs, f"CUDA library wheels, of no use without an NVIDIA GPU ({why})", "")]
 
 
+def _unsure_plugin(s: Suggestion, m: Machine, installer: str) -> Suggestion | None:
+    """A CPU jax "already installed" beside a CUDA plugin, where the snapshot does not say
+    whether there is an NVIDIA GPU: neither "nothing to change" nor "stray" is known, so the
+    answer is undecided and says what each case asks."""
+    cuda = sorted((n for n in m.installed if _JAX_CUDA.match(n)), key=_plugin_first)
+    if s.framework != "jax" or s.status != "installed" or s.variant != "cpu" or not cuda \
+            or m.nvidia != "unknown" or m.tpu:
+        return None
+    said = Reason("gpu", f"{', '.join(f'{n} {m.installed[n]}' for n in cuda)} installed: the "
+                  "snapshot does not say whether there is an NVIDIA GPU for it (nvidia-smi); "
+                  "with one, the jax[cudaN] install of this release is the answer (envdoctor "
+                  "suggest jax where nvidia-smi works); without one, remove it "
+                  f"({uninstall(cuda, installer)})", PLUGIN_SOURCE, False)
+    return replace(s, status="undecided", reasons=(said, *(
+        r for r in s.reasons if not r.text.endswith("nothing to change"))))
+
+
 def with_strays(s: Suggestion, m: Machine, installer: str) -> Suggestion:
     """``s`` with the installed GPU companions that cannot work here named, and its
     "nothing to change" claims withdrawn where something should go."""
+    unsure = _unsure_plugin(s, m, installer)
+    if unsure is not None:
+        return unsure
     groups = _jax_strays(m, s) if s.framework == "jax" else []
     if s.framework in ("torch", "tensorflow", "jax"):
         groups += _lib_strays(m, s)

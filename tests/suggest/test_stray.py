@@ -111,3 +111,7 @@ def test_nothing_is_stray_where_the_snapshot_does_not_say_whether_there_is_a_gpu
     from envdoctor.facts import Facts
     s = suggest(Facts.from_dict(facts), ["jax"]).suggestions[0]
     assert s.remove == ()
+    # nor is "nothing to change" said: with a GPU the plugin is the install, without it is not
+    assert s.status == "undecided"
+    assert not any(r.text.endswith("nothing to change") for r in s.reasons)
+    assert "does not say whether there is an NVIDIA GPU" in s.reasons[0].text
