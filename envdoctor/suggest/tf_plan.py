@@ -371,7 +371,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                                            command=cmd))
         return Suggestion("tensorflow", "keep", version=str(installed), reasons=tuple(reasons),
                           alternatives=tuple(alternatives), references=refs)
-    cuda_libs = any(n.startswith("nvidia-cudnn-cu") for n in m.installed)
+    # the cuDNN wheel [and-cuda] pins is of TF's own CUDA major (one left by a cu11 torch is not)
+    major = (ver(pick.get("cuda")) or Version("0")).major
+    cuda_libs = f"nvidia-cudnn-cu{major}" in m.installed
     if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
             and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
                                               or "tensorflow-cpu" not in m.installed):

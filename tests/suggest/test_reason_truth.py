@@ -70,3 +70,15 @@ def test_a_gpu_build_whose_gpu_side_fails_is_not_said_to_not_run_at_all():
     first = s.reasons[0].text
     assert first.startswith("the installed torch 2.14.0+cu130 (cu130) does not run here on the "
                             "GPU: "), first
+
+
+def test_tf_and_cuda_is_not_already_installed_with_another_cuda_majors_cudnn():
+    # TF 2.21 [and-cuda] pins nvidia-cudnn-cu12; a cu11 cuDNN left by an old torch is not it
+    row = {"name": "own", "gpu": ["NVIDIA RTX A5000", "8.6"], "driver": "560.35.03",
+           "os": "Linux", "arch": "x86_64", "python": "3.12.7",
+           "installed": ["tensorflow==2.21.0", "nvidia-cudnn-cu11==8.7.0.84"]}
+    s = suggest(snapshot(row), ["tensorflow"]).suggestions[0]
+    assert (s.status, s.variant) == ("ok", "tensorflow[and-cuda]")
+    row["installed"] = ["tensorflow==2.21.0", "nvidia-cudnn-cu12==9.3.0.75"]
+    s = suggest(snapshot(row), ["tensorflow"]).suggestions[0]
+    assert (s.status, s.variant) == ("installed", "tensorflow[and-cuda]")
