@@ -372,8 +372,8 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
         return Suggestion("tensorflow", "keep", version=str(installed), reasons=tuple(reasons),
                           alternatives=tuple(alternatives), references=refs)
     # the cuDNN wheel [and-cuda] pins is of TF's own CUDA major (one left by a cu11 torch is not)
-    major = (ver(pick.get("cuda")) or Version("0")).major
-    cuda_libs = f"nvidia-cudnn-cu{major}" in m.installed
+    tf_cuda = ver(pick.get("cuda"))
+    cuda_libs = tf_cuda is not None and f"nvidia-cudnn-cu{tf_cuda.major}" in m.installed
     if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
             and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
                                               or "tensorflow-cpu" not in m.installed):
