@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from envdoctor.facts import Facts
-from envdoctor.suggest import companions, data, jax_plan, tf_plan, torch_plan
+from envdoctor.suggest import companions, data, jax_plan, stray, tf_plan, torch_plan
 from envdoctor.suggest.data import STALE_DAYS, data_age_days, data_as_of
 from envdoctor.suggest.install import INSTALLERS
 from envdoctor.suggest.machine import Machine, machine_of
@@ -142,6 +142,7 @@ def suggest(facts: Facts, names: list[str] | None = None, installer: str = "pip"
         for name in wanted:
             got = torch_pick if name == "torch" and torch_pick is not None \
                 else PLANNERS[name](m, replace(request, torch_pick=torch_pick))
+            got = stray.with_strays(got, m, installer)
             where = view.sources.get(name) if view is not None else None
             out.append(replace(got, data=f"releases as {where} lists them; driver floors and "
                                f"arch lists from {shipped}" if where else shipped))

@@ -112,8 +112,15 @@ def plan_flash_attn(m: Machine, request: Request) -> Suggestion:
         fails.append(Reason("platform", f"flash-attn builds only on "
                             f"{', '.join(PLATFORM_NAMES[p] for p in row['platforms'])} in the data",
                             src, ok))
+    if m.nvidia == "unknown" and not fails:
+        # whether there is a GPU is not in the snapshot: unknown is no finding
+        return Suggestion("flash-attn", "undecided", reasons=(*reasons, Reason(
+            "gpu", "flash-attn needs an NVIDIA GPU; the snapshot does not say whether there is "
+            "one (nvidia-smi)", src, ok)), references=(src,))
     if not m.has_nvidia:
-        fails.append(Reason("gpu", "flash-attn needs an NVIDIA GPU (none observed)", src, ok))
+        fails.append(Reason("gpu", "flash-attn needs an NVIDIA GPU (none observed)"
+                            if m.nvidia == "none" else "flash-attn needs an NVIDIA GPU; the "
+                            "snapshot does not say whether there is one", src, ok))
     fails += _cc_failures("FlashAttention-2", row.get("min_cc", ""), m, src, ok)
     alternatives = []
     if row.get("needs_toolkit") and m.nvcc is None and not m.toolkit_known:

@@ -9,6 +9,7 @@ jax[cuda12]: driver >= 525, SM >= 5.2). Wheels per platform: wheel_index [[jax_p
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -116,17 +117,22 @@ def _installed_jax(m: Machine) -> Version | None:
     return max(got) if got else None
 
 
-def _kept_text(m: Machine, jax: Version) -> str:
-    """What a keep-installed answer keeps and what it moves, said per package."""
-    names = [n for n, _ in _jax_packages(m)]
-    off = [f"{n} {v}" for n, v in _jax_packages(m) if Version(v.base_version) != jax]
+def _kept_text(m: Machine, jax: Version, extra: str | None = "") -> str:
+    """What a keep-installed answer keeps and what it moves, said per package. ``extra``: the
+    extra the answer installs (None: CPU jaxlib, "" not chosen yet): a CUDA plugin of another
+    extra is not realigned by the command (``stray`` names it)."""
+    pkgs = [(n, v) for n, v in _jax_packages(m)
+            if extra == "" or not n.startswith("jax-cuda") or n.startswith(f"jax-{extra}-")]
+    names = [n for n, _ in pkgs]
+    off = [f"{n} {v}" for n, v in pkgs if Version(v.base_version) != jax]
     base = "jax" if "jax" in names else names[0] if names else "jax"
     text = f"keeps the installed {base} release {jax}"
+    what = "jax, jaxlib and the CUDA plugin" if extra == "" or (extra or "").startswith("cuda") \
+        else "jax and jaxlib"
     if off:
-        text += f"; realigns {', '.join(off)} to it (one JAX release for jax, jaxlib and the " \
-                "CUDA plugin)"
+        text += f"; realigns {', '.join(off)} to it (one JAX release for {what})"
     else:
-        text += ", with jax, jaxlib and the CUDA plugin of that one release"
+        text += f", with {what} of that one release"
     return text
 
 
@@ -165,6 +171,32 @@ def _tpu_branch(m: Machine, platform: str, reasons: list[Reason]) -> tuple[str |
                               f"use on a TPU host; remove them (pip uninstall {' '.join(stray)})",
                               src))
     return "tpu", str(row["extra"])
+
+
+def _wsl_alternative(m: Machine, jax: Version, installer: str, source: str
+                     ) -> Alternative | None:
+    """The CUDA plugin this Windows machine's GPU would run under WSL2 (Linux wheels, this
+    Windows driver in its own numbering): the newest CUDA major whose SM and driver floors it
+    meets, else one only a driver upgrade stands in the way of; None when the GPU is below
+    every plugin's SM floor (WSL2 would not help)."""
+    under = replace(m, platform="linux_x86_64", wsl=True)
+    upgrade: Alternative | None = None
+    for plugin in _plugins():
+        fails = _plugin_failures(plugin, jax, under)
+        extra = str(plugin["extra"])
+        if not fails:
+            return Alternative(f"under WSL2 (experimental in the JAX docs): {extra}",
+                               version=str(jax), variant=extra,
+                               command=_cmd(str(jax), extra[4:-1], installer), price="WSL2",
+                               source=source)
+        if upgrade is None and {f.constraint for f in fails} == {"driver"}:
+            need = _need(plugin, under)
+            upgrade = Alternative(f"under WSL2 (experimental in the JAX docs) with a driver >= "
+                                  f"{need}: {extra}", version=str(jax), variant=extra,
+                                  command=_cmd(str(jax), extra[4:-1], installer),
+                                  price=f"WSL2 and a driver >= {need}",
+                                  source=fails[0].source or source)
+    return upgrade
 
 
 def _pick(m: Machine, last: Version | None) -> dict[str, Any] | None:
@@ -240,8 +272,10 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
     if last is not None and jax > last:
         jax = last
     kept = _kept_release(m) if keep_installed else None
+    kept_at = None
     if kept is not None:
         release, jax = kept
+        kept_at = len(reasons)
         reasons.append(Reason("installed", _kept_text(m, jax), release.get("source", "")))
     py_text = (f"Python {m.python} is inside jax {jax}'s range {release['python']}" if m.python
                else f"the snapshot does not state Python; jax {jax} needs {release['python']}")
@@ -338,14 +372,14 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                               f"{PLATFORM_NAMES.get(platform)}: CPU jaxlib",
                               prow.get("source", "")))
         if platform == "win_amd64":
-            alternatives.append(Alternative(
-                "under WSL2 (experimental in the JAX docs): jax[cuda13] or jax[cuda12]",
-                version=str(jax), variant="jax[cuda13]",
-                command=_cmd(str(jax), "cuda13", installer), price="WSL2",
-                source=prow.get("source", "")))
+            wsl = _wsl_alternative(m, jax, installer, prow.get("source", ""))
+            if wsl is not None:
+                alternatives.append(wsl)
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "CPU jaxlib shown, add [cuda13] on a GPU machine", "", False))
+    if kept_at is not None:   # now that the extra is chosen: what the command realigns
+        reasons[kept_at] = replace(reasons[kept_at], text=_kept_text(m, jax, extra))
     if (assumed := data.glibc_assumed("jaxlib", platform, m, jax, "jax")) is not None:
         reasons.append(Reason("platform", assumed[0], assumed[1], False))
     shown = [w for w in wheels if not w.startswith("cuda") or _published(w, jax)]

@@ -75,6 +75,9 @@ def line_of(facts: Facts, framework: str, keep_installed: bool = False) -> str:
     s = _suggestion(facts, framework, keep_installed)
     if s.command:
         return s.command
+    if s.status == "installed" and s.remove_command:
+        return (f"{framework} {s.version} ({s.variant}) is the right install; remove the stray "
+                f"GPU packages: {s.remove_command}")
     if s.status == "installed":
         return (f"{framework} {s.version} ({s.variant}) is already the right install: "
                 "nothing to change")

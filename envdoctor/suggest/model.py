@@ -66,6 +66,9 @@ class Suggestion:
     reasons: tuple[Reason, ...] = ()
     alternatives: tuple[Alternative, ...] = ()
     references: tuple[str, ...] = ()
+    # installed GPU companions that cannot work here (``stray``), and the line that removes them
+    remove: tuple[str, ...] = ()
+    remove_command: str | None = None
     # what the answer rests on, with its date (provenance, not part of the answer's identity)
     data: str = field(default="", compare=False)
 
@@ -85,6 +88,8 @@ class Suggestion:
             "reasons": [r.to_dict() for r in self.reasons],
             "alternatives": [a.to_dict() for a in self.alternatives],
             "references": list(self.references),
+            "remove": list(self.remove),
+            "remove_command": self.remove_command,
             "data": self.data,
         }
 

@@ -50,11 +50,15 @@ def to_text(result: SuggestResult, verbose: bool = False) -> str:
             title += f" {s.version}"
         if s.variant:
             title += f" ({s.variant})"
-        if _HEAD[s.status]:
-            title += f" — {_HEAD[s.status]}"
+        head = "already installed; remove the stray GPU packages below" \
+            if s.status == "installed" and s.remove else _HEAD[s.status]
+        if head:
+            title += f" — {head}"
         lines.append(title)
         if s.command:
             lines.append(f"  $ {s.command}")
+        if s.remove_command:
+            lines.append(f"  $ {s.remove_command}")
         for r in s.reasons[: None if verbose else 12]:
             mark = "" if r.confirmed else " [unconfirmed]"
             src = f"  <{r.source}>" if r.source and verbose else ""

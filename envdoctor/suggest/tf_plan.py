@@ -53,8 +53,9 @@ def _jetson(m: Machine, gpu: Any, reasons: list[Reason]) -> Suggestion:
                                         *server.reasons))
     row = data.jetson_row("tensorflow")
     docs = row.get("docs", PIP_URL)
+    sm = f" ({gpu.sm})" if gpu.sm else ""
     reasons = [*reasons, Reason(
-        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
+        "platform", f"{gpu.name}{sm} is a Jetson (Tegra integrated) GPU: PyPI's aarch64 "
         "tensorflow is CPU only; NVIDIA builds TensorFlow for each JetPack release",
         row.get("source", docs)), jetson_plan.gpu_reason(m, docs, "TensorFlow")]
     cpu = _plan(replace(m, nvidia="none", gpus=(), driver=None, jetson=None))
@@ -291,10 +292,14 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                 if floor and m.driver is not None and m.driver < floor[0]:
                     price = f"WSL2 and a driver >= {data.driver_str(floor[0])}"
                     src = floor[1]
-                alternatives.append(Alternative(
-                    f"GPU under WSL2: TF {newest_any['tensorflow']} with tensorflow[and-cuda]",
-                    version=newest_any["tensorflow"], variant="tensorflow[and-cuda]", command=cmd,
-                    price=price, source=src))
+                # the GPU must be one the Linux wheel has code for: WSL2 changes no arch list
+                under = replace(m, platform="linux_x86_64", wsl=True)
+                arch = [f for f in _gpu_failures(newest_any, lin, under) if f.constraint == "arch"]
+                if not arch:
+                    alternatives.append(Alternative(
+                        f"GPU under WSL2: TF {newest_any['tensorflow']} with "
+                        "tensorflow[and-cuda]", version=newest_any["tensorflow"],
+                        variant="tensorflow[and-cuda]", command=cmd, price=price, source=src))
     elif m.nvidia == "unknown":
         reasons.append(Reason("gpu", "the snapshot does not say whether there is an NVIDIA GPU; "
                               "the plain tensorflow package is shown", "", False))
@@ -366,7 +371,9 @@ def _plan(m: Machine, installer: str = "pip", keep_installed: bool = False) -> S
                                            command=cmd))
         return Suggestion("tensorflow", "keep", version=str(installed), reasons=tuple(reasons),
                           alternatives=tuple(alternatives), references=refs)
-    cuda_libs = any(n.startswith("nvidia-cudnn-cu") for n in m.installed)
+    # the cuDNN wheel [and-cuda] pins is of TF's own CUDA major (one left by a cu11 torch is not)
+    tf_cuda = ver(pick.get("cuda"))
+    cuda_libs = tf_cuda is not None and f"nvidia-cudnn-cu{tf_cuda.major}" in m.installed
     if installed is not None and installed.release[:2] == Version(pick["tensorflow"]).release[:2] \
             and (not gpu or cuda_libs) and (gpu or cpu_name == "tensorflow-cpu"
                                               or "tensorflow-cpu" not in m.installed):

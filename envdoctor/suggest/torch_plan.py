@@ -545,8 +545,11 @@ def _suggestion(m: Machine, platform: str, pick: Check, checks: list[Check], ins
     if works is not None and not works.ok:
         first = works.failures[0]
         # outside AMD's driver window is unsupported, not proven broken: said as such
+        # a GPU build whose GPU side fails still imports and runs on the CPU: said as such
         verdict = "is outside what AMD supports here" if m.has_amd and first.constraint == "gpu" \
-            and data.variant_rocm(m.torch_variant or "") is not None else "does not run here"
+            and data.variant_rocm(m.torch_variant or "") is not None else \
+            "does not run here on the GPU" if first.constraint in ("driver", "arch", "gpu") \
+            else "does not run here"
         reasons.insert(0, Reason("installed", f"the installed torch {installed} "
                                  f"({m.torch_variant}) {verdict}: {first.text}", first.source,
                                  first.confirmed))
@@ -862,7 +865,8 @@ def _jetson(m: Machine, gpu: GpuInfo, platform: str, installer: str, audio: bool
     row = data.jetson_row("torch")
     docs = row.get("docs", "")
     reasons = [*notes, Reason(
-        "platform", f"{gpu.name} ({gpu.sm}) is a Jetson (Tegra integrated) GPU: the "
+        "platform", f"{gpu.name}{f' ({gpu.sm})' if gpu.sm else ''} is a Jetson (Tegra integrated) "
+        "GPU: the "
         "download.pytorch.org and PyPI aarch64 CUDA wheels are SBSA server builds that do not "
         "run on it; NVIDIA builds PyTorch for each JetPack release", row.get("source", docs)),
         jetson_plan.gpu_reason(m, docs)]

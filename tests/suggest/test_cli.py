@@ -18,7 +18,7 @@ from .suggest_support import MACHINES, check_command
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "corpus" / "reports"
 KEYS = {"framework", "status", "version", "variant", "command", "packages", "index_url",
-        "reasons", "alternatives", "references", "data"}
+        "reasons", "alternatives", "references", "remove", "remove_command", "data"}
 
 
 def envdoctor(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
