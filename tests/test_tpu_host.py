@@ -79,3 +79,25 @@ def test_a_second_process_on_a_held_tpu_is_named_as_such():
     found = primary(diagnose_text(text))
     assert found is not None and found.code == "ETPU002", found
     assert "libtpu_lockfile" in found.fix
+
+
+STATIC = DATA / "v5e-check-static.json"  # `check --static --format json`, the same kind of VM
+
+
+@pytest.mark.parametrize("intent", ["auto", "gpu", "cpu"])
+def test_the_static_snapshot_of_a_tpu_host_is_clean_under_every_intent(intent):
+    """Without a framework imported, the TPU is seen from the host alone (TPU_ACCELERATOR_TYPE,
+    the chip's /dev/vfio node, libtpu beside jax): no warning, even where a GPU is expected."""
+    facts = pipeline.load_facts_file(str(STATIC))
+    assert "/dev/vfio/2" in facts.host.gpu_device_nodes
+    assert not facts.live
+    report = pipeline.diagnose(facts, intent=intent)
+    assert not _loud(report), (intent, _loud(report))
+
+
+def test_suggest_on_the_static_snapshot_keeps_jax_tpu():
+    run = subprocess.run([sys.executable, "-m", "envdoctor", "suggest", "--facts", str(STATIC),
+                          "--format", "json", "jax"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (jax,) = [s for s in json.loads(run.stdout)["suggestions"] if s["framework"] == "jax"]
+    assert "jax[tpu]" in json.dumps(jax) and "cuda" not in (jax.get("command") or "")
