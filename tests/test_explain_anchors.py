@@ -21,6 +21,10 @@ from envdoctor.explain.signatures import required_literals
 ORDINARY_ONLY = {
     # 'CUDA_VISIBLE_DEVICES=1': the digit and '=' are dropped from the reduced text
     ("ECUDA015", 'CUDA_VISIBLE_DEVICES["'),
+    # '--device 0' / '--device cuda:0': '-', '=', ':' and the digits are dropped, 'device' is left
+    ("ETORCH006", "(?<![\\w-])--device[= ]"),
+    # 'cuda>=12.1' (a container's requirement): '>', '=', '.' and the digits are dropped
+    ("ECTR003", "(?i)(?<![=\"'\\w.-])cuda ?>= ?"),
 }
 
 
