@@ -65,3 +65,12 @@ def test_rocm_soname_skew_and_cuda_libs_on_amd():
                  "object file: No such file or directory\n") == "EROCM023"
     assert _code("OSError: libcudart.so.12: cannot open shared object file: No such file or "
                  "directory\n") != "EROCM023"
+
+
+def test_tpu_node_only_where_something_failed():
+    assert _code("RuntimeError:\nAs of JAX 0.4.0, JAX only supports TPU VMs, not the older "
+                 "Colab TPUs.\n") == "ETPU008"
+    # jax's backend probe on a GPU machine: harmless INFO lines
+    assert _code("I0808 20:59:00.964296 139857030612800 xla_bridge.py:328] Unable to initialize "
+                 "backend 'tpu': module 'jaxlib.xla_extension' has no attribute "
+                 "'get_tpu_client'\n") != "ETPU008"
