@@ -74,3 +74,13 @@ def test_tpu_node_only_where_something_failed():
     assert _code("I0808 20:59:00.964296 139857030612800 xla_bridge.py:328] Unable to initialize "
                  "backend 'tpu': module 'jaxlib.xla_extension' has no attribute "
                  "'get_tpu_client'\n") != "ETPU008"
+
+
+def test_a_v5e_slice_on_an_older_generation_runtime():
+    # jax-ml/jax#13260 form
+    cmd = ("gcloud alpha compute tpus tpu-vm create t --zone=us-west1-c "
+           "--accelerator-type=v5litepod-4 --version={}\n")
+    fails = ">>> jax.device_count()\nTraceback (most recent call last):\n"
+    assert _code(cmd.format("tpu-vm-base") + fails) == "ETPU009"
+    assert _code(cmd.format("v2-alpha-tpuv5-lite") + fails) != "ETPU009"
+    assert _code(cmd.format("tpu-vm-base")) is None  # nothing failed
