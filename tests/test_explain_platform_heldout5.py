@@ -32,9 +32,10 @@ CASES = [(p.name, _load(p)) for p in sorted(SET.glob("u*.toml"))]
 CAUSES = _load(SET / "causes.toml")
 TRAPS = ("user", "none")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container", "tpu", "xpu")
-FLOOR = 0.5  # first run on a48c908: 14/28 (50.0 %), one trap claim (README.md)
+FLOOR = 0.78  # first run on a48c908: 14/28 (50.0 %), one trap claim; after the platform class
+# fixes (XPU, WSL pinned memory, ROCm sonames, container cgroup, TPU probe lines): 22/28, none
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"u025-trap-tpu-hifigan-reshape-8-devices.toml"})
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def _norm(url: str) -> str:

@@ -235,11 +235,12 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
             "libcuda_stub": libcuda_stub_reason,
             "l4t_release_differs": l4t_release_reason,
-            "jetson_board": jetson_board_reason}
+            "jetson_board": jetson_board_reason,
+            "intel_gpu_only": intel_gpu_only_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "l4t_release_differs", "jetson_board")
+                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only")
 # An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
 # "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
 _L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
@@ -298,6 +299,31 @@ def jetson_board_reason(text: str) -> str | None:
         return None
     return (f"The text names a Jetson ({m.group(0)}): torch from PyPI is a CPU-only aarch64 "
             "build there; NVIDIA publishes the CUDA one for each JetPack.")
+# an Intel GPU named by the text: integrated Iris (Xe) / UHD / HD Graphics, an Arc card, a
+# data-centre Max / Flex GPU; an Intel CPU ("Intel Core i7") names no GPU
+_INTEL_GPU = re.compile(r"(?i)\bIntel(?:\(R\)|®)? (?:Iris(?:\(R\)|®)?(?: Xe| Plus| Pro)?"
+                        r"(?: Graphics)?|U?HD Graphics(?: \d{3,4})?|Arc(?:\(TM\)|™)?(?: Graphics|"
+                        r" [AB]\d{3}M?)?|Data Center GPU (?:Max|Flex)(?: \d{3,4})?)\b"
+                        r"|\b(?:Iris Xe|UHD Graphics \d{3}|Arc [AB]\d{3}M?)\b")
+# a GPU of another vendor, or a sign that an NVIDIA one is there (a model, nvidia-smi's table,
+# a driver version it reported): then the Intel GPU is not the only one
+_OTHER_GPU = re.compile(r"(?i)geforce|\b(?:RTX|GTX|MX) ?\d{3}|quadro|\btesla [a-z]?\d|"
+                        r"\b[AHLTV]\d{2,3}(?:-\w{2,8})?\b(?: GPU| PCIe| SXM| Tensor)|\bjetson\b|"
+                        r"NVIDIA-SMI \d|Driver Version: \d|\bradeon\b|\bgfx\d{3,4}|\brocm|"
+                        r"\bnvidia (?:gpu|card|graphics)\b(?! (?:is|was) not)|\bCUDA GPU\b")
+
+
+def intel_gpu_only_reason(text: str) -> str | None:
+    """The note when the only GPU the text names is an Intel one (integrated Iris Xe / UHD,
+    Arc): a CUDA program there finds no NVIDIA driver, whatever its error says of versions."""
+    head = text[:1 << 20]
+    m = _INTEL_GPU.search(head)
+    if m is None or _OTHER_GPU.search(head) is not None:
+        return None
+    return (f"The only GPU the text names is Intel's ({m.group(0)}): CUDA runs on NVIDIA GPUs "
+            "alone, so there is no NVIDIA driver for the CUDA runtime to use.")
+
+
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
 # stubs/libcuda.so: undefined symbol", "libcuda.so.1 => /usr/local/cuda/lib64/stubs/libcuda.so.1"
 # (ldd); a linker flag (-L…/stubs, -lcuda) is a build step, not what ran, so it is not read
