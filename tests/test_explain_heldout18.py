@@ -25,7 +25,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout18", batch="Q", at_least=40, traps_at_least=8,
                  repos_at_least=40, phenomena_at_least=30)
 # first run on a48c908: 39/40 (97.5 %), 0 environment claims on 8 traps (README.md)
-FLOOR = 0.97
+FLOOR = 1.0  # after: 40/40
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
