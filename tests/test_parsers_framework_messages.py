@@ -382,3 +382,28 @@ def test_torch_seeing_no_gpu_next_to_a_gpu_is_live004():
     assert "No CUDA GPUs are available" in loud(facts)["live-gpu-not-seen-by-framework"]
     alone = parse_text("RuntimeError: No CUDA GPUs are available\ntorch==2.3.1\n")
     assert not alone or "live-gpu-not-seen-by-framework" not in loud(alone)
+
+
+# TensorFlow's failed dlopen of its CUDA libraries, told in words (tensorflow/tensorflow#39132,
+# a comment: "Even Cuda 11 successfully working but tensorflow 2.3 looking cuda 10.1"), after a
+# template that states TF 2.3 and CUDA 11.0
+TF_LOOKING_PROSE = """### TensorFlow version
+
+2.3.0
+
+### CUDA/cuDNN version
+
+11.0
+
+Even Cuda 11 successfully working but tensorflow 2.3 looking cuda 10.1
+"""
+
+
+def test_tensorflow_looking_for_other_cuda_in_words_is_tensorflow_seeing_none():
+    facts = parse_text(TF_LOOKING_PROSE)
+    assert facts.live["tensorflow"].cuda_available is False
+    assert "tensorflow-cuda-version-mismatch" in loud(facts)  # TF 2.3 is built for CUDA 10.1
+    # the same words about another library, or TF named with no search: nothing read
+    for text in ("pip is looking for cuda 11 wheels", "tensorflow works; I am looking for CUDA 12 docs"):
+        parsed = parse_text("### TensorFlow version\n\n2.3.0\n\n" + text)
+        assert parsed is None or "tensorflow" not in parsed.live

@@ -111,6 +111,13 @@ _TF_LIST = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?[\"'‘
 _TF_DEVICES = re.compile(r"^\W*(\[\s*\]|\[\s*PhysicalDevice\(name=.{0,20}GPU)")
 _TF_LABELLED = re.compile(r"^\s*[\w ]{0,30}\bGPUs?\b[\w ]{0,20}:\s*(\[\s*\]|\[\s*PhysicalDevice\("
                           r"name=.{0,20}GPU)", re.IGNORECASE | re.MULTILINE)
+# TensorFlow's failed dlopen of its CUDA libraries, told in words: "tensorflow was looking for CUDA 11
+# libraries, instead of 12", "tensorflow 2.3 looking cuda 10.1" (tensorflow/tensorflow#39132), "TF
+# is looking for libcudart.so.11.0": the GPU was wanted and TF did not register it
+_TF_LOOKS_FOR = re.compile(r"(?i)\b(?:tensorflow|tf)(?:[ -]?(?:gpu|v?\d{1,2}(?:\.\d{1,2}){0,2}))?\s"
+                           r"(?:(?:is|was|keeps|kept|still|always)\s){0,2}(?:looking|searching)\s"
+                           r"(?:for\s)?(?:the\s)?(?:cuda ?\d{1,2}(?:\.\d)?\b|"
+                           r"lib(?:cudart|cublas|cudnn)\w{0,8}\.so\.\d|cudart64_\d)")
 _TF_IS_GPU = re.compile(r"(?:tf\.test\.is_gpu_available\(\)|^\s*(?:[-*]\s+)?(?:Is )?GPU(?: is)?"
                         r"(?: available)?\s*[:?=]\s*)\W*(True|False)\b", re.IGNORECASE | re.MULTILINE)
 
@@ -649,6 +656,10 @@ def _tensorflow_gpu(part: Partial, text: str, lines: list[str]) -> None:
         m = _TF_IS_GPU.search(text)
         if m:
             seen = m.group(1).lower() == "true"
+    if seen is None and _TF_LOOKS_FOR.search(text):
+        seen = False
+        part.observe("tensorflow", "gpu_error", "TensorFlow looked for CUDA libraries it did not "
+                     "find (as the text says)")
     if seen is not None:
         part.observe("tensorflow", "import", "ok")
         part.observe("tensorflow", "gpu_available", seen)
