@@ -310,6 +310,9 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
             from envdoctor.matrices.rocm import gfx_rows
             gfx = next((str(r.get("target", "")) for r in gfx_rows()
                         if name.lower() in (g.lower() for g in r.get("gpus", []))), "")
+        if not gfx:  # a product the support table does not list (RX 580: gfx803)
+            from envdoctor.matrices.rocm import target_of_name
+            gfx = target_of_name(name) or ""
         got["gpus"] = (AmdGpu(index=0, name=name, gfx=gfx),)
     if version is not None:
         got["version"] = version

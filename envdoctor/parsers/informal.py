@@ -263,7 +263,7 @@ _WSL_SAID = re.compile(r"(?i)\bwsl ?([12])\b")
 
 # An AMD GPU and the ROCm release a person names ("RX 7900 XTX on ROCm 6.1", collect_env's
 # "AMD Radeon RX 7900 XTX (gfx1100)"); upper-case RX/MI so host names (dell-gpu-mi300) do not
-_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4})(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
+_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4}|[45][5-9]0(?=X?\b))(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
                       r"(?:Instinct )?(MI\d{3}[AXH]?))\b(?: ?\((gfx\d{3,4}[a-z]?))?")
 _ROCM_SAID = re.compile(r"(?i)(?<![+\w/-])ROCm ?v?(\d\.\d{1,2}(?:\.\d{1,3})?)\b")  # not +rocm6.0
 
@@ -585,7 +585,7 @@ def _keyed(part: Partial, key: str, value: str) -> None:
     if missing(value):
         return
     if key in ("torch", "pytorch"):
-        m = re.match(_V, value)
+        m = re.match(_V + r"(?![\w+]|\.\w)", value)
         if m:
             part.set("frameworks.torch.version", ver(m.group(1)))
     elif key == "torch.cuda":
