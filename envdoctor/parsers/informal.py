@@ -191,7 +191,9 @@ _PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|control
                            re.IGNORECASE)
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
                         r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
-                        r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
+                        r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b|"
+                        # the Tesla boards by their series letter: "Tesla K40m", "Tesla P100"
+                        r"(?:nvidia\s+)?tesla\s+[kmpt]\d{1,3}[mcx]?\b)", re.IGNORECASE)
 # A reply that is only a driver-shaped number ("410.48,,", "> 535.183.01") just after someone
 # asked for nvidia-smi or the driver: the answer to that question. A bare number anywhere else
 # is not read (it could be any version).
