@@ -382,3 +382,66 @@ def test_torch_seeing_no_gpu_next_to_a_gpu_is_live004():
     assert "No CUDA GPUs are available" in loud(facts)["live-gpu-not-seen-by-framework"]
     alone = parse_text("RuntimeError: No CUDA GPUs are available\ntorch==2.3.1\n")
     assert not alone or "live-gpu-not-seen-by-framework" not in loud(alone)
+
+
+# TensorFlow's failed dlopen of its CUDA libraries, told in words (tensorflow/tensorflow#39132,
+# a comment: "Even Cuda 11 successfully working but tensorflow 2.3 looking cuda 10.1"), after a
+# template that states TF 2.3 and CUDA 11.0
+TF_LOOKING_PROSE = """### TensorFlow version
+
+2.3.0
+
+### CUDA/cuDNN version
+
+11.0
+
+Even Cuda 11 successfully working but tensorflow 2.3 looking cuda 10.1
+"""
+
+
+def test_tensorflow_looking_for_other_cuda_in_words_is_tensorflow_seeing_none():
+    facts = parse_text(TF_LOOKING_PROSE)
+    assert facts.live["tensorflow"].cuda_available is False
+    assert "tensorflow-cuda-version-mismatch" in loud(facts)  # TF 2.3 is built for CUDA 10.1
+    # the same words about another library, or TF named with no search: nothing read
+    for text in ("pip is looking for cuda 11 wheels", "tensorflow works; I am looking for CUDA 12 docs"):
+        parsed = parse_text("### TensorFlow version\n\n2.3.0\n\n" + text)
+        assert parsed is None or "tensorflow" not in parsed.live
+
+
+# TensorFlow not seeing its GPU, said in words (tensorflow/tensorflow#70845's title, #88122's)
+def test_tensorflow_not_detecting_the_gpu_in_words_is_tensorflow_seeing_none():
+    for said in ("TensorFlow is not detecting the GPU, whereas PyTorch is successfully "
+                 "identifying it.", "tensorflow cannot detect GPU with cuda 12.8",
+                 "I can't get TensorFlow to use my GPU"):
+        facts = parse_text("### TensorFlow version\n\n2.13.0\n\n### CUDA/cuDNN version\n\n12.2\n\n" + said)
+        assert facts is not None and facts.live["tensorflow"].cuda_available is False, said
+    for said in ("TensorFlow does not detect anything wrong", "torch cannot detect my GPU"):
+        facts = parse_text("### TensorFlow version\n\n2.13.0\n\n### CUDA/cuDNN version\n\n12.2\n\n" + said)
+        assert facts is None or "tensorflow" not in facts.live, said
+
+
+# Native Windows with CUDA 12 and TensorFlow blind to the GPU, in words and with no TF release
+# (tensorflow/tensorflow#88122-style prose, moved to Windows): no release can use the GPU there
+def test_windows_cuda_12_and_tensorflow_blind_in_words_is_win001():
+    text = ("I have Windows 10 and CUDA 12.4 installed with an RTX 4070.\n"
+            "TensorFlow doesn't detect my GPU.")
+    facts = parse_text(text)
+    assert facts is not None and facts.host.os == "Windows"
+    assert [str(v) for v in facts.cuda.versions] == ["12.4"]
+    assert "tensorflow-gpu-on-native-windows" in loud(facts)
+    # the same words from inside WSL2: not native Windows, nothing read as Windows
+    wsl = parse_text(text.replace("Windows 10", "Windows 10 with WSL2"))
+    assert wsl is None or wsl.host.os != "Windows"
+    # CUDA 11.2 could serve TF 2.10 natively: the cause is not known, nothing said
+    assert "tensorflow-gpu-on-native-windows" not in loud(parse_text(
+        text.replace("CUDA 12.4", "CUDA 11.2")))
+
+
+# an ultralytics banner drops torch's +cu label ("torch-1.13.0 CUDA:0 (...)") on Windows: torch
+# saw the GPU, so it is no PyPI CPU wheel (TORCH001 would be a false alarm)
+def test_a_bare_torch_that_saw_cuda_on_windows_is_not_a_cpu_build():
+    facts = parse_text("Ultralytics YOLOv8.0.18  Python-3.9.13 torch-1.13.0 CUDA:0 "
+                       "(NVIDIA GeForce RTX 3090, 24576MiB)\n- OS Windows 10\n")
+    assert facts is not None and facts.host.os == "Windows"
+    assert "torch-cpu-build-on-gpu-host" not in loud(facts)

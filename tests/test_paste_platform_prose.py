@@ -66,3 +66,17 @@ def test_a_mac_said_in_prose_fills_the_apple_facts_and_stays_clean():
 def test_wsl_1_said_in_prose():
     facts = parse_pasted("I'm using wsl 1 on windows 10.\ntorch 2.1.0+cu121")
     assert facts is not None and facts.host.wsl == 1
+
+
+def test_a_polaris_card_said_in_prose_is_read_as_gfx803():
+    # the RX 4x0/5x0 names carry three digits ("RX 580", "RX580"); their target comes from the
+    # names table (LLVM's processor list), not the support table that no longer lists them
+    facts = parse_pasted("Segfault with my RX580 8GB on ROCm 5.7\ntorch: 2.1.0+rocm5.6")
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Radeon RX 580", "gfx803")]
+    assert any(c.startswith("EROCM") or c.startswith("ROCM") for c in
+               loud("Segfault with my RX 580 8GB on ROCm 5.7\ntorch: 2.1.0+rocm5.6\n"
+                    "torch.cuda.is_available() returns False"))
+    # a Polaris card with no ROCm release stated: which release runs is unknown, so no claim
+    assert not loud("Found GPU0 Ellesmere [Radeon RX 470/480/570/580] which works\n"
+                    "torch: 1.6.0a0+93432cf")

@@ -157,7 +157,8 @@ def merge(parts: list[Partial]) -> Facts | None:
         cuda=_cuda(values, sources),
         libraries=_libraries(ranked, sources),
         packages=_packages(packages, sources),
-        frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked)),
+        frameworks=_frameworks(values, packages, sources, _lists_jax_packages(ranked),
+                               torch_saw_cuda=live.get("torch", {}).get("cuda_available") is True),
         env=_env(values, sources),
         jetson=_jetson(values, sources),
         rocm=_rocm(values, sources),
@@ -310,6 +311,9 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
             from envdoctor.matrices.rocm import gfx_rows
             gfx = next((str(r.get("target", "")) for r in gfx_rows()
                         if name.lower() in (g.lower() for g in r.get("gpus", []))), "")
+        if not gfx:  # a product the support table does not list (RX 580: gfx803)
+            from envdoctor.matrices.rocm import target_of_name
+            gfx = target_of_name(name) or ""
         got["gpus"] = (AmdGpu(index=0, name=name, gfx=gfx),)
     if version is not None:
         got["version"] = version
@@ -464,7 +468,8 @@ def _lists_jax_packages(ranked: list[Partial]) -> bool:
 
 
 def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
-                sources: _Sources, jax_listed: bool = False) -> FrameworkFacts:
+                sources: _Sources, jax_listed: bool = False,
+                torch_saw_cuda: bool = False) -> FrameworkFacts:
     """Framework builds the report states. What decides a verdict and was not stated is marked
     not observed: a bare ``torch 2.5.1`` says nothing of the CUDA build (``torch.cuda``
     not observed, not "CPU-only"), a ``jax.print_environment_info()`` block lists no plugins
@@ -490,7 +495,10 @@ def _frameworks(values: dict[str, Any], packages: dict[str, Version | None],
             cuda = None
         elif cuda is None and hip is None:
             cuda = _pypi_default_cuda(version, values)
-        known = cpu or cuda is not None or hip is not None or _pypi_cpu_wheel(version, values)
+        # a bare version on Windows/macOS is PyPI's CPU wheel, unless torch itself said CUDA is
+        # available (an ultralytics banner's "torch-1.13.0 CUDA:0" drops the +cu117 label)
+        known = cpu or cuda is not None or hip is not None or \
+            (not torch_saw_cuda and _pypi_cpu_wheel(version, values))
         torch = TorchBuild(version=version, cuda=cuda, hip=hip)
         unseen += [] if known else ["torch.cuda", "torch.hip"]
         unseen += [] if version is not None else ["torch.version"]  # it only printed

@@ -111,6 +111,23 @@ _TF_LIST = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?[\"'‘
 _TF_DEVICES = re.compile(r"^\W*(\[\s*\]|\[\s*PhysicalDevice\(name=.{0,20}GPU)")
 _TF_LABELLED = re.compile(r"^\s*[\w ]{0,30}\bGPUs?\b[\w ]{0,20}:\s*(\[\s*\]|\[\s*PhysicalDevice\("
                           r"name=.{0,20}GPU)", re.IGNORECASE | re.MULTILINE)
+# TensorFlow's failed dlopen of its CUDA libraries, told in words: "tensorflow was looking for CUDA 11
+# libraries, instead of 12", "tensorflow 2.3 looking cuda 10.1" (tensorflow/tensorflow#39132), "TF
+# is looking for libcudart.so.11.0": the GPU was wanted and TF did not register it
+_TF_LOOKS_FOR = re.compile(r"(?i)\b(?:tensorflow|tf)(?:[ -]?(?:gpu|v?\d{1,2}(?:\.\d{1,2}){0,2}))?\s"
+                           r"(?:(?:is|was|keeps|kept|still|always)\s){0,2}(?:looking|searching)\s"
+                           r"(?:for\s)?(?:the\s)?(?:cuda ?\d{1,2}(?:\.\d)?\b|"
+                           r"lib(?:cudart|cublas|cudnn)\w{0,8}\.so\.\d|cudart64_\d)")
+# TensorFlow not seeing the GPU, said in words: "TensorFlow is not detecting the GPU"
+# (tensorflow/tensorflow#70845), "tensorflow cannot detect GPU with cuda 12.8" (#88122), "I can't
+# get TensorFlow to use my GPU". A GPU named after "the"/"my" may carry one word ("my nvidia GPU").
+_TF_NO_GPU_SAID = re.compile(
+    r"(?i)\b(?:tensorflow|tf)(?:[ -]?(?:gpu|v?\d{1,2}(?:\.\d{1,2}){0,2}))?\s(?:still\s)?"
+    r"(?:does ?n[o'’]t|did ?n[o'’]t|can ?not|can[’']t|could ?n[o'’]t|is ?n[o'’]t|won[’']t|"
+    r"fails? to|failed to|is unable to|unable to)\s(?:detect|see|recogni[sz]e|find|use)(?:s|ing)?\s"
+    r"(?:(?:my|the|any|a)\s)?(?:\w+\s)?gpus?\b"
+    r"|(?i:\b(?:can ?not|can[’']t|could ?n[o'’]t|unable to) (?:get|make) (?:tensorflow|tf) (?:to )?"
+    r"(?:detect|see|recogni[sz]e|find|use) (?:my|the|any|a) (?:\w+ )?gpus?\b)")
 _TF_IS_GPU = re.compile(r"(?:tf\.test\.is_gpu_available\(\)|^\s*(?:[-*]\s+)?(?:Is )?GPU(?: is)?"
                         r"(?: available)?\s*[:?=]\s*)\W*(True|False)\b", re.IGNORECASE | re.MULTILINE)
 
@@ -147,6 +164,15 @@ _PROSE_NVCC = re.compile(r"(?i)\bnvcc(?: ?(?:--version|-V|-v))?(?: version)?(?: 
                          r"gives|reports|prints))?\s?[:=：]?\s?v?(\d{1,2}\.\d(?:\.\d{1,3}){0,2})"
                          r"(?![\w.])")
 _NATIVE_WINDOWS = re.compile(r"\bnative[- ]windows\b", re.IGNORECASE)
+# "I have Windows 11", "on Windows 10": the release named (a WSL, Linux or container word
+# anywhere in the text makes it the host of something else, and nothing is read)
+_WINDOWS_SAID = re.compile(r"(?i)\bwin(?:dows)? ?(1[01])\b")
+_NOT_NATIVE = re.compile(r"(?i)\bwsl|linux|ubuntu|docker|container|colab|\bvm\b|virtual machine")
+# the CUDA toolkit a person says is installed: "I have CUDA 12.1 installed", "CUDA 11.8 is
+# installed", "installed CUDA 12.4" (a version a document requires is not read)
+_CUDA_SAID = re.compile(r"(?i)\bcuda(?: toolkit)? ?v?(\d{1,2}\.\d)(?:\.\d{1,3})? (?:is |was )?installed\b|"
+                        r"\b(?:I have|I've|I installed|I've installed|installed) (?:the )?cuda"
+                        r"(?: toolkit)? ?v?(\d{1,2}\.\d)(?![\d.])")
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
                              r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
@@ -165,7 +191,9 @@ _PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|control
                            re.IGNORECASE)
 _PROSE_GPU = re.compile(r"(?<![\w-])((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}"
                         r"(?:\s?ti\b)?(?:\s+super\b)?|(?:nvidia\s+)?(?:tesla\s+)?"
-                        r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b)", re.IGNORECASE)
+                        r"[vah]100\b|(?:nvidia\s+)?[lh]40s?\b|"
+                        # the Tesla boards by their series letter: "Tesla K40m", "Tesla P100"
+                        r"(?:nvidia\s+)?tesla\s+[kmpt]\d{1,3}[mcx]?\b)", re.IGNORECASE)
 # A reply that is only a driver-shaped number ("410.48,,", "> 535.183.01") just after someone
 # asked for nvidia-smi or the driver: the answer to that question. A bare number anywhere else
 # is not read (it could be any version).
@@ -207,6 +235,11 @@ def _sentences(part: Partial, text: str) -> None:
         os_fields(part, system)
     elif _NATIVE_WINDOWS.search(text):
         part.set("host.os", "Windows")
+    elif _one(_WINDOWS_SAID.findall(text)) and not _NOT_NATIVE.search(text):
+        part.set("host.os", "Windows")
+    cuda_said = _one([a or b for a, b in _CUDA_SAID.findall(text)])
+    if cuda_said is not None:
+        part.set("cuda.toolkit_version", ver(cuda_said))
     if _TORCH_SEES_GPU.search(text):
         part.observe("torch", "cuda_available", True)
     if _TORCH_SAID_CPU.search(text):
@@ -256,7 +289,7 @@ _WSL_SAID = re.compile(r"(?i)\bwsl ?([12])\b")
 
 # An AMD GPU and the ROCm release a person names ("RX 7900 XTX on ROCm 6.1", collect_env's
 # "AMD Radeon RX 7900 XTX (gfx1100)"); upper-case RX/MI so host names (dell-gpu-mi300) do not
-_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4})(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
+_AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4}|[45][5-9]0(?=X?\b))(?: ?(XTX|XT|GRE))?|(PRO) (W\d{4})|"
                       r"(?:Instinct )?(MI\d{3}[AXH]?))\b(?: ?\((gfx\d{3,4}[a-z]?))?")
 _ROCM_SAID = re.compile(r"(?i)(?<![+\w/-])ROCm ?v?(\d\.\d{1,2}(?:\.\d{1,3})?)\b")  # not +rocm6.0
 
@@ -578,7 +611,7 @@ def _keyed(part: Partial, key: str, value: str) -> None:
     if missing(value):
         return
     if key in ("torch", "pytorch"):
-        m = re.match(_V, value)
+        m = re.match(_V + r"(?![\w+]|\.\w)", value)
         if m:
             part.set("frameworks.torch.version", ver(m.group(1)))
     elif key == "torch.cuda":
@@ -649,6 +682,14 @@ def _tensorflow_gpu(part: Partial, text: str, lines: list[str]) -> None:
         m = _TF_IS_GPU.search(text)
         if m:
             seen = m.group(1).lower() == "true"
+    if seen is None and _TF_NO_GPU_SAID.search(text):
+        seen = False
+        part.observe("tensorflow", "gpu_error", "TensorFlow does not see the GPU (as the text "
+                     "says)")
+    if seen is None and _TF_LOOKS_FOR.search(text):
+        seen = False
+        part.observe("tensorflow", "gpu_error", "TensorFlow looked for CUDA libraries it did not "
+                     "find (as the text says)")
     if seen is not None:
         part.observe("tensorflow", "import", "ok")
         part.observe("tensorflow", "gpu_available", seen)

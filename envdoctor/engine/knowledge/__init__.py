@@ -42,7 +42,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",
     "tf_cuda_libs_fix": "tensorflow", "tf_gpu_install": "tensorflow",
-    "tf_cudnn_wheel_gap": "tensorflow",
+    "tf_cudnn_wheel_gap": "tensorflow", "tf_windows_cuda_beyond_native": "tensorflow",
     # jax
     "jax_release": "jax", "jax_mismatch": "jax", "gpus_below_jax": "jax",
     "jax_gpu_build": "jax", "jax_cudnn_gap": "jax",

@@ -35,6 +35,28 @@ def tf_last_windows_gpu() -> Version | None:
     return last_windows_gpu()
 
 
+@reads(tf=optional("frameworks.tensorflow"), cuda=optional("cuda"))
+def tf_windows_cuda_beyond_native(*, tf: TensorflowBuild | None,
+                                  cuda: CudaFacts | None) -> str | None:
+    """``tf_windows_cuda_beyond_native()``: for a TensorFlow whose release the report does not
+    state, the installed CUDA toolkit when its major is newer than the CUDA of the last
+    TensorFlow with GPU support on native Windows (2.10, CUDA 11.2): "12.1". Then no release
+    can use the GPU natively (2.11+ wheels are CPU-only, 2.10 and older load CUDA 11 or older
+    libraries by name). None when TF's release is stated (WIN001/TF004 judge it) or no toolkit
+    that new is stated."""
+    if (tf is not None and tf.version is not None) or cuda is None:
+        return None
+    last = last_windows_gpu()
+    row = lookup_tf_release(last) if last is not None else None
+    built = ver((row or {}).get("cuda"))
+    if built is None:
+        return None
+    newer = [v for v in cuda.versions if v.major > built.major]
+    if not newer or len(newer) != len(cuda.versions):
+        return None
+    return str(newer[0])
+
+
 @reads(tf="frameworks.tensorflow", os=optional("host.os", ""),
        dists=optional("packages.distributions"), cuda="cuda",
        # a pasted report's cuDNN is a list seen in part: the cuDNN it states is compared
