@@ -131,11 +131,7 @@ def choose_anchors(literals: list[str], reference: list[str], find_ms: float = F
     estimated from ``reference`` (ordinary log lines, see ``_reference``).
     """
     import heapq
-    from collections import Counter
-    line_hits: Counter[str] = Counter()
-    for line in reference:
-        line_hits.update({line[i:i + n] for n in range(ANCHOR_MIN, ANCHOR_MAX + 1)
-                          for i in range(len(line) - n + 1)})
+    line_hits, by_bit, total, advances = _reference_stats(reference)
     nref = max(len(reference), 1)
     cover: dict[str, set[int]] = {}
     for i, lit in enumerate(literals):
@@ -147,16 +143,11 @@ def choose_anchors(literals: list[str], reference: list[str], find_ms: float = F
     # skips len+1 characters when the next character is not in the needle's 64-bit bloom mask
     # (bit = ord(c) & 63): short needles made of characters that are rare in logs are fast.
     # Each line an anchor drags in costs ~1.5 us, at ~12k lines per MB.
-    text = "\n".join(reference)
-    freq = Counter(text)
-    total = max(len(text), 1)
-    by_bit: Counter[int] = Counter()
-    for ch, n in freq.items():
-        by_bit[ord(ch) & 63] += n
-
     def cost_of(c: str) -> float:
-        q = min(sum(by_bit[b] for b in {ord(ch) & 63 for ch in c}) / total, 1.0)
-        advance = (1 - q) * (len(c) + 1) + q
+        advance = advances.get(c)
+        if advance is None:
+            q = min(sum(by_bit.get(b, 0) for b in {ord(ch) & 63 for ch in c}) / total, 1.0)
+            advance = advances[c] = (1 - q) * (len(c) + 1) + q
         return find_ms / advance + LINE_MS * line_hits.get(c, 0) / nref
 
     cost = {c: cost_of(c) for c in cover}
@@ -894,15 +885,53 @@ def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
 
 
 
+def _reference_stats(reference: list[str]) -> tuple[dict[str, int], dict[int, int], int,
+                                                    dict[str, float]]:
+    """What ``choose_anchors`` reads of the reference lines: how many lines hold each short
+    substring, character counts by bloom bit, the text's length, and a memo of each
+    candidate's ``find`` advance. The same for the four plans a cold start makes, so kept."""
+    from collections import Counter
+    got = _REFERENCE_STATS.get(id(reference))
+    if got is not None and got[0] is reference:
+        return got[1]
+    line_hits: Counter[str] = Counter()
+    for line in reference:
+        line_hits.update({line[i:i + n] for n in range(ANCHOR_MIN, ANCHOR_MAX + 1)
+                          for i in range(len(line) - n + 1)})
+    text = "\n".join(reference)
+    by_bit: Counter[int] = Counter()
+    for ch, n in Counter(text).items():
+        by_bit[ord(ch) & 63] += n
+    stats: tuple[dict[str, int], dict[int, int], int, dict[str, float]] = (
+        dict(line_hits), dict(by_bit), max(len(text), 1), {})
+    _REFERENCE_STATS.clear()
+    _REFERENCE_STATS[id(reference)] = (reference, stats)
+    return stats
+
+
+_REFERENCE_STATS: dict[int, tuple[list[str], tuple[dict[str, int], dict[int, int], int,
+                                                   dict[str, float]]]] = {}
+
+
 def _reference(signatures: tuple[Signature, ...]) -> list[str]:
     """Ordinary lines, reduced: the examples' lines that no prefilter literal is in, plus
-    HEALTHY_LINES."""
-    lits = [reduce_text(lit) for sig in signatures for p in sig.patterns
-            for lit in (p.literals or ())]
+    HEALTHY_LINES. Built once per signature set (the four plans of a cold start share it);
+    the literals are deduplicated first (phrase variants often reduce alike)."""
+    got = _REFERENCE.get(id(signatures))
+    if got is not None and got[0] is signatures:
+        return got[1]
+    lits = sorted({reduce_text(lit) for sig in signatures for p in sig.patterns
+                   for lit in (p.literals or ())}, key=len)
     lines = {reduce_text(line[:300]) for sig in signatures for ex in sig.examples
              for line in ex.text.splitlines() if line.strip()}
     ordinary = sorted(t for t in lines if not any(lit in t for lit in lits))
-    return ordinary + [reduce_text(t) for t in HEALTHY_LINES] * HEALTHY_WEIGHT
+    out = ordinary + [reduce_text(t) for t in HEALTHY_LINES] * HEALTHY_WEIGHT
+    _REFERENCE.clear()
+    _REFERENCE[id(signatures)] = (signatures, out)
+    return out
+
+
+_REFERENCE: dict[int, tuple[tuple[Signature, ...], list[str]]] = {}
 
 
 def _excerpt(line: str, at: int) -> str:
