@@ -8,129 +8,30 @@ one of the codes of the labelled cause (causes.toml); a trap (label ``user`` or 
 when the answer is not an environment claim, and no trap may get one. Figures are printed per
 platform and per cause; the floor is 0.0 until the first run is recorded in the set's README.
 
-The structural tests (``-k "sourced or not_in_earlier"``) read the files only and never call
-envdoctor; only ``test_platform_heldout3_top1_per_platform_and_traps_clean`` diagnoses.
+The structural tests (``-k "structure or unseen"``) read the files only and never call envdoctor;
+only ``test_platform_heldout3_top1_per_platform_and_traps_clean`` diagnoses.
 """
 
 from __future__ import annotations
 
-import sys
-import tomllib
-from pathlib import Path
+from tests.explain_platform_heldout import PlatformSet
 
-TESTS = Path(__file__).parent
-SET = TESTS / "corpus" / "explain" / "platform_heldout3"
-
-
-def _load(path: Path) -> dict:
-    return tomllib.loads(path.read_text(encoding="utf-8"))
-
-
-CASES = [(p.name, _load(p)) for p in sorted(SET.glob("q*.toml"))]
-CAUSES = _load(SET / "causes.toml")
-TRAPS = ("user", "none")
-PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container", "tpu")
+SET = PlatformSet("platform_heldout3", letter="q", batch="P3",
+                  platforms=("apple", "jetson", "rocm", "wsl", "container", "tpu"),
+                  at_least=36, repos_at_least=24, traps_at_least=8, per_platform_at_least=4,
+                  earlier=("platform_heldout", "platform_heldout2"), quoted_at_most=3)
 FLOOR = 0.72  # first run on 057adfe: 16/36 and one trap claim; after: 17/36, then 25/36, then 26/36, none (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
-def _norm(url: str) -> str:
-    return url.rstrip("/")
+def test_platform_heldout3_structure_sourced_labelled_and_broad():
+    SET.check_structure()
 
 
-def _repo(url: str) -> str:
-    return "/".join(url.split("/")[3:5]).lower()
-
-
-def _seen() -> set[str]:
-    """Threads of this set quoted by another file under tests/ or rules/: no longer unseen."""
-    held = [_norm(c["source"]) for _, c in CASES]
-    quoted: set[str] = set()
-    for root in (TESTS, TESTS.parent / "rules"):
-        for path in root.rglob("*"):
-            if not path.is_file() or SET in path.parents:
-                continue
-            text = path.read_bytes().decode("utf-8", "replace")
-            quoted |= {url for url in held if url in text}
-    return quoted
-
-
-SEEN = _seen()
-
-
-def _unseen() -> list[tuple[str, dict]]:
-    return [(n, c) for n, c in CASES if _norm(c["source"]) not in SEEN]
-
-
-def _right(case: dict) -> tuple[bool, str, str]:
-    """(right, answer code, answer category) for one case."""
-    from envdoctor.explain import diagnose_text, primary
-
-    found = diagnose_text(case["text"])
-    d = primary(found)
-    code, category = (d.code, d.category) if d else ("none", "")
-    if case["label"] in TRAPS:
-        return category != "environment", code, category
-    cause = CAUSES[case["label"]]
-    if cause.get("benign"):
-        return d is None and any(x.code in cause["codes"] for x in found), code, category
-    return code in cause["codes"], code, category
-
-
-def test_platform_heldout3_is_sourced_labelled_and_broad():
-    assert len(CASES) >= 36
-    held = [_norm(c["source"]) for _, c in CASES]
-    assert len(set(held)) == len(held), "one text per thread"
-    assert len({_repo(u) for u in held}) >= 24
-    for name, case in CASES:
-        assert case["source"].startswith("https://github.com/"), name
-        assert case["batch"] == "P3", name
-        assert case["label"] in TRAPS or case["label"] in CAUSES, f"{name}: unknown label"
-        assert case["platform"] in PLATFORMS, name
-        assert case["note"].strip() and case["text"].strip() and case["phenomenon"].strip(), name
-        assert len(case["text"].encode("utf-8")) <= 8192, name
-    traps = sum(c["label"] in TRAPS for _, c in CASES)
-    assert 8 <= traps and traps / len(CASES) <= 0.30, traps
-    for platform in PLATFORMS:
-        assert sum(c["platform"] == platform for _, c in CASES) >= 4, platform
-    # threads other work later quotes leave the figure; most of the set must stay unseen
-    assert len(_unseen()) >= len(CASES) - 3, sorted(SEEN)
-
-
-def test_platform_heldout3_threads_not_in_earlier_platform_batches():
-    earlier: set[str] = set()
-    for sub, pattern in (("platform_heldout", "p*.toml"), ("platform_heldout2", "q*.toml")):
-        earlier |= {_norm(_load(p)["source"]) for p in (TESTS / "corpus" / "explain" / sub).glob(pattern)}
-    assert not earlier & {_norm(c["source"]) for _, c in CASES}
+def test_platform_heldout3_unseen_quoted_nowhere_else_and_not_in_earlier_batches():
+    SET.check_unseen()
 
 
 def test_platform_heldout3_top1_per_platform_and_traps_clean():
-    scored = _unseen()
-    per_platform: dict[str, list[int]] = {}
-    per_label: dict[tuple[str, str], list[int]] = {}
-    misses: list[str] = []
-    claims: dict[str, str] = {}
-    right = 0
-    for name, case in scored:
-        ok, code, category = _right(case)
-        right += ok
-        for tally in (per_platform.setdefault(case["platform"], [0, 0]),
-                      per_label.setdefault((case["platform"], case["label"]), [0, 0])):
-            tally[0] += ok
-            tally[1] += 1
-        if not ok:
-            misses.append(f"  {name} [{case['platform']}] {case['label']} -> {code}")
-            if case["label"] in TRAPS:
-                claims[name] = f"  {name}: trap answered {code} ({category})"
-    share = right / len(scored)
-    print(f"\nexplain platform_heldout3 (batch P3) top-1: {share:.1%} ({right}/{len(scored)}; "
-          f"{len(CASES) - len(scored)} left out as quoted elsewhere)",
-          "by platform (right/total):",
-          *[f"  {p:10} {ok}/{n}" for p, (ok, n) in sorted(per_platform.items())],
-          "by platform and cause:",
-          *[f"  {p:10} {lab:38} {ok}/{n}" for (p, lab), (ok, n) in sorted(per_label.items())],
-          "environment claims on traps:", *claims.values(), "misses:", *misses,
-          sep="\n", file=sys.stderr)
-    assert share >= FLOOR
-    assert set(claims) == KNOWN_TRAP_CLAIMS, "\n".join(claims.values())
+    SET.check_top1(FLOOR, KNOWN_TRAP_CLAIMS)
