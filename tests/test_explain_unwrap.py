@@ -111,3 +111,16 @@ def test_ordinary_lines_are_not_letter_spaced():
                  "a b c\nI am a cat and so is my sister\n",
                  ORT_126, GLIBCXX, SMI):
         assert not has_spaced_line(text) and despace(text) == text
+
+
+def test_a_hand_typed_slash_with_spaces_is_read_tight():
+    from envdoctor.explain.unwrap import tight_slashes
+    # nvidia-smi prints "Failed to initialize NVML: Driver/library version mismatch"; a
+    # retyped report puts spaces around the slash (and capitals, which the signature ignores)
+    typed = ("nvidia-smi in the running container says\n"
+             "Failed to Initialize NVML: Driver / Library Version Mismatch\n")
+    assert "Driver/Library" in tight_slashes(typed)
+    assert primary(diagnose_text(typed)).code == "ESYS002"
+    # divisions by numbers, ratios and a root path keep their spaces: a side is not a word
+    for text in ("loss = total / 4\n", "epoch 3 / 10\n", "du -sh / \n", "Driver/library\n"):
+        assert tight_slashes(text) == text

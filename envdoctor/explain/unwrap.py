@@ -20,6 +20,9 @@ An error copied out of a JSON document (a notebook front end's ``{"name": "OSErr
 "... Error loading \\"c:\\\\Users\\\\...\\\\fbgemm.dll\\" or one ..."}``) carries the string's escapes:
 quotes and backslashes doubled where the program printed one; ``json_unescape`` undoes them.
 
+A message retyped by hand puts spaces around a slash the program printed tight (``Driver /
+library version mismatch``, ``CUDA / cuDNN``); ``tight_slashes`` closes them between two words.
+
 A log pasted with a space between every character (``L o a d L i b r a r y``) is read as the
 characters it spells, with word spaces put back where the letters are known words (``spaced``).
 
@@ -47,6 +50,9 @@ _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "
                         "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " "})
 # a JSON string's escaped quote or backslash (``\\"``, ``\\\\``, ``\\/``): one pass, left to right
 _JSON_ESCAPE = re.compile(r'\\(["\\/])')
+# a slash with spaces on both sides between two words, as typed by hand (never a path, a
+# division or a ratio: the sides are letters)
+_SPACED_SLASH = re.compile(r"(?<=[A-Za-z]) +/ +(?=[A-Za-z])")
 _TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
 
 
@@ -62,7 +68,7 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.spaced import despace
         from envdoctor.explain.textfacts import correct_library_names
         plain = correct_identifiers(normalise(correct_library_names(
-            json_unescape(despace(plain)))))
+            tight_slashes(json_unescape(despace(plain))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -79,6 +85,14 @@ def plain_punctuation(text: str) -> str:
     if _TYPOGRAPHIC.isdisjoint(text):
         return text
     return text.translate(_PLAIN)
+
+
+def tight_slashes(text: str) -> str:
+    """``Driver / library version mismatch`` -> ``Driver/library version mismatch``: a slash
+    between two words with spaces on both sides, as a hand-typed message writes it."""
+    if " / " not in text:
+        return text
+    return _SPACED_SLASH.sub("/", text)
 
 
 def json_unescape(text: str) -> str:
