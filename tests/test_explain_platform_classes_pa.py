@@ -123,3 +123,19 @@ def test_a_rocm_build_on_an_amd_gpu_keeps_the_rocm_answer():
     text = ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
             "GPU: AMD Radeon RX 6700 XT\n")
     assert _code(text) == "EROCM001"
+
+
+def test_a_toolkit_older_than_cgroup_v2_support():
+    text = ("stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
+            "unknown.\n")
+    assert _code(text) == "ECTR030"
+    # 1.8.0's own cgroup v2 fault is not the missing support
+    assert _code("nvidia-container-cli: container error: failed to get device cgroup mount path: "
+                 "unable to create cgroupv0 interface: invalid version: unknown.\n") != "ECTR030"
+
+
+def test_a_toolkit_configured_with_another_distributions_ldconfig():
+    assert _code("stderr: nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: "
+                 "no such file or directory: unknown.\n") == "ECTR031"
+    assert _code("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with "
+                 "error code: 1: unknown.\n") != "ECTR031"
