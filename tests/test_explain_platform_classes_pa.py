@@ -139,3 +139,16 @@ def test_a_toolkit_configured_with_another_distributions_ldconfig():
                  "no such file or directory: unknown.\n") == "ECTR031"
     assert _code("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with "
                  "error code: 1: unknown.\n") != "ECTR031"
+
+
+@pytest.mark.parametrize("said", ["I run it on my Mac", "installed torch in my Mac laptop",
+                                  "  File \"/Library/Frameworks/Python.framework/Versions/3.9/lib/"
+                                  "python3.9/site-packages/torch/cuda/__init__.py\", line 211"])
+def test_cuda_asked_for_on_a_mac_as_people_write_mac(said):
+    text = said + "\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert _code(text) == "EMPS021"
+
+
+def test_a_mac_address_is_no_mac():
+    text = "using mac address 02:42:ac:11:00:02\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert _code(text) == "ETORCH006"
