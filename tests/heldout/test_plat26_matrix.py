@@ -28,12 +28,6 @@ INTERPRETER = {"python-outside-torch-range"}
 FIRST_RUN_FAILED: dict[str, str] = {
     "container-t4-cgroup-memory-512m":
         "CTR002 warning (right id; labelled error) and --expect gpu exits 0",
-    "arc-a770-i915-torch270-xpu-healthy":
-        "INTENT001, INTENT002 ('torch 2.7.0+xpu (CPU-only build)') and ROCM003 ('no AMD GPU is "
-        "usable') errors on a healthy Intel Arc box, exit 1",
-    "arc-a770-pypi-cuda-torch":
-        "unlabelled check; said INTENT001 (fix: NVIDIA driver / --gpus all) and ROCM003 ('no AMD "
-        "GPU is usable') errors, exit 1",
 }
 
 
