@@ -84,6 +84,24 @@ class ProbeInfo:
 
 # --------------------------------------------------------------------------- host
 @dataclass(frozen=True)
+class IntelGpu:
+    """An Intel display controller on the PCI bus (vendor 0x8086, class 0x03xxxx), read from
+    /sys/bus/pci without any Intel tool or framework: where it sits and the kernel driver that
+    drives it (i915 or xe). The integrated GPU of an Intel CPU sits at 0000:00:02.0."""
+
+    MAX_COUNT: ClassVar[int] = MAX_DEVICES
+
+    pci_address: str = ""            # 0000:03:00.0
+    device: str = ""                 # PCI device id: 0x56a0 (Arc A770)
+    driver: str = ""                 # i915 | xe | "" (no driver bound or not readable)
+
+    @property
+    def integrated(self) -> bool:
+        """At bus 0, device 2: the slot of an Intel CPU's own graphics."""
+        return self.pci_address.lower().endswith("00:02.0")
+
+
+@dataclass(frozen=True)
 class HostFacts:
     """Operating system, Python and machine resources."""
 
@@ -113,6 +131,8 @@ class HostFacts:
     gpu_device_nodes: tuple[str, ...] = ()
     cgroup_version: int | None = None           # 1 or 2; None where no cgroup is mounted
     cgroup_memory_limit_gb: float | None = None  # memory.max / memory.limit_in_bytes; None: none
+    # Intel GPUs on the PCI bus (/sys/bus/pci); () where none is there or /sys was not readable
+    intel_gpus: tuple[IntelGpu, ...] = ()
 
 
 # --------------------------------------------------------------------------- NVIDIA

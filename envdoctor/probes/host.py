@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor.bounded import env
-from envdoctor.facts import HostFacts, Status
+from envdoctor.facts import HostFacts, IntelGpu, Status
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, is_system
 
@@ -61,6 +61,7 @@ def probe(root: Path = SYSTEM) -> HostFacts:
         gpu_device_nodes=gpu_device_nodes(root),
         cgroup_version=cgroup[0],
         cgroup_memory_limit_gb=cgroup[1],
+        intel_gpus=intel_gpus(root),
     )
     return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
 
@@ -226,6 +227,38 @@ def gpu_device_nodes(root: Path = Path("/")) -> tuple[str, ...]:
         prefix = {"dev": "", "dev/dri": "dri/", "dev/vfio": "vfio/"}[folder]
         out += [f"/dev/{prefix}{n}" for n in names
                 if (prefix + n).startswith(GPU_NODES) or _TPU_NODE.fullmatch(prefix + n)]
+    return tuple(out[:64])
+
+
+INTEL_VENDOR = "0x8086"
+INTEL_DRIVERS = ("xe", "i915")
+
+
+def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
+    """Intel display controllers (vendor 0x8086, class 0x03xxxx) in /sys/bus/pci/devices under
+    ``root``, with the kernel driver bound to each: the name of the device's ``driver`` link,
+    else the one of i915 / xe whose module is loaded (/sys/module/<name>) when only one is."""
+    from envdoctor.bounded import read_proc
+    devices = root / "sys/bus/pci/devices"
+    try:
+        entries = sorted(devices.iterdir())[:1024]
+    except OSError:
+        return ()
+    loaded = [m for m in INTEL_DRIVERS if os.path.isdir(root / "sys/module" / m)]
+    out = []
+    for dev in entries:
+        vendor = (read_proc(dev / "vendor", 64) or "").strip().lower()
+        klass = (read_proc(dev / "class", 64) or "").strip().lower()
+        if vendor != INTEL_VENDOR or not klass.startswith("0x03"):
+            continue
+        try:
+            bound = os.path.basename(os.readlink(dev / "driver"))
+        except OSError:
+            bound = ""
+        driver = bound or (loaded[0] if len(loaded) == 1 else "")
+        out.append(IntelGpu(pci_address=dev.name,
+                            device=(read_proc(dev / "device", 64) or "").strip().lower(),
+                            driver=driver))
     return tuple(out[:64])
 
 

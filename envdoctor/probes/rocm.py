@@ -52,7 +52,8 @@ def probe(root: Path = SYSTEM) -> RocmFacts:
     kfd_path = under(root, "dev/kfd")
     kfd = _node(root, kfd_path, judge) if _exists(kfd_path) else None
     render = tuple(_node(root, Path(p), judge) for p in sorted(glob.glob(
-        f"{glob.escape(str(under(root, 'dev/dri')))}/renderD*"))[:64])
+        f"{glob.escape(str(under(root, 'dev/dri')))}/renderD*"))[:64]
+        if _amd_render_node(root, Path(p), pci))
     topology = kfd_topology(root, trail)
     tools = {name: runner.which(name) for name in ("amd-smi", "rocm-smi", "rocminfo")}
     facts = RocmFacts(version=version, rocm_path=rocm_path, driver_version=driver,
@@ -138,6 +139,31 @@ def count_amd_gpus(devices: Path) -> int | None:
                 and (klass or "").strip().startswith("0x03"):
             count += 1
     return count
+
+
+def display_vendors(devices: Path) -> set[str] | None:
+    """The PCI vendor ids of the display or 3D controllers on the bus ({"0x8086", "0x1002"}),
+    or None when /sys/bus/pci cannot be read."""
+    try:
+        entries = list(devices.iterdir())[:1024]
+    except OSError:
+        return None
+    return {(read_proc(d / "vendor", 64) or "").strip().lower() for d in entries
+            if (read_proc(d / "class", 64) or "").strip().startswith("0x03")} - {""}
+
+
+def _amd_render_node(root: Path, path: Path, amd_pci: int | None) -> bool:
+    """Whether a /dev/dri/renderD* node belongs to an AMD GPU: the vendor of its DRM device
+    (/sys/class/drm/renderDN/device/vendor) where that is readable; otherwise every node counts
+    unless the PCI bus shows display controllers of other vendors and none of AMD's (an Intel
+    or NVIDIA machine's render node says nothing about AMD GPUs)."""
+    vendor = read_proc(under(root, "sys/class/drm") / path.name / "device" / "vendor", 64)
+    if vendor is not None and vendor.strip():
+        return vendor.strip().lower() == AMD_VENDOR
+    if amd_pci:
+        return True
+    others = display_vendors(under(root, "sys/bus/pci/devices"))
+    return not others or AMD_VENDOR in others
 
 
 def kfd_topology(root: Path, trail: Trail) -> list[str]:

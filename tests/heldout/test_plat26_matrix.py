@@ -26,18 +26,8 @@ INTERPRETER = {"python-outside-torch-range"}
 
 # rows that failed the first run (code at d9c967e), with what envdoctor said then
 FIRST_RUN_FAILED: dict[str, str] = {
-    "rx9070xt-gfx1201-rocm633-torch260-rocm624":
-        "no finding at all (gfx1201 under ROCm 6.3.3 and torch 2.6.0+rocm6.2.4; ROCM001 silent), exit 0",
-    "m1-macos13.6-torch290-mps-floor-14":
-        "no finding at all (torch 2.9.0 on macOS 13.6; APPLE002 silent), exit 0",
     "container-t4-cgroup-memory-512m":
         "CTR002 warning (right id; labelled error) and --expect gpu exits 0",
-    "arc-a770-i915-torch270-xpu-healthy":
-        "INTENT001, INTENT002 ('torch 2.7.0+xpu (CPU-only build)') and ROCM003 ('no AMD GPU is "
-        "usable') errors on a healthy Intel Arc box, exit 1",
-    "arc-a770-pypi-cuda-torch":
-        "unlabelled check; said INTENT001 (fix: NVIDIA driver / --gpus all) and ROCM003 ('no AMD "
-        "GPU is usable') errors, exit 1",
 }
 
 

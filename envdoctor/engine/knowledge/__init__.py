@@ -69,6 +69,9 @@ REGISTRY: dict[str, str | FirstOf] = {
     "mps_watermark_problem": "apple",
     # Cloud TPU
     "tpu_machine": "tpu",
+    # Intel GPUs (XPU)
+    "intel_machine": "intel", "intel_gpu_list": "intel", "torch_not_xpu_on_intel": "intel",
+    "xpu_install_line": "intel",
     # NVIDIA Jetson
     "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
     "jetson_cpu_torch": "jetson",

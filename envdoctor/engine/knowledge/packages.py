@@ -125,8 +125,10 @@ def _cpu_only(os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
         return []
     out = []
     if t is not None and t.version is not None and t.cuda is None:
-        out.append(("torch",
-                    f"torch {t.version} ({'a ROCm build' if t.hip else 'CPU-only build'})"))
+        from envdoctor.engine.knowledge.intel import is_xpu_build
+        kind = "a ROCm build" if t.hip else "an XPU build, for Intel GPUs" \
+            if is_xpu_build(t) else "CPU-only build"
+        out.append(("torch", f"torch {t.version} ({kind})"))
     if tf is not None and tf.version is not None and (
             tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
         out.append(("tensorflow",
