@@ -236,11 +236,27 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "libcuda_stub": libcuda_stub_reason,
             "l4t_release_differs": l4t_release_reason,
             "jetson_board": jetson_board_reason,
-            "intel_gpu_only": intel_gpu_only_reason}
+            "intel_gpu_only": intel_gpu_only_reason,
+            "platform_jetson": _platform_reason("jetson"),
+            "platform_wsl": _platform_reason("wsl")}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only")
+                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
+                   "platform_jetson", "platform_wsl")
+
+
+def _platform_reason(name: str) -> Callable[[str], str | None]:
+    """A reading that holds when the text names platform ``name`` (rules/platforms): a
+    generic answer becomes the cause that platform has for the same symptom."""
+    def read(text: str) -> str | None:
+        from envdoctor.explain.platforms import load_platforms
+        platform = load_platforms().get(name)
+        said = platform.named_in(text) if platform is not None else None
+        if said is None or platform is None:
+            return None
+        return f"The text names {platform.means} ({said!r}): the answer is that platform's cause."
+    return read
 # An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
 # "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
 _L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
