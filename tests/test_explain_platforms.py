@@ -88,3 +88,34 @@ def test_cudnn_convolution_library_under_wsl_is_the_unversioned_libcuda():
     missing = ("On WSL Ubuntu 22.04:\nCould not load library libcudnn_cnn_infer.so.8. Error: "
                "libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n")
     assert _code(missing) == "ECUDNN008"
+
+
+WRAPPED_MOUNT = '''docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container process caused
+ "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart hook 0 caused \\\\\\"error running hook:
+ exit status 1, stdout: , stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods configure
+ --ldconfig=@/sbin/ldconfig.real --device=all --compute --utility --pid=2817 /var/lib/docker/overlay2/0f3a/merged]\\\\\\\\nnvidia-container-cli:
+ mount error: file creation failed:
+ /var/lib/docker/overlay2/0f3a/merged/usr/lib/aarch64-linux-gnu/libnvidia-tls.so.32.7.1:
+ file exists\\\\\\\\n\\\\\\"\\"": unknown.
+'''
+
+
+def test_a_paste_wrapped_at_words_is_read_joined():
+    from envdoctor.explain.unwrap import join_continuations, soft_wrapped
+    assert soft_wrapped(WRAPPED_MOUNT)
+    assert "file creation failed: /var/lib/" in join_continuations(WRAPPED_MOUNT)
+    assert _code(WRAPPED_MOUNT) == "ECTR006"
+
+
+def test_a_traceback_is_not_read_as_wrapped():
+    from envdoctor.explain.unwrap import soft_wrapped
+    tb = ('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n'
+          '    import torch\n  File "b.py", line 2, in <module>\n    x()\nValueError: bad\n')
+    assert not soft_wrapped(tb)
+
+
+def test_a_cpu_torch_on_a_board_named_by_its_host_is_the_jetson_wheel_answer():
+    text = ("ubuntu@orin-devkit:~$ python3 -c 'import torch; print(torch.__version__); "
+            "torch.zeros(1).cuda()'\n2.1.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n")
+    assert _code(text) == "ETEGRA005"
+    assert _code(text.replace("orin-devkit", "workstation")) == "ETORCH006"

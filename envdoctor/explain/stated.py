@@ -311,9 +311,14 @@ def jetson_board_reason(text: str) -> str | None:
     """The note when the text names a Jetson (the board, JetPack, L4T): a CPU-only torch there
     is PyPI's aarch64 wheel, and the CUDA one comes from NVIDIA per JetPack, not pytorch.org."""
     m = _JETSON_NAMED.search(text[:1 << 20])
-    if m is None:
+    if m is None:  # the platform's other names (rules/platforms: a board host name, its tools)
+        from envdoctor.explain.platforms import named_in
+        said = named_in(text, "jetson")
+    else:
+        said = m.group(0)
+    if said is None:
         return None
-    return (f"The text names a Jetson ({m.group(0)}): torch from PyPI is a CPU-only aarch64 "
+    return (f"The text names a Jetson ({said}): torch from PyPI is a CPU-only aarch64 "
             "build there; NVIDIA publishes the CUDA one for each JetPack.")
 # an Intel GPU named by the text: integrated Iris (Xe) / UHD / HD Graphics, an Arc card, a
 # data-centre Max / Flex GPU; an Intel CPU ("Intel Core i7") names no GPU
