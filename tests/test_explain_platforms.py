@@ -119,3 +119,13 @@ def test_a_cpu_torch_on_a_board_named_by_its_host_is_the_jetson_wheel_answer():
             "torch.zeros(1).cuda()'\n2.1.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n")
     assert _code(text) == "ETEGRA005"
     assert _code(text.replace("orin-devkit", "workstation")) == "ETORCH006"
+
+
+BNB = ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If you "
+       "are on a cluster, make sure you are on a CUDA machine!\nUserWarning: WARNING: No GPU "
+       "detected! Check your CUDA paths. Proceeding to load CPU-only library...\n")
+
+
+def test_bitsandbytes_missing_unversioned_libcuda_under_wsl_is_the_loader_path():
+    assert _code("me@DESKTOP-AB12CD3:~/lora$ python train.py\n" + BNB) == "EWSL002"
+    assert _code("root@gpu-node-3:~# python train.py\n" + BNB) == "EBNB001"
