@@ -28,7 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
-from envdoctor.explain import digits
+from envdoctor.explain import digits, platforms
 from envdoctor.explain.reduced import ordinary, reduced_len
 from envdoctor.rulefiles import (
     RuleFileError,
@@ -470,6 +470,7 @@ def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None,
         value = raw.get(key, [])
         if not isinstance(value, list):
             raise RuleFileError(path, f"{fld}.{key}", "must be a list of regexes")
+        value = platforms.expand(value, _rules_root(path), path, f"{fld}.{key}")
         pats[key] = tuple(compile_pattern(v, path, f"{fld}.{key}", known, rule) for v in value)
         for pat in pats[key]:
             if pat.literals is None:
@@ -493,6 +494,15 @@ def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None,
     return Context(pats["text"], pats["absent"], category, conf, rank,
                    raw.get("note", "").strip(), raw.get("fix", "").strip(),
                    raw.get("drop", False))
+
+
+def _rules_root(path: Path | str) -> Path | None:
+    """The rules folder a signature file lies in (rules/signatures/<family>/X.toml), when it
+    has platform files; None: the default rules folder."""
+    parents = Path(str(path)).parents
+    if len(parents) > 2 and (parents[2] / "platforms").is_dir():
+        return parents[2]
+    return None
 
 
 def _example(raw: Any, path: Path | str, i: int) -> SigExample:
@@ -535,7 +545,7 @@ def _load(root: str) -> tuple[Signature, ...]:
         _unique(built)
         return entries
 
-    stamps = file_stamps(files)
+    stamps = file_stamps(files + platforms.files(Path(root)))
     entries, cached = cached_json("signatures", None if stamps is None else
                                   [CACHE_VERSION, stamps], build, _valid_entries)
     if not cached:

@@ -236,11 +236,27 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "libcuda_stub": libcuda_stub_reason,
             "l4t_release_differs": l4t_release_reason,
             "jetson_board": jetson_board_reason,
-            "intel_gpu_only": intel_gpu_only_reason}
+            "intel_gpu_only": intel_gpu_only_reason,
+            "platform_jetson": _platform_reason("jetson"),
+            "platform_wsl": _platform_reason("wsl")}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only")
+                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
+                   "platform_jetson", "platform_wsl")
+
+
+def _platform_reason(name: str) -> Callable[[str], str | None]:
+    """A reading that holds when the text names platform ``name`` (rules/platforms): a
+    generic answer becomes the cause that platform has for the same symptom."""
+    def read(text: str) -> str | None:
+        from envdoctor.explain.platforms import load_platforms
+        platform = load_platforms().get(name)
+        said = platform.named_in(text) if platform is not None else None
+        if said is None or platform is None:
+            return None
+        return f"The text names {platform.means} ({said!r}): the answer is that platform's cause."
+    return read
 # An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
 # "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
 _L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
@@ -295,9 +311,14 @@ def jetson_board_reason(text: str) -> str | None:
     """The note when the text names a Jetson (the board, JetPack, L4T): a CPU-only torch there
     is PyPI's aarch64 wheel, and the CUDA one comes from NVIDIA per JetPack, not pytorch.org."""
     m = _JETSON_NAMED.search(text[:1 << 20])
-    if m is None:
+    if m is None:  # the platform's other names (rules/platforms: a board host name, its tools)
+        from envdoctor.explain.platforms import named_in
+        said = named_in(text, "jetson")
+    else:
+        said = m.group(0)
+    if said is None:
         return None
-    return (f"The text names a Jetson ({m.group(0)}): torch from PyPI is a CPU-only aarch64 "
+    return (f"The text names a Jetson ({said}): torch from PyPI is a CPU-only aarch64 "
             "build there; NVIDIA publishes the CUDA one for each JetPack.")
 # an Intel GPU named by the text: integrated Iris (Xe) / UHD / HD Graphics, an Arc card, a
 # data-centre Max / Flex GPU; an Intel CPU ("Intel Core i7") names no GPU

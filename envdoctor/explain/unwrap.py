@@ -5,6 +5,9 @@ middle of a word: ``Failed to find dynamic library: libc`` / ``udnn.so (libcudnn
 Signatures match one line at a time, so such a text can match nothing. The cut lines are the
 longest lines of the text and share one exact length, which an ordinary log rarely does; that
 is the sign we look for. ``unwrap`` joins each line of exactly that width with the next one.
+A paste wrapped at words instead (a mail client, a narrow editor) goes on after each cut in a
+line that starts with one space; ``join_continuations`` joins those (two spaces or a tab
+indent a traceback frame, which is never joined).
 
 A text that went through a word processor, a chat app or a web page carries typographic quotes
 (``couldn’t``, ``‘GLIBC_2.28’``) and no-break spaces (``&nbsp;``) where the program printed
@@ -72,7 +75,38 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
+    if undo_wrap and soft_wrapped(plain):
+        return join_continuations(plain)
     return plain if plain != text else None
+
+
+# a line a paste wrapped at a word and went on with one space (``...caused\n "process_linux...``,
+# ``file creation failed:\n /var/lib/...``); two spaces or a tab indent a traceback's frame
+_CONTINUATION = re.compile(r" (?=[^\s|+=-])")
+
+
+def _continues(prev: str, line: str) -> bool:
+    return (bool(prev.strip()) and _CONTINUATION.match(line) is not None
+            and not prev.rstrip().endswith(TABLE_EDGES))
+
+
+def soft_wrapped(text: str) -> bool:
+    """Was the text wrapped at words, each cut line going on in the next after one space (at
+    least MIN_CUT_LINES such lines)?"""
+    lines = text.splitlines()
+    cuts = sum(1 for a, b in zip(lines, lines[1:], strict=False) if _continues(a, b))
+    return cuts >= MIN_CUT_LINES
+
+
+def join_continuations(text: str) -> str:
+    """Each line that goes on after one space joined to the line before it."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if out and _continues(out[-1], line) and len(out[-1]) + len(line) < MAX_JOINED:
+            out[-1] += line
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def has_typographic(text: str) -> bool:

@@ -17,7 +17,8 @@ from typing import Any
 from envdoctor.engine.schemas import file_problems
 from envdoctor.rulefiles import RuleFileError, load_toml
 
-KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices", "phrases")
+KIND_FOLDERS = ("checks", "signatures", "requirements", "fleet", "matrices", "phrases",
+                "platforms")
 TOP_FILES = ("areas", "diff")   # rules/<name>.toml, each with rules/schemas/<name>.schema.json
 
 
@@ -59,6 +60,8 @@ def kind_of(path: Path, data: dict[str, Any]) -> str:
             return part
     if "phrase" in data:
         return "phrases"
+    if "platform" in data:
+        return "platforms"
     if "patterns" in data:
         return "signatures"
     if "when" in data:
@@ -96,8 +99,25 @@ def validate(root: Path) -> Outcome:
     _fleet(parsed["fleet"], out)
     _matrices(parsed["matrices"], out)
     _phrases(parsed["phrases"], out)
+    _platforms(parsed["platforms"], out)
     _regex_audit(root, parsed["matrices"], out)
     return out
+
+
+def _platforms(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
+    """Each platform's mentions name its ``fire`` texts and none of its ``quiet`` ones."""
+    from envdoctor.explain.platforms import parse_platform
+    for file, data in files:
+        for i, raw in enumerate(data.get("platform", [])):
+            try:
+                platform = parse_platform(raw, file, i)
+            except RuleFileError as exc:
+                out.problems.append(str(exc))
+                continue
+            out.problems.extend(f"{file}: platform {platform.name} does not name {t!r}"
+                                for t in platform.fire if platform.named_in(t) is None)
+            out.problems.extend(f"{file}: platform {platform.name} names quiet {t!r}"
+                                for t in platform.quiet if platform.named_in(t) is not None)
 
 
 def _unique(rule: Any, seen: dict[str, str], out: Outcome, keys: tuple[str, ...]) -> None:
@@ -170,6 +190,12 @@ def _signatures(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
                 yielded = {d.code for d in with_stated_facts(ex.text, found,
                                                              tuple(out.signatures))}
                 got = {sig.code} if yielded & targets else set()
+            if ex.matches and sig.code not in got and not carrier:
+                # reached through another signature's yields_to (a generic answer that the
+                # text's own facts turn into this one), as explain reads it
+                from envdoctor.explain.stated import with_stated_facts
+                got = got | {d.code for d in with_stated_facts(ex.text, found,
+                                                               tuple(out.signatures))}
             if ex.matches and sig.code not in got:
                 out.problems.append(f"{sig.path}: examples[{i}] ({ex.source}): expected to "
                                     f"match, but it did not")
