@@ -16,7 +16,7 @@ PLATFORMS = load_platforms()
 
 
 def test_the_platforms_are_defined():
-    assert {"jetson", "wsl"} <= set(PLATFORMS)
+    assert {"jetson", "wsl", "mac"} <= set(PLATFORMS)
 
 
 @pytest.mark.parametrize("name", sorted(PLATFORMS))
@@ -129,3 +129,11 @@ BNB = ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver ins
 def test_bitsandbytes_missing_unversioned_libcuda_under_wsl_is_the_loader_path():
     assert _code("me@DESKTOP-AB12CD3:~/lora$ python train.py\n" + BNB) == "EWSL002"
     assert _code("root@gpu-node-3:~# python train.py\n" + BNB) == "EBNB001"
+
+
+def test_a_mac_named_as_people_name_it_keeps_the_metal_answer():
+    # jax-metal's lowering failure is Metal's only where the text names a Mac; the chip and
+    # release names ("M1 Pro", "Sequoia") are enough, a Linux box with the same XLA text is not
+    line = "XlaRuntimeError: failed to legalize operation 'mhlo.popcnt'"
+    assert primary(diagnose_text(f"{line} during sampling on Sequoia 15.3/M1 Pro\n")).code == "EMPS020"
+    assert primary(diagnose_text(f"{line}\nUbuntu 22.04, RTX 4090\n")) is None
