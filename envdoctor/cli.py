@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         _say("envdoctor: aborted")
         code = 130
+    except click.UsageError as exc:  # click's own: an option, value, argument or command
+        _say(f"envdoctor: error: {usage_line(exc)}")
+        code = EXIT_USAGE
     except click.ClickException as exc:
         with contextlib.suppress(Exception):
             from envdoctor.crashlog import redacted
@@ -153,6 +156,26 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_line(exc: click.UsageError) -> str:
+    """click's usage error as the one line every bad input gets (README, exit codes): not
+    click's four (usage, hint, blank, error), redacted like any error line (click quotes the
+    value the user gave: a token pasted into the wrong option is echoed), naming the help to
+    read. A bare group (``envdoctor``, ``envdoctor rules``) prints its help on stdout first."""
+    ctx = exc.ctx
+    where = ctx.command_path if ctx is not None else "envdoctor"
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and ctx is not None:
+        with contextlib.suppress(Exception):
+            from envdoctor.outputs import sink
+            sink.write(ctx.get_help() + "\n", None, "text")
+        return f"{where} needs a command (see `{where} --help`)"
+    try:
+        message = exc.format_message()
+    except Exception:  # noqa: BLE001 - a message click could not build: say what we know
+        message = "invalid command line"
+    from envdoctor.crashlog import redacted
+    return f"{redacted(message)} (see `{where} --help`)"
 
 
 def _stdout_broken(exc: Exception) -> str:
