@@ -401,6 +401,26 @@ _DECODER = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float,
 _NAN_DECODER = json.JSONDecoder(parse_int=_json_int)
 
 
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise InputError(f"the key {key[:64]!r} appears twice in one object (which of "
+                                 "the two counts is up to the reader)")
+            seen.add(key)
+    return obj
+
+
+# A document the user names (a snapshot, a check or report JSON, a fleet node's file): a key
+# written twice is refused, not settled last-wins as ``json`` does: a reviewer, ``jq`` or another
+# tool may have read the first ("nvidia" twice: a healthy driver, then an old one)
+_UNIQUE_DECODER = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float,
+                                   parse_constant=_json_constant,
+                                   object_pairs_hook=_unique_object)
+
+
 def json_depth(value: object) -> int:
     """Nesting depth of parsed JSON, level by level without recursion (stops counting past
     MAX_DEPTH + 1); a third of what ``json.loads`` itself costs."""
@@ -437,12 +457,15 @@ def _where(text: str, start: int, token: str) -> str:
     return f"line {line}: " + (f"{key.group(1)!r}: " if key else "")
 
 
-def json_at(text: str, start: int = 0, *, nan: bool = False) -> tuple[Any, int]:
+def json_at(text: str, start: int = 0, *, nan: bool = False,
+            unique: bool = False) -> tuple[Any, int]:
     """The JSON value that starts at ``text[start]`` and where it ends (``raw_decode``), with
-    the limits: depth, number length, no NaN/Infinity (unless ``nan``: a worker's measurement).
-    ``InputError`` when it is not one."""
+    the limits: depth, number length, no NaN/Infinity (unless ``nan``: a worker's measurement),
+    no key twice in one object (``unique``: a document the user names). ``InputError`` when it
+    is not one."""
+    decoder = _NAN_DECODER if nan else _UNIQUE_DECODER if unique else _DECODER
     try:
-        value, end = (_NAN_DECODER if nan else _DECODER).raw_decode(text, start)
+        value, end = decoder.raw_decode(text, start)
     except InputError as exc:
         raise InputError(_where(text, start, exc.token) + str(exc)) from None
     except RecursionError:
@@ -455,12 +478,13 @@ def json_at(text: str, start: int = 0, *, nan: bool = False) -> tuple[Any, int]:
     return value, end
 
 
-def decode_json(data: str | bytes, what: str = "JSON", *, nan: bool = False) -> Any:
+def decode_json(data: str | bytes, what: str = "JSON", *, nan: bool = False,
+                unique: bool = False) -> Any:
     """One JSON document (bytes must be UTF-8) with the limits of ``json_at``; trailing
     non-blank text is an error, as for ``json.loads``."""
     text = utf8(data, what) if isinstance(data, bytes) else data
     start = len(text) - len(text.lstrip())
-    value, end = json_at(text, start, nan=nan)
+    value, end = json_at(text, start, nan=nan, unique=unique)
     if text[end:].strip():
         line = text.count("\n", 0, end) + 1
         raise InputError(f"not valid JSON (extra data at line {line})")
@@ -472,7 +496,7 @@ def load_json_file(path: str, what: str, limit: int = MAX_INPUT, *,
     """JSON from a file the user named, every limit applied: each failure is one line, exit 2."""
     data = read_input(path, what, limit, stream=stream)
     try:
-        return decode_json(data, what)
+        return decode_json(data, what, unique=True)
     except InputError as exc:
         message = str(exc)
         if message.startswith("JSON nested"):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import sys
+import threading
 
 import click
 
@@ -113,12 +115,18 @@ def main(argv: list[str] | None = None) -> None:
     """
     from envdoctor import streams
     streams.guard()
+    crashed: list[str] = []
+    previous_hook = threading.excepthook
+    threading.excepthook = functools.partial(_thread_crashed, crashed)
     try:
         code = cli.main(args=argv, prog_name="envdoctor", standalone_mode=False)
         streams.flush_stdout()
     except click.exceptions.Abort:
         _say("envdoctor: aborted")
         code = 130
+    except click.UsageError as exc:  # click's own: an option, value, argument or command
+        _say(f"envdoctor: error: {usage_line(exc)}")
+        code = EXIT_USAGE
     except click.ClickException as exc:
         with contextlib.suppress(Exception):
             from envdoctor.crashlog import redacted
@@ -152,7 +160,52 @@ def main(argv: list[str] | None = None) -> None:
             path, message = f"(no crash log: {type(log_exc).__name__})", ""
         _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
         code = EXIT_INTERNAL
+    finally:
+        threading.excepthook = previous_hook
+    if crashed and code in (0, 1, None):  # a verdict reached without a thread's part
+        code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _thread_crashed(crashed: list[str], args: threading.ExceptHookArgs) -> None:
+    """An exception that ends a thread (a framework worker's watcher, a probe): Python's own
+    hook prints its traceback on stderr, past the boundary in ``main``. Here it is what any
+    crash is: a redacted crash log and one line (the first such thread's), and the run's code
+    becomes 3, since its verdict lacks that thread's part."""
+    if args.exc_type is SystemExit or args.exc_value is None:
+        return
+    try:
+        from envdoctor.crashlog import one_line, write_crash_log
+        path = write_crash_log(args.exc_value)
+        message = one_line(args.exc_value)
+    except Exception as log_exc:  # noqa: BLE001
+        path, message = f"(no crash log: {type(log_exc).__name__})", ""
+    if not crashed:
+        name = args.thread.name if args.thread is not None else "?"
+        from envdoctor.crashlog import redacted
+        _say(redacted(f"envdoctor: internal error in thread {name}: {args.exc_type.__name__}: "
+                      f"{message} (details in {path})"))
+    crashed.append(path)
+
+
+def usage_line(exc: click.UsageError) -> str:
+    """click's usage error as the one line every bad input gets (README, exit codes): not
+    click's four (usage, hint, blank, error), redacted like any error line (click quotes the
+    value the user gave: a token pasted into the wrong option is echoed), naming the help to
+    read. A bare group (``envdoctor``, ``envdoctor rules``) prints its help on stdout first."""
+    ctx = exc.ctx
+    where = ctx.command_path if ctx is not None else "envdoctor"
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and ctx is not None:
+        with contextlib.suppress(Exception):
+            from envdoctor.outputs import sink
+            sink.write(ctx.get_help() + "\n", None, "text")
+        return f"{where} needs a command (see `{where} --help`)"
+    try:
+        message = exc.format_message()
+    except Exception:  # noqa: BLE001 - a message click could not build: say what we know
+        message = "invalid command line"
+    from envdoctor.crashlog import redacted
+    return f"{redacted(message)} (see `{where} --help`)"
 
 
 def _stdout_broken(exc: Exception) -> str:

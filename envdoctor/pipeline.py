@@ -89,7 +89,7 @@ def saved_smoke(path: str) -> dict[str, Any] | None:
     if data is None:
         from envdoctor.bounded import InputError, decode_json, read_file
         try:
-            data = decode_json(read_file(path, "a facts file"))
+            data = decode_json(read_file(path, "a facts file"), unique=True)
         except InputError:
             return None
     smoke = data.get("smoke") if isinstance(data, dict) else None

@@ -7,6 +7,7 @@ Loading validates every file and names the file and the field at fault.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -214,8 +215,10 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
             value_text = json.dumps(value)
             head = json.dumps({"key": full_key, "seal": _seal(secret, key_text, value_text)})
-            tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
-            os.replace(tmp, cache)
+            terminate = sys.modules.get("envdoctor.terminate")  # a signal: no .tmp left
+            with terminate.unfinished(str(tmp)) if terminate else contextlib.nullcontext():
+                tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
+                os.replace(tmp, cache)
         except (OSError, TypeError, ValueError):
             pass  # read-only home, or a value JSON cannot hold: build again next time
     return value, False

@@ -31,7 +31,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 from envdoctor import children
@@ -75,6 +75,28 @@ def _say_last_words(number: int) -> str:
     thread.start()
     thread.join(LAST_WORDS)
     return box[-1] if box else ""
+
+
+# Temporary files being written (``sink.write_file``'s, the rule cache's): a signal ends the
+# process with ``os._exit``, past every ``finally``, so ``end`` removes them itself: an output
+# is replaced whole or left as it was, never a ``.out.json.x1y2.tmp`` beside it
+_unfinished: set[str] = set()
+
+
+@contextlib.contextmanager
+def unfinished(path: str) -> Iterator[None]:
+    """While the block runs, ``path`` is removed if a signal ends the process."""
+    _unfinished.add(path)
+    try:
+        yield
+    finally:
+        _unfinished.discard(path)
+
+
+def _remove_unfinished() -> None:
+    for path in list(_unfinished):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 _taken: set[int] = set()   # the signals ``install`` took over
@@ -150,6 +172,7 @@ def end(number: int) -> None:
     _ender = me
     line = ""
     try:
+        _remove_unfinished()
         children.terminate_all()
         line = _say_last_words(number)
     finally:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from envdoctor.cligroups import Seconds
 from envdoctor.errors import BadInput
 
 
@@ -22,7 +23,7 @@ def online_options(command: Any) -> Any:
         click.option("--torch-index-url", metavar="URL", default=None,
                      help="PyTorch wheel root for --online, <URL>/<variant>/torch/ "
                           "[default: https://download.pytorch.org/whl]."),
-        click.option("--online-timeout", type=click.FloatRange(0.5, 60.0), default=None,
+        click.option("--online-timeout", type=Seconds(0.5, 60.0), default=None,
                      metavar="S", help="Seconds all of --online's requests may take together "
                                        "[default: 10]."),
     ]):

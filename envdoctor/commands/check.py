@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from envdoctor import pipeline
+from envdoctor.cligroups import Seconds
 from envdoctor.commands._online import online_options, online_settings
 from envdoctor.commands._output import emit, use_color
 from envdoctor.engine import INTENTS
@@ -51,7 +52,7 @@ from envdoctor.outputs.renderers import formats, render
 @click.option("--framework", "frameworks", metavar="NAMES",
               help="Live-probe only these frameworks, e.g. torch,jax [default: all installed].")
 @online_options
-@click.option("--timeout", "worker_timeout", type=click.FloatRange(min=1.0), default=None,
+@click.option("--timeout", "worker_timeout", type=Seconds(min=1.0), default=None,
               metavar="S", help="Seconds each framework worker may run "
               "[default: 120; 300 with --smoke full].")
 def check(static: bool, facts_file: str | None, report_file: str | None, fmt: str | None,

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from envdoctor.cligroups import SuggestingGroup
+from envdoctor.cligroups import Seconds, SuggestingGroup
 from envdoctor.commands._output import (
     check_output_paths,
     default_format,
@@ -123,7 +123,7 @@ def _leave(code: int) -> None:
 @click.group("fleet", cls=SuggestingGroup, invoke_without_command=True)
 @click.option("--static", is_flag=True, help="No torch smoke in the ranks (probes, binding and "
               "rendezvous only).")
-@click.option("--timeout", type=click.FloatRange(min=2.0), default=60.0, show_default=True,
+@click.option("--timeout", type=Seconds(min=2.0), default=60.0, show_default=True,
               metavar="S", help="Seconds a rank's torch import (in a child first) may go "
               "without progress, then seconds the rendezvous waits for every rank, then seconds "
               "each rank has to probe and arrive; ranks not there are named (late, dead or never "

@@ -142,7 +142,7 @@ def _read(path: Path) -> Any:
     number limits): bad input names the file."""
     from envdoctor.bounded import InputError, decode_json, read_file
     try:
-        return decode_json(read_file(path, "a snapshot"), "a snapshot")
+        return decode_json(read_file(path, "a snapshot"), "a snapshot", unique=True)
     except InputError as exc:
         raise BadInput(f"{path}: {exc}") from None
 

@@ -52,6 +52,11 @@ LOOKALIKES = {"gpu": "gpus", "gpu-count": "gpus", "gpu-memory": "gpu_memory_gb",
               "dev-shm": "shm_gb", "cuda-version": "cuda", "driver-version": "driver",
               "nvidia-driver": "driver", "bfloat16": "bf16", "cudnn-version": "cudnn"}
 MAX_REQUIREMENT = 200   # characters of one requirement ("torch>=2.4,<3" is 13)
+# how many requirements (the file's and --require together) and ignored checks one policy may
+# state: a platform's policy states a dozen; each requirement costs ~2 ms to parse and judge, so
+# the 200 000 a 2 MB file holds would run for minutes. Counted before any is parsed.
+MAX_REQUIREMENTS = 256
+MAX_IGNORES = 1024      # more than there are checks (~100) and fleet rules together
 _NUMBER = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|==|!=|>|<)\s*([0-9]+(?:\.[0-9]+)?)\s*$")
 
 
@@ -179,6 +184,7 @@ def parse_policy(data: Any, source: str) -> Policy:
         reqs = [reqs]
     if not isinstance(reqs, list):
         raise BadInput(f"{source}: 'require' must be a list of strings")
+    _count(len(reqs), MAX_REQUIREMENTS, f"{source}: 'require'", "requirements")
     expect = data.get("expect")
     if expect is not None and expect not in INTENTS:
         raise BadInput(f"{source}: 'expect' = {expect!r} must be one of {', '.join(INTENTS)}")
@@ -207,6 +213,7 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
     else:
         raise BadInput(f"{source}: 'ignore' must be a table CODE = \"reason\" "
                        "or a list of {code, reason}")
+    _count(len(pairs), MAX_IGNORES, f"{source}: 'ignore'", "ignored checks")
     out = {}
     for code, reason in pairs:
         if not isinstance(code, str) or not CODE_RE.match(code):
@@ -215,6 +222,11 @@ def _ignore(raw: Any, source: str) -> dict[str, str]:
             raise BadInput(f"{source}: 'ignore': {code} needs a reason")
         out[code] = reason.strip()
     return out
+
+
+def _count(n: int, most: int, where: str, what: str) -> None:
+    if n > most:
+        raise BadInput(f"{where}: {n} {what} (at most {most}), not a machine's policy")
 
 
 MAX_POLICY = MAX_TOML  # a policy or a pyproject.toml is kilobytes
@@ -306,6 +318,8 @@ def load(policy_file: str | None, require: tuple[str, ...] = (),
          cwd: Path | None = None) -> Policy:
     """The policy for this run: the file's, plus ``--require`` from the command line."""
     found = find_policy(policy_file, cwd)
+    _count(len(found.requirements) + len(require), MAX_REQUIREMENTS,
+           f"{found.source} and --require" if found.source else "--require", "requirements")
     extra = tuple(parse_requirement(r) for r in require)
     source = found.source or ("--require" if extra else "")
     return replace(found, requirements=found.requirements + extra, source=source)

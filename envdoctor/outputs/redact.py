@@ -70,8 +70,16 @@ _HOME = lazy(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
 # (not the shell's PWD=/a/folder)
 _KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd(?!=[\"']?[/~])|token|secret|api[_-]?key"
                   r"|access[_-]?key|auth)=([^\s&;,'\"]+)")
+# ``scheme://user:password@`` (redis://:password@host has no user), and a token written as
+# the user name with no password, as git and pip document it (``https://<token>@github.com``,
+# ``https://<token>@pkgs.example.com/simple``): a user part of 16 or more characters holding
+# a digit is taken for one (``git@``, ``user@``, ``ci-bot@`` stay)
 _URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
-                 r"[^/\s:@]*:[^/\s@]+@")  # redis://:password@host has no user
+                 r"(?:[^/\s:@]*:[^/\s@]+|(?=[A-Za-z0-9._~%+-]{0,256}\d)[A-Za-z0-9._~%+-]{16,256})@")
+# the printed form of a control character or an escape (``\x07``, ``\u202e``, ``\n``): an
+# error line that quotes a value with ``!r`` glues what follows to a word (``\x07ghp_…``), and
+# the token shapes need a word boundary before their prefix
+_PRINTED_ESCAPE = lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[abfnrtv0])")
 # Token shapes: one list for the env probe and here (``secrets.TOKENS``).
 _TOKENS = TOKENS
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
@@ -165,6 +173,8 @@ class Redactor:
             out = (_KV_SECRET.sub(_kv_secret, out) if low is None else
                    sub_lines(_KV_SECRET, _kv_secret, out, line_starts(low, _KV_GATE)))
         out = sub_lines(_TOKENS, SECRET, out, line_starts(out, _TOKEN_GATE))
+        if "\\" in out and any(t in out for t in _TOKEN_GATE):
+            out = _unglued_tokens(out)
         out = sub_lines(_HOME, lambda m: (m.group("pre") or m.group("wpre")) + USER, out,
                         line_starts(out, _HOME_GATE))
         out = sub_lines(_GPU_UUID, GPU_UUID, out, line_starts(out, _UUID_GATE))
@@ -376,3 +386,21 @@ def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
     extra = r.data(dict(report.extra))
     extra["redacted"] = True
     return Report(facts, results, findings, report.intent, report.fail_on, areas, extra)
+
+
+def _unglued_tokens(text: str) -> str:
+    """``text`` with each token that a printed escape glues to a word (``\\x07ghp_…``)
+    replaced: the token shapes are searched in a copy whose printed escapes are blanks of the
+    same length, and what they find is replaced in ``text``."""
+    shadow = _PRINTED_ESCAPE.sub(lambda m: " " * len(m.group(0)), text)
+    if shadow == text:
+        return text
+    parts: list[str] = []
+    done = 0
+    for m in _TOKENS.finditer(shadow):
+        parts += [text[done:m.start()], SECRET]
+        done = m.end()
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 
 from envdoctor.errors import BadInput
@@ -96,12 +97,13 @@ def write_file(path: str, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.",
                                    suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-                os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-            os.replace(tmp, real)
+            with _removed_on_signal(tmp):
+                with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                    os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+                os.replace(tmp, real)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -114,6 +116,13 @@ def write_file(path: str, text: str) -> None:
                 os.close(dir_fd)
     except OSError as exc:
         raise BadInput(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _removed_on_signal(path: str) -> contextlib.AbstractContextManager[None]:
+    """``terminate.unfinished(path)`` where the CLI installed the signal handlers (they end
+    the process past every ``finally``); nothing to do in-process, where nothing did."""
+    terminate = sys.modules.get("envdoctor.terminate")
+    return terminate.unfinished(path) if terminate is not None else contextlib.nullcontext()
 
 
 def _umask() -> int:
