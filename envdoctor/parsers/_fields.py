@@ -113,6 +113,13 @@ def apply(part: Partial, key: str, value: str) -> bool:
                     r"hardware(?: accelerator)?", k):
         _gpu(part, v)
         return True
+    if re.fullmatch(r"rocm(?: version)?", k):  # "ROCm version: 6.1.2", "| ROCm | 4.1.1 |",
+        # an issue form's "### ROCm Version" / "ROCm 6.1.0"; one release only ("ROCm 6.0.0,
+        # ROCm 5.7.1" names several, "NOT APPLICABLE" none)
+        m = re.fullmatch(r"(?i)(?:rocm ?)?v?(\d\.\d{1,2}(?:\.\d{1,3})?)(?:-\d{1,6})?", v.strip())
+        if m:
+            part.set("rocm.version", ver(m.group(1)))
+        return True
     if re.fullmatch(r"tensorflow installed from|installed from|source", k):
         return True
     return False
