@@ -135,3 +135,20 @@ def test_two_column_table_reads_like_bullets() -> None:
 
 def test_wider_tables_are_not_read() -> None:
     assert _values(MATRIX) == {}
+
+
+def test_form_gpu_field_lists_each_amd_gpu() -> None:
+    several = _values(FORM_SEVERAL)["rocm.gpus"]
+    assert [name for name, _ in several] == [  # type: ignore[attr-defined]
+        "AMD Instinct MI300X", "AMD Instinct MI300A", "AMD Instinct MI250X"]
+    assert dict(several)["AMD Instinct MI300X"] == "gfx942"  # type: ignore[call-overload]
+    one = _values(FORM_NONE)["rocm.gpus"]
+    assert [name for name, _ in one] == ["AMD Radeon RX 6600 XT"]  # type: ignore[attr-defined]
+    facts = parse_text(FORM_SEVERAL)
+    assert facts is not None and len(facts.rocm.gpus) == 3
+
+
+def test_form_gpu_field_with_other_words_lists_none() -> None:
+    # a CPU's integrated graphics or prose in the field is no list of AMD GPUs
+    text = FORM_NONE.replace("AMD Radeon RX 6600 XT", "AMD Ryzen 7 5700G with Radeon Graphics")
+    assert "rocm.gpus" not in _values(text)
