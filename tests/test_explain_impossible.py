@@ -24,6 +24,9 @@ def test_every_pattern_is_linear(pattern):
 
 @pytest.mark.parametrize(("text", "code"), [
     ("My RTX 5080 does nothing with torch 2.3.1+cu121, is_available() is False.", "ECUDA004"),
+    # no official build of 1.3.1-2.7 has code below 3.7 ([[binary_floor]]): the variant need
+    # not be stated
+    ("Our Tesla K40m box fails every CUDA op since we moved to torch 1.7.1.", "ECUDA004"),
     ("The CUDA 13 image fails on our Tesla V100 nodes; nothing loads.", "ECUDA003"),
     ("Python 3.15 here: pip install tensorflow says no matching distribution", "EPIP001"),
     # the pin the text states limits the releases: torch 2.1 has no cp313 wheel
@@ -50,6 +53,9 @@ def test_a_stated_impossibility_is_named(text, code):
 
 @pytest.mark.parametrize("text", [
     "RTX 5080 with torch 2.7.1+cu128 trains fine, but my loss is NaN.",       # compatible
+    "Our Tesla K40m box fails every CUDA op with torch 1.3.0.",               # 1.3.0 kept 3.5
+    "Our Tesla K80 box fails every CUDA op with torch 1.7.1.",                # 3.7 is built
+    "A source build, torch 1.10.0a0+git36449ea, on a Tesla K40m fails.",      # own arch list
     "V100 fails with the CUDA 13 image but the cuda12 image works.",          # two builds
     "RTX 5090 and RTX 3090 in one box with torch 2.3.1+cu121.",               # two GPUs
     "Python 3.12: pip install tensorflow says no matching distribution",      # a wheel exists

@@ -62,6 +62,12 @@ _FRAMEWORK = {"tensorflow": re.compile(r"(?i)(?<![\w-])tensorflow(?![\w-])"),
               "torch": re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")}
 
 
+# a torch pre-release or source build as the text prints it ("1.10.0a0+git36449ea", NGC's
+# "2.1.0a0+32f93b1", a nightly's "2.6.0.dev20241112"): its builder chose its own arch list
+_TORCH_PRERELEASE = re.compile(r"(?i)(?<![\w.])\d{1,2}\.\d{1,3}\.\d{1,3}(?:a\d{1,3}|\.dev\d{1,8}|"
+                               r"rc\d{1,2})(?:\+[\w.]{1,40})?|\+git[0-9a-f]{6,40}\b")
+
+
 def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
     """(GPU, compute capability) when the text names exactly one GPU architecture."""
     named: dict[str, str] = {}
@@ -98,7 +104,8 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     tagged = [(v, f"{b[:-1]}.{b[-1]}") for v, b in tagged]
     cudas = _cuda_builds(text) - {c for _, c in tagged}
     torch = facts.version("torch")
-    verdicts: list[bool | None] = [torch_build_lacks(v, c, cc) for v, c in tagged]
+    official = _TORCH_PRERELEASE.search(text[:1 << 20]) is None
+    verdicts: list[bool | None] = [torch_build_lacks(v, c, cc, official) for v, c in tagged]
     variants = [] if tagged or torch is not None else sorted(
         {f"{t[:-1]}.{t[-1]}" for m in _TORCH_TAG.finditer(text) for t in m.groups() if t})
     if variants:  # "torch (cu128)": the variant's releases, not the CUDA toolkit's reach
@@ -106,7 +113,7 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
         cudas -= set(variants)
         verdicts += [torch_variant_lacks(c, cc) for c in variants]
     if not tagged and torch is not None and not cudas:
-        verdicts.append(torch_build_lacks(torch, None, cc))
+        verdicts.append(torch_build_lacks(torch, None, cc, official))
     verdicts += [cuda_build_lacks(c, cc) for c in sorted(cudas)]
     tf_builds = _tensorflow_builds(facts)
     verdicts += [cuda_build_lacks(c, cc) for _, c in tf_builds]
@@ -285,5 +292,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
                      references=tuple(sig.references), notes=(note,), signature=sig)
 
 
-PATTERNS = (_TORCH_TAG, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+PATTERNS = (_TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD)

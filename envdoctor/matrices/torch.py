@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from envdoctor.matrices import matrix
@@ -39,6 +40,19 @@ def lookup_torch_variant(version: Any, cuda: Any, arch: Any = None) -> dict[str,
                 and row.get("platform", "default") == want):
             return row
     return None
+
+
+def lookup_binary_floor(version: Any) -> dict[str, Any] | None:
+    """The ``[[binary_floor]]`` row of an official torch release: the oldest compute capability
+    any of its CUDA builds has code for. None for a pre-release or source build (``a0``,
+    ``dev``, a ``+git…`` label: their builders chose their own arch lists) or a release no row
+    covers."""
+    v = ver(version)
+    if v is None or v.is_prerelease or v.is_devrelease or (
+            v.local is not None and not re.fullmatch(r"cu\d+|cpu", v.local)):
+        return None
+    return next((r for r in matrix("torch").get("binary_floor", [])
+                 if in_range(v, str(r.get("torch", "")))), None)
 
 
 def lookup_torch_release(version: Any) -> dict[str, Any] | None:

@@ -113,6 +113,13 @@ def apply(part: Partial, key: str, value: str) -> bool:
                     r"hardware(?: accelerator)?", k):
         _gpu(part, v)
         return True
+    if re.fullmatch(r"rocm(?: version)?", k):  # "ROCm version: 6.1.2", "| ROCm | 4.1.1 |",
+        # an issue form's "### ROCm Version" / "ROCm 6.1.0"; one release only ("ROCm 6.0.0,
+        # ROCm 5.7.1" names several, "NOT APPLICABLE" none)
+        m = re.fullmatch(r"(?i)(?:rocm ?)?v?(\d\.\d{1,2}(?:\.\d{1,3})?)(?:-\d{1,6})?", v.strip())
+        if m:
+            part.set("rocm.version", ver(m.group(1)))
+        return True
     if re.fullmatch(r"tensorflow installed from|installed from|source", k):
         return True
     return False
@@ -185,9 +192,31 @@ def _cuda_cudnn(part: Partial, v: str) -> None:
         add_cudnn(part, parts[1].strip().lstrip("v"))
 
 
+# an AMD GPU as a form's GPU field names it: "AMD Instinct MI210", "AMD Radeon RX 6600"
+_AMD_NAMED = re.compile(r"^(?:AMD )?(?:Radeon(?: Pro| PRO)? |Instinct )?(?:RX ?\d{3,4}(?: ?XTX| ?XT| ?GRE)?|"
+                        r"MI\d{2,3}[AXH]?|W\d{4}|VII)$", re.IGNORECASE)
+
+
+def _amd_gpus(part: Partial, v: str) -> None:
+    """The AMD GPUs a GPU field lists ("AMD Instinct MI210, AMD Radeon RX 6600"), each with the
+    gfx target AMD's tables give its name ("" when they give none), as rocminfo's agents."""
+    names = [n.strip() for n in re.split(r"\s*[,;/]\s*|\s+and\s+|\n", v) if n.strip()]
+    if not names or not all(_AMD_NAMED.match(n) for n in names):
+        return
+    from envdoctor.matrices.rocm import gfx_rows, target_of_name
+    listed = []
+    for name in names[:16]:
+        full = name if name.lower().startswith("amd") else f"AMD {name}"
+        gfx = next((str(r.get("target", "")) for r in gfx_rows()
+                    if full.lower() in (g.lower() for g in r.get("gpus", []))), "")
+        listed.append((full, gfx or target_of_name(full) or ""))
+    part.set("rocm.gpus", tuple(listed))
+
+
 def _gpu(part: Partial, v: str) -> None:
     if missing(v) or v.lower() in ("none", "no gpu", "cpu", "cpu only"):
         return
+    _amd_gpus(part, v)
     for chunk in re.split(r"\s*;\s*|\s+and\s+|\n", v):
         name = re.split(r",|\s+-\s+|\s\(", chunk)[0].strip()
         name = re.sub(r"\s*\d+\s*x\s*$|^\d+\s*x\s*", "", name, flags=re.IGNORECASE)

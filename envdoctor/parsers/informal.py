@@ -269,9 +269,11 @@ _JETSON_MODEL = re.compile(r"(?i)\b(jetson(?:[ -](?:agx|orin|xavier|nano|nx|tx[1
 _JETPACK = re.compile(r"(?i)(?<![a-z])jet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
 _L4T = re.compile(r"(?i)\bL4T[ -]?R?(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b")
 _MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pro)?|iMac|"
-                       r"Apple [Ss]ilicon)\b")
-_APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)",
-                         re.MULTILINE)
+                       r"Apple [Ss]ilicon|[Mm]ac ?OS)\b")
+_APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)|"
+                         r"(?i:\bmac(?:book(?: pro| air)?|os(?: \d{2}(?:\.\d{1,2})?)?| ?mini| studio)? "
+                         r"m([1-5])\b)", re.MULTILINE)  # the chip, or typed lower-case after
+# the Mac ("MacOS 13 m1 (arm64)", "mac m2")
 # Apple silicon named as such, or a chip only Apple makes ("M1 Pro", "M3 Max": no Mac word needed)
 _APPLE_SILICON = re.compile(r"(?i)\bapple[ -]silicon\b|\bapple M[1-5]\b|(?-i:\bM[1-5] (?:Pro|Max|Ultra)\b)")
 # The machine the interpreter runs as, in its own words: platform.machine()'s answer, "uname -m
@@ -339,7 +341,8 @@ def _platform(part: Partial, text: str) -> None:
             part.set("apple.python_machine", "x86_64" if machine in ("x86_64", "i386")
                      else machine)
     if _MAC_WORD.search(text):
-        chip = _one([f"Apple M{m.group(1)}" + (f" {m.group(2)}" if m.group(2) else "")
+        chip = _one([f"Apple M{m.group(1) or m.group(3)}" + (f" {m.group(2)}" if m.group(2)
+                                                             else "")
                      for m in _APPLE_CHIP.finditer(text)])
         named = [_MACOS_NAMES[m.group(1).lower()] for m in _MACOS_NAME.finditer(text)]
         macos = _one(_MACOS.findall(text) + named)

@@ -1,8 +1,9 @@
 """Issue-template "System information" blocks and ``transformers env`` / ``accelerate env``.
 
-Two shapes: bullet lines (``- TensorFlow version (use command below): 2.1.0``,
+Three shapes: bullet lines (``- TensorFlow version (use command below): 2.1.0``,
 ``- PyTorch version (GPU?): 2.1.0+cu121 (True)``) and GitHub issue forms, where each field is
-a ``### Heading`` followed by its value on the next non-empty line. Both end up as
+a ``### Heading`` followed by its value on the next non-empty line, and two-column Markdown
+tables (``| ROCm | 4.1.1 |``). All end up as
 ``(key, value)`` pairs for ``_fields.apply``.
 """
 
@@ -19,6 +20,10 @@ RANK = 30
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*)?([A-Za-z`][\w `./()?&/+,-]{0,60}?)"
                      r"(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(.*)$")
 _HEADING = re.compile(r"^\s*#{2,6}\s+(.+?)\s*#*\s*$")
+# a two-column Markdown table row, "| ROCm | 4.1.1 |", "| **PyTorch** | 2.1.0 |" (its header
+# and rule rows name no value a key reads: "| Software | version |", "|---|---|")
+_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z`][\w `./()?&+,-]{0,60}?)(?:\*\*)?\s*\|"
+                        r"\s*([^|]{1,200}?)\s*\|?\s*$")
 
 
 def pairs(text: str) -> list[tuple[str, str]]:
@@ -35,6 +40,11 @@ def pairs(text: str) -> list[tuple[str, str]]:
             if j < len(lines) and not _HEADING.match(lines[j]) and len(lines[j]) < 200:
                 out.append((h.group(1), lines[j].strip()))
             i = j if j > i else i + 1
+            continue
+        t = _TABLE_ROW.match(line)
+        if t:
+            out.append((t.group(1), t.group(2)))
+            i += 1
             continue
         b = _BULLET.match(line)
         if b and not re.match(r"^\s*(?:https?|[A-Za-z]):[/\\]", line):

@@ -33,11 +33,12 @@ REGISTRY: dict[str, str | FirstOf] = {
     # torch
     "torch_has_arch": "torch", "torch_release": "torch", "pytorch_build": "torch",
     "torch_missing_archs": "torch", "torch_companion_mismatch": "torch",
-    "torch_archs_live": "torch", "torch_archs_matrix": "torch",
+    "torch_archs_live": "torch", "torch_archs_matrix": "torch", "torch_archs_floor": "torch",
     "torch_archs_confirmed": "torch", "torch_arch_fix": "torch", "torch_gpu_install": "torch",
     "torch_reinstall_same_build": "torch", "xformers_torch_mismatch": "torch",
-    "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix"),
-                           "the arch list torch printed about itself, else its matrix row"),
+    "torch_archs": FirstOf(("torch_archs_live", "torch_archs_matrix", "torch_archs_floor"),
+                           "the arch list torch printed about itself, else its matrix row, "
+                           "else its release's binary floor"),
     # tensorflow
     "tf_release": "tensorflow", "tf_last_windows_gpu": "tensorflow",
     "tf_cuda_mismatch": "tensorflow", "tf_cpu_only_package": "tensorflow",

@@ -14,6 +14,10 @@ from envdoctor.matrices import apple as table
 
 # frameworks whose wheels are compiled for one CPU: an x86_64 one cannot use the GPU here
 COMPILED = ("torch", "jaxlib", "tensorflow", "tensorflow-macos")
+# named in a package list or an install command: Apple's packages for the GPU path exist for
+# arm64 alone (tensorflow-deps is on the apple channel's osx-arm64 subdir only, tensorflow-metal
+# has no x86_64 wheel), so an x86_64 Python asking for them is the harm itself
+REQUESTED = COMPILED + ("tensorflow-deps", "tensorflow-metal")
 
 
 # The apple facts a function reads, field by field: under --root the interpreter's fields are
@@ -78,7 +82,7 @@ def apple_x86_python(*, t: Any, jax: Any, tf: Any, dists: Any = (),
                                                           ("tensorflow", tf)) if b is not None]
     if not affected:  # or only a package list / an install command names them
         affected = [f"{d.name} {d.version}" if d.version is not None else d.name
-                    for d in dists or () if d.name in COMPILED]
+                    for d in dists or () if d.name in REQUESTED]
     if not affected:
         return None  # nothing installed that it hurts yet
     return {"how": how, "affected": ", ".join(affected), "cpu": a.cpu_brand or "Apple silicon"}

@@ -9,12 +9,20 @@ from envdoctor.matrices.gpus import archs_run_on, cuda_dropped, cuda_predates, s
 from envdoctor.versions import in_range, ver
 
 
-def torch_build_lacks(torch: str, cuda: str | None, cc: str) -> bool | None:
+def torch_build_lacks(torch: str, cuda: str | None, cc: str,
+                      official: bool = True) -> bool | None:
     """Whether the torch wheels of ``torch`` (its ``cuda`` variant, or every variant the
-    table lists when none is stated) carry no code for ``cc``; None when the table has no row."""
+    table lists when none is stated) carry no code for ``cc``; None when the table has no row.
+    ``official``: the text shows no pre-release or source build of torch, so the release's
+    ``[[binary_floor]]`` speaks for it too."""
     v, sm = ver(torch), sm_of(cc)
     if v is None or sm is None:
         return None
+    from envdoctor.matrices.torch import lookup_binary_floor
+    floor_row = lookup_binary_floor(v) if official else None
+    floor, have = ver(floor_row.get("min_cc")) if floor_row else None, ver(cc)
+    if floor is not None and have is not None and have < floor:
+        return True  # below every official build of the release ([[binary_floor]])
     tag = f"cu{cuda.replace('.', '')}" if cuda else None
     rows = [r for r in matrix("torch").get("variant", [])
             if in_range(v, str(r.get("torch", ""))) and r.get("platform", "default") == "default"

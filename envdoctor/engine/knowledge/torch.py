@@ -30,7 +30,12 @@ from envdoctor.matrices.gpus import (
     lookup_arch,
     sm_of,
 )
-from envdoctor.matrices.torch import lookup_torch_release, lookup_torch_variant, torch_variant_name
+from envdoctor.matrices.torch import (
+    lookup_binary_floor,
+    lookup_torch_release,
+    lookup_torch_variant,
+    torch_variant_name,
+)
 from envdoctor.versions import in_range, series, ver
 
 # The CPU architecture picks the arch-list rows (aarch64 wheels have their own).
@@ -165,6 +170,34 @@ def torch_archs_matrix(*, torch: TorchBuild | None,
             "confirmed": confirmed(row), "torch": str(torch.version)}
 
 
+@reads(torch="frameworks.torch", gpus=optional("nvidia.gpus", ()))
+def torch_archs_floor(*, torch: TorchBuild | None,
+                      gpus: tuple[Gpu, ...]) -> dict[str, Any] | None:
+    """When neither torch's own list nor its variant's row is known: the release's
+    ``[[binary_floor]]``, a verdict about the GPUs below it (no official build of that release
+    has code for them, whatever its CUDA variant). None when no GPU here is below it, the
+    release has no row (a source build, a pre-release), or torch is a ROCm or CPU build."""
+    if torch is None or torch.version is None or torch.hip is not None \
+            or local_variant(torch.version) == "cpu":
+        return None
+    row = lookup_binary_floor(torch.version)
+    floor = ver(row.get("min_cc")) if row else None
+    if row is None or floor is None:
+        return None
+    below = []
+    for gpu in gpus:
+        cc = gpu_cc_of(gpu)
+        if cc is not None and cc < floor:
+            below.append(gpu.name)
+    if not below:
+        return None
+    return {"archs": [], "source": f"torch matrix: no official build of torch "
+                                   f"{series(torch.version)} has code below compute "
+                                   f"capability {floor} ({row['source']})",
+            "confirmed": confirmed(row), "torch": str(torch.version), "only": below,
+            "below": str(floor)}
+
+
 @reads(gpus="nvidia.gpus", got=result("torch_archs", None), torch=optional("frameworks.torch"))
 def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
                         torch: TorchBuild | None) -> list[str] | None:
@@ -188,7 +221,11 @@ def torch_missing_archs(*, gpus: tuple[Gpu, ...], got: dict[str, Any] | None,
         sm = sm_of(gpu_cc_of(gpu))
         if sm is None:
             return impossible or None
-        if not archs_run_on(got["archs"], sm):
+        below, cc = ver(got.get("below")), gpu_cc_of(gpu)
+        if below is not None:
+            if cc is not None and cc < below:
+                missing.append(f"{gpu.name} ({sm})")
+        elif not archs_run_on(got["archs"], sm):
             missing.append(f"{gpu.name} ({sm})")
     return counted(missing)
 
