@@ -20,7 +20,7 @@ SET = PlatformSet("platform_heldout4", letter="s", batch="P4",
                   platforms=("apple", "jetson", "rocm", "wsl", "container", "tpu"),
                   at_least=23, repos_at_least=18, traps_at_least=3, per_platform_at_least=2,
                   earlier=("platform_heldout", "platform_heldout2", "platform_heldout3",))
-FLOOR = 0.65  # first run on b00e5b8: 11/23 (47.8 %); after: 13/23 (README.md); branch plat: 15/23, two of them labels whose codes were [] until EMPS026 / EWSL024 existed
+FLOOR = 0.63  # first run on b00e5b8: 11/23 (47.8 %); after: 13/23 (README.md); branch plat: 15/23, two of them labels whose codes were [] until EMPS026 / EWSL024 existed; s016 (microsoft/WSL#11277, right) left the figure when plat26 recorded that thread's nvidia-smi output: 14/22
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
