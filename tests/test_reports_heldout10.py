@@ -19,7 +19,7 @@ import pytest
 from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout10", batch="H", at_least=22, healthy_at_least=9,
-                broken_at_least=13, repos_at_least=18, unseen_at_least=22)
+                broken_at_least=13, repos_at_least=18, unseen_at_least=21)  # r11's thread (ROCm/legacy-rocm-build#5238) is quoted by plat26's composed MI210 rocminfo
 # first run: not yet recorded (README.md, "First run")
 # first run on e6b3677: problems named 5/13, healthy clean 9/9 (README.md)
 # earlier: 0.61  # after this round's report fixes (8/13)

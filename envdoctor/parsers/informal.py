@@ -39,6 +39,10 @@ _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.I
 # starts only at the start of a token (lookbehind): from inside a long token the name would
 # be rescanned from every character
 _PIN = re.compile(r"(?<![\w.-])[\"']?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==([^\s\"',;]+)")
+# a line that is nothing but pins ("jax==0.3.17 and jaxlib==0.3.14", "`torch==2.1.0`, `torchvision
+# ==0.16.0`"): an issue form's version answer. A sentence around pins ("I downgraded to
+# jax==0.3.14 and it worked") is not read: its versions need not be the installed ones.
+_PIN_LIST_REST = re.compile(r"[\s,;&/+`'\"*>-]*(?:(?:and|with|plus)\b[\s,;&/+`'\"]*)*", re.IGNORECASE)
 _SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+) is not "
                       r"compatible with the current PyTorch installation", re.MULTILINE)
 _SUPPORTS = re.compile(r"current PyTorch install(?:ation)? supports CUDA capabilities ((?:(?:sm|compute)_"
@@ -452,6 +456,9 @@ def parse(text: str) -> Partial:
             for pin in _PIN.finditer(m.group(1)):
                 if pin.group(1).lower() not in unavailable:  # pip said it found none
                     part.package(pin.group(1), ver(pin.group(2)))
+        elif "==" in line and len(line) <= 200 and _PIN_LIST_REST.fullmatch(_PIN.sub(" ", line)):
+            for pin in _PIN.finditer(line):
+                part.package(pin.group(1), ver(pin.group(2)))
     for m in _SM_WARN.finditer(text):
         name = clean_name(m.group(1).strip())
         digits = m.group(2)
