@@ -63,6 +63,9 @@ def probe(paths: tuple[str, ...] | None = None, *, root: Path = SYSTEM) -> Packa
 # `pip list` output, short rule examples); every TensorFlow distribution provides `tensorflow`.
 KNOWN_MODULES = {
     "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "torch": "torch", "pytorch": "torch",
+    # PyTorch 1.0's preview builds (2018-2019) were a distribution of their own, torch_nightly,
+    # installing the same `torch` package (pip install torch_nightly -f .../nightly/cu90/...)
+    "torch-nightly": "torch",
     "onnxruntime": "onnxruntime", "onnxruntime-gpu": "onnxruntime", "keras": "keras",
     "keras-nightly": "keras", "mindspore": "mindspore", "mindspore-gpu": "mindspore",
 }
