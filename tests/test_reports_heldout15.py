@@ -19,8 +19,8 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout15", batch="M", at_least=34, healthy_at_least=8,
                 broken_at_least=26, repos_at_least=24, unseen_at_least=32)
-# first run: to be measured (README.md, "First run"); until then no floor is held
-FLOOR = 0.0
+# first run on 63e57e6: 17/26 named (65.4 %), 8/8 clean; after: 21/26, 8/8 (README.md)
+FLOOR = 0.80
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
