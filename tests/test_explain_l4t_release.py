@@ -47,3 +47,18 @@ def test_undecided_without_one_image_and_one_host():
     assert l4t_release_reason(two_images) is None
     # a JetPack 4 host runs r32 images: same major, minor unknown
     assert l4t_release_reason("nvidia-jetpack 4.6-b199\nl4t-pytorch:r32.7.1-pth1.10-py3\n") is None
+
+
+def test_the_host_release_and_jetpack_as_people_state_them():
+    from envdoctor.explain.stated import l4t_release_reason
+    # an r34 image on a board "with version r32.6", and an r35 image on a board that "has
+    # JetPack 6.2": each image links another release's CUDA than the host's
+    assert l4t_release_reason("docker run --gpus all nvcr.io/nvidia/l4t-ml:r34.1.0-py3 bash\n"
+                              "on Jetson NX with version r32.6\n")
+    assert l4t_release_reason("a Jetson Orin Nano which has Jetpack6.2\n"
+                              "docker pull dustynv/l4t-pytorch: r35.4.1\n")
+    # an image built on another JetPack is not the host's ("based on the JetPack 5.1.2 image")
+    assert l4t_release_reason("based on the JetPack 5.1.2 image\n"
+                              "docker pull dustynv/l4t-pytorch:r35.4.1\n") is None
+    # the same release on both sides is no mismatch
+    assert l4t_release_reason("flashed with JetPack 6.2\nl4t-jetpack:r36.4.0\n") is None

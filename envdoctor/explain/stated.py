@@ -259,15 +259,20 @@ def _platform_reason(name: str) -> Callable[[str], str | None]:
     return read
 # An L4T (Jetson) image's release, from its tag: "nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.8-py3",
 # "dustynv/ros:foxy-pytorch-l4t-r32.5.0", "dustynv/l4t-pytorch:r36.4.0"
-_L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-]r(\d{2})\.(\d{1,2})(?![\d])")
+_L4T_IMAGE = re.compile(r"(?i)\bl4t[\w.-]{0,40}?[:-] ?r(\d{2})\.(\d{1,2})(?![\d])")
 # The host's: /etc/nv_tegra_release ("# R32 (release), REVISION: 3.1"), "L4T 35.4.1" /
 # "[L4T R35.4.1]" (jtop, prose), the nvidia-jetpack package's version (its major only: JetPack
 # 4 is L4T 32, 5 is 34-35, 6 is 36, 7 is 38)
 _L4T_HOST = re.compile(r"\bR(\d{2}) \(release\), REVISION: (\d{1,2})\.\d{1,2}"
-                       r"|(?<![\w-])L4T:? R?(\d{2})\.(\d{1,2})(?![\d])")
+                       r"|(?<![\w-])L4T:? R?(\d{2})\.(\d{1,2})(?![\d])"
+                       # the board's release in words: "Jetson NX with version r32.6"
+                       r"|(?i:\b(?:version|host(?: is)?|running|flashed with))\s+[Rr](\d{2})\.(\d{1,2})(?![\d])")
 _JETPACK_PACKAGE = re.compile(r"(?:Package: nvidia-jetpack\s{1,4}Version|nvidia-jetpack)"
                               r":? {0,4}(\d)\.\d{1,2}(?:\.\d{1,2})?(?:-b\d{1,4})?\b")
 _JETPACK_L4T_MAJORS = {"4": (32,), "5": (34, 35), "6": (36,), "7": (38,)}
+# the board's JetPack as people state it ("a Jetson Orin Nano which has Jetpack6.2", "flashed
+# with JetPack 6.1"): not an image's ("based on the JetPack 5.1.2 image")
+_JETPACK_BOARD = re.compile(r"(?i)\b(?:has|with|running|flashed with|on)\s+jet ?pack ?(\d)(?:\.\d{1,2}){0,2}\b")
 
 
 def l4t_release_reason(text: str) -> str | None:
@@ -283,9 +288,10 @@ def l4t_release_reason(text: str) -> str | None:
     image = next(iter(images))
     hosts: set[tuple[int, int]] = set()
     for m in _L4T_HOST.finditer(head):
-        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        major, minor = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
         hosts.add((int(major), int(minor)))
-    jetpacks = {m.group(1) for m in _JETPACK_PACKAGE.finditer(head)}
+    jetpacks = {m.group(1) for m in _JETPACK_PACKAGE.finditer(head)} \
+        | {m.group(1) for m in _JETPACK_BOARD.finditer(head)}
     if hosts:
         if len(hosts) != 1 or image in hosts:
             return None
