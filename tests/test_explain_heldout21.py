@@ -28,9 +28,9 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout21", batch="T", at_least=40, traps_at_least=8,
                  repos_at_least=40, phenomena_at_least=25)
-# first run: to be measured (README.md); no floor until then
-FLOOR = 0.0
-# traps answered with an environment claim on the first run: none known before it is measured
+# first run on ab82f20: 33/40 (82.5 %), no trap claim; after: 35/40 (README.md)
+FLOOR = 0.87
+# traps the first run answered with an environment claim (README.md): none; strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
