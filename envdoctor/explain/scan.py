@@ -242,6 +242,7 @@ class Scanner:
                                        tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self._digit_free: dict[int, bool] = {}  # needle id -> ``digit_free`` (on first use)
         self._digit_lits: dict[int, tuple[tuple[bytes, bytes, bytes], ...]] = {}
+        self._digit_by_text: dict[int, dict[str, tuple[bytes, bytes, bytes]]] = {}
         self._runs: dict[int, tuple[bytes, ...] | None] = {}  # needle id -> ``literal_runs``
         # context needles: (signature index, context key) -> the needle ids whose entries
         # read it, and how many distinct keys each needle waits for (``_State._skipped``)
@@ -288,14 +289,25 @@ class Scanner:
         got = self._digit_lits.get(ni)
         if got is None:
             found = []
+            by_text = self._digit_by_text[ni] = {}
             for lit, ents in self.needles[ni]:
                 if any(c in "0123456789" for c in lit) \
                         or not all(digit_blind(pat.source) for _, _, pat, _ in ents):
                     raw = lit.encode("utf-8", "surrogatepass")
                     runs = _NOT_LETTERS.findall(raw)
                     found.append((raw, reduce_bytes(raw), max(runs, key=len) if runs else b""))
+                    by_text[lit] = found[-1]
             got = self._digit_lits[ni] = tuple(found)
         return got
+
+    def digit_literals_of(self, ni: int, group: tuple[tuple[str, tuple[Entry, ...]], ...]
+                          ) -> list[tuple[bytes, bytes, bytes]]:
+        """``digit_literals`` of needle ``ni`` that are in ``group`` (the literals a line
+        shape may hold, ``_State.groups``)."""
+        if not self.digit_literals(ni):
+            return []
+        by_text = self._digit_by_text[ni]
+        return [by_text[lit] for lit, _ in group if lit in by_text]
 
     def literal_runs(self, ni: int) -> tuple[bytes, ...] | None:
         """For each literal of needle ``ni``, its longest run of bytes that are not ASCII
@@ -383,6 +395,9 @@ class _State:
         # shape -> needle id -> the (literal, entries) of the needle that the shape may hold
         self.groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self.seen_bytes = 0
+        # (shape, context needle) -> the needle's digit literals the shape may hold, with
+        # their runs (``_every_line_here``)
+        self.shape_digits: dict[tuple[bytes, int], list[tuple[bytes, bytes]]] = {}
         # raw hit line -> (text, lower-cased text, needle id -> its entries whose literal the
         # line holds, pattern order -> where it matched or -1), per (normalised, quoted): a
         # log that repeats an error decodes and searches each of its lines once
@@ -400,8 +415,9 @@ class _State:
         # a hot line's needle set (shared by the lines of a shape) -> how ``inert`` keeps it
         self.memo_kinds: dict[frozenset[int], int] = {}
         # a block, its ASCII lower case (b"" until made), ``_every_line_here``'s answers for it
-        # and the runs of ``_has_run`` it holds
-        self._lowered: tuple[bytes, bytes, dict[int, bool], dict[bytes, bool]] | None = None
+        # and the runs and literals it holds (``_has_run``, ``_holds_literal``)
+        self._lowered: tuple[bytes, bytes, dict[int, bool], dict[bytes, bool],
+                             dict[bytes, bool]] | None = None
         # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
@@ -588,6 +604,7 @@ class _State:
                 self.hot.clear()
                 self.hot_keys.clear()
                 self.groups.clear()
+                self.shape_digits.clear()
                 self.seen_bytes = 0
                 new = distinct
             joined = b"\n".join(new)
@@ -635,41 +652,72 @@ class _State:
             self.groups[shape] = of_shape
             self.hot_keys.add(shape)
 
-    def _every_line_here(self, ni: int, data: bytes, red: bytes) -> bool:
+    def _every_line_here(self, ni: int, data: bytes, red: bytes,
+                         shape: bytes | None = None) -> bool:
         """Is context needle ``ni`` searched on every line of its shapes in this block (a
         literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?
-        False also says that the block holds none of those literals."""
+        False also says that the block holds none of those literals. With ``shape``: on every
+        line of that shape, asked of the digit literals the shape may hold only (a line holds
+        a literal only if its shape holds the literal's reduced form: no search of ``red``)."""
+        if shape is not None:
+            key = (shape, ni)
+            of_shape = self.shape_digits.get(key)
+            if of_shape is None:
+                of_shape = self.shape_digits[key] = [
+                    (lit, run) for lit, _, run in
+                    self.s.digit_literals_of(ni, self.groups[shape][ni])]
+            return any(self._holds_literal(data, lit, run) for lit, run in of_shape)
         lits = self.s.digit_literals(ni)
         if not lits:
             return False
-        low, answers, runs = self._here(data)
+        answers = self._here(data)[1]
         got = answers.get(ni)
         if got is None:
-            got = False
-            for lit, reduced, run in lits:
-                if red.find(reduced) == -1 or not self._has_run(data, run, runs):
-                    continue
-                if not low:  # a line holds a literal only if its ASCII-lower-cased text does,
-                    low = data.lower()  # a piece of the block's raw line lower-cased alike
-                    self._lowered = (data, low, answers, runs)
-                if low.find(lit) != -1:
-                    got = True
-                    break
-            answers[ni] = got
+            got = answers[ni] = any(red.find(reduced) != -1
+                                    and self._holds_literal(data, lit, run)
+                                    for lit, reduced, run in lits)
         return got
 
-    def _here(self, data: bytes) -> tuple[bytes, dict[int, bool], dict[bytes, bool]]:
+    def _holds_literal(self, data: bytes, lit: bytes, run: bytes) -> bool:
+        """Whether block ``data`` holds ``lit`` (ASCII lower case) in its ASCII lower case: its
+        run of non-letter bytes first, then the lower-cased copy (made once per block)."""
+        low, answers, runs, lits = self._here(data)
+        got = lits.get(lit)
+        if got is None:
+            got = False
+            if self._has_run(data, run, runs):
+                if not low:  # a line holds a literal only if its ASCII-lower-cased text does,
+                    low = data.lower()  # a piece of the block's raw line lower-cased alike
+                    self._lowered = (data, low, answers, runs, lits)
+                got = low.find(lit) != -1
+            lits[lit] = got
+        return got
+
+    def _here(self, data: bytes
+              ) -> tuple[bytes, dict[int, bool], dict[bytes, bool], dict[bytes, bool]]:
         """This block's caches: its lower case (b"" until made), ``_every_line_here``'s
-        answers, and which runs of ``_has_run`` it holds."""
+        answers, and which runs (``_has_run``) and literals (``_holds_literal``) it holds."""
         if self._lowered is None or self._lowered[0] is not data:
-            self._lowered = (data, b"", {}, {})
+            self._lowered = (data, b"", {}, {}, {})
         return self._lowered[1:]
 
     @staticmethod
     def _has_run(data: bytes, run: bytes, runs: dict[bytes, bool]) -> bool:
+        """Whether block ``data`` holds ``run`` (answers kept in ``runs``). A search for a few
+        bytes that are not there reads the whole block (~4 instructions a byte), one for a
+        single byte is a ``memchr``: a byte of the run that logs seldom hold is looked for
+        first ('>' of ' >= ')."""
         got = runs.get(run)
         if got is None:
-            got = runs[run] = data.find(run) != -1
+            got = True
+            if len(run) > 1:
+                for byte in run.translate(None, _COMMON_BYTES)[:2]:
+                    if data.find(byte) == -1:
+                        got = False
+                        break
+            if got:
+                got = data.find(run) != -1
+            runs[run] = got
         return got
 
     def _may_hold(self, ni: int, data: bytes, held: dict[int, bool],
@@ -706,7 +754,7 @@ class _State:
             digit_ctx = [ni for ni in ctx if self.s.digit_literals(ni)]
             if digit_ctx:
                 every_line = frozenset(ni for ni in digit_ctx
-                                       if self._every_line_here(ni, data, red))
+                                       if self._every_line_here(ni, data, red, shape))
                 # a needle whose every literal is a digit literal, none in the block: gone
                 gone = [ni for ni in digit_ctx
                         if ni not in every_line and self.s.digit_only(ni)]
@@ -839,6 +887,9 @@ def _holds(text: bytes, needles: Iterable[bytes]) -> Iterator[bool]:
 
 
 _FOUND = (-1).__ne__
+# bytes that most blocks of a log hold (``_State._has_run`` looks for the others first)
+_COMMON_BYTES = (b" \t.,:;-_/=()[]'\"0123456789abcdefghijklmnopqrstuvwxyz"
+                 b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NOT_LETTERS = re.compile(rb"[^A-Za-z]+")  # find's answer -> whether it found the needle
 
 
