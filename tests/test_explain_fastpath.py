@@ -174,3 +174,23 @@ def test_each_corpus_text_gets_the_same_diagnoses_on_both_paths():
         assert [d.to_dict() for d in fast] == [d.to_dict() for d in plain], text[:200]
         explained += bool(fast)
     assert explained > len(TEXTS) * 0.9
+
+
+def test_a_block_without_a_literals_own_bytes_skips_it_and_one_with_them_does_not():
+    """The TensorFlow filler line reduces to a shape that holds 'device' and 'gpu', the
+    reduced forms of literals such as '--device' and '--gpu': a block that lacks their '--'
+    is not searched line by line for them, a block that holds it is. Corpus texts that hold
+    '--' between runs of that line: the same hits as the plain path, at every block size."""
+    dashed = [t for t in TEXTS if "--device" in t or "--gpu" in t or "--" in t][:40]
+    assert dashed
+    rng = random.Random(5)
+    parts = []
+    for n, text in enumerate(dashed):
+        for i in range(rng.randrange(50, 400)):
+            parts.append(FILLER[1].format(i=n * 1000 + i, s=0, e=0, bar="") + "\n")
+        parts.append(text + "\n")
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    s = scanner()
+    plain = summary(s.scan_stream(io.BytesIO(data), plain=True))
+    for block in (4096, 65536):
+        assert summary(s.scan_stream(io.BytesIO(data), block_bytes=block)) == plain

@@ -197,7 +197,8 @@ class Scanner:
                     entry = (order, i, pat, kind)
                     order += 1
                     lits = pat.literals
-                    if lits is None or any(len(reduce_text(lit)) < MIN_REDUCED for lit in lits):
+                    if lits is None or any(len(_reduced_text(lit)) < MIN_REDUCED
+                                           for lit in lits):
                         self.unfiltered.append(entry)
                         continue
                     target = self.by_literal if kind < CONTEXT else self.ctx_by_literal
@@ -218,8 +219,6 @@ class Scanner:
         self.ctx_ids = frozenset(ni for ctx_direct in (False, True)
                                  for _, ni in self.plans[True, ctx_direct])
         self.plan = [(anchor, self.needles[ni]) for anchor, ni in self.plans[False, False]]
-        self.anchors = {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
-                        for a, lits in self.plan}
         self.markers = tuple((reduce_text(text).encode("latin-1"), text, sink)
                              for text, sink in MARKERS)
         # every needle of the distinct-line search, for ``_State._find_shapes``: a line shape is
@@ -243,6 +242,8 @@ class Scanner:
                                        tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self._digit_free: dict[int, bool] = {}  # needle id -> ``digit_free`` (on first use)
         self._digit_lits: dict[int, tuple[tuple[bytes, bytes, bytes], ...]] = {}
+        self._digit_by_text: dict[int, dict[str, tuple[bytes, bytes, bytes]]] = {}
+        self._runs: dict[int, tuple[bytes, ...] | None] = {}  # needle id -> ``literal_runs``
         # context needles: (signature index, context key) -> the needle ids whose entries
         # read it, and how many distinct keys each needle waits for (``_State._skipped``)
         self.ctx_waits: dict[int, int] = {}
@@ -252,6 +253,12 @@ class Scanner:
             self.ctx_waits[ni] = len(keys)
             for key in keys:
                 self.ctx_readers.setdefault(key, []).append(ni)
+
+    @property
+    def anchors(self) -> dict[str, tuple[str, ...]]:
+        """The pattern anchors (distinct-line plan) and the reduced literals each covers."""
+        return {a.decode("latin-1"): tuple(sorted({reduce_text(lit) for lit, _ in lits}))
+                for a, lits in self.plan}
 
     def digit_free(self, ni: int) -> bool:
         """Whether no literal of needle ``ni`` holds a digit: then a line holds the same of
@@ -282,14 +289,46 @@ class Scanner:
         got = self._digit_lits.get(ni)
         if got is None:
             found = []
+            by_text = self._digit_by_text[ni] = {}
             for lit, ents in self.needles[ni]:
                 if any(c in "0123456789" for c in lit) \
                         or not all(digit_blind(pat.source) for _, _, pat, _ in ents):
                     raw = lit.encode("utf-8", "surrogatepass")
                     runs = _NOT_LETTERS.findall(raw)
                     found.append((raw, reduce_bytes(raw), max(runs, key=len) if runs else b""))
+                    by_text[lit] = found[-1]
             got = self._digit_lits[ni] = tuple(found)
         return got
+
+    def digit_literals_of(self, ni: int, group: tuple[tuple[str, tuple[Entry, ...]], ...]
+                          ) -> list[tuple[bytes, bytes, bytes]]:
+        """``digit_literals`` of needle ``ni`` that are in ``group`` (the literals a line
+        shape may hold, ``_State.groups``)."""
+        if not self.digit_literals(ni):
+            return []
+        by_text = self._digit_by_text[ni]
+        return [by_text[lit] for lit, _ in group if lit in by_text]
+
+    def literal_runs(self, ni: int) -> tuple[bytes, ...] | None:
+        """For each literal of needle ``ni``, its longest run of bytes that are not ASCII
+        letters (lower-casing leaves them alone): a block can hold one of the literals only if
+        it holds one of these runs. None when a literal has no such byte (any block may)."""
+        if ni in self._runs:
+            return self._runs[ni]
+        runs: set[bytes] | None = set()
+        for lit, _ in self.needles[ni]:
+            found = _NOT_LETTERS.findall(lit.encode("utf-8", "surrogatepass"))
+            if not found:
+                runs = None
+                break
+            assert runs is not None
+            runs.add(max(found, key=len))
+        got = self._runs[ni] = None if runs is None else tuple(sorted(runs))
+        return got
+
+    def digit_only(self, ni: int) -> bool:
+        """Whether every literal of needle ``ni`` is one of its ``digit_literals``."""
+        return len(self.digit_literals(ni)) == len(self.needles[ni])
 
     def reduced(self, ni: int
                 ) -> tuple[tuple[bytes, ...], tuple[tuple[str, tuple[Entry, ...]], ...]]:
@@ -306,7 +345,7 @@ class Scanner:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
         by_reduced: dict[str, list[str]] = {}
         for lit in by_literal:
-            by_reduced.setdefault(reduce_text(lit), []).append(lit)
+            by_reduced.setdefault(_reduced_text(lit), []).append(lit)
         anchors = _cached_anchors(sorted(by_reduced), self.signatures, find_ms)
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
@@ -356,6 +395,9 @@ class _State:
         # shape -> needle id -> the (literal, entries) of the needle that the shape may hold
         self.groups: dict[bytes, dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
         self.seen_bytes = 0
+        # (shape, context needle) -> the needle's digit literals the shape may hold, with
+        # their runs (``_every_line_here``)
+        self.shape_digits: dict[tuple[bytes, int], list[tuple[bytes, bytes]]] = {}
         # raw hit line -> (text, lower-cased text, needle id -> its entries whose literal the
         # line holds, pattern order -> where it matched or -1), per (normalised, quoted): a
         # log that repeats an error decodes and searches each of its lines once
@@ -372,8 +414,10 @@ class _State:
         self.memo_bytes = 0
         # a hot line's needle set (shared by the lines of a shape) -> how ``inert`` keeps it
         self.memo_kinds: dict[frozenset[int], int] = {}
-        # a block, its ASCII lower case, and ``_every_line_here``'s answers for it
-        self._lowered: tuple[bytes, bytes, dict[int, bool]] | None = None
+        # a block, its ASCII lower case (b"" until made), ``_every_line_here``'s answers for it
+        # and the runs and literals it holds (``_has_run``, ``_holds_literal``)
+        self._lowered: tuple[bytes, bytes, dict[int, bool], dict[bytes, bool],
+                             dict[bytes, bool]] | None = None
         # needle ids not wanted any more (full marker sinks, contexts all seen), recomputed
         # when ``contexts_seen`` or a sink's fullness changes
         self.contexts_seen = 0
@@ -560,6 +604,7 @@ class _State:
                 self.hot.clear()
                 self.hot_keys.clear()
                 self.groups.clear()
+                self.shape_digits.clear()
                 self.seen_bytes = 0
                 new = distinct
             joined = b"\n".join(new)
@@ -607,28 +652,84 @@ class _State:
             self.groups[shape] = of_shape
             self.hot_keys.add(shape)
 
-    def _every_line_here(self, ni: int, data: bytes, red: bytes) -> bool:
+    def _every_line_here(self, ni: int, data: bytes, red: bytes,
+                         shape: bytes | None = None) -> bool:
         """Is context needle ``ni`` searched on every line of its shapes in this block (a
-        literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?"""
+        literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?
+        False also says that the block holds none of those literals. With ``shape``: on every
+        line of that shape, asked of the digit literals the shape may hold only (a line holds
+        a literal only if its shape holds the literal's reduced form: no search of ``red``)."""
+        if shape is not None:
+            key = (shape, ni)
+            of_shape = self.shape_digits.get(key)
+            if of_shape is None:
+                of_shape = self.shape_digits[key] = [
+                    (lit, run) for lit, _, run in
+                    self.s.digit_literals_of(ni, self.groups[shape][ni])]
+            return any(self._holds_literal(data, lit, run) for lit, run in of_shape)
         lits = self.s.digit_literals(ni)
         if not lits:
             return False
-        if self._lowered is None or self._lowered[0] is not data:
-            self._lowered = (data, b"", {})
-        _, low, answers = self._lowered
+        answers = self._here(data)[1]
         got = answers.get(ni)
         if got is None:
+            got = answers[ni] = any(red.find(reduced) != -1
+                                    and self._holds_literal(data, lit, run)
+                                    for lit, reduced, run in lits)
+        return got
+
+    def _holds_literal(self, data: bytes, lit: bytes, run: bytes) -> bool:
+        """Whether block ``data`` holds ``lit`` (ASCII lower case) in its ASCII lower case: its
+        run of non-letter bytes first, then the lower-cased copy (made once per block)."""
+        low, answers, runs, lits = self._here(data)
+        got = lits.get(lit)
+        if got is None:
             got = False
-            for lit, reduced, run in lits:
-                if reduced not in red or run not in data:
-                    continue
+            if self._has_run(data, run, runs):
                 if not low:  # a line holds a literal only if its ASCII-lower-cased text does,
                     low = data.lower()  # a piece of the block's raw line lower-cased alike
-                    self._lowered = (data, low, answers)
-                if lit in low:
-                    got = True
-                    break
-            answers[ni] = got
+                    self._lowered = (data, low, answers, runs, lits)
+                got = low.find(lit) != -1
+            lits[lit] = got
+        return got
+
+    def _here(self, data: bytes
+              ) -> tuple[bytes, dict[int, bool], dict[bytes, bool], dict[bytes, bool]]:
+        """This block's caches: its lower case (b"" until made), ``_every_line_here``'s
+        answers, and which runs (``_has_run``) and literals (``_holds_literal``) it holds."""
+        if self._lowered is None or self._lowered[0] is not data:
+            self._lowered = (data, b"", {}, {}, {})
+        return self._lowered[1:]
+
+    @staticmethod
+    def _has_run(data: bytes, run: bytes, runs: dict[bytes, bool]) -> bool:
+        """Whether block ``data`` holds ``run`` (answers kept in ``runs``). A search for a few
+        bytes that are not there reads the whole block (~4 instructions a byte), one for a
+        single byte is a ``memchr``: a byte of the run that logs seldom hold is looked for
+        first ('>' of ' >= ')."""
+        got = runs.get(run)
+        if got is None:
+            got = True
+            if len(run) > 1:
+                for byte in run.translate(None, _COMMON_BYTES)[:2]:
+                    if data.find(byte) == -1:
+                        got = False
+                        break
+            if got:
+                got = data.find(run) != -1
+            runs[run] = got
+        return got
+
+    def _may_hold(self, ni: int, data: bytes, held: dict[int, bool],
+                  runs: dict[bytes, bool]) -> bool:
+        """Whether block ``data`` may hold a literal of needle ``ni`` (markers: always): it
+        holds one of their runs of bytes that are not ASCII letters (``literal_runs``). A
+        line whose shape holds the reduced literals is then not decoded for them when the
+        block lacks them all (a repeated line that merely shares the letters of an anchor)."""
+        got = held.get(ni)
+        if got is None:
+            need = self.s.literal_runs(ni) if ni >= 0 else None
+            got = held[ni] = need is None or any(self._has_run(data, run, runs) for run in need)
         return got
 
     def _hot_lines(self, lines: list[bytes], here: set[bytes], data: bytes,
@@ -642,15 +743,26 @@ class _State:
         skip = self._skipped()
         every: dict[bytes, frozenset[int]] = {}  # shapes with needles wanted on every line
         firsts: list[tuple[bytes, frozenset[int]]] = []
+        held: dict[int, bool] = {}  # needle id -> whether this block may hold its literals
+        runs = self._here(data)[2]
         for shape in here:
             each, ctx = self.hot[shape]
             each, ctx = each - skip, ctx - skip
+            gone = [ni for ni in chain(each, ctx) if not self._may_hold(ni, data, held, runs)]
+            if gone:
+                each, ctx = each.difference(gone), ctx.difference(gone)
             digit_ctx = [ni for ni in ctx if self.s.digit_literals(ni)]
-            # (a shape with one line in the block: that line is its first)
-            if digit_ctx and lines.count(shape) > 1:
+            if digit_ctx:
                 every_line = frozenset(ni for ni in digit_ctx
-                                       if self._every_line_here(ni, data, red))
-                each, ctx = each | every_line, ctx - every_line
+                                       if self._every_line_here(ni, data, red, shape))
+                # a needle whose every literal is a digit literal, none in the block: gone
+                gone = [ni for ni in digit_ctx
+                        if ni not in every_line and self.s.digit_only(ni)]
+                if gone:
+                    ctx = ctx.difference(gone)
+                # (a shape with one line in the block: that line is its first)
+                if every_line and lines.count(shape) > 1:
+                    each, ctx = each | every_line, ctx - every_line
             if each:
                 every[shape] = each
             if ctx:
@@ -775,6 +887,9 @@ def _holds(text: bytes, needles: Iterable[bytes]) -> Iterator[bool]:
 
 
 _FOUND = (-1).__ne__
+# bytes that most blocks of a log hold (``_State._has_run`` looks for the others first)
+_COMMON_BYTES = (b" \t.,:;-_/=()[]'\"0123456789abcdefghijklmnopqrstuvwxyz"
+                 b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NOT_LETTERS = re.compile(rb"[^A-Za-z]+")  # find's answer -> whether it found the needle
 
 
@@ -862,17 +977,30 @@ class _LineReader:
         return self(self.data.rfind(b"\n", 0, start - 1) + 1)
 
 
+_REDUCED_TEXT: dict[str, str] = {}
+
+
+def _reduced_text(lit: str) -> str:
+    """``reduce_text`` of a literal, remembered: building a scanner asks it ~19 000 times for
+    ~5 000 literals (each pattern's, then each plan's)."""
+    got = _REDUCED_TEXT.get(lit)
+    if got is None:
+        got = _REDUCED_TEXT[lit] = reduce_text(lit)
+    return got
+
+
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
                     find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
     """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
-    import hashlib
     import json
 
     from envdoctor.rulefiles import cached_json
+    from envdoctor.rulefiles import digest as blake2b_digest
 
     # the literals (~100 KB of JSON) by their digest: a cache lookup then reads, writes and
-    # compares a short key, not the literals three times over
-    digest = hashlib.sha256(json.dumps(literals).encode("ascii")).hexdigest()
+    # compares a short key, not the literals three times over (blake2b from the built-in
+    # module: hashlib's sha256 loads OpenSSL, ~8 ms)
+    digest = blake2b_digest(json.dumps(literals).encode("ascii"))
     key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), len(literals), digest]
     anchors, _ = cached_json(
