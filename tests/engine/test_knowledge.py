@@ -180,7 +180,8 @@ def test_jaxlib_floor_rows_are_contiguous_change_points():
 
 @pytest.mark.parametrize("jax, jaxlib, want", [
     ("0.3.18", "0.3.14", ["jax 0.3.18 needs jaxlib >= 0.3.15, found 0.3.14"]),
-    ("0.4.7", "0.4.4+cuda11.cudnn86", ["jax 0.4.7 needs jaxlib >= 0.4.6, found 0.4.4+cuda11.cudnn86"]),
+    ("0.4.7", "0.4.4+cuda11.cudnn86",
+     ["jax 0.4.7 needs jaxlib >= 0.4.6, found 0.4.4+cuda11.cudnn86"]),
     ("0.9.0.1", "0.9.0", ["jax 0.9.0.1 needs jaxlib >= 0.9.0.1, found 0.9.0"]),
     ("0.3.17", "0.3.14", []),                 # at the floor
     ("0.4.36.dev20241125", "0.4.35", []),     # a dev build is not held to the release's floor
