@@ -192,6 +192,21 @@ def test_a_generic_backend_failure_yields_to_the_stated_version_pair():
     assert kept is not None and kept.code == "EJAX006"  # a matched pair: no yield
 
 
+def test_a_stated_jax_jaxlib_pair_yields_only_when_jax_would_refuse_it():
+    # jax/version.py: jax 0.3.18 needs jaxlib >= 0.3.15, jax 0.3.17 >= 0.3.14
+    text = ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: something failed "
+            "(set JAX_PLATFORMS='' to automatically choose an available backend)\n"
+            "jax                       0.3.18                   pypi_0    pypi\n"
+            "jaxlib                    0.3.14                   pypi_0    pypi\n")
+    main = primary(diagnose_text(text))
+    assert main is not None and main.code == "EJAX008", main
+    fits = primary(diagnose_text(text.replace("0.3.18", "0.3.17")))
+    assert fits is not None and fits.code == "EJAX006", fits  # at jax 0.3.17's floor
+    # a jax the floor table does not cover still yields on differing releases
+    unknown = primary(diagnose_text(text.replace("0.3.18", "0.12.0").replace("0.3.14", "0.11.2")))
+    assert unknown is not None and unknown.code == "EJAX008", unknown
+
+
 def test_an_error_raised_through_the_plugin_yields_but_a_missing_library_does_not():
     head = ("Jax plugin configuration error: Exception when calling "
             "jax_plugins.xla_cuda12.initialize()\nTraceback (most recent call last):\n"

@@ -51,9 +51,22 @@ def test_conda_list_rows_without_their_header_are_packages():
     text = text_of("heldout4/p09-jaxlib-0.1.69-jax-0.2.26-conda-list.toml")
     part = next(p for p in parse_parts(text) if p.source == "packages")
     assert {"jax", "jaxlib"} <= set(part.packages)
-    # jax's own "requires version 0.1.74" is not contradicted by a pass that cannot see the
-    # floor (jaxlib older than jax passes JAX002)
-    assert "EJAX008" in loud(text) or "JAX002" in loud(text)
+    # jax's own "requires version 0.1.74": JAX002 knows jax 0.2.26's floor (jax/version.py)
+    assert "JAX002" in loud(text)
+
+
+def test_jaxlib_floor_decides_an_older_jaxlib():
+    # jax/version.py: jax 0.3.17 imports with jaxlib >= 0.3.14, jax 0.3.18 needs >= 0.3.15
+    fits = "jax                0.3.17\njaxlib             0.3.14\n"
+    assert not loud(fits)
+    assert loud(fits.replace("0.3.17", "0.3.18")) == {"JAX002": "error"}
+    # a pair that fits contradicts a version-mismatch reading of an import error
+    internals = "ImportError: cannot import name 'xla_extension' from 'jax._src.lib'\n"
+    assert "EJAX008" not in loud(fits + internals)
+    # a jax past the floor table: JAX002 passes on nothing, jax's own refusal stands
+    past = ("jax                0.12.0\njaxlib             0.9.0\nRuntimeError: jaxlib is "
+            "version 0.9.0, but this version of jax requires version >= 0.11.2.\n")
+    assert "EJAX008" in loud(past)
 
 
 def test_equal_jax_plugin_and_jaxlib_are_clean():

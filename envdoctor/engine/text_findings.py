@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from envdoctor.engine.findings import Finding, Severity
 from envdoctor.facts import Facts, TextDiagnosis
+from envdoctor.matrices.jax import jaxlib_floor
 
 # signature code -> the check codes that express the same cause from the facts
 SAME_CAUSE: dict[str, tuple[str, ...]] = {
@@ -121,9 +122,10 @@ def _stated_by_pip(cause: TextDiagnosis) -> bool:
 
 def _pass_leaves_open(code: str, facts: Facts) -> bool:
     """Whether a passed check still leaves the text's cause possible. JAX002 knows that jaxlib
-    and the plugins may not be newer than jax, but not the oldest jaxlib each jax accepts: a
-    jaxlib older than jax passes it without showing the pair fits ("jaxlib is version 0.1.69,
-    but this version of jax requires version 0.1.74"). TORCH003 compares the torch and
+    and the plugins may not be newer than jax, and the oldest jaxlib each jax release accepts
+    only as far as jax.toml ``[[jaxlib_floor]]`` goes: a jaxlib older than a jax past that table
+    (or a dev build) passes it without showing the pair fits ("jaxlib is version 0.1.69, but
+    this version of jax requires version 0.1.74"). TORCH003 compares the torch and
     torchvision versions the paste shows: a conda command or a list that names the packages
     without versions passes it on nothing."""
     if code == "ETORCH008":
@@ -138,7 +140,7 @@ def _pass_leaves_open(code: str, facts: Facts) -> bool:
     versions = [d.version for d in (jax, jaxlib) if d is not None and d.version is not None]
     if len(versions) < 2:
         return True  # one of the pair not shown: the pass rests on nothing
-    return versions[1].release[:3] < versions[0].release[:3]
+    return versions[1].release[:3] < versions[0].release[:3] and jaxlib_floor(versions[0]) is None
 
 
 def _confirmed(severity: Severity, cause: TextDiagnosis) -> Severity:

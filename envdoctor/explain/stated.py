@@ -21,6 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.version import Version
+
 from envdoctor.rulefiles import RuleFileError
 
 if TYPE_CHECKING:
@@ -514,7 +516,7 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
     pair = table.get("versions_differ")
     if isinstance(pair, list):
         a, b = (facts.version(str(n)) for n in pair)
-        if a is None or b is None or _release(a) == _release(b):
+        if a is None or b is None or _release(a) == _release(b) or _jaxlib_fits(pair, a, b):
             return None
         return f"The text states {pair[0]} {a} with {pair[1]} {b}: these releases differ."
     through_frames = table.get("frames_in")
@@ -529,6 +531,21 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
             return (f"The {exc.type} was raised through {where} (its code calls something the "
                     "installed versions do not have).")
     return None
+
+
+def _jaxlib_fits(pair: list[Any], jax: str, jaxlib: str) -> bool:
+    """Whether a stated jax/jaxlib pair of two releases is one that jax imports with: jaxlib
+    between that jax's floor (jax.toml ``[[jaxlib_floor]]``) and jax itself (jax 0.3.17 with
+    jaxlib 0.3.14). False for other pairs and when the floor of that jax is not known."""
+    if [str(n) for n in pair] != ["jax", "jaxlib"]:
+        return False
+    from envdoctor.matrices.jax import jaxlib_floor
+    from envdoctor.versions import ver
+    row = jaxlib_floor(jax)
+    need, top, lib = ver(row.get("jaxlib_min")) if row else None, ver(jax), ver(jaxlib)
+    if need is None or top is None or lib is None:
+        return False
+    return need <= Version(lib.base_version) <= Version(top.base_version)
 
 
 def _windows_build_reason(below: str, facts: TextFacts) -> str | None:

@@ -41,6 +41,22 @@ def lookup_jax_release(version: Any) -> dict[str, Any] | None:
     return None
 
 
+def jaxlib_floor(version: Any) -> dict[str, Any] | None:
+    """The jax.toml ``[[jaxlib_floor]]`` row of a jax release (``jaxlib_min``: the oldest
+    jaxlib it imports with, jax/version.py ``_minimum_jaxlib_version``), matched on the release
+    number; None for a jax outside the table (newer than its last row, older than 0.2.0) and
+    for a dev or pre-release build, whose floor may still be the previous release's."""
+    v = ver(version)
+    if v is None or v.is_prerelease or v.is_devrelease:
+        return None
+    base = Version(v.base_version)
+    for row in matrix("jax").get("jaxlib_floor", []):
+        first, last = ver(row.get("jax_from")), ver(row.get("jax_last"))
+        if first is not None and last is not None and first <= base <= last:
+            return row
+    return None
+
+
 def lookup_jax_plugin(cuda_major: Any) -> dict[str, Any] | None:
     """The CUDA plugin rule (package names, min driver/cuDNN/cc) of a CUDA major."""
     return next((r for r in matrix("jax").get("plugin", [])

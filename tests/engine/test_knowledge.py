@@ -19,7 +19,7 @@ from envdoctor.matrices.cuda import (
 )
 from envdoctor.matrices.cudnn import lookup_cudnn, lookup_cudnn_min_cc
 from envdoctor.matrices.gpus import archs_run_on, lookup_arch, lookup_datasheet, lookup_gpu, sm_of
-from envdoctor.matrices.jax import lookup_jax_plugin, lookup_jax_release
+from envdoctor.matrices.jax import jaxlib_floor, lookup_jax_plugin, lookup_jax_release
 from envdoctor.matrices.tensorflow import lookup_tf_release
 from envdoctor.matrices.torch import lookup_torch_release, lookup_torch_variant
 
@@ -150,6 +150,48 @@ def test_jax_release_ranges_and_plugins():
     assert lookup_jax_release("9.0") is None
     assert lookup_jax_plugin(13)["min_cc"] == "7.5"
     assert lookup_jax_plugin(12)["pjrt"] == "jax-cuda12-pjrt"
+
+
+@pytest.mark.parametrize("jax, want", [
+    ("0.2.5", "0.1.55"), ("0.2.10", "0.1.60"), ("0.2.26", "0.1.74"), ("0.3.17", "0.3.14"),
+    ("0.3.18", "0.3.15"), ("0.4.7", "0.4.6"), ("0.4.37", "0.4.36"), ("0.9.0.1", "0.9.0.1"),
+    ("0.10.2", "0.10.1"), ("0.11.0", "0.11.0"), ("0.4.7.post1", "0.4.6"),
+])
+def test_jaxlib_floor_per_jax_release(jax, want):
+    # jax/version.py (jax/lib/__init__.py before 0.2.11) at each jax-vX tag
+    assert jaxlib_floor(jax)["jaxlib_min"] == want
+
+
+@pytest.mark.parametrize("jax", ["0.1.77", "0.11.1", "0.12.0", "0.4.36.dev20241125", "0.4.0rc1",
+                                 "not-a-version", None])
+def test_jaxlib_floor_is_unknown_outside_the_table_and_for_dev_builds(jax):
+    assert jaxlib_floor(jax) is None
+
+
+def test_jaxlib_floor_rows_are_contiguous_change_points():
+    rows = matrices.matrix("jax")["jaxlib_floor"]
+    for row, nxt in zip(rows, rows[1:]):
+        assert Version(row["jax_from"]) <= Version(row["jax_last"]) < Version(nxt["jax_from"])
+        assert row["jaxlib_min"] != nxt["jaxlib_min"]      # only the change points
+        assert Version(nxt["jaxlib_min"]) > Version(row["jaxlib_min"])
+        assert Version(row["jaxlib_min"]) <= Version(row["jax_from"])
+        assert f"/jax-v{row['jax_from']}/" in row["source"]
+
+
+@pytest.mark.parametrize("jax, jaxlib, want", [
+    ("0.3.18", "0.3.14", ["jax 0.3.18 needs jaxlib >= 0.3.15, found 0.3.14"]),
+    ("0.4.7", "0.4.4+cuda11.cudnn86",
+     ["jax 0.4.7 needs jaxlib >= 0.4.6, found 0.4.4+cuda11.cudnn86"]),
+    ("0.9.0.1", "0.9.0", ["jax 0.9.0.1 needs jaxlib >= 0.9.0.1, found 0.9.0"]),
+    ("0.3.17", "0.3.14", []),                 # at the floor
+    ("0.4.36.dev20241125", "0.4.35", []),     # a dev build is not held to the release's floor
+    ("0.12.0", "0.11.2", []),                 # past the table
+    ("0.12.0", "0.9.0", []),                  # past the table: not judged
+    ("0.4.30", "0.4.31", ["jaxlib 0.4.31 is newer than jax 0.4.30"]),
+])
+def test_jax_mismatch_knows_the_jaxlib_floor(jax, jaxlib, want):
+    n = names(packages={"distributions": {"jax": jax, "jaxlib": jaxlib}})
+    assert n["jax_mismatch"]() == want
 
 
 @pytest.mark.parametrize("version, major, want, confirmed", [

@@ -12,7 +12,8 @@ from envdoctor.engine.knowledge._reads import optional, reads, some
 from envdoctor.facts import Distribution, Gpu, JaxBuild, LiveFramework, PackageFacts
 from envdoctor.matrices import matrix, with_confirmed
 from envdoctor.matrices.gpus import gpu_cc_of
-from envdoctor.matrices.jax import jax_plugin_major, lookup_jax_plugin, lookup_jax_release
+from envdoctor.matrices.jax import (jax_plugin_major, jaxlib_floor, lookup_jax_plugin,
+                                    lookup_jax_release)
 from envdoctor.versions import in_range, ver
 
 
@@ -27,7 +28,9 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     """Version rule of jax/jaxlib/plugin/pjrt broken, as readable strings.
 
     jax setup.py: jaxlib and the plugin must lie in [jaxlib floor, jax]; the plugin pins its
-    pjrt to its own version (jax_plugins/cuda/plugin_setup.py).
+    pjrt to its own version (jax_plugins/cuda/plugin_setup.py). The floor is jax.toml
+    ``[[jaxlib_floor]]`` (jax/version.py at each tag); a jax past that table is not judged
+    against a floor.
     """
     jax, jaxlib = pk.get("jax"), pk.get("jaxlib")
     if jax is None or jax.version is None:
@@ -37,6 +40,9 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
     if jaxlib is not None and jaxlib.version is not None \
             and Version(jaxlib.version.base_version) > jv:
         out.append(f"jaxlib {jaxlib.version} is newer than jax {jax.version}")
+    floor = _floor_broken(jax.version, jaxlib.version if jaxlib is not None else None)
+    if floor is not None:
+        out.append(floor)
     by_major: dict[int, dict[str, Version]] = {}
     for d in pk.distributions:
         m = re.match(r"^jax-cuda(\d+)-(plugin|pjrt)$", d.name)
@@ -55,6 +61,17 @@ def jax_mismatch(*, pk: PackageFacts) -> list[str]:
                        f"{jaxlib.version}")
     named = {line.split(" ")[0] for line in out}
     return out + [line for line in _plugin_not_jaxlib(pk) if line.split(" ")[0] not in named]
+
+
+def _floor_broken(jax: Version, jaxlib: Version | None) -> str | None:
+    """"jax X needs jaxlib >= Y, found Z" when jaxlib is older than the oldest one that jax
+    release imports with (jax.toml ``[[jaxlib_floor]]``); None when it is not, or the floor
+    of that jax is not known."""
+    row = jaxlib_floor(jax)
+    need = ver(row.get("jaxlib_min")) if row is not None else None
+    if need is None or jaxlib is None or Version(jaxlib.base_version) >= need:
+        return None
+    return f"jax {jax} needs jaxlib >= {need}, found {jaxlib}"
 
 
 def _plugin_equals_jaxlib_from() -> Version | None:
