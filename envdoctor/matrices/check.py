@@ -39,6 +39,7 @@ _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("apple", "intel"): {"last_torch": "version"},
     ("apple", "jax_metal"): {"version": "version", "jax": "spec", "jaxlib": "spec"},
     ("apple", "tensorflow_metal"): {"version": "version", "tensorflow": "spec"},
+    ("arch_floors", "floor"): {"versions": "spec", "min_cc": "version"},
 }
 
 

@@ -22,6 +22,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     # gpu: compute capabilities, health
     "nvidia_gpus_seen": "gpu",
     "any_gpu_cc": "gpu", "gpu_throttling": "gpu", "gpu_processes": "gpu",
+    "arch_floor_gaps": "gpu", "arch_floor_fixes": "gpu", "arch_floor_confirmed": "gpu",
     # cuda and the driver
     "min_driver": "cuda", "min_driver_compat": "cuda", "max_cuda": "cuda",
     "system_toolkit": "cuda",

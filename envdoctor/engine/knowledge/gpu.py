@@ -1,5 +1,5 @@
-"""GPUs: names to compute capabilities, architectures, datasheets, health (gpus.toml,
-gpu_datasheet.toml)."""
+"""GPUs: names to compute capabilities, architectures, datasheets, health, and the
+architecture floors of third-party packages (gpus.toml, gpu_datasheet.toml, arch_floors.toml)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from envdoctor.engine.knowledge._reads import Undetermined, optional, reads
-from envdoctor.facts import Gpu
+from envdoctor.engine.knowledge._common import counted
+from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, some
+from envdoctor.facts import Distribution, Gpu
+from envdoctor.matrices import confirmed
+from envdoctor.matrices.arch_floors import arch_floor
 from envdoctor.matrices.gpus import gpu_cc_of
+from envdoctor.versions import ver
 
 
 # ---------------------------------------------------------------------------- rule functions
@@ -75,3 +79,52 @@ def nvidia_gpus_seen(*, gpus: tuple[Gpu, ...] | None, live: dict[str, Any] | Non
     if gpus is None:
         raise Undetermined("no GPU list and no framework that saw a GPU")
     return None
+
+
+# ------------------------------------------------------- third-party architecture floors
+def _floor_gaps(gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]
+                ) -> list[tuple[Distribution, dict[str, Any], list[str]]]:
+    """(distribution, arch_floors row, GPUs as "NAME (cc X.Y)") for each installed package
+    whose release has a floor above every NVIDIA GPU here. A machine with a GPU at or above
+    the floor has a way to run it; a GPU whose capability is unknown to NVML and the name
+    table might be one, so then nothing is said either."""
+    ccs = [(g, gpu_cc_of(g)) for g in gpus]
+    if not ccs or any(cc is None for _, cc in ccs):
+        return []
+    out = []
+    seen = set()
+    for d in dists:
+        if d.version is None or d.name in seen:
+            continue
+        row = arch_floor(d.name, d.version)
+        floor = ver(row.get("min_cc")) if row else None
+        if row is None or floor is None:
+            continue
+        if all(cc is not None and cc < floor for _, cc in ccs):
+            seen.add(d.name)
+            out.append((d, row, counted([f"{g.name} (cc {cc})" for g, cc in ccs])))
+    return out
+
+
+@reads(gpus="nvidia.gpus", dists=some("packages.distributions"))
+def arch_floor_gaps(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) -> list[str]:
+    """Installed packages whose release has no kernels for any NVIDIA GPU here
+    (arch_floors.toml: flash-attn 2 needs compute capability 8.0, vLLM 7.0, FlashInfer 7.5 …),
+    as ``"flash-attn 2.5.8 (FlashAttention-2 CUDA kernels need compute capability 8.0+) on
+    Tesla V100-SXM2-16GB (cc 7.0)"``. [] when a GPU meets the floor, when a GPU's capability
+    is unknown, or when the version installed is not shown."""
+    return [f"{d.name} {d.version} ({row['what']} need compute capability {row['min_cc']}+) "
+            f"on {', '.join(names)}" for d, row, names in _floor_gaps(gpus, dists)]
+
+
+@reads(gpus="nvidia.gpus", dists=some("packages.distributions"))
+def arch_floor_fixes(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) -> list[str]:
+    """GPU010's fix: for each package of ``arch_floor_gaps()``, what runs instead on this GPU
+    (the row's ``fallback``), as ``"flash-attn: use SDPA …"``."""
+    return [f"{d.name}: {row['fallback']}" for d, row, _ in _floor_gaps(gpus, dists)]
+
+
+@reads(gpus="nvidia.gpus", dists=some("packages.distributions"))
+def arch_floor_confirmed(*, gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]) -> bool:
+    """Whether every row behind ``arch_floor_gaps()`` is confirmed by its source."""
+    return all(confirmed(row) for _, row, _ in _floor_gaps(gpus, dists))
