@@ -42,3 +42,16 @@ def test_a_pin_line_that_pairs_is_clean():
     text = FORM.replace("jaxlib==0.3.14", "jaxlib==0.3.17")
     found = pipeline.diagnose(parse_pasted(text)).findings
     assert not [f for f in found if f.severity.value in ("error", "warning")]
+
+
+def test_an_env_blocks_gpu_packages_are_read_and_meet_their_floors():
+    # sglang's check_env lists packages as "name: version" (the form of its python -m
+    # sglang.check_env); a T4 (7.5) is below FlashAttention-2's Ampere floor, not vLLM's 7.0
+    block = ("GPU 0: Tesla T4\nPyTorch: 2.3.1+cu121\nsglang: 0.2.10\nvllm: 0.5.3.post1\n"
+             "flash_attn: 2.5.8\n")
+    facts = parse_pasted(block)
+    found = {d.name: str(d.version) for d in facts.packages.distributions}
+    assert found["vllm"] == "0.5.3.post1" and found["flash-attn"] == "2.5.8"
+    loud = [f for f in pipeline.diagnose(facts).findings if f.severity.value in ("error", "warning")]
+    assert [f.code for f in loud] == ["GPU010"] and "flash-attn" in loud[0].title
+    assert "vllm" not in loud[0].title

@@ -61,6 +61,11 @@ _SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[a-z]?\b")
 # a requirement ("requires capability > (8, 0)") has an operator before the number: not read
 _CC = re.compile(r"(?i)\b(?:compute|cuda|gpu has) capability(?: is)?[: ]{0,3}\(?(\d{1,2})"
                  r"(?:[.,] ?| )(\d)\b")
+# a ROCm build of torch answers its CUDA-capability warning with the AMD chip's GCN/RDNA
+# architecture ("Found GPU0 Vega 10 XT [Radeon RX Vega 64] which is of cuda capability 3.0"): on
+# such a line the number is no compute capability
+_AMD_GPU_NAMED = re.compile(r"(?i)\b(?:radeon|ellesmere|polaris|baffin|fiji|vega|navi|instinct|"
+                            r"firepro|gfx\d{3,4})\b")
 _GPU = re.compile(r"(?i)\b((?:NVIDIA |GeForce |Tesla |Quadro |RTX |GTX )+"
                   r"[A-Z]{0,4} ?\d{1,4}[A-Za-z]{0,3}(?: Ti| SUPER| Ti SUPER)?)\b"
                   r"|\b((?:Tesla |NVIDIA )?[AHVTLPBK]\d{1,3}[A-Za-z]?(?:-SXM\d|-PCIE)?"
@@ -323,7 +328,7 @@ def text_facts(text: str) -> TextFacts:
         if "sm_" in low or "compute_" in low:
             for m in _SM.finditer(low):
                 add(ccs, _capability(m.group(1)))
-        if "capability" in low:
+        if "capability" in low and not _AMD_GPU_NAMED.search(line):
             for m in _CC.finditer(line):
                 add(ccs, f"{m.group(1)}.{m.group(2)}")
         for m in _GPU.finditer(line):

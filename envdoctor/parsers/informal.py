@@ -33,7 +33,11 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
-                    r"jax|jaxlib|numpy|torchvision|torchaudio|video ?card|graphics card|显卡)"
+                    r"jax|jaxlib|numpy|torchvision|torchaudio|video ?card|graphics card|显卡|"
+                    # the GPU packages env blocks list as "name: version" (sglang's check_env,
+                    # vLLM's and diffusers' env reports): what GPU floors and pairs are read from
+                    r"flash[_-]attn|vllm|flashinfer(?:-python)?|xformers|bitsandbytes|triton|"
+                    r"deepspeed|sglang)"
                     r"\s*[:=：]\s*(\S.*)$", re.IGNORECASE)
 _INSTALL = re.compile(r"\b(?:pip3?|uv pip|python -m pip)\s+install\b(.*)$", re.IGNORECASE)
 # starts only at the start of a token (lookbehind): from inside a long token the name would
@@ -408,6 +412,7 @@ _NO_DIST = re.compile(r"No matching distribution found for ([A-Za-z0-9][\w.-]{0,
 # framework or a GPU model (_FRAMEWORK_ALONE, _GPU_ALONE). One compiled search per line lets a
 # long log of other lines through at regex speed instead of a dozen searches each.
 _LINE_HINT = re.compile(r"torch|tensorflow|\btf\.|jax|numpy|\bnp\.|keras|cuda_available|gpu|"
+                        r"flash|vllm|xformers|bitsandbytes|triton|deepspeed|sglang|"
                         r"video|graphics|显卡|pip|rtx|gtx|tesla|quadro|titan|"
                         r"(?<![a-z0-9_])[ahlvt]\d", re.IGNORECASE)
 
