@@ -72,7 +72,7 @@ _JAX_CPU = re.compile(r"An NVIDIA GPU may be present on this machine, but a CUDA
 # the CUDA that builds extensions (CUDA_HOME's nvcc) against torch.version.cuda, as
 # torch.utils.cpp_extension and DeepSpeed's op builder word it when they refuse to build
 _BUILD_MISMATCH = (
-    re.compile(r"The detected CUDA version \((\d+\.\d+)[\d.]*\) mismatches the version that was "
+    re.compile(r"\b[Dd]etected CUDA version \((\d+\.\d+)[\d.]*\) mismatches the version that was "
                r"used to compile\s+PyTorch \((\d+\.\d+)[\d.]*\)"),
     re.compile(r"Installed CUDA version (\d+\.\d+)[\d.]* does not match the version torch was "
                r"compiled with (\d+\.\d+)"),
