@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.explain_heldout import threads
+from tests.explain_heldout import _key, _norm, _repo, threads
 
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "corpus" / "explain"
@@ -32,18 +32,6 @@ MAX_TEXT = 8 * 1024
 
 def _load(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
-
-
-def _norm(url: str) -> str:
-    return url.rstrip("/")
-
-
-def _repo(url: str) -> str:
-    return "/".join(url.split("/")[3:5]).lower()
-
-
-def _key(url: str) -> str:
-    return "/".join(_norm(url).split("/")[3:7]).lower()
 
 
 @dataclass(frozen=True)
