@@ -69,7 +69,7 @@ ALLOWED: dict[str, set[str]] = {
                 "facts", "fleet", "gate", "outputs", "outputs.sink", "outputs.stderr", "parsers",
                 "pipeline", "probes", "rulebook", "rulefiles", "streams", "suggest"},
     "cligroups": set(),
-    "cli": {"cligroups", "commands", "crashlog", "errors", "outputs.stderr", "streams",
+    "cli": {"cligroups", "commands", "crashlog", "errors", "outputs.sink", "outputs.stderr", "streams",
            "terminate"},
     "__main__": {"cli"},
 }

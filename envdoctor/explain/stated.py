@@ -21,8 +21,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from packaging.version import Version
-
 from envdoctor.rulefiles import RuleFileError
 
 if TYPE_CHECKING:
@@ -539,13 +537,8 @@ def _jaxlib_fits(pair: list[Any], jax: str, jaxlib: str) -> bool:
     jaxlib 0.3.14). False for other pairs and when the floor of that jax is not known."""
     if [str(n) for n in pair] != ["jax", "jaxlib"]:
         return False
-    from envdoctor.matrices.jax import jaxlib_floor
-    from envdoctor.versions import ver
-    row = jaxlib_floor(jax)
-    need, top, lib = ver(row.get("jaxlib_min")) if row else None, ver(jax), ver(jaxlib)
-    if need is None or top is None or lib is None:
-        return False
-    return need <= Version(lib.base_version) <= Version(top.base_version)
+    from envdoctor.engine.knowledge.jax import jaxlib_in_window
+    return jaxlib_in_window(jax, jaxlib)
 
 
 def _windows_build_reason(below: str, facts: TextFacts) -> str | None:

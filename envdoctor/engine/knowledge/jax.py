@@ -74,6 +74,18 @@ def _floor_broken(jax: Version, jaxlib: Version | None) -> str | None:
     return f"jax {jax} needs jaxlib >= {need}, found {jaxlib}"
 
 
+def jaxlib_in_window(jax: str, jaxlib: str) -> bool:
+    """Whether jax imports with this jaxlib: jaxlib between that jax release's floor (jax.toml
+    ``[[jaxlib_floor]]``) and jax itself (jax 0.3.17 with jaxlib 0.3.14). False when either
+    version cannot be read or the floor of that jax is not known. explain asks it about the
+    versions a text states."""
+    row = jaxlib_floor(jax)
+    need, top, lib = ver(row.get("jaxlib_min")) if row else None, ver(jax), ver(jaxlib)
+    if need is None or top is None or lib is None:
+        return False
+    return need <= Version(lib.base_version) <= Version(top.base_version)
+
+
 def _plugin_equals_jaxlib_from() -> Version | None:
     """The jaxlib from which a plugin of another release is refused (jax.toml
     ``[[plugin_release_rule]]``, with its source); None when the data has no such row."""
