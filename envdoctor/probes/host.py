@@ -231,20 +231,19 @@ def gpu_device_nodes(root: Path = Path("/")) -> tuple[str, ...]:
 
 
 INTEL_VENDOR = "0x8086"
-INTEL_DRIVERS = ("xe", "i915")
 
 
 def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
     """Intel display controllers (vendor 0x8086, class 0x03xxxx) in /sys/bus/pci/devices under
     ``root``, with the kernel driver bound to each: the name of the device's ``driver`` link,
-    else the one of i915 / xe whose module is loaded (/sys/module/<name>) when only one is."""
+    "" when it has none (a driver module loaded for another device does not say this one is
+    bound: a discrete Arc whose driver failed to bind sits beside an iGPU's i915)."""
     from envdoctor.bounded import read_proc
     devices = root / "sys/bus/pci/devices"
     try:
         entries = sorted(devices.iterdir())[:1024]
     except OSError:
         return ()
-    loaded = [m for m in INTEL_DRIVERS if os.path.isdir(root / "sys/module" / m)]
     out = []
     for dev in entries:
         vendor = (read_proc(dev / "vendor", 64) or "").strip().lower()
@@ -255,10 +254,9 @@ def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
             bound = os.path.basename(os.readlink(dev / "driver"))
         except OSError:
             bound = ""
-        driver = bound or (loaded[0] if len(loaded) == 1 else "")
         out.append(IntelGpu(pci_address=dev.name,
                             device=(read_proc(dev / "device", 64) or "").strip().lower(),
-                            driver=driver))
+                            driver=bound))
     return tuple(out[:64])
 
 

@@ -334,7 +334,8 @@ def intel_arc() -> dict:
                   "dev/dri/renderD128": "", "dev/dri/card0": "", "etc/group": INTEL_GROUPS,
                   "etc/passwd": "root:x:0:0:root:/root:/bin/bash\n"
                                 "alice:x:1000:1000:Alice:/home/alice:/bin/bash\n"})
-    return {"files": files}
+    # the device's driver link, as sysfs has it once i915 is bound to the card
+    return {"files": files, "links": {f"{dev}/driver": "../../../bus/pci/drivers/i915"}}
 
 
 INTEL = [
