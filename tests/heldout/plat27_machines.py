@@ -1,4 +1,4 @@
-"""Held-out batch plat27: 43 simulated machines over AMD ROCm (bare and in containers), Apple
+"""Held-out batch plat27: 44 simulated machines over AMD ROCm (bare and in containers), Apple
 silicon, Jetson, WSL 2, NVIDIA containers and Intel XPU, run as a user runs them:
 ``check --static --root DIR --format json --expect gpu`` (tests/heldout/test_plat27_matrix.py).
 
