@@ -46,6 +46,16 @@ def support(target: str, release: Version | None) -> bool | None:
     return False if confirmed(row) else None
 
 
+def torch_wheel_has(target: str, torch: Version | None) -> bool:
+    """Whether PyTorch's ROCm wheels of release ``torch`` carry code for ``target`` beyond
+    AMD's support table ([[torch_gfx]]: from the first release cut after the target entered
+    PYTORCH_ROCM_ARCH; a pre-release of that release does not count)."""
+    if torch is None:
+        return False
+    return any(target in r.get("targets", ()) and (first := ver(r.get("torch"))) is not None
+               and torch >= first for r in matrix("rocm").get("torch_gfx", []))
+
+
 def override_for(target: str) -> dict[str, Any] | None:
     """The HSA_OVERRIDE_GFX_VERSION row whose family ``target`` belongs to, or None."""
     return next((r for r in matrix("rocm").get("override", [])

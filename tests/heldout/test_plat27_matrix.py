@@ -30,15 +30,9 @@ from tests.heldout.test_machines import deps  # noqa: F401 - the fixture
 REPO = Path(__file__).resolve().parents[2]
 NON_NVIDIA = ("apple", "rocm", "rocm-container", "intel")
 
-# rows that failed the first run, with what envdoctor said then (none run yet)
+# rows the first run (93424dd) got wrong, with what envdoctor said then, still wrong today (the
+# other four of PLATFORMS27.md's five are right since)
 FIRST_RUN_FAILED: dict[str, str] = {
-    "strix-halo-8060s-gfx1151-override-11.0.0-healthy":
-        "ROCM001 + ROCM002 errors on a gfx1151 whose override to 11.0.0 is the thread's working fix",
-    "rx7600xt-gfx1102-rocm633-torch271-rocm63-healthy":
-        "ROCM002 error: gfx1102 read as needing the override though torch >= 2.7 ships gfx1102 code",
-    "rx7900gre-rocm633-torch280-cpu-wheel": "silent: a +cpu torch on a ROCm box, --expect gpu exits 0",
-    "rocm-pytorch-container-mi300x-no-device-flags":
-        "silent: a ROCm container without /dev/kfd and /dev/dri, --expect gpu exits 0",
     "arc-b580-xe-user-not-in-render": "silent: no check for Intel render-node access exists",
 }
 

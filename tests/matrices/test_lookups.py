@@ -126,3 +126,16 @@ def test_rocm_release_older_than_the_gfx_table_is_undecided_not_absent():
     assert rocm_matrix.support("gfx803", Version("4.2.0")) is None
     assert rocm_matrix.support("gfx803", Version("6.2.4")) is False
     assert rocm_matrix.support("gfx908", Version("6.2.4")) is True
+
+
+def test_torch_rocm_wheels_carry_targets_from_the_first_release_after_their_pull_request():
+    from packaging.version import Version
+
+    from envdoctor.matrices.rocm import torch_wheel_has
+    assert torch_wheel_has("gfx1102", Version("2.7.1+rocm6.3"))
+    assert not torch_wheel_has("gfx1102", Version("2.6.0+rocm6.2.4"))
+    # a nightly of the release cut after the merge may predate it: only the final counts
+    assert not torch_wheel_has("gfx1151", Version("2.10.0.dev20250929+rocm7.0"))
+    assert torch_wheel_has("gfx1151", Version("2.10.0+rocm7.0"))
+    assert not torch_wheel_has("gfx1036", Version("2.13.0+rocm7.1"))
+    assert not torch_wheel_has("gfx1102", None)

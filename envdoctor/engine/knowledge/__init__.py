@@ -62,6 +62,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "amd_machine": "rocm", "rocm_override_verdict": "rocm",
     "rocm_unsupported_gfx": "rocm",
     "rocm_hidden_all": "rocm", "rocm_access_problem": "rocm", "rocm_user": "rocm",
+    "rocm_access_fix": "rocm",
     "torch_wrong_gpu_build": "rocm", "rocm_torch_gap": "rocm",
     "rocm_no_driver": "rocm", "rocm_torch_blind": "rocm", "no_gpu_fix": "env",
     # Apple silicon (MPS, Metal)

@@ -15,6 +15,7 @@ from envdoctor.matrices import confirmed, matrix, with_confirmed
 from envdoctor.matrices.cuda import unsuffixed_wheels
 from envdoctor.matrices.jax import plugins_for_driver
 from envdoctor.matrices.tensorflow import cpu_only_distributions, has_and_cuda
+from envdoctor.suggest.lines import facts_of, line_of
 from envdoctor.versions import in_range, ver
 
 
@@ -96,55 +97,74 @@ def keras_row(tf_version: Any) -> dict[str, Any] | None:
 # "torch 2.5.1") is left out, the others are still judged.
 FRAMEWORK_READS = dict(t=optional("frameworks.torch"), tf=optional("frameworks.tensorflow"),
                        jax_gpu=result("jax_gpu_build", None),
-                       jax_version=optional("frameworks.jax.version"))
+                       jax_version=optional("frameworks.jax.version"),
+                       amd=result("amd_machine", False))
+
+# AMD's TensorFlow wheels (tensorflow-rocm), whose release depends on the ROCm release: the
+# page says which.
+ROCM_TF_PAGE = ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/"
+                "3rd-party/tensorflow-install.html")
 
 
 @reads(os=optional("host.os", ""), **FRAMEWORK_READS)
 def cpu_only_frameworks(*, os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
-                        jax_gpu: bool | None, jax_version: Version | None) -> list[str]:
-    """The installed frameworks that cannot use an NVIDIA GPU whatever the machine has.
+                        jax_gpu: bool | None, jax_version: Version | None,
+                        amd: bool = False) -> list[str]:
+    """The installed frameworks that cannot use this machine's kind of GPU whatever it has:
+    an NVIDIA GPU, or on an AMD machine (``amd_machine()``) an AMD one, where a ROCm build is
+    the right one and a CUDA build is ROCM004's.
 
     ``["torch 2.13.0+cpu (CPU-only build)", "tensorflow-cpu 2.21.0 (CPU-only build)",
     "jax 0.10.2 (no CUDA plugin)"]``; [] when none. macOS is left out: its wheels use Metal,
     and no NVIDIA GPU runs there anyway (an unknown OS is not taken for macOS).
     """
-    return [text for _, text in _cpu_only(os, t, tf, jax_gpu, jax_version)]
+    return [text for _, text in _cpu_only(os, t, tf, jax_gpu, jax_version, amd)]
 
 
 @reads(os=optional("host.os", ""), **FRAMEWORK_READS)
 def cpu_only_areas(*, os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
-                   jax_gpu: bool | None, jax_version: Version | None) -> list[str]:
+                   jax_gpu: bool | None, jax_version: Version | None,
+                   amd: bool = False) -> list[str]:
     """The summary areas (torch, tensorflow, jax) of ``cpu_only_frameworks()``: a finding
     about those builds marks their lines (INTENT002's ``about``)."""
-    return [area for area, _ in _cpu_only(os, t, tf, jax_gpu, jax_version)]
+    return [area for area, _ in _cpu_only(os, t, tf, jax_gpu, jax_version, amd)]
 
 
 def _cpu_only(os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
-              jax_gpu: bool | None, jax_version: Version | None) -> list[tuple[str, str]]:
+              jax_gpu: bool | None, jax_version: Version | None,
+              amd: bool) -> list[tuple[str, str]]:
     if os == "Darwin":
         return []
+    from envdoctor.engine.knowledge.intel import is_xpu_build
+    if amd and ((t is not None and t.hip) or (tf is not None and tf.distribution == "tensorflow-rocm")):
+        return []  # a framework here uses the AMD GPU: a CPU-only one beside it is a choice
     out = []
-    if t is not None and t.version is not None and t.cuda is None:
-        from envdoctor.engine.knowledge.intel import is_xpu_build
+    if t is not None and t.version is not None and t.cuda is None and \
+            not (amd and (t.hip or is_xpu_build(t))):
         kind = "a ROCm build" if t.hip else "an XPU build, for Intel GPUs" \
             if is_xpu_build(t) else "CPU-only build"
         out.append(("torch", f"torch {t.version} ({kind})"))
     if tf is not None and tf.version is not None and (
-            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
+            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()) and \
+            not (amd and tf.distribution == "tensorflow-rocm"):
         out.append(("tensorflow",
                     f"{tf.distribution or 'tensorflow'} {tf.version} (CPU-only build)"))
-    if jax_version is not None and jax_gpu is False:
+    # jax_gpu reads CUDA plugins only: on an AMD machine a JAX without one says nothing
+    if jax_version is not None and jax_gpu is False and not amd:
         out.append(("jax", f"jax {jax_version} (no CUDA plugin)"))
     return out
 
 
 @reads(**FRAMEWORK_READS, **MACHINE_READS)
 def gpu_install_lines(*, t: TorchBuild | None, tf: TensorflowBuild | None,
-                      jax_gpu: bool | None, jax_version: Version | None,
+                      jax_gpu: bool | None, jax_version: Version | None, amd: bool = False,
                       **facts: Any) -> str | None:
     """One install line per framework here that cannot use an NVIDIA GPU (INTENT002's fix),
     each for this machine's driver when it is known (torch: the planner of `envdoctor
-    suggest`, keep-installed mode); a pointer to the selector otherwise."""
+    suggest`, keep-installed mode); a pointer to the selector otherwise. On an AMD machine
+    the ROCm builds instead (torch: the same planner, which picks a ROCm wheel there)."""
+    if amd:
+        return _rocm_install_lines(t, tf, **facts)
     driver = facts.get("driver")
     lines = []
     if t is not None and t.cuda is None:
@@ -166,6 +186,22 @@ def gpu_install_lines(*, t: TorchBuild | None, tf: TensorflowBuild | None,
                          f'"{r["extra"]}" (driver >= {r["min_driver_linux"]})'
                          for r in sorted(plugins_for_driver(None),
                                          key=lambda r: r.get("cuda_major", 0))))
+    return "\n".join(lines) or None
+
+
+def _rocm_install_lines(t: TorchBuild | None, tf: TensorflowBuild | None,
+                       **facts: Any) -> str | None:
+    """INTENT002's fix on an AMD machine: the ROCm wheel `envdoctor suggest` plans for torch,
+    AMD's TensorFlow page for a CPU TensorFlow."""
+    lines = []
+    if t is not None and t.version is not None and t.cuda is None and not t.hip:
+        cmd = line_of(facts_of(**facts), "torch", keep_installed=True)
+        lines.append(f"PyTorch: {cmd}" if cmd else
+                     "PyTorch: the ROCm wheel for your ROCm release, from "
+                     "https://pytorch.org/get-started/locally/")
+    if tf is not None and tf.version is not None and tf.distribution != "tensorflow-rocm" and (
+            tf.is_cuda_build is False or tf.distribution in cpu_only_distributions()):
+        lines.append(f"TensorFlow: AMD's ROCm build (tensorflow-rocm), see {ROCM_TF_PAGE}")
     return "\n".join(lines) or None
 
 

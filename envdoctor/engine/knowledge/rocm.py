@@ -40,6 +40,15 @@ def visible(gpus: tuple[AmdGpu, ...], vars: dict[str, str]) -> list[AmdGpu]:
     return left
 
 
+def no_code(target: str, release: Version | None, t: TorchBuild | None) -> bool:
+    """The ROCm that runs has no code for ``target`` (confirmed), and neither has the ROCm
+    torch wheel installed here (its own PYTORCH_ROCM_ARCH, [[torch_gfx]])."""
+    if rocm_matrix.support(target, release) is not False:
+        return False
+    return not (t is not None and t.hip is not None and
+                rocm_matrix.torch_wheel_has(target, t.version))
+
+
 def release_of(rocm: RocmFacts, t: TorchBuild | None) -> Version | None:
     """The ROCm whose kernels run: a ROCm torch wheel's own (it bundles its libraries), else
     the installed one."""
@@ -78,7 +87,7 @@ def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
     ``rocm_unsupported_gfx``: one override cannot serve both)."""
     release = t.hip if t is not None and t.hip is not None else version
     shown = visible(gpus, vars)
-    bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
+    bad = [g for g in shown if g.gfx and no_code(g.gfx, release, t)]
     if not bad:
         return None
     rows = {id(r): r for g in bad if (r := rocm_matrix.override_for(g.gfx)) is not None}
@@ -174,7 +183,7 @@ def rocm_unsupported_gfx(*, rocm: RocmFacts, vars: dict[str, str],
     (gfx1036)". [] when all are supported or ``rocm_needs_override`` covers them."""
     release = release_of(rocm, t)
     shown = visible(rocm.gpus, vars)
-    bad = [g for g in shown if g.gfx and rocm_matrix.support(g.gfx, release) is False]
+    bad = [g for g in shown if g.gfx and no_code(g.gfx, release, t)]
     if not bad or rocm_needs_override(gpus=rocm.gpus, version=rocm.version, vars=vars,
                                       t=t) is not None:
         return []
@@ -200,11 +209,13 @@ def rocm_hidden_all(*, rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(rocm="rocm")
-def rocm_access_problem(*, rocm: RocmFacts) -> str | None:
+@reads(rocm="rocm", container=optional("host.container", ""))
+def rocm_access_problem(*, rocm: RocmFacts, container: str = "") -> str | None:
     """``rocm_access_problem()``: the device nodes this user cannot open ("/dev/kfd (group
-    render, mode 0660)"), or what rocminfo said when it could not open /dev/kfd; None when
-    the nodes open or none exist."""
+    render, mode 0660)"), or what rocminfo said when it could not open /dev/kfd, or the nodes
+    missing where the loaded amdgpu driver lists GPUs (a container started without
+    ``--device=/dev/kfd --device=/dev/dri``); None when the nodes open, or none exist and
+    no GPU is listed."""
     def node(n: object) -> str:
         path, group, mode = (getattr(n, a) for a in ("path", "group", "mode"))
         return f"{path} (group {group or '?'}, mode {mode or '?'})"
@@ -217,7 +228,37 @@ def rocm_access_problem(*, rocm: RocmFacts) -> str | None:
     if "unable to open /dev/kfd" in low and ("permission denied" in low
                                               or "operation not permitted" in low):
         return "/dev/kfd (rocminfo: permission denied)"
-    return None
+    return _nodes_missing(rocm, container)
+
+
+def _nodes_missing(rocm: RocmFacts, container: str) -> str | None:
+    """The amdgpu driver is loaded and lists GPUs (its KFD topology, or a tool), yet neither
+    /dev/kfd nor a render node exists: HIP has nothing to open. Only where /dev was looked
+    at (a probe of this machine, not a pasted listing that says nothing of /dev)."""
+    looked = not {"kfd", "render_nodes"} & set(rocm.probe.unobserved)
+    if not (looked and rocm.probe.status == "ok" and rocm.gpus and rocm.kernel_module
+            and rocm.kfd is None and not rocm.render_nodes):
+        return None
+    where = f" in this {container} container" if container else ""
+    return f"/dev/kfd and /dev/dri/renderD* (they do not exist{where})"
+
+
+@reads(rocm="rocm", container=optional("host.container", ""))
+def rocm_access_fix(*, rocm: RocmFacts, container: str = "") -> str:
+    """``rocm_access_fix()``: ROCM003's fix for the problem ``rocm_access_problem()`` names:
+    the device flags where the nodes are missing, the groups where they are shut."""
+    devices = "--device=/dev/kfd --device=/dev/dri --group-add video --group-add render"
+    if _nodes_missing(rocm, container) is not None and rocm_access_problem(
+            rocm=rocm, container=container) == _nodes_missing(rocm, container):
+        return (f"Start the container with the GPU device nodes: docker run {devices} … "
+                "(compose: devices: [/dev/kfd, /dev/dri]; Kubernetes: the AMD GPU device "
+                "plugin's amd.com/gpu resource)" if container else
+                "The amdgpu driver lists GPUs but its device nodes are missing: check that "
+                "udev runs and that /dev is not a private mount (in a container start it "
+                f"with {devices})")
+    user = rocm.user or "$USER"
+    return (f"sudo usermod -a -G render,video {user}   # then log out and in again (or: "
+            f"newgrp render)\nIn a container: {devices}")
 
 
 @reads(rocm="rocm")
