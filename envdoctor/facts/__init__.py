@@ -84,6 +84,17 @@ class ProbeInfo:
 
 # --------------------------------------------------------------------------- host
 @dataclass(frozen=True)
+class DeviceNode:
+    """A device file a GPU runtime opens (/dev/kfd, /dev/dri/renderD*, a Jetson's /dev/nvmap) and
+    whether this user may open it."""
+
+    path: str = ""                    # as on the machine: /dev/kfd (never the --root prefix)
+    group: str = ""                   # owning group name (render, video), "" when unknown
+    mode: str = ""                    # permission bits, octal: "0660"
+    accessible: bool | None = None    # read+write for this user; None: could not be decided
+
+
+@dataclass(frozen=True)
 class IntelGpu:
     """An Intel display controller on the PCI bus (vendor 0x8086, class 0x03xxxx), read from
     /sys/bus/pci without any Intel tool or framework: where it sits and the kernel driver that
@@ -94,6 +105,9 @@ class IntelGpu:
     pci_address: str = ""            # 0000:03:00.0
     device: str = ""                 # PCI device id: 0x56a0 (Arc A770)
     driver: str = ""                 # i915 | xe | "" (no driver bound or not readable)
+    # the card's render node (/sys/bus/pci/devices/ADDR/drm/renderD*), which compute runtimes
+    # (Level Zero, OpenCL) open; None when the card has none or it was not looked at
+    render_node: DeviceNode | None = None
 
     @property
     def integrated(self) -> bool:
@@ -213,16 +227,6 @@ class AmdGpu:
     name: str = ""                    # "AMD Instinct MI300X", "Radeon RX 7900 XTX"
     gfx: str = ""                     # LLVM target the runtime reports: gfx942, gfx1100
     memory_total_mb: int | None = None
-
-
-@dataclass(frozen=True)
-class DeviceNode:
-    """A device file ROCm needs (/dev/kfd, /dev/dri/renderD*) and whether this user may open it."""
-
-    path: str = ""                    # as on the machine: /dev/kfd (never the --root prefix)
-    group: str = ""                   # owning group name (render, video), "" when unknown
-    mode: str = ""                    # permission bits, octal: "0660"
-    accessible: bool | None = None    # read+write for this user; None: could not be decided
 
 
 @dataclass(frozen=True)

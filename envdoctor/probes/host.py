@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor.bounded import env
-from envdoctor.facts import HostFacts, IntelGpu, Status
+from envdoctor.facts import DeviceNode, HostFacts, IntelGpu, Status
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, is_system
 
@@ -245,9 +245,11 @@ def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
     except OSError:
         return ()
     out = []
+    displays = 0
     for dev in entries:
         vendor = (read_proc(dev / "vendor", 64) or "").strip().lower()
         klass = (read_proc(dev / "class", 64) or "").strip().lower()
+        displays += klass.startswith("0x03")
         if vendor != INTEL_VENDOR or not klass.startswith("0x03"):
             continue
         try:
@@ -256,8 +258,47 @@ def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
             bound = ""
         out.append(IntelGpu(pci_address=dev.name,
                             device=(read_proc(dev / "device", 64) or "").strip().lower(),
-                            driver=bound))
+                            driver=bound, render_node=_render_node(root, dev) if bound else None))
+    if displays == 1 and len(out) == 1 and out[0].driver and out[0].render_node is None:
+        out[0] = replace(out[0], render_node=_sole_render_node(root))
     return tuple(out[:64])
+
+
+_RENDER = re.compile(r"renderD[0-9]{1,4}")
+
+
+def _render_node(root: Path, dev: Path) -> DeviceNode | None:
+    """The card's render node as its driver names it in sysfs (``drm/renderD128``), else as
+    udev's /dev/dri/by-path/pci-ADDR-render link names it, judged for this user as the ROCm
+    probe judges /dev/kfd (os.access here; the tree's passwd, group and mode bits under another
+    root); None when neither names one."""
+    try:
+        names = sorted(os.listdir(dev / "drm"))[:64]
+    except OSError:
+        names = []
+    name = next((n for n in names if _RENDER.fullmatch(n)), None)
+    if name is None:
+        try:
+            name = os.path.basename(os.readlink(root / f"dev/dri/by-path/pci-{dev.name}-render"))
+        except OSError:
+            return None
+        if not _RENDER.fullmatch(name):
+            return None
+    from envdoctor.probes.rocm import judge_node
+    return judge_node(root, f"dev/dri/{name}")
+
+
+def _sole_render_node(root: Path) -> DeviceNode | None:
+    """The one render node in /dev/dri, where the machine has one display device: it is that
+    device's whatever sysfs shows of the link. None when there are several or none."""
+    try:
+        names = [n for n in sorted(os.listdir(root / "dev/dri"))[:256] if _RENDER.fullmatch(n)]
+    except OSError:
+        return None
+    if len(names) != 1:
+        return None
+    from envdoctor.probes.rocm import judge_node
+    return judge_node(root, f"dev/dri/{names[0]}")
 
 
 _SHM_SIZE = re.compile(r"(?:^|,)size=(\d+)([kmg%]?)(?:,|$)")

@@ -248,6 +248,12 @@ def _table(path: Path) -> list[list[str]]:
             if line and not line.startswith("#")]
 
 
+def judge_node(root: Path, relative: str) -> DeviceNode:
+    """``dev/...`` under ``root`` as a DeviceNode judged for this machine's user (see _user):
+    for other probes whose devices sit beside ROCm's (an Intel GPU's render node)."""
+    return _node(root, under(root, relative), _user(root)[2])
+
+
 def _node(root: Path, path: Path, judge: _Judge) -> DeviceNode:
     try:
         st = os.stat(path)

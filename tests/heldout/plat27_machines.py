@@ -404,7 +404,7 @@ INTEL = [
          machine=intel_card("56a1", "i915"),
          dists=[pm.torch("2.5.1+rocm6.2", "cp311-cp311-linux_x86_64", hip="6.2.41133-dd7f95766")]),
     dict(name="arc-b580-xe-user-not-in-render", healthy=False, sources=("XPERM", "XPU"),
-         ids={"intel-gpu-device-access"}, severity="error", unlabelled_check=True,
+         ids={"intel-gpu-device-access"}, severity="error",
          note="the B580 with torch 2.8.0+xpu, /dev/dri/renderD128 0660 root:render and alice not in "
               "render. No check names Intel device access (unlabelled-check: counts as a miss)",
          machine=intel_card("e20b", "xe", alice_in_render=False),

@@ -31,9 +31,8 @@ REPO = Path(__file__).resolve().parents[2]
 NON_NVIDIA = ("apple", "rocm", "rocm-container", "intel")
 
 # rows the first run (93424dd) got wrong, with what envdoctor said then, still wrong today (the
-# other four of PLATFORMS27.md's five are right since)
+# five of PLATFORMS27.md are right since)
 FIRST_RUN_FAILED: dict[str, str] = {
-    "arc-b580-xe-user-not-in-render": "silent: no check for Intel render-node access exists",
 }
 
 KEYS = {"name", "healthy", "sources", "note", "ids", "severity", "unlabelled_check", "tools",

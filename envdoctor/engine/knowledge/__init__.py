@@ -74,7 +74,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tpu_machine": "tpu",
     # Intel GPUs (XPU)
     "intel_machine": "intel", "intel_gpu_list": "intel", "torch_not_xpu_on_intel": "intel",
-    "xpu_install_line": "intel",
+    "xpu_install_line": "intel", "intel_access_problem": "intel",
+    "intel_render_group": "intel",
     # NVIDIA Jetson
     "jetson_machine": "jetson", "jetson_board": "jetson", "jetson_torch_problem": "jetson",
     "jetson_cpu_torch": "jetson",

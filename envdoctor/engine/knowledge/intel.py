@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from envdoctor.engine.knowledge._reads import optional, reads
-from envdoctor.facts import IntelGpu, NvidiaFacts, RocmFacts, TorchBuild
+from envdoctor.facts import DeviceNode, IntelGpu, NvidiaFacts, RocmFacts, TorchBuild
 
 XPU_INDEX = "https://download.pytorch.org/whl/xpu"
 INTEL_DRIVERS = ("i915", "xe")
@@ -81,6 +81,50 @@ def torch_not_xpu_on_intel(*, gpus: tuple[IntelGpu, ...], nv: NvidiaFacts | None
     else:
         kind = "a CPU-only build"
     return f"torch {t.version} is {kind}"
+
+
+@reads(gpus=optional("host.intel_gpus", ()), nv=optional("nvidia"), rocm=optional("rocm"),
+       t=optional("frameworks.torch"))
+def intel_access_problem(*, gpus: tuple[IntelGpu, ...], nv: NvidiaFacts | None,
+                         rocm: RocmFacts | None, t: TorchBuild | None) -> str | None:
+    """``intel_access_problem()``: the render nodes of this machine's Intel GPUs that this user
+    cannot open ("/dev/dri/renderD128 (group render, mode 0660)"), when every XPU target's
+    node was judged and none opens; None otherwise (a node opens, one was not judged, or an
+    NVIDIA/AMD GPU is here). Level Zero and OpenCL open the render node read-write, so
+    torch.xpu sees no device without it."""
+    nodes = _shut_nodes(gpus, nv, rocm, t)
+    return " and ".join(f"{n.path} (group {n.group or '?'}, mode {n.mode})"
+                        for n in nodes) if nodes else None
+
+
+@reads(gpus=optional("host.intel_gpus", ()), nv=optional("nvidia"), rocm=optional("rocm"),
+       t=optional("frameworks.torch"))
+def intel_render_group(*, gpus: tuple[IntelGpu, ...], nv: NvidiaFacts | None,
+                       rocm: RocmFacts | None, t: TorchBuild | None) -> str:
+    """``intel_render_group()``: the group that owns the render node this user cannot open
+    (XPU002's fix), "render" where it was not read."""
+    nodes = _shut_nodes(gpus, nv, rocm, t)
+    return next((n.group for n in nodes if n.group), "render")
+
+
+def _shut_nodes(gpus: tuple[IntelGpu, ...], nv: NvidiaFacts | None, rocm: RocmFacts | None,
+                t: TorchBuild | None) -> list[DeviceNode]:
+    """The render nodes of the XPU targets here when every one was judged shut for this user
+    while its group may open it (mode g+rw: group membership is the fix); [] otherwise."""
+    if _other_gpu(nv, rocm):
+        return []
+    targets = [g for g in _driven(gpus) if not g.integrated or is_xpu_build(t)]
+    nodes = [g.render_node for g in targets]
+    shut = [n for n in nodes if n is not None and n.accessible is False
+            and _group_may_open(n.mode)]
+    return shut if targets and len(shut) == len(nodes) else []
+
+
+def _group_may_open(mode: str) -> bool:
+    try:
+        return int(mode, 8) & 0o060 == 0o060
+    except ValueError:
+        return False
 
 
 @reads(dists=optional("packages.distributions", ()))
