@@ -24,8 +24,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout19", batch="R", at_least=30, traps_at_least=6,
                  repos_at_least=30, phenomena_at_least=23)
-# first run on ebaf93c: 28/30 (93.3 %), 0 environment claims on 6 traps (README.md)
-FLOOR = 0.93
+# first run on ebaf93c: 28/30 (93.3 %), 0 environment claims on 6 traps; after: 30/30 (README.md)
+FLOOR = 0.99
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -26,8 +26,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout20", batch="S", at_least=40, traps_at_least=8,
                  repos_at_least=40, phenomena_at_least=25)
-# first run on 63e57e6: 35/43 (81.4 %), one environment claim (h041); after: 39/43, none (README.md)
-FLOOR = 0.90
+# first run on 63e57e6: 35/43 (81.4 %), one environment claim (h041); after: 39/43, then 40/43, none (README.md)
+FLOOR = 0.92
 # traps answered with an environment claim now (the first run's one, h041, is fixed): strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -112,8 +112,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         diagnoses = ex_mod.rank_result(result, provider, report)
         if head.kept and result.chars <= REPORT_TEXT_LIMIT:  # a pasted text: read it again?
             diagnoses = ex_mod.reread(head.text(), diagnoses, provider, report) or diagnoses
-            diagnoses = ex_mod.with_stated_facts(head.text(), diagnoses,
-                                                 ex_mod.load_signatures())
+            diagnoses = ex_mod.with_text_readings(head.text(), diagnoses)
     except ex_mod.NotText as exc:
         raise BadInput(f"{source}: {exc}") from None
     except RuleFileError as exc:

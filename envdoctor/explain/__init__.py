@@ -70,6 +70,7 @@ __all__ = [
     "scanner",
     "text_facts",
     "with_stated_facts",
+    "with_text_readings",
 ]
 
 _SCANNER: Scanner | None = None
@@ -93,6 +94,14 @@ def diagnose_text(text: str, facts: Facts | None = None,
     except NotText:
         return []
     found = reread(text, found, lambda: facts, report_facts) or found
+    return with_text_readings(text, found)
+
+
+def with_text_readings(text: str, found: list[Diagnosis]) -> list[Diagnosis]:
+    """The readings of a pasted text's own facts over its diagnoses: yields the stated facts
+    make (``stated.with_stated_facts``), then, where no error line was explained, the
+    impossibility the text states (``impossible.diagnosis_for``). ``diagnose_text`` and the
+    ``explain`` command both end with it, so they answer alike."""
     from envdoctor.explain.stated import with_stated_facts
     found = with_stated_facts(text, found, load_signatures())
     if primary(found) is None:  # no error line explained: the facts the text states may

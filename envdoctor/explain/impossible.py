@@ -10,7 +10,8 @@ architecture, and every build it states impossible for it (a build the GPU can r
 GPU, is no answer); one Python version, one framework, and a statement that the install found
 nothing. ds_report's own lines naming the torch that runs and another torch its DeepSpeed wheel
 was compiled with are the same kind of statement (EBUILD005), and so is a question about the GPU under
-WSL on a Windows build that predates GPU compute there (EWSL004). Only texts that no signature
+WSL on a Windows build that predates GPU compute there (EWSL004), and so is a text that states
+the glibc a wheel or binary needs and an older glibc on its system (ESYS004). Only texts that no signature
 explained are read this way (``diagnose_text``).
 """
 
@@ -211,6 +212,42 @@ def deepspeed_wheel_reason(text: str) -> tuple[str, str] | None:
                          f"with torch {want}: its prebuilt ops are for the other torch.")
 
 
+# the glibc a binary needs, in words: "the glibc version of this wheel is 2.23", "the wheels
+# are for 2.35+", "requires glibc 2.28", "built against glibc 2.27", a manylinux_2_X tag
+_GLIBC_NEED = re.compile(
+    r"(?i)\bglibc\b[^\n]{0,20}?\b(?:of|for|in|by|used by|needed by|required by) (?:this|the|"
+    r"these|your|its|that) (?:wheels?|binar(?:y|ies)|packages?|builds?|releases?|librar(?:y|ies))"
+    r"\b[^\n]{0,20}?\b2\.(\d{1,2})\b"
+    r"|\b(?:wheels?|binar(?:y|ies)|builds?) (?:(?:are|is) )?(?:only )?(?:built )?for (?:glibc ?)?"
+    r"2\.(\d{1,2}) ?(?:\+|or (?:newer|later|higher|above))"
+    r"|\b(?:requires?|needs?|built (?:against|with|on|for)|linked against)\s(?:a\s|the\s)?"
+    r"(?:newer\s|higher\s)?glibc\s?(?:version\s)?(?:of\s|>=?\s?)?(?:at least\s)?2\.(\d{1,2})\b"
+    r"|\bmanylinux_2_(\d{1,2})(?!\d)")
+# the glibc the system has: "CentOS with glibc 2.17", "we have glibc 2.28", "my GLIBC version
+# (2.17)", ldd's banner
+_GLIBC_HAVE = re.compile(
+    r"(?i)\b(?:CentOS|RHEL|Red Hat|Rocky|Alma ?Linux|Ubuntu|Debian|Oracle Linux|SUSE|system|"
+    r"server|cluster|machine|host|we have|I have|my|our)\b[^\n]{0,30}?\bglibc\s?(?:version\s)?"
+    r"(?:is\s|of\s)?(?:only\s)?\(?2\.(\d{1,2})\b"
+    r"|\bldd \([^)\n]{1,30}\) 2\.(\d{1,2})\b")
+
+
+def _glibc_minors(pattern: re.Pattern[str], text: str) -> set[int]:
+    return {int(next(g for g in m.groups() if g is not None)) for m in pattern.finditer(text)}
+
+
+def glibc_reason(text: str) -> tuple[str, str] | None:
+    """(code, note) when the text states the glibc a binary needs and a system glibc older than
+    every one of those (each read from the text's own words)."""
+    if "glibc" not in text.lower():
+        return None
+    need, have = _glibc_minors(_GLIBC_NEED, text), _glibc_minors(_GLIBC_HAVE, text)
+    if not need or not have or min(need) <= max(have):
+        return None
+    return "ESYS004", (f"The text states a binary built for glibc 2.{min(need)} and a system "
+                       f"with glibc 2.{max(have)}: glibc is older than the binary needs.")
+
+
 # a question or report about whether the package runs on the GPU: "does flash attention
 # support the RTX 8000", "vLLM fails on my P100", "是否支持"
 _RUNS_ON = re.compile(r"(?i)\bsupport|\bcompatib|\b(?:not|n't|never) (?:work|run)|\berror|\bfail"
@@ -273,7 +310,7 @@ def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] |
     facts = text_facts(text)
     return gpu_build_reason(facts, text) or python_wheel_reason(text) or \
         deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures) or \
-        wsl_build_reason(facts, text)
+        wsl_build_reason(facts, text) or glibc_reason(text)
 
 
 def diagnosis_for(text: str, signatures: Any) -> Any:
@@ -293,4 +330,4 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 
 PATTERNS = (_TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
-            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD)
+            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)

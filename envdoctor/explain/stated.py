@@ -214,6 +214,10 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   code = "EROCM001"                  # 5600 XT (gfx1010): a GPU AMD's list for that release
 #   stated = "rocm_unlisted_gpu"       # does not name (a reading of STATED_READINGS)
 #
+#   [[yields_to]]                      # "DNN library initialization failed" (XLA's, which
+#   code = "EJAX006"                   # TensorFlow and JAX both print), and the text names
+#   stated = "jax_not_tensorflow"      # JAX and never TensorFlow: JAX's CUDA libraries
+#
 #   [[yields_to]]                      # "Microsoft Visual C++ 14.0 or greater is required" while
 #   code = "EPIP001"                   # pip builds aiohttp, which publishes Windows wheels: no
 #   stated = "windows_wheel_built"     # wheel fits this Python (envdoctor.explain.wheeltags)
@@ -238,12 +242,13 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "jetson_board": jetson_board_reason,
             "intel_gpu_only": intel_gpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
-            "platform_wsl": _platform_reason("wsl")}
+            "platform_wsl": _platform_reason("wsl"),
+            "jax_not_tensorflow": jax_not_tensorflow_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
-                   "platform_jetson", "platform_wsl")
+                   "platform_jetson", "platform_wsl", "jax_not_tensorflow")
 
 
 def _platform_reason(name: str) -> Callable[[str], str | None]:
@@ -349,6 +354,27 @@ def intel_gpu_only_reason(text: str) -> str | None:
         return None
     return (f"The only GPU the text names is Intel's ({m.group(0)}): CUDA runs on NVIDIA GPUs "
             "alone, so there is no NVIDIA driver for the CUDA runtime to use.")
+
+
+# JAX named by the text: the word (a title, "Jax==0.4.8", "pip install jaxlib"), its modules in
+# frames (site-packages/jax/_src/…, jaxlib.xla_extension), its plugins
+_JAX_NAMED = re.compile(r"(?i)(?<![\w.-])jax(?:lib)?(?![\w-])|\bjax_plugins\b|\bjax[-_]cuda\d{2}")
+# TensorFlow named by the text: the word or its modules, Keras, a tf.* call. The XLA source
+# paths of an older jaxlib's log ("external/org_tensorflow/tensorflow/…") are JAX's own build
+# and are taken out first.
+_TF_NAMED = re.compile(r"(?i)(?<![\w.-])(?:tensorflow|keras|tf-nightly)(?![\w-])|(?<![\w.])tf\.\w")
+_JAX_TF_PATH = re.compile(r"(?i)\borg_tensorflow/tensorflow/")
+
+
+def jax_not_tensorflow_reason(text: str) -> str | None:
+    """The note when the text names JAX and never TensorFlow: an XLA message both print
+    ("DNN library initialization failed") was then raised by JAX, whose fix is its own."""
+    head = _JAX_TF_PATH.sub("", text[:1 << 20])
+    m = _JAX_NAMED.search(head)
+    if m is None or _TF_NAMED.search(head) is not None:
+        return None
+    return (f"The text names JAX ({m.group(0)}) and not TensorFlow: the XLA error came from "
+            "jaxlib, whose CUDA libraries and plugin are JAX's own.")
 
 
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
