@@ -191,6 +191,16 @@ _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", 
 _PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{1,3}|==)v?"
                           r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
                           re.IGNORECASE)
+# "tensorflow-gpu 2.0.0 and cuda 10.1", "TF 2.3 looking cuda 10.1", "TensorFlow version is 2.4":
+# a TensorFlow release named in words (tensorflow/tensorflow#41909's title "Tensor Flow 2.2/CUDA
+# 10.1" too); "tf" only as a word of its own, never tf.keras or a file name
+_PROSE_TF = re.compile(r"(?<![\w.-])(?:tensor ?flow(?:-gpu)?|tf)(?: version(?: is)?:?)?(?:\s{1,3}|==|/)"
+                       r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])", re.IGNORECASE)
+# the CUDA a torch build was made for, named in words: "torch is cu101", "pytorch 1.7.1+cu110",
+# "torch 2.1.0 (cu118)", "Torch 2.0.1 + cu117" (mit-han-lab/llm-awq#81): the local-version tag cuXYZ, or cuXY (cu92) before CUDA 10
+_PROSE_TORCH_CU = re.compile(r"(?<![\w.-])(?:py)?torch(?:[ =]=?v?\d\.\d{1,2}(?:\.\d{1,2})?)?"
+                             r"(?:\s?\+\s?|\s\(|\s(?:is|was|built for|for)\s)cu(\d{2,3})\b",
+                             re.IGNORECASE)
 # "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
 # 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
 _PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|controlador|драйвер)|"
@@ -255,6 +265,12 @@ def _sentences(part: Partial, text: str) -> None:
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
+    tf = _one(_PROSE_TF.findall(text))
+    if tf is not None:
+        part.set("frameworks.tensorflow.version", ver(tf))
+    cu = _one(_PROSE_TORCH_CU.findall(text))
+    if cu is not None:
+        part.set("frameworks.torch.cuda", ver(f"{cu[:-1]}.{cu[-1]}"))
     nvcc = _one(_PROSE_NVCC.findall(text))
     if nvcc is not None:
         part.set("cuda.nvcc_version", ver(nvcc))

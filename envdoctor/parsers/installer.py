@@ -44,6 +44,13 @@ _CONDA_TRIPLE = re.compile(r"(?<![\w.=/-])([A-Za-z][\w.-]{0,60})=(\d[\w.+]{0,30}
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
                        r"have \3 (\d[\w.+!]{0,40}) which is incompatible", re.IGNORECASE)
+# a row of a conda transaction's UPDATED / DOWNGRADED / SUPERSEDED list: the left side is what
+# goes, the right side what stays installed ("  pytorch   pytorch::pytorch-1.7.1-py3.8_cuda10.2~
+# --> pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0", ContinuumIO/anaconda-issues#12302; before
+# conda 4.6: "pytorch: 1.0.1-py3.7_cuda10.0.130_cudnn7.4.2_2 pytorch --> 1.0.1-cpu_py37h39e3cac_0")
+_TRANSACTION = re.compile(r"^\s{0,12}([A-Za-z0-9][\w.-]{0,60}):?\s{1,40}(?:[\w./-]{1,80}::\1-)?"
+                          r"\d[\w.+!]{0,30}[-\s][\w.+]{0,80}~?(?:\s{1,8}[\w./-]{1,60})?\s{1,8}-->"
+                          r"\s{1,8}(?:[\w./-]{1,80}::\1-)?(\d[\w.+!]{0,30})[-\s]([\w.+]{1,80})")
 _DIGIT = re.compile(r"\d")
 _PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.IGNORECASE)
 
@@ -85,6 +92,12 @@ def parse(text: str) -> Partial:
             if pm:
                 part.set("host.python_version", ver(f"{pm.group(1)}.{pm.group(2)}"))
             _platform(part, plat)
+        t = _TRANSACTION.match(line) if "-->" in line else None
+        if t:
+            hits += 1
+            part.package(t.group(1), ver(t.group(2)))
+            _conda_cuda(part, t.group(1), t.group(3))
+            continue
         d = _DOWNLOAD_ROW.match(line)
         if d:
             hits += 1

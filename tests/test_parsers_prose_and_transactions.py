@@ -1,0 +1,78 @@
+"""Readings of pasted text that state a fact outside any tool block: conda transaction rows
+(``old --> new``: the right side is what stays installed, its build string the variant), a
+TensorFlow release named in prose, and the CUDA tag of a torch build named in prose."""
+
+from __future__ import annotations
+
+from envdoctor.parsers import installer, parse_pasted
+from envdoctor.parsers import informal
+
+# ContinuumIO/anaconda-issues#12302: `conda update --all` supersedes the pytorch channel's CUDA
+# build by pkgs/main's CPU build
+SUPERSEDED = """The following packages will be SUPERSEDED by a higher-priority channel:
+...
+  pytorch            pytorch::pytorch-1.7.1-py3.8_cuda10.2~ --> pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0
+...
+"""
+
+
+def test_transaction_row_reads_the_build_that_stays():
+    part = installer.parse(SUPERSEDED)
+    assert str(part.packages["torch"]) == "1.7.1"
+    assert part.values.get("frameworks.torch.cpu_only") is True
+    assert "frameworks.torch.cuda" not in part.values
+
+
+def test_transaction_row_the_other_way_is_a_cuda_build():
+    # the same row reversed (a CPU build replaced by the CUDA one): the CUDA build stays
+    part = installer.parse("  pytorch            pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0 --> "
+                           "pytorch::pytorch-1.7.1-py3.8_cuda10.2_cudnn7.6.5_0\n")
+    assert str(part.values["frameworks.torch.cuda"]) == "10.2"
+    assert "frameworks.torch.cpu_only" not in part.values
+
+
+def test_transaction_row_of_another_package_reads_its_new_version_only():
+    part = installer.parse("  numpy              1.21.5-py39h6c91a56_3 --> 1.23.5-py39h14f4228_0\n")
+    assert str(part.packages["numpy"]) == "1.23.5" and not part.values
+
+
+def test_an_arrow_in_prose_is_no_transaction():
+    assert not installer.parse("torch 1.7 --> 1.8 fixed it for me\n")
+
+
+def test_transaction_alone_is_a_report_and_names_the_cpu_build():
+    facts = parse_pasted(SUPERSEDED)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert facts.frameworks.torch.cuda is None
+
+
+# tensorflow/tensorflow#41909's title states the TensorFlow release and the CUDA it was used with
+def test_tensorflow_release_in_prose():
+    part = informal.parse("Tensor Flow 2.2/CUDA 10.1 Could not load dynamic library\n")
+    assert str(part.values["frameworks.tensorflow.version"]) == "2.2"
+    part = informal.parse("I installed tensorflow-gpu 2.0.0 with pip\n")
+    assert str(part.values["frameworks.tensorflow.version"]) == "2.0.0"
+
+
+def test_tensorflow_prose_counter_examples():
+    # two releases named: which one is installed is not stated
+    assert "frameworks.tensorflow.version" not in informal.parse(
+        "works with tensorflow 2.4 but not with tensorflow 2.5\n").values
+    # tf.keras / a module path is not TensorFlow's release
+    assert "frameworks.tensorflow.version" not in informal.parse("I use tf.keras 2.3\n").values
+
+
+# mit-han-lab/llm-awq#81's title: "... on Torch 2.0.1 + cu117 and CUDA 11.8.0"
+def test_torch_cuda_tag_in_prose():
+    part = informal.parse("NVCC Compilation Issue with PyTorch Extension on Torch 2.0.1 + cu117 "
+                          "and CUDA 11.8.0\n")
+    assert str(part.values["frameworks.torch.cuda"]) == "11.7"
+    assert str(informal.parse("my torch is cu101 and nvcc is 9.1\n")
+               .values["frameworks.torch.cuda"]) == "10.1"
+
+
+def test_torch_cuda_tag_counter_examples():
+    # two builds named; a tag of another package
+    assert "frameworks.torch.cuda" not in informal.parse(
+        "torch 2.0.1+cu117 failed, torch 2.1.0+cu121 works\n").values
+    assert "frameworks.torch.cuda" not in informal.parse("torchaudio+cu118 wheel\n").values
