@@ -193,8 +193,9 @@ _PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{
                           re.IGNORECASE)
 # "tensorflow-gpu 2.0.0 and cuda 10.1", "TF 2.3 looking cuda 10.1", "TensorFlow version is 2.4":
 # a TensorFlow release named in words (tensorflow/tensorflow#41909's title "Tensor Flow 2.2/CUDA
-# 10.1" too); "tf" only as a word of its own, never tf.keras or a file name
-_PROSE_TF = re.compile(r"(?<![\w.-])(?:tensor ?flow(?:-gpu)?|tf)(?: version(?: is)?:?)?(?:\s{1,3}|==|/)"
+# 10.1" too); "tf" only as a word of its own, never tf.keras or a file name. A pin (==) is
+# _PINNED_FRAMEWORK's, which drops the pins pip found no distribution for
+_PROSE_TF = re.compile(r"(?<![\w.-])(?:tensor ?flow(?:-gpu)?|tf)(?: version(?: is)?:?)?(?:\s{1,3}|/)"
                        r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])", re.IGNORECASE)
 # the CUDA a torch build was made for, named in words: "torch is cu101", "pytorch 1.7.1+cu110",
 # "torch 2.1.0 (cu118)", "Torch 2.0.1 + cu117" (mit-han-lab/llm-awq#81): the local-version tag cuXYZ, or cuXY (cu92) before CUDA 10
@@ -266,7 +267,7 @@ def _sentences(part: Partial, text: str) -> None:
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
     tf = _one(_PROSE_TF.findall(text))
-    if tf is not None:
+    if tf is not None and not unavailable & {"tensorflow", "tensorflow-gpu"}:
         part.set("frameworks.tensorflow.version", ver(tf))
     cu = _one(_PROSE_TORCH_CU.findall(text))
     if cu is not None:
