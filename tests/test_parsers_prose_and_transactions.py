@@ -76,3 +76,48 @@ def test_torch_cuda_tag_counter_examples():
     assert "frameworks.torch.cuda" not in informal.parse(
         "torch 2.0.1+cu117 failed, torch 2.1.0+cu121 works\n").values
     assert "frameworks.torch.cuda" not in informal.parse("torchaudio+cu118 wheel\n").values
+
+
+def test_cuda_build_replaced_by_cpu_leaves_its_cuda_package_and_names_the_cpu_build():
+    from envdoctor import pipeline
+    facts = parse_pasted(SUPERSEDED)
+    assert facts is not None
+    assert facts.packages.get("cudatoolkit") is not None  # pytorch 1.7.1's CUDA dependency
+    loud = {f.code for f in pipeline.diagnose(facts).findings
+            if f.severity.value in ("error", "warning")}
+    assert "TORCH001" in loud
+
+
+def test_cpu_build_asked_for_or_cuda_package_removed_is_no_fallback():
+    from envdoctor import pipeline
+    asked = "  added / updated specs:\n    - cpuonly\n\n" + SUPERSEDED
+    removed = SUPERSEDED + ("\nThe following packages will be REMOVED:\n\n"
+                            "  cudatoolkit-10.2.89-hfd86e86_1\n")
+    for text in (asked, removed):
+        facts = parse_pasted(text)
+        assert facts is not None
+        assert not any(f.severity.value in ("error", "warning")
+                       for f in pipeline.diagnose(facts).findings), text
+
+
+def test_cuda_to_cuda_update_adds_nothing():
+    part = installer.parse("  pytorch            pytorch::pytorch-1.7.1-py3.8_cuda10.2~ --> "
+                           "pytorch::pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0\n")
+    assert "cudatoolkit" not in part.packages and "pytorch-cuda" not in part.packages
+
+
+def test_cuda_torch_replaced_by_cpu_said_in_words():
+    for text in ("A GPU version of Pytorch shouldn't be replaced with a CPU version\n",
+                 "This command replaced the CUDA-enabled pytorch with CPU-enabled-only pytorch\n"):
+        assert informal.parse(text).values.get("frameworks.torch.said_no_cuda") is True, text
+    for text in ("This replaced the CPU pytorch with the CUDA-enabled one\n",
+                 "I switched from the cpu torch to the gpu build\n"):
+        assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
+
+
+def test_replaced_by_cpu_yields_to_a_cuda_build_the_report_states():
+    text = ("conda replaced the CUDA pytorch with a CPU one last week; after reinstalling:\n"
+            ">>> torch.__version__\n'2.1.0+cu121'\n")
+    facts = parse_pasted(text)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert str(facts.frameworks.torch.cuda) == "12.1"

@@ -184,6 +184,16 @@ _CUDA_SAID = re.compile(r"(?i)\bcuda(?: toolkit)? ?v?(\d{1,2}\.\d)(?:\.\d{1,3})?
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
                              r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
+# the user saying a CUDA torch was replaced by a CPU one (a solver's fallback, another package's
+# pin): "A GPU version of Pytorch shouldn't be replaced with a CPU version"
+# (ContinuumIO/anaconda-issues#12302), "this command replaced the CUDA-enabled pytorch with a
+# CPU-only one". Never the other way round (CPU replaced by CUDA).
+_TORCH_REPLACED_CPU = re.compile(
+    r"(?i)\b(?:cuda|gpu)(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\b[^.\n]{0,40}?"
+    r"\b(?:replaced|downgraded|switched|overwritten|swapped)\s(?:with|to|by|for)\s(?:a\s|the\s)?cpu\b"
+    r"|\b(?:replac|downgrad|switch|overwrit|swapp)\w{0,3}\s(?:my\s|the\s|a\s)?(?:cuda|gpu)"
+    r"(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\w{0,3}\s(?:with|to|by|for)\s"
+    r"(?:a\s|the\s)?cpu\b")
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
@@ -263,6 +273,10 @@ def _sentences(part: Partial, text: str) -> None:
         part.observe("torch", "cuda_available", True)
     if _TORCH_SAID_CPU.search(text):
         part.set("frameworks.torch.cpu_only", True)
+    elif _TORCH_REPLACED_CPU.search(text):
+        # what happened to the environment, in words: a build the report states elsewhere
+        # (a collect_env after a reinstall) still wins over it
+        part.set("frameworks.torch.said_no_cuda", True)
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
