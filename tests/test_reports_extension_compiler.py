@@ -114,3 +114,49 @@ def test_no_kernel_image_bears_out_an_older_nvcc_only_where_torch_covers_the_gpu
     gpu = "GPU 0                     GeForce RTX 3090\n"
     got = findings(env + gpu + error)
     assert got.get("CUDA005") == "info" and "GPU001" in got, got
+
+
+# open-mmlab/mmcv#1055 (excerpt): mmcv's collect_env() printed as a dict, and the reporter
+# builds mmcv-full from source with CUDA_HOME=/usr's nvcc 9.1 under a CUDA 10.2 torch
+MMCV_1055 = (
+    "Tried to create a new environment with mmcv tutorial but failed with both pip install and "
+    "build from source.\n\n"
+    "{'sys.platform': 'linux', 'Python': '3.8.10 (default, May 19 2021, 18:05:58) [GCC 7.3.0]', "
+    "'CUDA available': True, 'GPU 0,1,2,3,4,5,6,7': 'TITAN RTX', 'CUDA_HOME': '/usr', "
+    "'NVCC': 'Cuda compilation tools, release 9.1, V9.1.85', 'GCC': 'gcc (Ubuntu "
+    "7.5.0-3ubuntu1~18.04) 7.5.0', 'PyTorch': '1.8.1', 'PyTorch compiling details': 'PyTorch "
+    "built with:\\n  - GCC 7.3\\n  - C++ Version: 201402\\n  - CUDA Runtime 10.2\\n  - CuDNN "
+    "7.6.5\\n'}\n")
+
+# open-mmlab/mmcv#2900 (excerpt): a source build whose nvcc and torch are both CUDA 11.8
+MMCV_2900 = (
+    "[Build Error With Source Code]\n\n"
+    "{'sys.platform': 'linux', 'Python': '3.8.17 (default, Jul  5 2023, 21:04:15) [GCC 11.2.0]', "
+    "'CUDA available': True, 'GPU 0': 'NVIDIA GeForce RTX 4070 Ti', 'CUDA_HOME': "
+    "'/usr/local/cuda-11.8', 'NVCC': 'Cuda compilation tools, release 11.8, V11.8.89', 'GCC': "
+    "'gcc (Debian 12.2.0-14) 12.2.0', 'PyTorch': '2.0.1', 'PyTorch compiling details': 'PyTorch "
+    "built with:\\n  - GCC 9.3\\n  - C++ Version: 201703\\n  - CUDA Runtime 11.8\\n'}\n")
+
+
+def test_mmcv_env_dict_is_read_like_its_text_form():
+    facts = parse_pasted(MMCV_1055)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert str(facts.frameworks.torch.version) == "1.8.1"
+    assert str(facts.frameworks.torch.cuda) == "10.2"
+    assert facts.nvidia.gpus and facts.nvidia.gpus[0].name == "TITAN RTX"
+
+
+def test_a_source_build_with_nvcc_of_another_major_is_a_warning():
+    assert findings(MMCV_1055).get("CUDA005") == "warning"
+
+
+def test_a_source_build_with_matching_cuda_stays_clean():
+    got = findings(MMCV_2900)
+    assert "CUDA005" not in got and not {c for c, s in got.items() if s in LOUD}, got
+
+
+def test_source_words_without_a_mismatch_or_without_nvcc_raise_nothing():
+    # the words alone (no nvcc shown) tag nothing
+    facts = parse_pasted("I built it from source\n>>> torch.__version__\n'2.1.0+cu121'\n"
+                         ">>> torch.version.cuda\n'12.1'\n")
+    assert facts is not None and not facts.cuda.toolkits

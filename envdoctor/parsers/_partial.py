@@ -394,6 +394,8 @@ EXTENSION_BUILD = "extension build"
 
 
 def _built_how(name: str) -> str:
+    if name == "source":
+        return "the text builds a CUDA extension from source with this nvcc"
     who = {"mmdet": "mmdet", "mmdetection": "mmdet", "mmcv": "mmcv"}.get(name, name or "the extension")
     return f"{who}'s environment report: its CUDA ops were compiled with this CUDA"
 

@@ -19,6 +19,12 @@ RELEASE = re.compile(r"Cuda compilation tools,\s*release\s+(\d+\.\d+)(?:,\s*V(\d
 BUILT_BY = re.compile(r"^[\s>*-]{0,6}(?:(detectron2|mmcv|mmdet(?:ection)?)[ _])?CUDA [Cc]ompiler"
                       r"(?: version)?\s*[:|]?\s+(?:CUDA\s+|Cuda compilation tools,\s*release\s+)?"
                       r"(\d{1,2}\.\d)(?![\d])", re.IGNORECASE | re.MULTILINE)
+# the text builds an extension here, with PATH's nvcc: "build from source", "compiling mmcv
+# from source" (open-mmlab/mmcv#1055), "python setup.py install|develop|build_ext", a pip
+# install of a git+ URL (facebookresearch/detectron2#4343)
+FROM_SOURCE = re.compile(r"(?i)\b(?:build|built|building|compil(?:e|ed|ing)|install(?:ed|ing)?)\s"
+                         r"(?:[\w-]{1,30}\s){0,3}from\s(?:the\s)?source\b|\bsetup\.py\s(?:install|develop|"
+                         r"build(?:_ext)?|bdist_wheel)\b|\bpip3?\sinstall\s[^\n]{0,40}?['\"]?git\+https?://")
 NOT_FOUND = re.compile(r"nvcc:\s*(?:command )?not found|'nvcc' is not recognized|"
                        r"Command 'nvcc' not found", re.IGNORECASE)
 
@@ -40,6 +46,9 @@ def parse(text: str) -> Partial:
         part.set("cuda.nvcc_version", ver(b.group(2)))
         part.set("cuda.extension_build", (b.group(1) or "").lower())
         part.set("cuda.extension_cuda", ver(b.group(2)))
+    elif m and FROM_SOURCE.search(text):
+        part.set("cuda.extension_build", "source")
+        part.set("cuda.extension_cuda", ver(m.group(1)))
     if m or b:
         return part
     if NOT_FOUND.search(text):
