@@ -121,3 +121,19 @@ def test_replaced_by_cpu_yields_to_a_cuda_build_the_report_states():
     facts = parse_pasted(text)
     assert facts is not None and facts.frameworks.torch is not None
     assert str(facts.frameworks.torch.cuda) == "12.1"
+
+
+def test_torch_release_in_prose_wordings():
+    # pyg-team/pytorch_geometric#738, jiepengwang/NeuRIS#12, huggingface/sentence-transformers#339
+    for text, want in (("I have installed pytorch1.3.0 successfully, but print "
+                        "(torch.cuda.is_available) is False\n", "1.3.0"),
+                       ("The Pytorch version 1.8.0+cu111.\n", "1.8.0+cu111"),
+                       ("I am using CUDA version 10.0 and torch version 1.5.0. However, "
+                        "torch.cuda.is_available() returns False.\n", "1.5.0")):
+        assert str(informal.parse(text).values["frameworks.torch.version"]) == want, text
+
+
+def test_torch_prose_counter_examples():
+    for text in ("pytorch3d 0.7.2 is installed\n", "torch2trt 0.4\n", "torchvision 0.15.2\n",
+                 "torch 1.13 works, torch 2.0 does not\n"):
+        assert "frameworks.torch.version" not in informal.parse(text).values, text

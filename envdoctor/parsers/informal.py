@@ -198,8 +198,11 @@ _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxli
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
 # "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
-_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{1,3}|==)v?"
-                          r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+# "installed pytorch1.3.0" (pyg-team/pytorch_geometric#738, no space), "The Pytorch version
+# 1.8.0+cu111" (jiepengwang/NeuRIS#12: the build's local tag is read with it)
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{0,3}|==)v?"
+                          r"(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?)"
+                          r"(?![\w+]|\.\w)",
                           re.IGNORECASE)
 # "tensorflow-gpu 2.0.0 and cuda 10.1", "TF 2.3 looking cuda 10.1", "TensorFlow version is 2.4":
 # a TensorFlow release named in words (tensorflow/tensorflow#41909's title "Tensor Flow 2.2/CUDA
