@@ -160,3 +160,14 @@ def test_source_words_without_a_mismatch_or_without_nvcc_raise_nothing():
     facts = parse_pasted("I built it from source\n>>> torch.__version__\n'2.1.0+cu121'\n"
                          ">>> torch.version.cuda\n'12.1'\n")
     assert facts is not None and not facts.cuda.toolkits
+
+
+def test_a_failed_extension_build_is_building_with_the_nvcc_shown():
+    # open-mmlab/mmcv#2102's failure line beside an nvcc of another CUDA major than torch's
+    text = ("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 10.2, V10.2.89\n"
+            ">>> torch.__version__\n'1.11.0+cu113'\n"
+            "  ERROR: Failed building wheel for mmcv-full\n")
+    assert findings(text).get("CUDA005") == "warning"
+    # the same failure with nvcc and torch on one CUDA major: CUDA005 does not fire at all
+    same = text.replace("release 10.2, V10.2.89", "release 11.3, V11.3.109")
+    assert "CUDA005" not in findings(same)

@@ -24,7 +24,12 @@ BUILT_BY = re.compile(r"^[\s>*-]{0,6}(?:(detectron2|mmcv|mmdet(?:ection)?)[ _])?
 # install of a git+ URL (facebookresearch/detectron2#4343)
 FROM_SOURCE = re.compile(r"(?i)\b(?:build|built|building|compil(?:e|ed|ing)|install(?:ed|ing)?)\s"
                          r"(?:[\w-]{1,30}\s){0,3}from\s(?:the\s)?source\b|\bsetup\.py\s(?:install|develop|"
-                         r"build(?:_ext)?|bdist_wheel)\b|\bpip3?\sinstall\s[^\n]{0,40}?['\"]?git\+https?://")
+                         r"build(?:_ext)?|bdist_wheel)\b|\bpip3?\sinstall\s[^\n]{0,40}?['\"]?git\+https?://"
+                         # the build's own failure: pip's "Failed building wheel for mmcv-full"
+                         # (open-mmlab/mmcv#2102), "nvcc compilation fails", setuptools' "error:
+                         # command '/usr/local/cuda/bin/nvcc' failed"
+                         r"|\bFailed building wheel for\b|\bnvcc compilation fail|"
+                         r"\berror: command '[^'\n]{0,200}nvcc(?:\.exe)?' failed")
 NOT_FOUND = re.compile(r"nvcc:\s*(?:command )?not found|'nvcc' is not recognized|"
                        r"Command 'nvcc' not found", re.IGNORECASE)
 
