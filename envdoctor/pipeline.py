@@ -208,6 +208,9 @@ def build(facts: Facts, *, intent: str = "auto", fail_on: str = "error",
         results, block = judge(policy, facts, results, blocks)
         blocks["policy"] = block
     found = engine.findings_of(results)
+    if facts.origin == "report":  # an extension's own report of the CUDA that built its ops
+        from envdoctor.engine.text_findings import extension_build
+        found = extension_build(facts, found)
     if facts.diagnoses:  # a pasted text's own error lines: one engine, one cause one finding
         from envdoctor.engine.text_findings import merge
         found = merge(facts, found, {r.code for r in results if r.state == "passed"})

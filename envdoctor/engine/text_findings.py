@@ -55,7 +55,15 @@ SAME_CAUSE: dict[str, tuple[str, ...]] = {
 # check rises to a warning beside it.
 BORNE_OUT_BY: dict[str, tuple[str, ...]] = {
     "EBUILD008": ("CUDA005",),
+    # "no kernel image" while nvcc is an older CUDA major than torch's: the ops that nvcc
+    # compiled lack code for GPUs torch's own build covers (detectron2's INSTALL.md: "you build
+    # detectron2 with one version of CUDA but run it with a different version"); only where
+    # torch's build is not itself the one without the GPU's code (_bears_out)
+    "ECUDA003": ("CUDA005",),
 }
+# the checks whose finding says torch's own build has no code for the GPU: then "no kernel
+# image" is torch's, not an extension's
+_TORCH_LACKS_ARCH = ("GPU001", "GPU009", "DRV001")
 # signature code -> the checks whose *passing* on the paste's own facts contradicts it (the
 # torchvision build matches torch, the GPU's architecture is in the build): the observed
 # facts outrank the signature's reading of the message, and the cause is dropped
@@ -83,7 +91,8 @@ def merge(facts: Facts, findings: Sequence[Finding],
     consumed = {d.code for lf in facts.live.values() for d in (*lf.diagnoses, *lf.warnings)}
     for cause in facts.diagnoses:
         for i, f in enumerate(out):
-            if f.code in BORNE_OUT_BY.get(cause.code, ()) and f.severity.rank < Severity.WARNING.rank:
+            if f.code in BORNE_OUT_BY.get(cause.code, ()) and f.severity.rank < Severity.WARNING.rank \
+                    and _bears_out(cause.code, facts, codes):
                 out[i] = replace(f, severity=Severity.WARNING,
                                  evidence={**f.evidence, "the text says": list(cause.evidence)})
         contradicted = set(CONTRADICTED_BY.get(cause.code, ())) & set(passed) \
@@ -102,6 +111,32 @@ def merge(facts: Facts, findings: Sequence[Finding],
                    or finding_of(cause))
         codes.add(cause.code)
     return out
+
+
+def _bears_out(code: str, facts: Facts, codes: set[str]) -> bool:
+    """Whether the text's cause bears out the check beside it on these facts."""
+    if code != "ECUDA003":
+        return True
+    torch = facts.frameworks.torch
+    nvcc = facts.cuda.nvcc_version
+    return not codes & set(_TORCH_LACKS_ARCH) and torch is not None and torch.cuda is not None \
+        and nvcc is not None and nvcc.major < torch.cuda.major
+
+
+def extension_build(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
+    """CUDA005 ("nvcc is another CUDA major than torch's: extensions will not build") is a
+    remark while nothing is built. An installed extension's own environment report saying its
+    ops were compiled by that nvcc (detectron2's "Detectron2 CUDA Compiler", mmcv's "MMCV CUDA
+    Compiler") shows they were built against another CUDA than the torch they run with: the
+    finding rises to a warning, with that line as evidence."""
+    from envdoctor.parsers._partial import EXTENSION_BUILD
+    built = [t for t in facts.cuda.toolkits if t.source == EXTENSION_BUILD]
+    if not built:
+        return list(findings)
+    return [replace(f, severity=Severity.WARNING, evidence={**f.evidence,
+                                                            "compiled with": built[0].how})
+            if f.code == "CUDA005" and f.severity.rank < Severity.WARNING.rank else f
+            for f in findings]
 
 
 # pip's resolver naming the pair it refuses: "torchvision 0.6.1 has requirement torch==1.5.1, but

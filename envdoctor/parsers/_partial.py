@@ -378,10 +378,26 @@ def _cuda(values: dict[str, Any], sources: _Sources) -> CudaFacts:
     if stated_tk is not None and (nvcc is None or stated_tk.release[:2] != nvcc.release[:2]):
         toolkits.append(CudaToolkit(version=stated_tk, source="report",
                                     how="stated in the report"))
+    built = got.get("extension_cuda")
+    if built is not None and nvcc is not None and nvcc.release[:2] == built.release[:2]:
+        # the nvcc the report shows is the one an installed extension's ops were compiled with
+        toolkits[0] = replace(toolkits[0], source=EXTENSION_BUILD,
+                              how=_built_how(got.get("extension_build", "")))
     stated = bool(toolkits)
     return CudaFacts(probe=sources.info("cuda", stated), nvcc_version=nvcc,
                      nvcc_path=got.get("nvcc_path", "") if stated else "",
                      toolkits=tuple(toolkits))
+
+
+# CudaToolkit.source of the toolkit an installed extension's own report says compiled its ops
+EXTENSION_BUILD = "extension build"
+
+
+def _built_how(name: str) -> str:
+    if name == "source":
+        return "the text builds a CUDA extension from source with this nvcc"
+    who = {"mmdet": "mmdet", "mmdetection": "mmdet", "mmcv": "mmcv"}.get(name, name or "the extension")
+    return f"{who}'s environment report: its CUDA ops were compiled with this CUDA"
 
 
 def _libraries(ranked: list[Partial], sources: _Sources) -> LibraryFacts:

@@ -45,9 +45,28 @@ def clean(text: str) -> str:
         line = re.sub(r"(?:```|~~~)+\s*$", "", line)
         out.append(line.rstrip())
     text = "\n".join(out)
+    if "{'sys.platform': " in text:
+        text = _ENV_DICT.sub(_env_dict_lines, text)
     if "\n" * (RUN + 1) in text:  # blank lines: a ^\s* could span them all
         text = _LONG_BLANKS.sub("\n" * RUN, text)
     return text
+
+
+# mmcv's / mmdet's collect_env() printed as a Python dict on one line ("{'sys.platform': 'linux',
+# 'Python': '3.8.10 …', 'NVCC': 'Cuda compilation tools, release 9.1, V9.1.85', 'PyTorch':
+# '1.8.1', 'PyTorch compiling details': 'PyTorch built with:\\n  - GCC 7.3\\n  - CUDA Runtime
+# 10.2…'}", open-mmlab/mmcv#1055): the same "key: value" lines its text form prints
+_ENV_DICT = re.compile(r"^\{'sys\.platform': [^\n]{0,60000}$", re.MULTILINE)
+_DICT_ITEM = re.compile(r"'([^'\\\n]{1,80})':\s(?:'((?:[^'\\]|\\.){0,20000})'|(True|False|None|[\d.]{1,20}))")
+
+
+def _env_dict_lines(m: re.Match[str]) -> str:
+    lines = []
+    for item in _DICT_ITEM.finditer(m.group(0)):
+        value = item.group(2) if item.group(2) is not None else item.group(3)
+        value = value.replace("\\n", "\n").replace("\\'", "'").replace("\\\\", "\\")
+        lines.append(f"{item.group(1)}: {value}")
+    return "\n".join(lines) if lines else m.group(0)
 
 
 def ver(text: object) -> Version | None:

@@ -184,13 +184,37 @@ _CUDA_SAID = re.compile(r"(?i)\bcuda(?: toolkit)? ?v?(\d{1,2}\.\d)(?:\.\d{1,3})?
 # the user saying torch is a CPU build: "torch is the cpu version", "pytorch版本还是cpu"
 _TORCH_SAID_CPU = re.compile(r"(?<![A-Za-z0-9_-])(?:py)?torch(?: version)?\s?(?:is|was|版本)[^\n,.，。]{0,8}?"
                              r"(?:是|为|the |a )?\s?cpu(?![a-z])", re.IGNORECASE)
+# the user saying a CUDA torch was replaced by a CPU one (a solver's fallback, another package's
+# pin): "A GPU version of Pytorch shouldn't be replaced with a CPU version"
+# (ContinuumIO/anaconda-issues#12302), "this command replaced the CUDA-enabled pytorch with a
+# CPU-only one". Never the other way round (CPU replaced by CUDA).
+_TORCH_REPLACED_CPU = re.compile(
+    r"(?i)\b(?:cuda|gpu)(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\b[^.\n]{0,40}?"
+    r"\b(?:replaced|downgraded|switched|overwritten|swapped)\s(?:with|to|by|for)\s(?:a\s|the\s)?cpu\b"
+    r"|\b(?:replac|downgrad|switch|overwrit|swapp)\w{0,3}\s(?:my\s|the\s|a\s)?(?:cuda|gpu)"
+    r"(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\w{0,3}\s(?:with|to|by|for)\s"
+    r"(?:a\s|the\s)?cpu\b")
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
 # "PyTorch 2.5.1 cannot find MPS", "with torch 2.3": a torch release named in words
-_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{1,3}|==)v?"
-                          r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])",
+# "installed pytorch1.3.0" (pyg-team/pytorch_geometric#738, no space), "The Pytorch version
+# 1.8.0+cu111" (jiepengwang/NeuRIS#12: the build's local tag is read with it)
+_PROSE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?: version(?: is)?:?)?(?:\s{0,3}|==)v?"
+                          r"(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?)"
+                          r"(?![\w+]|\.\w)",
                           re.IGNORECASE)
+# "tensorflow-gpu 2.0.0 and cuda 10.1", "TF 2.3 looking cuda 10.1", "TensorFlow version is 2.4":
+# a TensorFlow release named in words (tensorflow/tensorflow#41909's title "Tensor Flow 2.2/CUDA
+# 10.1" too); "tf" only as a word of its own, never tf.keras or a file name. A pin (==) is
+# _PINNED_FRAMEWORK's, which drops the pins pip found no distribution for
+_PROSE_TF = re.compile(r"(?<![\w.-])(?:tensor ?flow(?:-gpu)?|tf)(?: version(?: is)?:?)?(?:\s{1,3}|/)"
+                       r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.+])", re.IGNORECASE)
+# the CUDA a torch build was made for, named in words: "torch is cu101", "pytorch 1.7.1+cu110",
+# "torch 2.1.0 (cu118)", "Torch 2.0.1 + cu117" (mit-han-lab/llm-awq#81): the local-version tag cuXYZ, or cuXY (cu92) before CUDA 10
+_PROSE_TORCH_CU = re.compile(r"(?<![\w.-])(?:py)?torch(?:[ =]=?v?\d\.\d{1,2}(?:\.\d{1,2})?)?"
+                             r"(?:\s?\+\s?|\s\(|\s(?:is|was|built for|for)\s)cu(\d{2,3})\b",
+                             re.IGNORECASE)
 # "driver 470", and the word in the languages reports come in (驱动/驅動 zh, ドライバ ja,
 # 드라이버 ko, Treiber de, pilote fr, controlador es/pt, драйвер ru), with "version" likewise
 _PROSE_DRIVER = re.compile(r"(?:\b(?:nvidia\s+)?(?:driver|treiber|pilote|controlador|драйвер)|"
@@ -252,9 +276,19 @@ def _sentences(part: Partial, text: str) -> None:
         part.observe("torch", "cuda_available", True)
     if _TORCH_SAID_CPU.search(text):
         part.set("frameworks.torch.cpu_only", True)
+    elif _TORCH_REPLACED_CPU.search(text):
+        # what happened to the environment, in words: a build the report states elsewhere
+        # (a collect_env after a reinstall) still wins over it
+        part.set("frameworks.torch.said_no_cuda", True)
     torch = _one(_PROSE_TORCH.findall(text))
     if torch is not None:
         part.set("frameworks.torch.version", ver(torch))
+    tf = _one(_PROSE_TF.findall(text))
+    if tf is not None and not unavailable & {"tensorflow", "tensorflow-gpu"}:
+        part.set("frameworks.tensorflow.version", ver(tf))
+    cu = _one(_PROSE_TORCH_CU.findall(text))
+    if cu is not None:
+        part.set("frameworks.torch.cuda", ver(f"{cu[:-1]}.{cu[-1]}"))
     nvcc = _one(_PROSE_NVCC.findall(text))
     if nvcc is not None:
         part.set("cuda.nvcc_version", ver(nvcc))

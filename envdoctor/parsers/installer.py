@@ -44,6 +44,13 @@ _CONDA_TRIPLE = re.compile(r"(?<![\w.=/-])([A-Za-z][\w.-]{0,60})=(\d[\w.+]{0,30}
 _CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]{0,60}) (\d[\w.+!]{0,40}) (?:has requirement|requires) "
                        r"([A-Za-z0-9][\w.-]{0,60})(?:\[[^\]]{0,60}\])?[^,]{0,80}, but you(?:'ll| will)? "
                        r"have \3 (\d[\w.+!]{0,40}) which is incompatible", re.IGNORECASE)
+# a row of a conda transaction's UPDATED / DOWNGRADED / SUPERSEDED list: the left side is what
+# goes, the right side what stays installed ("  pytorch   pytorch::pytorch-1.7.1-py3.8_cuda10.2~
+# --> pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0", ContinuumIO/anaconda-issues#12302; before
+# conda 4.6: "pytorch: 1.0.1-py3.7_cuda10.0.130_cudnn7.4.2_2 pytorch --> 1.0.1-cpu_py37h39e3cac_0")
+_TRANSACTION = re.compile(r"^\s{0,12}([A-Za-z0-9][\w.-]{0,60}):?\s{1,40}(?:[\w./-]{1,80}::\1-)?"
+                          r"\d[\w.+!]{0,30}[-\s][\w.+]{0,80}~?(?:\s{1,8}[\w./-]{1,60})?\s{1,8}-->"
+                          r"\s{1,8}(?:[\w./-]{1,80}::\1-)?(\d[\w.+!]{0,30})[-\s]([\w.+]{1,80})")
 _DIGIT = re.compile(r"\d")
 _PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})[/\\]", re.IGNORECASE)
 
@@ -51,6 +58,7 @@ _PYPATH = re.compile(r"python(\d\.\d{1,2})[/\\]site-packages|Python(\d)(\d{1,2})
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     hits = 0
+    cuda_to_cpu = None  # the release of a pytorch channel CUDA build a transaction replaces by CPU
     digit = _DIGIT.search
     for line in text.split("\n"):
         if not digit(line):  # every reading below needs a version, a cp tag or a pythonX.Y
@@ -85,6 +93,14 @@ def parse(text: str) -> Partial:
             if pm:
                 part.set("host.python_version", ver(f"{pm.group(1)}.{pm.group(2)}"))
             _platform(part, plat)
+        t = _TRANSACTION.match(line) if "-->" in line else None
+        if t:
+            hits += 1
+            part.package(t.group(1), ver(t.group(2)))
+            _conda_cuda(part, t.group(1), t.group(3))
+            if _CUDA_TO_CPU.search(line) and t.group(1).lower() == "pytorch":
+                cuda_to_cpu = ver(t.group(2))
+            continue
         d = _DOWNLOAD_ROW.match(line)
         if d:
             hits += 1
@@ -103,11 +119,40 @@ def parse(text: str) -> Partial:
         p = _PYPATH.search(line)
         if p:
             _python_from_path(part, p.group(0))
-    hits += _conda_specs(part, text)
+    specs = Partial(NAME, RANK)
+    hits += _conda_specs(specs, text)
+    for name, version in specs.packages.items():
+        part.package(name, version)
+    if cuda_to_cpu is not None and "cpuonly" not in specs.packages:
+        _cuda_dependency_stays(part, cuda_to_cpu, text)
     for conda_name in ("pytorch", "pytorch-nightly"):  # conda's names of torch
         if conda_name in part.packages and "torch" not in part.packages:
             part.packages["torch"] = part.packages[conda_name]
     return part if hits else Partial(NAME, RANK)
+
+
+# a transaction row that replaces a pytorch channel CUDA build ("py3.8_cuda10.2…", "py3.10_cuda11~")
+# by a CPU one ("cpu_py38h…", "py3.9_cpu_0"): the solver's fallback (another package's pin, a
+# channel of higher priority), not the user's choice, unless the specs ask for cpuonly
+_CUDA_TO_CPU = re.compile(r"[-\s]py\d\.\d{1,2}_cuda\d[\w.]*~?(?:\s+[\w./-]+)?\s+-->\s+\S*?"
+                          r"(?:cpu_py|_cpu_)")
+
+
+def _cuda_dependency_stays(part: Partial, release: object, text: str) -> None:
+    """The CUDA package a replaced pytorch channel CUDA build depends on (cudatoolkit before
+    2.0, pytorch-cuda from 2.0) stays installed: a transaction removes only what it lists
+    under REMOVED. ContinuumIO/anaconda-issues#12302: `conda update --all` supersedes
+    pytorch 1.7.1 py3.8_cuda10.2 by pkgs/main's cpu_py38 build, cudatoolkit 10.2 stays."""
+    from packaging.version import Version
+    if not isinstance(release, Version):
+        return
+    name = "pytorch-cuda" if release.major >= 2 else "cudatoolkit"
+    removed = text.find("will be REMOVED")
+    if removed >= 0 and re.search(rf"^\s{{0,12}}{name}[-\s]", text[removed:removed + 4000],
+                                  re.MULTILINE | re.IGNORECASE):
+        return  # the transaction removes it too
+    if name not in part.packages:
+        part.package(name, None)
 
 
 # where conda lists specs, one per line ("    - cudatoolkit=10.1"): a plan's "added / updated

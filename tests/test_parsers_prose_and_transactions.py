@@ -1,0 +1,139 @@
+"""Readings of pasted text that state a fact outside any tool block: conda transaction rows
+(``old --> new``: the right side is what stays installed, its build string the variant), a
+TensorFlow release named in prose, and the CUDA tag of a torch build named in prose."""
+
+from __future__ import annotations
+
+from envdoctor.parsers import installer, parse_pasted
+from envdoctor.parsers import informal
+
+# ContinuumIO/anaconda-issues#12302: `conda update --all` supersedes the pytorch channel's CUDA
+# build by pkgs/main's CPU build
+SUPERSEDED = """The following packages will be SUPERSEDED by a higher-priority channel:
+...
+  pytorch            pytorch::pytorch-1.7.1-py3.8_cuda10.2~ --> pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0
+...
+"""
+
+
+def test_transaction_row_reads_the_build_that_stays():
+    part = installer.parse(SUPERSEDED)
+    assert str(part.packages["torch"]) == "1.7.1"
+    assert part.values.get("frameworks.torch.cpu_only") is True
+    assert "frameworks.torch.cuda" not in part.values
+
+
+def test_transaction_row_the_other_way_is_a_cuda_build():
+    # the same row reversed (a CPU build replaced by the CUDA one): the CUDA build stays
+    part = installer.parse("  pytorch            pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0 --> "
+                           "pytorch::pytorch-1.7.1-py3.8_cuda10.2_cudnn7.6.5_0\n")
+    assert str(part.values["frameworks.torch.cuda"]) == "10.2"
+    assert "frameworks.torch.cpu_only" not in part.values
+
+
+def test_transaction_row_of_another_package_reads_its_new_version_only():
+    part = installer.parse("  numpy              1.21.5-py39h6c91a56_3 --> 1.23.5-py39h14f4228_0\n")
+    assert str(part.packages["numpy"]) == "1.23.5" and not part.values
+
+
+def test_an_arrow_in_prose_is_no_transaction():
+    assert not installer.parse("torch 1.7 --> 1.8 fixed it for me\n")
+
+
+def test_transaction_alone_is_a_report_and_names_the_cpu_build():
+    facts = parse_pasted(SUPERSEDED)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert facts.frameworks.torch.cuda is None
+
+
+# tensorflow/tensorflow#41909's title states the TensorFlow release and the CUDA it was used with
+def test_tensorflow_release_in_prose():
+    part = informal.parse("Tensor Flow 2.2/CUDA 10.1 Could not load dynamic library\n")
+    assert str(part.values["frameworks.tensorflow.version"]) == "2.2"
+    part = informal.parse("I installed tensorflow-gpu 2.0.0 with pip\n")
+    assert str(part.values["frameworks.tensorflow.version"]) == "2.0.0"
+
+
+def test_tensorflow_prose_counter_examples():
+    # two releases named: which one is installed is not stated
+    assert "frameworks.tensorflow.version" not in informal.parse(
+        "works with tensorflow 2.4 but not with tensorflow 2.5\n").values
+    # tf.keras / a module path is not TensorFlow's release
+    assert "frameworks.tensorflow.version" not in informal.parse("I use tf.keras 2.3\n").values
+
+
+# mit-han-lab/llm-awq#81's title: "... on Torch 2.0.1 + cu117 and CUDA 11.8.0"
+def test_torch_cuda_tag_in_prose():
+    part = informal.parse("NVCC Compilation Issue with PyTorch Extension on Torch 2.0.1 + cu117 "
+                          "and CUDA 11.8.0\n")
+    assert str(part.values["frameworks.torch.cuda"]) == "11.7"
+    assert str(informal.parse("my torch is cu101 and nvcc is 9.1\n")
+               .values["frameworks.torch.cuda"]) == "10.1"
+
+
+def test_torch_cuda_tag_counter_examples():
+    # two builds named; a tag of another package
+    assert "frameworks.torch.cuda" not in informal.parse(
+        "torch 2.0.1+cu117 failed, torch 2.1.0+cu121 works\n").values
+    assert "frameworks.torch.cuda" not in informal.parse("torchaudio+cu118 wheel\n").values
+
+
+def test_cuda_build_replaced_by_cpu_leaves_its_cuda_package_and_names_the_cpu_build():
+    from envdoctor import pipeline
+    facts = parse_pasted(SUPERSEDED)
+    assert facts is not None
+    assert facts.packages.get("cudatoolkit") is not None  # pytorch 1.7.1's CUDA dependency
+    loud = {f.code for f in pipeline.diagnose(facts).findings
+            if f.severity.value in ("error", "warning")}
+    assert "TORCH001" in loud
+
+
+def test_cpu_build_asked_for_or_cuda_package_removed_is_no_fallback():
+    from envdoctor import pipeline
+    asked = "  added / updated specs:\n    - cpuonly\n\n" + SUPERSEDED
+    removed = SUPERSEDED + ("\nThe following packages will be REMOVED:\n\n"
+                            "  cudatoolkit-10.2.89-hfd86e86_1\n")
+    for text in (asked, removed):
+        facts = parse_pasted(text)
+        assert facts is not None
+        assert not any(f.severity.value in ("error", "warning")
+                       for f in pipeline.diagnose(facts).findings), text
+
+
+def test_cuda_to_cuda_update_adds_nothing():
+    part = installer.parse("  pytorch            pytorch::pytorch-1.7.1-py3.8_cuda10.2~ --> "
+                           "pytorch::pytorch-1.8.0-py3.8_cuda11.1_cudnn8.0.5_0\n")
+    assert "cudatoolkit" not in part.packages and "pytorch-cuda" not in part.packages
+
+
+def test_cuda_torch_replaced_by_cpu_said_in_words():
+    for text in ("A GPU version of Pytorch shouldn't be replaced with a CPU version\n",
+                 "This command replaced the CUDA-enabled pytorch with CPU-enabled-only pytorch\n"):
+        assert informal.parse(text).values.get("frameworks.torch.said_no_cuda") is True, text
+    for text in ("This replaced the CPU pytorch with the CUDA-enabled one\n",
+                 "I switched from the cpu torch to the gpu build\n"):
+        assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
+
+
+def test_replaced_by_cpu_yields_to_a_cuda_build_the_report_states():
+    text = ("conda replaced the CUDA pytorch with a CPU one last week; after reinstalling:\n"
+            ">>> torch.__version__\n'2.1.0+cu121'\n")
+    facts = parse_pasted(text)
+    assert facts is not None and facts.frameworks.torch is not None
+    assert str(facts.frameworks.torch.cuda) == "12.1"
+
+
+def test_torch_release_in_prose_wordings():
+    # pyg-team/pytorch_geometric#738, jiepengwang/NeuRIS#12, huggingface/sentence-transformers#339
+    for text, want in (("I have installed pytorch1.3.0 successfully, but print "
+                        "(torch.cuda.is_available) is False\n", "1.3.0"),
+                       ("The Pytorch version 1.8.0+cu111.\n", "1.8.0+cu111"),
+                       ("I am using CUDA version 10.0 and torch version 1.5.0. However, "
+                        "torch.cuda.is_available() returns False.\n", "1.5.0")):
+        assert str(informal.parse(text).values["frameworks.torch.version"]) == want, text
+
+
+def test_torch_prose_counter_examples():
+    for text in ("pytorch3d 0.7.2 is installed\n", "torch2trt 0.4\n", "torchvision 0.15.2\n",
+                 "torch 1.13 works, torch 2.0 does not\n"):
+        assert "frameworks.torch.version" not in informal.parse(text).values, text
