@@ -162,3 +162,26 @@ def test_rocm_wheel_on_nvidia_paste_is_one_finding(cli):
     loud = {f["code"] for f in json.loads(result.stdout)["findings"]
             if f["severity"] in ("error", "warning")}
     assert loud == {"TORCH005"}, loud
+
+
+ACCELERATE_FP16 = '''\
+  File "venv/lib/site-packages/accelerate/accelerator.py", line 355, in __init__
+    raise ValueError(err.format(mode="fp16", requirement="a GPU"))
+ValueError: fp16 mixed precision requires a GPU
+'''
+
+
+@pytest.mark.parametrize(("tail", "loud"), [
+    ("", True),
+    (">>> import torch\n>>> torch.cuda.is_available()\nTrue\n>>> torch.cuda.get_device_name(0)\n"
+     "'NVIDIA GeForce RTX 3090'\n", False),
+])
+def test_a_refusal_the_text_contradicts_yields_to_the_text(cli, tmp_path, tail, loud):
+    """accelerate's "requires a GPU" claims torch sees none; torch listing its GPU in the same
+    paste makes it accelerate's configuration: no environment finding."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text(ACCELERATE_FP16 + tail)
+    out = json.loads(cli("check", "--from", str(paste), "--format", "json").stdout)
+    hits = [f for f in out["findings"] if f["code"] == "EHF004"
+            and f["severity"] in ("error", "warning")]
+    assert bool(hits) is loud

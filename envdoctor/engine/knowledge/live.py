@@ -39,6 +39,15 @@ def framework_found_no_gpu(name: str, *, live: dict[str, Any]) -> bool:
     return isinstance(lf, LiveFramework) and lf in answered(live) and lf.cuda_available is False
 
 
+@reads(live="live")
+def framework_saw_gpu(name: str, *, live: dict[str, Any]) -> bool:
+    """``framework_saw_gpu('torch')``: the framework itself, asked for its GPUs, listed one (a
+    worker, or a pasted ``torch.cuda.is_available()`` answering True): a message that says it
+    sees none came from somewhere else (another environment, a configuration)."""
+    lf = live.get(name)  # an answer of True says the import worked, stated or not
+    return isinstance(lf, LiveFramework) and lf in ran(live) and lf.cuda_available is True
+
+
 @reads(live="live", pk=optional("packages"))
 def live_module_shadowed(*, live: dict[str, Any], pk: PackageFacts | None) -> list[str]:
     """Frameworks whose ``import`` loaded something that is not the framework (a same-named
