@@ -32,7 +32,7 @@ from envdoctor.outputs.renderers import formats, render
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
 @click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
               default=None, help="Exit 1 when a finding is at or above this severity "
-              "[default: the policy's fail_on, else error].")
+              "[default: the policy's fail_on, else warning under --expect gpu, else error].")
 @click.option("--expect", "intent", type=click.Choice(INTENTS), default=None,
               help="What this machine should train on [default: the policy's expect, else auto].")
 @click.option("-v", "--verbose", is_flag=True, help="Also list passed and unknown checks.")

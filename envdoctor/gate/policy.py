@@ -103,8 +103,11 @@ class Policy:
                                    for i in r.items))
 
     def settings(self, intent: str | None, fail_on: str | None) -> tuple[str, str]:
-        """The command line wins (None = not given there), then the policy, then defaults."""
-        return (intent or self.expect or "auto", fail_on or self.fail_on or "error")
+        """The command line wins (None = not given there), then the policy, then defaults: a
+        machine expected to train on a GPU (intent gpu) fails on a warning too, since every
+        warning there is something that stops or degrades GPU training; else on an error."""
+        chosen = intent or self.expect or "auto"
+        return chosen, fail_on or self.fail_on or ("warning" if chosen == "gpu" else "error")
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "require": [r.text for r in self.requirements],

@@ -32,6 +32,10 @@ def with_probe_diagnoses(facts: Facts) -> Facts:
     only; a notice is no cause). Sections that did not fail, or whose text names nothing
     known, are left as they are, so a healthy machine costs nothing here."""
     changed: dict[str, Any] = {}
+    # where the probes ran is part of what their failure means: NVML's "Unknown Error" inside
+    # a container is a lost device cgroup, on a bare host something else
+    container = getattr(facts.host, "container", "") or ""
+    where = f"(the probe ran inside a {container} container)" if container else ""
     for name in SECTIONS:
         section: Any = getattr(facts, name)
         info = section.probe
@@ -41,6 +45,7 @@ def with_probe_diagnoses(facts: Facts) -> Facts:
         text = failure_text(info, f"NVML: {nvml}" if nvml else "")
         if not text:
             continue
+        text = f"{text}\n{where}" if where else text
         found = diagnoses_for(text, problems_only=True)
         if found:
             changed[name] = replace(section, probe=replace(info, diagnoses=found))

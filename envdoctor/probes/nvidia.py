@@ -474,14 +474,16 @@ SMI_FATAL = ("failed to initialize nvml", "couldn't communicate with the nvidia 
 
 
 def smi_failure(result: runner.CommandResult) -> str:
-    """The one line that says why nvidia-smi failed (e.g. the NVML version mismatch)."""
+    """The one line that says why nvidia-smi failed (e.g. the NVML version mismatch), as the
+    tool printed it: the error signatures read it whole ("Failed to initialize NVML: Unknown
+    Error" is a container that lost its device cgroup, "Unknown Error" alone says nothing)."""
     if result.error:
         return f"nvidia-smi {result.error}"
     text = (result.stdout + "\n" + result.stderr).strip()
     lines = [x.strip() for x in text.splitlines() if x.strip()]
     telling = [x for x in lines if any(w in x.lower() for w in SMI_FATAL + SMI_WORDS)]
     for line in telling[:1] or lines[:1]:
-        return line.removeprefix("Failed to initialize NVML: ") if "NVML" in line else line
+        return line
     return f"nvidia-smi exited {result.returncode}"
 
 

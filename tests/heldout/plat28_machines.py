@@ -369,7 +369,7 @@ NVIDIA = [
               "cu128 build has no Pascal code",
          machine=BARE, tools=smi(SMI_TITANXP), dists=torch_cu("2.8.0+cu128", "12.8")),
     dict(name="geforce-525.147-cuda-compat-12-8-on-ld-library-path", healthy=False, sources=("COMPAT",),
-         ids={"cuda-forward-compat-on-unsupported-gpu"}, severity="error", unlabelled_check=True,
+         ids={"cuda-forward-compat-on-unsupported-gpu"}, severity="error",
          note="cuda-compat-12-8 installed and /usr/local/cuda-12.8/compat exported first on "
               "LD_LIBRARY_PATH (the forward-compatibility recipe) on the GeForce box with torch "
               "2.7.0+cu128: CUDA error 804. No check names forward compatibility on an unsupported "

@@ -85,7 +85,7 @@ REGISTRY: dict[str, str | FirstOf] = {
     "live_failed": "live", "smoke_failed": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "framework_found_no_gpu": "live", "speed_shortfall": "live",
-    "framework_saw_gpu": "live",
+    "framework_saw_gpu": "live", "forward_compat_on_consumer_gpu": "driver",
     "live_stderr": "live",
     "live_diagnoses": "live", "live_warned_with": "live", "live_warned": "live",
     "live_import_failed_except": "live", "live_module_shadowed": "live",

@@ -209,3 +209,30 @@ def _jax_for_this_driver(fw: FrameworkFacts, **facts: Any) -> str | None:
     majors = sorted({m for n in installed if (m := jax_plugin_major(n))})
     remove = " ".join(f"jax-cuda{m}-plugin jax-cuda{m}-pjrt" for m in majors)
     return f"pip uninstall -y {remove} && {got}"
+
+
+# The forward-compatibility package (cuda-compat-X-Y) puts a newer user-mode driver (libcuda) on
+# LD_LIBRARY_PATH over an older kernel driver. NVIDIA supports that on data-center GPUs and
+# select NGC-ready RTX boards only; on GeForce and TITAN cards CUDA refuses it with error 804
+# (cudaErrorCompatNotSupportedOnDevice), so every CUDA program fails.
+CONSUMER_BOARDS = ("geforce", "titan")
+
+
+@reads(libs="libraries.libraries", vars="env.vars", nv="nvidia")
+def forward_compat_on_consumer_gpu(*, libs: Any, vars: dict[str, str],
+                                   nv: Any) -> dict[str, str] | None:
+    """``forward_compat_on_consumer_gpu()``: a libcuda newer than the loaded kernel driver in a
+    folder LD_LIBRARY_PATH lists (a CUDA forward-compatibility package), on a machine whose
+    NVIDIA GPUs are GeForce or TITAN boards -> {lib, version, driver, gpus}; None otherwise
+    (no such libcuda, a data-center GPU, or a GPU or driver not seen)."""
+    from envdoctor.engine.knowledge.env import on_ld_path
+    driver = nv.driver_version
+    gpus = [g.name for g in nv.gpus if any(b in (g.name or "").lower() for b in CONSUMER_BOARDS)]
+    if driver is None or not gpus or len(gpus) != len(nv.gpus):
+        return None
+    for lib in libs:
+        if lib.name == "libcuda" and lib.version is not None and \
+                lib.version.major > driver.major and on_ld_path(lib.path, vars=vars):
+            return {"lib": lib.path, "version": str(lib.version), "driver": str(driver),
+                    "gpus": ", ".join(dict.fromkeys(gpus))}
+    return None
