@@ -19,8 +19,6 @@ NON_NVIDIA = ("apple", "rocm")
 FIRST_RUN_FAILED: dict[str, str] = {
     "m2max-macos15-tf215-tf-metal-080":
         "no finding at all (tensorflow-metal 0.8.0 with TF 2.15; APPLE004 silent), exit 0",
-    "container-l4-cgroup-memory-2g":
-        "CTR002 warning (right id and severity) but --expect gpu exits 0",
 }
 
 

@@ -18,7 +18,7 @@ NON_NVIDIA = ("apple", "rocm", "intel")
 # rows that failed the first run (code at d9c967e), with what envdoctor said then
 FIRST_RUN_FAILED: dict[str, str] = {
     "container-t4-cgroup-memory-512m":
-        "CTR002 warning (right id; labelled error) and --expect gpu exits 0",
+        "CTR002 warning (right id; labelled error; --expect gpu exits 1 since it fails on warnings)",
 }
 
 
