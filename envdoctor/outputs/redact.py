@@ -86,7 +86,7 @@ _URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
 _PRINTED_ESCAPE = lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[abfnrtv0])"
                        r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]"
                        r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,512}(?:\x07|\x1b\\|\x9c)?"
-                       r"|\x1b[@-Z\\-_]")
+                       r"|\x1b[ -/]{1,4}[0-~]|\x1b[@-Z\\-_]")
 # Token shapes: one list for the env probe and here (``secrets.TOKENS``).
 _TOKENS = TOKENS
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
