@@ -77,7 +77,8 @@ _KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd(?!=[\"']?[/~])|token|secret|api[_
 # ``https://<token>@pkgs.example.com/simple``): a user part of 16 or more characters holding
 # a digit is taken for one (``git@``, ``user@``, ``ci-bot@`` stay)
 _URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
-                 r"(?:" + URL_PASSWORD + r"|(?=[A-Za-z0-9._~%+-]{0,256}\d)[A-Za-z0-9._~%+-]{16,256})@")
+                 r"(?:" + URL_PASSWORD
+                 + r"|(?=[A-Za-z0-9._~%+-]{0,256}\d)[A-Za-z0-9._~%+-]{16,256})@")
 # the printed form of a control character or an escape (``\x07``, ``\u202e``, ``\n``): an
 # error line that quotes a value with ``!r`` glues what follows to a word (``\x07ghp_…``), and
 # the token shapes need a word boundary before their prefix

@@ -9,7 +9,8 @@ its kind, after redaction:
               sequences (CSI, OSC 0/2/8/52, DCS, bare ESC), C1 controls (0x9b is a CSI),
               bidi overrides and isolates, line separators, invisible format characters
               (zero-width space/joiner, word joiner, soft hyphen, tags), lone surrogates and
-              non-characters are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence;
+              non-characters are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never
+              deleted in silence;
               and no line reads as a GitHub workflow command (a log is ``cat`` in CI steps):
               ``::`` at a line start (after any blank) or after a blank or mark inside a
               line (a prefixing renderer moves it to a start) becomes ``: :``, ``##[``

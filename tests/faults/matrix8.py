@@ -96,7 +96,8 @@ def no_secret8(out, err, d):
 
 def no_invisible(out, err, d):
     text = out + err + m3.written(d)
-    hit = sorted({f"U+{ord(c):04X}" for c in text if c in INVISIBLE or 0xE0000 <= ord(c) <= 0xE007F})
+    hit = sorted({f"U+{ord(c):04X}" for c in text
+                  if c in INVISIBLE or 0xE0000 <= ord(c) <= 0xE007F})
     return f"raw invisible characters {hit[:6]}" if hit else ""
 
 
@@ -208,7 +209,8 @@ def _prose(out: str) -> str:
 def md_clean(out, err, d):
     import re
     text = _prose(out + m3.written(d))
-    bad = [t for t in (r"<!--", r"(?<!\\)!\[[^\]]*\]\(https?://", r"<details><summary>ok", r"<style")
+    bad = [t for t in (r"<!--", r"(?<!\\)!\[[^\]]*\]\(https?://", r"<details><summary>ok",
+                       r"<style")
            if re.search(t, text)]
     return f"live markup {bad}" if bad else ""
 
@@ -606,7 +608,8 @@ _HOSTILE_PAYLOAD = (
     "        if isinstance(x, list):\n"
     "            return [walk(v) for v in x]\n"
     "        if isinstance(x, str) and x and not x[0].isdigit() and len(x) > 3:\n"
-    "            return x + " + repr("\x1b]52;c;cHduZWQ=\x07" + GHP8 + TAGS + " ::error title=PWNED3::x") + "\n"
+    "            return x + "
+    + repr("\x1b]52;c;cHduZWQ=\x07" + GHP8 + TAGS + " ::error title=PWNED3::x") + "\n"
     "        return x\n"
     "    _o(store, layout, out, json.dumps(walk(doc)).encode(), go)\n"
     "c.gather = _g\n")
