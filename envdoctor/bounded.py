@@ -63,6 +63,20 @@ def has_long_run(text: str) -> bool:
             or b"0" * (RUN + 1) in data.translate(_AS_DIGIT))
 
 
+# Characters ``str.splitlines`` (and every parser that uses it) takes for a line break, which no
+# tool or system file means as one: a GPU name holding U+2028 would cut its nvidia-smi row in
+# two (the row lost, a GPU missing). The readers of tool outputs and system files spell them out
+# (``\u2028``), as the sanitiser would on output; ``\n`` and ``\r`` stay.
+_STRAY_BREAKS = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+                 for c in (0x0b, 0x0c, 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029)}
+_STRAY = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_break(text: str) -> str:
+    """``text`` whose only line breaks are ``\\n`` and ``\\r`` (see ``_STRAY_BREAKS``)."""
+    return text.translate(_STRAY_BREAKS) if _STRAY.search(text) else text
+
+
 def defuse(text: str) -> str:
     """``text`` with every run of whitespace (but newlines) or digits longer than ``RUN``
     cut to ``RUN`` (whitespace runs become spaces)."""
@@ -361,7 +375,7 @@ def read_proc(path: str | os.PathLike[str], limit: int = MAX_PROC) -> str | None
     """A /proc or /sys file as text (undecodable bytes replaced), lines capped; None when it
     cannot be read. /proc files report size 0 but are regular: read to their end or ``limit``."""
     data = read_regular(path, limit)
-    return None if data is None else cap_lines(data.decode("utf-8", errors="replace"))
+    return None if data is None else one_break(cap_lines(data.decode("utf-8", errors="replace")))
 
 
 def utf8(data: bytes, what: str) -> str:

@@ -166,13 +166,14 @@ kill_tree = children.kill_tree
 
 
 def _text(data: bytes | str | None) -> str:
-    """Decoded output, every line and run capped (``bounded``), ready for a regex."""
-    from envdoctor.bounded import cap_lines, defuse
+    """Decoded output, every line and run capped (``bounded``), ``\\n`` (and ``\\r``) its only
+    line breaks (``bounded.one_break``), ready for a regex."""
+    from envdoctor.bounded import cap_lines, defuse, one_break
     if data is None:
         return ""
     if isinstance(data, bytes):
         data = data.decode("utf-8", errors="replace")
-    return defuse(cap_lines(data))
+    return one_break(defuse(cap_lines(data)))
 
 
 _runner: Runner = _real_run

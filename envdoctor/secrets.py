@@ -54,7 +54,12 @@ _WEBHOOK = (r"(?P<key>\bhooks\.slack\.com/(?:services|workflows|triggers)/"
             r"|\bapi\.telegram\.org/(?:file/)?bot)(?P<value>[A-Za-z0-9_.:@%+/-]{8,512})")
 WEBHOOK = lazy(_WEBHOOK, re.IGNORECASE)
 WEBHOOK_GATE = ("hooks.slack.com", "discord", "webhook.office.com", "api.telegram.org")
-SECRET_VALUE = lazy(TOKENS.pattern + r"|://[^/\s:@]*:[^/\s@]+@|(?i:"
+# The password of a URL's user info, as users write it: pip and git want '@', '/' and ':' in it
+# percent-encoded, but a raw one is common (``https://ci:p@ss/w0rd@host``) and the password
+# then runs to the last '@' of the URL, not the first. A user part's ':' followed by a port
+# (``host:8080/@scope/pkg``) is no password.
+URL_PASSWORD = (r"[^/\s:@]*:(?!\d{1,5}(?![^/?#\s'\"<>]))[^\s'\"<>]{1,256}")
+SECRET_VALUE = lazy(TOKENS.pattern + r"|://" + URL_PASSWORD + r"@|(?i:"
                     + _WEBHOOK.replace("?P<key>", "").replace("?P<value>", "") + ")"
                     + "|" + USERINFO.pattern.replace("?P<value>", "").replace("?P<host>", ""))
 

@@ -100,16 +100,21 @@ def _remove_unfinished() -> None:
 
 
 _taken: set[int] = set()   # the signals ``install`` took over
-STOP = frozenset(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT")
-                 if hasattr(signal, n))
+# SIGTERM is a scheduler's or a launcher's "stop now" (Slurm, Kubernetes, torchrun's agent,
+# ``timeout``): taken even where the caller ignored it. SIGHUP, SIGINT and SIGQUIT are the
+# ones a caller ignores on purpose: ``nohup`` (the run outlives the ssh session) and a shell
+# without job control for a background job (``envdoctor fleet … &``: Ctrl-C and Ctrl-\ at
+# the terminal are for the foreground job); one ignored at start stays ignored, for
+# envdoctor and its children alike, as for any other program.
+STOP = frozenset(getattr(signal, n) for n in ("SIGTERM",) if hasattr(signal, n))
 
 
 def install() -> bool:
-    """Handle every signal of ``SIGNALS`` as above: SIGTERM, SIGHUP, SIGINT and SIGQUIT
-    always (each means "stop now", even where a launcher ignored it), every other one whose
-    disposition is still the default (one that is ignored or that a host program or a
-    profiler handles is left as it is); False where it cannot (not the main thread, a
-    platform without these signals)."""
+    """Handle every signal of ``SIGNALS`` as above: SIGTERM always (``STOP``: "stop now",
+    even where a launcher ignored it), every other one whose disposition is still the default
+    (one that is ignored, as ``nohup`` ignores SIGHUP and a background job SIGINT and SIGQUIT,
+    or that a host program or a profiler handles, is left as it is); False where it cannot
+    (not the main thread, a platform without these signals)."""
     if threading.current_thread() is not threading.main_thread() or not SIGNALS:
         return False
     for number in SIGNALS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Tests send SIGHUP, SIGINT and SIGQUIT to the envdoctor they start and expect 129/130/131;
+# a run under ``nohup`` or as a background job would hand those down ignored, and envdoctor
+# leaves an ignored one ignored (terminate.STOP): children of the suite start with defaults.
+for _name in ("SIGHUP", "SIGINT", "SIGQUIT"):
+    _number = getattr(signal, _name, None)
+    if _number is not None and signal.getsignal(_number) is signal.SIG_IGN:
+        signal.signal(_number, signal.default_int_handler if _name == "SIGINT"
+                      else signal.SIG_DFL)
 DATA = Path(__file__).resolve().parent / "data"
 
 

@@ -310,18 +310,25 @@ def test_every_signal_whose_default_ends_envdoctor_ends_its_children_first(name)
 
 def test_a_signal_that_is_ignored_or_handled_at_start_is_left_alone():
     """A launcher may ignore SIGUSR2, a host program may handle SIGUSR1: neither is taken
-    over; SIGHUP and the other "stop now" signals are, even ignored (as ``nohup`` does)."""
+    over; nor is SIGHUP under ``nohup``, nor SIGINT/SIGQUIT in a background job of a shell
+    without job control; SIGTERM is, even ignored (a scheduler's "stop now")."""
     script = ("import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
               "signal.signal(signal.SIGUSR2, signal.SIG_IGN); "
+              "signal.signal(signal.SIGINT, signal.SIG_IGN); "
+              "signal.signal(signal.SIGQUIT, signal.SIG_IGN); "
+              "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
               "mine = lambda *a: None; signal.signal(signal.SIGUSR1, mine); "
               "from envdoctor import terminate; terminate.install(); "
               "print(signal.getsignal(signal.SIGUSR2) is signal.SIG_IGN, "
               "signal.getsignal(signal.SIGUSR1) is mine, "
               "signal.getsignal(signal.SIGALRM) is terminate._handler, "
-              "signal.getsignal(signal.SIGHUP) is terminate._handler)")
+              "signal.getsignal(signal.SIGHUP) is signal.SIG_IGN, "
+              "signal.getsignal(signal.SIGINT) is signal.SIG_IGN, "
+              "signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN, "
+              "signal.getsignal(signal.SIGTERM) is terminate._handler)")
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
-    assert done.stdout.split() == ["True", "True", "True", "True"], done.stdout + done.stderr
+    assert done.stdout.split() == ["True"] * 7, done.stdout + done.stderr
 
 
 def test_the_explain_deadline_still_ticks_under_the_ending_handlers():

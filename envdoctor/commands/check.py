@@ -75,6 +75,8 @@ def check(static: bool, facts_file: str | None, report_file: str | None, fmt: st
         parse_report_spec(spec)  # a wrong --report fails before any probing
     from envdoctor.commands._output import check_output_paths
     check_output_paths(output, reports)  # so does an unwritable or doubly used path
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(no_redact)  # every document of the run, also those written later
     settings = online_settings(online, index_url, torch_index_url, online_timeout)  # and flags
     checks = pipeline.preload_checks()  # overlaps with the probes' waiting
     facts = pipeline.collect(report_file=report_file, facts_file=facts_file,

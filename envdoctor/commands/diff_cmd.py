@@ -29,6 +29,8 @@ def diff(file_a: str, file_b: str, fmt: str, output: str | None, intent: str,
     from envdoctor.outputs.renderers import render
 
     check_output_paths(output, ())
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(no_redact)  # every document of the run, also those written later
     facts_a = pipeline.load_facts_file(file_a, judged=False)
     facts_b = pipeline.load_facts_file(file_b, judged=False)
     if not no_redact:

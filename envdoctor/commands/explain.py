@@ -40,6 +40,8 @@ def explain(source: str, fmt: str, facts_file: str | None, no_facts: bool,
             output: str | None, max_mb: int, no_redact: bool = False) -> None:
     """Explain an error: FILE, - (stdin, the default) or a rule CODE (ETORCH001, TORCH001)."""
     check_output_paths(output, ())
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(no_redact)  # every document of the run, also those written later
     if source != "-" and _CODE.match(source) and not os.path.exists(source):
         emit(_code_doc(source.upper()), output)
         return

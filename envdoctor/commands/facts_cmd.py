@@ -26,6 +26,8 @@ def facts(output: str | None, no_redact: bool = False, root: str | None = None) 
     from envdoctor.commands._output import check_output_paths
     from envdoctor.probes import collect
     check_output_paths(output, ())
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(no_redact)  # every document of the run, also those written later
     if root is not None:
         from envdoctor.pipeline import root_dir
         data = collect(root=root_dir(root)).to_dict()

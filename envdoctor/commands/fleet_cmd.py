@@ -92,6 +92,8 @@ def _publish(report, fmt: str | None, output: str | None, redact: bool,
     the text instead of the fleet run's renderer. ``show_hosts``: the facts beside the
     report lose the variables that name hosts (MASTER_ADDR …), else the redactor would learn
     a node's name from them and hide it."""
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(not redact)
     if redact:
         if show_hosts:
             report = _without_host_vars(report)

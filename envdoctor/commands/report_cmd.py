@@ -34,6 +34,8 @@ def report(fmt: str, facts_file: str | None, output: str | None, intent: str | N
     from envdoctor.commands._output import check_output_paths
 
     check_output_paths(output, ())  # an unwritable -o fails before the run, not after
+    from envdoctor.outputs.sink import keep_credentials
+    keep_credentials(no_redact)  # every document of the run, also those written later
     from envdoctor.gate import policy as policy_mod
 
     gate = policy_mod.load(policy_file, requires)

@@ -7,8 +7,10 @@ its kind, after redaction:
 
 ``terminal``  text, explain, diff, stderr lines, crash logs: control characters, escape
               sequences (CSI, OSC 0/2/8/52, DCS, bare ESC), C1 controls (0x9b is a CSI),
-              bidi overrides and isolates, line separators, lone surrogates and non-characters
-              are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never deleted in silence;
+              bidi overrides and isolates, line separators, invisible format characters
+              (zero-width space/joiner, word joiner, soft hyphen, tags), lone surrogates and
+              non-characters are written visibly (``\\x1b``, ``\\x9b``, ``\\u202e``), never
+              deleted in silence;
               and no line reads as a GitHub workflow command (a log is ``cat`` in CI steps):
               ``::`` at a line start (after any blank) or after a blank or mark inside a
               line (a prefixing renderer moves it to a start) becomes ``: :``, ``##[``
@@ -57,9 +59,18 @@ _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"     # C0 but tab and newline; DEL; C1 (0x9b is a CSI)
     "\u061c\u200e\u200f"               # bidi marks
     "\u2028-\u202e\u2066-\u2069"       # line/paragraph separators, bidi embeddings/overrides
+    # invisible format characters: a zero-width space, joiner or word joiner inside a word
+    # hides it from a reader and from every search (a token cut by one, a code that reads as
+    # another); soft hyphen, combining grapheme joiner, Mongolian and Khmer invisibles, Hangul
+    # fillers, invisible math operators, deprecated format controls. Variation selectors
+    # U+FE00-FE0F stay (an emoji's presentation: envdoctor's own icons carry U+FE0F); their
+    # supplement (U+E0100-E01EF, no glyph of any script) does not
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065"
+    "\u206a-\u206f\u3164\uffa0\U0001d173-\U0001d17a"
     "\ud800-\udfff"                    # lone surrogates (not encodable, not XML)
     "\ufeff\ufff9-\ufffb\ufffe\uffff"   # BOM, interlinear annotations, non-characters
-    "\U000e0000-\U000e007f]")           # tag characters: invisible ASCII look-alikes
+    "\U000e0000-\U000e007f"            # tag characters: invisible ASCII look-alikes
+    "\U000e0100-\U000e01ef]")           # variation selectors supplement (hidden bytes)
 _OWN_SGR = re.compile(r"\[[0-9;]*m")
 _SGR = {"bold": 1, "dim": 2, "red": 31, "green": 32, "yellow": 33, "cyan": 36}
 

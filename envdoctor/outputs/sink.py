@@ -31,8 +31,26 @@ def is_stdout(target: str | None) -> bool:
     return not target or target in STDOUT_NAMES
 
 
+_keep_credentials = False
+
+
+def keep_credentials(keep: bool) -> None:
+    """``--no-redact``: the documents of this run keep credentials too (the user's own replay)."""
+    global _keep_credentials
+    _keep_credentials = bool(keep)
+
+
 def write(text: str, target: str | None, kind: str, color: bool = False) -> None:
-    """Sanitise ``text`` for ``kind`` (a ``--format`` or a sink kind) and write it out."""
+    """Sanitise ``text`` for ``kind`` (a ``--format`` or a sink kind) and write it out.
+
+    Redaction is the command's (it knows the data: host and user names, which value is an
+    environment variable's); the sink adds the last pass every document gets whatever a
+    command redacted or forgot (a field rebuilt after redaction, a value quoted into an id):
+    the credential shapes no output may carry (``redact.credentials``: a token's shape, a
+    URL's password, a private key), unless ``--no-redact`` asked for them."""
+    if not _keep_credentials:
+        from envdoctor.outputs.redact import credentials
+        text = credentials(text)
     safe = sanitise.clean(kind, text, color=color)
     if is_stdout(target):
         from envdoctor.streams import write_stdout

@@ -31,6 +31,13 @@ import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# faults send SIGHUP, SIGINT and SIGQUIT and expect 129/130/131: a matrix started under
+# ``nohup`` or in the background hands them down ignored, and envdoctor leaves an ignored one
+# ignored (terminate.STOP); the envdoctor a fault starts gets the defaults
+for _name in ("SIGHUP", "SIGINT", "SIGQUIT"):
+    if signal.getsignal(getattr(signal, _name)) is signal.SIG_IGN:
+        signal.signal(getattr(signal, _name), signal.default_int_handler
+                      if _name == "SIGINT" else signal.SIG_DFL)
 ROOT = ""
 CAP = 60.0  # hard wall-clock cap per fault (seconds)
 SECRET_TOKENS = ["hf_PLANTEDabcdefghijklmnopqrstuv", "plantedAuthTok3n", "PLANTEDsig0123456789abcdef",

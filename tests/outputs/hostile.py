@@ -22,6 +22,7 @@ HOSTILE = ("\x1b]0;pwned-title\x07"          # OSC 0: window title
            "\u202eevil\u202c\u2066iso\u2069\u200f"  # bidi override, isolate, mark
            "\u2028\r\x08\x7f"                # line separator, CR, backspace, DEL
            "\U000e0069\U000e0067\U000e006e"    # tag characters (invisible "ign")
+           "to\u200bken\u2060\u00ad\ufeff"        # zero-width space, word joiner, soft hyphen
            "|<script>alert(1)</script><img src=x onerror=alert(1)>"
            "[x](javascript:alert(1))![i](https://evil.example/p.png)`code`**b**"
            "\n::error title=forged::forged annotation"
@@ -33,7 +34,12 @@ HOSTILE = ("\x1b]0;pwned-title\x07"          # OSC 0: window title
 
 # Characters no sink may write raw (tab and newline are fine)
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                    "\u2066-\u2069\ud800-\udfff\ufffe\uffff\U000e0000-\U000e007f]")
+                    "\u2066-\u2069\ud800-\udfff\ufffe\uffff\U000e0000-\U000e007f"
+                    # invisible format characters: zero-width space/joiners, word joiner, soft
+                    # hyphen, fillers, variation selectors supplement
+                    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d"
+                    "\u2060-\u2065\u206a-\u206f\u3164\uffa0\ufeff\ufff9-\ufffb"
+                    "\U0001d173-\U0001d17a\U000e0100-\U000e01ef]")
 
 ANNOTATION = re.compile(r"::(error|warning|notice)( (file|title)=[^:,]*(,(file|title)=[^:,]*)*)?::")
 
