@@ -77,6 +77,8 @@ class HeldoutSet:
     traps_at_least: int
     repos_at_least: int
     phenomena_at_least: int
+    # threads later work came to quote (a machine batch citing one as a source) leave the figure
+    quoted_at_most: int = 0
 
     @property
     def folder(self) -> Path:
@@ -122,8 +124,9 @@ class HeldoutSet:
         return [(n, c) for n, c in self.cases if _norm(c["source"]) not in self.seen]
 
     def check_unseen(self) -> None:
-        """At collection time no file outside the folder quoted any of these threads."""
-        assert len(self.unseen()) >= self.at_least, sorted(self.seen)
+        """At collection time no file outside the folder quoted any of these threads; those later
+        work quotes (``quoted_at_most``, each with its reason in the set's test) leave the figure."""
+        assert len(self.unseen()) >= self.at_least - self.quoted_at_most, sorted(self.seen)
 
     def check_top1(self, floor: float) -> None:
         """Print the figure (per label, per phenomenon, misses) and hold it to ``floor``."""

@@ -19,8 +19,10 @@ import pytest
 
 from tests.explain_heldout import HeldoutSet, check_trap
 
+# ROCm/pytorch#2730 (an RX 7600 on the official ROCm images) is one of plat27's sources for its
+# gfx1102 machines, so it left this set's figure then
 SET = HeldoutSet("heldout14", batch="M", at_least=54, traps_at_least=11,
-                 repos_at_least=51, phenomena_at_least=35)
+                 repos_at_least=51, phenomena_at_least=35, quoted_at_most=1)
 # first run on 7ddab00: 44/54 (81.5 %), 0 environment claims on 11 traps (README.md)
 # after the fixes by class: 49/54 (90.7 %), still 0 claims (README.md, "After")
 FLOOR = 0.90

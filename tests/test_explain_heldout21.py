@@ -29,7 +29,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout21", batch="T", at_least=40, traps_at_least=8,
                  repos_at_least=40, phenomena_at_least=25)
 # first run on ab82f20: 33/40 (82.5 %), no trap claim; after: 35/40, then 38/40 (README.md)
-FLOOR = 0.94
+FLOOR = 0.97
 # traps the first run answered with an environment claim (README.md): none; strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
