@@ -131,3 +131,27 @@ def test_an_nvidia_gpu_beside_the_intel_one_keeps_the_cuda_answer():
           "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}]}
     s = _torch(_intel("0x7d55", slot="0000:00:02.0", driver="i915", nvidia=nv))
     assert s.variant is not None and s.variant.startswith("cu")
+
+
+def test_online_reads_the_xpu_folder_for_an_intel_gpu(tmp_path, monkeypatch):
+    """--online: an Intel GPU machine reads the index's xpu folder (never a CUDA one), and a
+    release the shipped data lists no xpu build of is taken from what the folder lists."""
+    import os
+
+    from envdoctor.suggest.index import Online
+
+    from .index_fixture import serving
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    for name in ("ENVDOCTOR_CACHE_DIR", "ENVDOCTOR_NO_CACHE", "PIP_INDEX_URL",
+                 "ENVDOCTOR_INDEX_TTL", "http_proxy", "https_proxy", "HTTP_PROXY",
+                 "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with serving("json") as index:
+        got = suggest(_intel("0xe20b", python="3.12"), ["torch"],
+                      online=Online(index.url, index.torch_root, 10)).suggestions[0]
+        asked = list(index.paths)
+    assert (got.version, got.variant) == ("2.16.0", "xpu")
+    assert got.command and got.command.endswith("/whl/xpu")
+    assert not any("/cu1" in p for p in asked)
