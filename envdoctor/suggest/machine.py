@@ -56,6 +56,15 @@ class AmdInfo:
 
 
 @dataclass(frozen=True)
+class IntelInfo:
+    """One Intel GPU on the PCI bus with its kernel driver (i915 / xe) bound: its PCI device id
+    ("0xe20b", "" unknown) and whether it sits in the slot of a CPU's own graphics."""
+
+    device: str
+    integrated: bool
+
+
+@dataclass(frozen=True)
 class JetsonBoard:
     """A Jetson as its own files say (envdoctor.probes.jetson): the L4T release, the
     nvidia-jetpack package's version where installed, the SoC and module."""
@@ -87,6 +96,7 @@ class Machine:
     macos: Version | None = None    # the macOS release (apple.macos_version), when stated
     tpu: str = ""                   # the Cloud TPU evidence (tpu_of), "" when none was seen
     glibc: Version | None = None    # the C library (host.glibc) on Linux; None when not stated
+    intel_gpus: tuple[IntelInfo, ...] = ()  # Intel GPUs with i915 / xe bound (host.intel_gpus)
 
     @property
     def os(self) -> str | None:
@@ -102,6 +112,12 @@ class Machine:
     def has_amd(self) -> bool:
         """AMD GPUs observed and no NVIDIA one: the ROCm wheels are the GPU install."""
         return self.amd == "gpus" and not self.has_nvidia
+
+    @property
+    def has_intel(self) -> bool:
+        """Intel GPUs with their driver bound and no NVIDIA or AMD GPU: whether one of them is an
+        XPU target is the XPU data's to say (envdoctor.suggest.xpu_plan)."""
+        return bool(self.intel_gpus) and self.nvidia != "gpus" and self.amd != "gpus"
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -210,7 +226,13 @@ def machine_of(facts: Facts) -> Machine:
                    rocm=facts.rocm.version if amd == "gpus" else None,
                    gfx_override=facts.env.vars.get("HSA_OVERRIDE_GFX_VERSION", "").strip(),
                    jetson=_jetson(facts), macos=_macos(facts), tpu=tpu_of(facts),
-                   glibc=glibc_of(facts))
+                   glibc=glibc_of(facts), intel_gpus=_intel(facts))
+
+
+def _intel(facts: Facts) -> tuple[IntelInfo, ...]:
+    """The Intel GPUs the host probe read from /sys with i915 or xe bound."""
+    return tuple(IntelInfo(g.device.strip().lower(), g.integrated)
+                 for g in facts.host.intel_gpus if g.driver in ("i915", "xe"))
 
 
 _GLIBC = re.compile(r"(?:^|glibc[- ]?)(\d+\.\d+)")

@@ -20,7 +20,7 @@ from packaging.version import Version
 from envdoctor.matrices import confirmed, matrix
 from envdoctor.matrices.cuda import FIRST_MINOR_COMPAT_MAJOR, lookup_min_driver
 from envdoctor.matrices.gpus import arch_cc, code_for, cuda_dropped, cuda_predates, lookup_arch
-from envdoctor.suggest import data, rocm_plan
+from envdoctor.suggest import data, rocm_plan, xpu_plan
 from envdoctor.suggest.archs import derived_archs
 from envdoctor.suggest.install import CONDA_NOTE, command, quote
 from envdoctor.suggest.machine import PLATFORM_NAMES, GpuInfo, Machine
@@ -196,6 +196,12 @@ def _check(release: dict[str, Any], variant: str, m: Machine, platform: str) -> 
             check.failures.append(Reason("gpu", f"{variant} is a CUDA build: it cannot use this "
                                          "machine's AMD GPUs", GET_STARTED))
         return check
+    if xpu_plan.is_target(m):
+        if variant == xpu_plan.VARIANT:
+            xpu_plan.check(check.notes, release, m)
+        else:
+            check.failures.append(xpu_plan.not_xpu(variant))
+        return check
     if cuda is not None:
         _driver(check, cuda, m)
         _driver_drives_gpus(check, m)
@@ -234,6 +240,8 @@ def _wanted_variants(release: dict[str, Any], m: Machine, platform: str) -> list
             cudas.remove(default)
             cudas.insert(0, default)
         return cudas
+    if xpu_plan.is_target(m):
+        return [xpu_plan.VARIANT] if xpu_plan.VARIANT in carried else []
     if m.torch_hip or m.has_amd:
         rocm_of = {v: r for v in carried if (r := data.variant_rocm(v)) is not None}
         return sorted(rocm_of, key=rocm_of.__getitem__, reverse=True)
@@ -374,6 +382,10 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
         if gate is not None:
             return _amd_undecided(m, platform, installer, audio, notes, gate)
         notes = notes + rocm_plan.gpus(m)[1]
+    elif m.has_intel and not platform.startswith("macos"):
+        xgate = xpu_plan.gate(m, platform)
+        if xgate is not None:
+            return _intel_gated(m, installer, audio, notes, xgate, keep_installed)
     elif m.nvidia == "unknown" and not m.torch_hip and not platform.startswith("macos"):
         return _undecided(m, platform, installer, audio, notes)
     if (jetson := data.jetson_gpu(m)) is not None:
@@ -405,7 +417,10 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
             checks.append(Check(release, "-", [Reason(
                 "platform", f"torch {release['torch']} has no {PLATFORM_NAMES.get(platform)} "
                 "wheel for this machine in the data", release.get("source", ""),
-                confirmed(release))]))
+                confirmed(release))] if not xpu_plan.is_target(m) else [Reason(
+                "platform", f"the data lists no xpu (Intel GPU) build of torch "
+                f"{release['torch']} for {PLATFORM_NAMES.get(platform)}",
+                release.get("source", ""), False)]))
             continue
         bad_macos = _macos_reason(release, m, platform)
         bad_libc = None if libc is None or libc.allows(str(release["torch"])) else \
@@ -423,6 +438,8 @@ def _plan(m: Machine, installer: str = "pip", audio: bool = False,
                 pick = check
         if pick is not None:
             break
+    if pick is None and xpu_plan.is_target(m):
+        return _xpu_none(m, platform, checks, installer, audio, notes, keep_installed)
     if pick is None:
         return _none(m, platform, checks, installer, audio, notes)
     return _suggestion(m, platform, pick, checks, installer, audio, notes, keep_installed)
@@ -471,6 +488,9 @@ def _index_reason(check: Check, platform: str) -> Reason:
     else:
         text = (f"{data.index_url(check.variant)} carries torch {check.version} for {where} "
                 f"and Python {check.release.get('python')}")
+        if check.variant == xpu_plan.VARIANT and check.release.get("xpu_source"):
+            return Reason("index", text, str(check.release["xpu_source"]),
+                          confirmed(check.release))
     return Reason("index", text, check.release.get("source", ""), confirmed(check.release))
 
 
@@ -944,3 +964,42 @@ def _no_arch(m: Machine, platform: str, installer: str, audio: bool,
                                     "report", price="more facts"))
     return Suggestion("torch", "undecided", reasons=tuple(reasons),
                       alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _intel_gated(m: Machine, installer: str, audio: bool, notes: list[Reason],
+                 gate: rocm_plan.Gate, keep_installed: bool) -> Suggestion:
+    """Intel GPUs no XPU wheel is the answer for (``gate.cpu``: older integrated graphics, a
+    family PyTorch's XPU notes do not list, another platform), or whose model the data cannot
+    place: the CPU install with the reasons, or undecided with it as an alternative."""
+    cpu = _plan(replace(m, intel_gpus=()), installer, audio, keep_installed)
+    if gate.cpu and cpu.status in ("ok", "installed", "keep"):
+        reasons = [*notes, *gate.reasons, *cpu.reasons]
+        return replace(cpu, reasons=tuple(reasons),
+                       alternatives=(*gate.alternatives, *cpu.alternatives),
+                       references=_refs(reasons))
+    alternatives = list(gate.alternatives)
+    if cpu.command:
+        alternatives.append(Alternative(f"without the GPU: torch {cpu.version} cpu",
+                                        version=cpu.version, variant="cpu", command=cpu.command,
+                                        price="no GPU use"))
+    reasons = [*notes, *gate.reasons]
+    return Suggestion("torch", "undecided", reasons=tuple(reasons),
+                      alternatives=tuple(alternatives), references=_refs(reasons))
+
+
+def _xpu_none(m: Machine, platform: str, checks: list[Check], installer: str, audio: bool,
+              notes: list[Reason], keep_installed: bool) -> Suggestion:
+    """An XPU target, and no release in the data has an XPU wheel for this Python: the CPU
+    install, saying why, with the XPU wheel a change (another Python) would get."""
+    out = _none(m, platform, checks, installer, audio, notes)
+    cpu = _plan(replace(m, intel_gpus=()), installer, audio, keep_installed)
+    py = f"Python {m.python}" if m.python is not None else "this Python (not stated)"
+    why = Reason("gpu", "no torch release in the data has an XPU wheel "
+                 f"(download.pytorch.org/whl/xpu) for {py} on {PLATFORM_NAMES.get(platform)}: "
+                 "the CPU build runs here, the Intel GPU goes unused", xpu_plan.NOTES, False)
+    if cpu.status not in ("ok", "installed", "keep"):
+        return out
+    reasons = [*notes, why, *cpu.reasons]
+    return replace(cpu, reasons=tuple(reasons),
+                   alternatives=(*out.alternatives, *cpu.alternatives),
+                   references=_refs(reasons))

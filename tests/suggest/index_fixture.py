@@ -6,7 +6,9 @@ One ``http.server`` in a thread serves both halves of what `suggest --online` re
   PEP 691 JSON or PEP 503 HTML (``flavour``), with ``requires-python``, yanked files and PEP 658
   core metadata (``<wheel>.metadata``);
 * ``/whl/<variant>/<project>/``: the PyTorch wheel root (cpu, cu126, cu128, cu130, cu132, and
-  cu129 / cu140 with torch 2.16.0 only, known from the root's own page alone).
+  cu129 / cu140 with torch 2.16.0 only, known from the root's own page alone);
+  and xpu, torch 2.14.1 / 2.16.0 for Linux x86_64 and Windows, which the root's page does
+  not link).
 
 Releases: torch 2.13.0 and 2.14.0 (as in the shipped rules/matrices) and the hypothetical newer
 2.14.1 and 2.16.0 (2.16.0 requires Python >= 3.11, cp311-cp313; the others cp310-cp313), a
@@ -90,6 +92,12 @@ def projects() -> dict[str, list[dict]]:
         plats = [p for p in ALL if not p.startswith("macosx")]
         pages[f"whl/{variant}/torchvision"] = _companion("torchvision", variant, plats)
         pages[f"whl/{variant}/torchaudio"] = _companion("torchaudio", variant, plats)
+    # the xpu folder (Intel GPUs): not linked from the root's page, read by name
+    xpu = ["linux_x86_64", "win_amd64"]
+    pages["whl/xpu/torch"] = (_wheels("torch", "2.14.1+xpu", _pys(10, 13), xpu)
+                              + _wheels("torch", "2.16.0+xpu", _pys(11, 13), xpu, rp=">=3.11"))
+    pages["whl/xpu/torchvision"] = _companion("torchvision", "xpu", xpu)
+    pages["whl/xpu/torchaudio"] = _companion("torchaudio", "xpu", xpu)
     mac = ["macosx_11_0_arm64"]
     pages["simple/torch"] = (
         _wheels("torch", "2.2.2", _pys(8, 12), ["macosx_10_9_x86_64"])

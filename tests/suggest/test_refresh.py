@@ -110,7 +110,23 @@ def test_a_candidate_build_matrix_is_an_unconfirmed_row():
     text = (DATA / "today" / "build_matrix_2.14.py").read_text("utf-8").replace(
         'CURRENT_STABLE_VERSION = "2.14.0"', 'CURRENT_STABLE_VERSION = "2.13.0"')
     cells = {c.field: c.value for c in build_matrix(text, "u")}
-    assert cells["confirmed"] is False and cells["win_amd64"] == ["cpu", "cu126", "cu130", "cu132"]
+    assert cells["confirmed"] is False
+    assert cells["win_amd64"] == ["cpu", "cu126", "cu130", "cu132", "xpu"]
+
+
+def test_the_xpu_arch_is_read_from_the_branch_that_adds_it():
+    """xpu on Linux x86_64 and Windows where the wheel matrix adds the XPU arch for those OSes
+    with --with-xpu enabled by default; none where the branch or the default is missing."""
+    text = (DATA / "today" / "build_matrix_2.13.py").read_text("utf-8")
+    cells = {c.field: c.value for c in build_matrix(text, "u")}
+    assert cells["linux_x86_64"][-1] == "xpu" and cells["win_amd64"][-1] == "xpu"
+    assert "xpu" not in cells["linux_aarch64"]
+    linux_only = text.replace("os in (LINUX, WINDOWS)", "os == LINUX")
+    cells = {c.field: c.value for c in build_matrix(linux_only, "u")}
+    assert "xpu" in cells["linux_x86_64"] and "xpu" not in cells["win_amd64"]
+    off = text.replace('"WITH_XPU", ENABLE', '"WITH_XPU", DISABLE')
+    cells = {c.field: c.value for c in build_matrix(off, "u")}
+    assert "xpu" not in cells["linux_x86_64"] and "xpu" not in cells["win_amd64"]
 
 
 def test_the_build_matrix_is_read_not_run():

@@ -25,7 +25,8 @@ __all__ = ["READERS", "Cell"]
 # ---------------------------------------------------------------- pytorch/test-infra
 _MATRIX_NAMES = ("PYTHON_ARCHES_DICT", "TORCH_ONLY_PYTHON_ARCHES", "CUDA_ARCHES_DICT",
                  "ROCM_ARCHES_DICT", "STABLE_CUDA_VERSIONS", "CUDA_AARCH64_ARCHES",
-                 "CUDA_ARCHES_NO_WINDOWS", "CURRENT_CANDIDATE_VERSION", "CURRENT_STABLE_VERSION")
+                 "CUDA_ARCHES_NO_WINDOWS", "CURRENT_CANDIDATE_VERSION", "CURRENT_STABLE_VERSION",
+                 "XPU")
 
 
 def _literals(text: str) -> dict[str, Any]:
@@ -76,17 +77,36 @@ def build_matrix(text: str, source: str) -> list[Cell]:
     pythons = [p for p in got.get("PYTHON_ARCHES_DICT", {}).get(ch, []) if p not in only_torch]
     stable = got.get("STABLE_CUDA_VERSIONS", {}).get(ch)
     key = ("torch", version)
+    xpu = _xpu_oses(text) if got.get("XPU") == "xpu" else set()
     cells = {
         "python": _python_range(pythons),
-        "linux_x86_64": ["cpu", *map(_cu, cudas), *(f"rocm{r}" for r in rocms)],
+        "linux_x86_64": ["cpu", *map(_cu, cudas), *(f"rocm{r}" for r in rocms),
+                         *(["xpu"] if "LINUX" in xpu else [])],
         "linux_aarch64": ["cpu", *map(_cu, aarch64)],
-        "win_amd64": ["cpu", *(_cu(c) for c in cudas if c not in no_win)],
+        "win_amd64": ["cpu", *(_cu(c) for c in cudas if c not in no_win),
+                      *(["xpu"] if "WINDOWS" in xpu else [])],
         "macos_arm64": ["cpu"],
         "confirmed": version == got.get("CURRENT_STABLE_VERSION"),
     }
     if stable:
         cells["pypi.linux_x86_64"] = _cu(stable)
     return [Cell("wheel_index", "torch", key, f, v, source) for f, v in cells.items() if v != ""]
+
+
+_XPU_ARCH = re.compile(r"if with_xpu == ENABLE(?P<cond>[^:\n]*):(?P<body>(?:\n[ \t]+[^\n]*){1,2})")
+
+
+def _xpu_oses(text: str) -> set[str]:
+    """The OS constants (LINUX, WINDOWS) whose wheel matrix gets the XPU arch: the branch
+    ``if with_xpu == ENABLE and os in (LINUX, WINDOWS): arches += [XPU]`` (2.6 on) or its
+    nested 2.5 form, with ``--with-xpu`` enabled by default. Empty when either is not there."""
+    if not re.search(r'"WITH_XPU",\s*ENABLE\)', text):
+        return set()
+    for m in _XPU_ARCH.finditer(text):
+        where = m.group("cond") + m.group("body")
+        if "arches += [XPU]" in where:
+            return {o for o in ("LINUX", "WINDOWS") if re.search(rf"\b{o}\b", where)}
+    return set()
 
 
 # ---------------------------------------------------------------- pytorch/pytorch RELEASE.md

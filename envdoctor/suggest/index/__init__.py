@@ -80,7 +80,7 @@ def view_for(m: Machine, frameworks: list[str], audio: bool, online: Online
     # and plugins are read and kept, the macOS release and the C library which wheels fit):
     # two profiles that share a platform and Python but not these never share a view
     key = (platform, m.python, m.nvidia, m.gpus, m.driver, m.torch_hip, m.torch_variant,
-           m.amd, m.amd_gpus, m.has_amd, m.os, m.wsl, m.jetson, m.macos, m.glibc,
+           m.amd, m.amd_gpus, m.has_amd, m.os, m.wsl, m.jetson, m.macos, m.glibc, m.intel_gpus,
            tuple(sorted(frameworks)), audio)
     if key in online._views:
         return online._views[key]

@@ -22,6 +22,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from envdoctor.matrices import newest_first
+from envdoctor.suggest import xpu_plan
 from envdoctor.suggest.data import SHIPPED, driver_floor, jetson_gpu, variant_cuda, variant_rocm
 from envdoctor.suggest.index import wheels
 from envdoctor.suggest.index.http import FetchError, redact
@@ -143,7 +144,7 @@ def _held(ws: list[_Wheel], platform: str, py: int | None, glibc: tuple[int, int
 
 
 # ------------------------------------------------------------------------------- torch
-_VARIANT = re.compile(r"^(cpu|cu\d{3}|rocm\d+(?:\.\d+)*)$")
+_VARIANT = re.compile(r"^(cpu|xpu|cu\d{3}|rocm\d+(?:\.\d+)*)$")
 
 
 def _root_variants(view: IndexView, reader: Reader) -> list[str]:
@@ -160,7 +161,8 @@ def _root_variants(view: IndexView, reader: Reader) -> list[str]:
 def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
     """The torch root's variants worth asking about for this machine: those of the newest
     shipped releases on its platform and those the root lists, of the kind it can use (CUDA on
-    an NVIDIA machine, ROCm on an AMD machine or with a ROCm torch, else cpu). A CUDA variant
+    an NVIDIA machine, ROCm on an AMD machine or with a ROCm torch, xpu on an Intel GPU the XPU
+    data lists, else cpu). A CUDA variant
     whose major has no driver floor in the shipped data is left out: no driver could be
     checked against it."""
     seen: list[str] = []
@@ -170,6 +172,8 @@ def _torch_variants(m: Machine, platform: str, listed: list[str]) -> list[str]:
     if m.has_nvidia:
         return [v for v in seen if (c := variant_cuda(v)) is not None
                 and driver_floor(c, m.os or "linux") is not None]
+    if xpu_plan.is_target(m):   # an Intel GPU PyTorch's XPU notes list: its +xpu wheels
+        return [xpu_plan.VARIANT]
     if m.torch_hip or m.has_amd:
         return [v for v in seen if variant_rocm(v) is not None]
     return ["cpu"]

@@ -1,4 +1,4 @@
-# Excerpt (the release constants only) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
+# Excerpt (the release constants, and the lines that add the XPU arch) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
 # at 6d36e31f45e831e85d4cc8a7a112fa4a02fd4dd8, 'Release 2.13 go live. Update release matrix' (#8261, 2026-07-08).
 PYTHON_ARCHES_DICT = {
     "nightly": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
@@ -25,3 +25,16 @@ CUDA_AARCH64_ARCHES = ["12.6-aarch64", "13.0-aarch64", "13.2-aarch64"]
 CURRENT_NIGHTLY_VERSION = "2.14.0"
 CURRENT_CANDIDATE_VERSION = "2.13.0"
 CURRENT_STABLE_VERSION = "2.13.0"
+XPU = "xpu"
+
+
+def generate_wheels_matrix(os, with_xpu, arches):  # excerpt: the default arches per OS
+        if with_xpu == ENABLE and os in (LINUX, WINDOWS):
+            arches += [XPU]
+
+
+def main(parser):  # excerpt: the --with-xpu option
+    parser.add_argument(
+        "--with-xpu",
+        default=os.getenv("WITH_XPU", ENABLE),
+    )

@@ -1,4 +1,4 @@
-# Excerpt (the release constants only) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
+# Excerpt (the release constants, and the lines that add the XPU arch) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
 # at main 61a77570f45416dc425c17d4a648376541a84732 (2026-08-21), with 'Release 2.14 go live. Update release
 # matrix' (#8712, 2026-09-02) applied: its whole diff is CURRENT_STABLE_VERSION 2.13.0 -> 2.14.0.
 PYTHON_ARCHES_DICT = {
@@ -27,3 +27,16 @@ CUDA_ARCHES_NO_WINDOWS = ["13.4"]
 CURRENT_NIGHTLY_VERSION = "2.15.0"
 CURRENT_CANDIDATE_VERSION = "2.14.0"
 CURRENT_STABLE_VERSION = "2.14.0"
+XPU = "xpu"
+
+
+def generate_wheels_matrix(os, with_xpu, arches):  # excerpt: the default arches per OS
+        if with_xpu == ENABLE and os in (LINUX, WINDOWS):
+            arches += [XPU]
+
+
+def main(parser):  # excerpt: the --with-xpu option
+    parser.add_argument(
+        "--with-xpu",
+        default=os.getenv("WITH_XPU", ENABLE),
+    )

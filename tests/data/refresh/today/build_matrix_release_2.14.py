@@ -1,4 +1,4 @@
-# Excerpt (the release constants only) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
+# Excerpt (the release constants, and the lines that add the XPU arch) of pytorch/test-infra tools/scripts/generate_binary_build_matrix.py
 # on branch release/2.14 at c840391a15b90d8bc60be5667e7612fbb90b6bfe (2026-08-21, '[release/2.14] Remove
 # CUDA 13.4 from the binary build matrix', #8601: 'CUDA 13.4 is not shipping in the 2.14 release'):
 # what release/2.14 builds and validates. sources.toml takes only its variant lists from it.
@@ -28,3 +28,16 @@ CUDA_ARCHES_NO_WINDOWS: list[str] = []
 CURRENT_NIGHTLY_VERSION = "2.14.0"
 CURRENT_CANDIDATE_VERSION = "2.14.0"
 CURRENT_STABLE_VERSION = "2.13.0"
+XPU = "xpu"
+
+
+def generate_wheels_matrix(os, with_xpu, arches):  # excerpt: the default arches per OS
+        if with_xpu == ENABLE and os in (LINUX, WINDOWS):
+            arches += [XPU]
+
+
+def main(parser):  # excerpt: the --with-xpu option
+    parser.add_argument(
+        "--with-xpu",
+        default=os.getenv("WITH_XPU", ENABLE),
+    )
