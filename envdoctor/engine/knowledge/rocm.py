@@ -233,11 +233,9 @@ def rocm_access_problem(*, rocm: RocmFacts, container: str = "") -> str | None:
 
 def _nodes_missing(rocm: RocmFacts, container: str) -> str | None:
     """The amdgpu driver is loaded and lists GPUs (its KFD topology, or a tool), yet neither
-    /dev/kfd nor a render node exists: HIP has nothing to open. Only where /dev was looked
-    at (a probe of this machine, not a pasted listing that says nothing of /dev)."""
-    looked = not {"kfd", "render_nodes"} & set(rocm.probe.unobserved)
-    if not (looked and rocm.probe.status == "ok" and rocm.gpus and rocm.kernel_module
-            and rocm.kfd is None and not rocm.render_nodes):
+    /dev/kfd nor a render node exists: HIP has nothing to open. The section is read whole, so
+    a paste that says nothing of /dev (its fields unobserved) never gets here."""
+    if not (rocm.gpus and rocm.kernel_module and rocm.kfd is None and not rocm.render_nodes):
         return None
     where = f" in this {container} container" if container else ""
     return f"/dev/kfd and /dev/dri/renderD* (they do not exist{where})"
