@@ -36,7 +36,8 @@ def _gate_options(fn):
                      help="Also write FORMAT to FILE, e.g. junit:fleet.xml (repeatable)."),
         click.option("--fail-on", type=click.Choice([k for k in FAIL_ON if k != "info"]),
                      default=None, help="Exit 1 when a finding is at or above this severity "
-                     "[default: the policy's fail_on, else error]."),
+                     "[default: the policy's fail_on, else warning under --expect gpu, "
+                     "else error]."),
         click.option("--expect", "intent", type=click.Choice(INTENTS), default=None,
                      help="What the nodes should train on [default: the policy's, else auto]."),
         click.option("--policy", "policy_file", metavar="FILE", help="Policy TOML (as check)."),

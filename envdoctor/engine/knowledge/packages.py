@@ -136,7 +136,9 @@ def _cpu_only(os: str, t: TorchBuild | None, tf: TensorflowBuild | None,
     if os == "Darwin":
         return []
     from envdoctor.engine.knowledge.intel import is_xpu_build
-    if amd and ((t is not None and t.hip) or (tf is not None and tf.distribution == "tensorflow-rocm")):
+    rocm_build = (t is not None and t.hip is not None) or \
+        (tf is not None and tf.distribution == "tensorflow-rocm")
+    if amd and rocm_build:
         return []  # a framework here uses the AMD GPU: a CPU-only one beside it is a choice
     out = []
     if t is not None and t.version is not None and t.cuda is None and \
