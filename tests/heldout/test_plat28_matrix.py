@@ -38,8 +38,8 @@ FIRST_RUN_FAILED: dict[str, str] = {
         "silent: the composed framework libraries are empty files, so no ELF verdict says the "
         "system NCCL will be loaded",
     "container-runtime-nvidia-visible-devices-void":
-        "INTENT001 (no GPU) instead of container-without-gpu-devices: CTR001 reads 'void' as no "
-        "GPU requested",
+        "INTENT001 (no GPU; since then naming the 'void' value) instead of "
+        "container-without-gpu-devices: CTR001 reads 'void' as no GPU requested",
 }
 
 KEYS = {"name", "healthy", "sources", "note", "ids", "severity", "unlabelled_check", "tools",

@@ -108,10 +108,11 @@ def visible_devices_missing(*, nv: NvidiaFacts, vars: dict[str, str]) -> list[st
 
 
 @reads(nv="nvidia", vars=optional("env.vars", {}), rocm=optional("rocm"),
-       jetson_nodes=optional("jetson.device_nodes"), **JETSON)
+       jetson_nodes=optional("jetson.device_nodes"), container=optional("host.container", ""),
+       **JETSON)
 def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
                   rocm: RocmFacts | None = None, jetson_nodes: Any = None,
-                  **jetson_reads: Any) -> str | None:
+                  container: str = "", **jetson_reads: Any) -> str | None:
     """Why no GPU can be used here, in one sentence, or None when one can.
 
     Needs the NVIDIA facts: when that probe failed, PROBE001 says so and this is unknown.
@@ -140,6 +141,11 @@ def no_gpu_reason(*, nv: NvidiaFacts, vars: dict[str, str],
         if hides_every_gpu(visible):
             return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
         return None
+    asked = vars.get("NVIDIA_VISIBLE_DEVICES", "")
+    if container and asked in ("void", "none"):  # the NVIDIA runtime's "no GPU" values
+        return (f"this {container} container's NVIDIA_VISIBLE_DEVICES={asked!r} asks the NVIDIA "
+                "container runtime for no GPU (set it to 'all' or the GPU indices, or start the "
+                "container with --gpus all)")
     if nv.nvml_error and "mismatch" in nv.nvml_error.lower():
         return f"the NVIDIA driver cannot be used: {nv.nvml_error}"
     if nv.pci_devices:
