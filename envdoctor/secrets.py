@@ -376,3 +376,58 @@ def scrub(text: str, placeholder: str = REDACTED, found: list[str] | None = None
     if gate(low, ("bearer",)):
         text = BEARER.sub(keep_key, text)
     return text
+
+
+# ``scheme://user:password@`` (redis://:password@host has no user), and a token written as
+# the user name with no password, as git and pip document it (``https://<token>@github.com``,
+# ``https://<token>@pkgs.example.com/simple``): a user part of 16 or more characters holding
+# a digit is taken for one (``git@``, ``user@``, ``ci-bot@`` stay)
+URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
+                r"(?:" + URL_PASSWORD
+                + r"|(?=[A-Za-z0-9._~%+-]{0,256}\d)[A-Za-z0-9._~%+-]{16,256})@")
+# the printed form of a control character or an escape (``\x07``, ``\u202e``, ``\n``): an
+# error line that quotes a value with ``!r`` glues what follows to a word (``\x07ghp_…``), and
+# the token shapes need a word boundary before their prefix
+# ... and so does a raw escape sequence of a coloured log (``\x1b[31mhf_…``: the SGR's final
+# ``m`` is a word character), a C1 CSI or an OSC (a title, a hyperlink) right before a token
+PRINTED_ESCAPE = lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[abfnrtv0])"
+                      r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]"
+                      r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,512}(?:\x07|\x1b\\|\x9c)?"
+                      r"|\x1b[ -/]{1,4}[0-~]|\x1b[@-Z\\-_]")
+
+
+def credentials(text: str) -> str:
+    """``text`` without the credential shapes no output may carry, whatever the command
+    redacted: a token's shape (also glued to an escape), a URL's password or token user, a
+    private key. Context-free and precise (no names, no addresses): the sink's last pass over
+    every document (``outputs.sink.write``; ``outputs.redact`` re-exports it)."""
+    out = text
+    if "://" in out and "@" in out:
+        out = sub_lines(URL_AUTH, lambda m: m.group("scheme") + REDACTED + "@", out,
+                        line_starts(out, ("://",)))
+    out = sub_lines(TOKENS, REDACTED, out, line_starts(out, TOKEN_GATE))
+    if ("\\" in out or "\x1b" in out or "\x9b" in out or "\x9d" in out) and \
+            any(t in out for t in TOKEN_GATE):
+        out = unglued_tokens(out)
+    if "-----BEGIN " in out:
+        out = PEM.sub(REDACTED, out)
+    return out
+
+
+def unglued_tokens(text: str) -> str:
+    """``text`` with each token that a printed escape (``\\x07ghp_…``) or a raw escape
+    sequence (``\\x1b[31mhf_…``) glues to a word replaced: the token shapes are searched in a
+    copy whose escapes are blanks of the same length, and what they find is replaced in
+    ``text``."""
+    shadow = PRINTED_ESCAPE.sub(lambda m: " " * len(m.group(0)), text)
+    if shadow == text:
+        return text
+    parts: list[str] = []
+    done = 0
+    for m in TOKENS.finditer(shadow):
+        parts += [text[done:m.start()], REDACTED]
+        done = m.end()
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)

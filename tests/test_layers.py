@@ -35,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "terminate": {"children"},
     "runner": {"bounded", "children"},
     "streams": {"errors"},
-    "outputs.sink": {"errors", "outputs.sanitise", "streams"},
+    "outputs.sink": {"errors", "outputs.sanitise", "secrets", "streams"},
     "secrets": {"lazyre"},
     "facts": {"outputs.sink", "versions"},
     "seal": {"bounded"},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from envdoctor import pipeline
 from envdoctor.parsers import parse_pasted
-from envdoctor.parsers._partial import EXTENSION_BUILD
+from envdoctor.facts import EXTENSION_BUILD
 
 LOUD = ("error", "warning")
 

@@ -27,8 +27,9 @@ LOUD = ("error", "warning")
 # measured on both batches, threads quoted elsewhere left out (README.md there): through
 # parse_text problems 12/31, healthy 19/20; through parse_pasted (the check --from reading)
 # before branch reports21 25/31, 19/20; after it 26/30, 20/20; before branch fix21 27/30, after
-# it 28/30, 20/20
-FLOOR = 0.93
+# it 28/30, 20/20; 26/28 since two threads are quoted elsewhere (plat28 records the NVML
+# mismatch of oddmario/NVIDIA-Ubuntu-Driver-Guide#4 and cites jax-ml/jax#24901 as a source)
+FLOOR = 0.92
 HEALTHY_FLOOR = 0.95
 BATCHES = ("A", "B")
 

@@ -129,7 +129,7 @@ def extension_build(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
     ops were compiled by that nvcc (detectron2's "Detectron2 CUDA Compiler", mmcv's "MMCV CUDA
     Compiler") shows they were built against another CUDA than the torch they run with: the
     finding rises to a warning, with that line as evidence."""
-    from envdoctor.parsers._partial import EXTENSION_BUILD
+    from envdoctor.facts import EXTENSION_BUILD
     built = [t for t in facts.cuda.toolkits if t.source == EXTENSION_BUILD]
     if not built:
         return list(findings)

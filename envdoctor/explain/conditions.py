@@ -32,6 +32,7 @@ NAME_SECTIONS: dict[str, tuple[str, ...]] = {
     "torch": ("frameworks",), "tensorflow": ("frameworks",), "jax": ("frameworks",),
     "keras": ("frameworks",), "gpus": ("nvidia",), "python": ("host",),
     "pkg": ("packages",), "has": ("packages",), "live": (), "intent": (), "origin": (),
+    "framework_saw_gpu": (),
     "any_gpu_cc": ("nvidia",), "no_gpu_reason": ("nvidia", "rocm", "jetson", "env"),
     "amd_machine": ("rocm",), "apple_machine": ("apple",), "jetson_machine": ("jetson",),
     "torch_has_arch": ("frameworks", "libraries"),

@@ -320,13 +320,18 @@ class JetsonFacts:
 
 
 # --------------------------------------------------------------------------- CUDA toolkits
+# CudaToolkit.source of the toolkit a pasted extension's own report says compiled its ops
+# (detectron2's "CUDA compiler", mmcv's "MMCV CUDA Compiler")
+EXTENSION_BUILD = "extension build"
+
+
 @dataclass(frozen=True)
 class CudaToolkit:
     """One CUDA toolkit installation and how its version was learned."""
 
     version: Version | None = None
     path: str = ""
-    source: str = ""   # nvcc | CUDA_HOME | CUDA_PATH | folder | pip | conda
+    source: str = ""   # nvcc | CUDA_HOME | CUDA_PATH | folder | pip | conda | EXTENSION_BUILD
     how: str = ""      # what gave the version: version.json, cuda.h, dist-info, nvcc --version
 
 

@@ -37,8 +37,12 @@ from functools import lru_cache
 from typing import Any
 
 from envdoctor.lazyre import lazy
-from envdoctor.secrets import (
+from envdoctor.secrets import (  # noqa: F401 - credentials: the sink's pass, re-exported
     PEM,
+    PRINTED_ESCAPE,
+    URL_AUTH,
+    credentials,
+    unglued_tokens,
     SECRET_VALUE,
     TOKEN_GATE,
     TOKENS,
@@ -72,22 +76,6 @@ _HOME = lazy(r"(?P<pre>/home/|/Users/|/u/)(?P<name>[^/\\\s\"':;,<>]+)"
 # (not the shell's PWD=/a/folder)
 _KV_SECRET = lazy(r"(?i)\b(password|passwd|pwd(?!=[\"']?[/~])|token|secret|api[_-]?key"
                   r"|access[_-]?key|auth)=([^\s&;,'\"]+)")
-# ``scheme://user:password@`` (redis://:password@host has no user), and a token written as
-# the user name with no password, as git and pip document it (``https://<token>@github.com``,
-# ``https://<token>@pkgs.example.com/simple``): a user part of 16 or more characters holding
-# a digit is taken for one (``git@``, ``user@``, ``ci-bot@`` stay)
-_URL_AUTH = lazy(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)"
-                 r"(?:" + URL_PASSWORD
-                 + r"|(?=[A-Za-z0-9._~%+-]{0,256}\d)[A-Za-z0-9._~%+-]{16,256})@")
-# the printed form of a control character or an escape (``\x07``, ``\u202e``, ``\n``): an
-# error line that quotes a value with ``!r`` glues what follows to a word (``\x07ghp_…``), and
-# the token shapes need a word boundary before their prefix
-# ... and so does a raw escape sequence of a coloured log (``\x1b[31mhf_…``: the SGR's final
-# ``m`` is a word character), a C1 CSI or an OSC (a title, a hyperlink) right before a token
-_PRINTED_ESCAPE = lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[abfnrtv0])"
-                       r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]"
-                       r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,512}(?:\x07|\x1b\\|\x9c)?"
-                       r"|\x1b[ -/]{1,4}[0-~]|\x1b[@-Z\\-_]")
 # Token shapes: one list for the env probe and here (``secrets.TOKENS``).
 _TOKENS = TOKENS
 # "host:port" items in an environment value (TF_CONFIG's cluster spec, NCCL/Gloo peers)
@@ -174,7 +162,7 @@ class Redactor:
         # Each pattern below never matches across a line break and treats one as the text's
         # edge, so it runs only on the lines its gate finds (``sub_lines``).
         if "://" in out and "@" in out:
-            out = sub_lines(_URL_AUTH, lambda m: m.group("scheme") + SECRET + "@", out,
+            out = sub_lines(URL_AUTH, lambda m: m.group("scheme") + SECRET + "@", out,
                             line_starts(out, ("://",)))
         if "=" in out:
             low = fold_for_gates(out)
@@ -183,7 +171,7 @@ class Redactor:
         out = sub_lines(_TOKENS, SECRET, out, line_starts(out, _TOKEN_GATE))
         if ("\\" in out or "\x1b" in out or "\x9b" in out or "\x9d" in out) and \
                 any(t in out for t in _TOKEN_GATE):
-            out = _unglued_tokens(out)
+            out = unglued_tokens(out)
         out = sub_lines(_HOME, lambda m: (m.group("pre") or m.group("wpre")) + USER, out,
                         line_starts(out, _HOME_GATE))
         out = sub_lines(_GPU_UUID, GPU_UUID, out, line_starts(out, _UUID_GATE))
@@ -395,40 +383,3 @@ def redact_report(report: Any, environ: Mapping[str, str] | None = None) -> Any:
     extra = r.data(dict(report.extra))
     extra["redacted"] = True
     return Report(facts, results, findings, report.intent, report.fail_on, areas, extra)
-
-
-def credentials(text: str) -> str:
-    """``text`` without the credential shapes no output may carry, whatever the command
-    redacted: a token's shape (also glued to an escape), a URL's password or token user, a
-    private key. Context-free and precise (no names, no addresses): the sink's last pass over
-    every document (``sink.write``)."""
-    out = text
-    if "://" in out and "@" in out:
-        out = sub_lines(_URL_AUTH, lambda m: m.group("scheme") + SECRET + "@", out,
-                        line_starts(out, ("://",)))
-    out = sub_lines(_TOKENS, SECRET, out, line_starts(out, _TOKEN_GATE))
-    if ("\\" in out or "\x1b" in out or "\x9b" in out or "\x9d" in out) and \
-            any(t in out for t in _TOKEN_GATE):
-        out = _unglued_tokens(out)
-    if "-----BEGIN " in out:
-        out = PEM.sub(SECRET, out)
-    return out
-
-
-def _unglued_tokens(text: str) -> str:
-    """``text`` with each token that a printed escape (``\\x07ghp_…``) or a raw escape
-    sequence (``\\x1b[31mhf_…``) glues to a word replaced: the token shapes are searched in a
-    copy whose escapes are blanks of the same length, and what they find is replaced in
-    ``text``."""
-    shadow = _PRINTED_ESCAPE.sub(lambda m: " " * len(m.group(0)), text)
-    if shadow == text:
-        return text
-    parts: list[str] = []
-    done = 0
-    for m in _TOKENS.finditer(shadow):
-        parts += [text[done:m.start()], SECRET]
-        done = m.end()
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)

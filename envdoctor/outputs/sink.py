@@ -46,10 +46,10 @@ def write(text: str, target: str | None, kind: str, color: bool = False) -> None
     Redaction is the command's (it knows the data: host and user names, which value is an
     environment variable's); the sink adds the last pass every document gets whatever a
     command redacted or forgot (a field rebuilt after redaction, a value quoted into an id):
-    the credential shapes no output may carry (``redact.credentials``: a token's shape, a
+    the credential shapes no output may carry (``secrets.credentials``: a token's shape, a
     URL's password, a private key), unless ``--no-redact`` asked for them."""
     if not _keep_credentials:
-        from envdoctor.outputs.redact import credentials
+        from envdoctor.secrets import credentials
         text = credentials(text)
     safe = sanitise.clean(kind, text, color=color)
     if is_stdout(target):

@@ -20,6 +20,7 @@ from envdoctor.facts import (
     AmdGpu,
     AppleFacts,
     CudaFacts,
+    EXTENSION_BUILD,
     CudaToolkit,
     Distribution,
     EnvFacts,
@@ -388,9 +389,6 @@ def _cuda(values: dict[str, Any], sources: _Sources) -> CudaFacts:
                      nvcc_path=got.get("nvcc_path", "") if stated else "",
                      toolkits=tuple(toolkits))
 
-
-# CudaToolkit.source of the toolkit an installed extension's own report says compiled its ops
-EXTENSION_BUILD = "extension build"
 
 
 def _built_how(name: str) -> str:

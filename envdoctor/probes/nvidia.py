@@ -73,8 +73,8 @@ def probe(root: Path = SYSTEM) -> NvidiaFacts:
         facts, smi_error, smi_broke = _from_smi(trail, end)
         if facts is not None and nvml_error and not facts.nvml_error:
             facts = replace(facts, nvml_error=nvml_error)
-        if facts is None:
-            nvml_error = smi_error or nvml_error
+        if facts is None:  # NVML's own string, as nvmlErrorString gives it ("Unknown Error")
+            nvml_error = smi_error.removeprefix("Failed to initialize NVML: ") or nvml_error
             if smi_broke:
                 broke.append(smi_error if smi_error.startswith("nvidia-smi")
                              else f"nvidia-smi: {smi_error}")

@@ -59,10 +59,10 @@ def plain_text(r: Redactor, value: str) -> str:
             out = re.sub(rf"(?<![\w.-]){re.escape(literal)}(?![\w-])", placeholder, out)
         else:
             out = out.replace(literal, placeholder)
-    out = redact._URL_AUTH.sub(lambda m: m.group("scheme") + SECRET + "@", out)
+    out = redact.URL_AUTH.sub(lambda m: m.group("scheme") + SECRET + "@", out)
     out = redact._KV_SECRET.sub(lambda m: f"{m.group(1)}={SECRET}", out)
     out = redact._TOKENS.sub(SECRET, out)
-    out = redact._unglued_tokens(out)
+    out = redact.unglued_tokens(out)
     out = redact._HOME.sub(lambda m: (m.group("pre") or m.group("wpre")) + USER, out)
     out = redact._GPU_UUID.sub(redact.GPU_UUID, out)
     out = redact._MAC.sub(redact.MAC, out)

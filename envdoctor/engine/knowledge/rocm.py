@@ -97,7 +97,12 @@ def rocm_needs_override(*, gpus: tuple[AmdGpu, ...], version: Version | None,
     others = [g for g in shown if g not in bad and g.gfx and g.gfx != row["runs_as"]]
     if others:
         return None
-    if _override_value(vars) == row["value"]:
+    value = _override_value(vars)
+    if value == row["value"]:
+        return None
+    # an override naming the chips' own target pins their own code (a build that has it):
+    # another family's code is not what they need then
+    if value and all(rocm_matrix.override_target(value) == g.gfx for g in bad):
         return None
     names = ", ".join(sorted({f"{g.name or 'GPU'} ({g.gfx})" for g in bad}))
     return {"gfx": names, "value": str(row["value"]), "runs_as": str(row["runs_as"]),
