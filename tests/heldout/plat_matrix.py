@@ -1,4 +1,5 @@
-"""What the simulated-machine batches plat25 and plat26 compute alike.
+"""What the simulated-machine batches (plat25 on) compute alike: the diagnosis run and, from
+plat27, the structure checks that never run envdoctor.
 
 Each machine is built by its batch module (``build(platform, sc, box)`` -> site-packages, a PATH
 folder of recorded tools, the root of fake system files and extra environment) and run as a user
@@ -86,3 +87,81 @@ def params(rows: Iterable[tuple[str, dict]], first_run_failed: dict[str, str]) -
             marks.append(pytest.mark.xfail(strict=True, reason=first_run_failed[sc["name"]]))
         out.append(pytest.param(platform, sc, id=f"{platform}:{sc['name']}", marks=marks))
     return out
+
+
+# --------------------------------------------------------------------------- structure (no run)
+# the keys a machine row may carry (plat27 on)
+ROW_KEYS = {"name", "healthy", "sources", "note", "ids", "severity", "unlabelled_check", "tools",
+            "system", "dists", "env", "machine", "ldconfig"}
+
+
+def check_ids() -> set[str]:
+    """Every check id in rules/checks, read as text (the structure tests never load the rules)."""
+    ids = set()
+    for path in (REPO / "rules" / "checks").rglob("*.toml"):
+        found = re.search(r'^id\s*=\s*"([^"]+)"', path.read_text(encoding="utf-8"), re.M)
+        if found:
+            ids.add(found.group(1))
+    return ids
+
+
+def source_keys(*docs: str | None) -> set[str]:
+    """The source keys (`` KEY  what it says, URL``) the batch docstrings define."""
+    keys: set[str] = set()
+    for doc in docs:
+        keys |= set(re.findall(r"^ ([A-Z][A-Z0-9]+)\s", doc or "", re.M))
+    return keys
+
+
+def check_rows_well_formed(rows: list[tuple[str, dict]], sources: set[str],
+                           at_least: int) -> None:
+    """Unique names, enough machines, a third healthy, known keys and sources, and labelled
+    check ids that exist (an ``unlabelled_check`` row's id must not exist yet)."""
+    names = [sc["name"] for _, sc in rows]
+    assert len(names) == len(set(names)), "duplicate machine names"
+    assert len(names) >= at_least
+    healthy = sum(sc["healthy"] for _, sc in rows)
+    assert healthy * 3 >= len(names), f"{healthy} healthy of {len(names)}"
+    checks = check_ids()
+    for _, sc in rows:
+        assert set(sc) <= ROW_KEYS, (sc["name"], set(sc) - ROW_KEYS)
+        assert isinstance(sc["healthy"], bool), sc["name"]
+        assert sc["healthy"] == sc["name"].endswith("-healthy"), sc["name"]
+        assert sc["sources"] and set(sc["sources"]) <= sources, (sc["name"], set(sc["sources"]) - sources)
+        if sc["healthy"]:
+            assert "ids" not in sc and "severity" not in sc and "unlabelled_check" not in sc, sc["name"]
+            continue
+        assert sc["severity"] in ("error", "warning"), sc["name"]
+        assert sc["ids"] and isinstance(sc["ids"], set), sc["name"]
+        if sc.get("unlabelled_check"):
+            assert not sc["ids"] & checks, (sc["name"], "its check exists now: drop unlabelled_check")
+        else:
+            assert sc["ids"] <= checks, (sc["name"], sc["ids"] - checks)
+
+
+def check_recordings(folder: Path) -> None:
+    """Every recorded tool output names its source on line 1."""
+    files = sorted(folder.rglob("*.txt"))
+    assert files
+    for path in files:
+        first = path.read_text(encoding="utf-8").partition("\n")[0]
+        assert re.match(r"# source: (COMPOSED around )?https://", first), path
+
+
+def check_machine_builds(build: Callable[..., Any], platform: str, sc: dict, box: Path) -> None:
+    """The machine builds: its packages' metadata, its tools (ldconfig too), its soname links
+    naming a file beside them, a non-empty root and a string environment."""
+    site, bindir, root, env = build(platform, sc, box)
+    assert site.is_dir() and bindir.is_dir() and root.is_dir()
+    for dist in sc.get("dists", ()):
+        meta = site / f"{dist['name'].replace('-', '_')}-{dist['version']}.dist-info" / "METADATA"
+        assert meta.is_file(), meta
+    for tool in sc.get("tools", {}):
+        assert (bindir / tool).is_file(), tool
+    if "ldconfig" in sc:
+        assert (bindir / "ldconfig").is_file()
+    for path in sc.get("machine", {}).get("links", {}):
+        if ".so" in path:
+            assert (root / path).is_symlink() and (root / path).resolve().is_file(), path
+    assert any(root.rglob("*")), "empty root"
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())

@@ -10,15 +10,12 @@ Two kinds of test:
   --format json --expect gpu``: a healthy machine gets no warning or error and exits 0; a broken
   one gets a finding of one of its labelled check ids at the labelled severity and exits 1; an AMD
   box, a Mac or an Intel GPU box is never told to install the NVIDIA driver or a CUDA wheel. The
-  labels were written before envdoctor ran on any machine; envdoctor has not been run on them
-  yet: the first run's failures that remain are strict xfails (PLATFORMS28.md)
-  (PLATFORMS28.md).
+  labels were written before envdoctor ran on any machine; the first run (on 9336e28: 40/46)
+  left the failures that remain as strict xfails (PLATFORMS28.md).
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 
 import pytest
 
@@ -26,13 +23,21 @@ from tests.heldout import plat25_machines as p25
 from tests.heldout import plat26_machines as p26
 from tests.heldout import plat27_machines as p27
 from tests.heldout import plat28_machines as m
-from tests.heldout.plat_matrix import check_rows_cover_every_platform, params, run, verdict
+from tests.heldout.plat_matrix import (
+    check_machine_builds,
+    check_recordings,
+    check_rows_cover_every_platform,
+    check_rows_well_formed,
+    params,
+    run,
+    source_keys,
+    verdict,
+)
 from tests.heldout.test_machines import deps  # noqa: F401 - the fixture
 
-REPO = Path(__file__).resolve().parents[2]
 NON_NVIDIA = ("apple", "rocm", "intel")
 
-# rows the first run got wrong, with what envdoctor said then (none yet: not run)
+# rows the first run (9336e28) got wrong that are still wrong, with why (PLATFORMS28.md)
 FIRST_RUN_FAILED: dict[str, str] = {
     "8x-rtx4090-550-nccl-2.18-on-ld-library-path-torch251-cu124":
         "silent: the composed framework libraries are empty files, so no ELF verdict says the "
@@ -42,61 +47,18 @@ FIRST_RUN_FAILED: dict[str, str] = {
         "container-without-gpu-devices: CTR001 reads 'void' as no GPU requested",
 }
 
-KEYS = {"name", "healthy", "sources", "note", "ids", "severity", "unlabelled_check", "tools",
-        "system", "dists", "env", "machine", "ldconfig"}
-
-
-def _check_ids() -> set[str]:
-    ids = set()
-    for path in (REPO / "rules" / "checks").rglob("*.toml"):
-        found = re.search(r'^id\s*=\s*"([^"]+)"', path.read_text(encoding="utf-8"), re.M)
-        if found:
-            ids.add(found.group(1))
-    return ids
-
-
-def _source_keys() -> set[str]:
-    keys = set()
-    for doc in (m.__doc__, p27.__doc__, p26.__doc__, p25.__doc__):
-        keys |= set(re.findall(r"^ ([A-Z][A-Z0-9]+)\s", doc or "", re.M))
-    return keys
-
-
 def test_structure_every_platform_has_healthy_and_broken_rows():
     check_rows_cover_every_platform(m.PLATFORMS, m.ROWS)
 
 
 def test_structure_rows_are_well_formed():
-    names = [sc["name"] for _, sc in m.ROWS]
-    assert len(names) == len(set(names)), "duplicate machine names"
-    assert len(names) >= 40
+    check_rows_well_formed(m.ROWS, source_keys(m.__doc__, p27.__doc__, p26.__doc__, p25.__doc__), at_least=40)
     nvidia = sum(p == "nvidia" for p, _ in m.ROWS)
-    assert nvidia * 2 >= len(names), f"{nvidia} bare-Linux NVIDIA machines of {len(names)}"
-    healthy = sum(sc["healthy"] for _, sc in m.ROWS)
-    assert healthy * 3 >= len(names), f"{healthy} healthy of {len(names)}"
-    checks, sources = _check_ids(), _source_keys()
-    for _, sc in m.ROWS:
-        assert set(sc) <= KEYS, (sc["name"], set(sc) - KEYS)
-        assert isinstance(sc["healthy"], bool), sc["name"]
-        assert sc["healthy"] == sc["name"].endswith("-healthy"), sc["name"]
-        assert sc["sources"] and set(sc["sources"]) <= sources, (sc["name"], set(sc["sources"]) - sources)
-        if sc["healthy"]:
-            assert "ids" not in sc and "severity" not in sc and "unlabelled_check" not in sc, sc["name"]
-            continue
-        assert sc["severity"] in ("error", "warning"), sc["name"]
-        assert sc["ids"] and isinstance(sc["ids"], set), sc["name"]
-        if sc.get("unlabelled_check"):
-            assert not sc["ids"] & checks, (sc["name"], "its check exists now: drop unlabelled_check")
-        else:
-            assert sc["ids"] <= checks, (sc["name"], sc["ids"] - checks)
+    assert nvidia * 2 >= len(m.ROWS), f"{nvidia} bare-Linux NVIDIA machines of {len(m.ROWS)}"
 
 
 def test_structure_recordings_name_their_source():
-    files = sorted((m.TOOLS28).rglob("*.txt"))
-    assert files
-    for path in files:
-        first = path.read_text(encoding="utf-8").partition("\n")[0]
-        assert re.match(r"# source: (COMPOSED around )?https://", first), path
+    check_recordings(m.TOOLS28)
 
 
 def test_structure_known_misses_are_rows():
@@ -105,20 +67,7 @@ def test_structure_known_misses_are_rows():
 
 @pytest.mark.parametrize("platform,sc", [pytest.param(p, sc, id=f"{p}:{sc['name']}") for p, sc in m.ROWS])
 def test_structure_machine_builds(platform, sc, tmp_path):
-    site, bindir, root, env = m.build(platform, sc, tmp_path / "box")
-    assert site.is_dir() and bindir.is_dir() and root.is_dir()
-    for dist in sc.get("dists", ()):
-        meta = site / f"{dist['name'].replace('-', '_')}-{dist['version']}.dist-info" / "METADATA"
-        assert meta.is_file(), meta
-    for tool in sc.get("tools", {}):
-        assert (bindir / tool).is_file(), tool
-    if "ldconfig" in sc:
-        assert (bindir / "ldconfig").is_file()
-    for path, target in sc.get("machine", {}).get("links", {}).items():  # a library's soname link
-        if ".so" in path:                                                   # names a file beside it
-            assert (root / path).is_symlink() and (root / path).resolve().is_file(), (path, target)
-    assert any(root.rglob("*")), "empty root"
-    assert all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+    check_machine_builds(m.build, platform, sc, tmp_path / "box")
 
 
 @pytest.mark.parametrize("platform,sc", params(m.ROWS, FIRST_RUN_FAILED))
