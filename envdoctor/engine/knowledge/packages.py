@@ -15,7 +15,6 @@ from envdoctor.matrices import confirmed, matrix, with_confirmed
 from envdoctor.matrices.cuda import unsuffixed_wheels
 from envdoctor.matrices.jax import plugins_for_driver
 from envdoctor.matrices.tensorflow import cpu_only_distributions, has_and_cuda
-from envdoctor.suggest.lines import facts_of, line_of
 from envdoctor.versions import in_range, ver
 
 
@@ -197,7 +196,8 @@ def _rocm_install_lines(t: TorchBuild | None, tf: TensorflowBuild | None,
     AMD's TensorFlow page for a CPU TensorFlow."""
     lines = []
     if t is not None and t.version is not None and t.cuda is None and not t.hip:
-        cmd = line_of(facts_of(**facts), "torch", keep_installed=True)
+        from envdoctor.engine.knowledge.install import kept_install_line
+        cmd = kept_install_line("torch", **facts)
         lines.append(f"PyTorch: {cmd}" if cmd else
                      "PyTorch: the ROCm wheel for your ROCm release, from "
                      "https://pytorch.org/get-started/locally/")
