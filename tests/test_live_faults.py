@@ -114,7 +114,44 @@ def test_a_failed_step_names_its_error_and_gets_the_diagnosis():
     assert [d.code for d in torch.diagnoses][:1] == ["ECUDA003"]
     found = findings(facts)
     assert "LIVE005" not in found
-    assert NO_KERNEL in " ".join(found["SMOKE001"].evidence["failed"])
+    # a failure whose text names a known cause is that diagnosis, with its fix (one finding)
+    assert "SMOKE001" not in found
+    assert NO_KERNEL in " ".join(found["SMOKE003"].evidence["failed"])
+    assert "ECUDA003" in found["SMOKE003"].title
+    assert "arch list" in found["SMOKE003"].fix
+
+
+def test_a_failed_step_that_names_nothing_known_stays_smoke001():
+    smoke = {"status": "failed", "suite": "quick", "device": "cuda:0", "steps": [
+        {"name": "matmul", "status": "failed", "seconds": 0.1,
+         "detail": "max abs error 3.2 against the float64 reference"}]}
+    with use_worker_command(fake({"torch": _answer(smoke=smoke)})):
+        facts = run_live(Facts(), ["torch"], timeout=20, progress=False)
+    found = findings(facts)
+    assert "SMOKE003" not in found
+    assert "max abs error" in " ".join(found["SMOKE001"].evidence["failed"])
+
+
+def test_a_tpu_held_by_another_process_is_that_diagnosis():
+    """Recorded on a Cloud TPU v5e VM (jax 0.10.2, libtpu 0.0.42.1): a second program while
+    another held the chip. The smoke run fails in JAX's backend start; the finding is ETPU002
+    with its own fix (stop the holder), not a generic kernel failure nor "libtpu is missing"."""
+    from pathlib import Path
+    recorded = (Path(__file__).parent / "data" / "tpu" /
+                "second-process-jax-0.10.2.txt").read_text()
+    error = recorded.strip().splitlines()[-1]
+    assert error.startswith("RuntimeError: Unable to initialize backend 'tpu'")
+    smoke = {"status": "failed", "suite": "quick", "device": "cpu", "steps": [
+        {"name": "suite", "status": "failed", "seconds": 0.0, "detail": error}]}
+    answer = _answer(name="jax", version="0.10.2", build="tpu", smoke=smoke,
+                     gpu_error=error)
+    with use_worker_command(fake({"jax": answer})):
+        facts = run_live(Facts(), ["jax"], timeout=20, progress=False)
+    found = findings(facts)
+    assert set(found) & {"SMOKE001", "SMOKE003"} == {"SMOKE003"}
+    finding = found["SMOKE003"]
+    assert "ETPU002" in finding.title and "ETPU001" not in finding.title
+    assert "kill <pid>" in finding.fix and "/tmp/libtpu_lockfile" in finding.fix
 
 
 def test_json_of_the_wrong_shape_is_a_worker_error():

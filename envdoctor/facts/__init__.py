@@ -55,6 +55,9 @@ class LiveDiagnosis:
     code: str = ""
     title: str = ""
     fix: str = ""
+    # the signature's own grading: a failure is named by its diagnosis only when it is sure
+    confidence: str = ""              # high | medium | low ("" in snapshots from before)
+    category: str = ""                # environment | usage | user | benign
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,8 @@ def diagnoses_for(text: str, problems_only: bool = False) -> tuple[LiveDiagnosis
         found = [d for d in found if d.category == "environment" and d.confidence == "high"]
     out = []
     for d in found[:MAX_DIAGNOSES]:
-        out.append(LiveDiagnosis(code=d.code, title=d.title, fix=" ".join(d.fix.split())))
+        out.append(LiveDiagnosis(code=d.code, title=d.title, fix=" ".join(d.fix.split()),
+                                 confidence=d.confidence, category=d.category))
     return tuple(out)
 
 

@@ -237,6 +237,15 @@ def _kv_secret(m: re.Match[str]) -> str:
     return f"{m.group(1)}={SECRET}"
 
 
+# Home folders that name nobody: a system folder some services, sandboxes and CI runners use
+# as $HOME (HOME=/tmp on a batch node). Rewriting them to "~" would hide no one and would
+# corrupt every path under them, a rule's own "sudo rm /tmp/libtpu_lockfile" included.
+SHARED_HOMES = frozenset({"", "/", "/root", "/tmp", "/var/tmp", "/dev/shm", "/nonexistent",
+                          "/var/empty", "/dev/null", "/srv", "/opt", "/usr", "/var", "/run",
+                          "/var/run", "/etc", "/bin", "/sbin", "/proc", "/sys", "/dev",
+                          "/workspace", "/app", "/data", "/home"})
+
+
 def looks_secret(name: str, value: str) -> bool:
     """A credential by its name (HF_TOKEN, AWS_SECRET_ACCESS_KEY …; not PWD, SSH_AUTH_SOCK
     or a switch: ``secrets.credential_name``) or by its value's shape."""
@@ -250,9 +259,9 @@ def for_data(data: Any, environ: Mapping[str, str] | None = None) -> Redactor:
     for name, value in environ.items():
         if looks_secret(name, value) and not value.isdigit():
             r.add(value, SECRET, minimum=6)
-    home = environ.get("HOME") or environ.get("USERPROFILE") or ""
-    if home.rstrip("/\\") not in ("", "/root") and len(home) > 3:
-        r.add(home.rstrip("/\\"), "~")
+    home = (environ.get("HOME") or environ.get("USERPROFILE") or "").rstrip("/\\")
+    if home not in SHARED_HOMES and len(home) > 3:
+        r.add(home, "~")
     users = {environ.get(k, "") for k in ("USER", "LOGNAME", "USERNAME", "SUDO_USER")}
     hosts = {environ.get(k, "") for k in ("HOSTNAME", "COMPUTERNAME")}
     try:

@@ -39,3 +39,14 @@ def test_a_redacted_report_decodes_only_what_changed_and_equals_a_full_decode(tm
     assert "alice" not in str(redacted.facts.to_dict())
     assert redacted.facts.host != report.facts.host
     assert redacted.facts.cuda is report.facts.cuda
+
+
+def test_a_home_that_is_a_shared_system_folder_is_not_rewritten():
+    """A batch node or sandbox with HOME=/tmp (the TPU VM this was seen on): "/tmp/…" names
+    nobody, and rewriting it to "~/…" turned a rule's ``sudo rm /tmp/libtpu_lockfile`` into a
+    wrong path. A real home folder is still rewritten."""
+    from envdoctor.outputs.redact import for_data
+    fix = "remove the stale lock (`sudo rm /tmp/libtpu_lockfile`)"
+    for home in ("/tmp", "/tmp/", "/var/tmp", "/root", "/"):
+        assert for_data({}, {"HOME": home}).text(fix) == fix, home
+    assert for_data({}, {"HOME": "/srv/alice"}).text("/srv/alice/x.py") == "~/x.py"

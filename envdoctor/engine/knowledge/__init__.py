@@ -82,7 +82,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "jetpack_libraries_missing": "jetson", "jetson_access_problem": "jetson",
     "jetson_user": "jetson", "jetson_python_gap": "jetson",
     # live workers and smoke
-    "live_failed": "live", "smoke_failed": "live",
+    "live_failed": "live", "smoke_failed": "live", "smoke_failed_unexplained": "live",
+    "smoke_known_causes": "live", "smoke_known_fixes": "live",
     "live_cudnn_mismatch": "live", "live_shadowed": "live", "live_cudnn_majors": "live",
     "live_gpu_blind": "live", "framework_found_no_gpu": "live", "speed_shortfall": "live",
     "framework_saw_gpu": "live", "forward_compat_on_consumer_gpu": "driver",

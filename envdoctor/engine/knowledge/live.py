@@ -11,7 +11,7 @@ from typing import Any
 
 from envdoctor.engine.knowledge._reads import optional, reads, result, some
 from envdoctor.engine.knowledge.env import hides_every_gpu
-from envdoctor.facts import LiveFramework, NvidiaFacts, PackageFacts, Status
+from envdoctor.facts import LiveDiagnosis, LiveFramework, NvidiaFacts, PackageFacts, Status
 from envdoctor.matrices.gpus import lookup_datasheet
 from envdoctor.versions import named
 
@@ -72,11 +72,47 @@ def live_failed(*, live: dict[str, Any]) -> list[str]:
             if lf.probe.status is Status.ERROR]
 
 
+def smoke_cause(lf: LiveFramework) -> LiveDiagnosis | None:
+    """The cause a framework's failed smoke run names: ``explain``'s first diagnosis of the
+    failure text, when its signature is sure (high confidence) and blames the machine or how
+    the framework is driven ("The TPU is already in use by process with pid 2745"). A failure
+    whose text names a known state is that diagnosis, with that diagnosis' fix."""
+    if not (lf.smoke and lf.smoke.failed and lf.diagnoses):
+        return None
+    first = lf.diagnoses[0]
+    return first if first.confidence == "high" and first.category in ("environment",
+                                                                      "usage") else None
+
+
 @reads(live="live")
 def smoke_failed(*, live: dict[str, Any]) -> list[str]:
     """Smoke steps that failed, per framework."""
     return [f"{lf.name} {s.name}: {s.detail}" for lf in answered(live) if lf.smoke
             for s in lf.smoke.failed]
+
+
+@reads(live="live")
+def smoke_failed_unexplained(*, live: dict[str, Any]) -> list[str]:
+    """Smoke steps that failed, per framework, where the failure names no known cause (those
+    are SMOKE003's: one cause, one finding)."""
+    return [f"{lf.name} {s.name}: {s.detail}" for lf in answered(live) if lf.smoke
+            and smoke_cause(lf) is None for s in lf.smoke.failed]
+
+
+@reads(live="live")
+def smoke_known_causes(*, live: dict[str, Any]) -> list[str]:
+    """"<framework>: <code> <title>" for each failed smoke run whose error is a known cause."""
+    return [f"{lf.name}: {cause.code} {cause.title}" for lf in answered(live)
+            if (cause := smoke_cause(lf)) is not None]
+
+
+@reads(live="live")
+def smoke_known_fixes(*, live: dict[str, Any]) -> list[str]:
+    """The fix of each known cause of a failed smoke run (the framework named when several)."""
+    causes = [(lf.name, cause) for lf in answered(live) if (cause := smoke_cause(lf))]
+    if len(causes) == 1:
+        return [causes[0][1].fix]
+    return [f"{name}: {cause.fix}" for name, cause in causes]
 
 
 @reads(live="live")
