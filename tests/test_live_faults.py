@@ -175,3 +175,18 @@ def test_a_good_answer_with_framework_noise_on_stdout_still_parses():
         facts = run_live(Facts(), ["torch"], timeout=20, progress=False)
     assert facts.live["torch"].probe.status is Status.OK
     assert facts.live["torch"].smoke.steps[0].detail.endswith("(expected 8)")
+
+
+def test_the_recorded_tpu_check_names_the_holder_not_a_kernel_failure():
+    """``check --framework jax --format json`` recorded on the same TPU v5e VM while another
+    program held the chip, replayed: one error, SMOKE003 with ETPU002, and exit 1."""
+    from pathlib import Path
+
+    from conftest import run_cli
+    snapshot = Path(__file__).parent / "data" / "tpu" / "second-process-check.json"
+    result = run_cli("check", "--facts", str(snapshot), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    errors = [f for f in data["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["SMOKE003"]
+    assert "ETPU002" in errors[0]["title"] and "kill <pid>" in errors[0]["fix"]
