@@ -22,7 +22,7 @@ SET = PlatformSet("platform_heldout9", letter="w", batch="P9",
                   earlier=("platform_heldout", "platform_heldout2", "platform_heldout3",
                            "platform_heldout4", "platform_heldout5", "platform_heldout6",
                            "platform_heldout7", "platform_heldout8"))
-FLOOR = 0.56  # first run on ae95075: 12/30 (40.0 %), no trap claim; after 17/30 (README.md)
+FLOOR = 0.76  # first run on ae95075: 12/30 (40.0 %), no trap claim; after 17/30, then 23/30 (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
