@@ -1,0 +1,70 @@
+"""Classes built from the misses of the pasted-report sets (issue 21), in the forms the cited threads
+print (none is a held-out text): xFormers' 'built for ... (you have ...)' line without its header
+(EBUILD005), select_device's report under a cut Ultralytics refusal (ETORCH015, a +cpu torch
+ETORCH006), and a torch/JAX cuDNN mismatch whose other cuDNN the text puts on LD_LIBRARY_PATH
+(ETF005 -> ECUDA017, reading ``cudnn_on_ld_library_path``)."""
+
+from __future__ import annotations
+
+from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain.stated import cudnn_on_ld_library_path_reason
+
+
+def _code(text: str) -> str | None:
+    d = primary(diagnose_text(text))
+    return d.code if d else None
+
+
+# torch 1.12's wording (pytorch/pytorch#80877 changed it) and 2.0's
+OLD = "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but " \
+      "linked against (8, 0, 3)\n"
+NEW = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but "
+       "found runtime version (8, 8, 1). PyTorch already comes bundled with cuDNN. One option to "
+       "resolving this error is to ensure PyTorch can find the bundled cuDNN.one possibility is "
+       "that there is a conflicting cuDNN in LD_LIBRARY_PATH.\n")
+
+
+def test_xformers_built_for_line_without_its_header_is_an_extension_for_another_torch():
+    text = ("    PyTorch 2.3.0+cu121 with CUDA 1201 (you have 2.4.1+cu124)\n"
+            "    Python  3.11.9 (you have 3.11.9)\n")
+    assert _code(text) == "EBUILD005"
+    # the header-less form of xFormers before it printed the CUDA part
+    assert _code("    PyTorch 2.0.1 (you have 2.1.0+cu121)\n") == "EBUILD005"
+
+
+def test_xformers_line_naming_one_torch_build_twice_is_no_mismatch():
+    assert _code("    PyTorch 2.6.0+cu118 with CUDA 1107 (you have 2.6.0+cu118)\n") != "EBUILD005"
+
+
+def test_select_device_report_under_a_cut_refusal_names_the_cpu_build():
+    report = "torch.cuda.is_available(): False\ntorch.cuda.device_count(): 0\n"
+    asked = "C:\\work>yolo detect train data=coco8.yaml device=0\n"
+    assert _code(asked + report) == "ETORCH015"
+    banner = "Ultralytics YOLOv8.1.34 🚀 Python-3.9.19 torch-2.0.1+cpu\n"
+    assert _code(asked + banner + report) == "ETORCH006"
+
+
+def test_the_two_lines_alone_are_a_printout_not_a_refusal():
+    assert _code("torch.cuda.is_available(): False\ntorch.cuda.device_count(): 0\n") is None
+    # a device_count line without is_available False: not select_device's report
+    assert _code("yolo train device=0\ntorch.cuda.device_count(): 0\n") is None
+
+
+def test_torch_cudnn_mismatch_with_a_cudnn_folder_on_ld_library_path_is_two_installs():
+    echo = "$ echo $LD_LIBRARY_PATH\n/opt/apps/cudnn/v8.0.5-cuda11/lib64:/usr/local/cuda/lib64\n"
+    assert _code(OLD + echo) == "ECUDA017"
+    assert _code(OLD + "export LD_LIBRARY_PATH=/sw/cudnn-8.0/lib64:$LD_LIBRARY_PATH\n") \
+        == "ECUDA017"
+    assert _code(NEW) == "ECUDA017"  # torch says where the other cuDNN came from
+
+
+def test_cudnn_mismatch_stays_a_version_mismatch_without_a_second_install_shown():
+    assert _code(OLD) == "ETF005"
+    # the framework's own wheel on the path (TensorFlow's documented set-up) is no second install
+    wheel = "LD_LIBRARY_PATH=/venv/lib/python3.10/site-packages/nvidia/cudnn/lib:/usr/lib\n"
+    assert _code(OLD + wheel) == "ETF005"
+    # TensorFlow before 2.14 loads the cuDNN the user installed: an old install, not a shadow
+    tf = ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 "
+          "but source was compiled with: 8.1.0.\n")
+    assert _code(tf + "export LD_LIBRARY_PATH=/usr/local/cudnn-8.0/lib64\n") == "ETF005"
+    assert cudnn_on_ld_library_path_reason(tf + "LD_LIBRARY_PATH: /opt/cudnn/lib64\n") is None
