@@ -68,3 +68,19 @@ def test_cudnn_mismatch_stays_a_version_mismatch_without_a_second_install_shown(
           "but source was compiled with: 8.1.0.\n")
     assert _code(tf + "export LD_LIBRARY_PATH=/usr/local/cudnn-8.0/lib64\n") == "ETF005"
     assert cudnn_on_ld_library_path_reason(tf + "LD_LIBRARY_PATH: /opt/cudnn/lib64\n") is None
+
+
+def test_jax_fallback_warning_retyped_in_lower_case_is_still_read():
+    text = ("`an nvidia gpu may be present on this machine, but a cuda-enabled jaxlib is not "
+            "installed. falling back to cpu.`\n")
+    assert _code(text) == "EJAX005"
+
+
+def test_a_cpu_torch_beside_a_named_gpu_says_what_it_contradicts_without_a_package_list():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    facts = parse_pasted("My laptop has an RTX 3060. torch.__version__ is 2.1.0+cpu and cuda "
+                         "is not available\n")
+    assert facts is not None
+    found = [f for f in pipeline.diagnose(facts).findings if f.code == "TORCH001"]
+    assert found and found[0].title.endswith("this machine has 1 NVIDIA GPU(s)"), found
