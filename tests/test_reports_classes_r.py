@@ -84,3 +84,32 @@ def test_a_cpu_torch_beside_a_named_gpu_says_what_it_contradicts_without_a_packa
     assert facts is not None
     found = [f for f in pipeline.diagnose(facts).findings if f.code == "TORCH001"]
     assert found and found[0].title.endswith("this machine has 1 NVIDIA GPU(s)"), found
+
+
+# torch's newer capability warning (_warn_unsupported_code, torch/cuda/__init__.py), as
+# ttlequals0/MinusPod#624 pasted it
+NEW_CC_WARNING = (
+    "UserWarning: Found GPU0 Quadro P2000 which is of compute capability (CC) 6.1.\n"
+    "The following list shows the CCs this version of PyTorch was built for and the hardware CCs "
+    "it supports:\n"
+    "- 7.5 which supports hardware CC >=7.5,<8.0\n"
+    "- 12.0 which supports hardware CC >=12.0,<13.0\n"
+    "Your installed torch==2.13.0+cu129 does not include kernels for this GPU. Reinstall the same "
+    "version against a CUDA build that does, e.g.:\n")
+
+
+def test_torch_newer_capability_warning_names_the_missing_arch():
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    assert _code(NEW_CC_WARNING) == "ECUDA004"
+    facts = parse_pasted(NEW_CC_WARNING)
+    assert facts is not None
+    found = {f.code: f.title for f in pipeline.diagnose(facts).findings
+             if f.severity.value in ("error", "warning")}
+    assert "GPU001" in found and "sm_61" in found["GPU001"], found
+
+
+def test_a_gpu_inside_the_builds_list_is_no_capability_warning():
+    # the list of CCs alone (no "Found GPU" verdict, no "does not include kernels") names nothing
+    text = "- 8.6 which supports hardware CC >=8.6,<9.0 except {8.7}\n"
+    assert _code(text) != "ECUDA004"
