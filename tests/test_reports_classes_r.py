@@ -113,3 +113,34 @@ def test_a_gpu_inside_the_builds_list_is_no_capability_warning():
     # the list of CCs alone (no "Found GPU" verdict, no "does not include kernels") names nothing
     text = "- 8.6 which supports hardware CC >=8.6,<9.0 except {8.7}\n"
     assert _code(text) != "ECUDA004"
+
+
+def _loud_codes(text: str) -> set[str]:
+    from envdoctor import pipeline
+    from envdoctor.parsers import parse_pasted
+    facts = parse_pasted(text)
+    assert facts is not None
+    return {f.code for f in pipeline.diagnose(facts).findings
+            if f.severity.value in ("error", "warning")}
+
+
+def test_rapids_refusal_and_old_warning_are_a_package_arch_floor():
+    volta = ("cudf.errors.UnsupportedCUDAError: A GPU with NVIDIA Volta™ (Compute Capability 7.0) "
+             "or newer architecture is required.\nDetected GPU 0: Tesla P100-PCIE-16GB\n")
+    assert _code(volta) == "ECUDA016"
+    pascal = ("UserWarning: You will need a GPU with NVIDIA Pascal™ or newer architecture\n"
+              "Detected GPU 0: Tesla K80\nDetected Compute Capability: 3.7\n")
+    assert _code(pascal) == "ECUDA016"
+    assert _code("UserWarning: No NVIDIA GPU detected\n") != "ECUDA016"
+
+
+def test_a_rapids_release_above_every_gpu_here_is_gpu010():
+    listing = "Package Version\n---------- -------\ncudf-cu12 24.4.1\n\n"
+    assert "GPU010" in _loud_codes(listing + "GPU 0: NVIDIA GeForce GTX 1080 Ti\n"
+                                   "Nvidia driver version: 550.54.14\n")
+    assert "GPU010" not in _loud_codes(listing + "GPU 0: NVIDIA GeForce RTX 3090\n"
+                                       "Nvidia driver version: 550.54.14\n")
+    # 23.12 still supports Pascal
+    older = "Package Version\n---------- -------\ncudf-cu12 23.12.1\n\n"
+    assert "GPU010" not in _loud_codes(older + "GPU 0: NVIDIA GeForce GTX 1080 Ti\n"
+                                       "Nvidia driver version: 550.54.14\n")
