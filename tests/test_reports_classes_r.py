@@ -144,3 +144,15 @@ def test_a_rapids_release_above_every_gpu_here_is_gpu010():
     older = "Package Version\n---------- -------\ncudf-cu12 23.12.1\n\n"
     assert "GPU010" not in _loud_codes(older + "GPU 0: NVIDIA GeForce GTX 1080 Ti\n"
                                        "Nvidia driver version: 550.54.14\n")
+
+
+def test_only_the_versioned_libcuda_in_words_is_triton_libcuda():
+    assert _code("Only libcuda.so.1 exists in /usr/lib/x86_64-linux-gnu; how do I get libcuda.so?\n") \
+        == "ETRITON002"
+    assert _code("I have a `libcuda.so.1` file, but it is not linked to `libcuda.so`.\n") \
+        == "ETRITON002"
+
+
+def test_ld_skipping_a_32_bit_libcuda_alone_is_no_failure():
+    assert _code("/usr/bin/ld: skipping incompatible /usr/lib/libcuda.so when searching for "
+                 "-lcuda\n") is None
