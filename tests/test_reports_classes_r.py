@@ -16,10 +16,10 @@ def _code(text: str) -> str | None:
 
 
 # torch 1.12's wording (pytorch/pytorch#80877 changed it) and 2.0's
-OLD = "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but " \
-      "linked against (8, 0, 3)\n"
-NEW = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but "
-       "found runtime version (8, 8, 1). PyTorch already comes bundled with cuDNN. One option to "
+OLD = "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 2, 0) but " \
+      "linked against (8, 0, 5)\n"
+NEW = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 7, 0) but "
+       "found runtime version (8, 5, 0). PyTorch already comes bundled with cuDNN. One option to "
        "resolving this error is to ensure PyTorch can find the bundled cuDNN.one possibility is "
        "that there is a conflicting cuDNN in LD_LIBRARY_PATH.\n")
 
