@@ -243,12 +243,14 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "intel_gpu_only": intel_gpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
-            "jax_not_tensorflow": jax_not_tensorflow_reason}
+            "jax_not_tensorflow": jax_not_tensorflow_reason,
+            "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
-                   "platform_jetson", "platform_wsl", "jax_not_tensorflow")
+                   "platform_jetson", "platform_wsl", "jax_not_tensorflow",
+                   "cudnn_on_ld_library_path")
 
 
 def _platform_reason(name: str) -> Callable[[str], str | None]:
@@ -375,6 +377,44 @@ def jax_not_tensorflow_reason(text: str) -> str | None:
         return None
     return (f"The text names JAX ({m.group(0)}) and not TensorFlow: the XLA error came from "
             "jaxlib, whose CUDA libraries and plugin are JAX's own.")
+
+
+# A framework that brings its own cuDNN says the one it loaded is not the one it was built with:
+# torch (its wheels bundle cuDNN; from 1.13 its message says so) or JAX (its CUDA wheels pull
+# nvidia-cudnn). TensorFlow before 2.14 loads the cuDNN the user installed, so its message alone
+# says that install is old, not that a second one shadows it.
+_BUNDLED_CUDNN_MSG = re.compile(r"PyTorch was compiled\s+against|PyTorch already comes bundled "
+                                r"with cuDNN|Found cuDNN version \d+, but JAX was built against")
+# torch's own sentence about the loader path (2.0's and 1.13's wordings)
+_LD_CUDNN_SAID = re.compile(r"(?i)LD_LIBRARY_PATH contains (?:an )?incompatible version of cudnn"
+                            r"|conflicting cuDNN in LD_LIBRARY_PATH")
+# an LD_LIBRARY_PATH value the text shows: `echo $LD_LIBRARY_PATH` and the line it printed,
+# `export LD_LIBRARY_PATH=…`, `LD_LIBRARY_PATH=…` or `LD_LIBRARY_PATH: …` on one line
+_LD_VALUE = re.compile(r"echo \$\{?LD_LIBRARY_PATH\}?[ \t]*\r?\n[ \t>]{0,8}([^\n]{1,4000})"
+                       r"|\bLD_LIBRARY_PATH[ \t]*[=:][ \t]*['\"]?([^\n]{1,4000})")
+
+
+def cudnn_on_ld_library_path_reason(text: str) -> str | None:
+    """The note when a framework that brings its own cuDNN reports another cuDNN than its build's
+    and the text puts a cuDNN folder on LD_LIBRARY_PATH (or torch says that is where it came
+    from): a second cuDNN install shadows the framework's own."""
+    head = text[:1 << 20]
+    framework = _BUNDLED_CUDNN_MSG.search(head)
+    if framework is None:
+        return None
+    said = _LD_CUDNN_SAID.search(head)
+    if said is not None:
+        return (f"The text says so itself ({said.group(0)!r}): a cuDNN of another install is found "
+                "through LD_LIBRARY_PATH before the one the framework brings.")
+    for m in _LD_VALUE.finditer(head):
+        for folder in (m.group(1) or m.group(2) or "").strip().strip("'\"").split(":"):
+            low = folder.lower()
+            # the framework's own wheel on the path (TensorFlow's and JAX's documented set-up)
+            if "cudnn" not in low or "site-packages" in low or "cudnn_path" in low:
+                continue
+            return (f"The text puts a cuDNN folder on LD_LIBRARY_PATH ({folder.strip()}): the "
+                    "loader finds that cuDNN before the one the framework brings.")
+    return None
 
 
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/

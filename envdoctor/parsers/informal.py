@@ -51,7 +51,14 @@ _SM_WARN = re.compile(r"(?:^|\s)([A-Z][\w .()-]*?) with CUDA capability sm_(\d+)
                       r"compatible with the current PyTorch installation", re.MULTILINE)
 _SUPPORTS = re.compile(r"current PyTorch install(?:ation)? supports CUDA capabilities ((?:(?:sm|compute)_"
                        r"\d+\w?\s*)+)")
-_FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of cuda capability (\d+)\.(\d+)")
+_FOUND_GPU = re.compile(r"Found GPU(\d+)\s+(.+?)\s+which is of (?:cuda|compute) capability(?: \(CC\))? "
+                        r"(\d+)\.(\d+)")
+# torch's _warn_unsupported_code (torch/cuda/__init__.py, the wording after "no longer supports
+# this GPU"): the CCs the build carries, one a line ("- 7.5 which supports hardware CC >=7.5,<8.0"),
+# and the torch it is ("Your installed torch==2.13.0+cu129 does not include kernels for this GPU")
+_BUILT_CC = re.compile(r"^[ \t>]{0,8}- (\d{1,2})\.(\d) which supports hardware CC\b", re.MULTILINE)
+_NO_KERNELS_TORCH = re.compile(r"Your installed torch==(\d[\w.+]{0,40}?) does not include kernels "
+                               r"for this GPU")
 _MINMAX = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch "
                      r"is\s*\((\d+\.\d+)\)\s*-\s*\((\d+\.\d+)\)")
 # torch/cuda/__init__.py's old_gpu_warn (pytorch/pytorch#56552 quotes it): "Found GPU0 X which is
@@ -504,6 +511,13 @@ def parse(text: str) -> Partial:
         _gpu(part, name, f"{digits[:-1]}.{digits[-1]}")
     for m in _FOUND_GPU.finditer(text):
         _gpu(part, clean_name(m.group(2)), f"{m.group(3)}.{m.group(4)}")
+    built = [f"sm_{a}{b}" for a, b in _BUILT_CC.findall(text)] if "supports hardware CC" in text \
+        else []
+    if built:  # SASS the build carries, as torch itself lists it
+        part.observe("torch", "arch_list", sorted(set(built)))
+    m = _NO_KERNELS_TORCH.search(text)
+    if m and ver(m.group(1)) is not None:
+        part.set("frameworks.torch.version", ver(m.group(1)))
     m = _SUPPORTS.search(text)
     if m:
         archs = m.group(1).split()

@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import optional, reads, result, some
+from envdoctor.engine.knowledge._reads import Read, optional, reads, result, some
 from envdoctor.engine.knowledge.torch import MACHINE_READS, planned_torch_line
 from envdoctor.facts import Distribution, LiveFramework, PackageFacts, TensorflowBuild, TorchBuild
 from envdoctor.matrices import confirmed, matrix, with_confirmed
@@ -267,11 +267,14 @@ def cuda_asked_beside(framework: str, *, gpus: Any,
     return None
 
 
-@reads(gpus=optional("nvidia.gpus"), dists=some("packages.distributions"))
+@reads(gpus=optional("nvidia.gpus"),
+       # a paste that shows no package list (a banner, prose naming the GPU) still has an
+       # answer: the GPUs it lists; no list reads as none installed
+       dists=Read("packages.distributions", (), partial_ok=True))
 def cpu_build_against(framework: str, *, gpus: Any, dists: tuple[Distribution, ...]) -> str:
     """What a CPU-only build contradicts, in words: the GPUs listed, else the CUDA package
     installed beside it (``cuda_asked_beside``), else the GPU a CUDA torch said it uses (the
-    other evidence ``nvidia_gpus_seen`` accepts)."""
+    other evidence ``nvidia_gpus_seen`` accepts). Decides without a package list."""
     if gpus:
         return f"this machine has {len(gpus)} NVIDIA GPU(s)"
     asked = cuda_asked_beside(framework, gpus=gpus, dists=dists)
