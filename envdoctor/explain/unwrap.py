@@ -29,6 +29,11 @@ library version mismatch``, ``CUDA / cuDNN``); ``tight_slashes`` closes them bet
 A log pasted with a space between every character (``L o a d L i b r a r y``) is read as the
 characters it spells, with word spaces put back where the letters are known words (``spaced``).
 
+A report typed by hand misspells the plain words of the error it retells (``CUDA out of
+mempry``); ``words`` reads a near-miss of a word the signatures read as that word. A CJK
+character is a word character to ``re``, so ``显示cublas64_12.dll`` defeats a signature's ``\b``;
+``space_cjk`` puts a space where CJK touches an ASCII letter or digit.
+
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
@@ -50,13 +55,21 @@ MAX_JOINED = 16 << 10  # a joined line stays a line
 # typographic quotes and no-break / thin spaces -> the ASCII a program prints
 _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                         "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
-                        "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " "})
+                        "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " ",
+                        # CJK corner brackets around a name (``cannot find 「cudnn64_5.dll」``)
+                        "\u300c": "'", "\u300d": "'", "\u300e": '"', "\u300f": '"'})
 # a JSON string's escaped quote or backslash (``\\"``, ``\\\\``, ``\\/``): one pass, left to right
 _JSON_ESCAPE = re.compile(r'\\(["\\/])')
 # a slash with spaces on both sides between two words, as typed by hand (never a path, a
 # division or a ratio: the sides are letters)
 _SPACED_SLASH = re.compile(r"(?<=[A-Za-z]) +/ +(?=[A-Za-z])")
-_TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
+_TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f"
+                         "\u300c\u300d\u300e\u300f")
+# where a CJK character (ideograph, kana, hangul: word characters to ``re``) touches an ASCII
+# letter or digit (``显示cublas64_12.dll不存在``, ``CUDA:没有``), so that a signature's ``\b``
+# before a library or error name holds as it does in an English sentence
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 
 
 def second_reading(text: str, undo_wrap: bool = True) -> str | None:
@@ -70,8 +83,9 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.phrases import normalise
         from envdoctor.explain.spaced import despace
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_identifiers(normalise(correct_library_names(
-            tight_slashes(json_unescape(despace(plain))))))
+        from envdoctor.explain.words import correct_words
+        plain = correct_identifiers(correct_words(space_cjk(normalise(correct_library_names(
+            tight_slashes(json_unescape(despace(plain))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -119,6 +133,14 @@ def plain_punctuation(text: str) -> str:
     if _TYPOGRAPHIC.isdisjoint(text):
         return text
     return text.translate(_PLAIN)
+
+
+def space_cjk(text: str) -> str:
+    """``显示cublas64_12.dll不存在`` -> ``显示 cublas64_12.dll 不存在``: a space wherever a CJK
+    character touches an ASCII letter or digit (the text itself when it is all ASCII)."""
+    if text.isascii():
+        return text
+    return _CJK_EDGE.sub(" ", text)
 
 
 def tight_slashes(text: str) -> str:

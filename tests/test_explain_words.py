@@ -1,0 +1,57 @@
+"""The second reading's hand-typed words, CJK edges and corner brackets (real reports' wordings)."""
+
+from __future__ import annotations
+
+from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain.unwrap import second_reading, space_cjk
+from envdoctor.explain.words import correct_words, one_edit
+
+
+def _code(text: str) -> str:
+    d = primary(diagnose_text(text))
+    return d.code if d else "none"
+
+
+def test_one_edit_is_a_change_an_insertion_a_deletion_or_a_swap():
+    assert one_edit("memery", "memory") and one_edit("mempry", "memory")
+    assert one_edit("misssing", "missing") and one_edit("complied", "compiled")
+    assert not one_edit("memory", "memory") and not one_edit("memo", "memory")
+    assert not one_edit("abcdef", "badcfe")
+
+
+def test_misspelt_words_of_an_error_are_read_as_the_signatures_word():
+    # https://github.com/NickWilkinson37/voxseg/issues/8 (the title)
+    assert correct_words("CUDA out of mempry") == "CUDA out of memory"
+    assert _code("CUDA out of mempry") == "ECUDA001"
+    # https://github.com/tensorflow/tensorflow/issues/45821
+    assert "missing" in correct_words("please pass me this file cudart64_110.dll its misssing here")
+    assert correct_words("Insufficient shared memery") == "Insufficient shared memory"
+
+
+def test_words_that_examples_spell_so_are_never_corrected():
+    for text in ("The loader failed", "a shard of the model", "loss went down", "DataLoader workers",
+                 "memoryview", "MEMERY", "mEmery"):
+        assert correct_words(text) == text
+
+
+def test_a_misspelt_word_alone_makes_no_claim():
+    for text in ("I found a memery leak in my own code", "the shm is fine, the memery is not",
+                 "my model complied a list of results"):
+        d = primary(diagnose_text(text))
+        assert d is None or d.category != "environment", (text, d)
+
+
+def test_cjk_touching_a_name_gets_a_space():
+    # https://github.com/chenyme/Chenyme-AAVT/issues/58
+    line = "2.启动视频识别发现缺少cudnn_ops_infer64_8.dll，下载cudnn-windows-x86_64-8.9.7.29_cuda11-archive.zip"
+    assert "缺少 cudnn_ops_infer64_8.dll" in space_cjk(line)
+    assert _code(line) == "ECUDNN008"
+    assert space_cjk("all ascii") == "all ascii"
+    assert space_cjk("显存不足") == "显存不足"
+
+
+def test_corner_brackets_around_a_library_read_as_quotes():
+    # https://github.com/lltcggie/waifu2x-caffe/issues/62
+    text = "Calling cuDNN failed, cannot find \u300ccudnn64_5.dll\u300d \nSystem:\nWindows 7 x64\n"
+    assert "'cudnn64_5.dll'" in (second_reading(text, undo_wrap=False) or "")
+    assert _code(text) == "ECUDNN008"
