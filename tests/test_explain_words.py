@@ -55,3 +55,16 @@ def test_corner_brackets_around_a_library_read_as_quotes():
     text = "Calling cuDNN failed, cannot find \u300ccudnn64_5.dll\u300d \nSystem:\nWindows 7 x64\n"
     assert "'cudnn64_5.dll'" in (second_reading(text, undo_wrap=False) or "")
     assert _code(text) == "ECUDNN008"
+
+
+def test_a_localised_loader_message_reads_as_the_english_one():
+    # glibc's zh_CN / ja / ru catalogues (translationproject.org, domain libc), and a fullwidth
+    # colon where a translated page or an IME wrote one
+    for text, code in (("ImportError: libcudart.so.11.0: 无法打开共享对象文件: 没有那个文件或目录", "ECUDA014"),
+                       ("OSError: libcudnn.so.8：无法打开共享对象文件：没有这样的文件或目录", "ECUDNN008"),
+                       ("ImportError: libcuda.so.1: 共有オブジェクトファイルを開けません: "
+                        "そのようなファイルやディレクトリはありません", "ESYS001"),
+                       ("ImportError: libcudart.so.10.1: невозможно открыть разделяемый объектный "
+                        "файл: Нет такого файла или каталога", "ECUDA014")):
+        assert _code(text) == code, text
+    assert _code("FileNotFoundError: [Errno 2] 没有那个文件或目录: 'data/train.json'") == "none"

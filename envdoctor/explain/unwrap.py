@@ -137,10 +137,12 @@ def plain_punctuation(text: str) -> str:
 
 def space_cjk(text: str) -> str:
     """``显示cublas64_12.dll不存在`` -> ``显示 cublas64_12.dll 不存在``: a space wherever a CJK
-    character touches an ASCII letter or digit (the text itself when it is all ASCII)."""
+    character touches an ASCII letter or digit, and a fullwidth colon read as ``:`` (the text
+    itself when it is all ASCII)."""
     if text.isascii():
         return text
-    return _CJK_EDGE.sub(" ", text)
+    # a fullwidth colon where the program printed ``:`` (an IME, a translated page)
+    return _CJK_EDGE.sub(" ", text.replace("\uff1a", ":"))
 
 
 def tight_slashes(text: str) -> str:
