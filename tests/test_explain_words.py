@@ -68,3 +68,14 @@ def test_a_localised_loader_message_reads_as_the_english_one():
                         "файл: Нет такого файла или каталога", "ECUDA014")):
         assert _code(text) == code, text
     assert _code("FileNotFoundError: [Errno 2] 没有那个文件或目录: 'data/train.json'") == "none"
+
+
+def test_a_localised_sigill_reads_as_the_english_one():
+    english = _code("Illegal instruction (core dumped)")
+    assert english in ("ESYS006", "ESYS020")
+    # https://github.com/ricequant/rqalpha/issues/276, https://github.com/hiroi-sora/PaddleOCR-json/issues/170,
+    # https://github.com/czodrowskilab/VSFlow/issues/9
+    for text in ("## 5. 您出现的错误堆栈日志信息\n非法指令 (核心已转储)\n", "运行可执行文件报\"非法指令（核心已转储）\"",
+                 "Downloading database pdb ...\nInstrucción ilegal (`core' generado)\n"):
+        assert _code(text) == english, text
+    assert _code("这是一条非法指令的说明") == "none"
