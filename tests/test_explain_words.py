@@ -79,3 +79,10 @@ def test_a_localised_sigill_reads_as_the_english_one():
                  "Downloading database pdb ...\nInstrucción ilegal (`core' generado)\n"):
         assert _code(text) == english, text
     assert _code("这是一条非法指令的说明") == "none"
+
+
+def test_a_chinese_shells_killed_line_reads_as_killed():
+    # https://github.com/tranleanh/edn-gtm/issues/2, https://github.com/crownpku/Somiao-Pinyin/issues/10
+    assert _code("680 2975\n681 2975\n已杀死\n训练集有2975张图片，python train.py时出现上面的问题") == _code("Killed")
+    assert _code("successfully opened CUDA library libcublas.so.10.0 locally\n已杀死") == _code("Killed")
+    assert _code("已杀死服务器进程: 1234") == "none"
