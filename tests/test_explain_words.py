@@ -86,3 +86,13 @@ def test_a_chinese_shells_killed_line_reads_as_killed():
     assert _code("680 2975\n681 2975\n已杀死\n训练集有2975张图片，python train.py时出现上面的问题") == _code("Killed")
     assert _code("successfully opened CUDA library libcublas.so.10.0 locally\n已杀死") == _code("Killed")
     assert _code("已杀死服务器进程: 1234") == "none"
+
+
+def test_a_localised_command_not_found_reads_as_bashs_english():
+    # bash's catalogues (translationproject.org, domain bash)
+    english = _code("bash: nvcc: command not found")
+    assert english == "EBUILD001"
+    for text in ("nvcc --version\n/bin/bash: 行 76: nvcc: 未找到命令", "bash: nvcc: コマンドが見つかりません",
+                 "bash: nvcc: команда не найдена", "bash: nvcc: comando não encontrado"):
+        assert _code(text) == english, text
+    assert _code("bash: nvidia-smi: 未找到命令") == _code("bash: nvidia-smi: command not found")
