@@ -96,3 +96,19 @@ def test_a_localised_command_not_found_reads_as_bashs_english():
                  "bash: nvcc: команда не найдена", "bash: nvcc: comando não encontrado"):
         assert _code(text) == english, text
     assert _code("bash: nvidia-smi: 未找到命令") == _code("bash: nvidia-smi: command not found")
+
+
+def test_windows_loader_dialogs_name_the_missing_cuda_runtime():
+    # https://github.com/xmrMiner/xmrMiner-Win64/issues/6, https://github.com/xmrMiner/xmrMiner-Win64/issues/8
+    assert _code("The code execution cannot proceed because cudart64_80.dll was not found. "
+                 "Reinstalling the program may fix this problem.") == "ECUDA014"
+    assert _code("> The program can't start because cudart64_80.dll is missing from your computer.") == "ECUDA014"
+    # https://github.com/dlunion/OpenPose/issues/13 (the same dialog in Chinese)
+    assert _code("运行出错：由于找不到cublas64_80.dll,无法继续执行代码。重新安装程序可能会解决此问题") == "ECUDNN008"
+    # TensorFlow's own dlerror on a machine without a GPU stays harmless
+    # (https://github.com/monokim/AI_Aimbot/issues/9)
+    d = primary(diagnose_text(
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\nI tensorflow/stream_executor/cuda/"
+        "cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on your machine.\n"))
+    assert d is None or d.category != "environment"
