@@ -4,12 +4,12 @@ A report typed by hand misspells the words of the error it retells (``CUDA out o
 ``insufficient shared memery (shm)``, ``Torch not complied with CUDA``); a signature that reads
 ``out of memory`` then matches nothing. The words are not a list kept here: they are the words
 inside what each signature's patterns match in its own matching examples (``memory``,
-``shared``, ``insufficient`` …), so a new signature brings its words with it. Every word of
-every example text, matching or not, is a word as programs and people write it and is never
-corrected (``loader`` stays ``loader`` although ``loaded`` is read).
+``shared``, ``insufficient`` …), so a new signature brings its words with it. A word that two
+or more example texts spell, matching or not, is a word as programs and people write it and is
+never corrected (``loader`` stays ``loader`` although ``loaded`` is read); one that a single
+example spells may be its reporter's typo (``avaliable``) and is not protected.
 
-A word of the text (six to twenty letters, all lower case or capitalised, not a word of any
-example) is read as a signature word when exactly one such word is one edit away (a letter
+A word of the text (six to twenty letters, all lower case or capitalised, not such a word) is read as a signature word when exactly one such word is one edit away (a letter
 changed, added, dropped, or two neighbours swapped) with the same first letter; a tie is no
 answer.
 
@@ -41,11 +41,12 @@ def _known(signatures: Sequence[Any]) -> _Known:
     if key in _CACHE:
         return _CACHE[key]
     read: set[str] = set()
-    seen: set[str] = set()
+    counts: dict[str, int] = {}
     for sig in signatures:
         for ex in getattr(sig, "examples", ()):
             text = ex.text[:20_000]
-            seen.update(w.lower() for w in _WORD.findall(text))
+            for word in {w.lower() for w in _WORD.findall(text)}:
+                counts[word] = counts.get(word, 0) + 1
             if not ex.matches:
                 continue
             for pattern in sig.patterns:
@@ -55,6 +56,9 @@ def _known(signatures: Sequence[Any]) -> _Known:
     for word in sorted(read):
         buckets.setdefault((word[0], len(word)), []).append(word)
     _CACHE.clear()
+    # a word two or more example texts spell is a word as written; one that a single text
+    # spells may be that reporter's own typo ("avaliable") and protects nothing
+    seen = {w for w, n in counts.items() if n >= 2}
     _CACHE[key] = ({k: tuple(v) for k, v in buckets.items()}, frozenset(seen | read))
     return _CACHE[key]
 
