@@ -112,3 +112,18 @@ def test_windows_loader_dialogs_name_the_missing_cuda_runtime():
         "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\nI tensorflow/stream_executor/cuda/"
         "cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on your machine.\n"))
     assert d is None or d.category != "environment"
+
+
+def test_the_loaders_colon_typed_loosely_reads_as_the_loader_writes_it():
+    from envdoctor.explain.unwrap import tight_colons
+    # lines as people retype them (a French-typography space before the colon, or no space
+    # after it): "libsscl.so.2 : cannot open shared object file : NO such file or directory",
+    # "libncurses.so.5:cannot open shared object file : No such file or directory"
+    assert tight_colons("libsscl.so.2 : cannot open shared object file : NO such file") == \
+        "libsscl.so.2: cannot open shared object file: NO such file"
+    assert tight_colons("libncurses.so.5:cannot open") == "libncurses.so.5: cannot open"
+    for text in ("https://x.so:8080", "C:\\x.dll:12", "ratio 3 : 4", "a : b"):
+        assert tight_colons(text) == text
+    # synthetic: the same loose colons around the CUDA runtime
+    assert _code("ImportError : libcudart.so.11.0 : cannot open shared object file : No such file "
+                 "or directory") == "ECUDA014"

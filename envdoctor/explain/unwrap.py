@@ -23,6 +23,10 @@ An error copied out of a JSON document (a notebook front end's ``{"name": "OSErr
 "... Error loading \\"c:\\\\Users\\\\...\\\\fbgemm.dll\\" or one ..."}``) carries the string's escapes:
 quotes and backslashes doubled where the program printed one; ``json_unescape`` undoes them.
 
+A message retyped by hand, or written with French typography, puts a space before the loader's
+colon or none after it (``libsscl.so.2 : cannot open shared object file``,
+``libncurses.so.5:cannot open``); ``tight_colons`` writes them as the loader does.
+
 A message retyped by hand puts spaces around a slash the program printed tight (``Driver /
 library version mismatch``, ``CUDA / cuDNN``); ``tight_slashes`` closes them between two words.
 
@@ -63,6 +67,12 @@ _JSON_ESCAPE = re.compile(r'\\(["\\/])')
 # a slash with spaces on both sides between two words, as typed by hand (never a path, a
 # division or a ratio: the sides are letters)
 _SPACED_SLASH = re.compile(r"(?<=[A-Za-z]) +/ +(?=[A-Za-z])")
+# the loader's colons as typed by hand or with French typography: "libsscl.so.2 : cannot open
+# shared object file : No such file", "libncurses.so.5:cannot open shared object file"; only
+# after a library's file name, after the loader's own phrase, or after an exception's name
+_LOOSE_COLON = re.compile(r"(\.(?:so(?:\.\d{1,6}){0,4}|dll|pyd)|cannot open shared object file"
+                          r"|\b[A-Z]\w{0,40}(?:Error|Exception)|error while loading shared libraries)"
+                          r"(?: :[ \t]?|:(?=[A-Za-z]))")
 _TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f"
                          "\u300c\u300d\u300e\u300f")
 # where a CJK character (ideograph, kana, hangul: word characters to ``re``) touches an ASCII
@@ -84,8 +94,8 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.spaced import despace
         from envdoctor.explain.textfacts import correct_library_names
         from envdoctor.explain.words import correct_words
-        plain = correct_identifiers(correct_words(space_cjk(normalise(correct_library_names(
-            tight_slashes(json_unescape(despace(plain))))))))
+        plain = correct_identifiers(correct_words(tight_colons(space_cjk(normalise(
+            correct_library_names(tight_slashes(json_unescape(despace(plain)))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -143,6 +153,16 @@ def space_cjk(text: str) -> str:
         return text
     # a fullwidth colon where the program printed ``:`` (an IME, a translated page)
     return _CJK_EDGE.sub(" ", text.replace("\uff1a", ":"))
+
+
+def tight_colons(text: str) -> str:
+    """``libsscl.so.2 : cannot open shared object file : No such file`` and
+    ``libncurses.so.5:cannot open`` -> the loader's own ``name: text``: a colon with a space
+    before it, or none after it, following a library's file name, the loader's phrase or an
+    exception's name (the text itself when it has none)."""
+    if ":" not in text:
+        return text
+    return _LOOSE_COLON.sub(r"\1: ", text)
 
 
 def tight_slashes(text: str) -> str:
