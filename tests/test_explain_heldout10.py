@@ -26,7 +26,7 @@ SET = HeldoutSet("heldout10", batch="I", at_least=66, traps_at_least=13,
 # the first run (by the lead) sets the floor; README.md
 # first run on 63f73a2: 53/66 (80.3 %), README.md
 # after this session's class fixes: 61/66 (92.4%); the floor holds it
-FLOOR = 0.93  # after: 62/66 (README.md)
+FLOOR = 0.95  # after: 62/66 (README.md); after the reading classes: 63/66
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

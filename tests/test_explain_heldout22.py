@@ -30,7 +30,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout22", batch="U", at_least=40, traps_at_least=8,
                  repos_at_least=38, phenomena_at_least=25)
 # first run on ae95075: 34/40 (85.0 %), no trap claim (README.md)
-FLOOR = 0.87
+# after the reading classes (misspelt words, CJK edges, localised loader messages): 36/40
+FLOOR = 0.90
 # traps the first run answered with an environment claim (README.md): none; strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -30,7 +30,8 @@ TRAPS = ("user", "none")
 # after the class fixes of round 2 (bitsandbytes' "bin" line, JSON-escaped errors, HIP's error
 # in any case): 120/128 (93.8 %) in all, 102/112 -> 104/112 (92.9 %) on the unseen texts this
 # test counts; the floor holds it
-FLOOR = 0.92
+# after the reading classes (Chinese verb-first library names): 105/111 unseen
+FLOOR = 0.94
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "h019-none-jax-cpu-jaxlib-warning-colab-trainer.toml",  # EJAX005

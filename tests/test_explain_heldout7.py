@@ -21,7 +21,8 @@ SET = HeldoutSet("heldout7", batch="F", at_least=70, traps_at_least=8,
                  repos_at_least=50, phenomena_at_least=15)
 # first run on 1e50e5b: 81/112 (72.3 %), README.md
 # after this session's class fixes: 104/112 (92.9%); the floor holds it
-FLOOR = 0.92
+# after the reading classes (misspelt words, CJK edges, localised messages): 105/112
+FLOOR = 0.93
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

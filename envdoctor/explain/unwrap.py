@@ -23,11 +23,20 @@ An error copied out of a JSON document (a notebook front end's ``{"name": "OSErr
 "... Error loading \\"c:\\\\Users\\\\...\\\\fbgemm.dll\\" or one ..."}``) carries the string's escapes:
 quotes and backslashes doubled where the program printed one; ``json_unescape`` undoes them.
 
+A message retyped by hand, or written with French typography, puts a space before the loader's
+colon or none after it (``libsscl.so.2 : cannot open shared object file``,
+``libncurses.so.5:cannot open``); ``tight_colons`` writes them as the loader does.
+
 A message retyped by hand puts spaces around a slash the program printed tight (``Driver /
 library version mismatch``, ``CUDA / cuDNN``); ``tight_slashes`` closes them between two words.
 
 A log pasted with a space between every character (``L o a d L i b r a r y``) is read as the
 characters it spells, with word spaces put back where the letters are known words (``spaced``).
+
+A report typed by hand misspells the plain words of the error it retells (``CUDA out of
+mempry``); ``words`` reads a near-miss of a word the signatures read as that word. A CJK
+character is a word character to ``re``, so ``显示cublas64_12.dll`` defeats a signature's ``\b``;
+``space_cjk`` puts a space where CJK touches an ASCII letter or digit.
 
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
@@ -50,13 +59,27 @@ MAX_JOINED = 16 << 10  # a joined line stays a line
 # typographic quotes and no-break / thin spaces -> the ASCII a program prints
 _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                         "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
-                        "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " "})
+                        "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " ",
+                        # CJK corner brackets around a name (``cannot find 「cudnn64_5.dll」``)
+                        "\u300c": "'", "\u300d": "'", "\u300e": '"', "\u300f": '"'})
 # a JSON string's escaped quote or backslash (``\\"``, ``\\\\``, ``\\/``): one pass, left to right
 _JSON_ESCAPE = re.compile(r'\\(["\\/])')
 # a slash with spaces on both sides between two words, as typed by hand (never a path, a
 # division or a ratio: the sides are letters)
 _SPACED_SLASH = re.compile(r"(?<=[A-Za-z]) +/ +(?=[A-Za-z])")
-_TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f")
+# the loader's colons as typed by hand or with French typography: "libsscl.so.2 : cannot open
+# shared object file : No such file", "libncurses.so.5:cannot open shared object file"; only
+# after a library's file name, after the loader's own phrase, or after an exception's name
+_LOOSE_COLON = re.compile(r"(\.(?:so(?:\.\d{1,6}){0,4}|dll|pyd)|cannot open shared object file"
+                          r"|\b[A-Z]\w{0,40}(?:Error|Exception)|error while loading shared libraries)"
+                          r"(?: :[ \t]?|:(?=[A-Za-z]))")
+_TYPOGRAPHIC = frozenset("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u00a0\u2007\u2009\u202f"
+                         "\u300c\u300d\u300e\u300f")
+# where a CJK character (ideograph, kana, hangul: word characters to ``re``) touches an ASCII
+# letter or digit (``显示cublas64_12.dll不存在``, ``CUDA:没有``), so that a signature's ``\b``
+# before a library or error name holds as it does in an English sentence
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 
 
 def second_reading(text: str, undo_wrap: bool = True) -> str | None:
@@ -70,8 +93,9 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.phrases import normalise
         from envdoctor.explain.spaced import despace
         from envdoctor.explain.textfacts import correct_library_names
-        plain = correct_identifiers(normalise(correct_library_names(
-            tight_slashes(json_unescape(despace(plain))))))
+        from envdoctor.explain.words import correct_words
+        plain = correct_identifiers(correct_words(tight_colons(space_cjk(normalise(
+            correct_library_names(tight_slashes(json_unescape(despace(plain)))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -119,6 +143,26 @@ def plain_punctuation(text: str) -> str:
     if _TYPOGRAPHIC.isdisjoint(text):
         return text
     return text.translate(_PLAIN)
+
+
+def space_cjk(text: str) -> str:
+    """``显示cublas64_12.dll不存在`` -> ``显示 cublas64_12.dll 不存在``: a space wherever a CJK
+    character touches an ASCII letter or digit, and a fullwidth colon read as ``:`` (the text
+    itself when it is all ASCII)."""
+    if text.isascii():
+        return text
+    # a fullwidth colon where the program printed ``:`` (an IME, a translated page)
+    return _CJK_EDGE.sub(" ", text.replace("\uff1a", ":"))
+
+
+def tight_colons(text: str) -> str:
+    """``libsscl.so.2 : cannot open shared object file : No such file`` and
+    ``libncurses.so.5:cannot open`` -> the loader's own ``name: text``: a colon with a space
+    before it, or none after it, following a library's file name, the loader's phrase or an
+    exception's name (the text itself when it has none)."""
+    if ":" not in text:
+        return text
+    return _LOOSE_COLON.sub(r"\1: ", text)
 
 
 def tight_slashes(text: str) -> str:
