@@ -30,10 +30,10 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout23", batch="V", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
-# the first run is still to be made (README.md); the floor is set from it
-FLOOR = 0.0
-# traps the first run answered with an environment claim (README.md): none recorded yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+# first run on 947b2ec: 33/41 (80.5 %), one trap claim (README.md)
+FLOOR = 0.80
+# traps the first run answered with an environment claim (README.md); strict
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"h041-user-use-gpu-string-false-paddleocr-chinese.toml"})
 
 
 def test_heldout23_structure_big_sourced_labelled_and_broad():

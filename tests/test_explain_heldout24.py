@@ -30,9 +30,9 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout24", batch="W", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
-# the first run is still to be made (README.md); the floor is set from it
-FLOOR = 0.0
-# traps the first run answered with an environment claim (README.md): none recorded yet
+# first run on 947b2ec: 32/40 (80.0 %), no trap claim (README.md)
+FLOOR = 0.80
+# traps the first run answered with an environment claim (README.md): none; strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
