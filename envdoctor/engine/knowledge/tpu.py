@@ -22,6 +22,9 @@ from envdoctor.matrices.tpu import describe_chips, jax_default_platform, tpu_pla
 
 TPU_PLUGINS = ("libtpu", "libtpu-nightly")
 TPU_RUNTIME_VARS = ("TPU_ACCELERATOR_TYPE", "TPU_VISIBLE_CHIPS")
+# jax/_src/cloud_tpu_init.py get_tpu_library_path(): a libtpu.so named here wins over the
+# libtpu package
+LIBRARY_VAR = "TPU_LIBRARY_PATH"
 _TPU_NODE = re.compile(r"/dev/(?:accel[0-9]+|vfio/[0-9]+)")
 
 
@@ -79,12 +82,14 @@ def tpu_jax_without_libtpu(*, live: dict[str, Any] | None, vars: dict[str, str],
                            jax: JaxBuild | None, pci: tuple[GooglePciDevice, ...],
                            nodes: tuple[str, ...], plugins: Any) -> str | None:
     """``"jax 0.10.2 without libtpu"`` on a Cloud TPU host (``tpu_machine()``) whose installed
-    JAX has no TPU runtime (neither libtpu nor libtpu-nightly), so JAX falls back to the CPU;
-    None when JAX is not installed, has libtpu, a worker saw the TPU anyway, or the host is
-    no TPU host. The plugin list must have been observed (a pasted report that shows none
+    JAX has no TPU runtime (neither libtpu nor libtpu-nightly, and no TPU_LIBRARY_PATH naming a
+    libtpu.so), so JAX falls back to the CPU; None when JAX is not installed, has libtpu, a
+    worker saw the TPU anyway, or the host is no TPU host. The plugin list must have been observed (a pasted report that shows none
     decides nothing)."""
     if jax is None or plugins is None or _tpu_seen(live) \
             or not _tpu_evidence(live, vars, jax, pci, nodes):
+        return None
+    if vars.get(LIBRARY_VAR, "").strip():  # jax loads that libtpu.so, no distribution needed
         return None
     if any(getattr(p, "name", "") in TPU_PLUGINS for p in plugins):
         return None
