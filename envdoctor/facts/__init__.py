@@ -119,6 +119,20 @@ class IntelGpu:
 
 
 @dataclass(frozen=True)
+class GooglePciDevice:
+    """A PCI device of Google's vendor id (0x1ae0), read from /sys/bus/pci: Cloud TPU chips
+    (rules/matrices/tpu.toml names their device ids, as JAX's own hardware_utils does) and other
+    Google devices such as the gVNIC network card, told apart by ``device``."""
+
+    MAX_COUNT: ClassVar[int] = MAX_DEVICES
+
+    pci_address: str = ""            # 0000:00:04.0
+    device: str = ""                 # PCI device id: 0x0063 (TPU v5e)
+    pci_class: str = ""              # 0xff0000 as sysfs gives it; "" when not readable
+    driver: str = ""                 # bound kernel driver (vfio-pci, accel); "" when none or unreadable
+
+
+@dataclass(frozen=True)
 class HostFacts:
     """Operating system, Python and machine resources."""
 
@@ -150,6 +164,8 @@ class HostFacts:
     cgroup_memory_limit_gb: float | None = None  # memory.max / memory.limit_in_bytes; None: none
     # Intel GPUs on the PCI bus (/sys/bus/pci); () where none is there or /sys was not readable
     intel_gpus: tuple[IntelGpu, ...] = ()
+    # Google PCI devices (vendor 0x1ae0: TPU chips, gVNIC) on /sys/bus/pci; () where none is there
+    google_pci_devices: tuple[GooglePciDevice, ...] = ()
 
 
 # --------------------------------------------------------------------------- NVIDIA

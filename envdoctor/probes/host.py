@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor.bounded import env
-from envdoctor.facts import DeviceNode, HostFacts, IntelGpu, Status
+from envdoctor.facts import DeviceNode, GooglePciDevice, HostFacts, IntelGpu, Status
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, is_system
 
@@ -62,6 +62,7 @@ def probe(root: Path = SYSTEM) -> HostFacts:
         cgroup_version=cgroup[0],
         cgroup_memory_limit_gb=cgroup[1],
         intel_gpus=intel_gpus(root),
+        google_pci_devices=google_pci_devices(root),
     )
     return replace(facts, probe=trail.info(Status.OK, source="psutil+procfs"))
 
@@ -261,6 +262,35 @@ def intel_gpus(root: Path = Path("/")) -> tuple[IntelGpu, ...]:
                             driver=bound, render_node=_render_node(root, dev) if bound else None))
     if displays == 1 and len(out) == 1 and out[0].driver and out[0].render_node is None:
         out[0] = replace(out[0], render_node=_sole_render_node(root))
+    return tuple(out[:64])
+
+
+GOOGLE_VENDOR = "0x1ae0"
+
+
+def google_pci_devices(root: Path = Path("/")) -> tuple[GooglePciDevice, ...]:
+    """Google's PCI devices (vendor 0x1ae0) in /sys/bus/pci/devices under ``root``: the chips
+    of a Cloud TPU host (as JAX's hardware_utils finds them) and Google's other devices (gVNIC),
+    each with its device id, class and bound driver ("" when it has none: a sandbox such as
+    gVisor shows the chip without a driver link). Which ids are TPU chips is knowledge
+    (rules/matrices/tpu.toml), not decided here."""
+    from envdoctor.bounded import read_proc
+    devices = root / "sys/bus/pci/devices"
+    try:
+        entries = sorted(devices.iterdir())[:1024]
+    except OSError:
+        return ()
+    out = []
+    for dev in entries:
+        if (read_proc(dev / "vendor", 64) or "").strip().lower() != GOOGLE_VENDOR:
+            continue
+        try:
+            bound = os.path.basename(os.readlink(dev / "driver"))
+        except OSError:
+            bound = ""
+        out.append(GooglePciDevice(
+            pci_address=dev.name, device=(read_proc(dev / "device", 64) or "").strip().lower(),
+            pci_class=(read_proc(dev / "class", 64) or "").strip().lower(), driver=bound))
     return tuple(out[:64])
 
 

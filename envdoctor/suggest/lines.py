@@ -33,7 +33,7 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
              jax: Any, wsl: Any = None, rocm: Any = None, env_vars: Any = None,
              jetson_probe: Any = None, jetson_l4t: Any = None,
              jetson_jetpack: Any = None, jetson_soc: str = "", jetson_model: str = "",
-             jetson_kernel: str = "") -> Facts:
+             jetson_kernel: str = "", google_pci: Any = ()) -> Facts:
     """The part of a snapshot `suggest` reads, rebuilt from the values a knowledge function
     declared (``engine.knowledge._reads.MACHINE_READS``, all optional): a probe that was not
     read is unknown, so the planners say "undecided" rather than guess."""
@@ -41,7 +41,8 @@ def facts_of(*, host_probe: ProbeInfo, os: str, arch: str, python: Any,
         return p if isinstance(p, ProbeInfo) else ProbeInfo(Status.UNKNOWN)
     return Facts(
         host=HostFacts(probe=probe(host_probe), os=os or "", arch=arch or "",
-                       python_version=python, wsl=wsl),
+                       python_version=python, wsl=wsl,
+                       google_pci_devices=tuple(google_pci or ())),
         nvidia=NvidiaFacts(probe=probe(nvidia_probe), driver_version=driver,
                            gpus=tuple(gpus or ()), pci_devices=pci_devices,
                            nvml_error=nvml_error or ""),

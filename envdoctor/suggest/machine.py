@@ -14,6 +14,7 @@ from packaging.version import Version
 
 from envdoctor.facts import Facts, Status
 from envdoctor.matrices.gpus import gpu_cc_of, sm_of
+from envdoctor.matrices.tpu import describe_chips
 from envdoctor.versions import ver
 
 PLATFORMS = ("linux_x86_64", "linux_aarch64", "win_amd64", "macos_arm64", "macos_x86_64")
@@ -253,7 +254,8 @@ _TPU_VARS = ("TPU_ACCELERATOR_TYPE", "TPU_VISIBLE_CHIPS")
 def tpu_of(facts: Facts) -> str:
     """What says this is a Cloud TPU host, as the answer will quote it; "" when nothing does.
 
-    Evidence, strongest first: a framework worker listed a TPU device; the TPU runtime's own
+    Evidence, strongest first: a framework worker listed a TPU device; TPU chips on the PCI bus
+    (rules/matrices/tpu.toml, JAX's own table of device ids); the TPU runtime's own
     environment (``TPU_ACCELERATOR_TYPE``, ``TPU_VISIBLE_CHIPS``, ``PJRT_DEVICE=TPU``, which Cloud
     TPU VMs and GKE TPU pods set); ``/dev/accel0``.. (TPU v2-v4's chips). ``/dev/vfio/N`` alone
     is no evidence (any vfio-pci device has one), nor is libtpu (``pip install "jax[tpu]"``
@@ -262,6 +264,9 @@ def tpu_of(facts: Facts) -> str:
         for device in run.devices:
             if device.kind == "tpu":
                 return f"a TPU device ({device.name or 'TPU'}) seen by a worker"
+    chips = describe_chips(facts.host.google_pci_devices)
+    if chips:
+        return chips
     env = facts.env.vars
     for name in _TPU_VARS:
         value = env.get(name, "").strip()

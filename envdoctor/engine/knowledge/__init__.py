@@ -71,7 +71,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
     "mps_watermark_problem": "apple",
     # Cloud TPU
-    "tpu_machine": "tpu",
+    "tpu_machine": "tpu", "tpu_host_evidence": "tpu", "tpu_jax_without_libtpu": "tpu",
+    "jax_platform_off_tpu": "tpu",
     # Intel GPUs (XPU)
     "intel_machine": "intel", "intel_gpu_list": "intel", "torch_not_xpu_on_intel": "intel",
     "xpu_install_line": "intel", "intel_access_problem": "intel",

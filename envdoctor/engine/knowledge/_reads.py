@@ -91,4 +91,5 @@ MACHINE_READS: dict[str, str | Read] = dict(
     jetson_probe=optional("jetson.probe", None), jetson_l4t=optional("jetson.l4t", None),
     jetson_jetpack=optional("jetson.jetpack", None), jetson_soc=optional("jetson.soc", ""),
     jetson_model=optional("jetson.model", ""), jetson_kernel=optional("jetson.kernel", ""),
+    google_pci=optional("host.google_pci_devices", ()),
 )
