@@ -56,6 +56,11 @@ def torch_wheel_has(target: str, torch: Version | None) -> bool:
                and torch >= first for r in matrix("rocm").get("torch_gfx", []))
 
 
+def torch_gfx_listed(target: str) -> bool:
+    """Whether [[torch_gfx]] says when ``target`` entered PyTorch's ROCm wheels."""
+    return any(target in r.get("targets", ()) for r in matrix("rocm").get("torch_gfx", []))
+
+
 def override_for(target: str) -> dict[str, Any] | None:
     """The HSA_OVERRIDE_GFX_VERSION row whose family ``target`` belongs to, or None."""
     return next((r for r in matrix("rocm").get("override", [])

@@ -37,12 +37,10 @@ from tests.heldout.test_machines import deps  # noqa: F401 - the fixture
 NON_NVIDIA = ("apple", "rocm", "rocm-container", "intel")
 
 # rows envdoctor gets wrong today, with why (strict xfails). The first run's five (PLATFORMS27.md)
-# are right since; this one was right then and is silent since gfx1151 got an unconfirmed row.
-FIRST_RUN_FAILED: dict[str, str] = {
-    "strix-halo-8060s-gfx1151-rocm702-torch210dev-rocm70-no-override":
-        "silent: gfx1151's row (AMD's Radeon/Ryzen portal, ROCm 7.2 reported working) is "
-        "unconfirmed, so ROCm 7.0 reads 'not known' rather than 'no code for gfx1151'",
-}
+# are right since, and so is the Strix Halo row on a 2.10 pre-release (silent for a while after
+# gfx1151 got an unconfirmed ROCm row): where [[torch_gfx]] dates a target's entry into the
+# wheels, the wheel alone decides whether it has the code.
+FIRST_RUN_FAILED: dict[str, str] = {}
 
 def test_structure_every_platform_has_healthy_and_broken_rows():
     check_rows_cover_every_platform(m.PLATFORMS, m.ROWS)

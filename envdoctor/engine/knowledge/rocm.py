@@ -42,7 +42,12 @@ def visible(gpus: tuple[AmdGpu, ...], vars: dict[str, str]) -> list[AmdGpu]:
 
 def no_code(target: str, release: Version | None, t: TorchBuild | None) -> bool:
     """The ROCm that runs has no code for ``target`` (confirmed), and neither has the ROCm
-    torch wheel installed here (its own PYTORCH_ROCM_ARCH, [[torch_gfx]])."""
+    torch wheel installed here (its own PYTORCH_ROCM_ARCH, [[torch_gfx]]). Where the data
+    says when ``target`` entered the wheels, the wheel decides alone: ROCm's own libraries
+    supporting a chip (gfx1101 from ROCm 6.2) put no gfx1101 kernels into torch 2.5.1."""
+    if t is not None and t.hip is not None and t.version is not None \
+            and rocm_matrix.torch_gfx_listed(target):
+        return not rocm_matrix.torch_wheel_has(target, t.version)
     if rocm_matrix.support(target, release) is not False:
         return False
     return not (t is not None and t.hip is not None and
