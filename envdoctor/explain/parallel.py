@@ -33,6 +33,7 @@ from typing import Any
 
 from envdoctor import children
 from envdoctor.bounded import decode_json, env
+from envdoctor.explain import precompiled
 from envdoctor.explain.reader import BLOCK_BYTES, MAX_LINE, ByteReader, FileReader, read_raw
 from envdoctor.explain.scan import (
     MAX_HITS_PER_SIGNATURE,
@@ -72,6 +73,7 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
     if plan is None:
         return None
     fd, start, cuts = plan
+    precompiled.load()  # a big log reaches hundreds of regexes: read once, shared by the children
     # part i (a child's) runs from cuts[i] to the next cut's split, the last one to the end
     parts = [(carry, split, cuts[i + 1][0] if i + 1 < len(cuts) else None)
              for i, (split, carry) in enumerate(cuts)]
