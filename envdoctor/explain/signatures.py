@@ -541,6 +541,7 @@ def _load(root: str) -> tuple[Signature, ...]:
 
     def build() -> list[dict[str, Any]]:
         """Parse and validate every file (raises on a bad one, so it is never cached)."""
+        platforms.check(Path(root))  # their mentions compile on first use when cached
         entries = []
         for path in files:
             data = load_toml(path)
