@@ -64,3 +64,11 @@ def test_a_pattern_outside_the_table_is_compiled(fresh, monkeypatch):
     precompiled.register(["boom"])
     monkeypatch.setattr(precompiled, "LOAD_AFTER", 0)
     assert precompiled.compile("not registered \\w+") == re.compile("not registered \\w+")
+
+
+def test_no_table_is_built_when_caching_is_off(fresh, monkeypatch):
+    monkeypatch.setenv("ENVDOCTOR_NO_CACHE", "1")
+    precompiled.register(["boom (\\d+)"])
+    monkeypatch.setattr(precompiled, "_entries", lambda _s: pytest.fail("built without a cache"))
+    assert precompiled.load() == {}
+    assert precompiled.compile("boom (\\d+)") == re.compile("boom (\\d+)")

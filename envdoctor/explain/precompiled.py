@@ -12,7 +12,9 @@ checked when the cache was written: the rebuilt pattern equals ``re.compile``'s 
 
 A process that needs a few regexes (a traceback) never reads the cache: it is loaded once
 LOAD_AFTER patterns have been compiled, or before a big log's scan is forked
-(``explain.parallel``), so the children share it.
+(``explain.parallel``), so the children share it. Building it (on the first such run after
+the signatures changed: every pattern compiled and checked, ~1 s) is left out when caching is
+off (``ENVDOCTOR_NO_CACHE``).
 """
 
 from __future__ import annotations
@@ -79,7 +81,9 @@ def load() -> dict[str, tuple[int, int, str, dict[str, int]]]:
     _table = {}
     if not _USABLE or not _sources:
         return _table
-    from envdoctor.rulefiles import cached_json, digest
+    from envdoctor.rulefiles import cache_dir, cached_json, digest
+    if cache_dir() is None:  # ENVDOCTOR_NO_CACHE: building the table (~1 s) would not pay
+        return _table
     ordered = sorted(_sources)
     key = [CACHE_VERSION, sys.version, sys.byteorder, _sre.MAGIC, _sre.CODESIZE, len(ordered),
            digest(json.dumps(ordered).encode("utf-8", "surrogatepass"))]
