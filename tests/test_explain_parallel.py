@@ -144,7 +144,7 @@ def test_idle_cpus_counted_from_the_tasks_running_now(monkeypatch):
 
 @pytest.mark.parametrize("spare", [2, 3, 7])
 def test_three_and_four_processes_give_the_one_process_scan(tmp_path, monkeypatch, spare):
-    """Cut in three or four parts (MAX_PARTS), middle parts bounded at both ends, each child
+    """Cut in three, four or eight parts (MAX_PARTS), middle parts bounded at both ends, each child
     its own: the same scan, and a failed middle child is scanned here."""
     monkeypatch.setattr(parallel, "spare_cpus", lambda: spare)
     path = tmp_path / "train.log"
@@ -173,7 +173,7 @@ def test_three_and_four_processes_give_the_one_process_scan(tmp_path, monkeypatc
 def test_a_part_per_idle_cpu_up_to_max_parts(tmp_path, monkeypatch):
     path = tmp_path / "train.log"
     path.write_bytes(build(4, 60))
-    for spare, parts in ((1, 2), (2, 3), (3, 4), (9, 4)):
+    for spare, parts in ((1, 2), (2, 3), (3, 4), (6, 7), (12, parallel.MAX_PARTS)):
         monkeypatch.setattr(parallel, "spare_cpus", lambda s=spare: s)
         with open(path, "rb") as fh:
             plan = parallel._plan(fh, 4096, 0)

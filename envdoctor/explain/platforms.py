@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,14 @@ class Platform:
     name: str
     means: str
     mentions: tuple[str, ...]
-    compiled: tuple[re.Pattern[str], ...]
     fire: tuple[str, ...]
     quiet: tuple[str, ...]
+
+    @cached_property
+    def compiled(self) -> tuple[re.Pattern[str], ...]:
+        """The mentions compiled on first use (a log whose text names no platform never needs
+        them); ``parse_platform`` checked them when the rules were validated."""
+        return tuple(re.compile(source) for source in self.mentions)
 
     def named_in(self, text: str) -> str | None:
         """The first mention of this platform in ``text`` (its first MiB), or None."""
@@ -47,7 +52,10 @@ def _strings(raw: Any, path: Path, fld: str, *, empty: bool = False) -> tuple[st
     return tuple(raw)
 
 
-def parse_platform(raw: Any, path: Path, i: int) -> Platform:
+def parse_platform(raw: Any, path: Path, i: int, check: bool = True) -> Platform:
+    """One ``[[platform]]`` table; ``check``: compile its mentions now (a bad regex is a
+    RuleFileError), else on first use (``load_platforms``: ``check`` ran when the signature
+    cache was built, whose key holds the platform files)."""
     fld = f"platform[{i}]"
     if not isinstance(raw, dict):
         raise RuleFileError(path, fld, "must be a table")
@@ -61,7 +69,7 @@ def parse_platform(raw: Any, path: Path, i: int) -> Platform:
         raise RuleFileError(path, f"{fld}.means", "must say what the platform is")
     mentions = _strings(raw.get("mentions"), path, f"{fld}.mentions")
     compiled = []
-    for source in mentions:
+    for source in mentions if check else ():
         try:
             compiled.append(re.compile(source))
         except re.error as exc:
@@ -71,7 +79,10 @@ def parse_platform(raw: Any, path: Path, i: int) -> Platform:
         raise RuleFileError(path, f"{fld}.sources", "must be URLs")
     fire = _strings(raw.get("fire"), path, f"{fld}.fire")
     quiet = _strings(raw.get("quiet"), path, f"{fld}.quiet")
-    return Platform(name, raw["means"].strip(), mentions, tuple(compiled), fire, quiet)
+    platform = Platform(name, raw["means"].strip(), mentions, fire, quiet)
+    if check:
+        platform.__dict__["compiled"] = tuple(compiled)  # the cached_property's value
+    return platform
 
 
 @lru_cache(maxsize=4)
@@ -79,7 +90,7 @@ def _load(root: str) -> dict[str, Platform]:
     out: dict[str, Platform] = {}
     for path in toml_files("platforms", Path(root)):
         for i, raw in enumerate(load_toml(path).get("platform", [])):
-            platform = parse_platform(raw, path, i)
+            platform = parse_platform(raw, path, i, check=False)
             if platform.name in out:
                 raise RuleFileError(path, f"platform[{i}].name", f"{platform.name} twice")
             out[platform.name] = platform
@@ -89,6 +100,13 @@ def _load(root: str) -> dict[str, Platform]:
 def load_platforms(root: Path | None = None) -> dict[str, Platform]:
     """Every platform under ``rules/platforms`` by name (none when the folder is absent)."""
     return _load(str(root or rules_dir()))
+
+
+def check(root: Path | None = None) -> None:
+    """Every platform file parsed with its mentions compiled: RuleFileError on a bad one."""
+    for path in toml_files("platforms", root or rules_dir()):
+        for i, raw in enumerate(load_toml(path).get("platform", [])):
+            parse_platform(raw, path, i)
 
 
 def files(root: Path | None = None) -> list[Path]:

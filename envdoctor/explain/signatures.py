@@ -28,7 +28,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 from envdoctor.engine import redos
-from envdoctor.explain import digits, platforms
+from envdoctor.explain import digits, platforms, precompiled
 from envdoctor.explain.reduced import ordinary, reduced_len
 from envdoctor.rulefiles import (
     RuleFileError,
@@ -65,7 +65,7 @@ class Pattern:
     @property
     def regex(self) -> re.Pattern[str]:
         if self._regex is None:
-            self._regex = re.compile(self.source)
+            self._regex = precompiled.compile(self.source)
         return self._regex
 
     def __repr__(self) -> str:
@@ -384,18 +384,8 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
     contexts = tuple(_context(c, path, i, known, rule)
                      for i, c in enumerate(data.get("context", [])))
-    if "facts_notes" in data:  # read the text's stated facts: checked now, not at use
-        from envdoctor.explain.stated import check_template
-        check_template(data["facts_notes"], path)
-    if "yields_to" in data:
-        from envdoctor.explain.stated import check_yields
-        check_yields(data["yields_to"], path)
-    if "own_cause" in data:
-        from envdoctor.explain.owncause import check_own_cause
-        check_own_cause(data["own_cause"], path)
-    if "stated_pair" in data:
-        from envdoctor.explain.stated import check_pair
-        check_pair(data["stated_pair"], path)
+    if known is None:  # checked when a cache entry was written (a big log never reads them)
+        _check_readings(data, path)
     if "only_as_yield" in data and (not isinstance(data["only_as_yield"], bool)
                                     or not data.get("yields_to")):
         raise RuleFileError(path, "only_as_yield", "must be true or false, with yields_to")
@@ -411,6 +401,22 @@ def parse_signature(data: dict[str, Any], path: Path | str,
                      examples=examples, contexts=contexts, family=Path(str(path)).parent.name,
                      path=str(path),
                      extra={k: v for k, v in data.items() if k not in fields})
+
+
+def _check_readings(data: dict[str, Any], path: Path | str) -> None:
+    """The fields that read a pasted text's stated facts: checked at load, not at use."""
+    if "facts_notes" in data:
+        from envdoctor.explain.stated import check_template
+        check_template(data["facts_notes"], path)
+    if "yields_to" in data:
+        from envdoctor.explain.stated import check_yields
+        check_yields(data["yields_to"], path)
+    if "own_cause" in data:
+        from envdoctor.explain.owncause import check_own_cause
+        check_own_cause(data["own_cause"], path)
+    if "stated_pair" in data:
+        from envdoctor.explain.stated import check_pair
+        check_pair(data["stated_pair"], path)
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:
@@ -470,7 +476,8 @@ def _context(raw: Any, path: Path | str, i: int, known: dict[str, Any] | None,
         value = raw.get(key, [])
         if not isinstance(value, list):
             raise RuleFileError(path, f"{fld}.{key}", "must be a list of regexes")
-        value = platforms.expand(value, _rules_root(path), path, f"{fld}.{key}")
+        if any(isinstance(v, str) and v.startswith("@") for v in value):  # a platform's list
+            value = platforms.expand(value, _rules_root(path), path, f"{fld}.{key}")
         pats[key] = tuple(compile_pattern(v, path, f"{fld}.{key}", known, rule) for v in value)
         for pat in pats[key]:
             if pat.literals is None:
@@ -534,6 +541,7 @@ def _load(root: str) -> tuple[Signature, ...]:
 
     def build() -> list[dict[str, Any]]:
         """Parse and validate every file (raises on a bad one, so it is never cached)."""
+        platforms.check(Path(root))  # their mentions compile on first use when cached
         entries = []
         for path in files:
             data = load_toml(path)
@@ -549,6 +557,7 @@ def _load(root: str) -> tuple[Signature, ...]:
     entries, cached = cached_json("signatures", None if stamps is None else
                                   [CACHE_VERSION, stamps], build, _valid_entries)
     if not cached:
+        precompiled.register(p.source for sig in built for p in all_patterns(sig))
         return tuple(built)
     if len(entries) != len(files):  # a cache of another file list: cannot happen (keyed)
         entries = [{"data": load_toml(p), "literals": None} for p in files]
@@ -559,6 +568,7 @@ def _load(root: str) -> tuple[Signature, ...]:
     sigs = [parse_signature(e["data"], path, e["literals"])
             for e, path in zip(entries, files, strict=True)]
     _unique(sigs)
+    precompiled.register(p.source for sig in sigs for p in all_patterns(sig))
     return tuple(sigs)
 
 
