@@ -72,7 +72,7 @@ _TORCH_PRERELEASE = re.compile(r"(?i)(?<![\w.])\d{1,2}\.\d{1,3}\.\d{1,3}(?:a\d{1
 def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
     """(GPU, compute capability) when the text names exactly one GPU architecture."""
     named: dict[str, str] = {}
-    for gpu in facts.gpus:
+    for gpu in (*facts.gpus, *_boards(text)):
         known = stated_gpu_cc(gpu)
         if known is not None:
             named.setdefault(known, gpu)
@@ -84,6 +84,99 @@ def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
     if not named and len(stated) == 1:
         return "GPU", next(iter(stated))
     return None
+
+
+# a workstation board named without its "Quadro" ("an old K2000", "my P4000", "T1000"): a name
+# only where the GPU table knows it as a Quadro board (``stated_gpu_cc``)
+_BOARD = re.compile(r"(?<![\w./-])([KMPT]\d{4})(?![\w.-])")
+# a GPU named by its architecture only ("with Blackwell", "on a Hopper GPU", "my Ampere card"):
+# the machine's GPU, never a sentence about the architecture ("Blackwell support", "since Ampere")
+_ARCH_WORD = re.compile(r"(?i)(?:\b(?:on|with|using|for|my|our|an?|the)\s{1,3}(?:nvidia\s)?"
+                        r"(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada|Hopper|Blackwell)"
+                        r"(?!\s(?:support|architecture support|and\b))\b(?![-\w])"
+                        r"|\b(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Hopper|Blackwell)"
+                        r"\s(?:GPU|card|graphics card)s?\b)")
+# CuPy in the text (its import, its frames, its packages): its kernels are compiled at run time
+# by NVRTC, the CUDA the text states for it is the compiler's
+_CUPY = re.compile(r"(?i)(?<![\w-])cupy(?=[\s/\\.,:_-]|$)")
+# the CUDA of the NVRTC CuPy loads, as a text states it: the pip NVRTC/runtime wheel's version
+# (nvidia-cuda-nvrtc-cu12==12.6.77), a cupy wheel for one CUDA release (cupy-cuda110, not the
+# major-only cupy-cuda12x), cupy.show_config()'s "NVRTC Version : (11, 2)" and "CUDA Runtime
+# Version : 11020", and CuPy's issue template's "CUDA: 11.2" / "CUDA version: 11.2" (never
+# nvidia-smi's "CUDA Version:" beside "Driver Version:", the driver's ceiling)
+_NVRTC_WHEEL = re.compile(r"(?i)(?<![\w-])nvidia-cuda-(?:nvrtc|runtime)-cu\d{2}\s{0,2}==\s{0,2}"
+                          r"(\d{2})\.(\d)\.\d{1,3}")
+_CUPY_WHEEL = re.compile(r"(?i)(?<![\w-])cupy-cuda(\d{1,2})(\d)(?![\dx\w])")
+_NVRTC_TUPLE = re.compile(r"(?i)\bNVRTC Version\s{0,20}:\s{0,4}\((\d{1,2}),\s?(\d)\)")
+_CUDA_RUNTIME_INT = re.compile(r"(?i)\bCUDA Runtime Version\s{0,20}:\s{0,4}(\d{1,2})0(\d)0\b")
+_CUDA_KEYED = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?: version)?[ \t]{0,4}[:=]"
+                         r"[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+
+
+def _boards(text: str) -> list[str]:
+    return [m.group(1) for m in _BOARD.finditer(text)]
+
+
+def _family_ccs(text: str) -> tuple[str, list[str]] | None:
+    """(architecture, its GPUs' compute capabilities) when the text names the machine's GPU only
+    by one architecture (the GPU table's rows of that name, Jetson and Tegra boards aside)."""
+    words = {(m.group(1) or m.group(2)).capitalize() for m in _ARCH_WORD.finditer(text)}
+    if len(words) != 1:
+        return None
+    word = next(iter(words))
+    from envdoctor.matrices import matrix
+    ccs = [str(r.get("cc")) for r in matrix("gpus").get("arch", [])
+           if str(r.get("name", "")).split(" ")[0] == word and not r.get("integrated")
+           and not re.search(r"Jetson|Tegra", str(r.get("name", "")))]
+    return (word, ccs) if ccs else None
+
+
+def _family_lacks(cuda: str, ccs: list[str]) -> bool:
+    """Whether CUDA ``cuda`` builds code for none of an architecture's GPUs: every one the table
+    can judge lacks it, and it can judge one (a row with no confirmed first CUDA is skipped)."""
+    from envdoctor.engine.knowledge.impossible import cuda_build_lacks
+    from envdoctor.matrices.gpus import first_cuda_for
+    judged = [cuda_build_lacks(cuda, cc) for cc in ccs
+              if cuda_build_lacks(cuda, cc) or first_cuda_for(cc) is not None]
+    return bool(judged) and all(judged)
+
+
+def _nvrtc_cudas(text: str) -> set[str]:
+    """The CUDA releases a CuPy text states for the NVRTC that compiles its kernels."""
+    found = {f"{m.group(1)}.{m.group(2)}" for pat in (_NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE,
+                                                      _CUDA_RUNTIME_INT)
+             for m in pat.finditer(text)}
+    found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_KEYED.finditer(text)
+                 if "driver" not in m.group(0).lower())
+    return found
+
+
+def nvrtc_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(ECUDA018, note) when a CuPy text states the CUDA its NVRTC is of, and the one GPU (or
+    GPU architecture) it names is one that CUDA cannot compile for: too new for it (Blackwell
+    under CUDA 12.6) or dropped by it (a Kepler sm_30 board under CUDA 11.x)."""
+    if not _CUPY.search(text):
+        return None
+    cudas = _nvrtc_cudas(text)
+    if not cudas:
+        return None
+    gpu_cc = _gpu_cc(facts, text)
+    from envdoctor.engine.knowledge.impossible import cuda_build_lacks
+    if gpu_cc is not None:
+        gpu, cc = gpu_cc
+        if not all(cuda_build_lacks(c, cc) for c in cudas):
+            return None
+        what = f"a {gpu} (compute capability {cc})"
+    else:
+        if facts.gpus or facts.compute_capabilities or _boards(text):
+            return None  # a GPU it names that the table does not place: no guess from a word
+        family = _family_ccs(text)
+        if family is None or not all(_family_lacks(c, family[1]) for c in cudas):
+            return None
+        what = f"a {family[0]} GPU (compute capability {', '.join(sorted(set(family[1]), key=ver_key))})"
+    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
+    return "ECUDA018", (f"The text states CuPy with the NVRTC of {stated} and {what}: that "
+                        "CUDA's runtime compiler cannot generate code for this GPU's architecture.")
 
 
 def _cuda_builds(text: str) -> set[str]:
@@ -308,7 +401,7 @@ def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] |
     text = text[:MAX_TEXT]
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
-    return gpu_build_reason(facts, text) or python_wheel_reason(text) or \
+    return nvrtc_reason(facts, text) or gpu_build_reason(facts, text) or python_wheel_reason(text) or \
         deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures) or \
         wsl_build_reason(facts, text) or glibc_reason(text)
 
@@ -329,5 +422,6 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
                      references=tuple(sig.references), notes=(note,), signature=sig)
 
 
-PATTERNS = (_TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, _CUDA_RUNTIME_INT,
+            _CUDA_KEYED, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)
