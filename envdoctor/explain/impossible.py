@@ -102,15 +102,18 @@ _CUPY = re.compile(r"(?i)(?<![\w-])cupy(?=[\s/\\.,:_-]|$)")
 # the CUDA of the NVRTC CuPy loads, as a text states it: the pip NVRTC/runtime wheel's version
 # (nvidia-cuda-nvrtc-cu12==12.6.77), a cupy wheel for one CUDA release (cupy-cuda110, not the
 # major-only cupy-cuda12x), cupy.show_config()'s "NVRTC Version : (11, 2)" and "CUDA Runtime
-# Version : 11020", and CuPy's issue template's "CUDA: 11.2" / "CUDA version: 11.2" (never
-# nvidia-smi's "CUDA Version:" beside "Driver Version:", the driver's ceiling)
+# Version : 11020", and CuPy's issue template's "CUDA: 11.2" / "- CUDA version 9.0" on a line of
+# its own (never nvidia-smi's "CUDA Version:" beside "Driver Version:", the driver's ceiling)
 _NVRTC_WHEEL = re.compile(r"(?i)(?<![\w-])nvidia-cuda-(?:nvrtc|runtime)-cu\d{2}\s{0,2}==\s{0,2}"
                           r"(\d{2})\.(\d)\.\d{1,3}")
 _CUPY_WHEEL = re.compile(r"(?i)(?<![\w-])cupy-cuda(\d{1,2})(\d)(?![\dx\w])")
 _NVRTC_TUPLE = re.compile(r"(?i)\bNVRTC Version\s{0,20}:\s{0,4}\((\d{1,2}),\s?(\d)\)")
 _CUDA_RUNTIME_INT = re.compile(r"(?i)\bCUDA Runtime Version\s{0,20}:\s{0,4}(\d{1,2})0(\d)0\b")
-_CUDA_KEYED = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?: version)?[ \t]{0,4}[:=]"
-                         r"[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+_CUDA_KEYED = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?:[ \t]{0,4}[:=]|[ \t]version"
+                         r"[ \t]{0,4}[:=]?)[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+# conda's CUDA for CuPy: "cudatoolkit=11.8.0", "cuda-version=12.6"
+_CONDA_CUDA = re.compile(r"(?i)(?<![\w-])(?:cudatoolkit|cuda-version)\s{0,2}={1,2}\s{0,2}(\d{1,2})\.(\d)"
+                         r"(?![\d])")
 
 
 def _boards(text: str) -> list[str]:
@@ -133,21 +136,31 @@ def _family_ccs(text: str) -> tuple[str, list[str]] | None:
 
 def _family_lacks(cuda: str, ccs: list[str]) -> bool:
     """Whether CUDA ``cuda`` builds code for none of an architecture's GPUs: every one the table
-    can judge lacks it, and it can judge one (a row with no confirmed first CUDA is skipped)."""
+    can judge lacks it, and it can judge one. A GPU is judged when the table says it lacks it,
+    knows its first CUDA, or names a last CUDA at or after this one (still built for); the
+    others are skipped."""
     from envdoctor.engine.knowledge.impossible import cuda_build_lacks
+    from envdoctor.matrices import matrix
     from envdoctor.matrices.gpus import first_cuda_for
-    judged = [cuda_build_lacks(cuda, cc) for cc in ccs
-              if cuda_build_lacks(cuda, cc) or first_cuda_for(cc) is not None]
+    from envdoctor.versions import series, ver
+    want = series(cuda)
+    lasts = {str(r.get("cc")): ver(r.get("last_cuda")) for r in matrix("gpus").get("arch", [])}
+    judged = []
+    for cc in ccs:
+        lacks = cuda_build_lacks(cuda, cc)
+        last = lasts.get(cc)
+        if lacks or first_cuda_for(cc) is not None or \
+                (want is not None and last is not None and last >= want):
+            judged.append(lacks)
     return bool(judged) and all(judged)
 
 
 def _nvrtc_cudas(text: str) -> set[str]:
     """The CUDA releases a CuPy text states for the NVRTC that compiles its kernels."""
     found = {f"{m.group(1)}.{m.group(2)}" for pat in (_NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE,
-                                                      _CUDA_RUNTIME_INT)
+                                                      _CUDA_RUNTIME_INT, _CONDA_CUDA)
              for m in pat.finditer(text)}
-    found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_KEYED.finditer(text)
-                 if "driver" not in m.group(0).lower())
+    found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_KEYED.finditer(text))
     return found
 
 
@@ -423,5 +436,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 
 PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, _CUDA_RUNTIME_INT,
-            _CUDA_KEYED, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+            _CUDA_KEYED, _CONDA_CUDA, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)
