@@ -207,3 +207,33 @@ def test_cupy_nvrtc_that_cannot_compile_for_the_stated_gpu_is_named(text):
 def test_cupy_texts_without_an_impossible_pair_get_no_nvrtc_answer(text):
     found = stated_impossibility(text)
     assert found is None or found[0] != "ECUDA018", (text, found)
+
+
+# PaddlePaddle's build CUDA, stated by Paddle's own device notice (PaddlePaddle/PaddleNLP#348: an
+# RTX 30xx, compute capability 8.6, under Paddle's CUDA 10.2 runtime; the error line left out)
+# or by an environment block's CUDA line in a Paddle text
+PADDLE_348 = ("30系列显卡，CUDA11环境，PaddleNLP加载模型报错\nOS：Ubuntu 20.04\nCUDA：11.1\n"
+              "PaddlePaddle：2.0.2和2.0.1都试过，问题一样\n"
+              "W0509 13:09:59.510846 14922 device_context.cc:362] Please NOTE: device: 0, GPU "
+              "Compute Capability: 8.6, Driver API Version: 11.1, Runtime API Version: 10.2")
+
+
+@pytest.mark.parametrize("text", [
+    PADDLE_348,
+    "paddlepaddle-gpu==2.1.0\nCUDA 10.2\nGPU: NVIDIA A100-SXM4-40GB\npaddle.utils.run_check() fails",
+])
+def test_a_paddle_build_cuda_that_predates_the_gpu_is_named(text):
+    found = stated_impossibility(text)
+    assert found is not None and found[0] == "ECUDA003", found
+
+
+@pytest.mark.parametrize("text", [
+    # Paddle's runtime knows the GPU; a torch text's own-line CUDA is a system toolkit
+    "paddle 2.4.1\nW0101 device_context.cc:362] Please NOTE: device: 0, GPU Compute Capability: "
+    "8.6, Driver API Version: 11.7, Runtime API Version: 11.2",
+    "torch 1.13.1\nCUDA 10.2\nNVIDIA A100-SXM4-40GB",
+    "paddle and torch on one box\nCUDA 10.2\nNVIDIA A100-SXM4-40GB",
+])
+def test_paddle_texts_with_a_fitting_or_unread_cuda_get_no_answer(text):
+    found = stated_impossibility(text)
+    assert found is None or found[0] != "ECUDA003", (text, found)

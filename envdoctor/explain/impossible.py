@@ -198,6 +198,25 @@ def _cuda_builds(text: str) -> set[str]:
     return builds
 
 
+# PaddlePaddle's GPU wheels are built for one CUDA and load that CUDA's libraries: its own notice
+# ("Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.1, Runtime API
+# Version: 10.2", PaddlePaddle/PaddleNLP#348) and an environment block's CUDA line of its own
+# ("cuda 10.2", "CUDA：11.1") state the build's CUDA in a Paddle text that names no torch
+_PADDLE = re.compile(r"(?i)(?<![\w-])(?:paddle(?:paddle)?(?:-gpu)?|飞桨)(?![\w-])")
+_TORCH_WORD = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+_RUNTIME_API = re.compile(r"\bRuntime API Version: (\d{1,2})\.(\d)\b")
+_CUDA_LINE = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?:[ \t]{0,4}[:=：]|[ \t]version"
+                        r"[ \t]{0,4}[:=：]?|[ \t])[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+
+
+def _paddle_cudas(text: str) -> set[str]:
+    if not _PADDLE.search(text) or _TORCH_WORD.search(text):
+        return set()
+    # Paddle's own runtime line outranks an environment block's CUDA (the system toolkit)
+    said = {f"{m.group(1)}.{m.group(2)}" for m in _RUNTIME_API.finditer(text)}
+    return said or {f"{m.group(1)}.{m.group(2)}" for m in _CUDA_LINE.finditer(text)}
+
+
 def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     """(code, note) when the one GPU the text names cannot run any build it states."""
     gpu_cc = _gpu_cc(facts, text)
@@ -209,7 +228,7 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     tagged = [(v, b[2:]) for v, b in stated_torch_builds(text)
               if b.startswith("cu") and len(b) >= 5]  # "+cu12" in a title names no wheel
     tagged = [(v, f"{b[:-1]}.{b[-1]}") for v, b in tagged]
-    cudas = _cuda_builds(text) - {c for _, c in tagged}
+    cudas = (_cuda_builds(text) | _paddle_cudas(text)) - {c for _, c in tagged}
     torch = facts.version("torch")
     official = _TORCH_PRERELEASE.search(text[:1 << 20]) is None
     verdicts: list[bool | None] = [torch_build_lacks(v, c, cc, official) for v, c in tagged]
@@ -436,5 +455,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 
 PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, _CUDA_RUNTIME_INT,
-            _CUDA_KEYED, _CONDA_CUDA, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+            _CUDA_KEYED, _CONDA_CUDA, _PADDLE, _TORCH_WORD, _RUNTIME_API, _CUDA_LINE, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)
