@@ -11,7 +11,9 @@ GPU, is no answer); one Python version, one framework, and a statement that the 
 nothing. ds_report's own lines naming the torch that runs and another torch its DeepSpeed wheel
 was compiled with are the same kind of statement (EBUILD005), and so is a question about the GPU under
 WSL on a Windows build that predates GPU compute there (EWSL004), and so is a text that states
-the glibc a wheel or binary needs and an older glibc on its system (ESYS004). Only texts that no signature
+the glibc a wheel or binary needs and an older glibc on its system (ESYS004), and so is a CuPy text
+that states the CUDA of the NVRTC compiling its kernels and a GPU (or an architecture named as the
+machine's GPU) that CUDA cannot compile for (ECUDA018). Only texts that no signature
 explained are read this way (``diagnose_text``).
 """
 
