@@ -129,32 +129,9 @@ def _family_ccs(text: str) -> tuple[str, list[str]] | None:
     if len(words) != 1:
         return None
     word = next(iter(words))
-    from envdoctor.matrices import matrix
-    ccs = [str(r.get("cc")) for r in matrix("gpus").get("arch", [])
-           if str(r.get("name", "")).split(" ")[0] == word and not r.get("integrated")
-           and not re.search(r"Jetson|Tegra", str(r.get("name", "")))]
+    from envdoctor.engine.knowledge.impossible import architecture_ccs
+    ccs = architecture_ccs(word)
     return (word, ccs) if ccs else None
-
-
-def _family_lacks(cuda: str, ccs: list[str]) -> bool:
-    """Whether CUDA ``cuda`` builds code for none of an architecture's GPUs: every one the table
-    can judge lacks it, and it can judge one. A GPU is judged when the table says it lacks it,
-    knows its first CUDA, or names a last CUDA at or after this one (still built for); the
-    others are skipped."""
-    from envdoctor.engine.knowledge.impossible import cuda_build_lacks
-    from envdoctor.matrices import matrix
-    from envdoctor.matrices.gpus import first_cuda_for
-    from envdoctor.versions import series, ver
-    want = series(cuda)
-    lasts = {str(r.get("cc")): ver(r.get("last_cuda")) for r in matrix("gpus").get("arch", [])}
-    judged = []
-    for cc in ccs:
-        lacks = cuda_build_lacks(cuda, cc)
-        last = lasts.get(cc)
-        if lacks or first_cuda_for(cc) is not None or \
-                (want is not None and last is not None and last >= want):
-            judged.append(lacks)
-    return bool(judged) and all(judged)
 
 
 def _nvrtc_cudas(text: str) -> set[str]:
@@ -186,7 +163,8 @@ def nvrtc_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
         if facts.gpus or facts.compute_capabilities or _boards(text):
             return None  # a GPU it names that the table does not place: no guess from a word
         family = _family_ccs(text)
-        if family is None or not all(_family_lacks(c, family[1]) for c in cudas):
+        from envdoctor.engine.knowledge.impossible import cuda_builds_for_none
+        if family is None or not all(cuda_builds_for_none(c, family[1]) for c in cudas):
             return None
         what = f"a {family[0]} GPU (compute capability {', '.join(sorted(set(family[1]), key=ver_key))})"
     stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
