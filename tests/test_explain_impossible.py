@@ -159,3 +159,81 @@ def test_gpu_under_wsl_on_a_windows_build_before_21h2_is_named(text):
 def test_wsl_texts_without_an_old_build_or_a_gpu_get_no_build_answer(text):
     found = stated_impossibility(text)
     assert found is None or found[0] != "EWSL004", text
+
+
+# CuPy compiles its kernels at run time with NVRTC: the CUDA a CuPy text states for it (a pip
+# nvrtc/runtime wheel, a cupy-cudaXYZ wheel, cupy.show_config(), conda's cudatoolkit, the issue
+# template's CUDA line) against the one GPU, or the one architecture, the text names.
+# cupy/cupy#9475 (show_config, the error lines left out): CUDA 13 dropped Pascal;
+# xsuite/xsuite#684 (the error line left out): CUDA 11.8 predates Blackwell (sm_120 needs 12.8)
+CUPY_9475 = ('GTX 1080 | "NVRTC_ERROR_INVALID_OPTION (5)"\n'
+             "python -c 'import cupy; cupy.show_config()'\n"
+             "CuPy Version                 : 13.6.0\n"
+             "CUDA Build Version           : 13000\n"
+             "CUDA Runtime Version         : 13000 (linked to CuPy) / 13000 (locally installed)\n"
+             "NVRTC Version                : (13, 0)\n")
+XSUITE_684 = ("RTX 5080 support\nIs Nvidia RTX 5080 supported? When I try to use Cupy context I get "
+              "the following error\nDo I need to use different versions of cupy/cudatoolkit than "
+              "proposed in installation guide?\nI use Ubuntu 24.04, cupy-cuda11x and "
+              "cudatoolkit=11.8.0.")
+
+
+@pytest.mark.parametrize("text", [
+    CUPY_9475,
+    XSUITE_684,
+    "import cupy\n- CUDA version 12.6\nit fails on our Blackwell GPUs",
+    "cupy.cuda.compiler fails with cupy-cuda90 on my Ampere card",
+])
+def test_cupy_nvrtc_that_cannot_compile_for_the_stated_gpu_is_named(text):
+    found = stated_impossibility(text)
+    assert found is not None and found[0] == "ECUDA018", found
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "ECUDA018" and d.notes
+
+
+@pytest.mark.parametrize("text", [
+    # a CUDA that knows the GPU; two architectures; the architecture as a topic, not the GPU
+    "pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12==12.8.93 on a Blackwell GPU works",
+    "import cupy\nCUDA: 12.6\nmy RTX 3090 is fine; when will Blackwell support land?",
+    "import cupy\nCUDA: 12.6\nBlackwell support is coming",
+    "import cupy\nCUDA: 11.2\nmy Kepler card",          # Kepler sm_35/sm_37 are in CUDA 11
+    "pip install cupy-cuda110\nmy old P2000 is the only card",  # CUDA 11.0 has Pascal
+    "import cupy\nCUDA: 12.4\nwe have Pascal and Hopper GPUs",
+    # nvidia-smi's CUDA Version is the driver's ceiling, not the NVRTC
+    "import cupy\n| NVIDIA-SMI 560.35 Driver Version: 560.35 CUDA Version: 12.6 |\nwith Blackwell",
+    # no CuPy: the torch texts are gpu_build_reason's
+    "CUDA: 12.6\nwith Blackwell",
+])
+def test_cupy_texts_without_an_impossible_pair_get_no_nvrtc_answer(text):
+    found = stated_impossibility(text)
+    assert found is None or found[0] != "ECUDA018", (text, found)
+
+
+# PaddlePaddle's build CUDA, stated by Paddle's own device notice (PaddlePaddle/PaddleNLP#348: an
+# RTX 30xx, compute capability 8.6, under Paddle's CUDA 10.2 runtime; the error line left out)
+# or by an environment block's CUDA line in a Paddle text
+PADDLE_348 = ("30系列显卡，CUDA11环境，PaddleNLP加载模型报错\nOS：Ubuntu 20.04\nCUDA：11.1\n"
+              "PaddlePaddle：2.0.2和2.0.1都试过，问题一样\n"
+              "W0509 13:09:59.510846 14922 device_context.cc:362] Please NOTE: device: 0, GPU "
+              "Compute Capability: 8.6, Driver API Version: 11.1, Runtime API Version: 10.2")
+
+
+@pytest.mark.parametrize("text", [
+    PADDLE_348,
+    "paddlepaddle-gpu==2.1.0\nCUDA 10.2\nGPU: NVIDIA A100-SXM4-40GB\npaddle.utils.run_check() fails",
+])
+def test_a_paddle_build_cuda_that_predates_the_gpu_is_named(text):
+    found = stated_impossibility(text)
+    assert found is not None and found[0] == "ECUDA003", found
+
+
+@pytest.mark.parametrize("text", [
+    # Paddle's runtime knows the GPU; a torch text's own-line CUDA is a system toolkit
+    "paddle 2.4.1\nW0101 device_context.cc:362] Please NOTE: device: 0, GPU Compute Capability: "
+    "8.6, Driver API Version: 11.7, Runtime API Version: 11.2",
+    "torch 1.13.1\nCUDA 10.2\nNVIDIA A100-SXM4-40GB",
+    "paddle and torch on one box\nCUDA 10.2\nNVIDIA A100-SXM4-40GB",
+])
+def test_paddle_texts_with_a_fitting_or_unread_cuda_get_no_answer(text):
+    found = stated_impossibility(text)
+    assert found is None or found[0] != "ECUDA003", (text, found)

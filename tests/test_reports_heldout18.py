@@ -18,7 +18,8 @@ from tests.reports_heldout import ReportSet, loud
 SET = ReportSet("heldout18", batch="P", at_least=36, healthy_at_least=8,
                 broken_at_least=28, repos_at_least=30, unseen_at_least=36)
 # first run on 947b2ec: 24/28 named (85.7 %), 8/8 healthy clean (README.md)
-FLOOR = 0.85
+# after round 2 (fixes from other threads): 28/28 named, 8/8 healthy clean
+FLOOR = 1.0
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

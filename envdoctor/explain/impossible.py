@@ -11,7 +11,9 @@ GPU, is no answer); one Python version, one framework, and a statement that the 
 nothing. ds_report's own lines naming the torch that runs and another torch its DeepSpeed wheel
 was compiled with are the same kind of statement (EBUILD005), and so is a question about the GPU under
 WSL on a Windows build that predates GPU compute there (EWSL004), and so is a text that states
-the glibc a wheel or binary needs and an older glibc on its system (ESYS004). Only texts that no signature
+the glibc a wheel or binary needs and an older glibc on its system (ESYS004), and so is a CuPy text
+that states the CUDA of the NVRTC compiling its kernels and a GPU (or an architecture named as the
+machine's GPU) that CUDA cannot compile for (ECUDA018). Only texts that no signature
 explained are read this way (``diagnose_text``).
 """
 
@@ -72,7 +74,7 @@ _TORCH_PRERELEASE = re.compile(r"(?i)(?<![\w.])\d{1,2}\.\d{1,3}\.\d{1,3}(?:a\d{1
 def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
     """(GPU, compute capability) when the text names exactly one GPU architecture."""
     named: dict[str, str] = {}
-    for gpu in facts.gpus:
+    for gpu in (*facts.gpus, *_boards(text)):
         known = stated_gpu_cc(gpu)
         if known is not None:
             named.setdefault(known, gpu)
@@ -86,10 +88,113 @@ def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
     return None
 
 
+# a workstation board named without its "Quadro" ("an old K2000", "my P4000", "T1000"): a name
+# only where the GPU table knows it as a Quadro board (``stated_gpu_cc``)
+_BOARD = re.compile(r"(?<![\w./-])([KMPT]\d{4})(?![\w.-])")
+# a GPU named by its architecture only ("with Blackwell", "on a Hopper GPU", "my Ampere card"):
+# the machine's GPU, never a sentence about the architecture ("Blackwell support", "since Ampere")
+_ARCH_WORD = re.compile(r"(?i)(?:\b(?:on|with|using|for|my|our|an?|the)\s{1,3}(?:nvidia\s)?"
+                        r"(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada|Hopper|Blackwell)"
+                        r"(?!\s(?:support|architecture support|and\b))\b(?![-\w])"
+                        r"|\b(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Hopper|Blackwell)"
+                        r"\s(?:GPU|card|graphics card)s?\b)")
+# CuPy in the text (its import, its frames, its packages): its kernels are compiled at run time
+# by NVRTC, the CUDA the text states for it is the compiler's
+_CUPY = re.compile(r"(?i)(?<![\w-])cupy(?=[\s/\\.,:_-]|$)")
+# the CUDA of the NVRTC CuPy loads, as a text states it: the pip NVRTC/runtime wheel's version
+# (nvidia-cuda-nvrtc-cu12==12.6.77), a cupy wheel for one CUDA release (cupy-cuda110, not the
+# major-only cupy-cuda12x), cupy.show_config()'s "NVRTC Version : (11, 2)" and "CUDA Runtime
+# Version : 11020", and CuPy's issue template's "CUDA: 11.2" / "- CUDA version 9.0" on a line of
+# its own (never nvidia-smi's "CUDA Version:" beside "Driver Version:", the driver's ceiling)
+_NVRTC_WHEEL = re.compile(r"(?i)(?<![\w-])nvidia-cuda-(?:nvrtc|runtime)-cu\d{2}\s{0,2}==\s{0,2}"
+                          r"(\d{2})\.(\d)\.\d{1,3}")
+_CUPY_WHEEL = re.compile(r"(?i)(?<![\w-])cupy-cuda(\d{1,2})(\d)(?![\dx\w])")
+_NVRTC_TUPLE = re.compile(r"(?i)\bNVRTC Version\s{0,20}:\s{0,4}\((\d{1,2}),\s?(\d)\)")
+_CUDA_RUNTIME_INT = re.compile(r"(?i)\bCUDA Runtime Version\s{0,20}:\s{0,4}(\d{1,2})0(\d)0\b")
+_CUDA_KEYED = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?:[ \t]{0,4}[:=]|[ \t]version"
+                         r"[ \t]{0,4}[:=]?)[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+# conda's CUDA for CuPy: "cudatoolkit=11.8.0", "cuda-version=12.6"
+_CONDA_CUDA = re.compile(r"(?i)(?<![\w-])(?:cudatoolkit|cuda-version)\s{0,2}={1,2}\s{0,2}(\d{1,2})\.(\d)"
+                         r"(?![\d])")
+
+
+def _boards(text: str) -> list[str]:
+    return [m.group(1) for m in _BOARD.finditer(text)]
+
+
+def _family_ccs(text: str) -> tuple[str, list[str]] | None:
+    """(architecture, its GPUs' compute capabilities) when the text names the machine's GPU only
+    by one architecture (the GPU table's rows of that name, Jetson and Tegra boards aside)."""
+    words = {(m.group(1) or m.group(2)).capitalize() for m in _ARCH_WORD.finditer(text)}
+    if len(words) != 1:
+        return None
+    word = next(iter(words))
+    from envdoctor.engine.knowledge.impossible import architecture_ccs
+    ccs = architecture_ccs(word)
+    return (word, ccs) if ccs else None
+
+
+def _nvrtc_cudas(text: str) -> set[str]:
+    """The CUDA releases a CuPy text states for the NVRTC that compiles its kernels."""
+    found = {f"{m.group(1)}.{m.group(2)}" for pat in (_NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE,
+                                                      _CUDA_RUNTIME_INT, _CONDA_CUDA)
+             for m in pat.finditer(text)}
+    found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_KEYED.finditer(text))
+    return found
+
+
+def nvrtc_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(ECUDA018, note) when a CuPy text states the CUDA its NVRTC is of, and the one GPU (or
+    GPU architecture) it names is one that CUDA cannot compile for: too new for it (Blackwell
+    under CUDA 12.6) or dropped by it (a Kepler sm_30 board under CUDA 11.x)."""
+    if not _CUPY.search(text):
+        return None
+    cudas = _nvrtc_cudas(text)
+    if not cudas:
+        return None
+    gpu_cc = _gpu_cc(facts, text)
+    from envdoctor.engine.knowledge.impossible import cuda_build_lacks
+    if gpu_cc is not None:
+        gpu, cc = gpu_cc
+        if not all(cuda_build_lacks(c, cc) for c in cudas):
+            return None
+        what = f"a {gpu} (compute capability {cc})"
+    else:
+        if facts.gpus or facts.compute_capabilities or _boards(text):
+            return None  # a GPU it names that the table does not place: no guess from a word
+        family = _family_ccs(text)
+        from envdoctor.engine.knowledge.impossible import cuda_builds_for_none
+        if family is None or not all(cuda_builds_for_none(c, family[1]) for c in cudas):
+            return None
+        what = f"a {family[0]} GPU (compute capability {', '.join(sorted(set(family[1]), key=ver_key))})"
+    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
+    return "ECUDA018", (f"The text states CuPy with the NVRTC of {stated} and {what}: that "
+                        "CUDA's runtime compiler cannot generate code for this GPU's architecture.")
+
+
 def _cuda_builds(text: str) -> set[str]:
     builds = {f"{t[:-1]}.{t[-1]}" for t in (m.group(1) for m in _WHEEL_TAG.finditer(text))}
     builds.update(f"{m.group(1)}.{m.group(2) or 0}" for m in _CUDA_BUILD.finditer(text))
     return builds
+
+
+# PaddlePaddle's GPU wheels are built for one CUDA and load that CUDA's libraries: its own notice
+# ("Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.1, Runtime API
+# Version: 10.2", PaddlePaddle/PaddleNLP#348) and an environment block's CUDA line of its own
+# ("cuda 10.2", "CUDA：11.1") state the build's CUDA in a Paddle text that names no torch
+_PADDLE = re.compile(r"(?i)(?<![\w-])(?:paddle(?:paddle)?(?:-gpu)?|飞桨)(?![\w-])")
+_TORCH_WORD = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+_RUNTIME_API = re.compile(r"\bRuntime API Version: (\d{1,2})\.(\d)\b")
+_CUDA_LINE = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?:[ \t]{0,4}[:=：]|[ \t]version"
+                        r"[ \t]{0,4}[:=：]?|[ \t])[ \t]{0,4}v?(\d{1,2})\.(\d)(?:\.\d{1,3})?[ \t]*$")
+
+
+def _paddle_cudas(text: str) -> set[str]:
+    if not _PADDLE.search(text) or _TORCH_WORD.search(text):
+        return set()
+    # Paddle's own runtime line outranks an environment block's CUDA (the system toolkit)
+    said = {f"{m.group(1)}.{m.group(2)}" for m in _RUNTIME_API.finditer(text)}
+    return said or {f"{m.group(1)}.{m.group(2)}" for m in _CUDA_LINE.finditer(text)}
 
 
 def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
@@ -103,7 +208,7 @@ def gpu_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
     tagged = [(v, b[2:]) for v, b in stated_torch_builds(text)
               if b.startswith("cu") and len(b) >= 5]  # "+cu12" in a title names no wheel
     tagged = [(v, f"{b[:-1]}.{b[-1]}") for v, b in tagged]
-    cudas = _cuda_builds(text) - {c for _, c in tagged}
+    cudas = (_cuda_builds(text) | _paddle_cudas(text)) - {c for _, c in tagged}
     torch = facts.version("torch")
     official = _TORCH_PRERELEASE.search(text[:1 << 20]) is None
     verdicts: list[bool | None] = [torch_build_lacks(v, c, cc, official) for v, c in tagged]
@@ -308,7 +413,7 @@ def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] |
     text = text[:MAX_TEXT]
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
-    return gpu_build_reason(facts, text) or python_wheel_reason(text) or \
+    return nvrtc_reason(facts, text) or gpu_build_reason(facts, text) or python_wheel_reason(text) or \
         deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures) or \
         wsl_build_reason(facts, text) or glibc_reason(text)
 
@@ -329,5 +434,6 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
                      references=tuple(sig.references), notes=(note,), signature=sig)
 
 
-PATTERNS = (_TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
+PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, _CUDA_RUNTIME_INT,
+            _CUDA_KEYED, _CONDA_CUDA, _PADDLE, _TORCH_WORD, _RUNTIME_API, _CUDA_LINE, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)

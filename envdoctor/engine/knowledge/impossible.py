@@ -49,6 +49,33 @@ def cuda_build_lacks(cuda: str, cc: str) -> bool:
     return cuda_dropped(cuda, cc) is not None or cuda_predates(cuda, cc) is not None
 
 
+
+def architecture_ccs(word: str) -> list[str]:
+    """The compute capabilities of the GPU table's architecture rows named ``word`` ("Blackwell":
+    10.0, 10.3, 12.0, 12.1), Jetson and Tegra boards (integrated GPUs) left out."""
+    return [str(r.get("cc")) for r in matrix("gpus").get("arch", [])
+            if str(r.get("name", "")).split(" ")[0] == word and not r.get("integrated")
+            and "Jetson" not in str(r.get("name", "")) and "Tegra" not in str(r.get("name", ""))]
+
+
+def cuda_builds_for_none(cuda: str, ccs: list[str]) -> bool:
+    """Whether CUDA ``cuda`` builds code for none of these GPUs (an architecture's): every one the
+    table can judge lacks it, and it can judge one. A GPU is judged when the table says it lacks
+    it, knows its first CUDA, or names a last CUDA at or after this one (still built for); the
+    others are skipped."""
+    from envdoctor.matrices.gpus import first_cuda_for
+    from envdoctor.versions import series
+    want = series(cuda)
+    lasts = {str(r.get("cc")): ver(r.get("last_cuda")) for r in matrix("gpus").get("arch", [])}
+    judged = []
+    for cc in ccs:
+        lacks = cuda_build_lacks(cuda, cc)
+        last = lasts.get(cc)
+        if lacks or first_cuda_for(cc) is not None or \
+                (want is not None and last is not None and last >= want):
+            judged.append(lacks)
+    return bool(judged) and all(judged)
+
 def tf_release_cuda(version: str) -> str | None:
     """The CUDA a TensorFlow release's tested build was compiled with (tensorflow.toml), or
     None when the table has no row (or no CUDA) for it."""
