@@ -6,8 +6,9 @@ Signatures match one line at a time, so such a text can match nothing. The cut l
 longest lines of the text and share one exact length, which an ordinary log rarely does; that
 is the sign we look for. ``unwrap`` joins each line of exactly that width with the next one.
 A paste wrapped at words instead (a mail client, a narrow editor) goes on after each cut in a
-line that starts with one space; ``join_continuations`` joins those (two spaces or a tab
-indent a traceback frame, which is never joined).
+line that starts with one space, or keeps that space at the end of the cut line;
+``join_continuations`` joins those (two spaces or a tab indent a traceback frame, which is
+never joined; two spaces at a line's end are Markdown's hard break).
 
 A text that went through a word processor, a chat app or a web page carries typographic quotes
 (``couldn’t``, ``‘GLIBC_2.28’``) and no-break spaces (``&nbsp;``) where the program printed
@@ -110,8 +111,15 @@ _CONTINUATION = re.compile(r" (?=[^\s|+=-])")
 
 
 def _continues(prev: str, line: str) -> bool:
-    return (bool(prev.strip()) and _CONTINUATION.match(line) is not None
-            and not prev.rstrip().endswith(TABLE_EDGES))
+    if not prev.strip() or prev.rstrip().endswith(TABLE_EDGES):
+        return False
+    if _CONTINUATION.match(line) is not None:
+        return True
+    # an editor that wraps at words and keeps the space at the end of the cut line
+    # (``...is not compatible with \nthe current PyTorch installation``); two trailing spaces
+    # are Markdown's hard line break, a line of its own
+    return (prev.endswith(" ") and not prev.endswith("  ") and bool(line)
+            and not line[0].isspace() and not line.startswith(TABLE_EDGES))
 
 
 def soft_wrapped(text: str) -> bool:
