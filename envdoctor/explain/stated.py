@@ -243,13 +243,14 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "intel_gpu_only": intel_gpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
+            "platform_mac": _platform_reason("mac"),
             "jax_not_tensorflow": jax_not_tensorflow_reason,
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
-                   "platform_jetson", "platform_wsl", "jax_not_tensorflow",
+                   "platform_jetson", "platform_wsl", "platform_mac", "jax_not_tensorflow",
                    "cudnn_on_ld_library_path")
 
 
@@ -626,6 +627,20 @@ def _frames_reason(part: str, facts: TextFacts) -> str | None:
     return None
 
 
+def _context_fix(target: Signature, text: str) -> str:
+    """The fix of the target's first context that holds in the text and carries one (the
+    platform's own fix: Docker Desktop on a Mac), or "" when none does. A yielded diagnosis was
+    never scanned as the target, so its contexts are read here."""
+    head = text[:1 << 20]
+    for ctx in target.contexts:
+        if not ctx.fix or not ctx.text or ctx.drop:
+            continue
+        if any(p.regex.search(head) for p in ctx.text) \
+                and not any(p.regex.search(head) for p in ctx.absent):
+            return ctx.fix
+    return ""
+
+
 def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
                  signatures: Sequence[Signature], text: str = "") -> list[Diagnosis]:
     """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
@@ -644,7 +659,8 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
             if target is None:
                 continue
             d = replace(d, code=target.code, id=target.id, title=target.title,
-                        category=target.category, why=target.why, fix=target.fix,
+                        category=target.category, why=target.why,
+                        fix=_context_fix(target, text) or target.fix,
                         references=target.references, signature=target,
                         notes=d.notes + (reason,))
             carrier = False
