@@ -244,14 +244,29 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
             "platform_mac": _platform_reason("mac"),
+            "tensorflow_runtime": tensorflow_runtime_reason,
             "jax_not_tensorflow": jax_not_tensorflow_reason,
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
-                   "platform_jetson", "platform_wsl", "platform_mac", "jax_not_tensorflow",
-                   "cudnn_on_ld_library_path")
+                   "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
+                   "jax_not_tensorflow", "cudnn_on_ld_library_path")
+
+
+# TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which
+# a paste keeps when it drops the frames: "Failed to load the native TensorFlow runtime."
+_TF_RUNTIME = re.compile(r"(?i)\bFailed to load the native TensorFlow runtime\b")
+
+
+def tensorflow_runtime_reason(text: str) -> str | None:
+    """The note when the text holds TensorFlow's own import failure: the library that did not
+    load was one TensorFlow was loading (its CUDA libraries, its tested-build table)."""
+    if _TF_RUNTIME.search(text[:1 << 20]) is None:
+        return None
+    return ("The text says TensorFlow failed to load its native runtime: the missing library "
+            "is one the TensorFlow build was linked against.")
 
 
 def _platform_reason(name: str) -> Callable[[str], str | None]:
