@@ -43,6 +43,9 @@ A report written in Chinese, Japanese, Russian, Spanish… states the cause in t
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
 
+A call typed at a Python prompt and the boolean it printed (``>>> torch.cuda.is_available()`` /
+``False``) are read as one line, as a sentence retelling it reads (``repl_results``).
+
 All of these are a fallback: ``explain`` reads a text this way only when, as given, it
 explains nothing (so the fast path over big logs never pays for it).
 """
@@ -96,7 +99,8 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.textfacts import correct_library_names
         from envdoctor.explain.words import correct_words
         plain = correct_identifiers(correct_words(tight_colons(space_cjk(normalise(
-            correct_library_names(tight_slashes(json_unescape(despace(plain)))))))))
+            correct_library_names(tight_slashes(json_unescape(despace(
+                repl_results(plain))))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -139,6 +143,22 @@ def join_continuations(text: str) -> str:
             continue
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+# an interactive session's call and the boolean it printed on the next line
+# (``>>> paddle.is_compiled_with_cuda()`` / ``False``, ``In [3]: torch.cuda.is_available()`` /
+# ``Out[3]: False``)
+_REPL_RESULT = re.compile(r"(?m)^([ \t]*(?:>>>|In \[\d{1,4}\]:)[ \t]?[^\n]{1,300}\))[ \t]*\n"
+                          r"[ \t]*(?:Out\[\d{1,4}\]:[ \t]*)?(True|False)[ \t]*$")
+
+
+def repl_results(text: str) -> str:
+    """``>>> torch.cuda.is_available()`` / ``False`` -> ``>>> torch.cuda.is_available() False``:
+    a call typed at a Python prompt joined with the boolean it printed on the next line, as a
+    sentence retelling it reads (the text itself when it has none)."""
+    if ">>>" not in text and "In [" not in text:
+        return text
+    return _REPL_RESULT.sub(r"\1 \2", text)
 
 
 def has_typographic(text: str) -> bool:
