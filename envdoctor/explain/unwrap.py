@@ -120,10 +120,11 @@ def _continues(prev: str, line: str) -> bool:
     if _CONTINUATION.match(line) is not None:
         return True
     # an editor that wraps at words and keeps the space at the end of the cut line
-    # (``...is not compatible with \nthe current PyTorch installation``); two trailing spaces
-    # are Markdown's hard line break, a line of its own
-    return (prev.endswith(" ") and not prev.endswith("  ") and bool(line)
-            and not line[0].isspace() and not line.startswith(TABLE_EDGES))
+    # (``...is not compatible with \nthe current PyTorch installation``): a line of prose, as
+    # long as a wrap width makes it (a short word padded with spaces, a phrase read in
+    # another language, is not cut); two trailing spaces are Markdown's hard line break
+    return (prev.endswith(" ") and not prev.endswith("  ") and len(prev) > MIN_WIDTH
+            and bool(line) and not line[0].isspace() and not line.startswith(TABLE_EDGES))
 
 
 def soft_wrapped(text: str) -> bool:
