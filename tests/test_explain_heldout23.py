@@ -31,9 +31,10 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout23", batch="V", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
 # first run on 947b2ec: 33/41 (80.5 %), one trap claim (README.md)
-FLOOR = 0.80
+# after round 2 (fixes from other threads): 39/41 (95.1 %), no trap claim
+FLOOR = 0.95
 # traps the first run answered with an environment claim (README.md); strict
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"h041-user-use-gpu-string-false-paddleocr-chinese.toml"})
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_heldout23_structure_big_sourced_labelled_and_broad():

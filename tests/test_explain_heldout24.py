@@ -31,7 +31,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout24", batch="W", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
 # first run on 947b2ec: 32/40 (80.0 %), no trap claim (README.md)
-FLOOR = 0.80
+# after round 2 (fixes from other threads): 39/40 (97.5 %), no trap claim
+FLOOR = 0.97
 # traps the first run answered with an environment claim (README.md): none; strict
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

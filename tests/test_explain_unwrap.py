@@ -124,3 +124,27 @@ def test_a_hand_typed_slash_with_spaces_is_read_tight():
     # divisions by numbers, ratios and a root path keep their spaces: a side is not a word
     for text in ("loss = total / 4\n", "epoch 3 / 10\n", "du -sh / \n", "Driver/library\n"):
         assert tight_slashes(text) == text
+
+
+# torch's own warning (torch/cuda/__init__.py, _check_capability), retold in prose that an
+# editor wrapped at words keeping the space at the end of each cut line
+PROSE_WRAPPED = ("The base image predates this GPU's architecture. \n"
+                 "Importing torch says \"NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not "
+                 "compatible with \n"
+                 "the current PyTorch installation.\"\n")
+
+
+def test_a_paste_wrapped_at_words_with_the_space_kept_at_the_cut_is_read_whole():
+    from envdoctor.explain.unwrap import join_continuations, soft_wrapped
+    assert not primary(diagnose_stream(io.BytesIO(PROSE_WRAPPED.encode()))[1])
+    assert soft_wrapped(PROSE_WRAPPED)
+    assert "is not compatible with the current PyTorch" in join_continuations(PROSE_WRAPPED)
+    assert primary(diagnose_text(PROSE_WRAPPED)).code == "ECUDA004"
+
+
+def test_markdown_hard_breaks_and_single_trailing_spaces_stay_lines():
+    from envdoctor.explain.unwrap import soft_wrapped
+    # two trailing spaces: Markdown's hard line break, each line its own
+    assert not soft_wrapped("GPU: RTX 4090  \nDriver: 550.54  \nCUDA: 12.4  \n")
+    # one cut only is no wrap
+    assert not soft_wrapped("epoch 1 done \nepoch 2 done\n")

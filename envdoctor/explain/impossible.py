@@ -261,7 +261,12 @@ def _listed_wheels(text: str) -> set[str]:
 def _pin(text: str, framework: str) -> str | None:
     """The one version pin the text states for the framework, spaces removed (None: none or two)."""
     pins = {re.sub(r"\s", "", m.group(1)).rstrip(",.") for m in _PIN[framework].finditer(text)}
-    return next(iter(pins)) if len(pins) == 1 else None
+    if len(pins) > 1:
+        # a resolver's log restates the pin as a range ("torch==2.3.0" typed, "Adding direct
+        # dependency: torch>=2.3.0, <2.3.0+" in uv's debug log): the one exact pin is the ask
+        exact = {p for p in pins if p.startswith("==") and "," not in p}
+        return next(iter(exact)) if len(exact) == 1 else None
+    return next(iter(pins)) if pins else None
 
 
 def python_wheel_reason(text: str) -> tuple[str, str] | None:

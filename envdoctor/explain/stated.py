@@ -206,6 +206,11 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   package = "vllm"                   # prose) and only GPUs below compute capability 7.0
 #   gpu_below = "7.0"                  # (a GTX 1080 Ti, 6.1: its name read through gpus.toml)
 #
+#   [[yields_to]]                      # flash-attn's "only supports Ampere GPUs or newer",
+#   code = "ECUDA003"                  # and every GPU the text names (a B200, 10.0) is at or
+#   package = "flash_attn"             # above the floor: the installed build has no kernels
+#   gpu_at_least = "8.0"               # for this GPU, whatever its message says
+#
 #   [[yields_to]]                      # "manylinux_2_35 ... is not a supported wheel", and the
 #   code = "EPIP001"                   # wheel is cp312 while the text says pip3.10: the
 #   wheel_python_differs = true        # Python, not glibc (envdoctor.explain.wheeltags)
@@ -226,7 +231,7 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 # an override value) so that the text's facts are read, and is dropped when none of its tables
 # holds (a segfault alone names no cause).
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
-              "package", "gpu_below", "torch_build", "wheel_python_differs",
+              "package", "gpu_below", "gpu_at_least", "torch_build", "wheel_python_differs",
               "windows_build_below", "stated"}
 
 
@@ -243,14 +248,30 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "intel_gpu_only": intel_gpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
+            "platform_mac": _platform_reason("mac"),
+            "tensorflow_runtime": tensorflow_runtime_reason,
             "jax_not_tensorflow": jax_not_tensorflow_reason,
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
-                   "platform_jetson", "platform_wsl", "jax_not_tensorflow",
-                   "cudnn_on_ld_library_path")
+                   "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
+                   "jax_not_tensorflow", "cudnn_on_ld_library_path")
+
+
+# TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which
+# a paste keeps when it drops the frames: "Failed to load the native TensorFlow runtime."
+_TF_RUNTIME = re.compile(r"(?i)\bFailed to load the native TensorFlow runtime\b")
+
+
+def tensorflow_runtime_reason(text: str) -> str | None:
+    """The note when the text holds TensorFlow's own import failure: the library that did not
+    load was one TensorFlow was loading (its CUDA libraries, its tested-build table)."""
+    if _TF_RUNTIME.search(text[:1 << 20]) is None:
+        return None
+    return ("The text says TensorFlow failed to load its native runtime: the missing library "
+            "is one the TensorFlow build was linked against.")
 
 
 def _platform_reason(name: str) -> Callable[[str], str | None]:
@@ -466,11 +487,14 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
         if reading is not None and reading not in STATED_READINGS:
             raise RuleFileError(path, f"{where}.stated",
                                 f"must be one of {list(STATED_READINGS)}")
-        floor = table.get("gpu_below")
+        if "gpu_below" in table and "gpu_at_least" in table:
+            raise RuleFileError(path, where, "gpu_below and gpu_at_least exclude each other")
+        floor = table.get("gpu_below", table.get("gpu_at_least"))
         if floor is not None and (not isinstance(floor, str) or not _CC_TEXT.fullmatch(floor)
                                   or not isinstance(table.get("package"), str)
                                   or not _PACKAGE.fullmatch(str(table.get("package")))):
-            raise RuleFileError(path, f"{where}.gpu_below",
+            key = "gpu_below" if "gpu_below" in table else "gpu_at_least"
+            raise RuleFileError(path, f"{where}.{key}",
                                 "must be a compute capability (\"7.0\") with package = a name")
         if "wheel_python_differs" in table and table["wheel_python_differs"] is not True:
             raise RuleFileError(path, f"{where}.wheel_python_differs", "must be true")
@@ -554,6 +578,20 @@ def _floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str 
             f"compute capability {floor} or newer.")
 
 
+def _above_floor_reason(table: dict[str, object], facts: TextFacts, text: str) -> str | None:
+    """The note when the text names the package and every GPU it states meets the floor: the
+    floor message is not about this GPU's age, the build has no code for it."""
+    package, floor = str(table.get("package", "")), str(table.get("gpu_at_least", ""))
+    ccs = _stated_ccs(facts)
+    if not ccs or not _names_package(package, facts, text):
+        return None
+    if not all(_release(cc) >= _release(floor) for _, cc in ccs):
+        return None
+    gpu, cc = ccs[0]
+    return (f"The text names {package} and a {gpu} (compute capability {cc}), which meets "
+            f"{package}'s floor of {floor}: the installed build has no kernels for this GPU.")
+
+
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
     reading = table.get("stated")
@@ -577,6 +615,8 @@ def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> 
         return _windows_build_reason(below, facts)
     if table.get("gpu_below") is not None:
         return _floor_reason(table, facts, text)
+    if table.get("gpu_at_least") is not None:
+        return _above_floor_reason(table, facts, text)
     pair = table.get("versions_differ")
     if isinstance(pair, list):
         a, b = (facts.version(str(n)) for n in pair)
@@ -626,6 +666,20 @@ def _frames_reason(part: str, facts: TextFacts) -> str | None:
     return None
 
 
+def _context_fix(target: Signature, text: str) -> str:
+    """The fix of the target's first context that holds in the text and carries one (the
+    platform's own fix: Docker Desktop on a Mac), or "" when none does. A yielded diagnosis was
+    never scanned as the target, so its contexts are read here."""
+    head = text[:1 << 20]
+    for ctx in target.contexts:
+        if not ctx.fix or not ctx.text or ctx.drop:
+            continue
+        if any(p.regex.search(head) for p in ctx.text) \
+                and not any(p.regex.search(head) for p in ctx.absent):
+            return ctx.fix
+    return ""
+
+
 def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
                  signatures: Sequence[Signature], text: str = "") -> list[Diagnosis]:
     """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
@@ -644,7 +698,8 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
             if target is None:
                 continue
             d = replace(d, code=target.code, id=target.id, title=target.title,
-                        category=target.category, why=target.why, fix=target.fix,
+                        category=target.category, why=target.why,
+                        fix=_context_fix(target, text) or target.fix,
                         references=target.references, signature=target,
                         notes=d.notes + (reason,))
             carrier = False

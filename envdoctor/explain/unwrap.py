@@ -6,8 +6,9 @@ Signatures match one line at a time, so such a text can match nothing. The cut l
 longest lines of the text and share one exact length, which an ordinary log rarely does; that
 is the sign we look for. ``unwrap`` joins each line of exactly that width with the next one.
 A paste wrapped at words instead (a mail client, a narrow editor) goes on after each cut in a
-line that starts with one space; ``join_continuations`` joins those (two spaces or a tab
-indent a traceback frame, which is never joined).
+line that starts with one space, or keeps that space at the end of the cut line;
+``join_continuations`` joins those (two spaces or a tab indent a traceback frame, which is
+never joined; two spaces at a line's end are Markdown's hard break).
 
 A text that went through a word processor, a chat app or a web page carries typographic quotes
 (``couldn’t``, ``‘GLIBC_2.28’``) and no-break spaces (``&nbsp;``) where the program printed
@@ -41,6 +42,9 @@ character is a word character to ``re``, so ``显示cublas64_12.dll`` defeats a 
 A report written in Chinese, Japanese, Russian, Spanish… states the cause in that language
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
+
+A call typed at a Python prompt and the boolean it printed (``>>> torch.cuda.is_available()`` /
+``False``) are read as one line, as a sentence retelling it reads (``repl_results``).
 
 All of these are a fallback: ``explain`` reads a text this way only when, as given, it
 explains nothing (so the fast path over big logs never pays for it).
@@ -95,7 +99,8 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.textfacts import correct_library_names
         from envdoctor.explain.words import correct_words
         plain = correct_identifiers(correct_words(tight_colons(space_cjk(normalise(
-            correct_library_names(tight_slashes(json_unescape(despace(plain)))))))))
+            correct_library_names(tight_slashes(json_unescape(despace(
+                repl_results(plain))))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -110,8 +115,16 @@ _CONTINUATION = re.compile(r" (?=[^\s|+=-])")
 
 
 def _continues(prev: str, line: str) -> bool:
-    return (bool(prev.strip()) and _CONTINUATION.match(line) is not None
-            and not prev.rstrip().endswith(TABLE_EDGES))
+    if not prev.strip() or prev.rstrip().endswith(TABLE_EDGES):
+        return False
+    if _CONTINUATION.match(line) is not None:
+        return True
+    # an editor that wraps at words and keeps the space at the end of the cut line
+    # (``...is not compatible with \nthe current PyTorch installation``): a line of prose, as
+    # long as a wrap width makes it (a short word padded with spaces, a phrase read in
+    # another language, is not cut); two trailing spaces are Markdown's hard line break
+    return (prev.endswith(" ") and not prev.endswith("  ") and len(prev) > MIN_WIDTH
+            and bool(line) and not line[0].isspace() and not line.startswith(TABLE_EDGES))
 
 
 def soft_wrapped(text: str) -> bool:
@@ -131,6 +144,22 @@ def join_continuations(text: str) -> str:
             continue
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+# an interactive session's call and the boolean it printed on the next line
+# (``>>> paddle.is_compiled_with_cuda()`` / ``False``, ``In [3]: torch.cuda.is_available()`` /
+# ``Out[3]: False``)
+_REPL_RESULT = re.compile(r"(?m)^([ \t]*(?:>>>|In \[\d{1,4}\]:)[ \t]?[^\n]{1,300}\))[ \t]*\n"
+                          r"[ \t]*(?:Out\[\d{1,4}\]:[ \t]*)?(True|False)[ \t]*$")
+
+
+def repl_results(text: str) -> str:
+    """``>>> torch.cuda.is_available()`` / ``False`` -> ``>>> torch.cuda.is_available() False``:
+    a call typed at a Python prompt joined with the boolean it printed on the next line, as a
+    sentence retelling it reads (the text itself when it has none)."""
+    if ">>>" not in text and "In [" not in text:
+        return text
+    return _REPL_RESULT.sub(r"\1 \2", text)
 
 
 def has_typographic(text: str) -> bool:
