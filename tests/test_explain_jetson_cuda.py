@@ -43,3 +43,17 @@ def test_same_release_no_jetson_or_two_releases_read_nothing():
     # the container with the library its JetPack has: still the container's missing mount
     ok = ISAAC.replace("libcudart.so.11.0", "libcudart.so.12")
     assert primary(diagnose_text(ok)).code == "ETEGRA020"
+
+
+def test_nvidia_gstreamer_elements_missing_in_an_l4t_container_are_the_runtime_mounts():
+    # constructed around the lines of dusty-nv/jetson-inference#1727 (Xavier AGX, docker)
+    text = ("detectnet in docker on Xavier AGX (L4T 35.2.1)\n"
+            "[gstreamer] gstDecoder -- failed to create pipeline\n"
+            '[gstreamer]    (no element "nvv4l2decoder")\n')
+    got = primary(diagnose_text(text))
+    assert got.code == "ETEGRA020" and "l4t.csv" in got.fix
+    # jetson-inference's x86_64 build in a PC container: no Jetson elements exist there
+    pc = text.replace("on Xavier AGX (L4T 35.2.1)", "on my PC") + \
+        "root@pc:/jetson-inference/build/x86_64/bin# detectnet video.mp4\n"
+    got = primary(diagnose_text(pc))
+    assert got is None or got.code != "ETEGRA020"
