@@ -262,3 +262,26 @@ def test_a_crash_with_the_family_override_already_set_is_not_missing_code():
             "Segmentation fault (core dumped)\n")
     assert amdtext.unlisted_reason(text) is None
     assert _code(text) != "EROCM001"
+
+
+def test_the_torch_wheel_index_states_the_rocm_release():
+    # constructed: pip's index option as install scripts write it
+    from envdoctor.explain.amdtext import stated_release
+    assert str(stated_release(
+        "pip install torch --extra-index-url https://download.pytorch.org/whl/rocm5.1.1\n")) == "5.1"
+    assert str(stated_release("--index-url https://download.pytorch.org/whl/nightly/rocm6.2\n")) == "6.2"
+    # two indexes, or an index and another +rocm wheel: undecided
+    assert stated_release("download.pytorch.org/whl/rocm5.1.1\ntorch 2.0.1+rocm5.4.2\n") is None
+
+
+def test_an_rdna2_override_on_a_polaris_card_under_a_release_without_it_is_another_generation():
+    from envdoctor.explain.amdtext import override_reason, unlisted_reason
+    # constructed: a Polaris card (RX 560, gfx803) with the RDNA2 override, torch from ROCm 5.1
+    text = ("Segmentation fault on an AMD RX560 4GB\n"
+            "HSA_OVERRIDE_GFX_VERSION=10.3.0 TORCH_COMMAND='pip install torch --extra-index-url "
+            "https://download.pytorch.org/whl/rocm5.1.1' python3.10 launch.py\n")
+    assert "another GPU generation" in override_reason(text)
+    assert "ROCm 5.1 does not name gfx803" in unlisted_reason(text)
+    # ROCm 3.5 listed gfx803 itself: the override only spoofs a listed GPU
+    old = text.replace("whl/rocm5.1.1", "whl/rocm3.5")
+    assert "lists itself" in (override_reason(old) or "")

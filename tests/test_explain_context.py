@@ -229,3 +229,19 @@ def test_every_pattern_has_a_prefilter_literal():
     scanner = Scanner(load_signatures())
     assert not scanner.unfiltered, [(scanner.signatures[e[1]].code, e[2].source)
                                     for e in scanner.unfiltered]
+
+
+def test_torch_without_cuda_on_an_intel_gpu_is_the_codes_device_choice():
+    # an Intel Arc / XPU machine: CUDA is asked for by the code (usage), not missing from torch
+    arc = ("Intel Arc / XPU support - Torch not compiled with CUDA enabled\n"
+           "ComfyUI on a server with Intel Arc GPUs; the node fails with:\n"
+           "AssertionError: Torch not compiled with CUDA enabled\n")
+    got = primary(diagnose_text(arc))
+    assert got.code == "ETORCH006" and got.category == "usage" and "xpu" in got.fix
+    # a stated +cpu torch, or an NVIDIA GPU named too: the build is the cause again
+    cpu = arc + "torch==2.5.1+cpu\n"
+    assert primary(diagnose_text(cpu)).category == "environment"
+    both = arc + "GPU 0: NVIDIA GeForce RTX 3060\n"
+    assert primary(diagnose_text(both)).category == "environment"
+    plain = "AssertionError: Torch not compiled with CUDA enabled\n"
+    assert primary(diagnose_text(plain)).category == "environment"

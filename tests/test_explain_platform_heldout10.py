@@ -22,10 +22,11 @@ SET = PlatformSet("platform_heldout10", letter="x", batch="P10",
                   earlier=("platform_heldout", "platform_heldout2", "platform_heldout3",
                            "platform_heldout4", "platform_heldout5", "platform_heldout6",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9"))
-FLOOR = 0.57  # first run on 947b2ec: 19/33 (57.6 %), one trap claim (README.md)
+# first run on 947b2ec: 19/33 (57.6 %), one trap claim (README.md); after round 2 (fixes from
+# other threads): 25/33 (75.8 %), no trap claim
+FLOOR = 0.75
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "x030-trap-xpu-ruyi-comfyui-arc-a770-torch-not-compiled-with-cuda.toml"})
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_platform_heldout10_structure_sourced_labelled_and_broad():

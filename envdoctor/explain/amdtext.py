@@ -13,7 +13,8 @@ lists lack: a healthy Gentoo RX 5700 XT stays healthy).
 GPUs are read by structure: a gfx target where a tool prints the device's (``Name: gfx1010``,
 ``ISA: gfx803``, ``gpu_type=gfx1031``, ``(gfx1100)``), not in a list of what a build supports,
 and product names (``RX 5600XT``, ``7900 XTX``, ``MI210``) through the matrix's names. The
-release: ``ROCm version: 4.0.0``, ``ROCm 5.5.0``, ``/opt/rocm-5.4.0``, a torch ``+rocm5.7``
+release: ``ROCm version: 4.0.0``, ``ROCm 5.5.0``, ``/opt/rocm-5.4.0``, a torch ``+rocm5.7`` or the
+wheel index it comes from (``download.pytorch.org/whl/rocm5.1.1``)
 (the wheel's own ROCm wins), ``ROCM used to build PyTorch: 6.3``, an issue form's "rocm Version"
 heading with the version under it. Two different releases and no torch wheel: undecided.
 
@@ -55,6 +56,10 @@ _RELEASE = re.compile(r"(?i)(?<![\w/.-])(?:\+|/opt/)?rocm(?:/miopen)?(?: version
 _HIP_SONAME = re.compile(r"\blibamdhip64\.so\.(\d{1,2})(?:\.(\d{1,2})\.\d{4,6})?(?![\d.])")
 _TORCH_ROCM = re.compile(r"\+rocm(\d{1,2}\.\d{1,2})")
 _BUILT = re.compile(r"ROCM used to build PyTorch: (\d{1,2}\.\d{1,2})")
+# PyTorch's ROCm wheel index the text installs from ("--extra-index-url https://download.pytorch.org/
+# whl/rocm5.1.1", ".../whl/nightly/rocm6.2"): the wheel's ROCm, like its +rocmX.Y tag
+_WHEEL_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?rocm(\d{1,2}\.\d{1,2})"
+                          r"(?:\.\d{1,3})?(?![\d.])")
 _HEADING = re.compile(r"(?i)^\W{0,6}rocm version\W{0,4}$")
 _VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
 # torch's CUDA device named as an AMD Radeon (the line ComfyUI, Fooocus and Forge print at start,
@@ -140,6 +145,8 @@ def stated_release(text: str) -> Version | None:
     head = _head(text)
     wheel = {m.group(1) for m in _TORCH_ROCM.finditer(head)}
     wheel |= {m.group(1) for m in _BUILT.finditer(head)}
+    if "whl/" in head:
+        wheel |= {m.group(1) for m in _WHEEL_INDEX.finditer(head)}
     if len(wheel) == 1:
         return Version(next(iter(wheel)))
     if wheel:
@@ -256,6 +263,8 @@ def override_reason(text: str) -> str | None:
     if not values or _COMPLAINT.search(_head(text)) is None:
         return None
     gpus = [(n, t) for n, t in gpu_targets(text) if t]
+    # a release that no longer lists the GPU (gfx803 after ROCm 4): not "lists it itself"
+    release = stated_release(text)
     for value in values:
         spoofed = rocm_knowledge.gfx_of_override(value)
         if spoofed is None:
@@ -271,7 +280,9 @@ def override_reason(text: str) -> str | None:
                 return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
                         f"on {shown}: its family runs as {row['runs_as']} with "
                         f"HSA_OVERRIDE_GFX_VERSION={row['value']}.")
-            if rocm_knowledge.gfx_listed_by_any(target):
+            listed = (rocm_knowledge.gfx_listed_in(target, release) if release is not None
+                      else rocm_knowledge.gfx_listed_by_any(target))
+            if listed:
                 return (f"The text sets HSA_OVERRIDE_GFX_VERSION={value} (runs as {spoofed}) "
                         f"on {shown}, a target ROCm lists itself: the override only makes "
                         f"it load another GPU's code. Unset it.")
@@ -283,4 +294,4 @@ def override_reason(text: str) -> str | None:
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
-            _APU, _HIP_SONAME)
+            _APU, _HIP_SONAME, _WHEEL_INDEX)

@@ -244,6 +244,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
             "libcuda_stub": libcuda_stub_reason,
             "l4t_release_differs": l4t_release_reason,
+            "jetson_cuda_differs": jetson_cuda_reason,
             "jetson_board": jetson_board_reason,
             "intel_gpu_only": intel_gpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
@@ -255,7 +256,8 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
-                   "libcuda_stub", "l4t_release_differs", "jetson_board", "intel_gpu_only",
+                   "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
+                   "intel_gpu_only",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path")
 
@@ -335,6 +337,45 @@ def l4t_release_reason(text: str) -> str | None:
     return (f"The text runs an L4T r{image[0]}.{image[1]} image on a host with {said}: the "
             "image's framework links the CUDA libraries of its own release, which this host's "
             "JetPack does not have.")
+
+
+# A CUDA library a Jetson build cannot load, whose soname carries its CUDA release: cudart's
+# libcudart.so.10.2 (CUDA 10.x carries major.minor) / .11.0 / .12, cuBLAS's and NVRTC's follow
+# CUDA's major (libcublas.so.10 is CUDA 10.x's). cuFFT, cuRAND, cuSPARSE and cuSOLVER number
+# their own releases (libcufft.so.10 ships with CUDA 11) and are not read.
+_JETSON_CUDA_SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|nvrtc)\.so\.(\d{1,2})(?:\.(\d))?"
+                                 r"(?:\.\d{1,3}){0,2}: cannot open shared object file")
+# the CUDA the text installs or reports: "cuda-toolkit-11-4", "CUDA 11.4", "CUDA: 11.4.239"
+# (jtop), "/usr/local/cuda-12.2", "cuda12.2", nvcc's "release 10.2, V10.2.89"
+_JETSON_CUDA_STATED = re.compile(r"(?i)(?<![\w.-])cuda(?:[-_ ]toolkit)?(?:[-_ ]|: ?| version:? ?)?"
+                                 r"v?(\d{1,2})[.-](\d{1,2})(?![\d])"
+                                 r"|\brelease (\d{1,2})\.(\d{1,2}), V\d")
+
+
+def jetson_cuda_reason(text: str) -> str | None:
+    """The note when, on a Jetson, a framework asks for a CUDA library of one CUDA release and
+    the text states another CUDA: the build (a wheel, a binary) was made for another JetPack
+    (JetPack 4 is CUDA 10.2, 5 is 11.4, 6 is 12.x), and the installed JetPack does not have it."""
+    head = text[:1 << 20]
+    wanted = {(int(m.group(1)), int(m.group(2)) if m.group(2) and int(m.group(1)) <= 10 else None)
+              for m in _JETSON_CUDA_SONAME.finditer(head)}
+    if len(wanted) != 1:
+        return None
+    stated = set()
+    for m in _JETSON_CUDA_STATED.finditer(head):
+        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        stated.add((int(major), int(minor)))
+    if len(stated) != 1:
+        return None
+    (w_major, w_minor), (s_major, s_minor) = next(iter(wanted)), next(iter(stated))
+    if w_major == s_major and (w_minor is None or w_minor == s_minor):
+        return None
+    if jetson_board_reason(text) is None:
+        return None
+    asked = f"{w_major}.{w_minor}" if w_minor is not None else f"{w_major}.x"
+    return (f"The build asks for CUDA {asked}'s libraries and the text states CUDA "
+            f"{s_major}.{s_minor}: it was made for another JetPack than this one (JetPack 4 is "
+            "CUDA 10.2, JetPack 5 is 11.4, JetPack 6 is 12.x), whose CUDA is not installed.")
 
 
 # a Jetson named by the text: the board, its JetPack or L4T release, the Tegra release file
