@@ -30,7 +30,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout25", batch="X", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
 # the first run is still to be made (README.md); the floor is set from it
-FLOOR = 0.85  # first run on 9dc9054: 34/40 (85.0 %), no trap claim (README.md)
+# first run on 9dc9054: 34/40 (85.0 %), no trap claim (README.md)
+FLOOR = 0.975  # after round 3 (fixes from other threads): 39/40 (97.5 %), no trap claim
 # traps the first run answered with an environment claim (README.md): none recorded yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -237,3 +237,43 @@ def test_a_paddle_build_cuda_that_predates_the_gpu_is_named(text):
 def test_paddle_texts_with_a_fitting_or_unread_cuda_get_no_answer(text):
     found = stated_impossibility(text)
     assert found is None or found[0] != "ECUDA003", (text, found)
+
+
+# TensorFlow after 2.10 on native Windows (WIN001): texts of threads quoted nowhere else, in the
+# reporters' words; the last from a title whose release is "after 2.10" in words
+@pytest.mark.parametrize("text", [
+    # tensorflow/tensorflow#70958
+    "2.16.2 doesn't see my gpu\n\n### TensorFlow version\n\n2.16.2\n\n### OS platform and "
+    "distribution\n\nWindows 11\n\n### Current behavior?\n\ni followed the steps to install CUDA "
+    "and cuDNN but tensorflow won't see my gpu",
+    # the same statement in German and Chinese prose
+    "TensorFlow 2.15 unter Windows 11: die GPU wird nicht erkannt (RTX 4070).",
+    "Windows 10 上装了 tensorflow 2.13.0，检测不到GPU。",
+    "After upgrading TensorFlow beyond 2.10 on Windows 10 no GPU is found anymore.",
+])
+def test_tensorflow_after_210_on_native_windows_finding_no_gpu_is_win001(text):
+    assert stated_impossibility(text) is not None
+    assert stated_impossibility(text)[0] == "WIN001"
+    found = primary(diagnose_text(text))
+    assert found is not None and found.code == "WIN001"
+    assert "native Windows" in found.title
+
+
+@pytest.mark.parametrize("text", [
+    # tensorflow/tensorflow#69042: TF 2.15 under WSL (Ubuntu on Windows 10) is another question
+    "Utilize GPU for tf 2.15\n\nOS platform and distribution: WSL Ubuntu 22.04.3 (Windows 10)\n"
+    "TensorFlow is not finding the GPU.",
+    # tensorflow/tensorflow#77729: TensorFlow 2.10 itself has the native GPU build
+    "NVIDIA GPU not being detected\n\nTensorFlow version: 2.10\nOS platform and distribution: "
+    "Windows\nGPU model and memory: NVIDIA GTX 1650 Max-Q",
+    # no statement that the GPU is missing; and the DirectML plugin, which runs on the GPU
+    "TensorFlow 2.15 on Windows 11 trains fine, just slower than I hoped.",
+    "tensorflow-directml-plugin with TensorFlow 2.12 on Windows 10: GPU not found",
+    # a traceback of the text's own
+    "Windows 11, TensorFlow 2.16, GPU not used\nTraceback (most recent call last):\n"
+    "  File \"train.py\", line 3, in <module>\nValueError: Shapes (None, 1) and (None, 10) "
+    "are incompatible",
+])
+def test_other_tensorflow_windows_texts_get_no_win001(text):
+    found = stated_impossibility(text)
+    assert found is None or found[0] != "WIN001"

@@ -413,6 +413,87 @@ def wsl_build_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
                        "(earlier builds had it only as an Insider preview).")
 
 
+# TensorFlow after 2.10 on native Windows (the WIN001 check): the text names native Windows,
+# TensorFlow and a release after 2.10 ("2.12.0", "tensorflow==2.16", "after 2.10", "2.11+"), and
+# says TensorFlow finds no GPU, in any of the languages reporters write. TensorFlow's install
+# page: "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native-Windows"
+# (https://www.tensorflow.org/install/pip#windows-native). A text about WSL, Linux, Docker,
+# Colab, macOS or the DirectML plugin, or one with a traceback (an error of its own), is no answer.
+_WINDOWS = re.compile(r"(?i)\bwin(?:dows)?[ -]?(?:10|11|7|8(?:\.1)?|server)\b|\bwin(?:32|64)\b"
+                      r"|\bnative[ -]windows\b|\bwindows[ -]native\b|\bon windows\b"
+                      r"|(?<![\w])[A-Z]:\\\\(?:Users|Program|ProgramData|anaconda\d?|miniconda\d?|Python\d*)\\\\")
+_NOT_NATIVE = re.compile(r"(?i)\bwsl ?2?\b|\bubuntu\b|\blinux\b|\bdocker\b|\bcolab\b|\bmac ?os\b"
+                         r"|\bdirectml\b|-microsoft-standard\b|\bdebian\b|\bcentos\b|\bkaggle\b")
+_TF_AFTER_210 = re.compile(r"(?i)\b(?:after|beyond|newer than|later than|higher than|greater than|"
+                           r"above|nach|après|despu[eé]s de|depois d[ao]|после)\s{1,2}(?:tf|tensorflow)?"
+                           r"\s?(?:version\s)?2\.10\b(?![.\d])|(?<![\w.])2\.1[1-9]\+|>\s?2\.10\b(?![.\d])")
+# a TensorFlow release as a text states it: "TensorFlow 2.16.2", "tf 2.16", "tensorflow==2.12.0",
+# the issue template's "### TensorFlow version" followed by "v2.12.0-rc1-12-g0db597d0d75 2.12.0"
+_TF_RELEASE = re.compile(r"(?i)(?<![\w-])(?:tensorflow|tf)(?:[ _-]?version\??)?[\s#:*=>]{0,12}"
+                         r"(?:v\d[\w.-]{0,40}\s{1,3})?v?(2\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\+)\b")
+_TF_NO_GPU = re.compile(
+    r"(?i)\b(?:no|not|can'?t|cannot|couldn'?t|could not|doesn'?t|does not|don'?t|unable to|fails? to)"
+    r"\b[^\n.]{0,30}\b(?:gpus?|cuda)\b|\b(?:gpus?|cuda)\b[^\n.]{0,30}\b(?:not (?:found|detected|"
+    r"recogni[sz]ed|available|used|visible|working)|is not|isn'?t|NOT AVAILABLE)\b"
+    r"|\bGPU Available:?\s*\[\]|Num GPUs Available:?\s*0\b"
+    r"|\bGPU\b[^\n]{0,30}\b(?:nicht (?:erkannt|gefunden|verfügbar|genutzt|benutzt)|wird nicht)"
+    r"|\bkeine (?:GPU|Grafikkarte)\b|\bne (?:détecte|trouve|reconnaît|voit|utilise) pas (?:le |la |ma |mon )?(?:GPU|carte)"
+    r"|\bno (?:detecta|reconoce|encuentra|usa|utiliza|aparece)\b[^\n]{0,20}\b(?:GPU|gr[aá]fica)"
+    r"|\bn[aã]o (?:detecta|reconhece|encontra|usa)\b[^\n]{0,20}\bGPU"
+    r"|не (?:видит|находит|использует|обнаруживает)[^\n]{0,20}(?:GPU|видеокарт)"
+    r"|GPU[^\n]{0,10}(?:が認識され|が見つから|を認識し|が使え)|GPU(?:를|가) (?:인식|찾)"
+    r"|(?:检测不到|找不到|识别不到|认不到|无法使用|用不了|不能使用|没有使用|调用不了|无法调用)[^\n]{0,6}(?:GPU|显卡)")
+
+
+def _tf_after_210(facts: TextFacts, text: str) -> str | None:
+    """The TensorFlow release after 2.10 the text states (the highest), "after 2.10" when it
+    says so in words, or None."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+    stated = {*facts.versions.get("tensorflow", ()), *_TF_RELEASE.findall(text)}
+    after = [v for v in stated if key(v)[:1] == (2,) and len(key(v)) > 1 and key(v)[1] > 10]
+    if after:
+        return max(after, key=key)
+    return "after 2.10" if _TF_AFTER_210.search(text) else None
+
+
+def tf_windows_reason(facts: TextFacts, text: str) -> tuple[str, str] | None:
+    """(WIN001, note) when the text states TensorFlow after 2.10 on native Windows finding no
+    GPU."""
+    if not (_FRAMEWORK["tensorflow"].search(text) and _WINDOWS.search(text)
+            and _TF_NO_GPU.search(text)) or _NOT_NATIVE.search(text) \
+            or "Traceback (most recent call last)" in text:
+        return None
+    release = _tf_after_210(facts, text)
+    if release is None:
+        return None
+    return "WIN001", (f"The text states TensorFlow {release} on native Windows and TensorFlow "
+                      "finding no GPU: 2.10 was the last release with GPU support there.")
+
+
+def _check_diagnosis(code: str, note: str, release: str) -> Any:
+    """The diagnosis of a check the text's facts make fire (its own title, why and fix)."""
+    from envdoctor.engine.checks import evaluate_one, example_facts, load_checks
+    from envdoctor.engine.expr import BUILTINS
+    from envdoctor.engine.vocabulary import names_for
+    check = next((c for c in load_checks() if c.code == code), None)
+    if check is None:
+        return None
+    version = release if release[:1].isdigit() else "2.11"
+    facts = example_facts({"host": {"os": "Windows"},
+                           "frameworks": {"tensorflow": {"version": version}}})
+    result = evaluate_one(check, {**BUILTINS, **names_for(facts, "gpu")}, "gpu", merged=True)
+    if result.finding is None:
+        return None
+    found = result.finding
+    title = found.title if release[:1].isdigit() else \
+        found.title.replace(f"TensorFlow {version} ", f"TensorFlow {release} ", 1)
+    from envdoctor.explain.rank import Diagnosis
+    return Diagnosis(code=found.code, id=found.id, title=title, category="environment",
+                     confidence="medium", evidence=(), why=found.why.strip(),
+                     fix=found.fix.strip(), references=tuple(found.references), notes=(note,))
+
+
 def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] | None:
     """(signature code, note) for the impossibility the text states, or None."""
     text = text[:MAX_TEXT]
@@ -420,7 +501,7 @@ def stated_impossibility(text: str, signatures: Any = None) -> tuple[str, str] |
     facts = text_facts(text)
     return nvrtc_reason(facts, text) or gpu_build_reason(facts, text) or python_wheel_reason(text) or \
         deepspeed_wheel_reason(text) or floor_reason(facts, text, signatures) or \
-        wsl_build_reason(facts, text) or glibc_reason(text)
+        wsl_build_reason(facts, text) or glibc_reason(text) or tf_windows_reason(facts, text)
 
 
 def diagnosis_for(text: str, signatures: Any) -> Any:
@@ -430,6 +511,10 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
     if found is None:
         return None
     code, note = found
+    if code == "WIN001":  # a check's cause: its diagnosis comes from the check itself
+        from envdoctor.explain.textfacts import text_facts
+        release = _tf_after_210(text_facts(text[:MAX_TEXT]), text[:MAX_TEXT]) or "after 2.10"
+        return _check_diagnosis(code, note, release)
     sig = next((s for s in signatures if s.code == code), None)
     if sig is None:
         return None
@@ -441,4 +526,5 @@ def diagnosis_for(text: str, signatures: Any) -> Any:
 
 PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, _CUDA_RUNTIME_INT,
             _CUDA_KEYED, _CONDA_CUDA, _PADDLE, _TORCH_WORD, _RUNTIME_API, _CUDA_LINE, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
-            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE)
+            *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE,
+            _WINDOWS, _NOT_NATIVE, _TF_AFTER_210, _TF_RELEASE, _TF_NO_GPU)
