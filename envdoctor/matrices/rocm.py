@@ -46,14 +46,23 @@ def support(target: str, release: Version | None) -> bool | None:
     return False if confirmed(row) else None
 
 
-def torch_wheel_has(target: str, torch: Version | None) -> bool:
-    """Whether PyTorch's ROCm wheels of release ``torch`` carry code for ``target`` beyond
-    AMD's support table ([[torch_gfx]]: from the first release cut after the target entered
-    PYTORCH_ROCM_ARCH; a pre-release of that release does not count)."""
+def torch_wheel_has(target: str, torch: Version | None, hip: Version | None = None) -> bool:
+    """Whether PyTorch's ROCm wheels of release ``torch`` (built for ROCm ``hip``) carry code
+    for ``target`` beyond AMD's support table ([[torch_gfx]]: from the first release cut after
+    the target entered PYTORCH_ROCM_ARCH, a pre-release of that release not counting; earlier
+    where the row's ``with_rocm`` says wheels for that ROCm or later carried it already)."""
     if torch is None:
         return False
-    return any(target in r.get("targets", ()) and (first := ver(r.get("torch"))) is not None
-               and torch >= first for r in matrix("rocm").get("torch_gfx", []))
+    for r in matrix("rocm").get("torch_gfx", []):
+        if target not in r.get("targets", ()):
+            continue
+        first, rocm = ver(r.get("torch")), ver(r.get("with_rocm"))
+        if first is not None and torch >= first:
+            return True
+        if rocm is not None and hip is not None and \
+                Version(f"{hip.major}.{hip.minor}") >= rocm:
+            return True
+    return False
 
 
 def torch_gfx_listed(target: str) -> bool:

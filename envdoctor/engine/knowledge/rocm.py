@@ -47,11 +47,11 @@ def no_code(target: str, release: Version | None, t: TorchBuild | None) -> bool:
     supporting a chip (gfx1101 from ROCm 6.2) put no gfx1101 kernels into torch 2.5.1."""
     if t is not None and t.hip is not None and t.version is not None \
             and rocm_matrix.torch_gfx_listed(target):
-        return not rocm_matrix.torch_wheel_has(target, t.version)
+        return not rocm_matrix.torch_wheel_has(target, t.version, t.hip)
     if rocm_matrix.support(target, release) is not False:
         return False
     return not (t is not None and t.hip is not None and
-                rocm_matrix.torch_wheel_has(target, t.version))
+                rocm_matrix.torch_wheel_has(target, t.version, t.hip))
 
 
 def release_of(rocm: RocmFacts, t: TorchBuild | None) -> Version | None:
