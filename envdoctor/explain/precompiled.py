@@ -14,7 +14,9 @@ A process that needs a few regexes (a traceback) never reads the cache: it is lo
 LOAD_AFTER patterns have been compiled, or before a big log's scan is forked
 (``explain.parallel``), so the children share it. Building it (on the first such run after
 the signatures changed: every pattern compiled and checked, ~1 s) is left out when caching is
-off (``ENVDOCTOR_NO_CACHE``).
+off (``ENVDOCTOR_NO_CACHE``), and in the process that had to build the signatures themselves
+(a cold cache: a fresh HOME, a CI runner, the first run after an upgrade) it is only read,
+never built: that run already pays for every signature, and the next one builds the table.
 """
 
 from __future__ import annotations
@@ -44,12 +46,16 @@ _sources: frozenset[str] = frozenset()
 # source -> (flags, groups, code, named groups); {} when unusable
 _table: dict[str, tuple[int, int, str, dict[str, int]]] | None = None
 _compiled = 0
+_may_build = True
 
 
-def register(sources: Iterable[str]) -> None:
-    """The patterns the cache holds (every signature's); a new set forgets a loaded table."""
-    global _sources, _table
+def register(sources: Iterable[str], build: bool = True) -> None:
+    """The patterns the cache holds (every signature's); a new set forgets a loaded table.
+    ``build=False``: this process built the signatures cold, so a missing table is not built
+    here (see the module's docstring)."""
+    global _sources, _table, _may_build
     new = frozenset(sources)
+    _may_build = build
     if new != _sources:
         _sources, _table = new, None
 
@@ -88,11 +94,17 @@ def load() -> dict[str, tuple[int, int, str, dict[str, int]]]:
     key = [CACHE_VERSION, sys.version, sys.byteorder, _sre.MAGIC, _sre.CODESIZE, len(ordered),
            digest(json.dumps(ordered).encode("utf-8", "surrogatepass"))]
     try:
-        value, _ = cached_json("regexes", key, lambda: _entries(ordered), _valid)
+        value, _ = cached_json("regexes", key, (lambda: _entries(ordered)) if _may_build
+                               else _not_now, _valid)
         _table = _unpack(ordered, value)
     except Exception:  # noqa: BLE001 - no cache: every pattern is compiled as before
         _table = {}
     return _table
+
+
+def _not_now() -> list[Any]:
+    """The table's builder in a process that built the signatures cold: nothing is cached."""
+    raise LookupError("the regex table is built by the next run, not a cold one")
 
 
 def _entries(sources: list[str]) -> list[Any]:

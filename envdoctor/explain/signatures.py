@@ -557,7 +557,8 @@ def _load(root: str) -> tuple[Signature, ...]:
     entries, cached = cached_json("signatures", None if stamps is None else
                                   [CACHE_VERSION, stamps], build, _valid_entries)
     if not cached:
-        precompiled.register(p.source for sig in built for p in all_patterns(sig))
+        precompiled.register((p.source for sig in built for p in all_patterns(sig)),
+                             build=False)
         return tuple(built)
     if len(entries) != len(files):  # a cache of another file list: cannot happen (keyed)
         entries = [{"data": load_toml(p), "literals": None} for p in files]
