@@ -285,3 +285,16 @@ def test_an_rdna2_override_on_a_polaris_card_under_a_release_without_it_is_anoth
     # ROCm 3.5 listed gfx803 itself: the override only spoofs a listed GPU
     old = text.replace("whl/rocm5.1.1", "whl/rocm3.5")
     assert "lists itself" in (override_reason(old) or "")
+
+
+def test_an_override_set_on_windows_is_read_as_doing_nothing_there():
+    from envdoctor.explain.amdtext import override_reason
+    # ollama/ollama#7861 (win11, the value of the right family, still on the CPU)
+    text = ("i tried ollama 0.4.7 (on win11) with:\nHSA_OVERRIDE_GFX_VERSION=11.0.1\n"
+            "but it still runs 100% on cpu.")
+    assert "on Windows" in (override_reason(text) or "")
+    # the same value under Linux is the family's usual fix: nothing to say
+    assert override_reason(text.replace("on win11", "on Ubuntu 24.04")) is None
+    # Windows with the variable set and no sign the GPU went unused: nothing to say
+    assert override_reason("PS C:\\> $env:HSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n"
+                           "error: model file not found") is None
