@@ -85,6 +85,12 @@ _WIN_SYMPTOM = re.compile(r"(?i)not supported|unsupported|\bruns? (?:\d{1,3} ?% 
                           r"|fall\w{0,3} back to (?:the )?cpu|\bno (?:compatible |usable )?(?:gpus?|devices?)\b"
                           r"|rocBLAS error|TensileLibrary|invalid device function|NoBinaryForGpu"
                           r"|no kernel image|not work|doesn.?t work|no effect|ignor(?:ed|es)\b")
+# ollama's probe with the variable set (any value, "10.3.0" or "gfx1102") skips its gfx check;
+# on Windows (discover/amd_windows.go) that leaves its list of supported types empty, so every
+# GPU is then "not supported (supported types:[])": the override, not the libraries
+_OLLAMA_SKIPPED = re.compile(r"skipping rocm gfx compatibility check\W{1,12}(?:with )?"
+                             r"HSA_OVERRIDE_GFX_VERSION\W{1,3}[\w\\\"]")
+_EMPTY_TYPES = re.compile(r"amdgpu is not supported \(supported types: ?\[\]\)")
 # a line that does not set it: commented out, or unset / removed
 _NOT_SET = re.compile(r"(?i)^\s{0,12}(?:#|//|;|rem\s)|\bunset\s|-u\s{1,3}HSA_OVERRIDE")
 
@@ -270,6 +276,12 @@ def override_reason(text: str) -> str | None:
     names another value, or the override crosses a major version; with a failure or complaint
     in the text. None otherwise (an override that matches the GPU's family is the fix)."""
     from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    head = _head(text)
+    if _OLLAMA_SKIPPED.search(head) is not None and _EMPTY_TYPES.search(head) is not None:
+        return ("ollama skipped its gfx check because HSA_OVERRIDE_GFX_VERSION is set, and then "
+                "listed no supported types at all: its Windows probe reads no library list when "
+                "the variable is set (the HIP SDK's runtime ignores the override anyway), so "
+                "every GPU is 'not supported'. Remove the variable from the system environment.")
     values = override_values(text)
     if not values or _COMPLAINT.search(_head(text)) is None:
         return None
@@ -311,4 +323,4 @@ def override_reason(text: str) -> str | None:
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
-            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM)
+            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM, _OLLAMA_SKIPPED, _EMPTY_TYPES)
