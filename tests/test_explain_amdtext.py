@@ -285,3 +285,27 @@ def test_an_rdna2_override_on_a_polaris_card_under_a_release_without_it_is_anoth
     # ROCm 3.5 listed gfx803 itself: the override only spoofs a listed GPU
     old = text.replace("whl/rocm5.1.1", "whl/rocm3.5")
     assert "lists itself" in (override_reason(old) or "")
+
+
+def test_an_override_set_on_windows_is_read_as_doing_nothing_there():
+    from envdoctor.explain.amdtext import override_reason
+    # ollama/ollama#7861 (win11, the value of the right family, still on the CPU)
+    text = ("i tried ollama 0.4.7 (on win11) with:\nHSA_OVERRIDE_GFX_VERSION=11.0.1\n"
+            "but it still runs 100% on cpu.")
+    assert "on Windows" in (override_reason(text) or "")
+    # the same value under Linux is the family's usual fix: nothing to say
+    assert override_reason(text.replace("on win11", "on Ubuntu 24.04")) is None
+    # Windows with the variable set and no sign the GPU went unused: nothing to say
+    assert override_reason("PS C:\\> $env:HSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n"
+                           "error: model file not found") is None
+
+
+def test_ollama_skipping_its_check_then_listing_no_types_is_the_override():
+    from envdoctor.explain.amdtext import override_reason
+    # ollama/ollama#12071: Windows, the variable set to a gfx name, then an empty list
+    text = ('level=INFO msg="skipping rocm gfx compatibility check" HSA_OVERRIDE_GFX_VERSION=gfx1102\n'
+            'level=WARN msg="amdgpu is not supported (supported types:[])" gpu_type=gfx1103 gpu=0')
+    assert "skipped its gfx check" in (override_reason(text) or "")
+    # the empty list alone is the libraries (EROCM024), the skip alone is the override at work
+    assert override_reason(text.splitlines()[1]) is None
+    assert override_reason(text.splitlines()[0]) is None

@@ -25,8 +25,9 @@ SET = PlatformSet("platform_heldout12", letter="z", batch="P12",
                            "platform_heldout10", "platform_heldout11"))
 FLOOR = 0.46  # first run on f96de74: 14/30 (46.7 %), one trap claim (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "z004-trap-rocm-ollama-rx9070-hipblaslt-tensile-lazy-gfx1201-works.toml"})
+# (z004, hipBLASLt's lazy-library notice with rocBLAS's fallback lines, is read as the harmless
+# EROCM035 since; none left)
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_platform_heldout12_structure_sourced_labelled_and_broad():

@@ -68,12 +68,29 @@ _VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
 _CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo|\bhsa_"
                       r"|\bamdgpu|tensorflow-rocm"
                       r"|Device: cuda:\d{1,2} AMD Radeon(?![^\n]{0,80}ZLUDA)")
-_WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b")
+# Windows named, or what only it has: a drive path, PowerShell, an .exe, the HIP SDK (AMD's
+# Windows ROCm), ollama's Windows probe, cmd's `set VAR=value`, setx, PowerShell's $env:
+_WINDOWS = re.compile(r"(?i)(?<![\w])[a-z]:\\\\?[\w$ .-]{1,60}\\|\bwindows\b|\bPS C:|\.exe\b"
+                      r"|\bwin ?1[01]\b|\bHIP SDK\b|\bamd_windows\.go\b"
+                      r"|\bset HSA_OVERRIDE_GFX_VERSION=|\bsetx HSA_OVERRIDE|\$env:HSA_OVERRIDE")
 _OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION(?!_\d)\W{0,6}(\d{1,2})\.(\d)\.(\d{1,2})(?!\d)")
 # a failure or a complaint in the reporter's words (not inside a URL: ".../issues/3158")
 _COMPLAINT = re.compile(r"(?i)segmentation fault|seg ?fault|core dump|crash|memory access fault"
                         r"|(?<![/\w])(?:error|fail\w{0,4}|issues?|problems?|wrong|hangs?)\b"
-                        r"|not work|doesn.?t work|does not work|harmful")
+                        r"|not work|doesn.?t work|does not work|harmful"
+                        r"|\bruns? (?:\d{1,3} ?% )?on (?:the )?cpu\b|fall\w{0,3} back to (?:the )?cpu")
+# what an override that did nothing looks like on Windows: the GPU unsupported or unused, the
+# libraries without its kernels (an out-of-memory or a crash elsewhere is not read as it)
+_WIN_SYMPTOM = re.compile(r"(?i)not supported|unsupported|\bruns? (?:\d{1,3} ?% )?on (?:the )?cpu\b"
+                          r"|fall\w{0,3} back to (?:the )?cpu|\bno (?:compatible |usable )?(?:gpus?|devices?)\b"
+                          r"|rocBLAS error|TensileLibrary|invalid device function|NoBinaryForGpu"
+                          r"|no kernel image|not work|doesn.?t work|no effect|ignor(?:ed|es)\b")
+# ollama's probe with the variable set (any value, "10.3.0" or "gfx1102") skips its gfx check;
+# on Windows (discover/amd_windows.go) that leaves its list of supported types empty, so every
+# GPU is then "not supported (supported types:[])": the override, not the libraries
+_OLLAMA_SKIPPED = re.compile(r"skipping rocm gfx compatibility check\W{1,12}(?:with )?"
+                             r"HSA_OVERRIDE_GFX_VERSION\W{1,3}[\w\\\"]")
+_EMPTY_TYPES = re.compile(r"amdgpu is not supported \(supported types: ?\[\]\)")
 # a line that does not set it: commented out, or unset / removed
 _NOT_SET = re.compile(r"(?i)^\s{0,12}(?:#|//|;|rem\s)|\bunset\s|-u\s{1,3}HSA_OVERRIDE")
 
@@ -259,9 +276,21 @@ def override_reason(text: str) -> str | None:
     names another value, or the override crosses a major version; with a failure or complaint
     in the text. None otherwise (an override that matches the GPU's family is the fix)."""
     from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    head = _head(text)
+    if _OLLAMA_SKIPPED.search(head) is not None and _EMPTY_TYPES.search(head) is not None:
+        return ("ollama skipped its gfx check because HSA_OVERRIDE_GFX_VERSION is set, and then "
+                "listed no supported types at all: its Windows probe reads no library list when "
+                "the variable is set (the HIP SDK's runtime ignores the override anyway), so "
+                "every GPU is 'not supported'. Remove the variable from the system environment.")
     values = override_values(text)
     if not values or _COMPLAINT.search(_head(text)) is None:
         return None
+    if on_windows(text) and _WIN_SYMPTOM.search(_head(text)) is not None:
+        # the HIP SDK's runtime never reads it: whatever the value, nothing is spoofed there
+        return (f"The text sets HSA_OVERRIDE_GFX_VERSION={values[0]} on Windows, where the HIP "
+                f"SDK's runtime does not read it (it is a setting of ROCr, the Linux runtime): "
+                f"the GPU still runs as its own target, so libraries without that target's "
+                f"kernels (rocBLAS, a build for another gfx) still fail or fall back to the CPU.")
     gpus = [(n, t) for n, t in gpu_targets(text) if t]
     # a release that no longer lists the GPU (gfx803 after ROCm 4): not "lists it itself"
     release = stated_release(text)
@@ -294,4 +323,4 @@ def override_reason(text: str) -> str | None:
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
-            _APU, _HIP_SONAME, _WHEEL_INDEX)
+            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM, _OLLAMA_SKIPPED, _EMPTY_TYPES)
