@@ -77,3 +77,13 @@ def test_a_cudart_dlerror_where_the_text_says_the_gpu_is_set_up_is_the_cause(sai
 ])
 def test_a_lone_cudart_dlerror_stays_harmless(said):
     assert primary(diagnose_text(said + "\n" + DLERROR)) is None
+
+
+def test_tensorflow_gpu_named_in_prose_is_the_gpu_package():
+    from envdoctor.parsers import informal
+    part = informal.parse("I installed tensorflow-gpu 2.0.0 with pip\n")
+    assert part.values["frameworks.tensorflow.distribution"] == "tensorflow-gpu"
+    # the plain package, or both named: not said
+    for text in ("I installed tensorflow 2.0.0 with pip\n",
+                 "tensorflow-gpu 2.0.0 and tensorflow 2.0.0 are both here\n"):
+        assert "frameworks.tensorflow.distribution" not in informal.parse(text).values
