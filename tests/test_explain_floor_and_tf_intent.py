@@ -64,6 +64,7 @@ DLERROR = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Coul
     "cuda version:  11.1",
     "I installed CUDA and cuDNN from NVIDIA.",
     "Tensorflow can't use my GPU",
+    "Local GPU training for image classification fails",
 ])
 def test_a_cudart_dlerror_where_the_text_says_the_gpu_is_set_up_is_the_cause(said):
     d = primary(diagnose_text(said + "\n" + DLERROR))
@@ -74,6 +75,7 @@ def test_a_cudart_dlerror_where_the_text_says_the_gpu_is_set_up_is_the_cause(sai
     # https://github.com/google/lightweight_mmm/issues/23: the library then runs
     "Got the following error:",
     "Any thoughts on why this is showing? It runs fine on the CPU.",
+    "I don't have a GPU on this laptop, is this warning a problem?",
 ])
 def test_a_lone_cudart_dlerror_stays_harmless(said):
     assert primary(diagnose_text(said + "\n" + DLERROR)) is None
