@@ -386,6 +386,11 @@ def floor_reason(facts: TextFacts, text: str, signatures: Any) -> tuple[str, str
             reason = yield_reason(table, facts, text)
             if reason is not None:
                 return str(table["code"]), reason
+    # any other package of rules/matrices/arch_floors.toml (sglang, RAPIDS, bitsandbytes …)
+    from envdoctor.explain.stated import arch_floors_reason
+    reason = arch_floors_reason(facts, text)
+    if reason is not None and not (_FLASH_V1.search(text) and "flash" in reason[:40].lower()):
+        return "ECUDA016", reason
     return None
 
 

@@ -230,9 +230,13 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 # A signature with ``only_as_yield = true`` is a carrier: it matches a concrete line (a crash,
 # an override value) so that the text's facts are read, and is dropped when none of its tables
 # holds (a segfault alone names no cause).
+#   [[yields_to]]                      # "no kernel image", and the text names a package of
+#   code = "ECUDA016"                  # rules/matrices/arch_floors.toml (BMInf's kernels,
+#   arch_floors = true                 # bitsandbytes, RAPIDS …) and only GPUs below its floor
+#
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
               "package", "gpu_below", "gpu_at_least", "torch_build", "wheel_python_differs",
-              "windows_build_below", "stated"}
+              "windows_build_below", "stated", "arch_floors"}
 
 
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
@@ -537,6 +541,8 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
             key = "gpu_below" if "gpu_below" in table else "gpu_at_least"
             raise RuleFileError(path, f"{where}.{key}",
                                 "must be a compute capability (\"7.0\") with package = a name")
+        if "arch_floors" in table and table["arch_floors"] is not True:
+            raise RuleFileError(path, f"{where}.arch_floors", "must be true")
         if "wheel_python_differs" in table and table["wheel_python_differs"] is not True:
             raise RuleFileError(path, f"{where}.wheel_python_differs", "must be true")
         below = table.get("windows_build_below")
@@ -544,10 +550,11 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
             raise RuleFileError(path, f"{where}.windows_build_below", "must be a build (\"19044\")")
         if pair is None and floor is None and build is None and below is None \
                 and reading is None and "wheel_python_differs" not in table \
+                and "arch_floors" not in table \
                 and not isinstance(table.get("raised_in"), str) \
                 and not isinstance(table.get("frames_in"), str):
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
-                                "gpu_below, torch_build, wheel_python_differs, "
+                                "gpu_below, arch_floors, torch_build, wheel_python_differs, "
                                 "windows_build_below or stated")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
@@ -633,8 +640,62 @@ def _above_floor_reason(table: dict[str, object], facts: TextFacts, text: str) -
             f"{package}'s floor of {floor}: the installed build has no kernels for this GPU.")
 
 
+def _package_word(name: str) -> str:
+    """A package name as a regex in which ``-``, ``_`` and a space are alike."""
+    return "[-_ ]?".join(re.escape(part) for part in re.split(r"[-_ ]+", name) if part)
+
+
+def arch_floors_reason(facts: TextFacts, text: str) -> str | None:
+    """The note when the text names a package of arch_floors.toml (as its ``names`` say: a
+    word anywhere, or for a package every torch install carries, a traceback frame under it)
+    and every GPU it states is below that package's floor: the floor of the release the text
+    states, else the lowest floor of any release."""
+    from packaging.version import InvalidVersion, Version
+
+    from envdoctor.matrices.arch_floors import arch_floor, lowest_floor, text_rows
+    ccs = _stated_ccs(facts)
+    if not ccs:
+        return None
+    head = text[:1 << 20]
+    paths = [f.path.replace("\\", "/") for f in facts.frames] \
+        + [p.replace("\\", "/") for e in facts.exceptions for p in e.stack]
+    for row in text_rows():
+        package = str(row["package"])
+        names = [str(n) for n in row.get("names", ())] or [package]
+        if row.get("text_named") == "frames":
+            named = any(f"/{n.replace('-', '_')}/" in p for n in names for p in paths)
+        else:
+            named = any(re.search(rf"(?i)(?<![a-z0-9_.-]){_package_word(n)}(?![a-z0-9_])", head)
+                        for n in names)
+        if not named:
+            continue
+        floor = None
+        for n in names:
+            m = re.search(rf"(?i)(?<![a-z0-9_.-]){_package_word(n)}(?:==| |-|: ?| version:? ?)v?"
+                          r"(\d{1,4}\.\d{1,4}(?:\.\d{1,4})?)(?![\d.])", head)
+            if m is None:
+                continue
+            try:
+                found = arch_floor(package, Version(m.group(1)))
+            except InvalidVersion:
+                found = None
+            if found is not None:
+                floor = (str(found["min_cc"]), found)
+            break
+        floor = floor or lowest_floor(package)
+        if floor is None or not all(_release(cc) < _release(floor[0]) for _, cc in ccs):
+            continue
+        gpu, cc = ccs[0]
+        return (f"The text names {package} and a {gpu} (compute capability {cc}): "
+                f"{floor[1]['what']} need compute capability {floor[0]} or newer "
+                f"(rules/matrices/arch_floors.toml). {floor[1]['fallback']}")
+    return None
+
+
 def yield_reason(table: dict[str, object], facts: TextFacts, text: str = "") -> str | None:
     """Why the facts say this table applies (a note), or None when they do not say so."""
+    if table.get("arch_floors"):
+        return arch_floors_reason(facts, text)
     reading = table.get("stated")
     if isinstance(reading, str):
         read = _stated_readings().get(reading)

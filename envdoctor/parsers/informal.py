@@ -293,6 +293,10 @@ def _sentences(part: Partial, text: str) -> None:
     tf = _one(_PROSE_TF.findall(text))
     if tf is not None and not unavailable & {"tensorflow", "tensorflow-gpu"}:
         part.set("frameworks.tensorflow.version", ver(tf))
+        # "tensorflow-gpu 2.0.0": the package that exists only to run on the GPU
+        if all(m.group(0).lower().replace(" ", "").startswith("tensorflow-gpu")
+               for m in _PROSE_TF.finditer(text)):
+            part.set("frameworks.tensorflow.distribution", "tensorflow-gpu")
     cu = _one(_PROSE_TORCH_CU.findall(text))
     if cu is not None:
         part.set("frameworks.torch.cuda", ver(f"{cu[:-1]}.{cu[-1]}"))

@@ -98,7 +98,7 @@ def _floor_gaps(gpus: tuple[Gpu, ...], dists: tuple[Distribution, ...]
             continue
         row = arch_floor(d.name, d.version)
         floor = ver(row.get("min_cc")) if row else None
-        if row is None or floor is None:
+        if row is None or floor is None or row.get("check") is False:
             continue
         if all(cc is not None and cc < floor for _, cc in ccs):
             seen.add(d.name)
