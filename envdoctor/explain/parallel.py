@@ -56,9 +56,15 @@ MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern line
 SPLIT_TRIES = 8           # block boundaries tried for one after a short line
 # The part this process scans when the file is cut in two. It has more to do after the scan
 # than a child (import the probes, renderers and redaction that ``idle`` warms while the
-# children still scan), so its part is the smaller one: on a 100 MB log the two finish together
-# near 2/5. With k parts it takes 2/k of that share and the children split the rest evenly.
+# children still scan, then start the probes), so its part is the smaller one: on a 100 MB log
+# the two finish together near 2/5, which puts that work at about a fifth of a one-process
+# scan (``IDLE_SHARE``). With k parts this process takes what leaves it that fifth beside a
+# child's part, ``(1 - (k - 1) * IDLE_SHARE) / k``, at least MIN_PARENT_SHARE (``parent_share``):
+# with eight parts it scans 3 % and starts the probes while the children scan (with 2/k of
+# 2/5 it scanned 10 % first, and the probes, the longest wait after the merge, started late).
 PARENT_SHARE = 0.4
+IDLE_SHARE = 0.2
+MIN_PARENT_SHARE = 0.03
 
 
 def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
@@ -133,7 +139,7 @@ def _plan(stream: FileReader, block_bytes: int,
             return None
         blocks = size // block_bytes
         count = min(MAX_PARTS, 1 + spare, max(2, size // PART_MIN) if minimum else MAX_PARTS)
-        parent = PARENT_SHARE * 2 / count
+        parent = parent_share(count)
         cuts: list[tuple[int, int]] = []
         last = 0
         for i in range(1, count):
@@ -146,6 +152,14 @@ def _plan(stream: FileReader, block_bytes: int,
     except OSError:
         return None
     return (fd, start, cuts) if cuts else None
+
+
+def parent_share(count: int) -> float:
+    """The share of the file this process scans when it is cut in ``count`` parts (see
+    PARENT_SHARE): 2/5 in two, 1/5 in three, 1/10 in four, 3 % from six."""
+    if count <= 2:
+        return PARENT_SHARE
+    return max(MIN_PARENT_SHARE, (1 - (count - 1) * IDLE_SHARE) / count)
 
 
 def _cut(fd: int, start: int, first: int, blocks: int,
