@@ -102,7 +102,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     try:
         with stream:
             first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
-            result = ex_mod.scan_stream(head, first_line, idle)
+            result = ex_mod.scan_stream(head, first_line, idle, busy=early is not None)
         needs = bool(ex_mod.matched_with_conditions(result))
         report = None
         if needs and head.kept and result.chars <= REPORT_MAX_INPUT:

@@ -147,15 +147,17 @@ def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None
 
 
 def scan_stream(stream: FileReader, first_line: int = 1,
-                idle: Callable[[list[Signature]], object] | None = None) -> ScanResult:
+                idle: Callable[[list[Signature]], object] | None = None,
+                busy: bool = False) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
     Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``).
-    ``idle``: work to do while the second process finishes (see ``parallel.scan_file``)."""
+    ``idle``: work to do while the second process finishes, ``busy``: it probes facts (see
+    ``parallel.scan_file``)."""
     from envdoctor.explain import deadline, parallel
     from envdoctor.explain.scan import _State
     with deadline.guard(_State._match.__code__):
-        result = parallel.scan_file(scanner(), stream, first_line, idle=idle)
+        result = parallel.scan_file(scanner(), stream, first_line, idle=idle, busy=busy)
         return result if result is not None else scanner().scan_stream(stream, first_line)
 
 

@@ -56,20 +56,23 @@ MAX_ANTI = 10_000         # scan._State._match keeps this many anti-pattern line
 SPLIT_TRIES = 8           # block boundaries tried for one after a short line
 # The part this process scans when the file is cut in two. It has more to do after the scan
 # than a child (import the probes, renderers and redaction that ``idle`` warms while the
-# children still scan, then start the probes), so its part is the smaller one: on a 100 MB log
-# the two finish together near 2/5, which puts that work at about a fifth of a one-process
-# scan (``IDLE_SHARE``). With k parts this process takes what leaves it that fifth beside a
-# child's part, ``(1 - (k - 1) * IDLE_SHARE) / k``, at least MIN_PARENT_SHARE (``parent_share``):
-# with eight parts it scans 3 % and starts the probes while the children scan (with 2/k of
-# 2/5 it scanned 10 % first, and the probes, the longest wait after the merge, started late).
+# children still scan), so its part is the smaller one: on a 100 MB log the two finish together
+# near 2/5. With k parts it takes 2/k of that share and the children split the rest evenly.
 PARENT_SHARE = 0.4
+# When facts will be probed (``busy``: `explain` without --no-facts), what this process does
+# after its part (importing the probes, ~0.1 s, then starting them) is about a fifth of a
+# one-process scan (the 2/5 of two parts), and the probes, the longest wait after the merge,
+# start only then: with k parts it takes what leaves it that fifth beside a child's part,
+# ``(1 - (k - 1) * IDLE_SHARE) / k``, at least MIN_PARENT_SHARE (``parent_share``): with eight
+# parts it scans 3 %, not 10 %, and starts the probes while the children scan.
 IDLE_SHARE = 0.2
 MIN_PARENT_SHARE = 0.03
 
 
 def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
               block_bytes: int = BLOCK_BYTES, minimum: int | None = None,
-              idle: Callable[[list[Signature]], object] | None = None) -> ScanResult | None:
+              idle: Callable[[list[Signature]], object] | None = None,
+              busy: bool = False) -> ScanResult | None:
     """The scan of ``stream`` from its position to its end in two to MAX_PARTS processes, or
     None (nothing read) when that does not apply: not a regular file, too small, UTF-16, no idle
     CPU, threads, ``ENVDOCTOR_NO_FORK=1``.
@@ -77,8 +80,9 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
     ``idle`` is called once this process has scanned its part, while the children may still
     be scanning (work the caller will need next, such as imports), with the signatures this
     part matched (a subset of those the whole scan matches); what it raises is ignored, so it
-    cannot change the scan."""
-    plan = _plan(stream, block_bytes, PARALLEL_MIN if minimum is None else minimum)
+    cannot change the scan. ``busy``: ``idle`` imports and starts the probes (facts will be
+    probed), so this process takes a smaller part (``parent_share``)."""
+    plan = _plan(stream, block_bytes, PARALLEL_MIN if minimum is None else minimum, busy)
     if plan is None:
         return None
     fd, start, cuts = plan
@@ -116,8 +120,8 @@ def scan_file(scanner: Scanner, stream: FileReader, first_line: int = 1,
     return state.finish()
 
 
-def _plan(stream: FileReader, block_bytes: int,
-          minimum: int) -> tuple[int, int, list[tuple[int, int]]] | None:
+def _plan(stream: FileReader, block_bytes: int, minimum: int,
+          busy: bool = False) -> tuple[int, int, list[tuple[int, int]]] | None:
     """(fd, start, [(split offset, where the line running across it starts), ...]) or None:
     one cut per child, in file order."""
     if env("ENVDOCTOR_NO_FORK") or not hasattr(os, "fork") or not children.can_fork():
@@ -139,7 +143,7 @@ def _plan(stream: FileReader, block_bytes: int,
             return None
         blocks = size // block_bytes
         count = min(MAX_PARTS, 1 + spare, max(2, size // PART_MIN) if minimum else MAX_PARTS)
-        parent = parent_share(count)
+        parent = parent_share(count, busy)
         cuts: list[tuple[int, int]] = []
         last = 0
         for i in range(1, count):
@@ -154,11 +158,12 @@ def _plan(stream: FileReader, block_bytes: int,
     return (fd, start, cuts) if cuts else None
 
 
-def parent_share(count: int) -> float:
+def parent_share(count: int, busy: bool = False) -> float:
     """The share of the file this process scans when it is cut in ``count`` parts (see
-    PARENT_SHARE): 2/5 in two, 1/5 in three, 1/10 in four, 3 % from six."""
-    if count <= 2:
-        return PARENT_SHARE
+    PARENT_SHARE): 2/5 in two, else 4/5 of 1/k, or when ``busy`` (facts will be probed
+    after it) 1/5 in three, 1/10 in four, 3 % from six."""
+    if count <= 2 or not busy:
+        return PARENT_SHARE * 2 / count
     return max(MIN_PARENT_SHARE, (1 - (count - 1) * IDLE_SHARE) / count)
 
 
