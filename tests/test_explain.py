@@ -265,13 +265,19 @@ def test_signature_and_anchor_caches_use_the_shared_json_cache(tmp_path, monkeyp
     fresh = signatures.load_signatures()
     anchors = Scanner(fresh).anchors
     assert sorted(p.name.split("-")[0] for p in tmp_path.glob("*.json")) == \
-        ["anchors"] * 4 + ["signatures"]  # patterns, contexts: distinct / direct search
+        ["anchors"] * 4 + ["sigexamples", "signatures"]  # anchors of patterns, contexts:
+    #                        distinct / direct search; the examples apart (a scan never reads them)
     signatures._load.cache_clear()
     cached = signatures.load_signatures()
     signatures._load.cache_clear()
     assert [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in cached] == \
         [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in fresh]
     assert Scanner(cached).anchors == anchors
+    assert all(isinstance(s.examples, signatures.CachedExamples) for s in cached)
+    assert [s.examples for s in cached] == [s.examples for s in fresh]
+    assert [tuple(s.examples) for s in cached] == [s.examples for s in fresh]
+    assert [(s.title, s.why, s.fix, s.family, s.path, s.extra) for s in cached] == \
+        [(s.title, s.why, s.fix, s.family, s.path, s.extra) for s in fresh]
 
 
 def test_an_edited_signature_file_is_read_again_though_its_size_and_mtime_are_kept(
