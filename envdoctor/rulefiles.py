@@ -220,13 +220,13 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
         secret = seal.secret()
     if folder is not None and key is not None and secret is not None:
         from envdoctor import __version__
-        full_key = json.loads(json.dumps([__version__, kind, key]))  # as it reads back
+        key_text = json.dumps([__version__, kind, key])  # (its key's ~330 file stamps: once)
+        full_key = json.loads(key_text)  # as it reads back
         # one file per kind and file list: a new content replaces the old entry
         names = [p for p, *_ in key] if isinstance(key, list) and all(
             isinstance(k, (list, tuple)) for k in key) else key
         where = zlib.crc32(json.dumps([kind, names]).encode())
         cache = folder / f"{kind}-{where:08x}.json"
-        key_text = json.dumps(full_key)
         try:
             # line 1: {"key": …, "seal": …}; the rest: the value's JSON, sealed as text
             from envdoctor.bounded import decode_json, read_file

@@ -643,7 +643,7 @@ def _load(root: str) -> tuple[Signature, ...]:
             built.append(parse_signature(data, path))
             parsed.append((data, path))
             patterns = all_patterns(built[-1])
-            entries.append({"data": {k: v for k, v in data.items() if k != "examples"},
+            entries.append({"data": _cacheable(data, built[-1]),
                             "literals": {p.source: None if p.literals is None
                                          else list(p.literals) for p in patterns},
                             "blind": sorted({p.source for p in patterns
@@ -675,6 +675,22 @@ def _load(root: str) -> tuple[Signature, ...]:
     return tuple(sigs)
 
 
+def _cacheable(data: dict[str, Any], sig: Signature) -> dict[str, Any]:
+    """A signature file's data as its cache entry keeps it: without the examples (cached
+    apart), and with each context's platform lists (``"@name"``) expanded as ``sig`` has them,
+    so a cached load never parses the platform files (their bytes are in the key)."""
+    out = {k: v for k, v in data.items() if k != "examples"}
+    contexts = data.get("context")
+    if isinstance(contexts, list) and any(
+            isinstance(v, str) and v.startswith("@") for raw in contexts
+            for key in ("text", "absent") for v in raw.get(key, ())):
+        out["context"] = [
+            {**raw, **{key: [p.source for p in pats] for key, pats in
+                       (("text", ctx.text), ("absent", ctx.absent)) if key in raw}}
+            for raw, ctx in zip(contexts, sig.contexts, strict=True)]
+    return out
+
+
 def all_patterns(sig: Signature) -> tuple[Pattern, ...]:
     """Every regex the scanner searches for this signature (patterns, anti, contexts)."""
     ctx = tuple(p for c in sig.contexts for p in c.text + c.absent)
@@ -695,8 +711,9 @@ def _unique(sigs: list[Signature]) -> None:
 # stat (``rulefiles.file_stamps``), so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1
 # turns it off; ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals
 # change meaning.
-CACHE_VERSION = 8  # 8: the examples in an entry of their own (``CachedExamples``); 7: a literal
-#    run expands to 64 variants (was 16), and which patterns are blind to digits (``digits``);
+CACHE_VERSION = 9  # 9: platform lists expanded (``_cacheable``); 8: the examples in an entry
+#    of their own (``CachedExamples``); 7: a literal run expands to 64 variants (was 16), and
+#    which patterns are blind to digits (``digits``);
 #    6: literals run through small alternations, scored by reduced length, a literal healthy
 #    log lines hold scores lowest
 
