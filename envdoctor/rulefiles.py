@@ -220,8 +220,9 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
         secret = seal.secret()
     if folder is not None and key is not None and secret is not None:
         from envdoctor import __version__
+        from envdoctor.bounded import decode_own_json
         key_text = json.dumps([__version__, kind, key])  # (its key's ~330 file stamps: once)
-        full_key = json.loads(key_text)  # as it reads back
+        full_key = decode_own_json(key_text)  # as it reads back
         # one file per kind and file list: a new content replaces the old entry
         names = [p for p, *_ in key] if isinstance(key, list) and all(
             isinstance(k, (list, tuple)) for k in key) else key
@@ -235,9 +236,7 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
             stored = decode_json(head)
             if stored.get("key") == full_key and seal.same(
                     _seal(secret, key_text, value_text), stored.get("seal")):
-                # sealed: this user's envdoctor wrote it with ``json.dumps`` (the bounded
-                # decoder's per-number hooks and depth walk cost ~5 ms on the signatures)
-                value = json.loads(value_text)
+                value = decode_own_json(value_text, "a cache entry")  # sealed: ours
                 if valid is None or valid(value):
                     return value, True
         except (OSError, ValueError, TypeError, AttributeError, KeyError):
