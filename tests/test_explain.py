@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -264,13 +265,62 @@ def test_signature_and_anchor_caches_use_the_shared_json_cache(tmp_path, monkeyp
     fresh = signatures.load_signatures()
     anchors = Scanner(fresh).anchors
     assert sorted(p.name.split("-")[0] for p in tmp_path.glob("*.json")) == \
-        ["anchors"] * 4 + ["signatures"]  # patterns, contexts: distinct / direct search
+        ["anchors"] * 4 + ["sigexamples", "signatures"]  # anchors of patterns, contexts:
+    #                        distinct / direct search; the examples apart (a scan never reads them)
     signatures._load.cache_clear()
     cached = signatures.load_signatures()
     signatures._load.cache_clear()
     assert [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in cached] == \
         [(s.code, [(p.source, p.literals) for p in s.patterns]) for s in fresh]
     assert Scanner(cached).anchors == anchors
+    assert all(isinstance(s.examples, signatures.CachedExamples) for s in cached)
+    assert [s.examples for s in cached] == [s.examples for s in fresh]
+    assert [tuple(s.examples) for s in cached] == [s.examples for s in fresh]
+    assert [(s.title, s.why, s.fix, s.family, s.path, s.extra) for s in cached] == \
+        [(s.title, s.why, s.fix, s.family, s.path, s.extra) for s in fresh]
+
+
+def test_an_edited_signature_file_is_read_again_though_its_size_and_mtime_are_kept(
+        tmp_path, monkeypatch):
+    """The signature cache is keyed by one ``stat`` per rule file, not by its bytes: an edit
+    that keeps the size and sets the mtime back still moves the ctime, so the edited rule is
+    read again; a file changed in the last ``RECENT_NS`` is keyed by its bytes."""
+    import shutil
+    import time
+
+    from envdoctor import rulefiles
+    from envdoctor.explain import signatures
+    monkeypatch.delenv("ENVDOCTOR_NO_CACHE", raising=False)
+    monkeypatch.setenv("ENVDOCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "rules"
+    path = root / "signatures" / "torch" / "ETORCH001.toml"
+    path.parent.mkdir(parents=True)
+    shutil.copy(rulefiles.rules_dir() / "signatures" / "torch" / "ETORCH001.toml", path)
+    assert rulefiles.file_stamps([path])[0][1].startswith("b")  # just written: its bytes
+    monkeypatch.setattr(rulefiles, "RECENT_NS", 0)
+    assert rulefiles.file_stamps([path])[0][1].startswith("s")  # one stat
+
+    def title() -> str:
+        signatures._load.cache_clear()
+        try:
+            (sig,) = signatures.load_signatures(root)
+        finally:
+            signatures._load.cache_clear()
+        return sig.title
+
+    old = title()
+    assert list((tmp_path / "cache").glob("signatures-*.json"))
+    assert title() == old  # from the cache
+    before = path.stat()
+    time.sleep(0.05)  # past the file system clock's tick
+    text = path.read_text()
+    new = old.replace("refused", "REFUSED")
+    assert new != old and len(new) == len(old)
+    path.write_text(text.replace(old, new))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert title() == new
 
 
 def test_raw_fast_path_equals_normalise_then_scan_on_the_corpus():

@@ -281,3 +281,26 @@ def test_the_early_probe_adds_only_missing_sections(monkeypatch):
 def conditions_sections():
     from envdoctor.explain.conditions import SECTIONS
     return SECTIONS
+
+
+def test_this_process_scans_a_smaller_part_when_it_probes_facts_after(tmp_path, monkeypatch):
+    """``busy`` (facts will be probed after this process's part): with eight parts it scans
+    about 3 % of the log instead of 10 %, and the merge is still the one-process scan."""
+    path = tmp_path / "train.log"
+    path.write_bytes(build(4, 60))
+    monkeypatch.setattr(parallel, "spare_cpus", lambda: 12)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        idle = parallel._plan(fh, 4096, 0)
+    with open(path, "rb") as fh:
+        busy = parallel._plan(fh, 4096, 0, busy=True)
+    assert idle is not None and busy is not None
+    assert len(idle[2]) == len(busy[2]) == parallel.MAX_PARTS - 1
+    assert busy[2][0][0] < idle[2][0][0]
+    assert busy[2][0][0] / size < 0.06 and 0.08 < idle[2][0][0] / size < 0.14
+    s = scanner()
+    with open(path, "rb") as fh:
+        split = parallel.scan_file(s, fh, block_bytes=4096, minimum=0, busy=True)
+    with open(path, "rb") as fh:
+        one = s.scan_stream(fh, block_bytes=4096)
+    assert split is not None and summary(split) == summary(one)

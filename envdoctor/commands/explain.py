@@ -66,7 +66,6 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     ``seen`` (if given) receives the head of the input, for redaction to learn names from."""
     from envdoctor import explain as ex_mod
     from envdoctor.explain.deadline import PatternTooSlow
-    from envdoctor.explain.render import Explanation
     from envdoctor.rulefiles import RuleFileError
 
     stream = _open(source)
@@ -102,7 +101,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     try:
         with stream:
             first_line, notes = _skip_to_tail(stream, max_mb or DEFAULT_MAX_MB)
-            result = ex_mod.scan_stream(head, first_line, idle)
+            result = ex_mod.scan_stream(head, first_line, idle, busy=early is not None)
         needs = bool(ex_mod.matched_with_conditions(result))
         report = None
         if needs and head.kept and result.chars <= REPORT_MAX_INPUT:
@@ -129,6 +128,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
         notes.append("the input is empty")
     if seen is not None:
         seen.append(head.text())
+    from envdoctor.explain.render import Explanation
     return Explanation(diagnoses, lines=result.lines if result.chars else 0, chars=result.chars,
                        first_line=first_line,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
@@ -140,6 +140,9 @@ def _warm(probes: bool) -> None:
     facts may be probed, the probes): done while the second process of a big log's scan
     finishes (``explain.parallel``), these ~0.1 s cost no wall time. Imports only: the
     answer is the same whether this runs or not."""
+    import envdoctor.explain.conditions
+    import envdoctor.explain.rank
+    import envdoctor.explain.render
     import envdoctor.outputs.redact
     import envdoctor.outputs.renderers  # noqa: F401
     if probes:

@@ -27,21 +27,24 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
-from envdoctor.explain.rank import Diagnosis, Evidence, primary, rank
 from envdoctor.explain.reader import FileReader, NotText
 from envdoctor.explain.scan import Scanner, ScanResult
 from envdoctor.explain.signatures import Signature, load_signatures
 
 if TYPE_CHECKING:  # envdoctor.facts costs ~45 ms to import: only when conditions need facts
+    from envdoctor.explain.rank import Diagnosis, Evidence, primary
     from envdoctor.explain.stated import with_stated_facts
     from envdoctor.explain.textfacts import TextFacts, text_facts
     from envdoctor.facts import Facts
 
 # Read on first use (PEP 562): a big log never needs the text facts (they read pasted texts
 # of at most 256 KB), and their patterns cost ~10 ms to compile at import.
+# Ranking and conditions too: a big log's scan does not need them, and its children are
+# forked sooner without them (``commands.explain._warm`` imports them while they scan).
 _LAZY = {"TextFacts": "envdoctor.explain.textfacts", "text_facts": "envdoctor.explain.textfacts",
-         "with_stated_facts": "envdoctor.explain.stated"}
+         "with_stated_facts": "envdoctor.explain.stated",
+         "Diagnosis": "envdoctor.explain.rank", "Evidence": "envdoctor.explain.rank",
+         "primary": "envdoctor.explain.rank"}
 
 
 def __getattr__(name: str) -> object:
@@ -102,6 +105,7 @@ def with_text_readings(text: str, found: list[Diagnosis]) -> list[Diagnosis]:
     make (``stated.with_stated_facts``), then, where no error line was explained, the
     impossibility the text states (``impossible.diagnosis_for``). ``diagnose_text`` and the
     ``explain`` command both end with it, so they answer alike."""
+    from envdoctor.explain.rank import primary
     from envdoctor.explain.stated import with_stated_facts
     found = with_stated_facts(text, found, load_signatures())
     if primary(found) is None:  # no error line explained: the facts the text states may
@@ -122,6 +126,7 @@ def reread(text: str, found: list[Diagnosis],
     explained nothing is also read with a terminal's hard wrap undone (see
     ``envdoctor.explain.unwrap``); a text that did is not, so a wrap cannot change an answer.
     """
+    from envdoctor.explain.rank import primary
     from envdoctor.explain.unwrap import MAX_TEXT, has_typographic, second_reading
     if len(text) > MAX_TEXT:  # a big log is read once
         return None
@@ -147,15 +152,17 @@ def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None
 
 
 def scan_stream(stream: FileReader, first_line: int = 1,
-                idle: Callable[[list[Signature]], object] | None = None) -> ScanResult:
+                idle: Callable[[list[Signature]], object] | None = None,
+                busy: bool = False) -> ScanResult:
     """Stream -> hits and traceback structure, with bounded memory (raw fast path); a big
     regular file is scanned in two processes (``explain.parallel``), with the same result.
     Each regex search is bounded in time (``explain.deadline``: ``PatternTooSlow``).
-    ``idle``: work to do while the second process finishes (see ``parallel.scan_file``)."""
+    ``idle``: work to do while the second process finishes, ``busy``: it probes facts (see
+    ``parallel.scan_file``)."""
     from envdoctor.explain import deadline, parallel
     from envdoctor.explain.scan import _State
     with deadline.guard(_State._match.__code__):
-        result = parallel.scan_file(scanner(), stream, first_line, idle=idle)
+        result = parallel.scan_file(scanner(), stream, first_line, idle=idle, busy=busy)
         return result if result is not None else scanner().scan_stream(stream, first_line)
 
 
@@ -170,6 +177,8 @@ def rank_result(result: ScanResult, facts: Callable[[], Facts | None] | None = N
 
     That laziness is why a plain traceback costs no probing (the static probes take ~0.1 s).
     """
+    from envdoctor.explain.conditions import ConditionEvaluator, merge_facts
+    from envdoctor.explain.rank import rank
     evaluator = None
     if matched_with_conditions(result):
         merged = merge_facts(facts() if facts else None, report_facts)

@@ -188,6 +188,11 @@ class Scanner:
         self.ctx_by_literal: dict[str, list[Entry]] = {}
         self.unfiltered: list[Entry] = []
         order = 0
+        # every literal reduced in one ``translate`` (~5 000 of them), and those too short
+        short = _reduce_all(lit for sig in self.signatures
+                            for pat in chain(sig.patterns, sig.anti_patterns,
+                                             *(c.text + c.absent for c in sig.contexts))
+                            for lit in pat.literals or ())
         for i, sig in enumerate(self.signatures):
             kinds = [(sig.patterns, PATTERN), (sig.anti_patterns, ANTI)]
             for ci, ctx in enumerate(sig.contexts):
@@ -197,8 +202,7 @@ class Scanner:
                     entry = (order, i, pat, kind)
                     order += 1
                     lits = pat.literals
-                    if lits is None or any(len(_reduced_text(lit)) < MIN_REDUCED
-                                           for lit in lits):
+                    if lits is None or not short.isdisjoint(lits):
                         self.unfiltered.append(entry)
                         continue
                     target = self.by_literal if kind < CONTEXT else self.ctx_by_literal
@@ -208,6 +212,8 @@ class Scanner:
         # patterns and for contexts (which only need to be seen once per text), each for a
         # search of a block's distinct lines and for a direct search of the whole block.
         self.needles: list[tuple[tuple[str, tuple[Entry, ...]], ...]] = []
+        self._tables: dict[int, tuple[dict[str, list[Entry]], dict[str, list[str]],
+                                      dict[str, tuple[str, tuple[Entry, ...]]]]] = {}
         self.plans: dict[tuple[bool, bool], list[tuple[bytes, int]]] = {}
         for in_ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
             for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
@@ -343,15 +349,19 @@ class Scanner:
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
-        by_reduced: dict[str, list[str]] = {}
-        for lit in by_literal:
-            by_reduced.setdefault(_reduced_text(lit), []).append(lit)
+        got = self._tables.get(id(by_literal))  # the two plans of a table share these
+        if got is None or got[0] is not by_literal:
+            by_reduced: dict[str, list[str]] = {}
+            for lit in by_literal:
+                by_reduced.setdefault(_reduced_text(lit), []).append(lit)
+            got = self._tables[id(by_literal)] = (
+                by_literal, by_reduced, {lit: (lit, tuple(ents)) for lit, ents in by_literal.items()})
+        _, by_reduced, pairs = got
         anchors = _cached_anchors(sorted(by_reduced), self.signatures, find_ms)
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
             lits = sorted({lit for rlit in rlits for lit in by_reduced.get(rlit, ())})
-            plan.append((anchor.encode("latin-1"),
-                         tuple((lit, tuple(by_literal[lit])) for lit in lits)))
+            plan.append((anchor.encode("latin-1"), tuple(map(pairs.__getitem__, lits))))
         return plan
 
     def scan(self, blocks: Iterable[tuple[int, str]]) -> ScanResult:
@@ -987,6 +997,20 @@ def _reduced_text(lit: str) -> str:
     if got is None:
         got = _REDUCED_TEXT[lit] = reduce_text(lit)
     return got
+
+
+def _reduce_all(literals: Iterable[str]) -> set[str]:
+    """``_reduced_text`` of many literals at once: one ``reduce_bytes`` of them joined by LF
+    (which it keeps), split again; -> the literals shorter than MIN_REDUCED once reduced."""
+    todo = [lit for lit in dict.fromkeys(literals) if lit not in _REDUCED_TEXT]
+    joined = "\n".join(todo)
+    if todo and joined.count("\n") == len(todo) - 1:  # (a literal holds none: a line's)
+        done = reduce_bytes(joined.encode("utf-8", "surrogatepass")).decode("latin-1")
+        _REDUCED_TEXT.update(zip(todo, done.split("\n"), strict=True))
+    else:
+        for lit in todo:
+            _reduced_text(lit)
+    return {lit for lit, red in _REDUCED_TEXT.items() if len(red) < MIN_REDUCED}
 
 
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],

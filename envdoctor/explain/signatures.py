@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 import sys
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 if sys.version_info >= (3, 11):  # the parser moved to re._parser
     from re import _constants as sre_constants
@@ -46,6 +48,7 @@ CONFIDENCES = ("high", "medium", "low")
 CODE_RE = re.compile(r"^E[A-Z]{2,8}\d{3}$")
 REQUIRED = ("code", "id", "title", "category", "patterns", "why", "fix", "references",
             "examples")
+_REQUIRED_CACHED = REQUIRED[:-1]  # a cached entry's examples are cached apart
 MIN_LITERAL = 3  # shorter literals filter too little to be worth it
 
 
@@ -125,6 +128,88 @@ class SigExample:
     source: str
 
 
+class CachedExamples(Sequence[SigExample]):
+    """A cached signature's examples, read on first use: they are ~30 % of the signature cache
+    (~0.5 MB of texts) and a log's scan never reads them, so they are cached in an entry of
+    their own (``_ExampleStore``). Reads as the tuple ``parse_signature`` builds."""
+
+    __slots__ = ("_store", "_index", "_got")
+
+    def __init__(self, store: _ExampleStore, index: int):
+        self._store, self._index = store, index
+        self._got: tuple[SigExample, ...] | None = None
+
+    def _all(self) -> tuple[SigExample, ...]:
+        if self._got is None:
+            self._got = self._store.get()[self._index]
+        return self._got
+
+    @overload
+    def __getitem__(self, i: int) -> SigExample: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[SigExample, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> SigExample | tuple[SigExample, ...]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[SigExample]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CachedExamples):
+            other = other._all()
+        return self._all() == other if isinstance(other, tuple) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+class _ExampleStore:
+    """Every signature's examples of one load, from their own cache entry (keyed as the
+    signatures' entry), or read from the rule files again when that entry is missing."""
+
+    def __init__(self, key: Any, files: list[Path]):
+        self.key, self.files = key, files
+        self._got: list[tuple[SigExample, ...]] | None = None
+
+    def get(self) -> list[tuple[SigExample, ...]]:
+        if self._got is None:
+            value, _ = cached_json("sigexamples", self.key, self._build, _valid_examples)
+            if len(value) != len(self.files):  # another file list: cannot happen (keyed)
+                value = self._build()
+            self._got = [tuple(SigExample(m, t, src) for m, t, src in exs) for exs in value]
+        return self._got
+
+    def _build(self) -> list[list[list[Any]]]:
+        return _example_rows([(load_toml(p), p) for p in self.files])
+
+
+def _example_rows(parsed: list[tuple[dict[str, Any], Path]]) -> list[list[list[Any]]]:
+    """Each file's examples, validated, as JSON rows [matches, text, source]."""
+    rows = []
+    for data, path in parsed:
+        exs = data.get("examples")
+        if not isinstance(exs, list):
+            raise RuleFileError(path, "examples", "is required")
+        rows.append([[e.matches, e.text, e.source]
+                     for e in (_example(x, path, i) for i, x in enumerate(exs))])
+    return rows
+
+
+def _valid_examples(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(exs, list) and all(
+            isinstance(e, list) and len(e) == 3 and isinstance(e[0], bool)
+            and isinstance(e[1], str) and isinstance(e[2], str) for e in exs)
+        for exs in value)
+
+
 @dataclass(frozen=True)
 class Signature:
     code: str
@@ -139,7 +224,7 @@ class Signature:
     fix: str
     references: tuple[str, ...]
     conditions: tuple[Condition, ...] = ()
-    examples: tuple[SigExample, ...] = ()
+    examples: Sequence[SigExample] = ()  # a tuple, or ``CachedExamples`` (read on first use)
     contexts: tuple[Context, ...] = ()
     family: str = ""
     path: str = ""
@@ -346,14 +431,19 @@ def compile_pattern(source: str, path: Path | str, fld: str,
 
 # ---------------------------------------------------------------------------- parsing
 def parse_signature(data: dict[str, Any], path: Path | str,
-                    known: dict[str, Any] | None = None) -> Signature:
+                    known: dict[str, Any] | None = None,
+                    examples: Sequence[SigExample] | None = None) -> Signature:
     """Validate one signature file's data; errors name the file and the field.
 
-    ``known`` maps pattern source -> literals from a cache of already validated files.
+    ``known`` maps pattern source -> literals from a cache of already validated files;
+    ``examples`` are its examples from that cache (then ``data`` has none: checked when the
+    cache was written).
     """
-    check_identity(data, path, REQUIRED, CODE_RE, "ETORCH001 (E + family + 3 digits)")
+    check_identity(data, path, REQUIRED if examples is None else _REQUIRED_CACHED, CODE_RE,
+                   "ETORCH001 (E + family + 3 digits)")
     code = data["code"]
-    stem = Path(str(path)).stem
+    where = str(path)  # os.path, not pathlib: two Paths a signature cost ~10 ms a load
+    stem = os.path.splitext(os.path.basename(where))[0]
     if stem.startswith("E") and stem != code:
         raise RuleFileError(path, "code", f"{code!r} does not match the file name {stem!r}")
     for key in ("title", "why", "fix"):
@@ -381,7 +471,11 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     anti = tuple(compile_pattern(p, path, "anti_patterns", known, rule) for p in antis)
     conditions = tuple(_condition(c, path, i, validate=known is None)
                        for i, c in enumerate(data.get("conditions", [])))
-    examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
+    if examples is None:
+        examples = tuple(_example(e, path, i) for i, e in enumerate(data["examples"]))
+        if not any(e.matches for e in examples) or all(e.matches for e in examples):
+            raise RuleFileError(path, "examples",
+                                "needs at least one matching and one non-matching example")
     contexts = tuple(_context(c, path, i, known, rule)
                      for i, c in enumerate(data.get("context", [])))
     if known is None:  # checked when a cache entry was written (a big log never reads them)
@@ -389,17 +483,14 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "only_as_yield" in data and (not isinstance(data["only_as_yield"], bool)
                                     or not data.get("yields_to")):
         raise RuleFileError(path, "only_as_yield", "must be true or false, with yields_to")
-    if not any(e.matches for e in examples) or all(e.matches for e in examples):
-        raise RuleFileError(path, "examples",
-                            "needs at least one matching and one non-matching example")
     fields = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
                               "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
                      category=data["category"], confidence=confidence, root_cause_rank=rank,
                      patterns=patterns, anti_patterns=anti, why=data["why"].strip(),
                      fix=data["fix"].strip(), references=tuple(refs), conditions=conditions,
-                     examples=examples, contexts=contexts, family=Path(str(path)).parent.name,
-                     path=str(path),
+                     examples=examples, contexts=contexts,
+                     family=os.path.basename(os.path.dirname(where)), path=where,
                      extra={k: v for k, v in data.items() if k not in fields})
 
 
@@ -538,39 +629,66 @@ def load_signatures(root: Path | None = None) -> tuple[Signature, ...]:
 def _load(root: str) -> tuple[Signature, ...]:
     files = toml_files("signatures", Path(root))
     built: list[Signature] = []
+    stamps = file_stamps(files + platforms.files(Path(root)))
+    key = None if stamps is None else [CACHE_VERSION, stamps]
 
     def build() -> list[dict[str, Any]]:
-        """Parse and validate every file (raises on a bad one, so it is never cached)."""
+        """Parse and validate every file (raises on a bad one, so it is never cached). The
+        examples go to an entry of their own (``_ExampleStore``), the rest to this one."""
         platforms.check(Path(root))  # their mentions compile on first use when cached
         entries = []
+        parsed = []
         for path in files:
             data = load_toml(path)
             built.append(parse_signature(data, path))
+            parsed.append((data, path))
             patterns = all_patterns(built[-1])
-            entries.append({"data": data, "literals": {
-                p.source: None if p.literals is None else list(p.literals) for p in patterns},
-                "blind": sorted({p.source for p in patterns if digits.blind(p.source)})})
+            entries.append({"data": _cacheable(data, built[-1]),
+                            "literals": {p.source: None if p.literals is None
+                                         else list(p.literals) for p in patterns},
+                            "blind": sorted({p.source for p in patterns
+                                             if digits.blind(p.source)})})
         _unique(built)
+        rows = _example_rows(parsed)
+        if key is not None:
+            cached_json("sigexamples", key, lambda: rows, _valid_examples)
         return entries
 
-    stamps = file_stamps(files + platforms.files(Path(root)))
-    entries, cached = cached_json("signatures", None if stamps is None else
-                                  [CACHE_VERSION, stamps], build, _valid_entries)
+    entries, cached = cached_json("signatures", key, build, _valid_entries)
     if not cached:
         precompiled.register((p.source for sig in built for p in all_patterns(sig)),
                              build=False)
         return tuple(built)
     if len(entries) != len(files):  # a cache of another file list: cannot happen (keyed)
         entries = [{"data": load_toml(p), "literals": None} for p in files]
-    for entry in entries:  # the scanner asks which patterns are blind to digits
-        blind = set(entry.get("blind") or ())
-        for source in entry.get("literals") or ():
-            digits.remember(source, source in blind)
-    sigs = [parse_signature(e["data"], path, e["literals"])
-            for e, path in zip(entries, files, strict=True)]
+        sigs = [parse_signature(e["data"], path) for e, path in zip(entries, files, strict=True)]
+    else:
+        for entry in entries:  # the scanner asks which patterns are blind to digits
+            blind = set(entry.get("blind") or ())
+            for source in entry.get("literals") or ():
+                digits.remember(source, source in blind)
+        store = _ExampleStore(key, files)
+        sigs = [parse_signature(e["data"], path, e["literals"], CachedExamples(store, i))
+                for i, (e, path) in enumerate(zip(entries, files, strict=True))]
     _unique(sigs)
     precompiled.register(p.source for sig in sigs for p in all_patterns(sig))
     return tuple(sigs)
+
+
+def _cacheable(data: dict[str, Any], sig: Signature) -> dict[str, Any]:
+    """A signature file's data as its cache entry keeps it: without the examples (cached
+    apart), and with each context's platform lists (``"@name"``) expanded as ``sig`` has them,
+    so a cached load never parses the platform files (their bytes are in the key)."""
+    out = {k: v for k, v in data.items() if k != "examples"}
+    contexts = data.get("context")
+    if isinstance(contexts, list) and any(
+            isinstance(v, str) and v.startswith("@") for raw in contexts
+            for key in ("text", "absent") for v in raw.get(key, ())):
+        out["context"] = [
+            {**raw, **{key: [p.source for p in pats] for key, pats in
+                       (("text", ctx.text), ("absent", ctx.absent)) if key in raw}}
+            for raw, ctx in zip(contexts, sig.contexts, strict=True)]
+    return out
 
 
 def all_patterns(sig: Signature) -> tuple[Pattern, ...]:
@@ -589,12 +707,15 @@ def _unique(sigs: list[Signature]) -> None:
 
 # Parsing ~65 TOML files and compiling ~200 regexes costs ~70 ms per process, a quarter of the
 # 0.3 s budget for explaining one traceback. The validated data and prefilter literals are
-# cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path, size
-# and mtime, so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1 turns it off;
-# ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals change meaning.
-CACHE_VERSION = 7  # 7: a literal run expands to 64 variants (was 16), and which patterns are
-#    blind to digits (``digits``); 6: literals run through small alternations, scored by
-#    reduced length, a literal healthy log lines hold scores lowest
+# cached by ``knowledge.cached_json`` (JSON, never pickle), keyed by every file's path and
+# stat (``rulefiles.file_stamps``), so an edited rule is re-read at once. ENVDOCTOR_NO_CACHE=1
+# turns it off; ENVDOCTOR_CACHE_DIR moves it. Bump CACHE_VERSION when the cached literals
+# change meaning.
+CACHE_VERSION = 9  # 9: platform lists expanded (``_cacheable``); 8: the examples in an entry
+#    of their own (``CachedExamples``); 7: a literal run expands to 64 variants (was 16), and
+#    which patterns are blind to digits (``digits``);
+#    6: literals run through small alternations, scored by reduced length, a literal healthy
+#    log lines hold scores lowest
 
 
 def _valid_entries(value: Any) -> bool:

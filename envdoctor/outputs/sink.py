@@ -18,7 +18,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 
 from envdoctor.errors import BadInput
 from envdoctor.outputs import sanitise
@@ -112,6 +111,7 @@ def write_file(path: str, text: str) -> None:
             if what:
                 raise BadInput(f"{path}: is {what}, not a file envdoctor can write")
             mode = stat.S_IMODE(st.st_mode)
+        import tempfile  # (only here: it imports shutil, lzma and bz2, ~3 ms a run)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.",
                                    suffix=".tmp")
         try:
