@@ -127,3 +127,38 @@ def test_the_loaders_colon_typed_loosely_reads_as_the_loader_writes_it():
     # synthetic: the same loose colons around the CUDA runtime
     assert _code("ImportError : libcudart.so.11.0 : cannot open shared object file : No such file "
                  "or directory") == "ECUDA014"
+
+
+def test_the_cached_words_are_the_words_built_from_the_signatures(tmp_path, monkeypatch):
+    """The words come from the ``sigwords`` cache entry after the first run: the same words as
+    read from every example again."""
+    import subprocess
+    import sys
+
+    from envdoctor.explain import signatures, words
+
+    monkeypatch.setenv("ENVDOCTOR_CACHE_DIR", str(tmp_path))
+    signatures._load.cache_clear()
+    sigs = signatures.load_signatures()
+    if not sigs or not isinstance(sigs[0].examples, signatures.CachedExamples):
+        # this process built the signatures: a second process reads them from the cache
+        code = ("from envdoctor.explain import signatures as s, words as w;"
+                "g=s.load_signatures();b,seen=w._known(g);print(isinstance(g[0].examples,"
+                " s.CachedExamples), len(b), len(seen))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**__import__("os").environ, "ENVDOCTOR_CACHE_DIR": str(tmp_path)},
+                             check=True).stdout.split()
+        assert out[0] == "True"
+        assert list(tmp_path.glob("sigwords-*.json"))
+        built_buckets, built_seen = words._build(sigs)
+        assert int(out[1]) == len(built_buckets) and int(out[2]) == len(set(built_seen))
+    signatures._load.cache_clear()
+    words._CACHE.clear()
+    sigs = signatures.load_signatures()
+    buckets, seen = words._known(sigs)
+    built_buckets, built_seen = words._build(sigs)
+    assert buckets == {(ws[0][0], len(ws[0])): tuple(ws) for ws in built_buckets}
+    assert seen == frozenset(built_seen)
+    assert "memory" in seen and ("m", 6) in buckets
+    signatures._load.cache_clear()
+    words._CACHE.clear()

@@ -169,6 +169,11 @@ class CachedExamples(Sequence[SigExample]):
     def __repr__(self) -> str:
         return repr(self._all())
 
+    @property
+    def store_key(self) -> Any:
+        """The key the examples' cache entry is read under (words derived from them share it)."""
+        return self._store.key
+
 
 class _ExampleStore:
     """Every signature's examples of one load, from their own cache entry (keyed as the

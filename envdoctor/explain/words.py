@@ -36,10 +36,49 @@ _CACHE: dict[int, _Known] = {}
 
 def _known(signatures: Sequence[Any]) -> _Known:
     """(the words signatures read by first letter and length, every word of every example
-    and every word they read), lower case."""
+    and every word they read), lower case. Cached beside the signatures (the ``sigwords``
+    entry, keyed as they are): reading every example costs ~0.1 s, and every text that
+    explained nothing as given asks for them."""
     key = id(signatures)
     if key in _CACHE:
         return _CACHE[key]
+    store_key = _store_key(signatures)
+    if store_key is None:
+        buckets, seen = _build(signatures)
+    else:
+        from envdoctor.rulefiles import cached_json
+        value, _ = cached_json("sigwords", [WORDS_VERSION, store_key],
+                               lambda: list(_build(signatures)), _valid)
+        buckets, seen = value
+    _CACHE.clear()
+    _CACHE[key] = ({(w[0], len(w)): tuple(ws) for ws in buckets for w in ws[:1]},
+                   frozenset(seen))
+    return _CACHE[key]
+
+
+WORDS_VERSION = 1
+
+
+def _store_key(signatures: Sequence[Any]) -> Any:
+    """The cache key the signatures' own entries were read under, or None (built afresh)."""
+    from envdoctor.explain.signatures import CachedExamples
+    for sig in signatures[:1]:
+        examples = getattr(sig, "examples", None)
+        if isinstance(examples, CachedExamples):
+            return examples.store_key
+    return None
+
+
+def _valid(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 2
+            and all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws)
+                    for ws in value[0])
+            and all(isinstance(w, str) for w in value[1]))
+
+
+def _build(signatures: Sequence[Any]) -> tuple[list[list[str]], list[str]]:
+    """The words of ``_known`` as JSON-able lists: groups of read words sharing first letter
+    and length, and the words no correction may touch."""
     read: set[str] = set()
     counts: dict[str, int] = {}
     for sig in signatures:
@@ -55,12 +94,10 @@ def _known(signatures: Sequence[Any]) -> _Known:
     buckets: dict[tuple[str, int], list[str]] = {}
     for word in sorted(read):
         buckets.setdefault((word[0], len(word)), []).append(word)
-    _CACHE.clear()
     # a word two or more example texts spell is a word as written; one that a single text
     # spells may be that reporter's own typo ("avaliable") and protects nothing
     seen = {w for w, n in counts.items() if n >= 2}
-    _CACHE[key] = ({k: tuple(v) for k, v in buckets.items()}, frozenset(seen | read))
-    return _CACHE[key]
+    return [buckets[k] for k in sorted(buckets)], sorted(seen | read)
 
 
 def one_edit(a: str, b: str) -> bool:
