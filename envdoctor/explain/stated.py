@@ -652,7 +652,7 @@ def arch_floors_reason(facts: TextFacts, text: str) -> str | None:
     states, else the lowest floor of any release."""
     from packaging.version import InvalidVersion, Version
 
-    from envdoctor.matrices.arch_floors import arch_floor, lowest_floor, text_rows
+    from envdoctor.engine.knowledge.gpu import arch_floor, lowest_floor, text_rows
     ccs = _stated_ccs(facts)
     if not ccs:
         return None

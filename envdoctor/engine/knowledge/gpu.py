@@ -11,7 +11,7 @@ from envdoctor.engine.knowledge._common import counted
 from envdoctor.engine.knowledge._reads import Undetermined, optional, reads, some
 from envdoctor.facts import Distribution, Gpu
 from envdoctor.matrices import confirmed
-from envdoctor.matrices.arch_floors import arch_floor
+from envdoctor.matrices.arch_floors import arch_floor, lowest_floor, text_rows  # noqa: F401 - explain reads these through the engine
 from envdoctor.matrices.gpus import gpu_cc_of
 from envdoctor.versions import ver
 
