@@ -3,12 +3,13 @@
 Batch Q: environment blocks (vLLM and torch collect_env, mmdet env, LLaMA-Factory system info, `python -m
 bitsandbytes`, conda lists, pip logs), the ultralytics banner, tracebacks and prose with versions from torch,
 ultralytics, bitsandbytes, NumPy, TensorFlow, onnxruntime, flash-attn, PaddlePaddle, vLLM, Xinference, detectron2,
-faster-whisper, conda, Docker and Kubernetes users, from threads that the repository quoted nowhere else at collection, labelled from
-what each thread established before envdoctor was run on them: ``healthy`` (the thread put the cause outside the
-environment), or the cause label, whose check ids and codes are in causes.toml. Computed as
+faster-whisper, conda, Docker and Kubernetes users, from threads that the repository quoted nowhere else at
+collection, labelled from what each thread established before envdoctor was run on them: ``healthy`` (the thread put
+the cause outside the environment), or the cause label, whose check ids and codes are in causes.toml. Computed as
 tests/test_reports_heldout17.py: a healthy report is right when no error or warning is raised; a problem report is
 right when a finding at warning or above names its cause. The first-run figures go in the README.
 """
+
 from __future__ import annotations
 
 import pytest
