@@ -20,11 +20,10 @@ dpkg answers, version plists) are composed around the documentation named, as in
 A label whose check does not exist (no rules/checks/** id for the problem) would carry the id one
 would expect and ``unlabelled_check=True``; no row of this batch needs one.
 
-Sources for the verdicts (besides each recording's thread; SR, CM, ISO, PERM, PT, MPS14, ROS,
-MPS, JP, PTJ, AIL, SBSA, WSL, CTK, SHM, CG, DRV, ARCH as in plat25_machines; G1101, NOOP, XPU, JM,
-CDI, CVD, NXSBSA, RDNA4 as in plat26_machines; KMOD, RDOCK, CPUW, XPUW, XPERM, BMG, NVMAP, NOMPS,
-SM120, ORIN13, CU130 as in plat27_machines; G1031, BW, MI325 as in plat28_machines; N3276, MAX,
-B60, OWN, WINDRV as in plat29_machines):
+Sources for the verdicts (besides each recording's thread; SR, CM, ISO, PERM, PT, MPS14, MPS,
+JP, PTJ, AIL, SBSA, WSL, CTK, SHM, CG, DRV, ARCH as in plat25_machines; XPU, JM, RDNA4 as in
+plat26_machines; RDOCK, CPUW, XPUW, XPERM, BMG, NVMAP, NOMPS, SM120, ORIN13, CU130, CVDX as in
+plat27_machines; G1031, BW as in plat28_machines; N3276, MAX, B60 as in plat29_machines):
  MAC26 macOS 26 (Tahoe) runs on every Apple-silicon Mac (M1 and later) and is above every MPS
        floor (MPS, MPS14); the version plists' build numbers (26.0 25A354, 26.0.1 25A362) are
        composed, macOS 26.0's arm64 platform string is recorded in
@@ -49,8 +48,8 @@ B60, OWN, WINDRV as in plat29_machines):
        between the AMD Kernel-mode GPU Driver (KMD) and its user space software for +/- 2
        releases": https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.3.0/reference/user-kernel-space-compat-matrix.html ,
        KMD 6.3.x tested with user space 6.1.x .. 6.3.x): a ROCm 6.4 wheel on a ROCm 7.0.2 install is
-       one release older, a supported pairing; a 7.0 wheel on 6.3.3 is newer than the installed
-       release (CM)
+       one release older, a supported pairing; a 7.0 wheel on 6.1.3 is four releases newer, outside
+       every row of the matrix (CM)
  WHL   the wheel variants per release (https://pytorch.org/get-started/previous-versions/): 2.8.0
        cu126/cu128/cu129, ROCm 6.3/6.4; 2.9.x cu126/cu128/cu130, ROCm 6.4 (no ROCm 7 wheel);
        2.10.0 cu126/cu128/cu130, ROCm 7.0/7.1; PyPI's own Linux x86_64 torch 2.9.0 / 2.10.0 is the
@@ -131,11 +130,11 @@ ROCM = [
          tools=MI300X, system=rm.system(rocm="6.4.1-83", kfd="0660", render="0660", alice_groups=(), pci=1,
                                        topology=(90402,)),
          dists=[TORCH_280_ROCM64]),
-    dict(name="rx7900xtx-rocminfo-rocm633-torch2100-rocm70", healthy=False, sources=("CM", "ROCOLD"),
+    dict(name="rx7900xtx-rocminfo-rocm613-torch2100-rocm70", healthy=False, sources=("CM", "ROCOLD"),
          ids={"rocm-torch-newer-than-installed"}, severity="error",
-         note="torch 2.10.0+rocm7.0 on the RX 7900 XTX whose installed ROCm is 6.3.3 (a major release "
-              "behind the wheel)",
-         tools=RX7900XTX, system=rm.system(rocm="6.3.3-74", pci=1, topology=(110000,)),
+         note="torch 2.10.0+rocm7.0 on the RX 7900 XTX whose installed ROCm (and its amdgpu-dkms) is "
+              "6.1.3: the wheel's user space is four releases newer (6.2, 6.3, 6.4, 7.0)",
+         tools=RX7900XTX, system=rm.system(rocm="6.1.3-122", pci=1, topology=(110000,)),
          dists=[TORCH_2100_ROCM70]),
     dict(name="2x-mi300x-rocm641-rocr-visible-devices-empty", healthy=False, sources=("ROCRV", "ISO"),
          ids={"hip-visible-devices-hides-all"}, severity="error",
@@ -329,12 +328,14 @@ CONTAINERS = [
               "--ipc=host on the two-RTX 5090 box",
          machine=p25.container(SHM_HOST_64G, gpus=True), env={"NVIDIA_VISIBLE_DEVICES": "all"},
          tools=smi(SMI_2X_5090), dists=[pm.torch("2.6.0+cu124", CP311, cuda="12.4")]),
-    dict(name="container-rtx5090-plus-4090-580-cgroup-memory-1g", healthy=False, sources=("CG",),
-         ids={"container-memory-limit-low"}, severity="warning",
-         note="the RTX 5090 + RTX 4090 container started with --memory=1g (cgroup v2 memory.max 1 GiB)",
-         machine=p25.container(SHM_8G, gpus=True, memory_max="1073741824"),
-         env={"NVIDIA_VISIBLE_DEVICES": "all"},
-         tools=smi(SMI_5090_4090), dists=[pm.torch("2.8.0+cu128", CP312, cuda="12.8")]),
+    dict(name="container-2x-rtx5090-610-cuda-visible-devices-2-3", healthy=False, sources=("CVDX", "D5090"),
+         ids={"cuda-visible-devices-names-missing-gpus", "cuda-visible-devices-hides-all"}, severity="error",
+         note="CUDA_VISIBLE_DEVICES=2,3 from a four-GPU node's job script, in a --gpus all container on "
+              "the two-RTX 5090 box (the container numbers its GPUs 0 and 1): index 2 is invalid, so it "
+              "and all after it are dropped; none visible",
+         machine=p25.container(SHM_HOST_64G, gpus=True),
+         env={"NVIDIA_VISIBLE_DEVICES": "all", "CUDA_VISIBLE_DEVICES": "2,3"},
+         tools=smi(SMI_2X_5090), dists=[pm.torch("2.9.0+cu130", CP312, cuda="13.0")]),
 ]
 
 # --------------------------------------------------------------------------- Intel XPU
