@@ -18,8 +18,8 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout19", batch="Q", at_least=36, healthy_at_least=8,
                 broken_at_least=28, repos_at_least=33, unseen_at_least=36)
-# first run: to be made (README.md)
-FLOOR = 0.0
+# first run on 7cee661: 24/28 named (85.7 %), 8/8 healthy clean (README.md)
+FLOOR = 0.85
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
