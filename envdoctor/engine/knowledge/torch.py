@@ -32,6 +32,7 @@ from envdoctor.matrices.gpus import (
 )
 from envdoctor.matrices.torch import (
     lookup_binary_floor,
+    lookup_torch_pypi_legacy,
     lookup_torch_release,
     lookup_torch_variant,
     torch_variant_name,
@@ -366,7 +367,9 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
         torch = Distribution(name="torch", version=framework)
     if torch is None or torch.version is None:
         return []
-    row, out = lookup_torch_release(torch.version) or {}, []
+    # releases older than RELEASE.md's matrix (1.2-1.11) carry their companions in pypi_legacy
+    row = lookup_torch_release(torch.version) or lookup_torch_pypi_legacy(torch.version) or {}
+    out: list[str] = []
     tv = local_variant(torch.version)
     for comp in ("torchvision", "torchaudio"):
         dist = pk.get(comp)
