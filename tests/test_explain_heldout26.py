@@ -29,7 +29,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 SET = HeldoutSet("heldout26", batch="Y", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
 # the first run is still to be made (README.md); the floor is set from it
-FLOOR = 0.9  # first run on f96de74: 36/40 (90.0 %), no trap claim (README.md)
+FLOOR = 0.92  # 37/40 on 95847be; first run on f96de74: 36/40 (90.0 %), no trap claim (README.md)
 # traps the first run answered with an environment claim (README.md): none recorded yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -28,7 +28,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout27", batch="Z", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
-FLOOR = 0.89  # first run on 7cee661: 42/47 (89.4 %; 1 quoted elsewhere left out), no trap claim (README.md)
+FLOOR = 0.97  # 46/47 after fixes from other threads; first run on 7cee661: 42/47 (89.4 %; 1 quoted elsewhere left out), no trap claim (README.md)
 # traps the first run answered with an environment claim (README.md): none
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

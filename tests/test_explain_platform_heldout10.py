@@ -25,7 +25,7 @@ SET = PlatformSet("platform_heldout10", letter="x", batch="P10",
 # first run on 947b2ec: 19/33 (57.6 %), one trap claim (README.md); after round 2 (fixes from
 # other threads): 25/33 (75.8 %), no trap claim; after round 3 (fixes from other threads):
 # 26/33 (78.8 %), no trap claim
-FLOOR = 0.78
+FLOOR = 0.81  # on 95847be: 27/33
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -21,7 +21,7 @@ SET = PlatformSet("platform_heldout7", letter="u", batch="P7",
                   at_least=30, repos_at_least=24, traps_at_least=4, per_platform_at_least=2,
                   earlier=("platform_heldout", "platform_heldout2", "platform_heldout3",
                            "platform_heldout4", "platform_heldout5", "platform_heldout6"))
-FLOOR = 0.56  # first run on 63e57e6: 12/30 (40.0 %), unchanged by the day's class work; after fixes: 17/30, then 18/30, then 19/30 (README.md)
+FLOOR = 0.66  # 20/30 on 95847be; first run on 63e57e6: 12/30 (40.0 %), unchanged by the day's class work; after fixes: 17/30, then 18/30, then 19/30 (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
