@@ -31,7 +31,7 @@ CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
 LOUD = ("error", "warning")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container", "tpu", "xpu")
 EARLIER = ("platform_heldout", "platform_heldout2", "platform_heldout3", "platform_heldout4")
-FLOOR = 0.62  # 10/16 after fixes from other threads; first run on 7cee661: 8/17 named, 7/16 (43.8 %) without t16 (removed), 14/14 healthy clean (README.md)
+FLOOR = 0.64  # 11/17 after fixes from other threads; first run on 7cee661: 8/17 (47.1 %) named, 14/14 healthy clean (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
@@ -76,10 +76,11 @@ def test_platform_reports5_structure_sourced_and_labelled():
                 for _, r in REPORTS}) >= 18
     held = [r["source"].rstrip("/") for _, r in REPORTS]
     assert len(set(held)) == len(held), "one report per thread"
-    explain = TESTS / "corpus" / "explain" / "platform_heldout5"
+    # no thread of any platform batch of explain texts either (each batch's folder, causes aside)
     texts = {tomllib.loads(p.read_text(encoding="utf-8"))["source"].rstrip("/")
-             for p in explain.glob("u*.toml")}
-    assert not texts & set(held), "a thread is in the explain batch and the report batch"
+             for p in (TESTS / "corpus" / "explain").glob("platform_heldout*/*.toml")
+             if p.name != "causes.toml"}
+    assert not texts & set(held), "a thread is in an explain platform batch and this report batch"
     for name, r in REPORTS:
         assert r["source"].startswith("https://github.com/"), name
         assert r["batch"] == "P5", name
