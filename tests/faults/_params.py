@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import os
 import shutil
+import statistics
+import subprocess
+import sys
+import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import pytest
 
 # The bounds in the matrices are what a quiet machine needs; under pytest they guard against
 # hangs on a loaded CI runner, so they get room (matrix.CAP still kills a real hang at 60 s).
 HANG_GUARD_SLACK = 3.0
+
+# What a one-line `explain --no-facts` takes on a warm rule cache on the quiet 2-core machine the
+# bounds were written on. The same run, timed here first, says how much slower this machine is
+# right now (a shared CI runner, a loaded laptop): the bounds stretch by that ratio, never shrink.
+QUIET_FLOOR_S = 0.35
+
+
+@functools.cache
+def machine_factor() -> float:
+    """This machine's floor over the quiet one's (median of three runs, at least 1.0)."""
+    from . import matrix
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, **matrix.warm_rule_cache(root), "PYTHONPATH": root}
+    times = []
+    for _ in range(3):
+        start = time.monotonic()
+        subprocess.run([sys.executable, "-m", "envdoctor", "explain", "--no-facts"], env=env,
+                       input=b"RuntimeError: CUDA error: out of memory\n", capture_output=True,
+                       timeout=120, check=False)
+        times.append(time.monotonic() - start)
+    return max(1.0, statistics.median(times) / QUIET_FLOOR_S)
+
+
+def machine_slack(base: float) -> float:
+    """``base`` stretched by how slow this machine is now (``machine_factor``)."""
+    return base * machine_factor()
 
 
 def fault_params(faults: Mapping[str, tuple], skip: Mapping[str, str] | None = None,

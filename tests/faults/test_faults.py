@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from . import matrix
-from ._params import HANG_GUARD_SLACK, assert_handled, fault_params
+from ._params import HANG_GUARD_SLACK, assert_handled, fault_params, machine_slack
 
 # Real-process fault matrix (each fault runs the CLI, most wait out a timeout): off in the
 # default run, `.ci/run` runs it with the other boundary matrices (-m boundary).
@@ -39,7 +39,8 @@ def _source_tree():
 
 @pytest.mark.parametrize("fid", list(fault_params(matrix.FAULTS, SKIP, NEEDS_CC, NEEDS_TORCH)))
 def test_fault_is_handled(fid):
-    assert_handled(fid, matrix.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK))
+    slack = machine_slack(HANG_GUARD_SLACK)
+    assert_handled(fid, matrix.run_fault(fid, sys.executable, slack=slack))
 
 
 def test_matrix_has_every_category():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from . import matrix, matrix2
-from ._params import HANG_GUARD_SLACK, assert_handled, fault_params
+from ._params import HANG_GUARD_SLACK, assert_handled, fault_params, machine_slack
 
 # Real-process fault matrix (each fault runs the CLI, most wait out a timeout): off in the
 # default run, `.ci/run` runs it with the other boundary matrices (-m boundary).
@@ -30,7 +30,8 @@ def _source_tree():
 
 @pytest.mark.parametrize("fid", list(fault_params(matrix2.FAULTS, None, NEEDS_CC, NEEDS_TORCH)))
 def test_fault_is_reported_truthfully(fid):
-    assert_handled(fid, matrix2.run_fault(fid, sys.executable, slack=HANG_GUARD_SLACK))
+    slack = machine_slack(HANG_GUARD_SLACK)
+    assert_handled(fid, matrix2.run_fault(fid, sys.executable, slack=slack))
 
 
 def test_matrix2_is_new_cites_its_sources_and_covers_the_categories():
