@@ -96,6 +96,16 @@ def applying_contexts(sh: SigHits) -> list[Context]:
     return out
 
 
+def _gate_held(sh: SigHits) -> bool:
+    """Did the hit pass a gate on what the text states: a context with no ``text``, ``absent``
+    regexes and ``drop`` (it keeps a hit only where one of them is in the text: ETORCH006's
+    stated CPU-only torch, "torch-2.2.0+cpu" in an Ultralytics banner) and one of them seen?
+    Such a fact is evidence of its own, so a hit found only in a traceback's frames (a paste cut
+    before its last line, inside select_device) is kept at "medium", not "low"."""
+    return any(ctx.drop and not ctx.text and ctx.absent and (ci << 1 | 1) in sh.context_seen
+               for ci, ctx in enumerate(sh.signature.contexts))
+
+
 def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
     """Rank the matched signatures.
 
@@ -131,7 +141,7 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
                 cond_bonus += 2
         only_frames = all(h.role == "frame" for h in hits)
         if only_frames:
-            confidence = "low"
+            confidence = "medium" if confidence != "low" and _gate_held(sh) else "low"
         score = float(sig.root_cause_rank) + CONF_BONUS[confidence] + cond_bonus
         score += 4 * min(max(h.cause_depth for h in hits), 2)
         if any(h.role == "exception" for h in hits):

@@ -395,15 +395,22 @@ def torch_companion_mismatch(*, pk: PackageFacts, os_name: str | None = None,
     return out
 
 
-@reads(pk="packages")
+# the local version of a wheel from a PyTorch index ("0.0.27.post2+cu118"), not a source build's
+_INDEX_TAG = re.compile(r"cu\d{2,4}|rocm\d[\d.]*|cpu")
+
+
+@reads(pk=some("packages"))
 def xformers_torch_mismatch(*, pk: PackageFacts) -> dict[str, Any] | None:
     """An installed xformers built for another torch release: its wheel_index ``[[xformers]]``
     row (from the xformers CHANGELOG) pins the torch it was compiled against, and its C++/CUDA
     extensions do not load under another one. ``{"xformers", "torch", "wants", "source"}``;
-    None when they pair or the data has no row for that xformers."""
+    None when they pair or the data has no row for that xformers. A package list seen in part
+    (a pasted `pip list`) is read for the two it shows, as torch_companion_mismatch reads it."""
     xf, torch = pk.get("xformers"), pk.get("torch")
     if xf is None or xf.version is None or torch is None or torch.version is None:
         return None
+    if xf.version.local and not _INDEX_TAG.fullmatch(str(xf.version.local)):
+        return None  # a source build ("0.0.28+7a04357.d20240912"): built for the torch it saw
     row = next((r for r in matrix("wheel_index").get("xformers", [])
                 if ver(r.get("xformers")) == ver(xf.version.public)), None)
     if row is None or in_range(Version(torch.version.base_version), row.get("torch", "")):
