@@ -48,6 +48,9 @@ _VEGA = re.compile(r"(?i)\bRX\s?Vega\s?(56|64)\b")
 _VII = re.compile(r"(?i)\bradeon\s?(?:pro\s)?VII\b")
 # an APU's integrated GPU as lspci names it ("[AMD/ATI] Barcelo (rev c1)")
 _APU = re.compile(r"(?i)(?:\[AMD/ATI\]|\bAMD)\s{1,3}(Renoir|Lucienne|Cezanne|Barcelo)\b")
+# an APU's integrated Radeon as AMD names it ("Radeon 780M", "AMD Radeon(TM) 890M Graphics",
+# "Radeon 8060S"); names the GPU matrix does not know (680M) are skipped
+_IGPU = re.compile(r"(?i)\bRadeon(?:\(tm\)|\u2122)?\s{1,3}(\d{3}M|\d{4}S)\b")
 _MI = re.compile(r"(?i)(?<![\w])(?:Instinct\s)?MI(\d{2,3}[AXH]?)(?![\w])")
 _RELEASE = re.compile(r"(?i)(?<![\w/.-])(?:\+|/opt/)?rocm(?:/miopen)?(?: version| ver\.?)?"
                       r"\s{0,3}[:=]?\s{0,3}(?:rocm-)?v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?(?![\d])")
@@ -66,7 +69,7 @@ _VERSION_LINE = re.compile(r"^\s{0,8}v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?\s*$")
 # "Device: cuda:0 AMD Radeon RX 6600 : native") is a HIP build: a CUDA build sees no AMD GPU.
 # ZLUDA (Windows) prints the same line with "[ZLUDA]" after the name.
 _CONTEXT = re.compile(r"(?i)\brocm|\bhip\b|hip[A-Z_]|\bmiopen|\brocblas|rocminfo|\bhsa_"
-                      r"|\bamdgpu|tensorflow-rocm"
+                      r"|\bamdgpu|tensorflow-rocm|\bollama\b"
                       r"|Device: cuda:\d{1,2} AMD Radeon(?![^\n]{0,80}ZLUDA)")
 # Windows named, or what only it has: a drive path, PowerShell, an .exe, the HIP SDK (AMD's
 # Windows ROCm), ollama's Windows probe, cmd's `set VAR=value`, setx, PowerShell's $env:
@@ -133,6 +136,10 @@ def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
         if "amd" in low:
             for m in _APU.finditer(line):
                 name = m.group(1).capitalize()
+                own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if "radeon" in low:
+            for m in _IGPU.finditer(line):
+                name = f"AMD Radeon {m.group(1).upper()}"
                 own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
         if "mi" in low:
             for m in _MI.finditer(line):
