@@ -158,10 +158,57 @@ def check_pair(raw: object, path: Path | str) -> tuple[str, str]:
     return raw[0], raw[1]
 
 
+# pip's conflict line ("torchvision 0.4.2 has requirement torch==1.3.1, but you'll have torch
+# 1.2.0 which is incompatible") is printed after one install and before the next: when the same
+# command line installs that torch and then the companion ("pip install .../torch-1.2.0-... &&
+# pip install .../torchvision-0.4.0-..."), the mismatch lasted between the two installs only.
+# A torchvision/torchaudio wheel pins the torch it was built for, so the second install leaves a
+# pair that matches; where torch's release table knows the torch, the companion must pair with it.
+_PIP_WILL_HAVE = re.compile(
+    r"(?i)\b(torchvision|torchaudio) (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)[\w.+!]{0,20},? "
+    r"(?:has requirement|requires) torch\b[^\n]{0,60}?, but you(?:'ll| will)? have torch "
+    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
+_PIP_INSTALL_LINE = re.compile(r"(?im)^[^\n]*\bpip3? install\b[^\n]*$")
+
+
+def pip_conflict_transient(comp: str, text: str) -> str | None:
+    """The note when pip's conflict line is followed, on one command line, by the install of
+    the torch it names and then of the companion (the conflict lasted between two installs),
+    else None."""
+    from envdoctor.engine.knowledge.torch import torch_release
+    head = text[:1 << 20]
+    have = next((m for m in _PIP_WILL_HAVE.finditer(head) if m.group(1).lower() == comp), None)
+    if have is None:
+        return None
+    named, torch = have.group(2), have.group(3)
+    row = torch_release(torch)
+    want = _release(str(row.get(comp, "")))[:2] if row else ()
+    torch_at = re.compile(r"(?<![\w-])torch(?:==|-)" + re.escape(torch) + r"(?![\d])")
+    comp_at = re.compile(r"(?i)(?<![\w-])" + comp + r"(?:==|-)(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
+    for line in _PIP_INSTALL_LINE.finditer(head):
+        cmd = line.group(0)
+        if "--no-deps" in cmd:
+            continue
+        t = torch_at.search(cmd)
+        c = comp_at.search(cmd, t.end()) if t else None
+        if c is None or c.group(1) == named:
+            continue
+        if want and _release(c.group(1))[:2] != want:
+            continue
+        return (f"pip's conflict names torch {torch}, and the same command line then installs "
+                f"{comp} {c.group(1)} after it: a {comp} wheel pins its torch, so the mismatch "
+                f"lasted between the two installs. Check the versions now installed "
+                f"(`pip show torch {comp}`) before changing anything.")
+    return None
+
+
 def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
     """The note when the text states a matched torch/companion pair, else None."""
     if not isinstance(pair, list) or len(pair) != 2:
         return None
+    transient = pip_conflict_transient(str(pair[1]), text)
+    if transient:
+        return transient
     torch, comp = facts.version("torch"), facts.version(str(pair[1]))
     if torch is None or comp is None:
         return None

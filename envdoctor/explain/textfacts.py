@@ -93,6 +93,10 @@ _VERSION_OF = re.compile(
     r"(?:\.__version__\)?|(?: build| runtime| api)?(?: version)?(?: used to build pytorch)?)"
     r"[ \t]{0,40}(?:==|=|:|-|\bv|\bis\b)?[ \t]{0,8}['\"]?v?(\d{1,4}(?:\.\d{1,6}){1,3})"
     r"(\+[\w.]{1,20})?")
+# a version another package pins, not the one installed: pip's "torchvision 0.13.0 has
+# requirement torch==1.12.0, but you'll have torch 1.13.1" (the installed torch is the second),
+# "requires torch==…", the resolver's "depends on torch==…"
+_PINNED_BY = re.compile(r"(?i)(?:has requirement|requires|depends on)\s{1,3}$")
 # pip show: "Name: jaxlib" then "Version: 0.4.31" on the next line
 _PIP_NAME = re.compile(r"^\s*Name: ([A-Za-z][\w.-]{0,60})\s*$")
 _PIP_VERSION = re.compile(r"^\s*Version: (\d{1,4}(?:\.\d{1,6}){1,3})")
@@ -348,7 +352,8 @@ def text_facts(text: str) -> TextFacts:
         if "unsatisfied condition" in low:
             for m in _REQUIRE_CUDA.finditer(line):
                 add(versions.setdefault("image_cuda", {}), m.group(1))
-        pairs = [(m.group(1), m.group(2)) for m in _VERSION_OF.finditer(line)]
+        pairs = [(m.group(1), m.group(2)) for m in _VERSION_OF.finditer(line)
+                 if not _PINNED_BY.search(line, max(0, m.start() - 24), m.start())]
         pip = _PIP_VERSION.match(line) if pip_name else None
         if pip and pip_name:
             pairs.append((pip_name, pip.group(1)))
