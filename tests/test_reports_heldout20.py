@@ -20,7 +20,7 @@ from tests.reports_heldout import ReportSet, loud
 SET = ReportSet("heldout20", batch="R", at_least=37, healthy_at_least=9,
                 broken_at_least=28, repos_at_least=36, unseen_at_least=37)
 # first run: not yet made (README.md)
-FLOOR = 0.0
+FLOOR = 0.96  # 27/28 after fixes from other threads; first run on 69d8cfb: 20/28 (71.4 %), healthy 8/9 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
