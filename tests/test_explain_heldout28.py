@@ -30,7 +30,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout28", batch="AA", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=25)
-FLOOR = 0.98  # 50/51 after fixes from other threads; first run on 69d8cfb: 44/51 (86.3 %), no trap claim (README.md)
+FLOOR = 1.0  # 51/51 after fixes from other threads; first run on 69d8cfb: 44/51 (86.3 %), no trap claim (README.md)
 # traps the first run answered with an environment claim (README.md): not run yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
