@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -123,6 +124,33 @@ def where(layout: Layout) -> str:
     return f"{layout.master_addr}:{layout.master_port} (MASTER_ADDR:MASTER_PORT)"
 
 
+_TIMED_OUT = re.compile(r"timed out|timeout", re.IGNORECASE)
+
+
+def _master_elsewhere(layout: Layout, client: bool) -> bool:
+    """Rank 0 hosts the store here, yet MASTER_ADDR (where every client connects, its own
+    included) is known not to be an address of this host."""
+    return (layout.rank == 0 and rank0_hosts(layout) and not client
+            and not is_local_address(layout.master_addr))
+
+
+def _unanswered(layout: Layout, seconds: float, client: bool) -> StoreError:
+    """Why the store did not answer in time, whichever timer (torch's or ours) fired first."""
+    if _master_elsewhere(layout, client):
+        # rank 0 serves the store on every address of this host, but its own client (as
+        # every rank's) connects to MASTER_ADDR, which is elsewhere
+        return StoreError(f"MASTER_ADDR={layout.master_addr[:100]} is not an address of "
+                          f"this host ({layout.host[:100]}), where rank 0 hosts the store: "
+                          f"no rank reached it in {seconds:.0f} s; set MASTER_ADDR to rank "
+                          "0's host")
+    if layout.rank != 0 and rank0_hosts(layout):
+        return StoreError(f"{where(layout)} did not answer in {seconds:.0f} s: rank 0, "
+                          "which hosts the store there, is not serving it (not started, "
+                          "dead), or MASTER_PORT is held by another program")
+    return StoreError(f"{where(layout)} accepted the connection but never answered in "
+                      f"{seconds:.0f} s: is MASTER_PORT held by another program?")
+
+
 def open_store(layout: Layout, seconds: float, *, client: bool = False) -> Any:
     """The rendezvous store, or StoreError naming where and why, within ``seconds``.
 
@@ -141,25 +169,15 @@ def open_store(layout: Layout, seconds: float, *, client: bool = False) -> Any:
     try:
         base = bounded(connect, seconds + 1.0, "store connect")
     except TimeoutError:
-        if layout.rank == 0 and rank0_hosts(layout) and not client and \
-                not is_local_address(layout.master_addr):
-            # rank 0 serves the store on every address of this host, but its own client (as
-            # every rank's) connects to MASTER_ADDR, which is elsewhere
-            raise StoreError(f"MASTER_ADDR={layout.master_addr[:100]} is not an address of "
-                             f"this host ({layout.host[:100]}), where rank 0 hosts the store: "
-                             f"no rank reached it in {seconds:.0f} s; set MASTER_ADDR to rank "
-                             "0's host") from None
-        if layout.rank != 0 and rank0_hosts(layout):
-            raise StoreError(f"{where(layout)} did not answer in {seconds:.0f} s: rank 0, "
-                             "which hosts the store there, is not serving it (not started, "
-                             "dead), or MASTER_PORT is held by another program") from None
-        raise StoreError(f"{where(layout)} accepted the connection but never answered in "
-                         f"{seconds:.0f} s: is MASTER_PORT held by another program?") from None
+        raise _unanswered(layout, seconds, client) from None
     except Exception as exc:  # noqa: BLE001 - DistNetworkError, RuntimeError, OSError …
         text = one_line(exc)
         if "EADDRINUSE" in text or "address already in use" in text.lower():
             raise StoreError(f"rank 0 cannot host the store on port {layout.master_port} "
                              "(MASTER_PORT): the address is in use by another program") from None
+        if _TIMED_OUT.search(text) and _master_elsewhere(layout, client):
+            # torch's own connect timeout fired before ours (a loaded host): the same state
+            raise _unanswered(layout, seconds, client) from None
         raise StoreError(f"cannot reach {where(layout)} in {seconds:.0f} s: {text}") from None
     return dist.PrefixStore(_prefix(os.environ), base)
 
