@@ -299,6 +299,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "jetson_cuda_differs": jetson_cuda_reason,
             "jetson_board": jetson_board_reason,
             "intel_gpu_only": intel_gpu_only_reason,
+            "intel_igpu_only": intel_igpu_only_reason,
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
             "platform_mac": _platform_reason("mac"),
@@ -309,7 +310,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
-                   "intel_gpu_only",
+                   "intel_gpu_only", "intel_igpu_only",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer")
 
@@ -470,6 +471,34 @@ def intel_gpu_only_reason(text: str) -> str | None:
         return None
     return (f"The only GPU the text names is Intel's ({m.group(0)}): CUDA runs on NVIDIA GPUs "
             "alone, so there is no NVIDIA driver for the CUDA runtime to use.")
+
+
+# an Intel integrated GPU of the generations before Arc graphics: Iris Xe / Iris Plus / UHD / HD
+# Graphics by name, or lspci's codename form ("TigerLake-LP GT2", "RocketLake-S GT1 [UHD
+# Graphics 730]", "Alder Lake-P GT2"); Intel's XPU software (IPEX, torch's XPU build, ITREX,
+# ipex-llm) lists none of them (intel-extension-for-pytorch#714: "UHD 770 is not officially
+# supported"; torch's get-started page names Arc, Core Ultra with Arc graphics, Max)
+_INTEL_IGPU = re.compile(r"(?i)\bIntel(?:\(R\)|®)? (?:Iris(?:\(R\)|®)?(?: Xe| Plus| Pro)?(?: Graphics)?"
+                         r"|U?HD Graphics(?: P?\d{3,4})?)\b|\bIris Xe\b|\bU?HD Graphics P?\d{3}\b"
+                         r"|\b(?:Tiger|Alder|Raptor|Rocket|Ice|Comet|Coffee|Kaby|Jasper|Elkhart) ?Lake"
+                         r"(?:-[A-Z]{1,3})? GT\d\b")
+# an Intel GPU the XPU software does support, or a sign of one: Arc (discrete, or Core Ultra's
+# Arc graphics), Data Center GPU Max / Flex, the codenames of those
+_INTEL_XPU_GPU = re.compile(r"(?i)\bArc\b|\bData Center GPU\b|\b(?:Flex|Max) \d{3,4}\b|\bBattlemage\b"
+                            r"|\bAlchemist\b|\bDG2\b|\bCore(?:\(TM\)|™)? Ultra\b|\b(?:Meteor|Lunar|Arrow|"
+                            r"Panther) ?Lake\b|\bPonte Vecchio\b|\b[AB][3-7]\d0M?\b")
+
+
+def intel_igpu_only_reason(text: str) -> str | None:
+    """The note when the only GPUs the text names are Intel integrated ones of the generations
+    before Arc graphics (Iris Xe, UHD, HD Graphics): Intel's XPU software does not support them."""
+    head = text[:1 << 20]
+    m = _INTEL_IGPU.search(head)
+    if m is None or _INTEL_XPU_GPU.search(head) is not None or _OTHER_GPU.search(head) is not None:
+        return None
+    return (f"The only Intel GPU the text names is an integrated one ({m.group(0)}): Intel's XPU "
+            "software (IPEX, torch's XPU build, ITREX, ipex-llm) supports Arc, Core Ultra's Arc "
+            "graphics and the Data Center GPUs, not this one.")
 
 
 # JAX named by the text: the word (a title, "Jax==0.4.8", "pip install jaxlib"), its modules in
