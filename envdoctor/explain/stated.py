@@ -289,9 +289,10 @@ YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     """Readings of the whole text that a table can name (``stated = "..."``): each returns
     the note when the text's own facts say so, else None."""
-    from envdoctor.explain import amdtext, mactext, wheeltags
+    from envdoctor.explain import amdtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "macos_built_newer": mactext.built_newer_reason,
+            "wsl_memory_below_host": wsltext.memory_below_host_reason,
             "hsa_override_mismatch": amdtext.override_reason,
             "windows_wheel_built": wheeltags.built_wheel_package_reason,
             "libcuda_stub": libcuda_stub_reason,
@@ -312,7 +313,8 @@ STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
                    "intel_gpu_only", "intel_igpu_only",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
-                   "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer")
+                   "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
+                   "wsl_memory_below_host")
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which
