@@ -23,7 +23,7 @@ SET = PlatformSet("platform_heldout13", letter="t", batch="P13",
                            "platform_heldout4", "platform_heldout5", "platform_heldout6",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12"))
-FLOOR = 0.76  # after fixes from other threads: 23/30; first run on 7cee661: 15/30 (50.0 %; 2 quoted elsewhere left out), no trap claim (README.md)
+FLOOR = 0.80  # after fixes from other threads: 24/30; first run on 7cee661: 15/30 (50.0 %; 2 quoted elsewhere left out), no trap claim (README.md)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -24,7 +24,7 @@ SET = PlatformSet("platform_heldout14", letter="r", batch="P14",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12",
                            "platform_heldout13"))
-FLOOR = 0.0  # until the first run is recorded in README.md
+FLOOR = 0.68  # 24/35 after fixes from other threads; first run on c0d3f5f: 17/35 (48.6 %), no trap claim (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

@@ -31,7 +31,7 @@ CAUSES = tomllib.loads((SET / "causes.toml").read_text(encoding="utf-8"))
 LOUD = ("error", "warning")
 PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container", "tpu", "xpu")
 EARLIER = ("platform_heldout", "platform_heldout2", "platform_heldout3", "platform_heldout4", "platform_heldout5")
-FLOOR = 0.0  # until the first run is recorded in README.md
+FLOOR = 0.58  # 10/17 named after fixes from other threads, 15/15 healthy clean; first run on c0d3f5f: 4/17 (23.5 %), 15/15 clean (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
