@@ -1,6 +1,7 @@
-"""What the platform pasted-report batches (tests/corpus/reports/platform_heldout5 onwards)
-share: loading a batch, its structure and unseen checks, the problems-named figure and the
-healthy-is-clean cases. Each batch's test file names its folder, batch, earlier batches and floor.
+"""What the platform pasted-report batches (tests/corpus/reports/platform_heldout*) share:
+loading a batch, its structure and unseen checks, the problems-named figure and the
+healthy-is-clean cases. Each batch's test file names its folder, batch, earlier batches, the
+sizes it was collected to and its floor.
 
 A healthy report is right when no error or warning is raised; a problem report is right when a
 finding at warning or above names its cause (its check id or code is in ``expected_any``, or its
@@ -14,6 +15,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,15 +48,35 @@ def _key(url: str) -> str:
     return "/".join(url.rstrip("/").split("/")[3:7]).lower()
 
 
-class PlatformReportSet:
-    """One batch: ``name`` is its folder under tests/corpus/reports, ``batch`` its letter."""
+@dataclass(frozen=True)
+class Sizes:
+    """What a batch was collected to: the structure check holds it to these counts."""
 
-    def __init__(self, name: str, batch: str, earlier: tuple[str, ...]):
+    reports: int = 24
+    healthy: int = 8
+    broken: int = 16
+    repos: int = 18
+    platforms: int = 6
+
+
+class PlatformReportSet:
+    """One batch: ``name`` is its folder under tests/corpus/reports, ``batch`` its letter.
+
+    ``seen_at_most``: threads later quoted by other work, each named with its reason in the
+    batch's test file (they stay in the figure; more would change what it measures).
+    The first batch predates the ``label``/``batch``/``note`` fields and causes.toml; the
+    checks of those fields apply where a batch has them.
+    """
+
+    def __init__(self, name: str, batch: str, earlier: tuple[str, ...], *,
+                 sizes: Sizes = Sizes(), seen_at_most: int = 0):
         self.name, self.batch, self.earlier = name, batch, earlier
+        self.sizes, self.seen_at_most = sizes, seen_at_most
         self.folder = TESTS / "corpus" / "reports" / name
         self.reports = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8")))
-                        for p in sorted(self.folder.glob("t*.toml"))]
-        self.causes = tomllib.loads((self.folder / "causes.toml").read_text(encoding="utf-8"))
+                        for p in sorted(self.folder.glob("*.toml")) if p.name != "causes.toml"]
+        causes = self.folder / "causes.toml"
+        self.causes = tomllib.loads(causes.read_text(encoding="utf-8")) if causes.exists() else None
 
     def _seen(self) -> set[str]:
         held = {_key(r["source"]): r["source"].rstrip("/") for _, r in self.reports}
@@ -67,12 +89,12 @@ class PlatformReportSet:
         return quoted
 
     def check_structure(self) -> None:
-        reports = self.reports
-        assert len(reports) >= 24
-        assert sum(r["healthy"] for _, r in reports) >= 8
-        assert sum(not r["healthy"] for _, r in reports) >= 16
+        reports, sizes = self.reports, self.sizes
+        assert len(reports) >= sizes.reports
+        assert sum(r["healthy"] for _, r in reports) >= sizes.healthy
+        assert sum(not r["healthy"] for _, r in reports) >= sizes.broken
         assert len({_key(r["source"]).split("/issues/")[0].split("/pull/")[0]
-                    .split("/discussions/")[0] for _, r in reports}) >= 18
+                    .split("/discussions/")[0] for _, r in reports}) >= sizes.repos
         held = [r["source"].rstrip("/") for _, r in reports]
         assert len(set(held)) == len(held), "one report per thread"
         # no thread of any platform batch of explain texts either (each batch's folder, causes aside)
@@ -82,24 +104,26 @@ class PlatformReportSet:
         assert not texts & set(held), "a thread is in an explain platform batch and this report batch"
         for name, r in reports:
             assert r["source"].startswith("https://github.com/"), name
-            assert r["batch"] == self.batch, name
             assert r["platform"] in PLATFORMS and r["text"].strip() and r["problem"].strip(), name
-            assert r["note"].strip(), name
             assert len(r["text"].encode("utf-8")) <= 8192, name
             named = bool(r["expected_any"]) or bool(r["expected_title"])
             assert named != r["healthy"], name
-            assert (r["label"] == "healthy") == r["healthy"], name
-            assert r["healthy"] or r["label"] in self.causes, name
-            assert set(r["expected_any"]) <= set(self.causes.get(r["label"], {}).get("codes", [])) \
-                or r["healthy"], name
             if r["expected_title"]:
                 re.compile(r["expected_title"])
-        assert len({r["platform"] for _, r in reports}) >= 6
+            if "label" in r or self.causes is not None:
+                assert r["batch"] == self.batch, name
+                assert r["note"].strip(), name
+                assert (r["label"] == "healthy") == r["healthy"], name
+            if self.causes is not None:
+                assert r["healthy"] or r["label"] in self.causes, name
+                assert set(r["expected_any"]) <= set(self.causes.get(r["label"], {}).get("codes", [])) \
+                    or r["healthy"], name
+        assert len({r["platform"] for _, r in reports}) >= sizes.platforms
 
     def check_unseen(self) -> None:
         # threads later quoted by other work leave this set's meaning; none may be at collection
         seen = self._seen()
-        assert not seen, sorted(seen)
+        assert len(seen) <= self.seen_at_most, sorted(seen)
         earlier: set[str] = set()
         for sub in self.earlier:
             for path in (TESTS / "corpus" / "reports" / sub).glob("*.toml"):

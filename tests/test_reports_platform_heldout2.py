@@ -9,108 +9,36 @@ right when no error or warning is raised; a problem report is right when a findi
 above names its cause (its check id or code is in ``expected_any``, or its title matches
 ``expected_title``, a case-insensitive regular expression). The floor is 0.0 until the first run
 is recorded in the set's README.
+
+The structural tests (``-k "structure or unseen"``) read the files only and never call envdoctor.
 """
 
 from __future__ import annotations
 
-import re
-import sys
-from pathlib import Path
-
 import pytest
-import tomllib
 
-from envdoctor import pipeline
-from envdoctor.parsers import parse_pasted
+from tests.reports_platform_heldout import PlatformReportSet, Sizes, loud
 
-TESTS = Path(__file__).resolve().parent
-SET = TESTS / "corpus" / "reports" / "platform_heldout2"
-REPORTS = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SET.glob("q*.toml"))]
-LOUD = ("error", "warning")
-PLATFORMS = ("apple", "jetson", "rocm", "wsl", "container")
+# threads later quoted by other work leave this set's meaning; at most three may be
+SET = PlatformReportSet("platform_heldout2", batch="P2", earlier=("platform_heldout",),
+                        sizes=Sizes(reports=20, healthy=12, broken=8, repos=15, platforms=5), seen_at_most=3)
 FLOOR = 0.75  # 4/8 before issue 24's plat24 branch, 6/8 after (README of the set)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
 
-def _loud(text: str) -> list[tuple[str, str, str]]:
-    """(id, code, title) of every finding at warning or above."""
-    facts = parse_pasted(text)  # what `check --from` reads: report facts and error lines
-    found = [] if facts is None else pipeline.diagnose(facts).findings
-    return [(f.id, f.code, f.title) for f in found if f.severity.value in LOUD]
+def test_platform_reports2_structure_sourced_and_labelled():
+    SET.check_structure()
 
 
-def _named(r: dict, loud: list[tuple[str, str, str]]) -> bool:
-    wanted = set(r["expected_any"])
-    pattern = re.compile(r["expected_title"], re.IGNORECASE) if r["expected_title"] else None
-    return any(i in wanted or c in wanted or (pattern is not None and pattern.search(t))
-               for i, c, t in loud)
-
-
-def _seen() -> set[str]:
-    held = [r["source"].rstrip("/") for _, r in REPORTS]
-    quoted: set[str] = set()
-    for root in (TESTS, TESTS.parent / "rules"):
-        for path in root.rglob("*"):
-            if path.is_file() and SET not in path.parents:
-                text = path.read_bytes().decode("utf-8", "replace")
-                quoted |= {url for url in held if url in text}
-    return quoted
-
-
-def test_platform_reports2_are_sourced_labelled_and_mixed():
-    assert len(REPORTS) >= 18
-    assert sum(r["healthy"] for _, r in REPORTS) >= 8
-    assert sum(not r["healthy"] for _, r in REPORTS) >= 8
-    held = [r["source"].rstrip("/") for _, r in REPORTS]
-    assert len(set(held)) == len(held), "one report per thread"
-    for name, r in REPORTS:
-        assert r["source"].startswith("https://github.com/"), name
-        assert r["batch"] == "P2", name
-        assert r["platform"] in PLATFORMS and r["text"].strip() and r["problem"].strip(), name
-        assert r["note"].strip(), name
-        named = bool(r["expected_any"]) or bool(r["expected_title"])
-        assert named != r["healthy"], name
-        assert (r["label"] == "healthy") == r["healthy"], name
-        if r["expected_title"]:
-            re.compile(r["expected_title"])
-    assert len({r["platform"] for _, r in REPORTS}) >= 4
-    # threads later quoted by other work leave this set's meaning; at most three may be
-    assert len(_seen()) <= 3, sorted(_seen())
+def test_platform_reports2_unseen_quoted_nowhere_else():
+    SET.check_unseen()
 
 
 def test_platform_reports2_problems_named_figure():
-    tally: dict[tuple[str, str], list[int]] = {}
-    lines: list[str] = []
-    for name, r in REPORTS:
-        loud = _loud(r["text"])
-        kind = "healthy" if r["healthy"] else "problem"
-        ok = not loud if r["healthy"] else _named(r, loud)
-        verdict = ("ok   " if ok else "ALARM") if r["healthy"] else ("hit  " if ok else "MISS ")
-        lines.append(f"  {verdict} {name} {[(i, c) for i, c, _ in loud]}")
-        count = tally.setdefault((r["platform"], kind), [0, 0])
-        count[0] += ok
-        count[1] += 1
-    problems = sum(not r["healthy"] for _, r in REPORTS)
-    named = sum(ok for (_, kind), (ok, _) in tally.items() if kind == "problem")
-    clean = sum(ok for (_, kind), (ok, _) in tally.items() if kind == "healthy")
-    healthy = sum(n for (_, kind), (_, n) in tally.items() if kind == "healthy")
-    print(f"\nreports platform_heldout2 (batch P2): healthy clean {clean}/{healthy}; problems "
-          f"named {named}/{problems}", "by platform and kind (right/total):",
-          *[f"  {p:9} {k:8} {ok}/{n}" for (p, k), (ok, n) in sorted(tally.items())], *lines,
-          sep="\n", file=sys.stderr)
-    assert named / problems >= FLOOR
+    SET.check_figure(FLOOR)
 
 
-def _healthy_cases():
-    for name, r in REPORTS:
-        if not r["healthy"]:
-            continue
-        marks = (pytest.mark.xfail(strict=True, reason="alarm on the first run"),) \
-            if name in KNOWN_ALARMS else ()
-        yield pytest.param(name, r["text"], marks=marks, id=name)
-
-
-@pytest.mark.parametrize(("name", "text"), list(_healthy_cases()))
+@pytest.mark.parametrize(("name", "text"), list(SET.healthy_params(KNOWN_ALARMS)))
 def test_platform_reports2_healthy_report_is_clean(name, text):
-    assert not _loud(text), name
+    assert not loud(text), name

@@ -39,6 +39,6 @@ def test_platform_reports6_problems_named_figure():
     SET.check_figure(FLOOR)
 
 
-@pytest.mark.parametrize(("name", "text"), list(SET.healthy_params(KNOWN_ALARMS)))
+@pytest.mark.parametrize(("name", "text"), list(list(SET.healthy_params(KNOWN_ALARMS))))
 def test_platform_reports6_healthy_report_is_clean(name, text):
     assert not loud(text), name
