@@ -38,3 +38,12 @@ def test_no_claim_when_the_driver_is_new_enough_or_unstated(text: str) -> None:
     assert driver_below_torch_cuda_reason(text) is None
     found = primary(diagnose_text(text))
     assert found is None or found.code != "ECUDA005"
+
+
+def test_a_carrier_that_names_nothing_does_not_stop_the_second_reading() -> None:
+    # "Driver / library" (spaced) is matched only on the second, normalised reading; the driver
+    # line the carrier matches must not count as "explained" and skip that reading
+    text = ("Failed to initialize NVML: Driver / library version mismatch\n"
+            "Existing nvidia-driver version: 384.81\n")
+    found = primary(diagnose_text(text))
+    assert found is not None and found.code == "ESYS002"
