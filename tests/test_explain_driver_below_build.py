@@ -47,3 +47,13 @@ def test_a_carrier_that_names_nothing_does_not_stop_the_second_reading() -> None
             "Existing nvidia-driver version: 384.81\n")
     found = primary(diagnose_text(text))
     assert found is not None and found.code == "ESYS002"
+
+
+def test_no_claim_where_cuda_works_on_the_old_driver() -> None:
+    # data-center GPUs run newer CUDA builds on older drivers through cuda-compat (forward
+    # compatibility): a collect_env that says CUDA is available names no driver cause
+    text = ("PyTorch version: 2.6.0+cu126\nIs CUDA available: True\n"
+            "GPU 0: NVIDIA A800-SXM4-80GB\nNvidia driver version: 470.161.03\n")
+    assert driver_below_torch_cuda_reason(text) is None
+    found = primary(diagnose_text(text))
+    assert found is None or found.code != "ECUDA005"

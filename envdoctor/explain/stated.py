@@ -591,10 +591,21 @@ def _driver_floor(cuda: str) -> tuple[int, ...] | None:
     return _release(str(floor)) if floor is not None else None
 
 
+# The text says CUDA works, or names CUDA's forward-compatibility package: a data-center GPU
+# (A100, A800, H100...) runs a newer CUDA on an older driver through cuda-compat (NGC images,
+# vLLM's), so an old driver beside a new build is no cause there.
+_CUDA_WORKS = re.compile(r"(?i)(?:\bIs CUDA available:\s{0,3}(?:True|Yes)\b"
+                         r"|\bis_available\(\)\W{0,12}True\b|\bcuda[-_ ]compat\b"
+                         r"|\bforward[- ]compat)")
+
+
 def driver_below_torch_cuda_reason(text: str) -> str | None:
     """The note when every NVIDIA driver the text states is older than the driver that the CUDA
-    of every torch build it states needs: a CUDA torch that cannot start on this driver."""
+    of every torch build it states needs: a CUDA torch that cannot start on this driver. None
+    where the text says CUDA works or names forward compatibility (cuda-compat)."""
     head = text[:1 << 20]
+    if _CUDA_WORKS.search(head):
+        return None
     drivers = [(r, m.group(1)) for m in _DRIVER_STATED.finditer(head) if (r := _release(m.group(1)))]
     cudas = [c for c in (_cuda_of_tag(tag) for _, tag in stated_torch_builds(head)) if c]
     cudas += [next(g for g in m.groups() if g) for m in _TORCH_CUDA_STATED.finditer(head)]
