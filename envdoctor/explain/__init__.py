@@ -130,7 +130,9 @@ def reread(text: str, found: list[Diagnosis],
     from envdoctor.explain.unwrap import MAX_TEXT, has_typographic, second_reading
     if len(text) > MAX_TEXT:  # a big log is read once
         return None
-    explained = primary(found) is not None
+    # a carrier (``only_as_yield``) names no cause by itself: it must not stop the second
+    # reading that may find the error line the first one missed
+    explained = primary([d for d in found if not _carrier(d)]) is not None
     if explained and not has_typographic(text):
         return None
     again = second_reading(text, undo_wrap=not explained)
@@ -141,7 +143,12 @@ def reread(text: str, found: list[Diagnosis],
         found = diagnose_stream(io.BytesIO(data), facts, report_facts)[1]
     except NotText:
         return None
-    return found if primary(found) else None
+    return found if primary([d for d in found if not _carrier(d)]) else None
+
+
+def _carrier(d: Diagnosis) -> bool:
+    """A diagnosis of a carrier signature (``only_as_yield``): a cause only once it yields."""
+    return bool(d.signature is not None and d.signature.extra.get("only_as_yield"))
 
 
 def diagnose_stream(stream: FileReader, facts: Callable[[], Facts | None] | None = None,

@@ -306,7 +306,8 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "platform_mac": _platform_reason("mac"),
             "tensorflow_runtime": tensorflow_runtime_reason,
             "jax_not_tensorflow": jax_not_tensorflow_reason,
-            "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason}
+            "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason,
+            "driver_below_torch_cuda": driver_below_torch_cuda_reason}
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
@@ -314,7 +315,7 @@ STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_
                    "intel_gpu_only", "intel_igpu_only",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
-                   "wsl_memory_below_host")
+                   "wsl_memory_below_host", "driver_below_torch_cuda")
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which
@@ -560,6 +561,64 @@ def cudnn_on_ld_library_path_reason(text: str) -> str | None:
             return (f"The text puts a cuDNN folder on LD_LIBRARY_PATH ({folder.strip()}): the "
                     "loader finds that cuDNN before the one the framework brings.")
     return None
+
+
+# The NVIDIA driver a text states: nvidia-smi's "Driver Version: 470.82.01" / "NVIDIA-SMI 470.82.01",
+# collect_env's "Nvidia driver version: 410.104", prose "driver 470", "driver version is 460.32.03",
+# Chinese "驱动版本 470.57". Three-digit release branches only (3xx-6xx): Windows' "31.0.15.3623"
+# and CUDA's "found version 11040" are other numbers.
+_DRIVER_STATED = re.compile(r"(?i)(?:\bdriver(?: version)?(?: is| was)?\s?[:=]?\s{0,3}|\bNVIDIA-SMI\s{1,4}"
+                            r"|驱动(?:程序)?(?:版本)?(?:是|为)?\s?[:：]?\s{0,3})"
+                            r"([3-6]\d{2}(?:\.\d{1,3}){0,2})(?![\d.]\d)")
+# The CUDA a torch build was made with: "+cu121", collect_env's "CUDA used to build PyTorch: 12.1",
+# conda's "pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0" / "pytorch-cuda=12.1"
+_TORCH_CUDA_STATED = re.compile(r"(?i)(?:CUDA used to build PyTorch:\s{0,3}(\d{1,2}\.\d)"
+                                r"|\bpytorch-cuda\s?[=:]{1,2}\s?(\d{1,2}\.\d)\b"
+                                r"|\bpytorch[- ]\d[\w.]{0,12}[-_ ]{1,20}py3\.?\d{1,2}_cuda(\d{1,2}\.\d))")
+
+
+def _cuda_of_tag(tag: str) -> str | None:
+    """"cu121" -> "12.1", "cu92" -> "9.2"; None for another tag."""
+    digits = tag[2:] if tag.startswith("cu") else ""
+    return f"{digits[:-1]}.{digits[-1]}" if digits.isdigit() and len(digits) >= 2 else None
+
+
+def _driver_floor(cuda: str) -> tuple[int, ...] | None:
+    """The oldest Linux driver a build of this CUDA runs on: the minor-version-compatibility
+    floor of its major series from CUDA 11 on (525.60.13 for any 12.x), else the toolkit's own."""
+    from envdoctor.engine.knowledge.cuda import min_driver, min_driver_compat
+    floor = min_driver_compat(cuda, os="linux") or min_driver(cuda, os="linux")
+    return _release(str(floor)) if floor is not None else None
+
+
+# The text says CUDA works, or names CUDA's forward-compatibility package: a data-center GPU
+# (A100, A800, H100...) runs a newer CUDA on an older driver through cuda-compat (NGC images,
+# vLLM's), so an old driver beside a new build is no cause there.
+_CUDA_WORKS = re.compile(r"(?i)(?:\bIs CUDA available:\s{0,3}(?:True|Yes)\b"
+                         r"|\bis_available\(\)\W{0,12}True\b|\bcuda[-_ ]compat\b"
+                         r"|\bforward[- ]compat)")
+
+
+def driver_below_torch_cuda_reason(text: str) -> str | None:
+    """The note when every NVIDIA driver the text states is older than the driver that the CUDA
+    of every torch build it states needs: a CUDA torch that cannot start on this driver. None
+    where the text says CUDA works or names forward compatibility (cuda-compat)."""
+    head = text[:1 << 20]
+    if _CUDA_WORKS.search(head):
+        return None
+    drivers = [(r, m.group(1)) for m in _DRIVER_STATED.finditer(head) if (r := _release(m.group(1)))]
+    cudas = [c for c in (_cuda_of_tag(tag) for _, tag in stated_torch_builds(head)) if c]
+    cudas += [next(g for g in m.groups() if g) for m in _TORCH_CUDA_STATED.finditer(head)]
+    floors = [(c, f) for c in dict.fromkeys(cudas) if (f := _driver_floor(c)) is not None]
+    if not drivers or not floors:
+        return None
+    newest, shown = max(drivers)
+    cuda, floor = min(floors, key=lambda cf: cf[1])
+    if newest >= floor:
+        return None
+    need = ".".join(str(x) for x in floor)
+    return (f"The text states NVIDIA driver {shown} and a torch built with CUDA {cuda}, which needs "
+            f"driver {need} or newer: torch cannot use the GPU on this driver.")
 
 
 # a loaded libcuda.so the text shows under a toolkit's stubs folder: "/opt/cuda-12.1/lib64/
