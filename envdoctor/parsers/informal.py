@@ -321,6 +321,12 @@ _JETSON_MODEL = re.compile(r"(?i)\b(jetson(?:[ -](?:agx|orin|xavier|nano|nx|tx[1
                            r"super|developer kit))*|jetbot)\b")
 _JETPACK = re.compile(r"(?i)(?<![a-z])jet ?pack[ -]?v?(\d{1,2}(?:\.\d{1,2}){0,2})\b")
 _L4T = re.compile(r"(?i)\bL4T[ -]?R?(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\b")
+# L4T as its own files print it: `cat /etc/nv_tegra_release` ("# R35 (release), REVISION: 4.1,
+# GCID: …, BOARD: t186ref, EABI: aarch64") and `dpkg -l | grep nvidia-l4t` ("ii  nvidia-l4t-core
+# 35.4.1-20230801124926  arm64 …"): pasted in most Jetson threads, with no "L4T" word beside them
+_L4T_RELEASE_FILE = re.compile(r"(?m)^[ \t>$]{0,8}#[ \t]?R(\d{2})[ \t]?\(release\),[ \t]?REVISION:[ \t]?"
+                               r"(\d{1,2}(?:\.\d{1,2})?)\b")
+_L4T_CORE_DEB = re.compile(r"\bnvidia-l4t-core(?::arm64)?[ \t]{1,40}(\d{2}\.\d{1,2}\.\d{1,2})-\d")
 _MAC_WORD = re.compile(r"\b(?:Mac ?[Bb]ook(?: Pro| Air)?|Mac(?: mini| Studio| Pro)?|iMac|"
                        r"Apple [Ss]ilicon|[Mm]ac ?OS)\b")
 _APPLE_CHIP = re.compile(r"\b(?:Apple )?M([1-5])(?: (Pro|Max|Ultra))?(?= |,|\.|$| [Cc]hip)|"
@@ -375,7 +381,8 @@ def _platform(part: Partial, text: str) -> None:
     """A Jetson, a Mac or a WSL version stated in words (lowest rank: any tool beats it)."""
     models = [m.group(1) for m in _JETSON_MODEL.finditer(text)]
     jetpack = _one(_JETPACK.findall(text))
-    l4t = _one(_L4T.findall(text))
+    l4t = _one(_L4T.findall(text) + _L4T_CORE_DEB.findall(text) +
+               [f"{r}.{rev}" for r, rev in _L4T_RELEASE_FILE.findall(text)])
     if models or jetpack or l4t:
         model = max(models, key=len) if models else ""
         part.set("jetson.model", model)
