@@ -417,6 +417,9 @@ def compile_pattern(source: str, path: Path | str, fld: str,
     if known is not None and source in known:
         lits = known[source]
         return Pattern(source, None if lits is None else tuple(lits))
+    done = _COMPILED.get(source)
+    if done is not None:  # a source seen before (~30 %: the platform lists of contexts)
+        return Pattern(source, done[0], done[1])
     try:
         regex = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:  # groups nested past the parser
@@ -431,7 +434,13 @@ def compile_pattern(source: str, path: Path | str, fld: str,
     if why:
         raise RuleFileError(path, fld, f"rule {rule or '?'}: {source!r} can backtrack "
                                        f"catastrophically: {why}")
-    return Pattern(source, _literals_in(tree), regex)
+    done = _COMPILED[source] = (_literals_in(tree), regex)
+    return Pattern(source, *done)
+
+
+# source -> (literals, regex) of each pattern that passed ``compile_pattern``'s checks, which
+# depend on the source alone: a cold build meets ~3 900 patterns, ~2 750 of them distinct
+_COMPILED: dict[str, tuple[tuple[str, ...] | None, re.Pattern[str]]] = {}
 
 
 # ---------------------------------------------------------------------------- parsing
