@@ -104,11 +104,16 @@ class _Ahead:
         self.head, self.stream = head, stream
 
     def read(self, n: int = -1, /) -> bytes:
-        if self.head:
-            got = self.head if n < 0 or n >= len(self.head) else self.head[:n]
-            self.head = self.head[len(got):]
-            return got
-        return self.stream.read(n)
+        """As a buffered file reads: ``n`` bytes unless the stream ends first (the readers
+        take a short read for the end)."""
+        head = self.head
+        if not head:
+            return self.stream.read(n)
+        if 0 <= n <= len(head):
+            self.head = head[n:]
+            return head[:n]
+        self.head = b""
+        return head + self.stream.read(-1 if n < 0 else n - len(head))
 
     def fileno(self) -> int:  # never split by offset: part of it was read ahead
         raise OSError("read ahead")
