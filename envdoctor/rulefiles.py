@@ -199,7 +199,8 @@ def _seal(secret: bytes, key_text: str, value_text: str) -> str:
 
 
 def cached_json(kind: str, key: Any, build: Callable[[], Any],
-                valid: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
+                valid: Callable[[Any], bool] | None = None, write: bool = True
+                ) -> tuple[Any, bool]:
     """``build()``'s JSON-able value, cached as ``<cache_dir>/<kind>-<hash>.json``; -> (value,
     from_cache).
 
@@ -210,7 +211,8 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     folder cannot change a verdict; without a trustworthy secret nothing is read or written.
     ``build`` validates before anything is written, so a value it raises on is never cached;
     ``valid`` rejects a value of the wrong shape. A cache that cannot be read or written only
-    costs time. JSON, never pickle.
+    costs time. JSON, never pickle. ``write=False``: a look-up only, ``build``'s value (a
+    stand-in) is returned and not cached.
     """
     folder = cache_dir()
     cache = None
@@ -242,7 +244,7 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
         except (OSError, ValueError, TypeError, AttributeError, KeyError):
             pass
     value = build()
-    if cache is not None and secret is not None:
+    if cache is not None and secret is not None and write:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")

@@ -132,7 +132,7 @@ def run(source: str, facts_file: str | None = None, no_facts: bool = False,
     return Explanation(diagnoses, lines=result.lines if result.chars else 0, chars=result.chars,
                        first_line=first_line,
                        tracebacks=result.tracebacks, facts_source="+".join(used) or "none",
-                       signatures=len(ex_mod.scanner().signatures), notes=notes)
+                       signatures=len(ex_mod.scanner(False).signatures), notes=notes)
 
 
 def _warm(probes: bool) -> None:

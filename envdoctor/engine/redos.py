@@ -503,6 +503,7 @@ def _depth(parsed: Any) -> int:
                 value = pending.pop()
                 if isinstance(value, (tuple, list)):
                     pending.extend(value)
-                elif value is not node and hasattr(value, "data"):
+                elif value is not node and not isinstance(value, (int, str)) \
+                        and hasattr(value, "data"):  # (an int's failed hasattr: an exception)
                     stack.append((value, depth + 1))
     return deepest

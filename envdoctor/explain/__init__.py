@@ -78,14 +78,74 @@ __all__ = [
 
 _SCANNER: Scanner | None = None
 
+# An input of this many bytes or more is scanned with the chosen anchors (``choose_anchors``:
+# ~3 s of CPU once after the signatures change, then cached); a smaller one, with a cold cache,
+# with every reduced literal as its own anchor (``Scanner(choose=False)``): the same lines are
+# found, and the extra needles cost nothing on a log of repeated lines but ~2 s per MB of
+# lines that never repeat (each block searched whole for ~7 000 needles, not ~900).
+CHOOSE_BYTES = 1 << 20
 
-def scanner() -> Scanner:
-    """The compiled scanner for the current rules folder (built once per process)."""
+
+def scanner(choose: bool = True) -> Scanner:
+    """The compiled scanner for the current rules folder (built once per process).
+    ``choose=False``: one for a small input, which does not choose anchors when none are
+    cached (``Scanner``); a scanner with chosen anchors serves both."""
     global _SCANNER
     sigs = load_signatures()
-    if _SCANNER is None or _SCANNER.signatures is not sigs:
-        _SCANNER = Scanner(sigs)
+    if _SCANNER is None or _SCANNER.signatures is not sigs or (choose and not _SCANNER.chosen):
+        _SCANNER = Scanner(sigs, choose)
     return _SCANNER
+
+
+class _Ahead:
+    """A stream whose first bytes were read ahead (``_sized``): those, then the rest."""
+
+    def __init__(self, head: bytes, stream: FileReader):
+        self.head, self.stream = head, stream
+
+    def read(self, n: int = -1, /) -> bytes:
+        """As a buffered file reads: ``n`` bytes unless the stream ends first (the readers
+        take a short read for the end)."""
+        head = self.head
+        if not head:
+            return self.stream.read(n)
+        if 0 <= n <= len(head):
+            self.head = head[n:]
+            return head[:n]
+        self.head = b""
+        return head + self.stream.read(-1 if n < 0 else n - len(head))
+
+    def fileno(self) -> int:  # never split by offset: part of it was read ahead
+        raise OSError("read ahead")
+
+    def tell(self) -> int:
+        raise OSError("read ahead")
+
+
+def _sized(stream: FileReader) -> tuple[FileReader, bool]:
+    """(the stream, whether CHOOSE_BYTES or more are left in it). A regular file and an
+    in-memory stream say their size; anything else (a pipe) is read ahead up to CHOOSE_BYTES,
+    and the stream returned reads those bytes first."""
+    import os
+    import stat
+    if isinstance(stream, io.BytesIO):
+        with stream.getbuffer() as view:
+            return stream, view.nbytes - stream.tell() >= CHOOSE_BYTES
+    try:
+        st = os.fstat(stream.fileno())
+        if stat.S_ISREG(st.st_mode):
+            return stream, st.st_size - stream.tell() >= CHOOSE_BYTES
+    except (OSError, ValueError, AttributeError):
+        pass
+    got: list[bytes] = []
+    have = 0
+    while have < CHOOSE_BYTES:
+        data = stream.read(CHOOSE_BYTES - have)
+        if not data:
+            break
+        got.append(data)
+        have += len(data)
+    return _Ahead(b"".join(got), stream), have >= CHOOSE_BYTES
 
 
 def diagnose_text(text: str, facts: Facts | None = None,
@@ -168,9 +228,10 @@ def scan_stream(stream: FileReader, first_line: int = 1,
     ``parallel.scan_file``)."""
     from envdoctor.explain import deadline, parallel
     from envdoctor.explain.scan import _State
+    stream, big = _sized(stream)
     with deadline.guard(_State._match.__code__):
-        result = parallel.scan_file(scanner(), stream, first_line, idle=idle, busy=busy)
-        return result if result is not None else scanner().scan_stream(stream, first_line)
+        result = parallel.scan_file(scanner(big), stream, first_line, idle=idle, busy=busy)
+        return result if result is not None else scanner(big).scan_stream(stream, first_line)
 
 
 def matched_with_conditions(result: ScanResult) -> list[Signature]:

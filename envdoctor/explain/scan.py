@@ -181,8 +181,15 @@ MARKERS = ((TRACEBACK, 0), (CHAIN[0], 1), (CHAIN[1], 1))  # (text, 0 tracebacks 
 class Scanner:
     """Compiled once per signature set; ``scan``/``scan_stream`` may be called many times."""
 
-    def __init__(self, signatures: Iterable[Signature]):
+    def __init__(self, signatures: Iterable[Signature], choose: bool = True):
+        """``choose=False``: the anchors chosen before (the cache) when there, else each reduced
+        literal is its own anchor, so a small input never waits the ~3 s of ``choose_anchors``;
+        it finds the same lines (an anchor only decides which lines are checked for the
+        literals, and every literal holds its own), only more needles to search. ``chosen``:
+        every plan is ``choose_anchors``' (one is chosen and cached for an input where it pays,
+        ``explain.scanner``)."""
         self.signatures = tuple(signatures)
+        self.chosen = True
         # literal -> entries; patterns without a (reducible) literal are searched on every line
         self.by_literal: dict[str, list[Entry]] = {}
         self.ctx_by_literal: dict[str, list[Entry]] = {}
@@ -218,7 +225,7 @@ class Scanner:
         for in_ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
             for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
                 needles = []
-                for anchor, group in self._plan(table, weight):
+                for anchor, group in self._plan(table, weight, choose):
                     needles.append((anchor, len(self.needles)))
                     self.needles.append(group)
                 self.plans[in_ctx, direct] = needles
@@ -347,8 +354,10 @@ class Scanner:
                 group)
         return got
 
-    def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float) -> list[Plan]:
-        """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``."""
+    def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float,
+              choose: bool = True) -> list[Plan]:
+        """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``;
+        ``choose=False``: the cached choice, else every reduced literal its own anchor."""
         got = self._tables.get(id(by_literal))  # the two plans of a table share these
         if got is None or got[0] is not by_literal:
             by_reduced: dict[str, list[str]] = {}
@@ -357,7 +366,12 @@ class Scanner:
             got = self._tables[id(by_literal)] = (
                 by_literal, by_reduced, {lit: (lit, tuple(ents)) for lit, ents in by_literal.items()})
         _, by_reduced, pairs = got
-        anchors = _cached_anchors(sorted(by_reduced), self.signatures, find_ms)
+        reduced = sorted(by_reduced)
+        found = _cached_anchors(reduced, self.signatures, find_ms, choose)
+        if found is None:
+            self.chosen = False
+            found = {rlit: (rlit,) for rlit in reduced}
+        anchors = found
         plan: list[Plan] = []
         for anchor, rlits in anchors.items():
             lits = sorted({lit for rlit in rlits for lit in by_reduced.get(rlit, ())})
@@ -1014,8 +1028,10 @@ def _reduce_all(literals: Iterable[str]) -> set[str]:
 
 
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
-                    find_ms: float = FIND_MS) -> dict[str, tuple[str, ...]]:
-    """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``)."""
+                    find_ms: float = FIND_MS, choose: bool = True
+                    ) -> dict[str, tuple[str, ...]] | None:
+    """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``).
+    ``choose=False``: the cached answer or None, nothing chosen nor written."""
     import json
 
     from envdoctor.rulefiles import cached_json
@@ -1029,10 +1045,12 @@ def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
            DROP.decode("latin-1"), len(literals), digest]
     anchors, _ = cached_json(
         "anchors", key,
-        lambda: {k: list(v) for k, v in
-                 choose_anchors(literals, _reference(signatures), find_ms).items()},
-        lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()))
-    return {k: tuple(v) for k, v in anchors.items()}
+        (lambda: {k: list(v) for k, v in
+                  choose_anchors(literals, _reference(signatures), find_ms).items()})
+        if choose else (lambda: None),
+        lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()),
+        write=choose)
+    return None if anchors is None else {k: tuple(v) for k, v in anchors.items()}
 
 
 
