@@ -156,13 +156,13 @@ def _amd_tools(part: Partial, text: str) -> None:
     if listed:
         part.set("rocm.gpus", listed)
     if "rocm" in text.lower() or listed:
-        m = _SMI_DRIVER.search(text)
-        if m and ("ROCm System Management" in text or "rocm-smi" in text):
-            part.set("rocm.driver_version", m.group(1))
+        drv = _SMI_DRIVER.search(text)
+        if drv and ("ROCm System Management" in text or "rocm-smi" in text):
+            part.set("rocm.driver_version", drv.group(1))
             part.set("rocm.kernel_module", True)
-    m = _AMDSMI_ROCM.search(text)
-    if m:
-        part.set("rocm.version", ver(m.group(1)))
+    release = _AMDSMI_ROCM.search(text)
+    if release:
+        part.set("rocm.version", ver(release.group(1)))
 
 
 # ----------------------------------------------------------------------- macOS

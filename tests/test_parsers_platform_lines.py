@@ -1,0 +1,186 @@
+"""Platform tools' output pasted into an issue -> the facts the probes would fill
+(envdoctor/parsers/platform_lines.py), and the platform checks that judge them.
+
+Texts marked with a source are excerpts of public threads/files, cut at whole lines, never
+reworded. Texts marked "constructed" are in the tool's exact output shape but describe no
+real machine: they exercise a verdict (a shut node, a Rosetta shell) that no stored public
+paste of that tool showed; they say so in their name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envdoctor import pipeline
+from envdoctor.parsers import detect, parse_pasted, parse_text
+
+LOUD = {"warning", "error", "critical"}
+
+
+def loud(text: str) -> list[tuple[str, str]]:
+    facts = parse_pasted(text)
+    found = [] if facts is None else pipeline.diagnose(facts).findings
+    return [(f.code, f.title) for f in found if f.severity.value in LOUD]
+
+
+# https://github.com/ROCm/ROCm-docker/pull/93 (a container started with --group-add video
+# --group-add render, run as uid 1000 with no passwd entry: its groups are not printed)
+ROCM_DOCKER_LS = """\
+I have no name!@39764af76254:/$ ls -lart /dev/dri/
+total 0
+crw-rw---- 1 root render 226, 129 Aug 22 21:34 renderD129
+crw-rw---- 1 root render 226, 128 Aug 22 21:34 renderD128
+crw-rw---- 1 root video  226,   2 Aug 22 21:34 card2
+crw-rw---- 1 root video  226,   1 Aug 22 21:34 card1
+crw-rw---- 1 root video  226,   0 Aug 22 21:34 card0
+drwxr-xr-x 2 root root        140 Aug 22 21:34 .
+drwxr-xr-x 6 root root        400 Aug 22 21:34 ..
+I have no name!@39764af76254:/$ ls -lart /dev/kfd
+crw-rw---- 1 root render 509, 0 Aug 22 21:34 /dev/kfd
+"""
+
+# https://github.com/ROCm/rocm-systems/pull/2987 (amd-smi static on an MI350X host)
+AMD_SMI_STATIC = """\
+$ amd-smi static --bus --ifwi --asic --board --vbios --driver --vram --ras -g 0 1
+GPU: 0
+    ASIC:
+        MARKET_NAME: AMD Instinct MI350X
+        VENDOR_ID: 0x1002
+        VENDOR_NAME: Advanced Micro Devices Inc. [AMD/ATI]
+        DEVICE_ID: 0x75a0
+        NUM_COMPUTE_UNITS: 128
+        TARGET_GRAPHICS_VERSION: gfx950
+        FLAGS: 16
+    BUS:
+        BDF: 0000:05:00.0
+        MAX_PCIE_WIDTH: 16
+"""
+
+# https://github.com/easybuilders/easybuild-framework/pull/3978 (rocm-smi of ROCm 4/5 prints
+# no "GFX Version" line: the card's name alone is no gfx target)
+ROCM_SMI_NO_GFX = """\
+$ rocm-smi --showproductname
+
+
+======================= ROCm System Management Interface =======================
+================================= Product Info =================================
+GPU[0]          : Card series:          Fiji [Radeon R9 FURY / NANO Series]
+GPU[0]          : Card model:           Radeon R9 FURY X
+GPU[0]          : Card vendor:          Advanced Micro Devices, Inc. [AMD/ATI]
+GPU[0]          : Card SKU:             C88001
+"""
+
+# the nv_tegra_release line quoted in dusty-nv/jetson-containers
+# (jetson_containers/l4t_version.py), with a pip listing of NVIDIA's JetPack 4 torch wheel
+NV_TEGRA_RELEASE = """\
+$ cat /etc/nv_tegra_release
+# R32 (release), REVISION: 7.1, GCID: 29689809, BOARD: t186ref, EABI: aarch64, DATE: Wed Feb  2 21:33:23 UTC 2022
+$ pip3 list | grep torch
+torch              1.10.0
+"""
+
+# constructed: `ls -l` and `groups` as a shell prints them, a user outside render/video
+CONSTRUCTED_SHUT = """\
+$ ls -l /dev/kfd /dev/dri/renderD128
+crw-rw---- 1 root render 235,   0 Mar  3 10:12 /dev/kfd
+crw-rw---- 1 root render 226, 128 Mar  3 10:12 /dev/dri/renderD128
+$ groups
+alice adm cdrom sudo dip plugdev lpadmin
+"""
+
+# constructed: `sysctl` and sw_vers as macOS prints them, in a Rosetta 2 shell
+CONSTRUCTED_ROSETTA = """\
+$ sw_vers
+ProductName:		macOS
+ProductVersion:		14.2.1
+BuildVersion:		23C71
+$ sysctl sysctl.proc_translated
+sysctl.proc_translated: 1
+$ pip list | grep torch
+torch                     2.1.2
+"""
+
+
+def test_ls_dev_kfd_nodes_read_without_groups_stay_undecided():
+    facts = parse_text(ROCM_DOCKER_LS)
+    assert facts is not None and "platform" in detect(ROCM_DOCKER_LS)
+    kfd = facts.rocm.kfd
+    assert kfd is not None and (kfd.path, kfd.group, kfd.mode) == ("/dev/kfd", "render", "0660")
+    assert [n.path for n in facts.rocm.render_nodes] == ["/dev/dri/renderD129",
+                                                         "/dev/dri/renderD128"]
+    # whose access it is the paste does not show: never judged shut
+    assert kfd.accessible is None and all(n.accessible is None for n in facts.rocm.render_nodes)
+    assert not loud(ROCM_DOCKER_LS)
+
+
+def test_ls_dev_kfd_with_groups_outside_render_names_rocm003():
+    facts = parse_text(CONSTRUCTED_SHUT)
+    assert facts is not None and facts.rocm.kfd is not None
+    assert facts.rocm.kfd.accessible is False
+    assert "render" not in facts.rocm.user_groups
+    assert any(code == "ROCM003" for code, _ in loud(CONSTRUCTED_SHUT))
+
+
+@pytest.mark.parametrize("groups_line, acl", [
+    ("alice adm video render", ""),          # in the group that owns the nodes
+    ("alice adm cdrom sudo", "+"),           # an ACL (udev uaccess) may grant it: undecided
+])
+def test_ls_dev_kfd_open_or_acl_is_no_alarm(groups_line: str, acl: str):
+    text = (CONSTRUCTED_SHUT.replace("alice adm cdrom sudo dip plugdev lpadmin", groups_line)
+            .replace("crw-rw---- 1", f"crw-rw----{acl} 1"))
+    facts = parse_text(text)
+    assert facts is not None and facts.rocm.kfd is not None
+    assert facts.rocm.kfd.accessible is (None if acl else True)
+    assert not any(code == "ROCM003" for code, _ in loud(text))
+
+
+def test_amd_smi_static_gpus_read_and_healthy_clean():
+    facts = parse_text(AMD_SMI_STATIC)
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Instinct MI350X", "gfx950")]
+    assert not loud(AMD_SMI_STATIC)
+
+
+def test_rocm_smi_without_gfx_line_states_no_gpu_target():
+    # the name alone is not read as a gfx target: unknown stays unknown
+    facts = parse_text(ROCM_SMI_NO_GFX)
+    assert facts is None or not facts.rocm.gpus
+
+
+def test_rocm_smi_gfx_version_line_is_read():
+    text = ROCM_SMI_NO_GFX + "GPU[0]          : GFX Version:          gfx803\n"
+    facts = parse_text(text)
+    assert facts is not None
+    assert [g.gfx for g in facts.rocm.gpus] == ["gfx803"]
+
+
+def test_nv_tegra_release_is_a_jetson_and_healthy_clean():
+    facts = parse_text(NV_TEGRA_RELEASE)
+    assert facts is not None
+    assert str(facts.jetson.l4t) == "32.7.1" and facts.jetson.board == "t186ref"
+    assert facts.host.arch == "aarch64"
+    # a bare torch version on a Jetson says nothing of its build: no CPU-only alarm
+    assert not loud(NV_TEGRA_RELEASE)
+
+
+def test_rosetta_shell_names_apple001_and_native_shell_stays_clean():
+    facts = parse_text(CONSTRUCTED_ROSETTA)
+    assert facts is not None
+    assert facts.apple.translated is True and facts.apple.apple_silicon is True
+    assert any(code == "APPLE001" for code, _ in loud(CONSTRUCTED_ROSETTA))
+    native = CONSTRUCTED_ROSETTA.replace("proc_translated: 1", "proc_translated: 0")
+    facts = parse_text(native)
+    assert facts is not None and facts.apple.translated is False
+    assert not loud(native)
+
+
+def test_system_profiler_chip_needs_its_model_identifier():
+    # "Chip:" alone (a sentence, another tool) is not system_profiler's
+    assert parse_text("Chip: Apple M2\nsomething else\n") is None or \
+        parse_text("Chip: Apple M2\nsomething else\n").host.os != "Darwin"  # type: ignore[union-attr]
+
+
+def test_wsl2_uname_r_line():
+    text = "$ uname -r\n5.15.153.1-microsoft-standard-WSL2\n"
+    facts = parse_text(text)
+    assert facts is not None and facts.host.wsl == 2 and facts.host.os == "Linux"
