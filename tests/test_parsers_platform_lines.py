@@ -9,6 +9,8 @@ paste of that tool showed; they say so in their name.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from envdoctor import pipeline
@@ -184,3 +186,133 @@ def test_wsl2_uname_r_line():
     text = "$ uname -r\n5.15.153.1-microsoft-standard-WSL2\n"
     facts = parse_text(text)
     assert facts is not None and facts.host.wsl == 2 and facts.host.os == "Linux"
+
+
+# --------------------------------------------------------------- paste == probe, on real output
+TOOLS = Path(__file__).parent / "data" / "tools"
+
+
+def _body(path: Path) -> str:
+    """A tools file without its "# source:" header lines."""
+    return "\n".join(ln for ln in path.read_text().splitlines() if not ln.startswith("# source"))
+
+
+@pytest.mark.parametrize("path", sorted((TOOLS / "rocm-smi").glob("*.txt"))
+                         + sorted((TOOLS / "amd-smi").glob("*.txt")), ids=lambda p: p.name)
+def test_pasted_amd_tool_gives_the_probes_gpus(path: Path):
+    from envdoctor.probes.rocm_output import parse_amd_smi_static, parse_rocm_smi
+    body = _body(path)
+    probe = parse_rocm_smi(body.strip()) if path.parent.name == "rocm-smi" \
+        else parse_amd_smi_static(body)
+    want = [(n, g) for n, g in probe if g]  # a name without a gfx target is not a GPU read
+    facts = parse_text(body)
+    if not want:
+        assert facts is None or all(g.gfx for g in facts.rocm.gpus)
+        return
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == want
+
+
+@pytest.mark.parametrize("path", sorted((TOOLS / "sysctl").glob("*.txt")), ids=lambda p: p.name)
+def test_pasted_sysctl_gives_the_probes_answers(path: Path):
+    from envdoctor.probes.apple import parse_sysctl
+    body = _body(path)
+    answers, _ = parse_sysctl(body, "")
+    facts = parse_text(body)
+    assert facts is not None and facts.host.os == "Darwin"
+    assert facts.apple.translated is (answers["sysctl.proc_translated"] == "1")
+    assert facts.apple.apple_silicon is (answers["hw.optional.arm64"] == "1")
+    assert facts.apple.cpu_brand == answers["machdep.cpu.brand_string"]
+
+
+def test_amd_smi_no_gpu_line_is_the_tools_error_not_a_gpu_list():
+    body = _body(TOOLS / "amd-smi" / "01-version-no-gpu.txt")
+    facts = parse_text(body)
+    assert facts is not None
+    assert "Unable to detect any GPU devices" in facts.rocm.smi_error
+    assert str(facts.rocm.version) == "7.11.0"
+
+
+# https://github.com/rapidsai/docker/issues/680 (PowerShell: every distribution is WSL 2)
+WSL_LIST_ALL_2 = """\
+> wsl --version
+WSL version: 2.1.5.0
+Kernel version: 5.15.146.1-2
+WSLg version: 1.0.60
+
+> wsl --list -v
+  NAME                   STATE           VERSION
+* Ubuntu-24.04           Running         2
+  docker-desktop         Running         2
+  docker-desktop-data    Running         2
+  Ubuntu-22.04           Running         2
+"""
+
+
+def test_wsl_list_reads_the_distributions_version():
+    facts = parse_text(WSL_LIST_ALL_2)
+    assert facts is not None and facts.host.wsl == 2
+    assert not any(code == "WSL003" for code, _ in loud(WSL_LIST_ALL_2))
+    # "WSL version: 1.2.5.0" is the WSL app's release, not WSL 1
+    assert parse_text(WSL_LIST_ALL_2.replace("2.1.5.0", "1.2.5.0")).host.wsl == 2  # type: ignore[union-attr]
+
+
+def test_wsl_list_version_1_names_wsl003_and_mixed_lists_decide_nothing():
+    one = WSL_LIST_ALL_2.replace("Running         2\n  docker", "Running         1\n  docker", 1) \
+        .replace("Ubuntu-22.04           Running         2", "Ubuntu-22.04           Running         1")
+    facts = parse_text(one)  # constructed from the rows above: both user distributions on 1
+    assert facts is not None and facts.host.wsl == 1
+    assert any(code == "WSL003" for code, _ in loud(one))
+    mixed = WSL_LIST_ALL_2.replace("Ubuntu-22.04           Running         2",
+                                   "Ubuntu-22.04           Running         1")
+    facts = parse_text(mixed)
+    assert facts is None or facts.host.wsl is None
+
+
+def test_wsl1_kernel_release_line():
+    facts = parse_text("$ uname -r\n4.4.0-19041-Microsoft\n")
+    assert facts is not None and facts.host.wsl == 1
+
+
+# https://github.com/zeam-vm/cpu_info/issues/17 (system_profiler on an Intel iMac Pro: an AMD
+# GPU, no Apple chip; nothing of Apple silicon may be read from it)
+SPDISPLAYS_INTEL_IMAC = """\
+$ system_profiler SPDisplaysDataType
+Graphics/Displays:
+
+    Radeon Pro Vega 64:
+
+      Chipset Model: Radeon Pro Vega 64
+      Type: GPU
+      Bus: PCIe
+      PCIe Lane Width: x16
+      VRAM (Total): 16 GB
+      Vendor: AMD (0x1002)
+      Metal: Supported, feature set macOS GPUFamily2 v1
+"""
+
+
+def test_spdisplays_of_an_intel_mac_states_no_apple_silicon():
+    facts = parse_text(SPDISPLAYS_INTEL_IMAC)
+    assert facts is None or facts.apple.apple_silicon is not True
+    apple = SPDISPLAYS_INTEL_IMAC.replace("Chipset Model: Radeon Pro Vega 64",
+                                          "Chipset Model: Apple M1 Max") \
+        .replace("Metal: Supported, feature set macOS GPUFamily2 v1", "Metal Support: Metal 3")
+    facts = parse_text(apple)  # the same block as an M1 Max prints it (constructed)
+    assert facts is not None and facts.apple.apple_silicon is True
+    assert facts.host.cpu_model == "Apple M1 Max"
+
+
+def test_df_dev_shm_in_a_docker_container_names_host001_and_tmpfs_does_not():
+    text = ("root@4f2c1a:/workspace# df -h /dev/shm\n"
+            "Filesystem      Size  Used Avail Use% Mounted on\n"
+            "shm              64M     0   64M   0% /dev/shm\n"
+            "(inside docker run --gpus all pytorch/pytorch)\n")  # constructed, df's layout
+    facts = parse_text(text)
+    assert facts is not None and facts.host.container == "docker"
+    assert facts.host.shm_total_gb == pytest.approx(0.0625)
+    assert any(code == "HOST001" for code, _ in loud(text))
+    host = text.replace("shm              64M     0   64M", "tmpfs            16G     0   16G")
+    facts = parse_text(host)
+    assert facts is not None and facts.host.container != "docker"
+    assert not any(code == "HOST001" for code, _ in loud(host))

@@ -253,7 +253,7 @@ def _pick(values: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
                "python_executable", "python_implementation", "python_env", "cpu_count",
-               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version")
+               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version", "shm_total_gb")
 
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
@@ -304,7 +304,9 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
     listed = values.get("rocm.gpus") or ()  # (name, gfx) per GPU agent, from rocminfo
     module = values.get("rocm.kernel_module")
     kfd = values.get("rocm.kfd")  # `ls -l /dev/kfd /dev/dri` (and `id`/`groups`)
-    if not name and version is None and not listed and module is None and kfd is None:
+    smi_error = str(values.get("rocm.smi_error") or "")  # an AMD tool saying it sees no GPU
+    if not name and version is None and not listed and module is None and kfd is None \
+            and not smi_error:
         return RocmFacts(probe=sources.info("rocm", False))
     got: dict[str, Any] = {}
     if listed:
@@ -325,6 +327,8 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
         got["kernel_module"] = bool(module)
     if values.get("rocm.driver_version"):
         got["driver_version"] = str(values["rocm.driver_version"])
+    if smi_error:
+        got["smi_error"] = smi_error
     if kfd is not None:
         got["kfd"] = kfd
         got["render_nodes"] = tuple(values.get("rocm.render_nodes") or ())

@@ -25,6 +25,7 @@ a version in a sentence is left to the prose reader.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from envdoctor.facts import DeviceNode
 from envdoctor.parsers._partial import Partial
@@ -123,46 +124,55 @@ def _rocm_nodes(part: Partial, text: str) -> None:
 
 
 # ----------------------------------------------------------------------- AMD tools
-_SMI_FIELD = re.compile(r"^[ \t]*GPU\[(\d{1,3})\][ \t]*:[ \t]*(Card [Ss]eries|GFX Version)"
-                        r":[ \t]*(\S[^\n]{0,80}?)[ \t]*$", re.M)
-_SMI_DRIVER = re.compile(r"^[ \t]*Driver version:[ \t]*(\d[\w.-]{0,40})[ \t]*$", re.M)
-_AMDSMI_GPU = re.compile(r"^[ \t]*GPU:[ \t]*(\d{1,3})[ \t]*$", re.M)
-_AMDSMI_FIELD = re.compile(r"^[ \t]*(MARKET_NAME|TARGET_GRAPHICS_VERSION):[ \t]*"
-                           r"(\S[^\n]{0,80}?)[ \t]*$", re.M)
+# read by the probe's own parsers (probes.rocm_output), so a paste and a live run of the same
+# tool give the same GPUs
+_SMI_LINE = re.compile(r"^[ \t]*GPU\[\d{1,3}\][ \t]*:[^\n]{0,200}$", re.M)
+_SMI_CSV = re.compile(r"^[ \t]*device,(?:Card [Ss]eries|Device Name)[^\n]{0,200}\n"
+                      r"(?:[ \t]*card\d{1,3},[^\n]{0,300}\n?){1,64}", re.M)
+_SMI_DRIVER = re.compile(r"^[ \t]*(?:GPU\[\d{1,3}\][ \t]*:[ \t]*)?Driver version:[ \t]*"
+                         r"(\d[\w.-]{0,40})[ \t]*$", re.M)
+_AMDSMI_BLOCK = re.compile(r"^[ \t]*GPU:[ \t]*\d{1,3}[ \t]*\n(?:[ \t]+[^\n]{0,200}\n?){1,400}", re.M)
 _AMDSMI_ROCM = re.compile(r"\bAMDSMI Tool:[^\n]{0,120}?\|[ \t]*ROCm version:[ \t]*"
                           r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
+_AMD_TOOL = re.compile(r"ROCm System Management Interface|\bAMDSMI Tool:|\brocm-smi\b|"
+                       r"\bamd-smi\b")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 
 
 def _amd_tools(part: Partial, text: str) -> None:
-    gpus: dict[int, dict[str, str]] = {}
-    if "GPU[" in text:
-        for m in _SMI_FIELD.finditer(text):
-            key = "name" if m.group(2).lower().startswith("card") else "gfx"
-            gpus.setdefault(int(m.group(1)), {}).setdefault(key, m.group(3))
-    if not gpus and "TARGET_GRAPHICS_VERSION" in text:
-        index = -1
-        for line in text.split("\n"):
-            g = _AMDSMI_GPU.match(line)
-            if g:
-                index = int(g.group(1))
-                continue
-            f = _AMDSMI_FIELD.match(line)
-            if f and index >= 0:
-                key = "name" if f.group(1) == "MARKET_NAME" else "gfx"
-                gpus.setdefault(index, {}).setdefault(key, f.group(2))
-    listed = tuple((g.get("name", ""), g["gfx"]) for _, g in sorted(gpus.items())
-                   if _GFX.match(g.get("gfx", "")))
+    from envdoctor.probes.rocm_output import parse_amd_smi_static, parse_rocm_smi, says_no_gpu
+    found: list[tuple[str, str]] = []
+    lines = "\n".join(m.group(0).strip() for m in _SMI_LINE.finditer(text))
+    if lines:
+        found = parse_rocm_smi(lines)
+    if not found:
+        csv = _SMI_CSV.search(text)
+        if csv:
+            found = parse_rocm_smi(textwrap.dedent(csv.group(0)))
+    if not found and '"card' in text:
+        start = re.search(r'^[ \t]*\{[ \t]*\n?[ \t]*"card\d', text, re.M)
+        if start:  # `rocm-smi --json`: the JSON object from its first brace
+            found = parse_rocm_smi(text[start.start():].strip())
+    if not found and "TARGET_GRAPHICS_VERSION" in text:
+        blocks = "".join(textwrap.dedent(m.group(0)).rstrip("\n") + "\n"
+                         for m in _AMDSMI_BLOCK.finditer(text))
+        # the probe reads "GPU: 0" at the start of a line: un-indent the blocks' heads only
+        found = parse_amd_smi_static(re.sub(r"^[ \t]+(GPU:)", r"\1", blocks, flags=re.M))
+    # a name alone is no gfx target (ROCm 4/5's rocm-smi prints none): not read as a GPU
+    listed = tuple((name, gfx) for name, gfx in found if _GFX.match(gfx))
     if listed:
         part.set("rocm.gpus", listed)
-    if "rocm" in text.lower() or listed:
-        drv = _SMI_DRIVER.search(text)
-        if drv and ("ROCm System Management" in text or "rocm-smi" in text):
-            part.set("rocm.driver_version", drv.group(1))
-            part.set("rocm.kernel_module", True)
+    tool = _AMD_TOOL.search(text) is not None
+    drv = _SMI_DRIVER.search(text)
+    if drv and tool:
+        part.set("rocm.driver_version", drv.group(1))
+        part.set("rocm.kernel_module", True)
     release = _AMDSMI_ROCM.search(text)
     if release:
         part.set("rocm.version", ver(release.group(1)))
+    said = says_no_gpu(text) if tool else ""
+    if said and not listed:
+        part.set("rocm.smi_error", said)
 
 
 # ----------------------------------------------------------------------- macOS
@@ -172,6 +182,10 @@ _BRAND = re.compile(r"^[ \t]*machdep\.cpu\.brand_string:[ \t]*(\S[^\n]{0,60}?)[ 
 _CHIP = re.compile(r"^[ \t]*Chip:[ \t]*(Apple M\d{1,2}(?: (?:Pro|Max|Ultra))?)[ \t]*$", re.M)
 _INTEL_CPU = re.compile(r"^[ \t]*Processor Name:[ \t]*((?:[\w-]{1,12}[ \t])?Intel[^\n]{1,40}?)"
                         r"[ \t]*$", re.M)
+# system_profiler SPDisplaysDataType: "Chipset Model: Apple M1 Max" beside "Metal Support:"
+_CHIPSET = re.compile(r"^[ \t]*Chipset Model:[ \t]*(Apple M\d{1,2}(?: (?:Pro|Max|Ultra))?)[ \t]*$",
+                      re.M)
+_METAL = re.compile(r"^[ \t]*Metal (?:Support|Family):[ \t]*\S", re.M)
 _MODEL_ID = re.compile(r"^[ \t]*Model Identifier:[ \t]*(?:Mac|iMac|MacBook)", re.M)
 _SYS_VERSION = re.compile(r"^[ \t]*System Version:[ \t]*macOS (\d{2}\.\d{1,2}(?:\.\d{1,2})?)"
                           r"[ \t]+\(\w{4,10}\)[ \t]*$", re.M)
@@ -202,6 +216,10 @@ def _mac(part: Partial, text: str) -> None:
     if m and profiler:
         part.set("host.cpu_model", m.group(1))
         mac = True
+    m = _CHIPSET.search(text)
+    if m and _METAL.search(text):
+        part.set("host.cpu_model", m.group(1))
+        mac = True
     m = _INTEL_CPU.search(text)
     if m and profiler:
         part.set("host.cpu_model", m.group(1))
@@ -225,10 +243,11 @@ _L4T_CORE = re.compile(r"^[ \t]*ii[ \t]+nvidia-l4t-core[ \t]+(\d{2}\.\d{1,2}\.\d
 
 
 def _jetson(part: Partial, text: str) -> None:
-    releases = {(m.group(1), m.group(2), m.group(3)) for m in _TEGRA_RELEASE.finditer(text)}
+    from envdoctor.probes.jetson import parse_release
+    releases = {m.group(0) for m in _TEGRA_RELEASE.finditer(text)}
     if len(releases) == 1:
-        major, revision, board = releases.pop()
-        part.set("jetson.l4t", ver(f"{major}.{revision}"))
+        l4t, board = parse_release(releases.pop().strip())  # the probe's reading of the same file
+        part.set("jetson.l4t", l4t)
         part.set("jetson.board", board)
     cores = set(_L4T_CORE.findall(text))
     if len(cores) == 1:
@@ -239,17 +258,91 @@ def _jetson(part: Partial, text: str) -> None:
 
 
 # ----------------------------------------------------------------------- WSL
+# `wsl -l -v` (PowerShell): "  NAME   STATE   VERSION" then "* Ubuntu-22.04   Running   1"
+_WSL_LIST_HEAD = re.compile(r"^[ \t]*NAME[ \t]+STATE[ \t]+VERSION[ \t]*$", re.M)
+_WSL_LIST_ROW = re.compile(r"^[ \t]*(\*?)[ \t]*([\w.-]{1,64})[ \t]+(?:Running|Stopped|Installing|"
+                           r"Converting|Uninstalling)[ \t]+([12])[ \t]*$", re.M)
+# distributions of Docker/Podman/Rancher Desktop: a VM of theirs, not the user's Linux
+_WSL_TOOL_DISTRO = re.compile(r"^(?:docker-desktop|podman-machine|rancher-desktop)", re.I)
+# the Windows driver's files as WSL 2 maps them, in a tool's line: ldconfig's "=> /usr/lib/wsl/
+# lib/libcuda.so.1", a symlink "-> /usr/lib/wsl/…", `which nvidia-smi` / a prompt running it
+_WSL_LIB_PATH = re.compile(r"(?:=>|->)[ \t]*/usr/lib/wsl/(?:lib|drivers)/[\w.+/-]{1,120}$|"
+                           r"^(?:[^\n]{0,80}?[$#][ \t]*)?/usr/lib/wsl/lib/nvidia-smi\b", re.M)
 _UNAME_R_WSL = re.compile(r"^[ \t]*(\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(-WSL2)?)[ \t]*$",
                           re.M)
 
 
+# WSL 1 has no Linux kernel: `uname -r` prints the Windows build ("4.4.0-19041-Microsoft")
+_UNAME_R_WSL1 = re.compile(r"^[ \t]*(4\.4\.0-\d{4,5}-Microsoft)[ \t]*$", re.M)
+
+
 def _wsl(part: Partial, text: str) -> None:
+    old = {m.group(1) for m in _UNAME_R_WSL1.finditer(text)}
     kernels = set(m.group(1) for m in _UNAME_R_WSL.finditer(text))
+    if len(old) == 1 and not kernels:
+        part.set("host.os", "Linux")
+        part.set("host.kernel", old.pop())
+        part.set("host.wsl", 1)
+        return
     if len(kernels) == 1:
         kernel = kernels.pop()
         part.set("host.os", "Linux")
         part.set("host.kernel", kernel)
         part.set("host.wsl", 2)  # WSL 1 has no Linux kernel: uname shows Microsoft's 4.4.0
+        return
+    if _WSL_LIST_HEAD.search(text):
+        rows = [(star, name, int(v)) for star, name, v in _WSL_LIST_ROW.findall(text)
+                if not _WSL_TOOL_DISTRO.match(name)]
+        versions = {v for _, _, v in rows}
+        if len(versions) == 1:  # every distribution the user has runs as that WSL version
+            part.set("host.wsl", versions.pop())
+            return
+    if _WSL_LIB_PATH.search(text):
+        part.set("host.os", "Linux")
+        part.set("host.wsl", 2)  # only WSL 2 maps the Windows driver into /usr/lib/wsl
+
+
+# ----------------------------------------------------------------------- /dev/shm
+# `df -h /dev/shm`: "shm   64M   0   64M   0% /dev/shm". Docker, Podman and Kubernetes mount a
+# filesystem named "shm" there; a host mounts "tmpfs"
+_DF_SHM = re.compile(r"^[ \t]*(shm|tmpfs|none)[ \t]+(\d{1,6}(?:\.\d{1,3})?)([KMGT])i?[ \t]+\S+"
+                     r"[ \t]+\S+[ \t]+\d{1,3}%[ \t]+/dev/shm[ \t]*$", re.M)
+_ENGINE = (("podman", "podman"), ("kubectl", "kubernetes"), ("docker", "docker"))
+
+
+def _shm(part: Partial, text: str) -> None:
+    sizes = {(m.group(1), float(m.group(2)), m.group(3)) for m in _DF_SHM.finditer(text)}
+    if len(sizes) != 1:
+        return
+    fs, size, unit = sizes.pop()
+    gb = size * {"K": 1 / 1024 ** 2, "M": 1 / 1024, "G": 1.0, "T": 1024.0}[unit]
+    part.set("host.shm_total_gb", round(gb, 4))
+    if fs == "shm":
+        low = text.lower()
+        engine = next((name for word, name in _ENGINE if word in low), "")
+        part.set("host.container", engine)  # which engine: only where the text names one
+
+
+# ----------------------------------------------------------------------- environment
+# variables that decide a platform check, set on a line of their own ("export X=v", an env
+# dump's "X=v", PowerShell's "$env:X = 'v'", cmd's "set X=v")
+_PLATFORM_VARS = ("TPU_ACCELERATOR_TYPE", "TPU_VISIBLE_CHIPS", "PJRT_DEVICE", "JAX_PLATFORMS",
+                  "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                  "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
+_VAR_LINE = re.compile(r"^[ \t]*(?:[$>][ \t]*)?(?:export[ \t]+|set[ \t]+|\$env:)?"
+                       r"(" + "|".join(_PLATFORM_VARS) + r")[ \t]*=[ \t]*[\"']?([\w.,:-]{0,64})"
+                       r"[\"']?[ \t]*$", re.M)
+
+
+def _vars(part: Partial, text: str) -> None:
+    seen: dict[str, set[str]] = {}
+    for name, value in _VAR_LINE.findall(text):
+        seen.setdefault(name, set()).add(value)
+    for name, values in seen.items():
+        if len(values) == 1 and re.search(rf"\bunset[ \t]+{name}\b", text) is None:
+            value = values.pop()
+            if value:
+                part.set(f"env.{name}", value)
 
 
 def parse(text: str) -> Partial:
@@ -259,4 +352,6 @@ def parse(text: str) -> Partial:
     _mac(part, text)
     _jetson(part, text)
     _wsl(part, text)
+    _shm(part, text)
+    _vars(part, text)
     return part
