@@ -316,3 +316,24 @@ def test_df_dev_shm_in_a_docker_container_names_host001_and_tmpfs_does_not():
     facts = parse_text(host)
     assert facts is not None and facts.host.container != "docker"
     assert not any(code == "HOST001" for code, _ in loud(host))
+
+
+# https://github.com/NVIDIA/k8s-device-plugin/issues/377 (`dpkg -l` on a Jetson Nano, L4T 32.7.3)
+DPKG_L4T = """\
+ii  nvidia-l4t-init                                            32.7.3-20221122092935              arm64                              NVIDIA Init debian package
+ii  nvidia-l4t-initrd                                          32.7.3-20221122092935              arm64                              NVIDIA initrd debian package
+ii  nvidia-l4t-jetson-io                                       32.7.3-20221122092935              arm64                              NVIDIA Jetson.IO debian package
+ii  nvidia-l4t-kernel                                          4.9.299-tegra-32.7.3-2022112209293 arm64                              NVIDIA Kernel Package
+ii  nvidia-l4t-kernel-dtbs                                     4.9.299-tegra-32.7.3-2022112209293 arm64                              NVIDIA Kernel DTB Package
+"""
+
+
+def test_dpkg_l4t_packages_give_the_release_and_stay_clean():
+    facts = parse_text(DPKG_L4T)
+    assert facts is not None and str(facts.jetson.l4t) == "32.7.3"
+    assert not loud(DPKG_L4T)
+    # two releases listed (an upgrade half done): which one runs is not said
+    mixed = DPKG_L4T.replace("nvidia-l4t-init                                            32.7.3",
+                             "nvidia-l4t-init                                            32.7.4")
+    facts = parse_text(mixed)
+    assert facts is None or facts.jetson.l4t is None

@@ -238,8 +238,14 @@ def _mac(part: Partial, text: str) -> None:
 # ----------------------------------------------------------------------- Jetson
 _TEGRA_RELEASE = re.compile(r"^[ \t]*# R(\d{2}) \(release\), REVISION: (\d{1,2}\.\d{1,2})"
                             r"(?:, GCID: \d+)?, BOARD: ([\w-]{1,32})", re.M)
-_L4T_CORE = re.compile(r"^[ \t]*ii[ \t]+nvidia-l4t-core[ \t]+(\d{2}\.\d{1,2}\.\d{1,2})-\d{8,}"
+# any L4T package carries the release (nvidia-l4t-core, -init, -cuda, …: "32.7.3-20221122092935");
+# the kernel's own packages ("4.9.299-tegra-32.7.3-…") do not match
+_L4T_CORE = re.compile(r"^[ \t]*ii[ \t]+nvidia-l4t-[\w-]{2,40}(?::arm64)?[ \t]+(\d{2}\.\d{1,2}\.\d{1,2})-\d{8,}"
                        r"[ \t]+arm64\b", re.M)
+
+# `dpkg -l | grep nvidia-jetpack` / `apt show nvidia-jetpack`'s row: "ii  nvidia-jetpack  5.1.2-b104"
+_JETPACK_DPKG = re.compile(r"^[ \t]*ii[ \t]+nvidia-jetpack[ \t]+(\d\.\d{1,2}(?:\.\d{1,2})?)-b\d{1,4}"
+                           r"[ \t]+arm64\b", re.M)
 
 
 def _jetson(part: Partial, text: str) -> None:
@@ -249,6 +255,9 @@ def _jetson(part: Partial, text: str) -> None:
         l4t, board = parse_release(releases.pop().strip())  # the probe's reading of the same file
         part.set("jetson.l4t", l4t)
         part.set("jetson.board", board)
+    jetpacks = set(_JETPACK_DPKG.findall(text))
+    if len(jetpacks) == 1:  # the nvidia-jetpack meta-package, as the probe reads dpkg's status
+        part.set("jetson.jetpack", ver(jetpacks.pop()))
     cores = set(_L4T_CORE.findall(text))
     if len(cores) == 1:
         part.set("jetson.l4t", ver(cores.pop()))
