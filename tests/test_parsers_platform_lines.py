@@ -337,3 +337,52 @@ def test_dpkg_l4t_packages_give_the_release_and_stay_clean():
                              "nvidia-l4t-init                                            32.7.4")
     facts = parse_text(mixed)
     assert facts is None or facts.jetson.l4t is None
+
+
+# https://github.com/NVIDIA/nvidia-docker/issues/904 (`nvidia-container-cli -k -d /dev/tty info`)
+NVC_INFO_1080 = """\
+I0114 04:33:38.553037 7944 nvc_info.c:489] requesting device information with ''
+I0114 04:33:38.559326 7944 nvc_info.c:519] listing device /dev/nvidia0 (GPU-e572b8ee-523e-f7be-a359-33149791a02a at 00000000:01:00.0)
+NVRM version:   390.87
+CUDA version:   9.1
+
+Device Index:   0
+Device Minor:   0
+Model:          GeForce GTX 1080 with Max-Q Design
+Brand:          GeForce
+GPU UUID:       GPU-e572b8ee-523e-f7be-a359-33149791a02a
+Bus Location:   00000000:01:00.0
+Architecture:   6.1
+I0114 04:33:38.559343 7944 nvc.c:318] shutting down library context
+"""
+
+# https://github.com/NVIDIA/nvidia-docker/issues/1775 (the same tool on a Jetson Xavier: no NVRM)
+NVC_INFO_XAVIER = """\
+I0814 14:27:07.712233 513982 nvc_info.c:803] listing device (null) ((null) at (null))
+NVRM version:   (null)
+CUDA version:   10.2
+
+Device Index:   0
+Device Minor:   0
+Model:          Xavier
+Brand:          (null)
+GPU UUID:       (null)
+Bus Location:   (null)
+Architecture:   7.2
+"""
+
+
+def test_nvidia_container_cli_info_gives_the_driver_and_gpus():
+    facts = parse_text(NVC_INFO_1080)
+    assert facts is not None
+    assert str(facts.nvidia.driver_version) == "390.87"
+    assert str(facts.nvidia.cuda_driver_version) == "9.1"
+    assert [(g.name, str(g.cc)) for g in facts.nvidia.gpus] == [
+        ("GeForce GTX 1080 with Max-Q Design", "6.1")]
+    assert not loud(NVC_INFO_1080)
+
+
+def test_nvidia_container_cli_on_a_jetson_states_no_driver():
+    # "(null)" is no driver version: a Jetson's iGPU is not an NVML GPU, nothing is read
+    facts = parse_text(NVC_INFO_XAVIER)
+    assert facts is None or facts.nvidia.driver_version is None

@@ -354,6 +354,39 @@ def _vars(part: Partial, text: str) -> None:
                 part.set(f"env.{name}", value)
 
 
+# ----------------------------------------------------------------------- NVIDIA container CLI
+# `nvidia-container-cli -k -d /dev/tty info`: the host driver libnvidia-container found, and
+# per GPU its model and architecture (compute capability)
+_NVC_DRIVER = re.compile(r"^[ \t]*NVRM version:[ \t]+(\d{3}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$", re.M)
+_NVC_CUDA = re.compile(r"^[ \t]*CUDA version:[ \t]+(\d{1,2}\.\d{1,2})[ \t]*$", re.M)
+_NVC_FIELD = re.compile(r"^[ \t]*(Device Index|Model|Architecture):[ \t]+(\S[^\n]{0,80}?)[ \t]*$",
+                        re.M)
+
+
+def _container_cli(part: Partial, text: str) -> None:
+    from envdoctor.facts import Gpu
+    driver, cuda = _NVC_DRIVER.search(text), _NVC_CUDA.search(text)
+    if driver is None or cuda is None or "Device Index:" not in text:
+        return
+    part.set("nvidia.driver_version", ver(driver.group(1)))
+    part.set("nvidia.cuda_driver_version", ver(cuda.group(1)))
+    gpus: list[Gpu] = []
+    index: int | None = None
+    name = ""
+    for m in _NVC_FIELD.finditer(text):
+        key, value = m.group(1), m.group(2)
+        if key == "Device Index" and value.isdigit():
+            index, name = int(value), ""
+        elif key == "Model" and index is not None:
+            name = value
+        elif key == "Architecture" and index is not None and name:
+            cc = ver(value) if re.fullmatch(r"\d{1,2}\.\d", value) else None
+            gpus.append(Gpu(index=index, name=name, cc=cc))
+            index = None
+    if gpus:
+        part.gpus.extend(gpus)
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     _rocm_nodes(part, text)
@@ -363,4 +396,5 @@ def parse(text: str) -> Partial:
     _wsl(part, text)
     _shm(part, text)
     _vars(part, text)
+    _container_cli(part, text)
     return part
