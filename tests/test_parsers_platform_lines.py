@@ -386,3 +386,31 @@ def test_nvidia_container_cli_on_a_jetson_states_no_driver():
     # "(null)" is no driver version: a Jetson's iGPU is not an NVML GPU, nothing is read
     facts = parse_text(NVC_INFO_XAVIER)
     assert facts is None or facts.nvidia.driver_version is None
+
+
+# constructed in `ldconfig -p`'s layout (WSL 2: the loader cache lists only the Windows driver's
+# libcuda); the stored public pastes of this shape are quoted elsewhere in the project
+LDCONFIG_WSL = """\
+$ ldconfig -p | grep cuda
+        libcudart.so.12 (libc6,x86-64) => /usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.12
+        libcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1
+libcuda.so (libc6,x86-64) => /usr/local/cuda/targets/x86_64-linux/lib/libcuda.so
+"""
+
+
+def test_ldconfig_under_wsl2_reads_the_driver_library_and_stays_clean():
+    facts = parse_text(LDCONFIG_WSL)
+    assert facts is not None and facts.host.wsl == 2
+    # a libcuda.so in the toolkit's folder (a stub or a hand-made link) is no driver package
+    assert [lib.path for lib in facts.libraries.libraries if lib.name == "libcuda"] == [
+        "/usr/lib/wsl/lib/libcuda.so.1"]
+    assert not any(code == "DRV004" for code, _ in loud(LDCONFIG_WSL))
+
+
+def test_ldconfig_with_a_linux_libcuda_inside_wsl_names_drv004():
+    # constructed: the rows above plus a second libcuda.so.1 from a Linux driver package
+    text = LDCONFIG_WSL.replace(
+        "        libcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1\n",
+        "        libcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1\n"
+        "        libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n")
+    assert any(code == "DRV004" for code, _ in loud(text))

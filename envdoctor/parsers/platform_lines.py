@@ -387,6 +387,27 @@ def _container_cli(part: Partial, text: str) -> None:
         part.gpus.extend(gpus)
 
 
+# ----------------------------------------------------------------------- loader cache
+# `ldconfig -p` rows ("\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1"), read by
+# the libraries probe's own parser
+_LDCONFIG_ROW = re.compile(r"^[ \t]*lib[\w+.-]{1,80}\.so[\w.]{0,20}[ \t]+\((?:libc6|ELF)[^)\n]{0,40}\)"
+                           r"[ \t]+=>[ \t]+/[^\s]{1,200}[ \t]*$", re.M)
+
+
+_TOOLKIT_DIR = re.compile(r"/cuda[\w.-]{0,12}/(?:targets|lib64|lib|compat)/|/stubs/")
+
+
+def _ldconfig(part: Partial, text: str) -> None:
+    rows = "\n".join(m.group(0) for m in _LDCONFIG_ROW.finditer(text))
+    if not rows:
+        return
+    from envdoctor.probes.libraries import from_ldconfig
+    # a libcuda under a CUDA toolkit's folder is its link stub or a hand-made link, never a
+    # driver package's: a paste cannot tell which, so it is not read as the driver
+    part.libraries.extend(lib for lib in from_ldconfig(rows)
+                          if not (lib.name == "libcuda" and _TOOLKIT_DIR.search(lib.path)))
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     _rocm_nodes(part, text)
@@ -397,4 +418,5 @@ def parse(text: str) -> Partial:
     _shm(part, text)
     _vars(part, text)
     _container_cli(part, text)
+    _ldconfig(part, text)
     return part
