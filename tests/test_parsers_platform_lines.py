@@ -414,3 +414,17 @@ def test_ldconfig_with_a_linux_libcuda_inside_wsl_names_drv004():
         "        libcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1\n"
         "        libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n")
     assert any(code == "DRV004" for code, _ in loud(text))
+
+
+def test_id_with_a_bare_gid_opens_a_node_of_that_gid():
+    # constructed: a container user added by GID (`docker run --group-add 109`), where the
+    # group has no name inside the image, so both `id` and `ls -l` print the number
+    text = ("$ id\nuid=1000 gid=1000 groups=1000,44(video),109\n"
+            "$ ls -l /dev/kfd\ncrw-rw---- 1 root 109 235, 0 Aug 22 21:34 /dev/kfd\n")
+    facts = parse_text(text)
+    assert facts is not None and facts.rocm.kfd is not None
+    assert facts.rocm.kfd.accessible is True
+    assert not any(code == "ROCM003" for code, _ in loud(text))
+    shut = text.replace(",109\n", "\n")
+    facts = parse_text(shut)
+    assert facts is not None and facts.rocm.kfd is not None and facts.rocm.kfd.accessible is False

@@ -42,9 +42,11 @@ _LS_DEV = re.compile(
     r"([\w.-]{1,32})[ \t]+([\w.-]{1,32})[ \t]+\d+,[ \t]*\d+[ \t][^\n]{1,40}?[ \t]"
     r"((?:/dev/)?kfd|(?:/dev/dri/)?renderD\d{1,3})[ \t]*$", re.M)
 # `id`: "uid=1000(alice) gid=1000(alice) groups=1000(alice),4(adm),44(video)"
-_ID = re.compile(r"^[ \t]*uid=(\d+)\(([\w.-]{1,32})\)[ \t]+gid=\d+\([\w.-]{1,32}\)"
+_ID = re.compile(r"^[ \t]*uid=(\d+)(?:\(([\w.-]{1,32})\))?[ \t]+gid=\d+(?:\([\w.-]{1,32}\))?"
                  r"(?:[ \t]+groups=([\d(),\w. -]{1,600}))?[ \t]*$", re.M)
-_ID_GROUP = re.compile(r"\d+\(([\w.-]{1,32})\)")
+# each group as its number and, where it has one, its name: a container user added by GID
+# (docker run --group-add 109) shows "109" alone, as `ls -l` then shows the node's group
+_ID_GROUP = re.compile(r"(\d+)(?:\(([\w.-]{1,32})\))?")
 # a prompt that ran `groups` ("$ groups", "alice@box:~$ groups alice"); its answer is the next
 # line: "alice adm video render" or "alice : alice adm video render"
 _GROUPS_CMD = re.compile(r"^[^\n]{0,80}?[$#%>][ \t]*groups(?:[ \t]+([\w.-]{1,32}))?[ \t]*$", re.M)
@@ -59,8 +61,11 @@ def _groups(text: str) -> tuple[str, tuple[str, ...]] | None:
     for m in _ID.finditer(text):
         if m.group(3) is None:
             continue
-        user = "root" if m.group(1) == "0" else m.group(2)
-        found.add((user, tuple(_ID_GROUP.findall(m.group(3)))))
+        user = "root" if m.group(1) == "0" else (m.group(2) or m.group(1))
+        names: list[str] = []
+        for number, name in _ID_GROUP.findall(m.group(3)):
+            names += [name, number] if name else [number]
+        found.add((user, tuple(names)))
     lines = text.split("\n")
     for m in _GROUPS_CMD.finditer(text):
         index = text.count("\n", 0, m.start())
@@ -69,8 +74,7 @@ def _groups(text: str) -> tuple[str, tuple[str, ...]] | None:
             continue
         a = _GROUPS_ANSWER.match(rest[0])
         if a:
-            names = tuple(a.group(2).split())
-            found.add((a.group(1) or m.group(1) or "", names))
+            found.add((a.group(1) or m.group(1) or "", tuple(a.group(2).split())))
     return found.pop() if len(found) == 1 else None
 
 
