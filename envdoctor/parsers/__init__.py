@@ -154,5 +154,7 @@ def load_report_file(path: str) -> Facts:
         raise BadInput(f"{path}: no environment report found, nor an error envdoctor knows "
                        f"({summary.describe()}; expected "
                        "collect_env, nvidia-smi, nvcc, pip/conda list, jax or transformers "
-                       "env output)")
+                       "env output, or a platform tool's: rocminfo, rocm-smi, amd-smi, "
+                       "ls -l /dev/kfd, sysctl, nv_tegra_release, wsl -l -v, "
+                       "nvidia-container-cli info)")
     return facts
