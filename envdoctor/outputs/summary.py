@@ -205,6 +205,8 @@ def _libs(facts: Facts) -> str:
         versions = sorted({str(lib.version) for lib in libs.named(name) if lib.version})
         if versions:
             parts.append(f"{name} {', '.join(versions)}")
+    if not parts and facts.origin == "report":
+        return "none shown in the pasted report"  # a paste lists some libraries, never all
     return "; ".join(parts) or "none installed system-wide"
 
 

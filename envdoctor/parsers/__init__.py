@@ -29,6 +29,7 @@ from envdoctor.parsers import (
     nvidia_smi_q,
     packages,
     pip_show,
+    platform_lines,
     rocminfo,
     shell_lines,
     system_info,
@@ -51,6 +52,7 @@ PARSERS: dict[str, Parse] = {
     nvcc.NAME: nvcc.parse,
     nvidia_smi.NAME: nvidia_smi.parse,
     rocminfo.NAME: rocminfo.parse,
+    platform_lines.NAME: platform_lines.parse,
     tf_build_info.NAME: tf_build_info.parse,
     jax_env.NAME: jax_env.parse,
     collect_env.NAME: collect_env.parse,
@@ -152,5 +154,7 @@ def load_report_file(path: str) -> Facts:
         raise BadInput(f"{path}: no environment report found, nor an error envdoctor knows "
                        f"({summary.describe()}; expected "
                        "collect_env, nvidia-smi, nvcc, pip/conda list, jax or transformers "
-                       "env output)")
+                       "env output, or a platform tool's: rocminfo, rocm-smi, amd-smi, "
+                       "ls -l /dev/kfd, sysctl, nv_tegra_release, wsl -l -v, "
+                       "nvidia-container-cli info)")
     return facts

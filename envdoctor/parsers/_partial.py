@@ -253,7 +253,7 @@ def _pick(values: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 HOST_FIELDS = ("os", "distro", "kernel", "arch", "glibc", "python_version",
                "python_executable", "python_implementation", "python_env", "cpu_count",
-               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version")
+               "ram_total_gb", "container", "wsl", "cpu_model", "gcc_version", "shm_total_gb")
 
 
 def _host(values: dict[str, Any], sources: _Sources) -> HostFacts:
@@ -290,6 +290,8 @@ def _apple(values: dict[str, Any], sources: _Sources) -> AppleFacts:
             got["apple_silicon"] = True  # arm64 code runs on Apple silicon only
     if values.get("apple.apple_silicon") is True and "apple_silicon" not in got:
         got["apple_silicon"] = True  # "Apple silicon" / an M-series chip named in the text
+    if isinstance(values.get("apple.translated"), bool):
+        got["translated"] = values["apple.translated"]  # `sysctl sysctl.proc_translated`
     return _only(AppleFacts(probe=sources.info("apple", bool(got)), **got), _stated(got))
 
 
@@ -301,7 +303,10 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
     version = values.get("rocm.version")
     listed = values.get("rocm.gpus") or ()  # (name, gfx) per GPU agent, from rocminfo
     module = values.get("rocm.kernel_module")
-    if not name and version is None and not listed and module is None:
+    kfd = values.get("rocm.kfd")  # `ls -l /dev/kfd /dev/dri` (and `id`/`groups`)
+    smi_error = str(values.get("rocm.smi_error") or "")  # an AMD tool saying it sees no GPU
+    if not name and version is None and not listed and module is None and kfd is None \
+            and not smi_error:
         return RocmFacts(probe=sources.info("rocm", False))
     got: dict[str, Any] = {}
     if listed:
@@ -322,6 +327,14 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
         got["kernel_module"] = bool(module)
     if values.get("rocm.driver_version"):
         got["driver_version"] = str(values["rocm.driver_version"])
+    if smi_error:
+        got["smi_error"] = smi_error
+    if kfd is not None:
+        got["kfd"] = kfd
+        got["render_nodes"] = tuple(values.get("rocm.render_nodes") or ())
+        for key in ("user", "user_groups"):
+            if values.get(f"rocm.{key}") is not None:
+                got[key] = values[f"rocm.{key}"]
     return only_stated(RocmFacts(probe=sources.info("rocm", True), **got), set(got))
 
 
@@ -331,8 +344,10 @@ def _jetson(values: dict[str, Any], sources: _Sources) -> JetsonFacts:
     are observed, everything else of the board is not; unknown when the report shows none of
     them (a report never says "not a Jetson")."""
     kernel = str(values.get("host.kernel", ""))
-    said = {k: values[f"jetson.{k}"] for k in ("model", "soc", "jetpack", "l4t")
+    said = {k: values[f"jetson.{k}"] for k in ("model", "soc", "jetpack", "l4t", "board")
             if values.get(f"jetson.{k}")}
+    if "l4t" in said and values.get("jetson.board"):
+        said["l4t_source"] = "nv_tegra_release"
     if kernel.endswith("-tegra"):
         said["kernel"] = kernel
     elif str(values.get("host.arch", "")).lower() in ("x86_64", "amd64") or \

@@ -166,9 +166,9 @@ def _amd_reason(rocm: RocmFacts, vars: dict[str, str]) -> str | None:
         if not amd.visible(rocm.gpus, vars):
             hidden = amd.rocm_hidden_all(rocm=rocm, vars=vars)
             return f"{hidden} hides every AMD GPU"
-        access = amd.rocm_access_problem(rocm=rocm)
+        access = amd.access_of(rocm)
         return f"this user cannot open {access}" if access else ""
-    access = amd.rocm_access_problem(rocm=rocm)
+    access = amd.access_of(rocm)
     if access:
         return f"this user cannot open {access}, so no AMD GPU is listed"
     no_driver = amd.rocm_no_driver(rocm=rocm)

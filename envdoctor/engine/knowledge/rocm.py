@@ -219,60 +219,88 @@ def rocm_hidden_all(*, rocm: RocmFacts, vars: dict[str, str]) -> str | None:
     return None
 
 
-@reads(rocm="rocm", container=optional("host.container", ""))
-def rocm_access_problem(*, rocm: RocmFacts, container: str = "") -> str | None:
+# a field of the rocm section the facts do not show (a pasted `ls -l /dev/kfd` shows the nodes
+# and the groups, not the GPUs): told apart from an observed None/() by identity
+_UNSEEN: Any = object()
+_ACCESS_READS = dict(kfd=optional("rocm.kfd", _UNSEEN),
+                     render_nodes=optional("rocm.render_nodes", _UNSEEN),
+                     smi_error=optional("rocm.smi_error", ""),
+                     gpus=optional("rocm.gpus", _UNSEEN),
+                     kernel_module=optional("rocm.kernel_module", _UNSEEN),
+                     container=optional("host.container", ""))
+
+
+@reads(**_ACCESS_READS)
+def rocm_access_problem(*, kfd: Any, render_nodes: Any, smi_error: str, gpus: Any,
+                        kernel_module: Any, container: str = "") -> str | None:
     """``rocm_access_problem()``: the device nodes this user cannot open ("/dev/kfd (group
     render, mode 0660)"), or what rocminfo said when it could not open /dev/kfd, or the nodes
     missing where the loaded amdgpu driver lists GPUs (a container started without
     ``--device=/dev/kfd --device=/dev/dri``); None when the nodes open, or none exist and
-    no GPU is listed."""
+    no GPU is listed. Each field is read on its own: a pasted ``ls -l /dev/kfd`` with ``id``
+    judges the nodes without the GPUs, a pasted rocminfo the GPUs without /dev."""
     def node(n: object) -> str:
         path, group, mode = (getattr(n, a) for a in ("path", "group", "mode"))
         return f"{path} (group {group or '?'}, mode {mode or '?'})"
-    shut = [node(rocm.kfd)] if rocm.kfd is not None and rocm.kfd.accessible is False else []
-    if rocm.render_nodes and all(n.accessible is False for n in rocm.render_nodes):
-        shut.append(node(rocm.render_nodes[0]))
+    nodes = () if render_nodes is _UNSEEN else render_nodes
+    seen_kfd = kfd is not _UNSEEN and kfd is not None
+    shut = [node(kfd)] if seen_kfd and kfd.accessible is False else []
+    if nodes and all(n.accessible is False for n in nodes):
+        shut.append(node(nodes[0]))
     if shut:
         return " and ".join(shut)
-    low = rocm.smi_error.lower()
+    low = smi_error.lower()
     if "unable to open /dev/kfd" in low and ("permission denied" in low
                                               or "operation not permitted" in low):
         return "/dev/kfd (rocminfo: permission denied)"
-    return _nodes_missing(rocm, container)
+    return _nodes_missing(kfd, render_nodes, gpus, kernel_module, container)
 
 
-def _nodes_missing(rocm: RocmFacts, container: str) -> str | None:
+def access_of(rocm: RocmFacts) -> str | None:
+    """``rocm_access_problem`` of a whole (probed) rocm section."""
+    return rocm_access_problem(kfd=rocm.kfd, render_nodes=rocm.render_nodes,
+                               smi_error=rocm.smi_error, gpus=rocm.gpus,
+                               kernel_module=rocm.kernel_module)
+
+
+def _nodes_missing(kfd: Any, render_nodes: Any, gpus: Any, kernel_module: Any,
+                   container: str) -> str | None:
     """The amdgpu driver is loaded and lists GPUs (its KFD topology, or a tool), yet neither
-    /dev/kfd nor a render node exists: HIP has nothing to open. The section is read whole, so
-    a paste that says nothing of /dev (its fields unobserved) never gets here."""
-    if not (rocm.gpus and rocm.kernel_module and rocm.kfd is None and not rocm.render_nodes):
+    /dev/kfd nor a render node exists: HIP has nothing to open. Only where all four were
+    observed: a paste that says nothing of /dev (its fields unobserved) never gets here."""
+    if any(v is _UNSEEN for v in (kfd, render_nodes, gpus, kernel_module)):
+        return None
+    if not (gpus and kernel_module and kfd is None and not render_nodes):
         return None
     where = f" in this {container} container" if container else ""
     return f"/dev/kfd and /dev/dri/renderD* (they do not exist{where})"
 
 
-@reads(rocm="rocm", container=optional("host.container", ""))
-def rocm_access_fix(*, rocm: RocmFacts, container: str = "") -> str:
+@reads(user=optional("rocm.user", ""), **_ACCESS_READS)
+def rocm_access_fix(*, user: str, kfd: Any, render_nodes: Any, smi_error: str, gpus: Any,
+                    kernel_module: Any, container: str = "") -> str:
     """``rocm_access_fix()``: ROCM003's fix for the problem ``rocm_access_problem()`` names:
     the device flags where the nodes are missing, the groups where they are shut."""
     devices = "--device=/dev/kfd --device=/dev/dri --group-add video --group-add render"
-    if _nodes_missing(rocm, container) is not None and rocm_access_problem(
-            rocm=rocm, container=container) == _nodes_missing(rocm, container):
+    missing = _nodes_missing(kfd, render_nodes, gpus, kernel_module, container)
+    if missing is not None and rocm_access_problem(
+            kfd=kfd, render_nodes=render_nodes, smi_error=smi_error, gpus=gpus,
+            kernel_module=kernel_module, container=container) == missing:
         return (f"Start the container with the GPU device nodes: docker run {devices} … "
                 "(compose: devices: [/dev/kfd, /dev/dri]; Kubernetes: the AMD GPU device "
                 "plugin's amd.com/gpu resource)" if container else
                 "The amdgpu driver lists GPUs but its device nodes are missing: check that "
                 "udev runs and that /dev is not a private mount (in a container start it "
                 f"with {devices})")
-    user = rocm.user or "$USER"
+    user = user or "$USER"
     return (f"sudo usermod -a -G render,video {user}   # then log out and in again (or: "
             f"newgrp render)\nIn a container: {devices}")
 
 
-@reads(rocm="rocm")
-def rocm_user(*, rocm: RocmFacts) -> str:
+@reads(user=optional("rocm.user", ""))
+def rocm_user(*, user: str) -> str:
     """``rocm_user()``: the user whose access was judged, for the fix line ($USER if none)."""
-    return rocm.user or "$USER"
+    return user or "$USER"
 
 
 @reads(amd_gpus=some("rocm.gpus"), kfd=optional("rocm.kfd"),

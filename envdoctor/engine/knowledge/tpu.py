@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envdoctor.engine.knowledge._reads import optional, reads
+from envdoctor.engine.knowledge._reads import Read, optional, reads
 from envdoctor.facts import GooglePciDevice, JaxBuild
 from envdoctor.matrices.tpu import describe_chips, jax_default_platform, tpu_platform
 
@@ -52,7 +52,10 @@ def _tpu_evidence(live: dict[str, Any] | None, vars: dict[str, str], jax: JaxBui
     return f"{stated} and {node}" if node else ""
 
 
-_MACHINE_READS = dict(live=optional("live"), vars=optional("env.vars", {}),
+# the variables a paste shows are some of the environment: each one read is positive evidence
+# (a TPU runtime variable set, JAX_PLATFORMS naming another platform), never an absence
+_SHOWN_VARS = Read("env.vars", default={}, partial_ok=True)
+_MACHINE_READS = dict(live=optional("live"), vars=_SHOWN_VARS,
                       jax=optional("frameworks.jax"),
                       pci=optional("host.google_pci_devices", ()),
                       nodes=optional("host.gpu_device_nodes", ()))
@@ -96,7 +99,7 @@ def tpu_jax_without_libtpu(*, live: dict[str, Any] | None, vars: dict[str, str],
     return f"jax {jax.version or '?'} without libtpu"
 
 
-@reads(vars=optional("env.vars", {}), jax=optional("frameworks.jax"))
+@reads(vars=_SHOWN_VARS, jax=optional("frameworks.jax"))
 def jax_platform_off_tpu(*, vars: dict[str, str], jax: JaxBuild | None) -> str | None:
     """``"JAX_PLATFORMS=cpu"``: the variable that makes a platform other than the TPU JAX's
     default (JAX_PLATFORM_NAME when set, else the first entry of JAX_PLATFORMS; tpu.toml
