@@ -110,12 +110,16 @@ def test_every_shipped_pattern_passes_the_audit():
 
 
 def test_the_audit_is_cheap_for_plain_patterns():
-    """Run on every cold load of the rules: most patterns skip the automaton entirely."""
+    """Run on every cold load of the rules: most patterns skip the automaton entirely (every
+    loop a single character class's own), so the audit costs a parse and a walk for them. The
+    share is counted, not timed; the time bound is only a hang guard."""
     pats = [p.source for s in load_signatures(RULES) for p in all_patterns(s)]
+    plain = sum(redos._simple(redos.sre_parse.parse(src)) for src in pats)
+    assert plain >= 0.9 * len(pats), (plain, len(pats))
     start = time.perf_counter()
     for src in pats:
         redos.problem(src)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 60.0
 
 
 # ---------------------------------------------------------------- a user's rules copy
