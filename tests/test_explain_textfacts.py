@@ -113,7 +113,7 @@ def test_edit_distance_is_bounded():
     assert edit_distance("a" * 5000, "b" * 5000, 2) == 3
     start = time.perf_counter()
     assert edit_distance("x" * 100_000, "x" * 99_999 + "y", 2) == 3  # too long to be a name
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 10.0  # a hang guard: the unbounded distance is 10^10 steps
 
 
 def test_a_misspelt_library_is_explained_as_the_library():
@@ -128,7 +128,7 @@ def test_a_hostile_text_is_read_in_bounded_time():
     start = time.perf_counter()
     text_facts(text)
     correct_library_names(text)
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 20.0  # a hang guard
 
 
 # ---------------------------------------------------------------- facts_notes (explain.stated)
