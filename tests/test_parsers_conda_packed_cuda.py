@@ -72,3 +72,21 @@ def test_packed_form_needs_a_pytorch_row_and_a_plausible_cuda():
     assert parse_pasted(other.replace("[pip] torch==1.0.0\n", "")).frameworks.torch is None
     odd = PT_27745.replace("py3.7_cuda90_cudnn7_1", "py3.7_cuda55_cudnn7_1")
     assert _torch(odd).frameworks.torch.cuda is None
+
+
+def test_conda_forge_pytorch_build_strings_pack_the_cuda_too():
+    # conda-forge's pytorch builds as published on https://anaconda.org/conda-forge/pytorch/files
+    # (pytorch 2.3.1 cuda118_py311h0047a46_300 / cuda120_py311hf6aebf0_300, 2.4.0
+    # cuda120_py310h2c91c31_301): the variant leads the build string
+    from envdoctor.parsers._partial import Partial
+    from envdoctor.parsers.packages import _conda_cuda
+
+    for build, want in (("cuda118_py311h0047a46_300", "11.8"),
+                        ("cuda120_py311hf6aebf0_300", "12.0"),
+                        ("cuda120_py310h2c91c31_301", "12.0")):
+        part = Partial("t")
+        _conda_cuda(part, "pytorch", build)
+        assert str(part.values["frameworks.torch.cuda"]) == want
+    part = Partial("t")  # the same packing on torchvision (cuda120py310h8d5198f_0) is not torch's
+    _conda_cuda(part, "torchvision", "cuda120py310h8d5198f_0")
+    assert "frameworks.torch.cuda" not in part.values
