@@ -32,6 +32,51 @@ _PRINTS = (  # (expression, fact key or observation)
     (r"(?<![\w.])(?:torch\.)?cuda\.is_available\(\)", "obs:torch.cuda_available"),
     (r"tf\.test\.is_built_with_cuda\(\)", "frameworks.tensorflow.is_cuda_build"),
 )
+# print(a, b, c) whose arguments are plain expressions (no strings, no nested calls with commas)
+_PRINT_ARGS = re.compile(r"\bprint\(([\w.() ,]{3,300})\)")
+
+
+def _print_row(part: Partial, line: str, following: list[str]) -> bool:
+    """``print(torch.__version__, torch.version.cuda, torch.cuda.is_available())`` answered on
+    the next line (``2.1.0+cu121 12.1 False``), or ``print(a); print(b)`` answered one line
+    each: each value to its own expression, by position, when the counts agree; False
+    (nothing read) otherwise."""
+    calls = [c.group(1) for c in _PRINT_ARGS.finditer(line)]
+    answers = [plain(ln.strip()) for ln in following if ln.strip()]
+    if not calls or not answers:
+        return False
+    if len(calls) == 1:  # print(a, b, c): one line, values in argument order
+        args = [a.strip() for a in calls[0].split(",")]
+        values = answers[0].split()
+    else:  # print(a); print(b): one line each
+        args = [c.strip() for c in calls]
+        values = answers[:len(calls)]
+        if any("," in a for a in args) or any(len(v.split()) != 1 for v in values):
+            return False
+    if len(args) < 2 or len(values) != len(args):
+        return False
+    keys = []
+    for arg in args:
+        key = next((k for expr, k in _PRINTS if re.fullmatch(expr, arg)), None)
+        keys.append(key)
+    if not any(keys):
+        return False
+    for key, value in zip(keys, values, strict=True):
+        if key is None:
+            continue
+        if key.startswith("obs:") or key.endswith("is_cuda_build"):
+            b = to_bool(value) if re.fullmatch(r"(?:true|false)", value, re.IGNORECASE) else None
+            if b is not None and key.startswith("obs:"):
+                part.observe("torch", "cuda_available", b)
+            elif b is not None:
+                part.set(key, b)
+        elif key.endswith("torch.cuda") and value.lower() == "none":
+            part.set("frameworks.torch.cpu_only", True)
+        elif re.fullmatch(_V, value):
+            _put(part, key, value)
+    return True
+
+
 _KEYED = re.compile(r"^\s*(?:[-*]\s+)?(torch|pytorch|torch\.cuda|cuda_available|gpu|tensorflow|"
                     r"jax|jaxlib|numpy|torchvision|torchaudio|video ?card|graphics card|显卡|"
                     # the GPU packages env blocks list as "name: version" (sglang's check_env,
@@ -477,12 +522,19 @@ def parse(text: str) -> Partial:
     for i, line in enumerate(lines):
         if not hint(line):
             continue
+        several = sum(1 for expr, _ in _PRINTS if re.search(expr, line)) > 1
+        if several and _print_row(part, line, lines[i + 1:i + 9]):
+            continue
         for expr, key in _PRINTS:
             if not re.search(expr, line):
                 continue
             after = re.split(expr, line, maxsplit=1)[1]
             after = re.sub(r"^[)\s`\"']*", "", after)  # the call's closing quote or backtick
-            candidates = [after] + [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1]
+            # one print of several expressions answers on one line, in the order of its
+            # arguments: when that order was not read (_print_row), the next line is no one
+            # expression's answer
+            candidates = [after] + ([] if several else
+                                    [ln for ln in lines[i + 1:i + 3] if ln.strip()][:1])
             for cand in candidates:
                 c = plain(re.sub(r"^(?:>>>|\.\.\.|\$|#|->|=>|returns?|:|(?:(?:i|we) )?(?:still )?"
                                  r"(?:get|got|gives?|prints?|shows?)|(?:it )?(?:is|was))\s*", "",

@@ -26,7 +26,7 @@ def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     if "NVSMI LOG" in text or re.search(r"^\s*Driver Version\s{2,}:", text, re.MULTILINE):
         _parse_q(part, text)
-    if re.search(r"^\s*(?:index|name|timestamp)\s*,.*\bname\b", text, re.MULTILINE | re.IGNORECASE):
+    if "," in text and _csv_header(text) is not None:
         _parse_csv(part, text)
     return part
 
@@ -74,30 +74,62 @@ def _parse_q(part: Partial, text: str) -> None:
             part.gpus.append(Gpu(**{k: v for k, v in seen.items() if v is not None}))
 
 
+# a --query-gpu header: comma-separated field names (``memory.total [MiB]`` carries its unit),
+# in any order the user asked for them (``compute_cap, compute_mode, driver_version, name,
+# index``). It counts with "name" and one more field only nvidia-smi prints, or with
+# ``driver_version`` (then the driver is read and no GPU).
+_CSV_FIELD = r"[a-z][a-z0-9_.]{1,80}(?: \[[^\[\],\n]{1,12}\])?"
+_CSV_HEAD = re.compile(rf"^[ \t]*({_CSV_FIELD}(?:, ?{_CSV_FIELD}){{1,600}})[ \t]*$",
+                       re.MULTILINE | re.IGNORECASE)
+_SMI_FIELDS = frozenset({"index", "driver_version", "compute_cap", "uuid", "pci.bus_id",
+                         "memory.total", "memory.used", "memory.free", "timestamp",
+                         "utilization.gpu", "temperature.gpu", "power.draw", "vbios_version",
+                         "mig.mode.current", "persistence_mode", "pstate", "compute_mode",
+                         "gpu_name", "gpu_uuid", "gpu_bus_id", "count", "serial"})
+
+
+def _csv_fields(line: str) -> list[str]:
+    return [re.sub(r"\s*\[[^\[\]]*\]\s*$", "", c.strip()).lower() for c in line.split(",")]
+
+
+def _csv_header(text: str) -> int | None:
+    """Where the first --query-gpu header line starts, or None."""
+    for m in _CSV_HEAD.finditer(text):
+        fields = _csv_fields(m.group(1))
+        named = "name" in fields or "gpu_name" in fields
+        if (named and len(set(fields) & _SMI_FIELDS) >= 1) or "driver_version" in fields:
+            return m.start()
+    return None
+
+
 def _parse_csv(part: Partial, text: str) -> None:
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    head_i = next((i for i, ln in enumerate(lines)
-                   if re.match(r"^\s*(?:index|name|timestamp)\s*,", ln, re.IGNORECASE)), None)
-    if head_i is None:
+    start = _csv_header(text)
+    if start is None:
         return
-    fields = [re.sub(r"\s*\[[^\[\]]*\]\s*$", "", c.strip()).lower()
-              for c in lines[head_i].split(",")]
-    if "name" not in fields:
-        return
-    for ln in lines[head_i + 1:]:
+    lines = [ln for ln in text[start:].split("\n") if ln.strip()]
+    fields = ["name" if f == "gpu_name" else f for f in _csv_fields(lines[0])]
+    for ln in lines[1:65]:
         cells = [c.strip() for c in ln.split(",")]
         if len(cells) != len(fields):
             break
         row = dict(zip(fields, cells, strict=False))
         part.set("nvidia.driver_version", ver(row.get("driver_version")))
+        if not row.get("name"):
+            continue
         gpu = Gpu(index=_int(row.get("index"), len(part.gpus)), name=clean_name(row["name"]),
                   uuid=row.get("uuid", ""), cc=ver(row.get("compute_cap")),
-                  memory_total_mb=mib(row.get("memory.total", "") + " MiB")
-                  if row.get("memory.total") else None)
+                  memory_total_mb=_mib_cell(row.get("memory.total")))
         mig = (row.get("mig.mode.current") or "").lower()
         if mig in ("enabled", "disabled"):
             gpu = replace(gpu, mig_mode=mig == "enabled")
         part.gpus.append(gpu)
+
+
+def _mib_cell(cell: str | None) -> int | None:
+    """``24268`` (nounits) or ``24268 MiB``."""
+    if not cell:
+        return None
+    return mib(cell if cell.lower().endswith("mib") else cell + " MiB")
 
 
 def _int(text: str | None, default: int) -> int:

@@ -118,8 +118,12 @@ def _conda_cuda(part: Partial, name: str, build: str) -> None:
         return
     if key in ("pytorch", "torch", "pytorch-nightly"):
         m = re.search(r"cuda(\d+\.\d+)", build)
+        packed = _PACKED_CUDA.search(build)
         if m:
             part.set("frameworks.torch.cuda", ver(m.group(1)))
+        elif packed:
+            digits = packed.group(1)
+            part.set("frameworks.torch.cuda", ver(f"{digits[:-1]}.{digits[-1]}"))
         elif "cpu" in build.lower():
             part.set("frameworks.torch.cpu_only", True)
     elif key == "jaxlib":
@@ -127,6 +131,12 @@ def _conda_cuda(part: Partial, name: str, build: str) -> None:
         if m:
             part.set("frameworks.jax.conda_build", m.group(1).lower())
 
+
+# The pytorch channel's older builds pack the CUDA version without its dot: Windows'
+# ``py3.7_cuda90_cudnn7_1`` (CUDA 9.0), ``py36_cuda80_cudnn6he774522_2`` (8.0),
+# ``py3.7_cuda100_cudnn7_1`` (10.0). Only the majors that were ever packed this way (7-9 as two
+# digits, 10-12 as three) are read; anything else is left unknown.
+_PACKED_CUDA = re.compile(r"(?:^|_)cuda([7-9]\d|1[0-2]\d)(?![\d.])")
 
 # conda-forge jaxlib: the build string starts with the variant, ``cuda120py312…`` / ``cpu_py…``
 _JAXLIB_BUILD = re.compile(r"(cpu|cuda)(?:\d{2,3})?_?py\d", re.IGNORECASE)
