@@ -47,13 +47,14 @@ def _key(url: str) -> str:
 
 
 class PlatformReportSet:
-    """One batch: ``name`` is its folder under tests/corpus/reports, ``batch`` its letter."""
+    """One batch: ``name`` is its folder under tests/corpus/reports, ``batch`` its letter,
+    ``prefix`` the first letter of its report files (``t`` unless the batch names them otherwise)."""
 
-    def __init__(self, name: str, batch: str, earlier: tuple[str, ...]):
+    def __init__(self, name: str, batch: str, earlier: tuple[str, ...], prefix: str = "t"):
         self.name, self.batch, self.earlier = name, batch, earlier
         self.folder = TESTS / "corpus" / "reports" / name
         self.reports = [(p.stem, tomllib.loads(p.read_text(encoding="utf-8")))
-                        for p in sorted(self.folder.glob("t*.toml"))]
+                        for p in sorted(self.folder.glob(f"{prefix}*.toml"))]
         self.causes = tomllib.loads((self.folder / "causes.toml").read_text(encoding="utf-8"))
 
     def _seen(self) -> set[str]:
