@@ -185,12 +185,23 @@ def main() -> int:
                     choices=["start", "traceback", "logs", "distinct"])
     args = ap.parse_args()
     runs = args.runs or (3 if args.quick else 7)
-    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)           # measure as installed: with .pyc files
-    env["PYTHONPYCACHEPREFIX"] = tempfile.gettempdir() + "/envdoctor-bench-pyc"
+    def tree_env(tree: Path, tag: str) -> dict[str, str]:
+        """The tree first on the path (what else PYTHONPATH held, e.g. the folder of the
+        dependencies on a machine without them installed, stays after it), and its own rule
+        cache and .pyc folder, so that two trees never rebuild each other's."""
+        rest = os.environ.get("PYTHONPATH", "")
+        scratch = tempfile.gettempdir()
+        e = dict(os.environ, NO_COLOR="1",
+                 PYTHONPATH=os.pathsep.join(x for x in (str(tree), rest) if x),
+                 PYTHONPYCACHEPREFIX=f"{scratch}/envdoctor-bench-pyc{tag}",
+                 ENVDOCTOR_CACHE_DIR=f"{scratch}/envdoctor-bench-cache{tag}")
+        e.pop("PYTHONDONTWRITEBYTECODE", None)          # measure as installed: with .pyc files
+        return e
+
+    env = tree_env(REPO, "")
     trees = {"": env}
     if args.baseline:
-        trees[" [baseline]"] = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
+        trees[" [baseline]"] = tree_env(Path(args.baseline).resolve(), "-baseline")
     py = sys.executable
     ed = [py, "-m", "envdoctor"]
     tmp = Path(tempfile.mkdtemp(prefix="bench-explain-"))
