@@ -265,6 +265,9 @@ class RocmFacts:
     render_nodes: tuple[DeviceNode, ...] = ()
     user: str = ""                        # whose access the nodes were judged for
     user_groups: tuple[str, ...] = ()
+    # CUDA programs run on these AMD GPUs through ZLUDA (Windows: a CUDA torch over AMD's HIP
+    # SDK), as a report shows it: a device named "... [ZLUDA]" or ZLUDA's start-up lines
+    zluda: bool | None = None
 
     @property
     def gfx_targets(self) -> tuple[str, ...]:

@@ -170,7 +170,10 @@ def _rocm(facts: Facts) -> str:
         label = f"{g.name or 'AMD GPU'} ({g.gfx})" if g.gfx else (g.name or "AMD GPU")
         names[label] = names.get(label, 0) + 1
     gpus = ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "no GPU listed"
-    parts = [f"ROCm {r.version}" if r.version is not None else "no ROCm install found"]
+    if r.zluda:  # a CUDA torch on the AMD GPU through ZLUDA, over the HIP SDK: no ROCm needed
+        parts = [f"ROCm {r.version}" if r.version is not None else "CUDA through ZLUDA"]
+    else:
+        parts = [f"ROCm {r.version}" if r.version is not None else "no ROCm install found"]
     if r.driver_version:
         parts.append(f"amdgpu {r.driver_version}")
     return f"{gpus}; {', '.join(parts)}" + (f" (via {r.probe.source})" if r.probe.source else "")

@@ -305,8 +305,9 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
     module = values.get("rocm.kernel_module")
     kfd = values.get("rocm.kfd")  # `ls -l /dev/kfd /dev/dri` (and `id`/`groups`)
     smi_error = str(values.get("rocm.smi_error") or "")  # an AMD tool saying it sees no GPU
+    zluda = values.get("rocm.zluda")  # "[ZLUDA]" after the device's name, ZLUDA's banner
     if not name and version is None and not listed and module is None and kfd is None \
-            and not smi_error:
+            and not smi_error and zluda is None:
         return RocmFacts(probe=sources.info("rocm", False))
     got: dict[str, Any] = {}
     if listed:
@@ -329,6 +330,8 @@ def _rocm(values: dict[str, Any], sources: _Sources) -> RocmFacts:
         got["driver_version"] = str(values["rocm.driver_version"])
     if smi_error:
         got["smi_error"] = smi_error
+    if zluda is not None:
+        got["zluda"] = bool(zluda)
     if kfd is not None:
         got["kfd"] = kfd
         got["render_nodes"] = tuple(values.get("rocm.render_nodes") or ())

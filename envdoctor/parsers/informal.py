@@ -400,7 +400,16 @@ _AMD_GPU = re.compile(r"\b(?:AMD )?(?:Radeon )?(?:(RX) ?(\d{4}|[45][5-9]0(?=X?\b
 _ROCM_SAID = re.compile(r"(?i)(?<![+\w/-])ROCm ?v?(\d\.\d{1,2}(?:\.\d{1,3})?)\b")  # not +rocm6.0
 
 
+# ZLUDA runs a CUDA torch on an AMD GPU (Windows, over the HIP SDK): the device then prints as
+# "cuda:0 AMD Radeon RX 9070 XT [ZLUDA]", and ZLUDA's launchers print "Using ZLUDA with device"
+# or "ZLUDA detected"
+_ZLUDA = re.compile(r"AMD Radeon[^\n]{0,60}\[ZLUDA\]|Using ZLUDA with device|\bZLUDA detected\b|"
+                    r"Detected ZLUDA\b")
+
+
 def _amd(part: Partial, text: str) -> None:
+    if _ZLUDA.search(text):
+        part.set("rocm.zluda", True)
     names, gfx = [], []
     for m in _AMD_GPU.finditer(text):
         if m.group(1):

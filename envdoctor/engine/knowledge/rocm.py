@@ -304,14 +304,15 @@ def rocm_user(*, user: str) -> str:
 
 
 @reads(amd_gpus=some("rocm.gpus"), kfd=optional("rocm.kfd"),
-       nv_gpus=optional("nvidia.gpus", ()), t="frameworks.torch")
+       nv_gpus=optional("nvidia.gpus", ()), t="frameworks.torch",
+       zluda=optional("rocm.zluda"))
 def torch_wrong_gpu_build(*, amd_gpus: tuple[Any, ...], kfd: Any, nv_gpus: tuple[Any, ...],
-                          t: TorchBuild | None) -> str | None:
+                          t: TorchBuild | None, zluda: bool | None = None) -> str | None:
     """``torch_wrong_gpu_build()``: a CUDA torch on a machine with AMD GPUs and no NVIDIA
     one ("a CUDA 12.4 build on AMD GPUs"); None otherwise (a ROCm torch on NVIDIA GPUs is
     TORCH005's). The AMD GPUs are those seen (a pasted report names a GPU, not the rest of
-    the ROCm stack)."""
-    if t is None or t.version is None:
+    the ROCm stack). Under ZLUDA a CUDA torch is how the AMD GPU is used, not a mistake."""
+    if t is None or t.version is None or zluda:
         return None
     # the GPU list on its own: a pasted report states the GPUs, not every NVIDIA field
     nvidia_gpus = len(nv_gpus)
