@@ -192,15 +192,17 @@ def test_jax_platforms_cpu_on_the_recorded_tree(tmp_path, deps):  # noqa: F811
     assert code == 1 and _by_code(report)["TPU002"]["severity"] == "error"
 
 
-# ------------------------------------------------- recorded live, with these checks (run 3)
+# ------------------------------------------------- recorded live, with these checks (runs 3, 4)
 @pytest.mark.parametrize(("name", "code", "loud"), [
-    ("nolibtpu-gpu", 1, {"TPU001"}),
-    ("jaxcpu-gpu", 1, {"TPU002"}),
-    ("healthy-full-gpu", 0, set()),
+    ("run3-nolibtpu-gpu", 1, {"TPU001"}),
+    ("run3-jaxcpu-gpu", 1, {"TPU002"}),
+    ("run3-healthy-full-gpu", 0, set()),
+    ("run4-healthy-full-gpu", 0, set()),
 ])
 def test_what_the_tpu_vm_itself_answered_replays_the_same(name, code, loud):
-    """``check --expect gpu --format json`` run on the VM with the TPU checks in place (run 3):
-    replayed, the verdict is the one the machine gave, and no NVIDIA advice."""
-    got, report = _check(["--facts", str(DATA / f"v5e-run3-{name}.json"), "--expect", "gpu"])
+    """``check --expect gpu --format json`` run on the VM with the TPU checks in place (run 3,
+    and run 4 after 2026-12-07's platform signatures and paste readers): replayed, the verdict is
+    the one the machine gave, and no NVIDIA advice."""
+    got, report = _check(["--facts", str(DATA / f"v5e-{name}.json"), "--expect", "gpu"])
     assert (got, _loud(report)) == (code, loud)
     _no_nvidia_advice(report)
