@@ -24,7 +24,7 @@ SET = PlatformSet("platform_heldout15", letter="m", batch="P15",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12",
                            "platform_heldout13", "platform_heldout14"))
-FLOOR = 0.60  # 21/35 (60.0 %) after fixes from other threads; first run on 0d465c3: 14/35 (40.0 %), no trap claim (README.md)
+FLOOR = 0.57  # 20/35 (57.1 %) after fixes from other threads; first run on 0d465c3: 14/35 (40.0 %), no trap claim (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
