@@ -115,6 +115,21 @@ def test_cuda_torch_replaced_by_cpu_said_in_words():
         assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
 
 
+def test_torch_left_as_a_cpu_build_said_in_words():
+    # zhongpei/Comfyui_image2prompt#79, erew123/alltalk_tts#104, vladmandic/sdnext#1424,
+    # Brekel/VisionCaptioner#19: an install or update left a CPU torch behind
+    for text in ("Forcing Downgrade to Non-CUDA Torch\n",
+                 "the one click installer might have installed the non-CUDA version of torch\n",
+                 "after the --upgrade , for some reason, Torch changed to the cpu.\n",
+                 "I ran the update bat and after it seemed to go back to using pytorch CPU instead of GPU\n",
+                 "the updater switched my torch to no cuda\n"):
+        assert informal.parse(text).values.get("frameworks.torch.said_no_cuda") is True, text
+    for text in ("I use the cpu torch on my laptop\n", "torch CPU offload is slow\n",
+                 "pytorch cpu vs gpu speed\n", "non-CUDA torch ops fall back to the CPU path\n",
+                 "we changed torch to 2.1 and it works\n", "I switched torch to the cu121 build\n"):
+        assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
+
+
 def test_replaced_by_cpu_yields_to_a_cuda_build_the_report_states():
     text = ("conda replaced the CUDA pytorch with a CPU one last week; after reinstalling:\n"
             ">>> torch.__version__\n'2.1.0+cu121'\n")

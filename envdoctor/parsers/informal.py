@@ -246,6 +246,22 @@ _TORCH_REPLACED_CPU = re.compile(
     r"|\b(?:replac|downgrad|switch|overwrit|swapp)\w{0,3}\s(?:my\s|the\s|a\s)?(?:cuda|gpu)"
     r"(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\w{0,3}\s(?:with|to|by|for)\s"
     r"(?:a\s|the\s)?cpu\b")
+# the same happening told the other way: an install or an update that left a CPU torch behind.
+# "Forcing Downgrade to Non-CUDA Torch", "installed the non-CUDA version of torch"
+# (zhongpei/Comfyui_image2prompt#79, erew123/alltalk_tts#104), "Torch changed to the cpu"
+# (vladmandic/sdnext#1424), "go back to using pytorch CPU instead of GPU" (Brekel/VisionCaptioner#19),
+# "torch cpu installed", "switched torch to no cuda". A CPU torch someone chose is not read:
+# "I use the cpu torch on my laptop" names no change.
+_TORCH_WENT_CPU = re.compile(
+    r"(?i)\bnon-?cuda\s(?:version|build|wheel)\s(?:of\s)?(?:py)?torch\b|\bto\snon-?cuda\s(?:py)?torch\b"
+    r"|\bnon-?cuda\s(?:py)?torch\s(?:was\s|is\s|got\s)?installed\b"
+    r"|(?<![\w.-])(?:py)?torch\s(?:has\s|was\s|got\s|is\s)?(?:changed|switched|went|reverted|"
+    r"downgraded|dumbed\sdown|fell\sback)\s(?:back\s)?to\s(?:the\s|a\s)?(?:cpu|no[- ]cuda|non-?cuda)\b"
+    r"|\b(?:downgrad|dumb|switch|chang|revert)\w{0,4}(?:\sdown)?\s(?:my\s|the\s)?(?:py)?torch\s"
+    r"(?:back\s)?to\s(?:the\s|a\s)?(?:cpu|no[- ]cuda|non-?cuda)\b"
+    r"|(?<![\w.-])(?:py)?torch[ -]cpu(?:[- ]only)?(?:\s(?:version|build|wheel))?\s(?:was\s|is\s|got\s|gets\s|"
+    r"been\s)?installed\b"
+    r"|\b(?:back\sto\susing|uninstall)\s(?:the\s)?(?:py)?torch[ -]cpu\b")
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
@@ -328,7 +344,7 @@ def _sentences(part: Partial, text: str) -> None:
         part.observe("torch", "cuda_available", True)
     if _TORCH_SAID_CPU.search(text):
         part.set("frameworks.torch.cpu_only", True)
-    elif _TORCH_REPLACED_CPU.search(text):
+    elif _TORCH_REPLACED_CPU.search(text) or _TORCH_WENT_CPU.search(text):
         # what happened to the environment, in words: a build the report states elsewhere
         # (a collect_env after a reinstall) still wins over it
         part.set("frameworks.torch.said_no_cuda", True)
