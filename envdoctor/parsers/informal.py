@@ -9,6 +9,7 @@ cannot be run in NumPy 2.0.0"). Lowest rank: any tool output beats these.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from envdoctor.facts import Gpu
 from envdoctor.parsers._partial import Partial
@@ -630,6 +631,7 @@ def parse(text: str) -> Partial:
                      "too old")
     _tensorflow_gpu(part, text, lines)
     _framework_gpu_messages(part, text)
+    _oom_numbers(part, text)
     _sentences(part, text)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
@@ -835,3 +837,56 @@ def _tensorflow_gpu(part: Partial, text: str, lines: list[str]) -> None:
     if seen is not None:
         part.observe("tensorflow", "import", "ok")
         part.observe("tensorflow", "gpu_available", seen)
+
+
+# PyTorch's CUDA out-of-memory message gives the device's total and free memory and what this
+# process holds: "(GPU 0; 7.93 GiB total capacity; 2.81 GiB already allocated; 25.38 MiB free;
+# 3.06 GiB reserved in total by PyTorch)" (torch < 2.1; before 1.4 "cached", the
+# part held but not allocated), and "GPU 0 has a
+# total capacity of 23.65 GiB of which 17.06 MiB is free. [...] Including non-PyTorch memory,
+# this process has 3.10 GiB memory in use" (torch >= 2.1). total - free - this process is what
+# other processes held. HIP and XPU messages are other devices' and are not read.
+_SIZE = r"(\d{1,6}(?:\.\d{1,3})?) ?(GiB|MiB|KiB|bytes|B)\b"
+_OOM_OLD = re.compile(r"\(GPU (\d{1,2}); " + _SIZE + r" total capacity; " + _SIZE
+                      + r" already allocated; " + _SIZE + r" free; " + _SIZE
+                      + r" (reserved in total by PyTorch|cached)\b")
+_OOM_NEW = re.compile(r"\bGPU (\d{1,2}) has a total capacity of " + _SIZE + r" of which " + _SIZE
+                      + r" is free\.[^\n]{0,600}?\bthis process has " + _SIZE + r" memory in use\b")
+_OOM_OTHER_DEVICE = re.compile(r"\b(?:HIP|XPU) out of memory\b|PYTORCH_HIP_ALLOC_CONF")
+_UNIT_MB = {"GiB": 1024.0, "MiB": 1.0, "KiB": 1 / 1024, "bytes": 1 / 1048576, "B": 1 / 1048576}
+
+
+def _mb(number: str, unit: str) -> float:
+    return float(number) * _UNIT_MB[unit]
+
+
+def _oom_numbers(part: Partial, text: str) -> None:
+    """The GPU's total, used and held-by-others memory from one CUDA out-of-memory message
+    (the first; several messages of different devices or moments are not summed)."""
+    if _OOM_OTHER_DEVICE.search(text):
+        return
+    m = _OOM_OLD.search(text)
+    if m:
+        index = int(m.group(1))
+        total, free = _mb(m.group(2), m.group(3)), _mb(m.group(6), m.group(7))
+        mine = _mb(m.group(8), m.group(9))
+        if m.group(10) == "cached":  # torch < 1.4: held = allocated + cached
+            mine += _mb(m.group(4), m.group(5))
+    else:
+        m = _OOM_NEW.search(text)
+        if not m:
+            return
+        index = int(m.group(1))
+        total, free = _mb(m.group(2), m.group(3)), _mb(m.group(4), m.group(5))
+        mine = _mb(m.group(6), m.group(7))
+    if total <= 0 or free + mine > total * 1.05:  # not one device's consistent numbers
+        return
+    total_mb, used_mb = int(round(total)), int(round(total - free))
+    outside_mb = max(0, int(round(total - free - mine)))
+    if len(part.gpus) == 1 and part.gpus[0].memory_total_mb is None:
+        part.gpus[0] = replace(part.gpus[0], index=index, memory_total_mb=total_mb,
+                               memory_used_mb=used_mb, memory_outside_mb=outside_mb)
+    elif not part.gpus:
+        part.gpus.append(Gpu(index=index, memory_total_mb=total_mb, memory_used_mb=used_mb,
+                             memory_outside_mb=outside_mb))
+
