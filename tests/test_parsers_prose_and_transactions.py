@@ -115,6 +115,21 @@ def test_cuda_torch_replaced_by_cpu_said_in_words():
         assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
 
 
+def test_torch_left_as_a_cpu_build_said_in_words():
+    # zhongpei/Comfyui_image2prompt#79, erew123/alltalk_tts#104, vladmandic/sdnext#1424,
+    # Brekel/VisionCaptioner#19: an install or update left a CPU torch behind
+    for text in ("Forcing Downgrade to Non-CUDA Torch\n",
+                 "the one click installer might have installed the non-CUDA version of torch\n",
+                 "after the --upgrade , for some reason, Torch changed to the cpu.\n",
+                 "I ran the update bat and after it seemed to go back to using pytorch CPU instead of GPU\n",
+                 "the updater switched my torch to no cuda\n"):
+        assert informal.parse(text).values.get("frameworks.torch.said_no_cuda") is True, text
+    for text in ("I use the cpu torch on my laptop\n", "torch CPU offload is slow\n",
+                 "pytorch cpu vs gpu speed\n", "non-CUDA torch ops fall back to the CPU path\n",
+                 "we changed torch to 2.1 and it works\n", "I switched torch to the cu121 build\n"):
+        assert "frameworks.torch.said_no_cuda" not in informal.parse(text).values, text
+
+
 def test_replaced_by_cpu_yields_to_a_cuda_build_the_report_states():
     text = ("conda replaced the CUDA pytorch with a CPU one last week; after reinstalling:\n"
             ">>> torch.__version__\n'2.1.0+cu121'\n")
@@ -137,3 +152,38 @@ def test_torch_prose_counter_examples():
     for text in ("pytorch3d 0.7.2 is installed\n", "torch2trt 0.4\n", "torchvision 0.15.2\n",
                  "torch 1.13 works, torch 2.0 does not\n"):
         assert "frameworks.torch.version" not in informal.parse(text).values, text
+
+
+def test_cuda_oom_message_numbers_give_memory_held_by_others():
+    # junyanz/pytorch-CycleGAN-and-pix2pix#962 (the maintainer: other programs use part of the
+    # GPU), erikguo/yolov3#4 (torch < 1.4 wrote "cached"; answered by killing the other process)
+    cases = (("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total "
+              "capacity; 2.42 GiB already allocated; 26.12 MiB free; 2.75 GiB reserved in total by "
+              "PyTorch).\n", 11018, 8176),
+             ("RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total "
+              "capacity; 1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)\n", 4045, 2354),
+             ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+              "capacity of 23.65 GiB of which 17.06 MiB is free. Process 4113 has 20.10 GiB memory in "
+              "use. Including non-PyTorch memory, this process has 3.50 GiB memory in use. Of the "
+              "allocated memory 3.10 GiB is allocated by PyTorch\n", 24218, 20617))
+    for text, total, outside in cases:
+        gpus = informal.parse(text).gpus
+        assert len(gpus) == 1, text
+        assert gpus[0].memory_total_mb == total and gpus[0].memory_outside_mb == outside, gpus[0]
+
+
+def test_cuda_oom_message_of_the_process_itself_is_not_others():
+    from envdoctor import pipeline
+    own = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB (GPU 0; 23.65 "
+           "GiB total capacity; 21.02 GiB already allocated; 310.56 MiB free; 22.75 GiB reserved in "
+           "total by PyTorch)\n")
+    gpus = informal.parse(own).gpus
+    assert gpus and gpus[0].memory_outside_mb is not None and gpus[0].memory_outside_mb < 1024
+    facts = parse_pasted(own)
+    assert facts is not None
+    assert not any(f.id == "gpu-memory-held-by-other-processes"
+                   for f in pipeline.diagnose(facts).findings)
+    # AMD's (HIP) message and inconsistent numbers are not read
+    assert not informal.parse(own.replace("CUDA out of memory", "HIP out of memory")).gpus
+    assert not informal.parse("(GPU 0; 2.00 GiB total capacity; 1 GiB already allocated; 3.00 GiB "
+                              "free; 1.00 GiB reserved in total by PyTorch)\n").gpus

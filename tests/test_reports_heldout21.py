@@ -19,7 +19,7 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout21", batch="AC", at_least=36, healthy_at_least=7,
                 broken_at_least=29, repos_at_least=35, unseen_at_least=36)
-FLOOR = 0.0  # first run on 0d465c3: 17/29 (58.6 %), healthy 7/7 (README.md)
+FLOOR = 0.75  # 22/29 (75.9 %) after fixes from other threads; first run on 0d465c3: 17/29 (58.6 %), healthy 7/7 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 

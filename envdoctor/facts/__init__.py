@@ -203,6 +203,9 @@ class Gpu:
     pcie_width: int | None = None
     pcie_width_max: int | None = None
     processes: tuple[GpuProcess, ...] = ()
+    # memory on this GPU that the process which ran out of memory did not hold (total - free -
+    # what its framework reserved), from PyTorch's out-of-memory message: others held it
+    memory_outside_mb: int | None = None
 
     @property
     def memory_total_gb(self) -> float | None:

@@ -116,7 +116,10 @@ def _enough(parts: list[Partial]) -> bool:
         return True
     facts_stated = sum(len(p.values) + len(p.packages) + len(p.gpus) + len(p.live)
                        for p in parts)
-    return facts_stated >= 2
+    # a CUDA out-of-memory message is PyTorch's own account of the device (total, free, what
+    # the process held): tool output, not prose
+    measured = any(g.memory_outside_mb is not None for p in parts for g in p.gpus)
+    return facts_stated >= 2 or measured
 
 
 def parse_pasted(text: str) -> Facts | None:

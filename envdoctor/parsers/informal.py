@@ -9,6 +9,7 @@ cannot be run in NumPy 2.0.0"). Lowest rank: any tool output beats these.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from envdoctor.facts import Gpu
 from envdoctor.parsers._partial import Partial
@@ -246,6 +247,22 @@ _TORCH_REPLACED_CPU = re.compile(
     r"|\b(?:replac|downgrad|switch|overwrit|swapp)\w{0,3}\s(?:my\s|the\s|a\s)?(?:cuda|gpu)"
     r"(?:[- ]enabled|[- ]version of|[- ]build of)?\s(?:py)?torch\w{0,3}\s(?:with|to|by|for)\s"
     r"(?:a\s|the\s)?cpu\b")
+# the same happening told the other way: an install or an update that left a CPU torch behind.
+# "Forcing Downgrade to Non-CUDA Torch", "installed the non-CUDA version of torch"
+# (zhongpei/Comfyui_image2prompt#79, erew123/alltalk_tts#104), "Torch changed to the cpu"
+# (vladmandic/sdnext#1424), "go back to using pytorch CPU instead of GPU" (Brekel/VisionCaptioner#19),
+# "torch cpu installed", "switched torch to no cuda". A CPU torch someone chose is not read:
+# "I use the cpu torch on my laptop" names no change.
+_TORCH_WENT_CPU = re.compile(
+    r"(?i)\bnon-?cuda\s(?:version|build|wheel)\s(?:of\s)?(?:py)?torch\b|\bto\snon-?cuda\s(?:py)?torch\b"
+    r"|\bnon-?cuda\s(?:py)?torch\s(?:was\s|is\s|got\s)?installed\b"
+    r"|(?<![\w.-])(?:py)?torch\s(?:has\s|was\s|got\s|is\s)?(?:changed|switched|went|reverted|"
+    r"downgraded|dumbed\sdown|fell\sback)\s(?:back\s)?to\s(?:the\s|a\s)?(?:cpu|no[- ]cuda|non-?cuda)\b"
+    r"|\b(?:downgrad|dumb|switch|chang|revert)\w{0,4}(?:\sdown)?\s(?:my\s|the\s)?(?:py)?torch\s"
+    r"(?:back\s)?to\s(?:the\s|a\s)?(?:cpu|no[- ]cuda|non-?cuda)\b"
+    r"|(?<![\w.-])(?:py)?torch[ -]cpu(?:[- ]only)?(?:\s(?:version|build|wheel))?\s(?:was\s|is\s|got\s|gets\s|"
+    r"been\s)?installed\b"
+    r"|\b(?:back\sto\susing|uninstall)\s(?:the\s)?(?:py)?torch[ -]cpu\b")
 _PINNED_FRAMEWORK = re.compile(r"(?<![\w.-])(tensorflow|tensorflow-gpu|jax|jaxlib)==(\d+\.\d+"
                                r"(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
 _PROSE_PYTHON = re.compile(r"\bpython\s?v?(3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.IGNORECASE)
@@ -328,7 +345,7 @@ def _sentences(part: Partial, text: str) -> None:
         part.observe("torch", "cuda_available", True)
     if _TORCH_SAID_CPU.search(text):
         part.set("frameworks.torch.cpu_only", True)
-    elif _TORCH_REPLACED_CPU.search(text):
+    elif _TORCH_REPLACED_CPU.search(text) or _TORCH_WENT_CPU.search(text):
         # what happened to the environment, in words: a build the report states elsewhere
         # (a collect_env after a reinstall) still wins over it
         part.set("frameworks.torch.said_no_cuda", True)
@@ -623,6 +640,7 @@ def parse(text: str) -> Partial:
                      "too old")
     _tensorflow_gpu(part, text, lines)
     _framework_gpu_messages(part, text)
+    _oom_numbers(part, text)
     _sentences(part, text)
     if _NO_DRIVER.search(text):
         part.absent["nvidia"] = "torch: Found no NVIDIA driver on your system"
@@ -828,3 +846,56 @@ def _tensorflow_gpu(part: Partial, text: str, lines: list[str]) -> None:
     if seen is not None:
         part.observe("tensorflow", "import", "ok")
         part.observe("tensorflow", "gpu_available", seen)
+
+
+# PyTorch's CUDA out-of-memory message gives the device's total and free memory and what this
+# process holds: "(GPU 0; 7.93 GiB total capacity; 2.81 GiB already allocated; 25.38 MiB free;
+# 3.06 GiB reserved in total by PyTorch)" (torch < 2.1; before 1.4 "cached", the
+# part held but not allocated), and "GPU 0 has a
+# total capacity of 23.65 GiB of which 17.06 MiB is free. [...] Including non-PyTorch memory,
+# this process has 3.10 GiB memory in use" (torch >= 2.1). total - free - this process is what
+# other processes held. HIP and XPU messages are other devices' and are not read.
+_SIZE = r"(\d{1,6}(?:\.\d{1,3})?) ?(GiB|MiB|KiB|bytes|B)\b"
+_OOM_OLD = re.compile(r"\(GPU (\d{1,2}); " + _SIZE + r" total capacity; " + _SIZE
+                      + r" already allocated; " + _SIZE + r" free; " + _SIZE
+                      + r" (reserved in total by PyTorch|cached)\b")
+_OOM_NEW = re.compile(r"\bGPU (\d{1,2}) has a total capacity of " + _SIZE + r" of which " + _SIZE
+                      + r" is free\.[^\n]{0,600}?\bthis process has " + _SIZE + r" memory in use\b")
+_OOM_OTHER_DEVICE = re.compile(r"\b(?:HIP|XPU) out of memory\b|PYTORCH_HIP_ALLOC_CONF")
+_UNIT_MB = {"GiB": 1024.0, "MiB": 1.0, "KiB": 1 / 1024, "bytes": 1 / 1048576, "B": 1 / 1048576}
+
+
+def _mb(number: str, unit: str) -> float:
+    return float(number) * _UNIT_MB[unit]
+
+
+def _oom_numbers(part: Partial, text: str) -> None:
+    """The GPU's total, used and held-by-others memory from one CUDA out-of-memory message
+    (the first; several messages of different devices or moments are not summed)."""
+    if _OOM_OTHER_DEVICE.search(text):
+        return
+    m = _OOM_OLD.search(text)
+    if m:
+        index = int(m.group(1))
+        total, free = _mb(m.group(2), m.group(3)), _mb(m.group(6), m.group(7))
+        mine = _mb(m.group(8), m.group(9))
+        if m.group(10) == "cached":  # torch < 1.4: held = allocated + cached
+            mine += _mb(m.group(4), m.group(5))
+    else:
+        m = _OOM_NEW.search(text)
+        if not m:
+            return
+        index = int(m.group(1))
+        total, free = _mb(m.group(2), m.group(3)), _mb(m.group(4), m.group(5))
+        mine = _mb(m.group(6), m.group(7))
+    if total <= 0 or free + mine > total * 1.05:  # not one device's consistent numbers
+        return
+    total_mb, used_mb = int(round(total)), int(round(total - free))
+    outside_mb = max(0, int(round(total - free - mine)))
+    if len(part.gpus) == 1 and part.gpus[0].memory_total_mb is None:
+        part.gpus[0] = replace(part.gpus[0], index=index, memory_total_mb=total_mb,
+                               memory_used_mb=used_mb, memory_outside_mb=outside_mb)
+    elif not part.gpus:
+        part.gpus.append(Gpu(index=index, memory_total_mb=total_mb, memory_used_mb=used_mb,
+                             memory_outside_mb=outside_mb))
+
