@@ -32,7 +32,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout29", batch="AB", at_least=49, traps_at_least=12,
                  repos_at_least=49, phenomena_at_least=49)
-FLOOR = 0.0  # first run on 0d465c3: 34/49 (69.4 %), one trap claim (h045) (README.md)
+FLOOR = 0.85  # 42/49 (85.7 %) after fixes from other threads; first run on 0d465c3: 34/49 (69.4 %), one trap claim (h045) (README.md)
 # traps the first run answered with an environment claim (README.md): not run yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "h045-user-illegal-instruction-no-avx2-own-mavx2-flag-title-only.toml",
