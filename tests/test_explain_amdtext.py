@@ -309,3 +309,44 @@ def test_ollama_skipping_its_check_then_listing_no_types_is_the_override():
     # the empty list alone is the libraries (EROCM024), the skip alone is the override at work
     assert override_reason(text.splitlines()[1]) is None
     assert override_reason(text.splitlines()[0]) is None
+
+
+# The class of ollama/ollama#2940 (a maintainer: a variable in .bashrc reaches `ollama serve` only
+# when it is started from that shell; the Linux install runs it as a systemd service, which never
+# reads it) and #8679 (`ollama serve` does not use the service's settings, nor the service the shell's)
+_PROFILE_NOT_SERVICE = (
+    "synthetic, the class of https://github.com/ollama/ollama/issues/2940:\n"
+    "RX 6600 XT (gfx1032), ollama only uses the CPU.\n"
+    "I put this in ~/.profile:\n"
+    "export HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+    "$ sudo systemctl restart ollama\n"
+    "$ journalctl -u ollama --no-pager\n")
+
+
+def test_an_override_exported_from_a_shell_file_never_reaches_a_systemd_service():
+    from envdoctor.explain.amdtext import override_reason
+    note = override_reason(_PROFILE_NOT_SERVICE) or ""
+    assert "systemd service" in note and "Environment=" in note
+    # .bashrc / .zshrc read the same way
+    assert override_reason(_PROFILE_NOT_SERVICE.replace("~/.profile", "my .bashrc")) is not None
+    assert override_reason(_PROFILE_NOT_SERVICE.replace("~/.profile", ".zshrc")) is not None
+
+
+@pytest.mark.parametrize("text", [
+    # the override set in the unit itself (ollama/ollama#8772): whatever else is wrong, not this
+    _PROFILE_NOT_SERVICE + 'Environment="HSA_OVERRIDE_GFX_VERSION=10.3.0"\n',
+    _PROFILE_NOT_SERVICE.replace("$ sudo systemctl restart ollama\n", "$ sudo systemctl edit ollama.service\n"),
+    # the server's own log shows the value arrived (ollama/ollama#6336: an export in zshrc, ollama
+    # started from that shell)
+    _PROFILE_NOT_SERVICE + 'msg="skipping rocm gfx compatibility check" HSA_OVERRIDE_GFX_VERSION=10.3.0\n',
+    # no service: the server is run from the shell that read the file
+    _PROFILE_NOT_SERVICE.replace("$ sudo systemctl restart ollama\n$ journalctl -u ollama --no-pager\n",
+                                 "$ ollama serve\n"),
+    # no shell start-up file named
+    _PROFILE_NOT_SERVICE.replace("I put this in ~/.profile:\n", ""),
+    # no complaint: the GPU is used
+    _PROFILE_NOT_SERVICE.replace("ollama only uses the CPU", "works great"),
+])
+def test_an_override_that_reaches_the_server_or_no_service_is_not_the_shell_file(text):
+    from envdoctor.explain.amdtext import override_reason
+    assert "systemd service" not in (override_reason(text) or "")

@@ -95,6 +95,21 @@ _OLLAMA_SKIPPED = re.compile(r"skipping rocm gfx compatibility check\W{1,12}(?:w
                              r"HSA_OVERRIDE_GFX_VERSION\W{1,3}[\w\\\"]")
 _EMPTY_TYPES = re.compile(r"amdgpu is not supported \(supported types: ?\[\]\)")
 # a line that does not set it: commented out, or unset / removed
+# the override exported from a shell's start-up file, which only an interactive shell reads ...
+_PROFILE_EXPORT = re.compile(r"(?im)^[ \t]{0,12}export[ \t]{1,4}HSA_OVERRIDE_GFX_VERSION=")
+_PROFILE_FILE = re.compile(r"(?<![\w-])\.(?:bashrc|bash_profile|profile|zshrc|zprofile)\b")
+# ... while the program runs as a systemd service (its unit, its journal, systemctl on it)
+_SERVICE = re.compile(r"(?i)\bjournalctl\b[^\n]{0,20}(?:-u|--unit)\b|\bsystemctl[ \t]{1,4}(?:status|restart|start|enable)\b"
+                      r"|\b[\w-]{2,40}\.service\b|systemd\[\d{1,7}\]: Started ")
+# the unit itself carries it (Environment="HSA_OVERRIDE_GFX_VERSION=..." or `systemctl edit`)
+_UNIT_SETS = re.compile(r"(?i)Environment=\W{0,2}HSA_OVERRIDE_GFX_VERSION|\bsystemctl[ \t]{1,4}edit\b"
+                        # or the server's own log shows that the value reached it
+                        r"|skipping rocm gfx compatibility check|HSA_OVERRIDE_GFX_VERSION:\W{0,2}\d")
+# the GPU left unused (the reporter's words)
+_UNUSED = re.compile(r"(?i)\b(?:only|just) (?:uses? |using |runs? on |on )?(?:the )?cpu\b"
+                     r"|\bruns? (?:\d{1,3} ?% )?on (?:the )?cpu\b|\bnot (?:using|use) (?:the |my )?(?:amd )?gpu"
+                     r"|\bnot using it\b|doesn.?t help|does not help|no compatible (?:amd)?gpus?"
+                     r"|fall\w{0,3} back to (?:the )?cpu|\b(?:gpu|radeon)\b[^\n]{0,40}\bnot (?:detected|used|found)")
 _NOT_SET = re.compile(r"(?i)^\s{0,12}(?:#|//|;|rem\s)|\bunset\s|-u\s{1,3}HSA_OVERRIDE")
 
 
@@ -290,6 +305,17 @@ def override_reason(text: str) -> str | None:
                 "the variable is set (the HIP SDK's runtime ignores the override anyway), so "
                 "every GPU is 'not supported'. Remove the variable from the system environment.")
     values = override_values(text)
+    if values and (_PROFILE_EXPORT.search(head) is not None and _PROFILE_FILE.search(head) is not None
+                   and _SERVICE.search(head) is not None and _UNIT_SETS.search(head) is None
+                   and _UNUSED.search(head) is not None):
+        return (f"The text exports HSA_OVERRIDE_GFX_VERSION={values[0]} from a shell start-up "
+                f"file (.bashrc / .profile), but the program runs as a systemd service: a service "
+                f"never reads a user's shell files, so the server still sees the GPU as its own "
+                f"target and, where that target is not listed, falls back to the CPU. Set it in the unit "
+                f"(`sudo systemctl edit ollama.service` -> [Service] "
+                f"Environment=\"HSA_OVERRIDE_GFX_VERSION={values[0]}\"), then "
+                f"`sudo systemctl daemon-reload && sudo systemctl restart ollama`; or run "
+                f"the server from that shell.")
     if not values or _COMPLAINT.search(_head(text)) is None:
         return None
     if on_windows(text) and _WIN_SYMPTOM.search(_head(text)) is not None:
@@ -330,4 +356,5 @@ def override_reason(text: str) -> str | None:
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
-            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM, _OLLAMA_SKIPPED, _EMPTY_TYPES)
+            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM, _OLLAMA_SKIPPED, _EMPTY_TYPES,
+            _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED)
