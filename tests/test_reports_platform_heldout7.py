@@ -23,7 +23,7 @@ from tests.reports_platform_heldout import PlatformReportSet, loud
 SET = PlatformReportSet("platform_heldout7", batch="P7",
                         earlier=("platform_heldout", "platform_heldout2", "platform_heldout3", "platform_heldout4",
                                  "platform_heldout5", "platform_heldout6"))
-FLOOR = 0.11  # 2/17 (11.8 %) after fixes from other threads; first run on 0d465c3: 1/17 (5.9 %) (README.md); healthy 12/12 after, 11/12 first
+FLOOR = 0.23  # 4/17 (23.5 %) after fixes from other threads (second round; first round 2/17); first run on 0d465c3: 1/17 (5.9 %) (README.md); healthy 12/12 after, 11/12 first
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()
 
