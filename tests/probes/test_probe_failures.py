@@ -170,6 +170,11 @@ def with_nvml(monkeypatch, fake):
 
 
 # --------------------------------------------------------------------------- NVIDIA probe
+# what only a pasted text states: the memory an out-of-memory process did not hold belongs to the
+# moment of that error, which no probe of the machine can see afterwards
+READ_FROM_TEXT_ONLY = frozenset({"memory_outside_mb"})
+
+
 def test_nvml_answering_two_gpus_fills_every_field(monkeypatch, driver_root):
     fake = TwoGpuNVML()
     with_nvml(monkeypatch, fake)
@@ -182,6 +187,8 @@ def test_nvml_answering_two_gpus_fills_every_field(monkeypatch, driver_root):
     assert facts.gpu_count == 2
     for i, gpu in enumerate(facts.gpus):
         for field in dataclasses.fields(gpu):
+            if field.name in READ_FROM_TEXT_ONLY:
+                continue
             value = getattr(gpu, field.name)
             assert value is not None and value != "" and value != (), field.name
         assert gpu.index == i and gpu.name == f"NVIDIA H100 80GB HBM3 #{i}"
