@@ -542,6 +542,9 @@ def _check_readings(data: dict[str, Any], path: Path | str) -> None:
     if "stated_pair" in data:
         from envdoctor.explain.stated import check_pair
         check_pair(data["stated_pair"], path)
+    if "stated_notes" in data:
+        from envdoctor.explain.stated import check_stated_notes
+        check_stated_notes(data["stated_notes"], path)
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:

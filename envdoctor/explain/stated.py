@@ -118,8 +118,8 @@ def with_stated_facts(text: str, diagnoses: list[Diagnosis],
 def _with_stated(text: str, diagnoses: list[Diagnosis],
                  signatures: Sequence[Signature]) -> list[Diagnosis]:
     wanted = [d for d in diagnoses if d.signature is not None
-              and (d.signature.extra.get("facts_notes") or d.signature.extra.get("yields_to")
-                   or d.signature.extra.get("stated_pair"))]
+              and any(d.signature.extra.get(k) for k in ("facts_notes", "yields_to",
+                                                          "stated_pair", "stated_notes"))]
     if not wanted:
         return diagnoses
     from envdoctor.explain.textfacts import text_facts
@@ -133,9 +133,33 @@ def _with_stated(text: str, diagnoses: list[Diagnosis],
             out.append(replace(d, confidence="low", notes=d.notes + (against,)))
             continue
         templates = d.signature.extra.get("facts_notes", ()) if d.signature else ()
-        notes = tuple(n for n in (fill(t, facts) for t in templates) if n and n not in d.notes)
+        read = _read_stated_notes(d.signature, text)
+        notes = tuple(dict.fromkeys(n for n in (*read, *(fill(t, facts) for t in templates))
+                                    if n and n not in d.notes))
         out.append(replace(d, notes=d.notes + notes) if notes else d)
     return out
+
+
+def _read_stated_notes(sig: Signature, text: str) -> tuple[str, ...]:
+    """The notes of the signature's ``stated_notes`` readings that hold in the text: the
+    particulars of its cause as the text states them (pip's resolver output read for the
+    Python with no wheel, a refused wheel's tags against the stated Python and machine)."""
+    names = sig.extra.get("stated_notes", ()) if sig is not None else ()
+    if not names:
+        return ()
+    readings = _stated_readings()
+    return tuple(n for n in (readings[name](text) for name in names if name in readings) if n)
+
+
+def check_stated_notes(raw: object, path: Path | str) -> tuple[str, ...]:
+    """Validate ``stated_notes``: a list of readings of ``STATED_READINGS``."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(r, str) for r in raw):
+        raise RuleFileError(path, "stated_notes", "must be a non-empty list of reading names")
+    unknown = sorted(set(raw) - set(STATED_READINGS))
+    if unknown:
+        raise RuleFileError(path, "stated_notes",
+                            f"unknown reading(s) {unknown}; known: {list(STATED_READINGS)}")
+    return tuple(raw)
 
 
 # ---------------------------------------------------------------- stated_pair
@@ -291,6 +315,9 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     the note when the text's own facts say so, else None."""
     from envdoctor.explain import amdtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
+            "pip_resolver": _piptext("resolver_reason"),
+            "refused_wheel_tags": _piptext("refused_wheel_reason"),
+            "conda_python": _piptext("conda_python_reason"),
             "macos_built_newer": mactext.built_newer_reason,
             "wsl_memory_below_host": wsltext.memory_below_host_reason,
             "hsa_override_mismatch": amdtext.override_reason,
@@ -310,12 +337,23 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "driver_below_torch_cuda": driver_below_torch_cuda_reason}
 
 
+def _piptext(name: str) -> Callable[[str], str | None]:
+    """A reading of envdoctor.explain.piptext, imported when it is first read (it brings
+    ``packaging.requirements``, which no other reading needs)."""
+    def read(text: str) -> str | None:
+        from envdoctor.explain import piptext
+        reading: Callable[[str], str | None] = getattr(piptext, name)
+        return reading(text)
+    return read
+
+
 STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
                    "intel_gpu_only", "intel_igpu_only",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
-                   "wsl_memory_below_host", "driver_below_torch_cuda")
+                   "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
+                   "refused_wheel_tags", "conda_python")
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which

@@ -362,6 +362,8 @@ def text_facts(text: str) -> TextFacts:
         for raw, version in pairs:
             name = raw.lower().replace("_", "-")
             name = _CANON.get(name, name)
+            if name == "python" and not version.startswith(("2.", "3.")):
+                continue  # "…different python version: 1.5.0 Requires-Python": a package's
             if name.startswith(("jax-cuda", "jax_cuda")):
                 name = "jax_plugin"
             elif name.startswith("mxnet"):
