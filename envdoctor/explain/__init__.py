@@ -190,9 +190,11 @@ def reread(text: str, found: list[Diagnosis],
     from envdoctor.explain.unwrap import MAX_TEXT, has_typographic, second_reading
     if len(text) > MAX_TEXT:  # a big log is read once
         return None
-    # a carrier (``only_as_yield``) names no cause by itself: it must not stop the second
-    # reading that may find the error line the first one missed
-    explained = primary([d for d in found if not _carrier(d)]) is not None
+    # a carrier (``only_as_yield``) names no cause by itself, and a fallback (ESYS032, any
+    # library the loader cannot open) is the generic answer: neither may stop the second
+    # reading that may find the specific line the first one missed (a JSON-escaped WinError)
+    first = primary([d for d in found if not _carrier(d)])
+    explained = first is not None and not _fallback(first)
     if explained and not has_typographic(text):
         return None
     again = second_reading(text, undo_wrap=not explained)
@@ -203,7 +205,18 @@ def reread(text: str, found: list[Diagnosis],
         found = diagnose_stream(io.BytesIO(data), facts, report_facts)[1]
     except NotText:
         return None
-    return found if primary([d for d in found if not _carrier(d)]) else None
+    second = primary([d for d in found if not _carrier(d)])
+    if second is None:
+        return None
+    # over the first reading's generic answer, only a more specific one that ranks as high
+    if first is not None and _fallback(first) and (_fallback(second) or second.score < first.score):
+        return None
+    return found
+
+
+def _fallback(d: Diagnosis) -> bool:
+    """A diagnosis of a fallback signature (``fallback = true``): the generic answer."""
+    return bool(d.signature is not None and d.signature.extra.get("fallback") is True)
 
 
 def _carrier(d: Diagnosis) -> bool:

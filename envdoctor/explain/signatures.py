@@ -517,6 +517,8 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "only_as_yield" in data and (not isinstance(data["only_as_yield"], bool)
                                     or not data.get("yields_to")):
         raise RuleFileError(path, "only_as_yield", "must be true or false, with yields_to")
+    if "fallback" in data and not isinstance(data["fallback"], bool):
+        raise RuleFileError(path, "fallback", "must be true or false")
     fields = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
                               "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
