@@ -15,6 +15,11 @@ The score of a matched signature, highest first:
   category (a warning that the text shows to be harmless), add a rank delta, a note, or the
   fix that fits the framework that raised the error.
 - benign warnings always rank below every real error (they are called harmless).
+- a fallback signature (``fallback = true``: ESYS032, any shared library the loader cannot
+  open) speaks only for lines that no other signature reads: a line that a specific signature
+  matched is that signature's to explain, or to leave alone (ETF007's harmless libnvinfer
+  warning), even where its anti-patterns cancel the hit. A signature that a context drops
+  (not its case in this text) leaves its lines free.
 
 Ties go to the signature seen first in the text (the first error usually causes the others).
 """
@@ -106,14 +111,37 @@ def _gate_held(sh: SigHits) -> bool:
                for ci, ctx in enumerate(sh.signature.contexts))
 
 
+def is_fallback(sig: Signature) -> bool:
+    """A signature that speaks only for lines no other signature reads (``fallback = true``)."""
+    return sig.extra.get("fallback") is True
+
+
+def claimed_lines(result: ScanResult) -> set[int]:
+    """The lines that a signature other than a fallback matched, whether or not an
+    anti-pattern cancels the hit; a signature that a context drops claims none."""
+    out: set[int] = set()
+    for sh in result.by_code.values():
+        if is_fallback(sh.signature) or not sh.hits:
+            continue
+        if any(ctx.drop for ctx in applying_contexts(sh)):
+            continue
+        out.update(h.line for h in sh.hits)
+    return out
+
+
 def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
     """Rank the matched signatures.
 
     ``conditions(sig) -> (confidence|None, notes[, category|None])`` is optional (facts).
     """
     out: list[Diagnosis] = []
+    claimed: set[int] | None = None
     for sh in result.by_code.values():
         hits = _live_hits(sh)
+        if hits and is_fallback(sh.signature):
+            if claimed is None:
+                claimed = claimed_lines(result)
+            hits = [h for h in hits if h.line not in claimed]
         if not hits:
             continue
         sig = sh.signature
@@ -129,6 +157,14 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
             cond_bonus += ctx.rank
             fix = ctx.fix or fix
             notes += (ctx.note,) if ctx.note else ()
+        title, why = sig.title, sig.why
+        if "lookup" in sig.extra:  # the matched name, looked up, decides and fills the answer
+            from envdoctor.explain.lookups import fill, read_hits
+            hits, values, filled = read_hits(sig, hits)
+            if not hits:
+                continue
+            title, why, fix = fill(title, values), fill(why, values), fill(fix, values)
+            notes += filled
         if conditions is not None:
             answer = conditions(sig)
             new_conf, cond_notes = answer[0], answer[1]
@@ -154,8 +190,8 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
         evidence = tuple(Evidence(h.line, h.text)
                          for h in sorted(ordered[:MAX_EVIDENCE], key=lambda h: h.line))
         hit_count = sh.count - (len(sh.hits) - len(hits))
-        out.append(Diagnosis(sig.code, sig.id, sig.title, category, confidence, evidence,
-                             sig.why, fix, sig.references, score, hit_count, tuple(notes),
+        out.append(Diagnosis(sig.code, sig.id, title, category, confidence, evidence,
+                             why, fix, sig.references, score, hit_count, tuple(notes),
                              min(h.line for h in hits), sig))
     out.sort(key=lambda d: (-d.score, d.first_line, d.code))
     return out

@@ -517,6 +517,8 @@ def parse_signature(data: dict[str, Any], path: Path | str,
     if "only_as_yield" in data and (not isinstance(data["only_as_yield"], bool)
                                     or not data.get("yields_to")):
         raise RuleFileError(path, "only_as_yield", "must be true or false, with yields_to")
+    if "fallback" in data and not isinstance(data["fallback"], bool):
+        raise RuleFileError(path, "fallback", "must be true or false")
     fields = set(REQUIRED) | {"confidence", "root_cause_rank", "anti_patterns", "conditions",
                               "context"}
     return Signature(code=code, id=data["id"], title=data["title"].strip(),
@@ -542,6 +544,13 @@ def _check_readings(data: dict[str, Any], path: Path | str) -> None:
     if "stated_pair" in data:
         from envdoctor.explain.stated import check_pair
         check_pair(data["stated_pair"], path)
+    if "lookup" in data:
+        from envdoctor.explain.lookups import check_lookup
+        check_lookup(data["lookup"], data["patterns"],
+                     {k: data[k] for k in ("title", "why", "fix")}
+                     | {f"context[{i}].fix": c.get("fix", "")
+                        for i, c in enumerate(data.get("context", [])) if isinstance(c, dict)},
+                     path)
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:
