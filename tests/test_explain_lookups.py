@@ -163,3 +163,18 @@ def test_the_package_own_import_failing_is_its_files_mixed():
     assert inside_package_reason(CALLER) is None
     assert _answer(OWN).code == "EPY011"
     assert _answer(CALLER).code == "EPY009"
+
+
+def test_without_an_installed_copy_shown_the_release_reading_is_a_guess():
+    bare = _answer("ModuleNotFoundError: No module named 'timm.layers'\n")
+    assert bare.code == "EPY009" and bare.confidence == "low"
+    assert any("source checkout" in n for n in bare.notes)
+    framed = _answer('  File "/venv/lib/python3.11/site-packages/effdet/x.py", line 3, in <module>\n'
+                     "    from timm.layers import DropPath\n"
+                     "ModuleNotFoundError: No module named 'timm.layers'\n")
+    assert framed.code == "EPY009" and framed.confidence == "medium"
+
+
+def test_a_gpu_management_cli_missing_a_module_is_not_the_training_environment():
+    text = "$ amd-smi\nModuleNotFoundError: No module named 'yaml'\n"
+    assert not {d.code for d in diagnose_text(text)} & {"EPY008", "EPY009", "EPY010"}

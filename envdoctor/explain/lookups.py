@@ -26,13 +26,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from envdoctor.rulefiles import RuleFileError
 
-if TYPE_CHECKING:
-    from envdoctor.explain.scan import Hit
-    from envdoctor.explain.signatures import Signature
+# A scanned hit (envdoctor.explain.scan.Hit) and a signature (envdoctor.explain.signatures
+# .Signature): the signature loader checks this module's tables, so neither is imported here.
+Hit = Any
+Signature = Any
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]{1,40})\}")
 MAX_NOTES = 4
