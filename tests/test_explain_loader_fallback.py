@@ -141,9 +141,11 @@ def test_fallback_must_be_a_boolean():
         parse_signature({**_sig(), "fallback": "yes"}, "rules/signatures/x/EXX901.toml")
 
 
-def test_esys032_is_the_only_fallback_and_ranks_below_the_specific_loader_codes():
+def test_esys032_is_a_fallback_and_ranks_below_the_specific_loader_codes():
     sigs = {s.code: s for s in load_signatures()}
     fallbacks = [c for c, s in sigs.items() if s.extra.get("fallback")]
-    assert fallbacks == ["ESYS032"]
+    assert "ESYS032" in fallbacks
+    # the generic answers: the loader's (ESYS032) and Python's import failures (EPY008-EPY010)
+    assert set(fallbacks) <= {"ESYS032", "EPY008", "EPY009", "EPY010"}, fallbacks
     for code in ("ESYS013", "ECUDNN008", "ECUDA014", "ESYS001", "EROCM027", "EPY002", "ESYS012"):
         assert sigs[code].root_cause_rank > sigs["ESYS032"].root_cause_rank, code

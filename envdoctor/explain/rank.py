@@ -157,6 +157,14 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
             cond_bonus += ctx.rank
             fix = ctx.fix or fix
             notes += (ctx.note,) if ctx.note else ()
+        title, why = sig.title, sig.why
+        if "lookup" in sig.extra:  # the matched name, looked up, decides and fills the answer
+            from envdoctor.explain.lookups import fill, read_hits
+            hits, values, filled = read_hits(sig, hits)
+            if not hits:
+                continue
+            title, why, fix = fill(title, values), fill(why, values), fill(fix, values)
+            notes += filled
         if conditions is not None:
             answer = conditions(sig)
             new_conf, cond_notes = answer[0], answer[1]
@@ -182,8 +190,8 @@ def rank(result: ScanResult, conditions: Any = None) -> list[Diagnosis]:
         evidence = tuple(Evidence(h.line, h.text)
                          for h in sorted(ordered[:MAX_EVIDENCE], key=lambda h: h.line))
         hit_count = sh.count - (len(sh.hits) - len(hits))
-        out.append(Diagnosis(sig.code, sig.id, sig.title, category, confidence, evidence,
-                             sig.why, fix, sig.references, score, hit_count, tuple(notes),
+        out.append(Diagnosis(sig.code, sig.id, title, category, confidence, evidence,
+                             why, fix, sig.references, score, hit_count, tuple(notes),
                              min(h.line for h in hits), sig))
     out.sort(key=lambda d: (-d.score, d.first_line, d.code))
     if claimed is not None:  # a fallback is the answer or nothing: never a second opinion

@@ -547,6 +547,13 @@ def _check_readings(data: dict[str, Any], path: Path | str) -> None:
     if "stated_notes" in data:
         from envdoctor.explain.stated import check_stated_notes
         check_stated_notes(data["stated_notes"], path)
+    if "lookup" in data:
+        from envdoctor.explain.lookups import check_lookup
+        check_lookup(data["lookup"], data["patterns"],
+                     {k: data[k] for k in ("title", "why", "fix")}
+                     | {f"context[{i}].fix": c.get("fix", "")
+                        for i, c in enumerate(data.get("context", [])) if isinstance(c, dict)},
+                     path)
 
 
 def _condition(raw: Any, path: Path | str, i: int, validate: bool = True) -> Condition:

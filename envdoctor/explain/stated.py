@@ -313,7 +313,7 @@ YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     """Readings of the whole text that a table can name (``stated = "..."``): each returns
     the note when the text's own facts say so, else None."""
-    from envdoctor.explain import amdtext, mactext, wheeltags, wsltext
+    from envdoctor.explain import amdtext, importtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "pip_resolver": _piptext("resolver_reason"),
             "refused_wheel_tags": _piptext("refused_wheel_reason"),
@@ -334,7 +334,8 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "tensorflow_runtime": tensorflow_runtime_reason,
             "jax_not_tensorflow": jax_not_tensorflow_reason,
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason,
-            "driver_below_torch_cuda": driver_below_torch_cuda_reason}
+            "driver_below_torch_cuda": driver_below_torch_cuda_reason,
+            "import_inside_package": importtext.inside_package_reason}
 
 
 def _piptext(name: str) -> Callable[[str], str | None]:
@@ -353,7 +354,7 @@ STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
-                   "refused_wheel_tags", "conda_python")
+                   "refused_wheel_tags", "conda_python", "import_inside_package")
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which

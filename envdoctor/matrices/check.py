@@ -88,4 +88,23 @@ def matrix_problems(name: str, data: dict[str, Any]) -> list[str]:
             for arch in row.get("archs", []) if table == "variant" else []:
                 if arch_cc(arch) is None:
                     problems.append(f"{where}.archs: {arch!r} is not sm_XY or compute_XY")
+    problems.extend(_unique_keys(name, data))
     return problems
+
+
+# Tables whose rows are looked up by one field: a second row of the same key would never be read.
+_KEYED = {("imports", "module"): "import"}
+
+
+def _unique_keys(name: str, data: dict[str, Any]) -> list[str]:
+    out = []
+    for (matrix_name, table), key in _KEYED.items():
+        rows = data.get(table) if matrix_name == name else None
+        seen: dict[Any, int] = {}
+        for i, row in enumerate(rows if isinstance(rows, list) else []):
+            value = row.get(key) if isinstance(row, dict) else None
+            if value in seen:
+                out.append(f"{table}[{i}].{key}: {value!r} is also row {seen[value]}'s")
+            elif value is not None:
+                seen[value] = i
+    return out
