@@ -1,0 +1,52 @@
+"""Classes read from other public threads: a torch extension's undefined symbol that the text says
+goes away when torch is imported first (the code's import order, not a build for another torch)."""
+
+from __future__ import annotations
+
+import pytest
+
+from envdoctor.explain import diagnose_text, primary
+
+# foolyc/torchKNN#2 and unlimblue/KNN_CUDA#2: the loader's line for an extension's missing c10 symbol
+KNN_LINE = ("ImportError: (...)python3.6/site-packages/vision_sandbox-0.1-py3.6-linux-x86_64.egg/"
+            "vision_sandbox/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+            "_ZN3c105ErrorC1ENS_14SourceLocationERKSs\n")
+
+IMPORT_ORDER_STATED = [
+    # foolyc/torchKNN#2, with the reply in the thread
+    KNN_LINE + "you have to import torch firstly\n",
+    # pytorch/pytorch#6097's wording
+    KNN_LINE + "Adding ```import torch``` before importing the extension solves that.\n",
+    # pytorch/pytorch#8036's wording
+    KNN_LINE + "But to avoid it I just had to first import torch:\n    import torch\n",
+    # pytorch/extension-cpp#50's wording (and soumith's answer there)
+    KNN_LINE + "The error happens when doing `import lltm_cuda` before `import torch`.\n"
+               "Reversing the order of import solves the problem.\n",
+    KNN_LINE + "actually, importing torch first is a requirement, so I'd say this is a non-issue.\n",
+    # isl-org/Open3D#922's wording
+    KNN_LINE + "The program crashes. When you swap the order, it works.\n",
+]
+
+BUILD_MISMATCH = [
+    # unlimblue/KNN_CUDA#2 as posted: no import order stated (upgrading torch fixed it)
+    KNN_LINE,
+    # stated with a negation: the build stays the cause
+    KNN_LINE + "Adding `import torch` before importing the extension does not solve it.\n",
+    KNN_LINE + "I import torch first and I still get the same undefined symbol.\n",
+    # pytorch/pytorch#7790: a setup.py that imports torch first is not a stated fix
+    "import setuptools\nimport torch\nimport torch.utils.cpp_extension\n" + KNN_LINE,
+]
+
+
+@pytest.mark.parametrize("text", IMPORT_ORDER_STATED)
+def test_import_order_stated_is_the_code_not_the_build(text):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "EBUILD005"
+    assert d.category == "user_code"
+
+
+@pytest.mark.parametrize("text", BUILD_MISMATCH)
+def test_undefined_c10_symbol_without_stated_order_stays_the_build(text):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "EBUILD005"
+    assert d.category == "environment"
