@@ -50,3 +50,33 @@ def test_undefined_c10_symbol_without_stated_order_stays_the_build(text):
     d = primary(diagnose_text(text))
     assert d is not None and d.code == "EBUILD005"
     assert d.category == "environment"
+
+
+# host RAM exhausted while a model loads, said as gdb / torch.multiprocessing report SIGKILL or in
+# prose (English and Chinese): ESYS009
+HOST_RAM_KILLED = [
+    # bert-nmt/bert-nmt#14
+    'I got the error "Exception: process 1 terminated with signal SIGKILL" when i training a model',
+    # OpenBMB/CPM-Bee#92 (title)
+    'when run "python text_generation_hf.py", loading model was Killed',
+    # hiyouga/LlamaFactory#2097
+    "环境：V100 32G\n内存：63G\n使用cli_demo运行SUS-Chat-34B\n原因是内存不够，模型加载到87%被kill了，有木有什么解决办法？",
+]
+
+NOT_HOST_RAM = [
+    "Exception: process 0 terminated with signal SIGSEGV",
+    "I killed the process while loading the model because it was too slow",
+    "kill掉进程后重新加载模型，还是很慢",
+]
+
+
+@pytest.mark.parametrize("text", HOST_RAM_KILLED)
+def test_killed_while_loading_is_host_ram(text):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "ESYS009"
+
+
+@pytest.mark.parametrize("text", NOT_HOST_RAM)
+def test_other_kills_are_not_host_ram(text):
+    d = primary(diagnose_text(text))
+    assert d is None or d.code != "ESYS009"
