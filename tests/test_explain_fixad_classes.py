@@ -80,3 +80,22 @@ def test_killed_while_loading_is_host_ram(text):
 def test_other_kills_are_not_host_ram(text):
     d = primary(diagnose_text(text))
     assert d is None or d.code != "ESYS009"
+
+
+# a model class missing from transformers' top level is an architecture newer than the installed
+# transformers (EHF001), not a pair of Hugging Face libraries (EHF003)
+@pytest.mark.parametrize("text", [
+    # charent/Phi2-mini-Chinese#18
+    "ImportError: cannot import name 'PhiForCausalLM' from 'transformers'",
+    # shibing624/pycorrector#439
+    "transformers:4.4.2\nImportError: cannot import name 'LlamaForCausalLM' from 'transformers' (unknown location)",
+])
+def test_missing_model_class_is_transformers_too_old(text):
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code == "EHF001"
+
+
+def test_missing_helper_from_a_library_stays_the_pair():
+    # huggingface/peft's EncoderDecoderCache import (EHF003's own class)
+    d = primary(diagnose_text("ImportError: cannot import name 'EncoderDecoderCache' from 'transformers'"))
+    assert d is not None and d.code == "EHF003"
