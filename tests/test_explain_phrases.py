@@ -108,3 +108,44 @@ def test_rules_test_runs_the_phrase_examples_and_names_a_flipped_one(tmp_path):
     path.write_text(flipped, encoding="utf-8")
     problems = validate(copy).problems
     assert any(f"{first['id']}: quiet[0] is rewritten" in p for p in problems), problems
+
+
+# CUDA errors stated only by their cudaError_t number (rules/phrases/cuda_error_numbers.toml):
+# read in ASCII text too, as the message NVIDIA's enum gives the number.
+@pytest.mark.parametrize(("text", "code"), [
+    ("RuntimeError: cuda runtime error (100)", "ECUDA015"),
+    ("RuntimeError: cuda runtime error (38) at /pytorch/torch/lib/THC/THCGeneral.c:70", "ECUDA015"),
+    ("F0124 08:39:10.926606 hl_cuda_device.cc:453] Check failed: cudaSuccess == cudaStat (0 vs. 38)",
+     "ECUDA015"),
+    ("Check failed: error == cudaSuccess (2 vs. 0)", "ECUDA001"),
+    ("CUDA error 2 at ggml-cuda.cu:6951", "ECUDA001"),
+    ("RuntimeError: cuda runtime error (209)", "ECUDA003"),
+    ("RuntimeError: cuda runtime error (48)", "ECUDA003"),
+    ("RuntimeError: cuda runtime error (46)", "ECUDA012"),
+    ("RuntimeError: cuda runtime error (10)", "ECUDA007"),
+    ("RuntimeError: cuda runtime error (700)", "ECUDA011"),
+    ("RuntimeError: cuda runtime error (59)", "ECUDA008"),
+    ("cudaGetDeviceCount() returned 803", "ESYS002"),
+])
+def test_a_cuda_error_stated_only_as_its_number_is_read_as_its_message(text, code):
+    found = _code(text)
+    assert found is not None and found[0] == code, found
+
+
+@pytest.mark.parametrize("text", [
+    "trained for 100 epochs, no CUDA error",
+    "CUDA error 2.5 seconds after start",
+    "RuntimeError: cuda runtime error (1000)",
+    "loss (0 vs. 38.5) at step 100",
+    "CUDA error 10 minutes into training",
+])
+def test_a_number_that_is_not_a_cuda_error_code_is_left_alone(text):
+    assert all(p.ascii for p in PHRASES if p.id.startswith("cuda-error-number-"))
+    assert normalise(text) == text
+
+
+def test_only_ascii_entries_read_an_ascii_text():
+    chinese_only = [p for p in PHRASES if not p.ascii]
+    assert chinese_only
+    assert normalise("RuntimeError: CUDA 内存不足", tuple(chinese_only)) != "RuntimeError: CUDA 内存不足"
+    assert normalise("Not enough GPU memory", tuple(chinese_only)) == "Not enough GPU memory"

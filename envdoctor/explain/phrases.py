@@ -10,6 +10,11 @@ type, library and path around the phrase stay and the signatures decide as in En
 ``normalise`` is part of the second reading (``envdoctor.explain.unwrap``): it runs only on
 a text that explained nothing as given, and an all-ASCII text is returned untouched after one
 ``str.isascii`` check, so English logs pay nothing. Every pattern is linear (regex audit).
+
+An entry with ``ascii = true`` reads ASCII text too: a cause stated only as a number (CUDA's
+``cuda runtime error (100)``, Caffe's ``(0 vs. 38)``) is read as the message NVIDIA's enum gives
+that number, so the signatures that read the message decide. Those entries are the only ones an
+ASCII text is read with, still only in the second reading.
 """
 
 from __future__ import annotations
@@ -32,13 +37,18 @@ class Phrase:
     patterns: tuple[re.Pattern[str], ...]
     fire: tuple[str, ...]
     quiet: tuple[str, ...]
+    ascii: bool = False
 
 
 def normalise(text: str, phrases: tuple[Phrase, ...] | None = None) -> str:
-    """The text with every known non-English phrase replaced by its canonical English."""
+    """The text with every known non-English phrase (and every ``ascii`` entry's wording)
+    replaced by its canonical English."""
+    vocabulary = load_phrases() if phrases is None else phrases
     if text.isascii():
-        return text
-    for phrase in load_phrases() if phrases is None else phrases:
+        vocabulary = tuple(p for p in vocabulary if p.ascii)
+        if not vocabulary:
+            return text
+    for phrase in vocabulary:
         for pattern in phrase.patterns:
             # spaced: a CJK character is a word character, so "提示CUDA" would defeat a \b
             text = pattern.sub(f" {phrase.canonical} ", text)
@@ -76,8 +86,11 @@ def parse_phrase(raw: dict[str, object], path: Path) -> Phrase:
         compiled = tuple(re.compile(p) for p in patterns)
     except (re.error, TypeError) as err:
         raise RuleFileError(path, "patterns", f"bad regex: {err}") from None
+    ascii_too = raw.get("ascii", False)
+    if not isinstance(ascii_too, bool):
+        raise RuleFileError(path, "ascii", "must be true or false")
     return Phrase(str(raw["id"]), str(raw["canonical"]), str(raw["source"]), compiled,
-                  _strings(raw, "fire", path), _strings(raw, "quiet", path))
+                  _strings(raw, "fire", path), _strings(raw, "quiet", path), ascii_too)
 
 
 def _strings(raw: dict[str, object], name: str, path: Path) -> tuple[str, ...]:
