@@ -103,3 +103,66 @@ def test_clinfo_board_and_target_are_read_and_a_foreign_target_is_an_override():
     assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Radeon RX 7900 XTX", "gfx1030")]
     assert OVERRIDE_ID in _loud(CLINFO)
     assert not _loud(CLINFO.replace("gfx1030", "gfx1100"))  # its own target: clean
+
+
+# A rocminfo excerpt without its headers: `rocminfo | grep Name`-style lines or one agent's block
+# cut out. An agent's Name holding a gfx target is a GPU the runtime enumerated; the Marketing
+# Name after it names it; a CPU agent's lines are skipped.
+GREP_NAMES = """  Marketing Name:          AMD EPYC 7702 64-Core Processor
+  Marketing Name:          AMD EPYC 7702 64-Core Processor
+  Name:                    gfx906
+  Marketing Name:          Device 66a1
+  Name:                    gfx906
+  Marketing Name:          Device 66a1
+"""  # https://github.com/pytorch/pytorch/pull/36827 (the sample output of the ROCm CI step)
+
+CUT_BLOCK = """rocminfo:
+
+  Name:                    gfx906
+  Uuid:                    GPU-d48a706172fd5d11
+  Marketing Name:          AMD Radeon VII
+  Vendor Name:             AMD
+  Feature:                 KERNEL_DISPATCH
+  Device Type:             GPU
+"""  # https://github.com/ROCm/legacy-rocm-build/issues/6138 (one agent's block, no headers)
+
+
+def test_a_grepped_excerpt_is_read_as_the_gpus_the_runtime_lists():
+    assert rocminfo.excerpt_gpus(GREP_NAMES) == (("Device 66a1", "gfx906"),
+                                                 ("Device 66a1", "gfx906"))
+    facts = parse_pasted(GREP_NAMES)
+    assert facts is not None and "rocminfo" in detect(GREP_NAMES)
+    assert [g.gfx for g in facts.rocm.gpus] == ["gfx906", "gfx906"]
+
+
+def test_an_agent_block_cut_out_without_headers_is_read():
+    facts = parse_pasted(CUT_BLOCK)
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Radeon VII", "gfx906")]
+
+
+def test_cpu_and_isa_names_are_not_gpus():
+    text = ("  Name:                    AMD Ryzen 7 1800X Eight-Core Processor\n"
+            "  Marketing Name:          AMD Ryzen 7 1800X Eight-Core Processor\n"
+            "  Name:                    gfx1030\n"
+            "  Marketing Name:          AMD Radeon RX 6800 XT\n"
+            "      Name:                    amdgcn-amd-amdhsa--gfx1030\n")
+    assert rocminfo.excerpt_gpus(text) == (("AMD Radeon RX 6800 XT", "gfx1030"),)
+    # the CPU agents alone: no GPU is stated, and no empty list either
+    cpu_only = "".join(GREP_NAMES.splitlines(keepends=True)[:2])
+    assert rocminfo.excerpt_gpus(cpu_only) == ()
+    assert "rocm.gpus" not in rocminfo.parse(cpu_only).values
+
+
+def test_the_excerpt_outranks_the_gpu_an_issue_form_states():
+    # the excerpt above under a form's headings that name another card (the form's words are
+    # free text; the excerpt is the runtime's own enumeration)
+    text = ("### GPU\n\nAMD Radeon Pro W7900\n\n### ROCm Version\n\nROCm 6.1.0\n\n"
+            "### Additional Information\n\n" + CUT_BLOCK)
+    facts = parse_pasted(text)
+    assert facts is not None
+    assert [(g.name, g.gfx) for g in facts.rocm.gpus] == [("AMD Radeon VII", "gfx906")]
+
+
+def test_a_gfx_name_without_any_other_rocminfo_line_is_not_an_excerpt():
+    assert rocminfo.excerpt_gpus("Name: gfx1100\nVersion: 2.4.0\n") == ()

@@ -1,7 +1,13 @@
 """``rocminfo`` pasted into an issue: the AMD GPUs the ROCm runtime enumerates (marketing name
 and gfx target per GPU agent), and whether it said the amdgpu kernel driver (ROCk/KFD) is
 loaded; and ``clinfo`` / ``rocm-clinfo``'s board name and gfx target per device. The agent blocks are read by the probe's own parser (``probes.rocm_output``), so a
-paste and a live run of the same machine give the same GPUs."""
+paste and a live run of the same machine give the same GPUs.
+
+An excerpt without rocminfo's headers is read too: ``rocminfo | grep Name`` (``grep gfx``,
+``grep -E 'Name|Marketing'``) or one agent's block cut out of the output, often pasted under an
+issue form's "GPU" heading. An agent's own ``Name:`` line holding a gfx target is a GPU the
+runtime enumerated (a CPU agent's Name is its model), and the ``Marketing Name:`` after it names
+that GPU: observed by the tool, so it outranks what a form's free text calls the GPU."""
 
 from __future__ import annotations
 
@@ -44,6 +50,37 @@ def clinfo_gpus(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(g for g in out if g[1])
 
 
+# an excerpt: an agent's own Name line with a gfx target (indent <= 4; the ISA entries'
+# "Name: amdgcn-amd-amdhsa--gfx803" sit at 6), beside another line only rocminfo prints
+_EXCERPT_GFX = re.compile(r"^[ \t]{0,4}Name:[ \t]*gfx[0-9a-f]{3,5}\b", re.M)
+_EXCERPT_MARK = re.compile(r"^[ \t]*(?:Marketing Name:|Name:[ \t]*amdgcn-amd-amdhsa--gfx)", re.M)
+_EXCERPT_FIELD = re.compile(r"^[ \t]{0,4}(Name|Marketing Name):[ \t]*(.*?)[ \t]*$")
+
+
+def excerpt_gpus(text: str) -> tuple[tuple[str, str], ...]:
+    """(marketing name, gfx) per GPU agent of a headerless rocminfo excerpt, in its order;
+    () when the text is not one (no agent Name with a gfx target, or nothing else rocminfo
+    prints beside it)."""
+    if not (_EXCERPT_GFX.search(text) and _EXCERPT_MARK.search(text)):
+        return ()
+    out: list[list[str]] = []
+    current: int | None = None  # the GPU whose fields follow; None after a CPU agent's Name
+    for line in text.splitlines():
+        m = _EXCERPT_FIELD.match(line)
+        if not m:
+            continue
+        if m.group(1) == "Name":
+            gfx = gfx_of(m.group(2))
+            if gfx:
+                out.append(["", gfx])
+                current = len(out) - 1
+            elif not m.group(2).startswith("amdgcn-"):
+                current = None
+        elif current is not None and not out[current][0]:
+            out[current][0] = m.group(2)
+    return tuple((name, gfx) for name, gfx in out)
+
+
 def parse(text: str) -> Partial:
     part = Partial(NAME, RANK)
     if "Board name:" in text and "Marketing Name" not in text:
@@ -51,9 +88,13 @@ def parse(text: str) -> Partial:
         if boards:
             part.set("rocm.gpus", boards)
         return part
-    if "ROCk module" not in text and "Marketing Name" not in text:
+    if "ROCk module" not in text and "Marketing Name" not in text \
+            and "amdgcn-amd-amdhsa--" not in text:
         return part
     if not (_SIGN.search(text) and _AGENT_FIELD.search(text)) and not _MODULE.search(text):
+        excerpt = excerpt_gpus(text)
+        if excerpt:
+            part.set("rocm.gpus", excerpt)
         return part
     gpus = tuple((name, gfx) for name, gfx in parse_rocminfo(text) if name or gfx)
     if gpus:
