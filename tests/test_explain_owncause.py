@@ -159,6 +159,58 @@ def test_frames_in_site_packages_are_not_a_checkout():
     assert answer(text) == ("EBUILD008", "environment")
 
 
+# ---------------------------------------------------------------- works_elsewhere
+# The reporter's own sentence that the import works from another directory, from threads where
+# the checkout (or build folder) in the working directory shadowed the installed package; the
+# error line under it is one EPY008 / EPY009 reads.
+MISSING = "ModuleNotFoundError: No module named '{module}'"
+WORKS_ELSEWHERE = [
+    # astropy/photutils#89
+    "`import photutils` fails in the top-level directory. The import works fine in the other "
+    "directories I tried.",
+    # poke1024/pyalign#5
+    "If I import it while still inside the source directory, I get the following:\n{error}\n"
+    "(The problem goes away when `cd`ing somewhere else.)",
+    # facebookresearch/detectron2#2752
+    "I got the error first and after changing the working directory I found it work well for "
+    "this problem.",
+]
+
+
+@pytest.mark.parametrize("module", ["torch", "transformers.models"])
+@pytest.mark.parametrize("said", WORKS_ELSEWHERE)
+def test_an_import_that_works_from_another_directory_is_the_working_directory(said, module):
+    error = MISSING.format(module=module)
+    text = said.format(error=error) if "{error}" in said else f"{error}\n\n{said}"
+    d = primary(diagnose_text(text))
+    assert d is not None and d.code in ("EPY008", "EPY009") and d.category == "user_code"
+    assert "cd .." in d.fix and any("another directory" in n for n in d.notes)
+
+
+# Another *interpreter* where it works (an environment, a notebook kernel, a terminal), the
+# reverse direction (it works only inside the repository: not installed), and a build that
+# merely ran elsewhere: "not installed in this Python" stands.
+ANOTHER_PYTHON = [
+    # eriklindernoren/PyTorch-YOLOv3#639
+    "If I run a Jupyter lab or notebook, torch is easily imported.",
+    # pytorch/pytorch#138991
+    "I can use torch in conda base environment. But I cannot use it in the environment I "
+    "created.",
+    # jupyter/notebook#5210
+    "It works fine and is found when I run using local terminal but doesn't work on Jupyter.",
+    # vc1492a/tidd#25
+    "When attempting to import the library from outside the root directory, the module is not "
+    "found. This is not encountered from the root directory.",
+    "I built it in another directory with no errors, but the import still fails.",
+    "It works in a different conda environment on the same machine.",
+]
+
+
+@pytest.mark.parametrize("said", ANOTHER_PYTHON)
+def test_another_interpreter_where_it_works_stays_not_installed(said):
+    assert answer(MISSING.format(module="torch") + "\n\n" + said) == ("EPY008", "environment")
+
+
 def test_own_cause_is_checked_when_the_rules_load(tmp_path):
     from envdoctor.explain.signatures import parse_signature
     from envdoctor.rulefiles import RuleFileError, load_toml, rules_dir

@@ -25,6 +25,12 @@ this" is a wrong answer:
   checkout) while the text installs it non-editable (``pip install .``, ``setup.py install``)
   or puts that folder on ``PYTHONPATH`` / ``sys.path``: the checkout shadows the installed
   build (EBUILD008's "compiled ops missing").
+- ``works_elsewhere``: the text says the same import works when Python starts in another
+  directory, or that the failure goes away on leaving the source tree (``cd ..``): what Python
+  finds depends on the working directory, so a folder there (the package's source checkout or
+  build folder, or a folder named like the package) shadows the installed package. Not "not
+  installed in this Python": another *environment*, terminal, notebook kernel or machine where
+  it works is another interpreter, and that stays the environment answer.
 
 The diagnosis keeps its code and evidence; its category becomes ``user_code``, its title and
 fix say what the user's configuration does, and a note quotes what the text shows.
@@ -172,6 +178,60 @@ def _source_tree_reason(text: str) -> str | None:
             "folder on the path: the checkout, which has no compiled ops, shadows the build.")
 
 
+# ---------------------------------------------------------------- works_elsewhere
+# Phrasings from reports where the import failed only while Python ran inside a source
+# checkout (astropy/photutils#89 "works fine in the other directories I tried",
+# poke1024/pyalign#5 "goes away when `cd`ing somewhere else", facebookresearch/detectron2#2752
+# "after changing the working directory I found it work well").
+_WORKED = (r"(?<!not )(?<!n't )(?<!never )(?:works?|worked|work(?:s|ed)? (?:well|fine)|runs? "
+           r"(?:fine|ok|well)|ran (?:fine|ok)|no (?:more )?errors?(?: occurs?| appears?)?"
+           r"|(?:is|was) (?:fine|ok(?:ay)?)|succeed(?:s|ed)?|imports? (?:fine|ok|correctly|"
+           r"successfully)|goes away|went away|disappear(?:s|ed)?|solves?|solved|fix(?:es|ed)?)")
+# another directory as a place where Python starts, not another environment or install
+_ELSEWHERE = (r"(?:an ?other|a different|any other|the other|other|some other|a separate|the "
+              r"parent)\s(?:(?:working|current|source|project)\s)?(?:director(?:y|ies)|folders?"
+              r"|dirs?|locations?|places?)\b")
+_WORKS_ELSEWHERE = re.compile(
+    rf"(?i)\b{_WORKED}\b[^.!?\n]{{0,60}}?\b{_ELSEWHERE}"
+    rf"|\b{_ELSEWHERE}[^.!?\n]{{0,50}}?\b{_WORKED}\b"
+    # leaving the tree or changing the working directory, then it works
+    r"|\b(?:mov(?:e|ed|ing)|cd(?:'?ing|'d)?|go(?:ing)?|get(?:ting)?|step(?:ping)?|leav(?:e|ing)"
+    r"|left|exit(?:ed|ing)?) (?:out of|outside(?: of)?|away from) (?:the|its|my|this) "
+    r"(?:[\w-]{1,30} ){0,3}?(?:tree|director(?:y|ies)|folder|dir|repo(?:sitory)?|checkout|root)"
+    rf"\b[^.!?\n]{{0,40}}?\b{_WORKED}\b"
+    rf"|\b{_WORKED}\b[^.!?\n]{{0,30}}? (?:when|after|once|if) (?:I )?[`'\"]?cd[`'\"]?(?:'?ing)? "
+    r"(?:somewhere else|elsewhere|out|to (?:an ?other|a different|the parent)|\.\.)"
+    r"|\b(?:after|when|once|if) (?:I )?(?:chang|switch|mov)(?:e|ed|ing)? (?:the |my )?"
+    r"(?:working |current )?(?:director(?:y|ies)|folder|dir|cwd)\b"
+    rf"[^.!?\n]{{0,50}}?\b{_WORKED}\b"
+    rf"|[`'\"]?\bcd \.\.[`'\"]?[^.!?\n]{{0,40}}?\b{_WORKED}\b")
+# what follows in the same sentence turns it round ("... with no errors, but import fails")
+_CONTRADICTED = re.compile(r"(?i)\b(?:but|however|still|yet|fails?|failed|failing|errors? "
+                           r"(?:says|is|was)|does ?n[o']t|did ?n[o']t)\b")
+# the place that works is another interpreter: an environment, a terminal, a kernel, a machine
+_OTHER_PYTHON = re.compile(r"(?i)\b(?:v?envs?|environments?|virtualenvs?|conda|venv|"
+                           r"interpreters?|python\d?(?:\.\d{1,2})? (?:install|version)|kernels?|"
+                           r"notebooks?|jupyter|terminals?|shells?|consoles?|cmd|powershell|ide|"
+                           r"pycharm|vs ?code|machines?|computers?|laptops?|servers?|docker|"
+                           r"containers?|colab|install(?:ed|ing)? (?:it |them |\w+ )?(?:in|into|"
+                           r"to|at)|site-packages|pip install|--target|--prefix)\b")
+
+
+def _works_elsewhere_reason(text: str) -> str | None:
+    for m in _WORKS_ELSEWHERE.finditer(text[:MAX_TEXT]):
+        start = max(text.rfind("\n", 0, m.start()), text.rfind(". ", 0, m.start())) + 1
+        ends = [i for i in (text.find("\n", m.end()), text.find(". ", m.end())) if i >= 0]
+        sentence = text[start:min(ends) if ends else len(text)]
+        if _OTHER_PYTHON.search(sentence) or _CONTRADICTED.search(text[m.end():start + len(sentence)]):
+            continue
+        said = " ".join(m.group(0).split())
+        return (f"The text says the import works from another directory (\"{said}\"): what "
+                "Python imports depends on where it starts, so a folder in the working "
+                "directory (the package's source checkout or build folder, or one named like "
+                "the package) is found before the installed package.")
+    return None
+
+
 # ---------------------------------------------------------------- cpu_run_stated
 # the program or its user says the run is on the CPU: a log line ("[INFO] >>>> using CPU",
 # "Using device: cpu"), a command (--device cpu), or prose ("when running X on CPU")
@@ -235,6 +295,16 @@ KINDS: dict[str, OwnCause] = {
         _api_in_own_code_reason,
         "The user's own code calls an API the installed release no longer has: {title}",
         None),
+    "works_elsewhere": OwnCause(
+        _works_elsewhere_reason,
+        "Python imports a folder of the working directory (a source checkout or build folder) "
+        "instead of the installed package: the same import works from another directory",
+        "Start Python from a folder outside the package's source checkout or build folder "
+        "(`cd ..`), and take that folder off `PYTHONPATH` / `sys.path`; from there `python -c "
+        "\"import <package>; print(<package>.__file__)\"` must print a site-packages path. "
+        "A source build must be installed (`pip install .`, or `pip install -e .` to work on "
+        "the checkout itself) before it imports from elsewhere; nothing else needs "
+        "installing."),
     "cpu_run_stated": OwnCause(
         _cpu_run_reason,
         "The program reaches for CUDA although the run is on the CPU: {title}",
@@ -287,4 +357,4 @@ def _own(text: str, d: Diagnosis) -> Diagnosis:
 
 PATTERNS = (_CPU_RUN, _GPU_ASKED, _LOADER_FAILURE, _SHELL_LOADER, _C_RUNTIME, _PRELOAD_SET, _CUT_NAME, _FRAME,
             _FRAME_IPY, _INSTALLED, _CUDA_LITERAL, _FRAMEWORK_CUDA, _MISSING_OPS, _NON_EDITABLE,
-            _ON_PATH)
+            _ON_PATH, _WORKS_ELSEWHERE, _CONTRADICTED, _OTHER_PYTHON)
