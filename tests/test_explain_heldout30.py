@@ -25,8 +25,8 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout30", batch="AD", at_least=49, traps_at_least=10,
                  repos_at_least=47, phenomena_at_least=49)
-FLOOR = 0.0  # first run not made yet
-# traps the first run answered with an environment claim (README.md): first run not made yet
+FLOOR = 0.79  # 39/49 (79.6 %) after two rounds of fixes from other threads; first run on cf9e9e89: 32/49 (65.3 %), after the structural improvers 31/49 (README.md)
+# traps answered with an environment claim (README.md): a strict xfail each
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 

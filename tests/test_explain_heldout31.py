@@ -23,9 +23,11 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout31", batch="AF", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=40)
-FLOOR = 0.0  # first run not made yet
-# traps the first run answered with an environment claim (README.md): first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+FLOOR = 0.77  # first run on 042e9c31 (all of the session's work, collected after it): 31/40 (77.5 %) (README.md)
+# traps answered with an environment claim (README.md): a strict xfail each
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "h035-trap-ssd-multibox-loss-use-gpu-default.toml",
+})
 
 
 def test_heldout31_structure_big_sourced_labelled_and_broad():

@@ -25,10 +25,12 @@ SET = PlatformSet("platform_heldout16", letter="n", batch="P16",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15"))
-FLOOR = 0.0  # first run not made yet
+FLOOR = 0.45  # 17/37 (45.9 %) after two rounds of fixes from other threads; first run on cf9e9e89: 9/37 (24.3 %) (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so;
-# first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+# traps answered with an environment claim (README.md)
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "n007-rocm-trap-f5-tts-title-hip-invalid-device-function-fixed-in-project.toml",
+})
 
 
 def test_platform_heldout16_structure_sourced_labelled_and_broad():
