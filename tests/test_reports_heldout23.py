@@ -19,7 +19,7 @@ from tests.reports_heldout import ReportSet, loud
 SET = ReportSet("heldout23", batch="AG", at_least=26, healthy_at_least=6,
                 broken_at_least=20, repos_at_least=22, unseen_at_least=26)
 FLOOR = 0.55  # first run on f052f276 (all of the session's work, collected after it): 11/20 (55.0 %), healthy 4/6 (README.md)
-# healthy reports the first run raised an alarm on (README.md): first run not made yet
+# healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset({
     "r22-h-skywork-cublas-not-initialized-base-model-with-chat-demo",
     "r23-h-lm-eval-harness-cublas-not-initialized-13b-needed-more-gpus",
