@@ -185,3 +185,20 @@ def test_a_refusal_the_text_contradicts_yields_to_the_text(cli, tmp_path, tail, 
     hits = [f for f in out["findings"] if f["code"] == "EHF004"
             and f["severity"] in ("error", "warning")]
     assert bool(hits) is loud
+
+
+# CUBLAS_STATUS_NOT_INITIALIZED alone: threads put the cause in the workload or the code (QwenLM/Qwen#120: the model
+# exceeds the GPU memory; wzk1015/video-bgm-generation#27: CUDA and memory fine, the tokenizer), so explain names it
+# as usage and a paste of it raises no environment finding
+CUBLAS_ALONE = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+                "E tensorflow/stream_executor/cuda/cuda_blas.cc:366] failed to create cublas handle: "
+                "CUBLAS_STATUS_NOT_INITIALIZED\n")
+
+
+@pytest.mark.parametrize("text", CUBLAS_ALONE)
+def test_cublas_not_initialized_alone_is_no_environment_finding(text):
+    from envdoctor.explain import diagnose_text, primary
+    from envdoctor.live.parse import text_causes
+    first = primary(diagnose_text(text))
+    assert first is not None and first.code == "ECUDNN003" and first.category == "usage"
+    assert text_causes(text) == ()
