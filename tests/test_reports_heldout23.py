@@ -18,12 +18,9 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout23", batch="AG", at_least=26, healthy_at_least=6,
                 broken_at_least=20, repos_at_least=22, unseen_at_least=26)
-FLOOR = 0.55  # first run on f052f276 (all of the session's work, collected after it): 11/20 (55.0 %), healthy 4/6 (README.md)
+FLOOR = 0.75  # 15/20 (75.0 %), healthy 6/6 after fixes from other threads; first run on f052f276 (all of the session's work, collected after it): 11/20 (55.0 %), healthy 4/6 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
-KNOWN_ALARMS: frozenset[str] = frozenset({
-    "r22-h-skywork-cublas-not-initialized-base-model-with-chat-demo",
-    "r23-h-lm-eval-harness-cublas-not-initialized-13b-needed-more-gpus",
-})
+KNOWN_ALARMS: frozenset[str] = frozenset()  # the first run's two (r22, r23) fixed by class (README.md)
 
 
 def test_reports_heldout23_structure_is_big_sourced_and_labelled():
