@@ -26,7 +26,7 @@ SET = PlatformSet("platform_heldout17", letter="o", batch="P17",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16"))
-FLOOR = 0.64  # first run on 042e9c31 (all of the session's work, collected after it): 11/17 (64.7 %), no trap claim (README.md)
+FLOOR = 0.88  # 15/17 (88.2 %) after fixes from other threads; first run on 042e9c31 (all of the session's work, collected after it): 11/17 (64.7 %), no trap claim (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so;
 # traps answered with an environment claim (README.md)
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
