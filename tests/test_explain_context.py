@@ -245,3 +245,28 @@ def test_torch_without_cuda_on_an_intel_gpu_is_the_codes_device_choice():
     assert primary(diagnose_text(both)).category == "environment"
     plain = "AssertionError: Torch not compiled with CUDA enabled\n"
     assert primary(diagnose_text(plain)).category == "environment"
+
+
+def test_torch_not_compiled_with_cuda_where_the_text_says_the_code_asks_for_the_gpu_is_user_code():
+    # liun-online/HeCo#15: a `.cuda()` that commenting out makes it run
+    heco = ("If I am not using gpu then line 84 of sc_encoder.py causes an assertion error: Torch not "
+            "compiled with CUDA enabled.\nI can fix this by commenting out the characters \u201c.cuda()\u201d "
+            "in line 84.\n")
+    got = primary(diagnose_text(heco))
+    assert got.code == "ETORCH006" and got.category == "user_code" and ".to(device)" in got.fix
+    # marco-rudolph/AST#4 (the maintainer's answer) and xinntao/ESRGAN#88: the code's device changed
+    ast = ("AssertionError: Torch not compiled with CUDA enabled\nThere were \".cuda()\"s which I changed "
+           "to \".to(c.devices)\"s in the latest commit.\n")
+    assert primary(diagnose_text(ast)).category == "user_code"
+    esrgan = ("AssertionError: Torch not compiled with CUDA enabled\nYou need to change these lines: from "
+              "\"cuda\" to \"cpu\"\n")
+    assert primary(diagnose_text(esrgan)).category == "user_code"
+    # an NVIDIA GPU named too: the CPU-only build is the cause again; a CPU-only user alone says nothing
+    gpu = heco + "GPU 0: NVIDIA GeForce RTX 3060\n"
+    assert primary(diagnose_text(gpu)).category == "environment"
+    alone = "AssertionError: Torch not compiled with CUDA enabled\n(I am using CPU only)\n"
+    assert primary(diagnose_text(alone)).category == "environment"
+    # a default set to the CPU that still fails says nothing of the code's own request
+    cpu_default = ("AssertionError: Torch not compiled with CUDA enabled\nuse_gpu defaults to False and "
+                   "device is set to cpu in config.py, but the error remains.\n")
+    assert primary(diagnose_text(cpu_default)).category == "environment"

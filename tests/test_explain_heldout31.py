@@ -25,9 +25,7 @@ SET = HeldoutSet("heldout31", batch="AF", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=40)
 FLOOR = 0.77  # first run on 042e9c31 (all of the session's work, collected after it): 31/40 (77.5 %) (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "h035-trap-ssd-multibox-loss-use-gpu-default.toml",
-})
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_heldout31_structure_big_sourced_labelled_and_broad():
