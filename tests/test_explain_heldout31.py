@@ -23,7 +23,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout31", batch="AF", at_least=40, traps_at_least=8,
                  repos_at_least=36, phenomena_at_least=40)
-FLOOR = 0.77  # first run on 042e9c31 (all of the session's work, collected after it): 31/40 (77.5 %) (README.md)
+FLOOR = 0.87  # 35/40 (87.5 %), no trap claim after fixes from other threads; first run on 042e9c31 (all of the session's work, collected after it): 31/40 (77.5 %), one trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
