@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from envdoctor.engine.knowledge._reads import Read, optional, reads, some
+from envdoctor.engine.knowledge._reads import Read, Undetermined, optional, reads, some
 from envdoctor.facts import AmdGpu, RocmFacts, TorchBuild
 from envdoctor.matrices import rocm as rocm_matrix
 
@@ -163,8 +163,20 @@ def rocm_override_verdict(*, gpus: tuple[AmdGpu, ...], version: Version | None,
                           vars: dict[str, str], t: TorchBuild | None) -> dict[str, str] | None:
     """``rocm_override_verdict()``: what is wrong with HSA_OVERRIDE_GFX_VERSION here, as
     {gpu, verdict, set, fix}: a consumer chip that needs it (``rocm_needs_override``), or a
-    value that makes another family's code run (``rocm_override_wrong``); None when neither."""
+    value that makes another family's code run (``rocm_override_wrong``); None when neither.
+    A chip whose code PyTorch's own ROCm wheels carry from some release (``[[torch_gfx]]``:
+    gfx1102 from torch 2.7) needs the override only under a torch without it: where the paste
+    shows no ROCm torch build (its version and HIP), the need is not known."""
     need = rocm_needs_override(gpus=gpus, version=version, vars=vars, t=t)
+    torch_unseen = t is None or t.hip is None or t.version is None
+    if need is not None and torch_unseen and all(
+            rocm_matrix.torch_gfx_listed(g.gfx) for g in visible(gpus, vars)
+            if g.gfx and no_code(g.gfx, version, t)):
+        wrong = rocm_override_wrong(gpus=gpus, vars=vars)
+        if wrong is None:
+            raise Undetermined("the chip's code is in PyTorch's ROCm wheels from one release "
+                               "on, and the paste shows no ROCm torch build")
+        need = None
     if need is not None:
         return {"gpu": need["gfx"], "set": need["set"],
                 "verdict": f"needs HSA_OVERRIDE_GFX_VERSION={need['value']} to run ROCm "
