@@ -25,6 +25,10 @@ ORDINARY_ONLY = {
     ("ETORCH006", "(?<![\\w-])--device[= ]"),
     # 'cuda>=12.1' (a container's requirement): '>', '=', '.' and the digits are dropped
     ("ECTR003", "(?i)(?<![=\"'\\w.-])cuda ?>= ?"),
+    # 'BLAS = 0' (llama.cpp's system-info line, and 'BLAS=0' said in titles and prose): ' ', '='
+    # and the digit are dropped, 'blas' is left; the line's other keys (AVX, FMA, SSE3) are as
+    # ordinary, and the prose forms have none
+    ("EOLLAMA004", "(?i)(?<![\\w.])BLAS ?= ?0"),
 }
 
 

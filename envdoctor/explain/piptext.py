@@ -190,10 +190,10 @@ def first_release_for(name: str, python: Version) -> tuple[str | None, bool]:
     table = _TABLES.get(name)
     if table is None:
         return None, False
-    from envdoctor.matrices import matrix
+    from envdoctor.engine.knowledge.releases import release_rows
     key = {"torch": "torch", "tensorflow": "tensorflow", "jax": "first"}[table]
     rows = []
-    for row in matrix(table).get("release", []):
+    for row in release_rows(table):
         v = _version(str(row.get(key, "")))
         if v is None:
             continue
@@ -209,10 +209,10 @@ def _newest_python(name: str) -> tuple[int, int] | None:
     table = _TABLES.get(name)
     if table is None:
         return None
-    from envdoctor.matrices import matrix
+    from envdoctor.engine.knowledge.releases import release_rows
     key = {"torch": "torch", "tensorflow": "tensorflow", "jax": "first"}[table]
     top: tuple[int, int] | None = None
-    for row in matrix(table).get("release", []):
+    for row in release_rows(table):
         v = _version(str(row.get(key, "")))
         spec = (release_python(name, v) if table == "jax" and v is not None
                 else _spec(str(row.get("python", ""))))
