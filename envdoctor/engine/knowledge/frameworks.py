@@ -101,6 +101,10 @@ def numpy_dependents(*, frameworks: Any, live: dict[str, Any] | None) -> list[st
 # An import error that names a shared library ("libcudnn.so.9: cannot open shared object
 # file") got past NumPy: the library is its cause, whatever the metadata says of NumPy.
 _NAMES_LIBRARY = re.compile(r"\blib[\w+.-]{1,60}?\.(?:so|dylib|dll)\b|\.dll\b", re.IGNORECASE)
+# Python's own words for NumPy not importable, in the error or in the traceback above it
+# (jaxlib's final line is only "Encountered an error while initializing the extension"; the
+# chained "No module named 'numpy'" above it also earns EPY008, which is NumPy's absence too)
+_NUMPY_NOT_IMPORTABLE = re.compile(r"No module named '?numpy\b")
 
 
 def import_says_otherwise(lf: Any) -> bool:
@@ -113,7 +117,8 @@ def import_says_otherwise(lf: Any) -> bool:
     if lf.import_ok is True:
         return True
     error = lf.import_error or ""
-    if lf.import_ok is not False or "numpy" in error.lower():
+    if lf.import_ok is not False or "numpy" in error.lower() \
+            or _NUMPY_NOT_IMPORTABLE.search(lf.stderr_tail or ""):
         return False
     if any(not d.code.startswith("ENUMPY") for d in lf.diagnoses):
         return True
