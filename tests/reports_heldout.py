@@ -41,6 +41,7 @@ class ReportSet:
     broken_at_least: int
     repos_at_least: int
     unseen_at_least: int
+    prefix: str = "r"  # report files are <prefix>NN-*.toml (heldout24 uses "j")
 
     @property
     def folder(self) -> Path:
@@ -49,7 +50,7 @@ class ReportSet:
     @functools.cached_property
     def reports(self) -> list[tuple[str, dict[str, Any]]]:
         return [(p.stem, tomllib.loads(p.read_text(encoding="utf-8")))
-                for p in sorted(self.folder.glob("r*.toml"))]
+                for p in sorted(self.folder.glob(f"{self.prefix}*.toml"))]
 
     @functools.cached_property
     def causes(self) -> dict[str, Any]:
