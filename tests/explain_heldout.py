@@ -42,7 +42,21 @@ def _norm(url: str) -> str:
 
 
 def _repo(url: str) -> str:
+    """owner/repo of a GitHub thread; the site (host) of a page source (a Q&A thread, a forum post)."""
+    if not url.startswith("https://github.com/"):
+        return url.split("/")[2].lower()
     return "/".join(url.split("/")[3:5]).lower()
+
+
+def _page_keys(url: str) -> list[str]:
+    """What quoting a page source elsewhere looks like: its address without the scheme, and for a
+    Stack Exchange style thread the bare host/questions/N."""
+    bare = _norm(url).split("://", 1)[-1].lower()
+    keys = [bare]
+    m = re.match(r"([^/]+/questions?/[0-9]+)", bare)
+    if m:
+        keys.append(m.group(1))
+    return keys
 
 
 def _key(url: str) -> str:
@@ -79,6 +93,10 @@ class HeldoutSet:
     phenomena_at_least: int
     # threads later work came to quote (a machine batch citing one as a source) leave the figure
     quoted_at_most: int = 0
+    # file names of the cases (h001-..., or another letter for a later set) and whether a case may
+    # come from a page (a Q&A thread, a forum post, a blog quoting a user's error) instead of GitHub
+    prefix: str = "h"
+    pages: bool = False
 
     @property
     def folder(self) -> Path:
@@ -86,7 +104,7 @@ class HeldoutSet:
 
     @functools.cached_property
     def cases(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(p.name, load_toml(p)) for p in sorted(self.folder.glob("h*.toml"))]
+        return [(p.name, load_toml(p)) for p in sorted(self.folder.glob(f"{self.prefix}*.toml"))]
 
     @functools.cached_property
     def causes(self) -> dict[str, Any]:
@@ -96,7 +114,9 @@ class HeldoutSet:
         cases = self.cases
         assert len(cases) >= self.at_least
         for name, case in cases:
-            assert is_url(case["source"]) and case["source"].startswith("https://github.com/"), name
+            assert is_url(case["source"]), name
+            assert case["source"].startswith("https://github.com/") or (
+                self.pages and case["source"].startswith("https://")), name
             assert case["label"] in TRAPS or case["label"] in self.causes, f"{name}: unknown label"
             assert case["batch"] == self.batch, name
             assert case["note"].strip() and case["text"].strip() and case["phenomenon"].strip(), name
@@ -111,13 +131,19 @@ class HeldoutSet:
     @functools.cached_property
     def seen(self) -> frozenset[str]:
         """The set's threads that a file elsewhere under tests/ or rules/ quotes."""
-        held = {_key(case["source"]): _norm(case["source"]) for _, case in self.cases}
+        github = [case["source"] for _, case in self.cases if case["source"].startswith("https://github.com/")]
+        held = {_key(url): _norm(url) for url in github}
+        pages = {_norm(case["source"]): _page_keys(case["source"]) for _, case in self.cases
+                 if not case["source"].startswith("https://github.com/")}
         elsewhere = [p for root in (TESTS, TESTS.parent / "rules") for p in root.rglob("*")
                      if p.is_file() and self.folder not in p.parents]
         quoted: set[str] = set()
         for path in elsewhere:
             text = path.read_bytes().decode("utf-8", "replace")
             quoted |= {held[k] for k in threads(text) if k in held}
+            if pages:
+                low = text.lower()
+                quoted |= {url for url, keys in pages.items() if any(k in low for k in keys)}
         return frozenset(quoted)
 
     def unseen(self) -> list[tuple[str, dict[str, Any]]]:
