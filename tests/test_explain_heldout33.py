@@ -22,9 +22,9 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout33", batch="AI", at_least=30, traps_at_least=6,
                  repos_at_least=29, phenomena_at_least=30, prefix="i", pages=True)
-FLOOR = 0.0  # first run not made yet (README.md): the floor is set from it
+FLOOR = 0.56  # first run on 43c053a7: 17/30 (56.7 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each; first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()  # none on the first run
 
 
 def test_heldout33_structure_big_sourced_labelled_and_broad():
