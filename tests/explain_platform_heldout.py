@@ -16,6 +16,7 @@ The structural checks read the files only and never call envdoctor, so a collect
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -34,6 +35,23 @@ def _load(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
+def _is_github(url: str) -> bool:
+    return url.startswith("https://github.com/")
+
+
+def _where(url: str) -> str:
+    """The repository of a GitHub thread, the site (host) of any other page."""
+    return _repo(url) if _is_github(url) else url.split("/")[2].lower()
+
+
+def _page_key(url: str) -> str:
+    """A non-GitHub page as another file would quote it: host and path, without the scheme,
+    a trailing slash or (for Q&A sites) the title slug after the question number."""
+    rest = _norm(url).split("://", 1)[-1].lower()
+    m = re.match(r"([^/]+/(?:questions|q|t|forums/thread)/(?:[^/]+/)?[0-9]+)", rest)
+    return m.group(1) if m else rest
+
+
 @dataclass(frozen=True)
 class PlatformSet:
     """One batch: folder, case-file letter, batch name, platforms and the sizes it promised."""
@@ -50,6 +68,8 @@ class PlatformSet:
     quoted_at_most: int = 2
     # the first batch predates the ``batch`` field of a case
     batch_field: bool = True
+    # a batch may take Q&A / forum pages (https, not GitHub) as sources beside GitHub threads
+    sites: bool = False
 
     @property
     def folder(self) -> Path:
@@ -65,7 +85,10 @@ class PlatformSet:
 
     def seen(self) -> set[str]:
         """Threads of this set another file under tests/ or rules/ quotes: no longer unseen."""
-        held = {_key(c["source"]): _norm(c["source"]) for _, c in self.cases}
+        held = {_key(c["source"]): _norm(c["source"]) for _, c in self.cases
+                if _is_github(c["source"])}
+        pages = {_page_key(c["source"]): _norm(c["source"]) for _, c in self.cases
+                 if not _is_github(c["source"])}
         quoted: set[str] = set()
         for root in (TESTS, TESTS.parent / "rules"):
             for path in root.rglob("*"):
@@ -73,6 +96,9 @@ class PlatformSet:
                     continue
                 text = path.read_bytes().decode("utf-8", "replace")
                 quoted |= {held[k] for k in threads(text) if k in held}
+                if pages:
+                    lowered = text.lower()
+                    quoted |= {url for key, url in pages.items() if key in lowered}
         return quoted
 
     def unseen(self) -> list[tuple[str, dict[str, Any]]]:
@@ -84,9 +110,10 @@ class PlatformSet:
         assert len(cases) >= self.at_least
         held = [_norm(c["source"]) for _, c in cases]
         assert len(set(held)) == len(held), "one text per thread"
-        assert len({_repo(u) for u in held}) >= self.repos_at_least
+        assert len({_where(u) for u in held}) >= self.repos_at_least
         for name, case in cases:
-            assert case["source"].startswith("https://github.com/"), name
+            assert _is_github(case["source"]) or (
+                self.sites and case["source"].startswith("https://")), name
             assert case["batch"] == self.batch if self.batch_field else "batch" not in case, name
             assert case["label"] in TRAPS or case["label"] in self.causes, f"{name}: unknown label"
             assert case["platform"] in self.platforms, name
