@@ -28,10 +28,10 @@ SET = PlatformSet("platform_heldout18", letter="k", batch="P18",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17"),
                   sites=True)
-FLOOR = 0.0  # first run not made yet (README.md)
+FLOOR = 0.64  # first run on eaedb8c0: 11/17 (64.7 %), one trap claim, k003 (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so;
 # first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"k003-apple-jax-mps-0-9-8-failed-to-load-default-metallib.toml"})
 
 
 def test_platform_heldout18_structure_sourced_labelled_and_broad():
