@@ -44,3 +44,34 @@ def test_ollama_is_rocm_context_on_linux_only() -> None:
     assert amdtext.unlisted_reason(windows) is None
     # the override that runs the family as a listed target is already set
     assert amdtext.unlisted_reason(linux + "\nHSA_OVERRIDE_GFX_VERSION=11.0.0") is None
+
+
+# ROCm support questions (rules/signatures/rocm/EROCM043.toml holds the threads): the GPU named
+# by a Radeon Pro board, a bare workstation number beside Navi / ROCm, or a Ryzen APU's iGPU
+def test_radeon_pro_and_ryzen_apu_names_are_read() -> None:
+    assert amdtext.gpu_targets("If ROCm can support AMD Radeon PRO W6600?") == (
+        ("Radeon Pro W6600", "gfx1032"),)
+    assert amdtext.gpu_targets("the W6600 (Navi 23) GPUs") == (("Radeon Pro W6600", "gfx1032"),)
+    assert amdtext.gpu_targets("Is 5900HX iGPU supported by ROCm?") == (
+        ("the integrated GPU of a Ryzen 5900HX", "gfx90c"),)
+    # no iGPU words: a laptop CPU's name in a collect_env is not its GPU
+    assert amdtext.gpu_targets("CPU: AMD Ryzen 7 5800H with Radeon Graphics") == ()
+    # an Intel part's number, a desktop Ryzen without graphics
+    assert amdtext.gpu_targets("Intel Core i5 4200U iGPU") == ()
+    assert amdtext.gpu_targets("Ryzen 9 5900X, integrated GPU none") == ()
+    # a tool printed the device's target: an issue form's other board name is not read
+    assert amdtext.gpu_targets("  Name:  gfx803\n### GPU\nAMD Radeon Pro W7900") == (
+        ("gfx803", "gfx803"),)
+
+
+def test_support_answer_names_the_release_or_the_override() -> None:
+    later = amdtext.support_answer("Does the coming ROCm 4.3 support the RX6800XT?")
+    assert later is not None and "from ROCm 5.0" in later
+    dropped = amdtext.support_answer("  Name:  gfx803\nAny chance to get ROCm working?\nROCm 6.1.0")
+    assert dropped is not None and "3.10" in dropped
+    override = amdtext.support_answer("ROCm support for AMD Radeon PRO W6600")
+    assert override is not None and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in override
+    # listed GPUs, Windows, no ROCm named: no answer
+    assert amdtext.support_answer("Does ROCm support the Radeon RX 6950 XT?") is None
+    assert amdtext.support_answer("Does ROCm support the RX 5700 XT on Windows 11?") is None
+    assert amdtext.support_answer("Is the Radeon PRO W6600 any good?") is None

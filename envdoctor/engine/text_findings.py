@@ -191,11 +191,16 @@ def finding_of(cause: TextDiagnosis) -> Finding:
     confidence), a warning otherwise; its evidence is the text's own lines."""
     m = re.match(r"E([A-Z]+?)\d", cause.code)
     area = _AREAS.get(m.group(1), "host") if m else "host"
+    # what the text's own facts say (the GPU and release it states, the answer they give) leads
+    # the why: it is the specific part of a general signature
+    why = " ".join([*cause.notes, cause.why]) if cause.notes else cause.why
+    evidence: dict[str, list[str]] = {"stated in the text": list(cause.evidence)}
+    if cause.notes:
+        evidence["read from the text"] = list(cause.notes)
     return Finding(code=cause.code, id=cause.id,
                    severity=Severity.ERROR if cause.confidence == "high" else Severity.WARNING,
-                   title=cause.title, why=cause.why, fix=cause.fix,
-                   references=cause.references,
-                   evidence={"stated in the text": list(cause.evidence)}, area=area)
+                   title=cause.title, why=why, fix=cause.fix,
+                   references=cause.references, evidence=evidence, area=area)
 
 
 def stated_facts(facts: Facts) -> list[tuple[str, str, str]]:

@@ -51,6 +51,22 @@ _APU = re.compile(r"(?i)(?:\[AMD/ATI\]|\bAMD)\s{1,3}(Renoir|Lucienne|Cezanne|Bar
 # an APU's integrated Radeon as AMD names it ("Radeon 780M", "AMD Radeon(TM) 890M Graphics",
 # "Radeon 8060S"); names the GPU matrix does not know (680M) are skipped
 _IGPU = re.compile(r"(?i)\bRadeon(?:\(tm\)|\u2122)?\s{1,3}(\d{3}M|\d{4}S)\b")
+# a Radeon Pro board ("Radeon PRO W6600", "Radeon (TM) Pro WX 7100", "Radeon Pro 5600M"): read
+# only where no tool printed the device's target (an issue form's GPU field can name another
+# board than the rocminfo pasted under it)
+_PRO = re.compile(r"(?i)\bRadeon(?:\s?\(tm\)|\u2122)?\s{1,3}Pro\s{1,3}(W\d{4}|WX\s?\d{4}|\d{4}M|V\d{3})(?![\w])")
+# a Ryzen APU named by its model number ("Ryzen 9 5900HX", "5900HX iGPU", "Ryzen 5 5600G"): its
+# integrated GPU, read only where the text speaks of that GPU (_IGPU_WORD) and the line names
+# Ryzen or the iGPU and no Intel part
+# a bare workstation number ("W6600 (Navi 23)", "W6800 and ROCm"), on a line that says Radeon,
+# Pro, Navi or ROCm
+_PRO_BARE = re.compile(r"(?<![\w-])(W[5-7]\d00)(?![\w])")
+_PRO_LINE = re.compile(r"(?i)radeon|\bpro\b|\bnavi|\brocm")
+_RYZEN = re.compile(r"(?i)(?<![\w-])(?:Ryzen\s{1,3}(?:[3579]\s{1,3})?(?:PRO\s{1,3})?)?([45]\d{3})"
+                    r"\s?(HX|HS|H|U|GE|G)(?![\w])")
+_IGPU_WORD = re.compile(r"(?i)\bi-?GPU|\bintegrated\s(?:AMD\s)?(?:gpu|graphics|radeon)|\bAPU\b"
+                        r"|\bVega\s?\d{1,2}\b")
+_INTEL_LINE = re.compile(r"(?i)\bintel\b|\bcore\s?i[3579]\b|\bi[3579]-\d")
 _MI = re.compile(r"(?i)(?<![\w])(?:Instinct\s)?MI(\d{2,3}[AXH]?)(?![\w])")
 _RELEASE = re.compile(r"(?i)(?<![\w/.-])(?:\+|/opt/)?rocm(?:/miopen)?(?: version| ver\.?)?"
                       r"\s{0,3}[:=]?\s{0,3}(?:rocm-)?v?(\d{1,2}\.\d{1,2})(?:\.\d{1,5})?(?![\d])")
@@ -124,6 +140,8 @@ def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
     lines = _head(text).splitlines()
     own: list[tuple[str, str]] = []
     bare: dict[str, None] = {}
+    pro: list[tuple[str, str]] = []
+    igpu_text = _IGPU_WORD.search(_head(text)) is not None
     for line in lines:
         if "gfx" in line:
             listing = _LIST_LINE.search(line) is not None or len(set(_GFX.findall(line))) >= 3
@@ -156,12 +174,28 @@ def gpu_targets(text: str) -> tuple[tuple[str, str], ...]:
             for m in _IGPU.finditer(line):
                 name = f"AMD Radeon {m.group(1).upper()}"
                 own.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if "pro" in low:
+            for m in _PRO.finditer(line):
+                name = "Radeon Pro " + " ".join(m.group(1).upper().replace("WX", "WX ").split())
+                pro.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if "w" in low and _PRO_LINE.search(line):
+            for m in _PRO_BARE.finditer(line):
+                name = f"Radeon Pro {m.group(1).upper()}"
+                pro.append((name, rocm_knowledge.gfx_of_name(name) or ""))
+        if igpu_text and ("ryzen" in low or _IGPU_WORD.search(line)) and not _INTEL_LINE.search(line):
+            for m in _RYZEN.finditer(line):
+                target = rocm_knowledge.gfx_of_ryzen(m.group(1)[0], m.group(2))
+                if target:
+                    own.append((f"the integrated GPU of a Ryzen {m.group(1)}{m.group(2).upper()}",
+                                target))
         if "mi" in low:
             for m in _MI.finditer(line):
                 name = f"AMD Instinct MI{m.group(1).upper()}"
                 target = rocm_knowledge.gfx_of_name(name)
                 if target:
                     own.append((name, target))
+    if not any(_GFX_OWN.search(line) for line in lines if "gfx" in line):
+        own += pro
     for name, target in own:
         if not target:
             continue
@@ -235,12 +269,12 @@ def on_windows(text: str) -> bool:
     return _WINDOWS.search(_head(text)) is not None
 
 
-def unlisted_reason(text: str) -> str | None:
-    """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
-    list for the stated release does not name (with no release: one no release lists);
-    None otherwise, and None when the text already sets the HSA_OVERRIDE_GFX_VERSION that runs
-    each GPU's family as a listed target. The Linux lists say nothing for a Windows text (the
-    HIP SDK has its own)."""
+def _unlisted(text: str) -> tuple[str, str, str] | None:
+    """(the GPU as shown, its target, where AMD's lists leave it out) when the text states
+    ROCm, AMD GPUs, and every one of them is a target AMD's list for the stated release does not
+    name (with no release: one no release lists); None otherwise, and None when the text
+    already sets the HSA_OVERRIDE_GFX_VERSION that runs each GPU's family as a listed target.
+    The Linux lists say nothing for a Windows text (the HIP SDK has its own)."""
     from envdoctor.engine.knowledge import rocm as rocm_knowledge
     if not rocm_context(text) or on_windows(text):
         return None
@@ -248,7 +282,7 @@ def unlisted_reason(text: str) -> str | None:
     if not gpus:
         return None
     # the override that runs this family as a listed target is already set: the missing code
-    # for the target is not what crashed
+    # for the target is not what failed
     values = set(override_values(text))
     if values and all((row := rocm_knowledge.gfx_override_row(target)) is not None
                       and row.get("value") in values for _, target in gpus):
@@ -266,19 +300,54 @@ def unlisted_reason(text: str) -> str | None:
             return None
     name, target = gpus[0]
     shown = name if name == target else f"{name} ({target})"
+    first, last = rocm_knowledge.gfx_listed_span(target)
     if release is not None:
         where = f"AMD's list for ROCm {release.major}.{release.minor} does not name {target}"
+        if first is not None and first > release:
+            where += f" (AMD lists it from ROCm {first})"
+        elif last is not None and last < release:
+            where += f" (the last ROCm release AMD listed it for is {last})"
     elif major is not None and rocm_knowledge.gfx_listed_by_any(target):
         where = (f"its HIP runtime (libamdhip64.so.{major}) is ROCm {major}, and no ROCm "
                  f"{major} list AMD published names {target}")
     else:
         where = f"no ROCm release AMD documents lists {target}"
+    return shown, target, where
+
+
+def _override_words(target: str) -> str:
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
     row = rocm_knowledge.gfx_override_row(target)
-    runs = (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} runs it as {row['runs_as']}"
+    return (f"; HSA_OVERRIDE_GFX_VERSION={row['value']} runs it as {row['runs_as']}"
             if row is not None else "")
+
+
+def unlisted_reason(text: str) -> str | None:
+    """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
+    list for the stated release does not name (``_unlisted``), read against a crash."""
+    found = _unlisted(text)
+    if found is None:
+        return None
+    shown, target, where = found
     return (f"The text states {shown} and the crash comes from ROCm: {where}, so that "
-            f"release is neither built nor tested for it{runs}. If this ROCm is a "
-            f"distribution's or your own build for {target}, look elsewhere.")
+            f"release is neither built nor tested for it{_override_words(target)}. If this "
+            f"ROCm is a distribution's or your own build for {target}, look elsewhere.")
+
+
+def support_answer(text: str) -> str | None:
+    """The answer to a question whether ROCm supports the AMD GPU the text states, when AMD's
+    list for the stated release (no release: any release) does not name it (``_unlisted``):
+    the release AMD lists it from, the last one that listed it, or the override that runs its
+    family. None when the list names it, or the text states nothing to decide by."""
+    found = _unlisted(text)
+    if found is None:
+        return None
+    shown, target, where = found
+    row_words = _override_words(target)
+    tail = (f"{row_words} (not supported by AMD, but the family's listed chip runs the same "
+            f"code)" if row_words else "; no override runs it as a listed chip")
+    return (f"The text asks whether ROCm supports {shown}: {where}, so AMD's ROCm binaries "
+            f"(and the ROCm torch wheels) carry no tested code for it{tail}.")
 
 
 def override_values(text: str) -> tuple[str, ...]:
@@ -356,5 +425,5 @@ def override_reason(text: str) -> str | None:
 
 PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
-            _APU, _HIP_SONAME, _WHEEL_INDEX, _WIN_SYMPTOM, _OLLAMA_SKIPPED, _EMPTY_TYPES,
-            _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED)
+            _APU, _HIP_SONAME, _WHEEL_INDEX, _PRO, _PRO_BARE, _PRO_LINE, _RYZEN, _IGPU_WORD, _INTEL_LINE, _WIN_SYMPTOM,
+            _OLLAMA_SKIPPED, _EMPTY_TYPES, _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED)

@@ -715,6 +715,7 @@ class TextDiagnosis:
     fix: str = ""
     references: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()    # "line 12: OSError: ... libcublas.so.11: ..."
+    notes: tuple[str, ...] = ()       # what the text's own facts say (a stated reading's note)
 
 
 # --------------------------------------------------------------------------- snapshot

@@ -179,7 +179,8 @@ def text_causes(text: str, facts: Facts | None = None) -> tuple[TextDiagnosis, .
             why=" ".join(d.why.split()), fix=" ".join(d.fix.split()),
             references=tuple(d.references),
             evidence=tuple(f"line {e.line}: {e.text.strip()[:300]}"
-                           for e in d.evidence[:TEXT_EVIDENCE])))
+                           for e in d.evidence[:TEXT_EVIDENCE]),
+            notes=tuple(" ".join(n.split()) for n in d.notes)))
         if len(out) == TEXT_CAUSES:
             break
     return tuple(out)

@@ -208,3 +208,39 @@ def target_of_name(name: str) -> str | None:
             if name_key(str(gpu)) == key:
                 return str(row["target"])
     return None
+
+
+def target_of_ryzen(series: str, suffix: str) -> str | None:
+    """The gfx target of the integrated GPU of a Ryzen model (first digit of its number,
+    suffix: "5", "HX" for a 5900HX), or None when ``apu_cpus`` names none."""
+    for row in matrix("rocm").get("apu_cpus", []):
+        if series in row.get("series", ()) and suffix.upper() in row.get("suffixes", ()):
+            return str(row["target"])
+    return None
+
+
+def listed_span(target: str) -> tuple[Version | None, Version | None]:
+    """The first and the last ROCm release (major.minor) AMD's lists name ``target`` in: the
+    README lists before the gfx table, then the gfx row's ``since`` (a confirmed row only) and
+    ``dropped`` (the last is the release before a confirmed drop; None while the table still
+    lists it, or when the drop is unconfirmed). (None, None) when no list names it."""
+    firsts: list[Version] = []
+    lasts: list[Version] = []
+    for row in matrix("rocm").get("listed_before", []):
+        if target in row.get("targets", ()):
+            releases = [v for r in row.get("releases", ()) if (v := ver(r)) is not None]
+            firsts += releases[:1]
+            lasts += releases[-1:]
+    row = gfx_row(target)
+    if row is not None:
+        # the gfx table supersedes the README lists for the last release: still listed, or
+        # listed up to the release before a confirmed drop (an unconfirmed one says nothing)
+        since = ver(row.get("since"))
+        if since is not None and confirmed(row):
+            firsts.append(since)
+        lasts = []
+        order = series()
+        dropped = str(row.get("dropped", ""))
+        if dropped in order and order.index(dropped) > 0 and confirmed(row):
+            lasts.append(Version(order[order.index(dropped) - 1]))
+    return (min(firsts) if firsts else None), (max(lasts) if lasts else None)

@@ -410,3 +410,15 @@ def gfx_of_override(value: str) -> str | None:
     """The gfx target an HSA_OVERRIDE_GFX_VERSION value makes the runtime load ("10.3.0" ->
     gfx1030, "9.0.10" -> gfx90a), or None when it is not three numbers."""
     return rocm_matrix.override_target(value)
+
+
+def gfx_of_ryzen(series: str, suffix: str) -> str | None:
+    """The gfx target of a Ryzen APU's integrated GPU from its model number's first digit and
+    suffix ("5", "HX" -> gfx90c), or None."""
+    return rocm_matrix.target_of_ryzen(series, suffix)
+
+
+def gfx_listed_span(target: str) -> tuple[Version | None, Version | None]:
+    """The first and last ROCm release AMD's lists name the target in ((first, None) while
+    the current table lists it; (None, None) when no list does)."""
+    return rocm_matrix.listed_span(target)
