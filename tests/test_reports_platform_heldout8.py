@@ -24,7 +24,7 @@ SET = PlatformReportSet("platform_heldout8", batch="P8",
                         earlier=("platform_heldout", "platform_heldout2", "platform_heldout3", "platform_heldout4",
                                  "platform_heldout5", "platform_heldout6", "platform_heldout7"),
                         sizes=Sizes(reports=27, healthy=10, broken=17, repos=22, platforms=6))
-FLOOR = 0.41  # 7/17 (41.2 %): first run on cf9e9e89, the same after the structural improvers and two rounds of fixes from other threads (README.md)
+FLOOR = 0.47  # 8/17 (47.1 %) after the ROCm support-question reading (README.md); before: 7/17 (41.2 %): first run on cf9e9e89, the same after the structural improvers and two rounds of fixes from other threads (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset({  # first run (README.md)
     "q14-h-nvidia-container-runtime-ubuntu14.04-multiline-command-volume-parsed-as-file",

@@ -24,7 +24,7 @@ SET = PlatformReportSet("platform_heldout9", batch="P9",
                         earlier=("platform_heldout", "platform_heldout2", "platform_heldout3", "platform_heldout4",
                                  "platform_heldout5", "platform_heldout6", "platform_heldout7", "platform_heldout8"),
                         sizes=Sizes(reports=18, healthy=5, broken=13, repos=16, platforms=6))
-FLOOR = 0.30  # 4/13 (30.8 %), healthy 5/5 after fixes from other threads; first run on ae1e7069 (all of the session's work, collected after it): 2/13 (15.4 %), healthy 2/5 (README.md)
+FLOOR = 0.46  # 6/13 (46.2 %) after the ROCm support-question reading (README.md); before: 4/13 (30.8 %), healthy 5/5 after fixes from other threads; first run on ae1e7069 (all of the session's work, collected after it): 2/13 (15.4 %), healthy 2/5 (README.md)
 # healthy reports the first run raised an alarm on: strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()  # the first run's three (s14, s15, s16) fixed by class (README.md)
 
