@@ -294,6 +294,14 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #   code = "EJAX006"                   # TensorFlow and JAX both print), and the text names
 #   stated = "jax_not_tensorflow"      # JAX and never TensorFlow: JAX's CUDA libraries
 #
+#   [[yields_to]]                      # TSL's "Could not load dynamic library 'libcusolver.so.11'"
+#   code = "ECUDNN008"                 # (TensorFlow's and an older jaxlib's loader), the text
+#   stated = "jax_not_tensorflow"      # names JAX and never TensorFlow, and the line that
+#   evidence = "library '(?:lib)?cu(?:solver|blas)"  # matched names that library
+#
+# ``evidence`` (a regex) narrows any table: it holds only where one of the diagnosis's own
+# evidence lines matches it, besides the table's other condition.
+#
 #   [[yields_to]]                      # "Microsoft Visual C++ 14.0 or greater is required" while
 #   code = "EPIP001"                   # pip builds aiohttp, which publishes Windows wheels: no
 #   stated = "windows_wheel_built"     # wheel fits this Python (envdoctor.explain.wheeltags)
@@ -307,7 +315,7 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
 #
 YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames_in",
               "package", "gpu_below", "gpu_at_least", "torch_build", "wheel_python_differs",
-              "windows_build_below", "stated", "arch_floors"}
+              "windows_build_below", "stated", "arch_floors", "evidence"}
 
 
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
@@ -734,6 +742,19 @@ def check_yields(raw: object, path: Path | str) -> tuple[dict[str, object], ...]
             raise RuleFileError(path, where, "needs versions_differ, raised_in, frames_in, "
                                 "gpu_below, arch_floors, torch_build, wheel_python_differs, "
                                 "windows_build_below or stated")
+        if "evidence" in table:
+            pattern = table["evidence"]
+            if not isinstance(pattern, str) or not pattern:
+                raise RuleFileError(path, f"{where}.evidence", "must be a regex")
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise RuleFileError(path, f"{where}.evidence", f"bad regex: {exc}") from None
+            from envdoctor.engine import redos
+            why = redos.problem(pattern)
+            if why:
+                raise RuleFileError(path, f"{where}.evidence",
+                                    f"{pattern!r} can backtrack catastrophically: {why}")
         for key in ("raised_in", "frames_in"):
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise RuleFileError(path, f"{where}.{key}", "must be a non-empty path part")
@@ -960,6 +981,16 @@ def _context_fix(target: Signature, text: str) -> str:
     return ""
 
 
+def _evidence_holds(table: dict[str, object], d: Diagnosis) -> bool:
+    """A table's ``evidence`` regex matches one of the diagnosis's own evidence lines (always
+    True for a table without one)."""
+    pattern = table.get("evidence")
+    if not isinstance(pattern, str):
+        return True
+    regex = re.compile(pattern)
+    return any(regex.search(e.text) for e in d.evidence)
+
+
 def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
                  signatures: Sequence[Signature], text: str = "") -> list[Diagnosis]:
     """Each diagnosis whose ``yields_to`` holds becomes the target signature's diagnosis
@@ -970,6 +1001,8 @@ def apply_yields(diagnoses: list[Diagnosis], facts: TextFacts,
         tables = d.signature.extra.get("yields_to", ()) if d.signature else ()
         carrier = bool(d.signature.extra.get("only_as_yield")) if d.signature else False
         for table in tables:
+            if not _evidence_holds(table, d):
+                continue
             reason = yield_reason(table, facts, text)
             if reason is None:
                 continue
