@@ -25,7 +25,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout32", batch="AH", at_least=28, traps_at_least=7,
                  repos_at_least=26, phenomena_at_least=28)
-FLOOR = 0.78  # first run on f35808fd (all of the session's work, collected after it): 22/28 (78.6 %), no trap claim (README.md)
+FLOOR = 0.85  # 24/28 (85.7 %) after fixes from other threads; first run on f35808fd (all of the session's work, collected after it): 22/28 (78.6 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
