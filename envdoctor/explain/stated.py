@@ -315,6 +315,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     the note when the text's own facts say so, else None."""
     from envdoctor.explain import amdtext, importtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
+            "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
             "pip_resolver": _piptext("resolver_reason"),
             "refused_wheel_tags": _piptext("refused_wheel_reason"),
             "conda_python": _piptext("conda_python_reason"),
@@ -349,7 +350,7 @@ def _piptext(name: str) -> Callable[[str], str | None]:
     return read
 
 
-STATED_READINGS = ("rocm_unlisted_gpu", "hsa_override_mismatch", "windows_wheel_built",
+STATED_READINGS = ("rocm_unlisted_gpu", "rocm_gfx8_dropped", "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
                    "intel_gpu_only", "intel_igpu_only", "xpu_alloc_over_4gb",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
