@@ -30,8 +30,9 @@ SET = PlatformSet("platform_heldout18", letter="k", batch="P18",
                   sites=True)
 FLOOR = 0.64  # first run on eaedb8c0: 11/17 (64.7 %), one trap claim, k003 (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so;
-# first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"k003-apple-jax-mps-0-9-8-failed-to-load-default-metallib.toml"})
+# k003's claim (EMPS034 on jax-mps's metallib) was fixed by class on branch fixP18: EMPS034 speaks
+# only where the text names MLX
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_platform_heldout18_structure_sourced_labelled_and_broad():

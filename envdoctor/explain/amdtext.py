@@ -350,6 +350,32 @@ def support_answer(text: str) -> str | None:
             f"(and the ROCm torch wheels) carry no tested code for it{tail}.")
 
 
+# a text that says the GPU does run (a user's own ROCm build that carries gfx803)
+_RUNS = re.compile(r"(?i)\bworks? (?:fine|perfectly|great|well)\b|\bis working\b|\bruns? (?:fine|perfectly|great)\b")
+
+
+def gfx8_dropped_reason(text: str) -> str | None:
+    """The note when every AMD GPU the text states is a GFX8 one (gfx803: Polaris RX 470-590,
+    Fiji) in a ROCm text that states no ROCm release: AMD's list has not named gfx803 since
+    ROCm 4.0, and the ROCm builds applications ship now (ollama's, torch's wheels) carry no
+    code for it. None where a release is stated (``unlisted_reason`` reads that), an
+    HSA_OVERRIDE_GFX_VERSION is set, or the text says the GPU runs."""
+    head = _head(text)
+    if not rocm_context(text) or _RUNS.search(head) is not None or override_values(text):
+        return None
+    gpus = [(name, target) for name, target in gpu_targets(text) if target]
+    if not gpus or any(target != "gfx803" for _, target in gpus):
+        return None
+    if stated_release(text) is not None or stated_major(text) is not None:
+        return None
+    name, target = gpus[0]
+    shown = name if name == target else f"{name} ({target})"
+    return (f"The text states {shown}: AMD's ROCm list has not named {target} (Polaris, Fiji) "
+            "since ROCm 4.0, and the ROCm builds applications ship now (ollama's and its AMD "
+            "forks' ROCm 6 builds, torch's ROCm wheels) have no code for it. Only a build made "
+            "for gfx803 (an older ROCm 5.x package of the application, a community build) runs it.")
+
+
 def override_values(text: str) -> tuple[str, ...]:
     """The HSA_OVERRIDE_GFX_VERSION values the text states ("10.3.0"), in order."""
     found: dict[str, None] = {}

@@ -324,6 +324,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     from envdoctor.explain import amdtext, importtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "rocm_support_question": amdtext.support_answer,
+            "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
             "pip_resolver": _piptext("resolver_reason"),
             "refused_wheel_tags": _piptext("refused_wheel_reason"),
             "conda_python": _piptext("conda_python_reason"),
@@ -337,6 +338,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "jetson_board": jetson_board_reason,
             "intel_gpu_only": intel_gpu_only_reason,
             "intel_igpu_only": intel_igpu_only_reason,
+            "xpu_alloc_over_4gb": xpu_alloc_over_4gb_reason,
             "platform_jetson": _platform_reason("jetson"),
             "platform_wsl": _platform_reason("wsl"),
             "platform_mac": _platform_reason("mac"),
@@ -357,9 +359,10 @@ def _piptext(name: str) -> Callable[[str], str | None]:
     return read
 
 
-STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "hsa_override_mismatch", "windows_wheel_built",
+STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_dropped",
+                   "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
-                   "intel_gpu_only", "intel_igpu_only",
+                   "intel_gpu_only", "intel_igpu_only", "xpu_alloc_over_4gb",
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
@@ -550,6 +553,68 @@ def intel_igpu_only_reason(text: str) -> str | None:
     return (f"The only Intel GPU the text names is an integrated one ({m.group(0)}): Intel's XPU "
             "software (IPEX, torch's XPU build, ITREX, ipex-llm) supports Arc, Core Ultra's Arc "
             "graphics and the Data Center GPUs, not this one.")
+
+
+# torch's XPU allocator refusing one block: "XPU out of memory. Tried to allocate 4.00 GiB. GPU 0
+# has a total capacity of 15.11 GiB of which 15.11 GiB is free. Of the allocated memory 0 bytes is
+# allocated by PyTorch, and 0 bytes is reserved …" (torch 2.5+; "of which … is free" only where
+# the device answers the query), and IPEX's older "(GPU 0; 15.56 GiB total capacity; 0 bytes
+# already allocated; 0 bytes reserved in total by PyTorch)"
+_SIZE = r"(\d{1,6}(?:\.\d{1,3})?) ?(bytes|KiB|MiB|GiB|TiB)"
+_XPU_OOM_NEW = re.compile(r"XPU out of memory\. Tried to allocate " + _SIZE + r"\. GPU \d{1,2} has a total "
+                          r"capacity of " + _SIZE + r"(?: of which " + _SIZE + r" is free)?\."
+                          r"(?:[^\n]{0,300}?Of the allocated memory " + _SIZE + r" is allocated by "
+                          r"PyTorch, and " + _SIZE + r" is reserved)?")
+_XPU_OOM_OLD = re.compile(r"XPU out of memory\. Tried to allocate " + _SIZE + r" \(GPU \d{1,2}; "
+                          + _SIZE + r" total capacity; " + _SIZE + r" already allocated; " + _SIZE
+                          + r" reserved in total by PyTorch\)")
+_UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+# an Intel GPU with the per-allocation limit: Arc A-series (Alchemist, DG2) and the Flex 140/170
+# built on it; and those without it (Battlemage, Lunar Lake's Xe2, Data Center GPU Max), whose
+# naming leaves the limit unsaid
+_ARC_ALCHEMIST = re.compile(r"(?i)\bArc(?:\(TM\)|™)?\s?A[3-7][1-8]0M?\b|(?<![\w-])A(?:310|380|580|750|770)M?\b"
+                            r"|\bAlchemist\b|\bDG2\b|\bFlex 1[47]0\b")
+_INTEL_NO_4GB_LIMIT = re.compile(r"(?i)\bBattlemage\b|\bBMG\b|\bArc(?:\(TM\)|™)?\s?B\d{3}\b|(?<![\w-])B[57][78]0\b"
+                                 r"|\bLunar ?Lake\b|\bLNL\b|\bData Center GPU Max\b|\bPonte Vecchio\b|\bPVC\b")
+
+
+def _bytes(number: str, unit: str) -> float:
+    return float(number) * _UNITS[unit]
+
+
+def xpu_alloc_over_4gb_reason(text: str) -> str | None:
+    """The note when torch's XPU allocator refused one block of 4 GiB or more on an Arc
+    (Alchemist) GPU the text names while the device had room for it (stated free memory, else the
+    total less what PyTorch holds, else the total): the per-allocation limit, not a full GPU."""
+    head = text[:1 << 20]
+    if "XPU out of memory" not in head or _ARC_ALCHEMIST.search(head) is None \
+            or _INTEL_NO_4GB_LIMIT.search(head) is not None:
+        return None
+    for m in _XPU_OOM_NEW.finditer(head):
+        asked, total = _bytes(m.group(1), m.group(2)), _bytes(m.group(3), m.group(4))
+        if asked < 4 * _UNITS["GiB"]:
+            continue
+        if m.group(5):
+            room = _bytes(m.group(5), m.group(6))
+        elif m.group(7) and m.group(9):
+            room = total - _bytes(m.group(7), m.group(8)) - _bytes(m.group(9), m.group(10))
+        else:
+            # only the total stated (a title, a cut line): on the Arc the text names, a block
+            # the card could hold is refused by the limit whatever else is in use
+            room = total
+        if room >= asked:
+            return (f"torch's XPU allocator refused one block of {m.group(1)} {m.group(2)} while the "
+                    f"GPU had room for it (total {m.group(3)} {m.group(4)}): the 4 GB single-allocation "
+                    "limit of an Arc (Alchemist) GPU.")
+    for m in _XPU_OOM_OLD.finditer(head):
+        asked = _bytes(m.group(1), m.group(2))
+        room = _bytes(m.group(3), m.group(4)) - max(_bytes(m.group(5), m.group(6)),
+                                                    _bytes(m.group(7), m.group(8)))
+        if asked >= 4 * _UNITS["GiB"] and room >= asked:
+            return (f"The XPU allocator refused one block of {m.group(1)} {m.group(2)} while the GPU "
+                    f"had room for it (total {m.group(3)} {m.group(4)}): the 4 GB single-allocation "
+                    "limit of an Arc (Alchemist) GPU.")
+    return None
 
 
 # JAX named by the text: the word (a title, "Jax==0.4.8", "pip install jaxlib"), its modules in
