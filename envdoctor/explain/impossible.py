@@ -568,25 +568,15 @@ def libraries_predate_gpu_reason(text: str) -> str | None:
     if gpu_cc is None:
         return None
     gpu, cc = gpu_cc
-    from envdoctor.versions import ver
-    row = next((r for r in matrix_rows() if str(r.get("cc")) == cc), None)
-    floor = ver(row.get("libraries_first_cuda")) if row else None
     cudas = _stated_cudas(text)
-    if row is None or floor is None or not cudas:
-        return None
-    versions = [ver(c) for c in cudas]
-    if any(v is None or v >= floor for v in versions):
+    from envdoctor.engine.knowledge.impossible import libraries_predate
+    floor = libraries_predate(sorted(cudas), cc)
+    if floor is None:
         return None
     stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
     return (f"The text states a {gpu} (compute capability {cc}) and {stated}: this GPU needs a "
-            f"build for CUDA {row.get('libraries_first_cuda')} or newer; the libraries of an older "
-            "CUDA (cuBLAS, cuDNN) fail on it.")
-
-
-def matrix_rows() -> list[dict[str, object]]:
-    from envdoctor.matrices import matrix
-    rows: list[dict[str, object]] = matrix("gpus").get("arch", [])
-    return rows
+            f"build for CUDA {floor} or newer; the libraries of an older CUDA (cuBLAS, cuDNN) "
+            "fail on it.")
 
 
 PATTERNS += (_TORCH_BUILT_CUDA, _CUDA_ANY, _SMI_LINE)
