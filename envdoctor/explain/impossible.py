@@ -533,3 +533,50 @@ PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, 
             _CUDA_KEYED, _CONDA_CUDA, _PADDLE, _TORCH_WORD, _RUNTIME_API, _CUDA_LINE, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE,
             _WINDOWS, _NOT_NATIVE, _TF_AFTER_210, _TF_RELEASE, _TF_NO_GPU)
+
+
+# The CUDA a text states for the build that runs: collect_env's "CUDA used to build PyTorch:
+# 9.0.176" first; else any CUDA release it names ("cuda9.0", "CUDA 9.0", "Cuda-9.0", "CUDA:
+# 10.0", "cuda=10.0"), never nvidia-smi's "CUDA Version:" beside "Driver Version:" (the
+# driver's ceiling) nor a "cudnn"/"cudatoolkit" word
+_TORCH_BUILT_CUDA = re.compile(r"(?i)\bCUDA used to build PyTorch:\s{0,3}(\d{1,2})\.(\d)")
+_CUDA_ANY = re.compile(r"(?i)(?<![\w.-])cuda[ _-]?(?:version)?[ \t]{0,2}[:=]?[ \t]{0,2}v?(\d{1,2})\.(\d)"
+                       r"(?:\.\d{1,4})?(?![\d.]*\d)")
+_SMI_LINE = re.compile(r"(?i)Driver Version:?[^\n]{0,40}CUDA Version")
+
+
+def _stated_cudas(text: str) -> set[str]:
+    built = {f"{m.group(1)}.{m.group(2)}" for m in _TORCH_BUILT_CUDA.finditer(text)}
+    if built:
+        return built
+    found: set[str] = set()
+    for line in text.splitlines():
+        if _SMI_LINE.search(line) or "runtime version" in line.lower():
+            continue
+        found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_ANY.finditer(line))
+    return found
+
+
+def libraries_predate_gpu_reason(text: str) -> str | None:
+    """The note when the one GPU architecture a text names has a ``libraries_first_cuda`` in
+    gpus.toml (the first CUDA whose libraries, cuBLAS and cuDNN, work on it: Turing, 10.0) and
+    every CUDA the text states for its build is older: a CUDA 9 build of the framework on an RTX
+    20xx, whose cuBLAS fails there ('the GPU program failed to execute')."""
+    text = text[:MAX_TEXT]
+    from envdoctor.explain.textfacts import text_facts
+    gpu_cc = _gpu_cc(text_facts(text), text)
+    if gpu_cc is None:
+        return None
+    gpu, cc = gpu_cc
+    cudas = _stated_cudas(text)
+    from envdoctor.engine.knowledge.impossible import libraries_predate
+    floor = libraries_predate(sorted(cudas), cc)
+    if floor is None:
+        return None
+    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
+    return (f"The text states a {gpu} (compute capability {cc}) and {stated}: this GPU needs a "
+            f"build for CUDA {floor} or newer; the libraries of an older CUDA (cuBLAS, cuDNN) "
+            "fail on it.")
+
+
+PATTERNS += (_TORCH_BUILT_CUDA, _CUDA_ANY, _SMI_LINE)

@@ -346,7 +346,17 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "jax_not_tensorflow": jax_not_tensorflow_reason,
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason,
             "driver_below_torch_cuda": driver_below_torch_cuda_reason,
-            "import_inside_package": importtext.inside_package_reason}
+            "import_inside_package": importtext.inside_package_reason,
+            "libraries_predate_gpu": _impossible("libraries_predate_gpu_reason")}
+
+
+def _impossible(name: str) -> Callable[[str], str | None]:
+    """A reading of envdoctor.explain.impossible, imported when it is first read."""
+    def read(text: str) -> str | None:
+        from envdoctor.explain import impossible
+        reading: Callable[[str], str | None] = getattr(impossible, name)
+        return reading(text)
+    return read
 
 
 def _piptext(name: str) -> Callable[[str], str | None]:
@@ -366,7 +376,8 @@ STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_drop
                    "platform_jetson", "platform_wsl", "platform_mac", "tensorflow_runtime",
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
-                   "refused_wheel_tags", "conda_python", "import_inside_package")
+                   "refused_wheel_tags", "conda_python", "import_inside_package",
+                   "libraries_predate_gpu")
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which

@@ -74,6 +74,11 @@ _GPU = re.compile(r"(?i)\b((?:NVIDIA |GeForce |Tesla |Quadro |RTX |GTX )+"
 # "NvidiaTeslaP100"), read as the spaced name (``_gpu_run_name``)
 _GPU_RUN = re.compile(r"(?i)(?<![a-z0-9])(?:nvidia ?|geforce ?)?(rtx|gtx|tesla|quadro ?rtx|quadro)"
                       r"([a-z]?\d{2,4})(ti|super)?(?![a-z0-9])")
+# a GeForce model number written after the word "GPU" ("GPU 2080Ti", "GPU2080", "GPU 3090", as
+# READMEs and reports name the card): the 9xx/10xx/16xx GTX and 20xx-50xx RTX numbers only, read
+# as the GTX/RTX name (``_gpu_word_name``)
+_GPU_WORD_NUM = re.compile(r"(?i)(?<![a-z0-9])gpu ?((?:9[5-9]|10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]"
+                           r"|50[6-9])0)( ?ti| ?super)?(?![a-z0-9])")
 _EXC = re.compile(r"^\s*(?:\[rank\d+\]:?\s*)?((?:[A-Za-z_]\w*\.){0,6})([A-Za-z_]\w*"
                   r"(?:Error|Exception|Exit|Interrupt|Failure|Fault))(?::\s?(.{0,300}))?$")
 _WARN = re.compile(r"\b([A-Z]\w{0,40}Warning):\s?(.{0,300})")
@@ -340,6 +345,9 @@ def text_facts(text: str) -> TextFacts:
         if "rtx" in low or "gtx" in low or "tesla" in low or "quadro" in low:
             for m in _GPU_RUN.finditer(line):
                 add(gpus, _gpu_run_name(m))
+        if "gpu" in low:
+            for m in _GPU_WORD_NUM.finditer(line):
+                add(gpus, _gpu_word_name(m))
         if "warning" in low:
             for m in _WARN.finditer(line):
                 add(warnings, (m.group(1), m.group(2).strip()))
@@ -377,8 +385,16 @@ def text_facts(text: str) -> TextFacts:
         frames=tuple(frames), truncated=in_traceback and bool(frames))
 
 
+def _gpu_word_name(m: re.Match[str]) -> str:
+    """``GPU2080`` -> ``RTX 2080``; ``GPU 1080Ti`` -> ``GTX 1080 Ti``."""
+    number = m.group(1)
+    prefix = "RTX" if number[:2] in ("20", "30", "40", "50") else "GTX"
+    suffix = {"ti": " Ti", "super": " SUPER"}.get((m.group(2) or "").strip().lower(), "")
+    return f"{prefix} {number}{suffix}"
+
+
 PATTERNS = (_LIB, _LIB_RUN, _SYMBOL, _SYMBOL_IN, _VERSION_NOT_FOUND, _GLIBCXX, _SM, _CC, _GPU,
-            _GPU_RUN, _EXC,
+            _GPU_RUN, _GPU_WORD_NUM, _EXC,
             _WARN, _FRAME, _FRAME_IPY, _VERSION_OF, _PIP_NAME, _PIP_VERSION, _REQUIRE_CUDA,
             _WINDOWS_BUILD)
 
@@ -393,6 +409,10 @@ def stated_gpu_cc(name: str) -> str | None:
     known = gpu_cc_of(Gpu(name=name))
     if known is not None:
         return str(known)
+    spaced = re.sub(r"(?i)(?<=\d)(ti|super)$", lambda m: " Ti" if m.group(1).lower() == "ti"
+                    else " SUPER", name)  # "RTX 2080Ti" is the RTX 2080 Ti
+    if spaced != name:
+        return stated_gpu_cc(spaced)
     ccs = {str(cc) for cc in (gpu_cc_of(Gpu(name=f"{p} {name}")) for p in ("Quadro", "Tesla",
                                                                             "NVIDIA"))
            if cc is not None}

@@ -20,7 +20,8 @@ from envdoctor.versions import ver
 _TYPED_FIELDS: dict[tuple[str, str], dict[str, str]] = {
     ("cuda_driver", "toolkit"): {"cuda": "version", "linux": "version", "windows": "version"},
     ("cuda_driver", "minor_compat"): {"linux": "version", "windows": "version"},
-    ("gpus", "arch"): {"cc": "version", "first_cuda": "version", "last_cuda": "version"},
+    ("gpus", "arch"): {"cc": "version", "first_cuda": "version", "last_cuda": "version",
+                       "libraries_first_cuda": "version"},
     ("gpus", "gpu"): {"cc": "version"},
     ("torch", "release"): {"torch": "version", "python": "spec", "torchvision": "version",
                            "torchaudio": "version"},

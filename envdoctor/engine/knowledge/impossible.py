@@ -98,3 +98,17 @@ def _release_admitted(release: str, pin: str) -> bool:
     """Whether some patch of the minor ``release`` ("2.4") satisfies ``pin``."""
     patches = (ver(f"{release}.{patch}") for patch in range(10))
     return any(v is not None and in_range(v, pin) for v in patches)
+
+
+def libraries_predate(cudas: list[str], cc: str) -> str | None:
+    """The ``libraries_first_cuda`` of the GPU table's architecture row ``cc`` (the first CUDA
+    whose libraries, cuBLAS and cuDNN, work on it: Turing, 10.0) when every CUDA of ``cudas`` is
+    older than it; else None (no such row, or a CUDA at or after it, or one that does not parse)."""
+    row = next((r for r in matrix("gpus").get("arch", []) if str(r.get("cc")) == cc), None)
+    floor = ver(row.get("libraries_first_cuda")) if row is not None else None
+    if floor is None or not cudas:
+        return None
+    versions = [ver(c) for c in cudas]
+    if any(v is None or v >= floor for v in versions):
+        return None
+    return str(row.get("libraries_first_cuda")) if row is not None else None
