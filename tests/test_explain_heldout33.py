@@ -22,7 +22,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout33", batch="AI", at_least=30, traps_at_least=6,
                  repos_at_least=29, phenomena_at_least=30, prefix="i", pages=True)
-FLOOR = 0.56  # first run on 43c053a7: 17/30 (56.7 %), no trap claim (README.md)
+FLOOR = 0.66  # 20/30 (66.7 %) after fixes from other threads; first run on 43c053a7: 17/30 (56.7 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each; first run not made yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()  # none on the first run
 

@@ -28,7 +28,7 @@ SET = PlatformSet("platform_heldout18", letter="k", batch="P18",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17"),
                   sites=True)
-FLOOR = 0.64  # first run on eaedb8c0: 11/17 (64.7 %), one trap claim, k003 (README.md)
+FLOOR = 0.82  # 14/17 (82.4 %), no trap claim after fixes from other threads; first run on eaedb8c0: 11/17 (64.7 %), one trap claim, k003 (README.md)
 # traps the first run answers with an environment claim (README.md): strict, so fixing one says so;
 # k003's claim (EMPS034 on jax-mps's metallib) was fixed by class on branch fixP18: EMPS034 speaks
 # only where the text names MLX

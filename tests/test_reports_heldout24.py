@@ -19,7 +19,7 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout24", batch="AJ", at_least=17, healthy_at_least=6,
                 broken_at_least=11, repos_at_least=13, unseen_at_least=17, prefix="j")
-FLOOR = 0.72  # first run on c97e25c1: 8/11 (72.7 %), healthy 6/6 (README.md)
+FLOOR = 0.81  # 9/11 (81.8 %), healthy 6/6 after fixes from other threads; first run on c97e25c1: 8/11 (72.7 %), healthy 6/6 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()  # none on the first run
 
