@@ -75,6 +75,8 @@ SHAPES_MAX_BYTES = 16 << 20     # line shapes remembered per scan (then the cach
 LINE_MEMO_BYTES = 8 << 20       # hit lines remembered per scan (then the memo restarts)
 LINE_MEMO_OVERHEAD = 400        # bytes a remembered line costs beyond its text
 GRAM = 3                        # new line shapes: needles looked up by their first bytes
+HEADS_MIN = 16                  # a needle with more literals: a new shape checks those of
+#                                 its literals whose first GRAM bytes it holds (``_shape``)
 GRAMS_MAX = 8192                # ... when the new shapes are at most this long (else: all)
 RAW_SPLIT_MIN = 24              # hot lines in a block from which its raw lines are split once
 # how ``_State.inert`` may remember a hot line that matched nothing, by its needle set: not at
@@ -253,6 +255,8 @@ class Scanner:
         # (built on first use: a traceback needs a few)
         self._reduced: dict[int, tuple[tuple[bytes, ...],
                                        tuple[tuple[str, tuple[Entry, ...]], ...]]] = {}
+        self._heads: dict[int, tuple[dict[tuple[int, ...], tuple[int, ...]],
+                                     tuple[int, ...]]] = {}  # needle id -> ``reduced_heads``
         self._digit_free: dict[int, bool] = {}  # needle id -> ``digit_free`` (on first use)
         self._digit_lits: dict[int, tuple[tuple[bytes, bytes, bytes], ...]] = {}
         self._digit_by_text: dict[int, dict[str, tuple[bytes, bytes, bytes]]] = {}
@@ -352,6 +356,25 @@ class Scanner:
             got = self._reduced[ni] = (
                 tuple(reduce_bytes(lit.encode("utf-8", "surrogatepass")) for lit, _ in group),
                 group)
+        return got
+
+    def reduced_heads(self, ni: int) -> tuple[dict[tuple[int, ...], tuple[int, ...]],
+                                             tuple[int, ...]]:
+        """Needle ``ni``'s reduced literals (``reduced``) by their first GRAM bytes: ``({head:
+        indices}, indices of those shorter than GRAM)``. A line shape can hold a reduced literal
+        only if it holds its head, so ``_State._shape`` checks only those whose head is among
+        the shape's GRAM-byte windows (a needle such as 'error' has ~540 literals, a shape
+        holds a few of them)."""
+        got = self._heads.get(ni)
+        if got is None:
+            by_head: dict[tuple[int, ...], list[int]] = {}
+            short: list[int] = []
+            for i, red in enumerate(self.reduced(ni)[0]):
+                if len(red) < GRAM:
+                    short.append(i)
+                else:
+                    by_head.setdefault(tuple(red[:GRAM]), []).append(i)
+            got = self._heads[ni] = ({k: tuple(v) for k, v in by_head.items()}, tuple(short))
         return got
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float,
@@ -651,7 +674,7 @@ class _State:
                                  set()).add(ni)
             for shape, nis in found.items():
                 self._shape(shape, nis)
-        return self._hot_lines(lines, distinct & self.hot_keys, data, red)
+        return self._hot_lines(lines, distinct & self.hot_keys, data, red, new)
 
     def _shape(self, shape: bytes, nis: set[int]) -> None:
         """Remember a line shape that holds needles ``nis``, with only the literals whose
@@ -661,12 +684,21 @@ class _State:
         with no literal is not hot: its lines are never decoded."""
         of_shape: dict[int, tuple[tuple[str, tuple[Entry, ...]], ...]] = {}
         keep: set[int] = set()
+        heads: set[tuple[int, ...]] | None = None  # the shape's GRAM-byte windows
         for ni in nis:
             if ni < 0:
                 keep.add(ni)
                 continue
             reds, whole = self.s.reduced(ni)
-            group = tuple(compress(whole, _holds(shape, reds)))
+            if len(reds) > HEADS_MIN:  # only the literals whose head the shape holds
+                if heads is None:
+                    heads = set(zip(*(shape[i:] for i in range(GRAM))))
+                by_head, short = self.s.reduced_heads(ni)
+                maybe = sorted(chain(short, *map(by_head.__getitem__, by_head.keys() & heads)))
+                group = tuple(compress(map(whole.__getitem__, maybe),
+                                       _holds(shape, map(reds.__getitem__, maybe))))
+            else:
+                group = tuple(compress(whole, _holds(shape, reds)))
             if group:
                 of_shape[ni] = group
                 keep.add(ni)
@@ -677,12 +709,13 @@ class _State:
             self.hot_keys.add(shape)
 
     def _every_line_here(self, ni: int, data: bytes, red: bytes,
-                         shape: bytes | None = None) -> bool:
+                         shape: bytes | None = None, line: bytes | None = None) -> bool:
         """Is context needle ``ni`` searched on every line of its shapes in this block (a
         literal of ``Scanner.digit_literals`` occurs in it), not on each shape's first line?
         False also says that the block holds none of those literals. With ``shape``: on every
         line of that shape, asked of the digit literals the shape may hold only (a line holds
-        a literal only if its shape holds the literal's reduced form: no search of ``red``)."""
+        a literal only if its shape holds the literal's reduced form: no search of ``red``);
+        with ``line`` (the shape's one line in the block), asked of that line."""
         if shape is not None:
             key = (shape, ni)
             of_shape = self.shape_digits.get(key)
@@ -690,6 +723,9 @@ class _State:
                 of_shape = self.shape_digits[key] = [
                     (lit, run) for lit, _, run in
                     self.s.digit_literals_of(ni, self.groups[shape][ni])]
+            if line is not None:
+                low = line.lower()
+                return any(low.find(lit) != -1 for lit, _ in of_shape)
             return any(self._holds_literal(data, lit, run) for lit, run in of_shape)
         lits = self.s.digit_literals(ni)
         if not lits:
@@ -757,11 +793,18 @@ class _State:
         return got
 
     def _hot_lines(self, lines: list[bytes], here: set[bytes], data: bytes,
-                   red: bytes) -> dict[int, AbstractSet[int]]:
+                   red: bytes, new: AbstractSet[bytes] = frozenset()
+                   ) -> dict[int, AbstractSet[int]]:
         """``{line index: {needle id}}`` for the lines whose shape (in ``here``) holds a
         needle still wanted: on every such line, or (contexts that ``once_per_shape`` allows)
         on its shape's first line. The lines are picked out and given their shape's needle
-        set (one frozenset shared by them) in C-level passes over the block."""
+        set (one frozenset shared by them) in C-level passes over the block.
+
+        Whether a line may hold a needle's literals is asked of the whole block (its answers
+        shared by the block's shapes), except for a shape first seen in this block (``new``)
+        that has one line in it (a line of an error text among repeated log lines): asked of
+        that line alone, a few searches of ~100 bytes instead of the block's 64 KB. A line
+        that lacks them cannot hold the literals, so the same hits are found either way."""
         if not here:
             return {}
         skip = self._skipped()
@@ -769,16 +812,31 @@ class _State:
         firsts: list[tuple[bytes, frozenset[int]]] = []
         held: dict[int, bool] = {}  # needle id -> whether this block may hold its literals
         runs = self._here(data)[2]
+        # the shapes first seen here with one line in the block -> that line's bytes
+        singles = {}
+        ones = sorted((lines.index(shape), shape) for shape in here.intersection(new)
+                      if lines.count(shape) == 1)
+        if ones:
+            starts = _LineStarts(data)
+            for k, shape in ones:  # (ascending, as ``_LineStarts`` wants)
+                start = starts(k)
+                end = data.find(b"\n", start)
+                singles[shape] = data[start:] if end == -1 else data[start:end]
         for shape in here:
             each, ctx = self.hot[shape]
             each, ctx = each - skip, ctx - skip
-            gone = [ni for ni in chain(each, ctx) if not self._may_hold(ni, data, held, runs)]
+            line = singles.get(shape)  # the shape's one line in the block, to ask instead
+            if line is not None:
+                gone = [ni for ni in chain(each, ctx) if not self._may_hold(ni, line, {}, {})]
+            else:
+                gone = [ni for ni in chain(each, ctx)
+                        if not self._may_hold(ni, data, held, runs)]
             if gone:
                 each, ctx = each.difference(gone), ctx.difference(gone)
             digit_ctx = [ni for ni in ctx if self.s.digit_literals(ni)]
             if digit_ctx:
                 every_line = frozenset(ni for ni in digit_ctx
-                                       if self._every_line_here(ni, data, red, shape))
+                                       if self._every_line_here(ni, data, red, shape, line))
                 # a needle whose every literal is a digit literal, none in the block: gone
                 gone = [ni for ni in digit_ctx
                         if ni not in every_line and self.s.digit_only(ni)]
