@@ -86,6 +86,27 @@ def defuse(text: str) -> str:
     return _LONG_DIGITS.sub(lambda m: m.group(0)[:RUN], text)
 
 
+# ---------------------------------------------------------------------------- folder listings
+# A folder's names are outside input too: which files a probe looks at comes from a listing of
+# a place an environment variable, ``--root`` or ``sys.path`` names. That place is a path, never
+# a pattern (a CONDA_PREFIX of ``/*/*/*/*/*`` walked the whole disk for a minute; a --root named
+# ``img[2]`` matched nothing, or another image), and a listing has a bound (a conda-meta of 25 000
+# planted names made 25 000 toolkits: a snapshot the reader refuses). Every glob of a probe or a
+# worker goes through ``matching`` (tests/test_adv9_boundaries.py fails on any other).
+MAX_LISTED = 1024        # names one listing returns: a machine has a few toolkits, not thousands
+
+
+def matching(folder: str | os.PathLike[str], pattern: str, limit: int = MAX_LISTED) -> list[str]:
+    """The paths under ``folder`` that ``pattern`` (a glob relative to it: ``lib*.so*``,
+    ``nvidia/*/lib/lib*.so*``) names, sorted, at most ``limit`` of them. ``folder`` is taken
+    literally: ``*``, ``?`` and ``[`` in it are characters of a name, never wildcards."""
+    import glob
+    import itertools
+    base = glob.escape(os.fspath(folder)) if os.fspath(folder) else "."
+    found = itertools.islice(glob.iglob(os.path.join(base, pattern.lstrip("/"))), max(0, limit))
+    return sorted(found)
+
+
 # ---------------------------------------------------------------------------- another root
 # ``check --static --root DIR`` reads an unpacked image or a mounted disk. Its symlinks mean
 # what they mean inside that tree: ``/usr/local/cuda -> /etc/alternatives/cuda`` (every CUDA

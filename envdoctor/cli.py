@@ -121,9 +121,17 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="envdoctor", standalone_mode=False)
         streams.flush_stdout()
-    except click.exceptions.Abort:
-        _say("envdoctor: aborted")
-        code = 130
+    except click.exceptions.Abort as exc:
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, EOFError):
+            # click's main turns every EOFError of a command into Abort, which said "aborted"
+            # and 130 (Ctrl-C's code) for a fault: a .pyc a full disk truncated ("marshal data
+            # too short"), a stream that ended early. envdoctor prompts for nothing, so an
+            # EOFError is never the user's: it is a crash like any other
+            code = _internal(cause)
+        else:
+            _say("envdoctor: aborted")
+            code = 130
     except click.UsageError as exc:  # click's own: an option, value, argument or command
         _say(f"envdoctor: error: {usage_line(exc)}")
         code = EXIT_USAGE
@@ -148,23 +156,29 @@ def main(argv: list[str] | None = None) -> None:
         _say("envdoctor: terminated by SIGINT")
         code = 130
     except Exception as exc:  # the crash boundary: one line + a log to attach
-        stdout_error = _stdout_broken(exc)
-        if stdout_error:  # a write to stdout failed deep inside click.echo (ENOSPC, EIO)
-            _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
-            sys.exit(EXIT_USAGE)
-        try:
-            from envdoctor.crashlog import one_line, write_crash_log
-            path = write_crash_log(exc)
-            message = one_line(exc)
-        except Exception as log_exc:  # noqa: BLE001
-            path, message = f"(no crash log: {type(log_exc).__name__})", ""
-        _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
-        code = EXIT_INTERNAL
+        code = _internal(exc)
     finally:
         threading.excepthook = previous_hook
     if crashed and code in (0, 1, None):  # a verdict reached without a thread's part
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal(exc: BaseException) -> int:
+    """An unexpected exception: one line naming a crash log, exit 3 (a failed write to stdout
+    deep inside click.echo, ENOSPC or EIO, is exit 2)."""
+    stdout_error = _stdout_broken(exc)
+    if stdout_error:
+        _say(f"envdoctor: error: cannot write to stdout: {stdout_error}")
+        sys.exit(EXIT_USAGE)
+    try:
+        from envdoctor.crashlog import one_line, write_crash_log
+        path = write_crash_log(exc)
+        message = one_line(exc)
+    except Exception as log_exc:  # noqa: BLE001
+        path, message = f"(no crash log: {type(log_exc).__name__})", ""
+    _say(f"envdoctor: internal error: {type(exc).__name__}: {message} (details in {path})")
+    return EXIT_INTERNAL
 
 
 def _thread_crashed(crashed: list[str], args: threading.ExceptHookArgs) -> None:
@@ -208,7 +222,7 @@ def usage_line(exc: click.UsageError) -> str:
     return f"{redacted(message)} (see `{where} --help`)"
 
 
-def _stdout_broken(exc: Exception) -> str:
+def _stdout_broken(exc: BaseException) -> str:
     """The reason when ``exc`` is a failed write to stdout (``click.echo`` on a full disk, a
     closed descriptor, an I/O error), else ""."""
     if not isinstance(exc, OSError):

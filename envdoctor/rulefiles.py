@@ -7,7 +7,6 @@ Loading validates every file and names the file and the field at fault.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -247,14 +246,15 @@ def cached_json(kind: str, key: Any, build: Callable[[], Any],
     if cache is not None and secret is not None and write:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
             value_text = json.dumps(value)
             head = json.dumps({"key": full_key, "seal": _seal(secret, key_text, value_text)})
-            terminate = sys.modules.get("envdoctor.terminate")  # a signal: no .tmp left
-            with terminate.unfinished(str(tmp)) if terminate else contextlib.nullcontext():
-                tmp.write_text(f"{head}\n{value_text}", encoding="utf-8")
-                os.replace(tmp, cache)
-        except (OSError, TypeError, ValueError):
+            # the one atomic writer: an unguessable temporary name (a symlink planted at a
+            # predictable one in a shared folder would be written through), removed when the
+            # write fails (a full disk) or a signal ends the run; the entry itself is replaced,
+            # never followed
+            from envdoctor.outputs.sink import write_file
+            write_file(str(cache), f"{head}\n{value_text}", follow=False)
+        except (OSError, TypeError, ValueError, BadInput):
             pass  # read-only home, or a value JSON cannot hold: build again next time
     return value, False
 

@@ -39,7 +39,8 @@ ALLOWED: dict[str, set[str]] = {
     "secrets": {"lazyre"},
     "facts": {"outputs.sink", "versions"},
     "seal": {"bounded"},
-    "rulefiles": {"bounded", "errors", "seal"},
+    # a cache entry is written by the one atomic writer (``sink.write_file``, follow=False)
+    "rulefiles": {"bounded", "errors", "outputs.sink", "seal"},
     "matrices": {"astparse", "bounded", "errors", "facts", "outputs.sink", "outputs.stderr", "rulefiles",
                  "versions"},
     "outputs": {"bounded", "engine", "facts", "lazyre", "outputs.sanitise", "rulefiles", "secrets"},

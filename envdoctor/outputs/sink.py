@@ -99,18 +99,25 @@ def _not_regular(mode: int) -> str:
     return "not a regular file"
 
 
-def write_file(path: str, text: str) -> None:
-    """Replace ``path`` (a symlink: the file it names) atomically with ``text`` (UTF-8)."""
-    real = os.path.realpath(path)
+def write_file(path: str, text: str, *, follow: bool = True) -> None:
+    """Replace ``path`` (a symlink: the file it names) atomically with ``text`` (UTF-8).
+
+    ``follow=False`` is for envdoctor's own files in a folder others may write (a cache under
+    ``ENVDOCTOR_CACHE_DIR`` on a team disk): whatever is at ``path`` (a symlink planted to a
+    victim file, a FIFO) is replaced itself, never written through. Either way the temporary
+    file has a name nobody can guess and create first (``mkstemp``: ``O_EXCL``), and it is
+    removed whenever the write fails (a full disk, a file size limit) or a signal ends the run.
+    """
+    real = os.path.realpath(path) if follow else os.path.abspath(path)
     folder = os.path.dirname(real) or "."
     try:
         mode = None
         with contextlib.suppress(FileNotFoundError):
-            st = os.stat(real)
+            st = os.stat(real) if follow else os.lstat(real)
             what = _not_regular(st.st_mode)
-            if what:
+            if what and follow:
                 raise BadInput(f"{path}: is {what}, not a file envdoctor can write")
-            mode = stat.S_IMODE(st.st_mode)
+            mode = None if what else stat.S_IMODE(st.st_mode)
         import tempfile  # (only here: it imports shutil, lzma and bz2, ~3 ms a run)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.",
                                    suffix=".tmp")

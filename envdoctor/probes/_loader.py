@@ -13,14 +13,13 @@ WSL.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.bounded import env
+from envdoctor.bounded import env, matching
 from envdoctor.facts import ElfObject, LoadVerdict
 from envdoctor.probes import _dists
 from envdoctor.probes import _elf as elfview
@@ -54,7 +53,7 @@ def view(cache: dict[str, list[str]], root: Path = Path("/"),
     paths: list[str] = []
     for site in sites if sites is not None else site_dirs():
         for pattern in FRAMEWORK_GLOBS:
-            paths += sorted(glob.glob(os.path.join(glob.escape(site), pattern)))
+            paths += matching(site, pattern)
     paths = list(dict.fromkeys(p for p in paths if not os.path.islink(p)))[:MAX_OBJECTS]
     objects, elves = [], []
     for path in paths:
@@ -105,7 +104,7 @@ def file_version(path: str) -> Version | None:
     if wheel is None:
         return None
     pattern = f"nvidia_{wheel['name']}_cu*-*.dist-info"
-    infos = sorted(glob.glob(os.path.join(glob.escape(wheel["site"]), pattern)))
+    infos = matching(wheel["site"], pattern)
     if not infos:
         return None
     tail = os.path.basename(infos[-1])[:-len(".dist-info")].rsplit("-", 1)[-1]

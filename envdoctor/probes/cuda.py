@@ -8,7 +8,6 @@ is run, once.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from dataclasses import replace
@@ -17,7 +16,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.bounded import decode_json, env, read_regular
+from envdoctor.bounded import decode_json, env, matching, read_regular
 from envdoctor.facts import CudaFacts, CudaToolkit, Status
 from envdoctor.probes import _dists
 from envdoctor.probes._base import Trail
@@ -55,8 +54,7 @@ def probe(root: Path = SYSTEM) -> CudaFacts:
         if env(var):
             _add(toolkits, seen, folder_toolkit(under(root, env(var, "")), var, trail))
     for pattern in FOLDER_GLOBS:
-        for folder in sorted(glob.glob(f"{glob.escape(str(root))}/{pattern}"
-                                       if not Path(pattern).is_absolute() else pattern)):
+        for folder in matching(root if not Path(pattern).is_absolute() else "/", pattern):
             _add(toolkits, seen, folder_toolkit(Path(folder), "folder", trail))
 
     for name in RUNTIME_WHEELS:
@@ -174,13 +172,13 @@ def _folder_version(folder: Path, trail: Trail) -> tuple[Version | None, str]:
             if m:
                 n = int(m.group(1))
                 return Version(f"{n // 1000}.{(n % 1000) // 10}"), "cuda.h"
-    for info in sorted((folder / "dist-info").glob("nvidia_cuda_runtime-*.dist-info")):
+    for info in map(Path, matching(folder / "dist-info", "nvidia_cuda_runtime-*.dist-info")):
         shown = info.name.split("-")[1].removesuffix(".dist-info")
         try:
             return Version(shown), "dist-info"
         except InvalidVersion:
             continue
-    for lib in sorted(folder.glob("lib*/libcudart.so.*.*")):
+    for lib in map(Path, matching(folder, "lib*/libcudart.so.*.*")):
         m = re.search(r"libcudart\.so\.(\d+\.\d+(?:\.\d+)?)$", lib.name)
         if m:
             return Version(m.group(1)), "libcudart"
@@ -193,7 +191,7 @@ def conda_toolkits(trail: Trail) -> list[CudaToolkit]:
         return []
     found = []
     for pattern in ("cudatoolkit-*.json", "cuda-toolkit-*.json", "cuda-cudart-[0-9]*.json"):
-        for meta in glob.glob(os.path.join(prefix, "conda-meta", pattern)):
+        for meta in matching(os.path.join(prefix, "conda-meta"), pattern):
             trail.ran.append(f"read {meta}")
             m = re.match(r".*?-(\d+\.\d+(?:\.\d+)*)-[^-]+\.json$", os.path.basename(meta))
             if m:

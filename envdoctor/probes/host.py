@@ -7,7 +7,6 @@ the gcc on PATH (``gcc -> gcc-12``) or from the one versioned folder under /usr/
 
 from __future__ import annotations
 
-import glob
 import os
 import platform
 import re
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from envdoctor.bounded import env
+from envdoctor.bounded import env, matching
 from envdoctor.facts import DeviceNode, GooglePciDevice, HostFacts, IntelGpu, Status
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, is_system
@@ -125,7 +124,7 @@ def gcc_version(root: Path = SYSTEM) -> str:
     m = _GCC_NAME.search(os.path.basename(os.path.realpath(found)))
     if m:
         return m.group(1)
-    folders = {os.path.basename(d) for d in glob.glob(str(root / "usr/lib/gcc/*/*"))
+    folders = {os.path.basename(d) for d in matching(root / "usr/lib/gcc", "*/*")
                if re.fullmatch(r"\d+(?:\.\d+)*", os.path.basename(d))}
     return folders.pop() if len(folders) == 1 else ""
 

@@ -7,7 +7,6 @@ that answered. The parsers are pure functions so tests feed them recorded real o
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import sys
@@ -19,7 +18,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.bounded import decode_json, env, read_proc
+from envdoctor.bounded import decode_json, env, matching, read_proc
 from envdoctor.facts import Gpu, GpuProcess, NvidiaFacts, ProbeInfo, Status
 from envdoctor.probes._base import Trail
 from envdoctor.probes._root import SYSTEM, under
@@ -150,7 +149,7 @@ def driver_traces(root: Path, kernel_module: Version | None) -> list[str]:
     nodes = [f"/dev/{n}" for n in ("nvidiactl", "nvidia0") if (root / "dev" / n).exists()]
     if nodes:
         out.append(f"{' and '.join(nodes)} exist")
-    wsl = sorted(glob.glob(f"{glob.escape(str(root / 'usr/lib/wsl/lib'))}/libcuda.so*"))
+    wsl = matching(root / 'usr/lib/wsl/lib', "libcuda.so*")
     if wsl:
         out.append("the Windows driver's WSL libcuda is here "
                    f"(/{os.path.relpath(wsl[0], root)})")
@@ -187,7 +186,7 @@ def nvml_library(root: Path = SYSTEM) -> str:
     dirs = [str(root / d) for d in NVML_DIRS]
     dirs += [str(under(root, d)) for d in env("LD_LIBRARY_PATH", "").split(":")[:256] if d]
     for d in dirs:
-        found = glob.glob(f"{glob.escape(d)}/libnvidia-ml.so*")
+        found = matching(d, "libnvidia-ml.so*")
         if found:
             return sorted(found)[0]
     return ""

@@ -11,7 +11,6 @@ a tool that says "no GPU" is recorded (``smi_error``) and judged by the rules.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import stat
@@ -24,7 +23,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envdoctor import runner
-from envdoctor.bounded import decode_json, env, read_proc
+from envdoctor.bounded import decode_json, env, matching, read_proc
 from envdoctor.facts import AmdGpu, DeviceNode, RocmFacts, Status
 from envdoctor.probes import rocm_output as parse
 from envdoctor.probes._base import Trail
@@ -51,8 +50,7 @@ def probe(root: Path = SYSTEM) -> RocmFacts:
     user, groups, judge = _user(root)
     kfd_path = under(root, "dev/kfd")
     kfd = _node(root, kfd_path, judge) if _exists(kfd_path) else None
-    render = tuple(_node(root, Path(p), judge) for p in sorted(glob.glob(
-        f"{glob.escape(str(under(root, 'dev/dri')))}/renderD*"))[:64]
+    render = tuple(_node(root, Path(p), judge) for p in matching(under(root, 'dev/dri'), "renderD*")[:64]
         if _amd_render_node(root, Path(p), pci))
     topology = kfd_topology(root, trail)
     tools = {name: runner.which(name) for name in ("amd-smi", "rocm-smi", "rocminfo")}
@@ -113,8 +111,7 @@ def rocm_version(root: Path, trail: Trail) -> tuple[Version | None, str]:
     /opt/rocm-X.Y.Z (the file reads ``6.2.4-120``: the release before the build number)."""
     folders = [under(root, env("ROCM_PATH", ""))] if env("ROCM_PATH") else []
     for pattern in ROCM_DIRS:
-        folders += [Path(p) for p in sorted(glob.glob(f"{glob.escape(str(root))}/{pattern}"),
-                                            reverse=True)]
+        folders += [Path(p) for p in reversed(matching(root, pattern))]
     for folder in folders:
         text = trail.read(folder / ".info" / "version", 256)
         m = re.match(r"\s*(\d+\.\d+(?:\.\d+)?)", text or "")

@@ -11,7 +11,6 @@ File descriptor 1 is pointed at stderr first, so whatever a framework prints can
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import math
 import os
@@ -22,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from envdoctor.bounded import env
+from envdoctor.bounded import env, matching
 
 PROTOCOL = 1
 
@@ -367,7 +366,7 @@ def _wheel_version(path: str, name: str) -> str | None:
     if "nvidia" not in parts:
         return None
     site = os.sep.join(parts[:parts.index("nvidia")])
-    for info in sorted(glob.glob(os.path.join(site, f"nvidia_{_WHEEL_DIR[name]}*.dist-info"))):
+    for info in matching(site, f"nvidia_{_WHEEL_DIR[name]}*.dist-info"):
         m = re.search(r"-(\d+(?:\.\d+)*)\.dist-info$", info)
         if m:
             return m.group(1)
@@ -413,7 +412,7 @@ def shipped_libraries() -> list[dict[str, Any]]:
     sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
     for site in dict.fromkeys(sites):
         for pattern in ("nvidia/*/lib/lib*.so*", "torch/lib/lib*.so*"):
-            for path in sorted(glob.glob(os.path.join(site, pattern))):
+            for path in matching(site, pattern):
                 entry = library_entry(path)
                 if entry:
                     out.append(entry)

@@ -83,6 +83,6 @@ def store(url: str, value: Any) -> None:
         fetched = float(time.time())
         value_text = json.dumps(value)
         head = json.dumps({"fetched": fetched, "seal": _seal(secret, url, fetched, value_text)})
-        write_file(str(path), f"{head}\n{value_text}")
+        write_file(str(path), f"{head}\n{value_text}", follow=False)
     except (OSError, TypeError, ValueError, BadInput):
         pass  # a read-only cache only costs the next run a request
