@@ -254,3 +254,19 @@ def test_the_same_call_inside_an_installed_package_is_a_version_mismatch():
 
 def test_a_removed_api_without_a_traceback_stays_the_environment():
     assert answer(_TF1.splitlines()[-1]) == ("ETF013", "environment")
+
+
+# ---------------------------------------------------------------- not_the_package
+# tensorflow/tensorflow#28213: TensorFlow 2.0 alpha has tf.keras; the reporter's script was
+# named tensorflow.py
+TF_KERAS = "AttributeError: module 'tensorflow' has no attribute 'keras'\n"
+
+
+def test_tf_keras_missing_under_a_stated_tensorflow_that_has_it_is_not_the_release():
+    assert answer("tensorflow                2.0.0a0\nKeras                     2.2.4\n\n"
+                  "I got error:\n" + TF_KERAS) == ("EPY010", "user_code")
+
+
+@pytest.mark.parametrize("stated", ["", "TensorFlow version: 0.12.0\n", "tensorflow 1.3.0\n"])
+def test_tf_keras_missing_under_an_older_or_unstated_tensorflow_is_the_release(stated):
+    assert answer(stated + TF_KERAS) == ("EPY010", "environment")

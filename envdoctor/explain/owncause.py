@@ -31,6 +31,10 @@ this" is a wrong answer:
   build folder, or a folder named like the package) shadows the installed package. Not "not
   installed in this Python": another *environment*, terminal, notebook kernel or machine where
   it works is another interpreter, and that stays the environment answer.
+- ``not_the_package``: "module 'tensorflow' has no attribute 'keras'" while the text states a
+  release of the package that has the name (tf.keras from TensorFlow 1.4): what Python
+  imported under the package's name is not that release (a script or folder named like it,
+  or a broken install), so no other release is the answer.
 
 The diagnosis keeps its code and evidence; its category becomes ``user_code``, its title and
 fix say what the user's configuration does, and a note quotes what the text shows.
@@ -232,6 +236,41 @@ def _works_elsewhere_reason(text: str) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- not_the_package
+# "module 'tensorflow' has no attribute 'keras'" where the text states a release of the package
+# that has the name: what Python imported under the package's name is not that release (a
+# script or folder named like it, tensorflow/tensorflow#28213's tensorflow.py, or a broken
+# install), so "install the release the code was written for" is no answer. Names and the
+# first release that has them: tf.keras is part of the core API from TensorFlow 1.4.0 (its
+# release notes, https://github.com/tensorflow/tensorflow/releases/tag/v1.4.0).
+_NAME_SINCE: dict[tuple[str, str], tuple[int, ...]] = {("tensorflow", "keras"): (1, 4)}
+_NO_ATTRIBUTE = re.compile(r"""module ['"]([A-Za-z_][\w.]{0,120})['"] has no attribute """
+                           r"""['"]?(\w{1,80})""")
+
+
+def _release_of(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def _not_the_package_reason(text: str) -> str | None:
+    head = text[:MAX_TEXT]
+    stated = None
+    for m in _NO_ATTRIBUTE.finditer(head):
+        since = _NAME_SINCE.get((m.group(1), m.group(2)))
+        if since is None:
+            continue
+        if stated is None:
+            from envdoctor.explain.textfacts import text_facts
+            stated = text_facts(head).versions
+        versions = stated.get(m.group(1).split(".")[0], ())
+        if versions and all(_release_of(v) >= since for v in versions):
+            return (f"The text states {m.group(1)} {versions[0]}, a release that has "
+                    f"`{m.group(1)}.{m.group(2)}` (from {'.'.join(map(str, since))} on): what "
+                    f"Python imported as `{m.group(1)}` is not that release (a script or folder "
+                    f"named `{m.group(1)}` where Python starts, or a broken install).")
+    return None
+
+
 # ---------------------------------------------------------------- cpu_run_stated
 # the program or its user says the run is on the CPU: a log line ("[INFO] >>>> using CPU",
 # "Using device: cpu"), a command (--device cpu), or prose ("when running X on CPU")
@@ -312,6 +351,15 @@ KINDS: dict[str, OwnCause] = {
         "a CUDA tensor or calls torch.cuda although the CPU was chosen. Report it to the "
         "program, or pass its CPU option explicitly (`device = torch.device(\"cpu\")`, "
         "`map_location=\"cpu\"` when loading a checkpoint saved on a GPU)."),
+    "not_the_package": OwnCause(
+        _not_the_package_reason,
+        "What Python imports under the package's name is not the installed release the text "
+        "states (a script or folder of that name, or a broken install): {title}",
+        "Find what Python imports: `python -c \"import <package>; print(<package>.__file__, "
+        "<package>.__version__)\"` must print the installed copy in site-packages. Rename a "
+        "script or folder of the package's name (tensorflow.py, a `tensorflow/` folder where "
+        "Python starts) and delete its `__pycache__`; if the path is the installed one, "
+        "reinstall the package (`python -m pip install --force-reinstall <package>==<release>`)."),
     "source_tree": OwnCause(
         _source_tree_reason,
         "Python imports the package's source checkout instead of the installed build "
@@ -357,4 +405,4 @@ def _own(text: str, d: Diagnosis) -> Diagnosis:
 
 PATTERNS = (_CPU_RUN, _GPU_ASKED, _LOADER_FAILURE, _SHELL_LOADER, _C_RUNTIME, _PRELOAD_SET, _CUT_NAME, _FRAME,
             _FRAME_IPY, _INSTALLED, _CUDA_LITERAL, _FRAMEWORK_CUDA, _MISSING_OPS, _NON_EDITABLE,
-            _ON_PATH, _WORKS_ELSEWHERE, _CONTRADICTED, _OTHER_PYTHON)
+            _ON_PATH, _WORKS_ELSEWHERE, _CONTRADICTED, _OTHER_PYTHON, _NO_ATTRIBUTE)
