@@ -19,7 +19,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout34", batch="AK", at_least=25, traps_at_least=5,
                  repos_at_least=23, phenomena_at_least=25, prefix="a")
-FLOOR = 0.80  # first run on e07607ff: 20/25 (80.0 %), no trap claim (README.md)
+FLOOR = 0.96  # 24/25 (96.0 %) after fixes from other threads; first run on e07607ff: 20/25 (80.0 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each; first run not made yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()  # none on the first run
 
