@@ -325,6 +325,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "rocm_support_question": amdtext.support_answer,
             "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
+            "cuda_torch_on_amd": amdtext.cuda_torch_reason,
             "pip_resolver": _piptext("resolver_reason"),
             "refused_wheel_tags": _piptext("refused_wheel_reason"),
             "conda_python": _piptext("conda_python_reason"),
@@ -370,6 +371,7 @@ def _piptext(name: str) -> Callable[[str], str | None]:
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_dropped",
+                   "cuda_torch_on_amd",
                    "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
                    "intel_gpu_only", "intel_igpu_only", "xpu_alloc_over_4gb",
