@@ -243,6 +243,9 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
         return None
     if len(set(_VARIANT.findall(text[:1 << 20]))) > 1:
         return None  # a CUDA build beside a CPU one is a mismatch the versions do not show
+    from envdoctor.engine.text_findings import companion_without_cuda_ops
+    if companion_without_cuda_ops(str(pair[1]), text):
+        return None  # the dispatcher shows the loaded build has no CUDA ops, whatever its release
     return (f"The text states torch {torch} with {pair[1]} {comp}, a pair torch's release "
             f"table matches: the operators are missing for another reason than the versions, "
             f"e.g. {pair[1]} imported from a source checkout (torch.hub.load of the GitHub "
