@@ -499,25 +499,6 @@ def rocm_torch_stated(text: str) -> bool:
     return _ROCM_BUILD.search(_head(text)) is not None
 
 
-def _rocm_wheel_index(version: str) -> tuple[str, str] | None:
-    """(the torch release to pin, the newest ROCm index of download.pytorch.org that carries it)
-    for the torch release ``version`` names (rules/matrices/wheel_index.toml, same major.minor:
-    2.0.0 is served by 2.0.1's rocm5.4.2); None when the table has no ROCm wheel for it."""
-    from envdoctor.matrices import matrix
-    parts = version.split(".")
-    if len(parts) < 2:
-        return None
-    release = ".".join(parts[:2])
-    rows = [r for r in matrix("wheel_index").get("torch", [])
-            if ".".join(str(r.get("torch", "")).split(".")[:2]) == release]
-    exact = [r for r in rows if str(r.get("torch")) == version]
-    for row in exact + rows:
-        rocm = [v for v in row.get("linux_x86_64", []) if str(v).startswith("rocm")]
-        if rocm:
-            return str(row["torch"]), str(rocm[-1])
-    return None
-
-
 def cuda_torch_reason(text: str) -> str | None:
     """The note when the torch the text states is a CUDA build (+cuXYZ, "CUDA used to build
     PyTorch", torch.version.cuda), no ROCm build is stated, every GPU the text states is AMD's
@@ -539,7 +520,8 @@ def cuda_torch_reason(text: str) -> str | None:
     note = (f"The text states {what}, a CUDA (NVIDIA) build, and its GPU is AMD's ({shown}): that "
             "build carries no code for any AMD GPU, so ROCm's GPU list does not matter until a "
             "ROCm build is installed.")
-    index = _rocm_wheel_index(version) if version else None
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    index = rocm_knowledge.rocm_wheel_for_torch(version) if version else None
     if index is not None:
         pin, rocm = index
         note += (f" In the app's environment: `pip uninstall -y torch torchvision torchaudio`, then "
@@ -547,7 +529,6 @@ def cuda_torch_reason(text: str) -> str | None:
                  f"https://download.pytorch.org/whl/{rocm}` (`--index-url`, so PyPI's CUDA wheel "
                  f"cannot win), and check that `python -c \"import torch; print(torch.version.hip)\"` "
                  f"prints a version.")
-    from envdoctor.engine.knowledge import rocm as rocm_knowledge
     row_words = _override_words(target)
     if row_words and not rocm_knowledge.gfx_listed_by_any(target):
         note += (f" Once the ROCm build is in: no ROCm release AMD documents lists {target}"
