@@ -350,3 +350,53 @@ def test_an_override_exported_from_a_shell_file_never_reaches_a_systemd_service(
 def test_an_override_that_reaches_the_server_or_no_service_is_not_the_shell_file(text):
     from envdoctor.explain.amdtext import override_reason
     assert "systemd service" not in (override_reason(text) or "")
+
+
+# --- a CUDA torch build on an AMD machine: the wheel, not ROCm's GPU list (batch AM, class) ---
+# Constructed on the class of the AUTOMATIC1111 / InvokeAI / ComfyUI threads where pip (or an
+# installer) put PyPI's CUDA wheel on an AMD box: the build the text states is +cuXYZ, the GPU
+# is a consumer Radeon that AMD's lists leave out.
+_CUDA_ON_RX6600 = '''
+Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/rocm5.6
+RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check
+My card is an RX 6600 XT on Ubuntu 22.04 with ROCm 5.6 installed.
+version: v1.6.0  •  python: 3.10.12  •  torch: 2.1.0+cu121  •  xformers: N/A
+'''
+
+
+@pytest.mark.parametrize(("text", "build"), [
+    ("torch: 2.0.0+cu117", ("2.0.0", "11.7")),
+    ('  "torch": "2.4.1+cu121",', ("2.4.1", "12.1")),
+    ("PyTorch version: 2.0.1+cu117\nCUDA used to build PyTorch: 11.7", ("2.0.1", "11.7")),
+    ("Downloading torch-2.1.0%2Bcu121-cp310-cp310-linux_x86_64.whl", ("2.1.0", "12.1")),
+    ("torch.version.cuda: 11.8", ("", "11.8")),
+    # torchvision's tag is not torch's; collect_env's N/A is no build
+    ("torchvision 0.15.2+cu117", None),
+    ("CUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 5.7.31921", None),
+])
+def test_the_cuda_torch_build_the_text_states(text, build):
+    assert amdtext.cuda_torch_build(text) == build
+
+
+def test_a_cuda_build_on_an_amd_gpu_is_the_wheel_not_the_gfx_list():
+    assert amdtext.unlisted_reason(_CUDA_ON_RX6600) is None
+    note = amdtext.cuda_torch_reason(_CUDA_ON_RX6600)
+    assert note is not None and "torch 2.1.0+cu121" in note
+    assert "https://download.pytorch.org/whl/rocm5.6" in note and "torch==2.1" in note
+    d = primary(diagnose_text(_CUDA_ON_RX6600))
+    assert d is not None and d.code == "EROCM029"
+    assert any("torch 2.1.0+cu121" in n for n in d.notes)
+
+
+@pytest.mark.parametrize("text", [
+    # a ROCm build stated: AMD's list speaks again (legacy-rocm-build#2754's +rocm5.4.2 install)
+    _CUDA_ON_RX6600 + "Successfully installed torch-2.0.1+rocm5.4.2 torchvision-0.15.2+rocm5.4.2\n",
+    # an NVIDIA GPU beside the AMD one: the CUDA build may be that GPU's
+    _CUDA_ON_RX6600 + "GPU 0: NVIDIA GeForce RTX 3060\n",
+    # Windows: no ROCm wheel on download.pytorch.org
+    _CUDA_ON_RX6600.replace("Ubuntu 22.04", "Windows 11"),
+    # no AMD GPU stated
+    "torch: 2.1.0+cu121\nRuntimeError: Torch is not able to use GPU\n",
+])
+def test_the_cuda_wheel_note_holds_only_for_a_cuda_build_beside_amd_gpus_alone(text):
+    assert amdtext.cuda_torch_reason(text) is None

@@ -96,7 +96,8 @@ def merge(facts: Facts, findings: Sequence[Finding],
                 out[i] = replace(f, severity=Severity.WARNING,
                                  evidence={**f.evidence, "the text says": list(cause.evidence)})
         contradicted = set(CONTRADICTED_BY.get(cause.code, ())) & set(passed) \
-            and not _pass_leaves_open(cause.code, facts) and not _stated_by_pip(cause)
+            and not _pass_leaves_open(cause.code, facts) and not _stated_by_pip(cause) \
+            and not _cpu_only_companion(cause)
         if cause.code in codes or contradicted:
             continue
         same = [i for i, f in enumerate(out) if f.code in SAME_CAUSE.get(cause.code, ())]
@@ -147,6 +148,38 @@ def extension_build(facts: Facts, findings: Sequence[Finding]) -> list[Finding]:
 _PIP_PAIR_CONFLICT = re.compile(r"(?i)\btorch(?:vision|audio) \d[\w.+!]{0,30} (?:has requirement|"
                                 r"requires) torch\b[^\n]{0,60}?, but you(?:'ll| will)? have torch "
                                 r"\d[\w.+!]{0,30} which is incompatible")
+
+
+# The dispatcher's own account of a companion's operator that has no CUDA kernel: the backends
+# it lists ("'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU,
+# ..., AutogradCUDA, ...]") name no CUDA of its own, or its kernel lines register CPU code only
+# ("CPU: registered at ...torchvision\csrc\ops\cpu\nms_kernel.cpp"): the companion that loaded
+# is a build without CUDA ops, whatever release pair the text states.
+_ONLY_BACKENDS = re.compile(r"'(torchvision|torchaudio)::\w{1,40}' is only available for these "
+                            r"backends: \[([^\]\n]{0,1200})\]")
+_OWN_CUDA = re.compile(r"(?<![A-Za-z])CUDA(?![A-Za-z])")
+_CPU_KERNEL = re.compile(r"(?m)^[ \t]{0,8}CPU: registered at [^\n]{0,300}?(torchvision|torchaudio)[\\/]csrc[\\/]")
+_CUDA_KERNEL = re.compile(r"(?m)^[ \t]{0,8}CUDA: registered at [^\n]{0,300}?(?:torchvision|torchaudio)[\\/]csrc[\\/]")
+
+
+def companion_without_cuda_ops(companion: str, text: str) -> bool:
+    """The text's dispatcher output shows ``companion``'s operators with no CUDA kernel: the
+    backend list of one of its operators names no CUDA, or a CPU kernel line registered from
+    its sources and no CUDA one."""
+    head = text[:1 << 20]
+    if any(m.group(1) == companion and _OWN_CUDA.search(m.group(2)) is None
+           for m in _ONLY_BACKENDS.finditer(head)):
+        return True
+    return (any(m.group(1) == companion for m in _CPU_KERNEL.finditer(head))
+            and _CUDA_KERNEL.search(head) is None)
+
+
+def _cpu_only_companion(cause: TextDiagnosis) -> bool:
+    """Whether the text's torchvision cause rests on the dispatcher's own list of an operator's
+    backends with no CUDA in it: the torchvision that loaded has no CUDA ops, so a release pair
+    that TORCH003 finds matching (it compares versions, not builds) does not contradict it."""
+    return cause.code == "ETORCH008" and any(companion_without_cuda_ops("torchvision", str(line))
+                                             for line in cause.evidence)
 
 
 def _stated_by_pip(cause: TextDiagnosis) -> bool:

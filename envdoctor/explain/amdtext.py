@@ -324,7 +324,12 @@ def _override_words(target: str) -> str:
 
 def unlisted_reason(text: str) -> str | None:
     """The note when the text states ROCm, AMD GPUs, and every one of them is a target AMD's
-    list for the stated release does not name (``_unlisted``), read against a crash."""
+    list for the stated release does not name (``_unlisted``), read against a crash. None
+    where the torch the text states is a CUDA build and no ROCm build is stated: that build
+    has no AMD code at all, so AMD's list for a ROCm release says nothing yet (the wheel is the
+    cause, ``cuda_torch_reason``)."""
+    if cuda_torch_build(text) is not None and not rocm_torch_stated(text):
+        return None
     found = _unlisted(text)
     if found is None:
         return None
@@ -449,7 +454,86 @@ def override_reason(text: str) -> str | None:
     return None
 
 
-PATTERNS = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
+PATTERNS: tuple[re.Pattern[str], ...] = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
             _APU, _HIP_SONAME, _WHEEL_INDEX, _PRO, _PRO_BARE, _PRO_LINE, _RYZEN, _IGPU_WORD, _INTEL_LINE, _WIN_SYMPTOM,
             _OLLAMA_SKIPPED, _EMPTY_TYPES, _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED)
+# (extended below the CUDA-build readings with their own patterns)
+
+
+# A CUDA build of torch the text states: its +cuXYZ tag where torch's version is printed (pip's
+# wheel name, collect_env's "PyTorch version:", a UI footer's "torch: 2.0.0+cu117", a JSON
+# sysinfo's "torch": "2.4.1+cu121", torch.__version__), collect_env's "CUDA used to build
+# PyTorch: 11.7", torch.version.cuda's value. torchvision / torchaudio tags are not torch's.
+_TORCH_CUDA_TAG = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?!\w|-[a-z])(?:\.__version__)?[\s:=\"'`(),-]{0,12}"
+                             r"(?:version(?: is)?[\s:=\"'`]{0,4})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+                             r"(?:[.a-z]{1,4}\d{0,8})?(?:\+|%2B)cu(\d{2,3})(?![\d])")
+_CUDA_BUILT = re.compile(r"CUDA used to build PyTorch: (\d{1,2}\.\d{1,2})")
+_TORCH_VERSION_CUDA = re.compile(r"torch\.version\.cuda\W{0,12}(\d{1,2}\.\d{1,2})")
+# a ROCm build stated anyway: its +rocm tag, collect_env's ROCm / HIP lines, torch.version.hip's value
+_ROCM_BUILD = re.compile(r"\+rocm\d|%2Brocm\d|ROCM used to build PyTorch: \d|HIP runtime version: \d"
+                         r"|torch\.version\.hip\W{0,20}\d")
+# an NVIDIA GPU named beside the AMD one: the CUDA build may be that GPU's
+_NVIDIA_GPU = re.compile(r"(?i)\bgeforce|\bRTX ?\d|\bquadro|\btesla [a-z]?\d|NVIDIA-SMI \d|\bGTX ?\d"
+                         r"|\bNVIDIA (?:[A-Z]\d{2,4}|GPU|card|driver version)\b|\bGPU \d+: NVIDIA\b")
+
+
+def cuda_torch_build(text: str) -> tuple[str, str] | None:
+    """(torch version or "", CUDA release) of the CUDA torch build the text states; None when it
+    states none, or two different CUDA releases for it."""
+    head = _head(text)
+    found: dict[str, str] = {}
+    for m in _TORCH_CUDA_TAG.finditer(head):
+        cuda = f"{m.group(2)[:-1]}.{m.group(2)[-1]}"
+        found.setdefault(cuda, m.group(1))
+    for pattern in (_CUDA_BUILT, _TORCH_VERSION_CUDA):
+        for m in pattern.finditer(head):
+            found.setdefault(m.group(1), "")
+    if len(found) != 1:
+        return None
+    cuda, version = next(iter(found.items()))
+    return version, cuda
+
+
+def rocm_torch_stated(text: str) -> bool:
+    return _ROCM_BUILD.search(_head(text)) is not None
+
+
+def cuda_torch_reason(text: str) -> str | None:
+    """The note when the torch the text states is a CUDA build (+cuXYZ, "CUDA used to build
+    PyTorch", torch.version.cuda), no ROCm build is stated, every GPU the text states is AMD's
+    and none is NVIDIA's, on Linux: the wheel has no code for any AMD GPU, so the ROCm build of
+    the stated torch release is the fix (its download.pytorch.org index from the wheel table).
+    None otherwise (Windows has no ROCm wheel on that index: the signature's own fix speaks)."""
+    build = cuda_torch_build(text)
+    if build is None or rocm_torch_stated(text) or on_windows(text):
+        return None
+    if _NVIDIA_GPU.search(_head(text)) is not None:
+        return None
+    gpus = [(name, target) for name, target in gpu_targets(text) if target]
+    if not gpus:
+        return None
+    version, cuda = build
+    name, target = gpus[0]
+    shown = name if name == target else f"{name} ({target})"
+    what = f"torch {version}+cu{cuda.replace('.', '')}" if version else f"a torch built with CUDA {cuda}"
+    note = (f"The text states {what}, a CUDA (NVIDIA) build, and its GPU is AMD's ({shown}): that "
+            "build carries no code for any AMD GPU, so ROCm's GPU list does not matter until a "
+            "ROCm build is installed.")
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    index = rocm_knowledge.rocm_wheel_for_torch(version) if version else None
+    if index is not None:
+        pin, rocm = index
+        note += (f" In the app's environment: `pip uninstall -y torch torchvision torchaudio`, then "
+                 f"`pip install torch=={pin} torchvision torchaudio --index-url "
+                 f"https://download.pytorch.org/whl/{rocm}` (`--index-url`, so PyPI's CUDA wheel "
+                 f"cannot win), and check that `python -c \"import torch; print(torch.version.hip)\"` "
+                 f"prints a version.")
+    row_words = _override_words(target)
+    if row_words and not rocm_knowledge.gfx_listed_by_any(target):
+        note += (f" Once the ROCm build is in: no ROCm release AMD documents lists {target}"
+                 f"{row_words}.")
+    return note
+
+
+PATTERNS = PATTERNS + (_TORCH_CUDA_TAG, _CUDA_BUILT, _TORCH_VERSION_CUDA, _ROCM_BUILD, _NVIDIA_GPU)

@@ -243,6 +243,9 @@ def pair_contradiction(pair: object, facts: TextFacts, text: str) -> str | None:
         return None
     if len(set(_VARIANT.findall(text[:1 << 20]))) > 1:
         return None  # a CUDA build beside a CPU one is a mismatch the versions do not show
+    from envdoctor.engine.text_findings import companion_without_cuda_ops
+    if companion_without_cuda_ops(str(pair[1]), text):
+        return None  # the dispatcher shows the loaded build has no CUDA ops, whatever its release
     return (f"The text states torch {torch} with {pair[1]} {comp}, a pair torch's release "
             f"table matches: the operators are missing for another reason than the versions, "
             f"e.g. {pair[1]} imported from a source checkout (torch.hub.load of the GitHub "
@@ -325,6 +328,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "rocm_support_question": amdtext.support_answer,
             "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
+            "cuda_torch_on_amd": amdtext.cuda_torch_reason,
             "pip_resolver": _piptext("resolver_reason"),
             "refused_wheel_tags": _piptext("refused_wheel_reason"),
             "conda_python": _piptext("conda_python_reason"),
@@ -370,6 +374,7 @@ def _piptext(name: str) -> Callable[[str], str | None]:
 
 
 STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_dropped",
+                   "cuda_torch_on_amd",
                    "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",
                    "intel_gpu_only", "intel_igpu_only", "xpu_alloc_over_4gb",

@@ -391,6 +391,25 @@ def gfx_listed_in(target: str, release: Version | None) -> bool | None:
     return rocm_matrix.listed_in(target, release)
 
 
+def rocm_wheel_for_torch(version: str) -> tuple[str, str] | None:
+    """(the torch release to pin, the newest ROCm index of download.pytorch.org that carries it)
+    for the torch release ``version`` names (rules/matrices/wheel_index.toml, same major.minor:
+    2.0.0 is served by 2.0.1's rocm5.4.2); None when the table has no ROCm wheel for it."""
+    from envdoctor.matrices import matrix
+    parts = version.split(".")
+    if len(parts) < 2:
+        return None
+    release = ".".join(parts[:2])
+    rows = [r for r in matrix("wheel_index").get("torch", [])
+            if ".".join(str(r.get("torch", "")).split(".")[:2]) == release]
+    exact = [r for r in rows if str(r.get("torch")) == version]
+    for row in exact + rows:
+        rocm = [str(v) for v in row.get("linux_x86_64", []) if str(v).startswith("rocm")]
+        if rocm:
+            return str(row["torch"]), rocm[-1]
+    return None
+
+
 def gfx_listed_by_any(target: str) -> bool:
     """Whether any ROCm release AMD documents lists the gfx target."""
     return rocm_matrix.listed_by_any(target)
