@@ -27,7 +27,7 @@ SET = PlatformSet("platform_heldout19", letter="g", batch="P19",
                            "platform_heldout10", "platform_heldout11", "platform_heldout12",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17", "platform_heldout18"))
-FLOOR = 0.55  # first run on 1ded5636: 11/20 (55.0 %), no trap claim (README.md)
+FLOOR = 0.80  # 16/20 (80.0 %), no trap claim after fixes from other threads; first run on 1ded5636: 11/20 (55.0 %), no trap claim (README.md)
 # traps the first run answers with an environment claim (README.md): first run not made yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
