@@ -4,7 +4,7 @@
 1.0's "unsupported CUDA version: driver X < image Y" (nvidia-docker#497)."""
 
 from envdoctor.explain import diagnose_text
-from envdoctor.explain.impossible import libraries_predate_gpu_reason
+from envdoctor.explain.gpustated import libraries_predate_gpu_reason
 from envdoctor.explain.rank import primary
 from envdoctor.explain.textfacts import stated_gpu_cc, text_facts
 

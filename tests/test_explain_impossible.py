@@ -9,6 +9,7 @@ import pytest
 
 from envdoctor.engine import redos
 from envdoctor.explain import diagnose_text, primary
+from envdoctor.explain import gpustated
 from envdoctor.explain.impossible import PATTERNS, stated_impossibility
 
 if hasattr(re, "_parser"):
@@ -17,7 +18,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse
 
 
-@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.pattern[:30])
+@pytest.mark.parametrize("pattern", PATTERNS + gpustated.PATTERNS, ids=lambda p: p.pattern[:30])
 def test_every_pattern_is_linear(pattern):
     assert redos.problem_in(sre_parse.parse(pattern.pattern)) is None
 

@@ -22,6 +22,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from envdoctor.explain.gpustated import BOARD as _BOARD
+from envdoctor.explain.gpustated import SM_WORD as _SM_WORD
+from envdoctor.explain.gpustated import boards as _boards
+from envdoctor.explain.gpustated import gpu_cc as _gpu_cc
 from envdoctor.explain.textfacts import stated_gpu_cc
 
 if TYPE_CHECKING:
@@ -40,8 +44,6 @@ _CUDA_BUILD = re.compile(r"(?i)(?<![\w-])cuda[ -]?(1[0-3]|[89])(?:\.(\d))?"
 # "cu128 PyTorch": every release of that variant is meant
 _TORCH_TAG = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])[ '’s(]{0,5}\(?\+?cu(1\d{2})(?![\w.])"
                         r"|(?<![\w.])cu(1\d{2})[ -](?:py)?torch(?![\w-])")
-# "SM70", "sm 86" (textfacts reads sm_70 and "compute capability 7.0")
-_SM_WORD = re.compile(r"(?i)\bsm ?(\d{1,2})(\d)\b")
 # an install that found nothing, in pip's, uv's or the reporter's words
 _NOTHING_FOUND = re.compile(r"(?i)no matching distribution|could not find a version that "
                             r"satisfies|has no wheels? with a matching python|from versions: "
@@ -71,26 +73,6 @@ _TORCH_PRERELEASE = re.compile(r"(?i)(?<![\w.])\d{1,2}\.\d{1,3}\.\d{1,3}(?:a\d{1
                                r"rc\d{1,2})(?:\+[\w.]{1,40})?|\+git[0-9a-f]{6,40}\b")
 
 
-def _gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
-    """(GPU, compute capability) when the text names exactly one GPU architecture."""
-    named: dict[str, str] = {}
-    for gpu in (*facts.gpus, *_boards(text)):
-        known = stated_gpu_cc(gpu)
-        if known is not None:
-            named.setdefault(known, gpu)
-    stated = set(facts.compute_capabilities)
-    stated.update(f"{m.group(1)}.{m.group(2)}" for m in _SM_WORD.finditer(text))
-    if len(named) == 1:
-        only, gpu = next(iter(named.items()))
-        return (gpu, only) if stated <= {only} else None
-    if not named and len(stated) == 1:
-        return "GPU", next(iter(stated))
-    return None
-
-
-# a workstation board named without its "Quadro" ("an old K2000", "my P4000", "T1000"): a name
-# only where the GPU table knows it as a Quadro board (``stated_gpu_cc``)
-_BOARD = re.compile(r"(?<![\w./-])([KMPT]\d{4})(?![\w.-])")
 # a GPU named by its architecture only ("with Blackwell", "on a Hopper GPU", "my Ampere card"):
 # the machine's GPU, never a sentence about the architecture ("Blackwell support", "since Ampere")
 _ARCH_WORD = re.compile(r"(?i)(?:\b(?:on|with|using|for|my|our|an?|the)\s{1,3}(?:nvidia\s)?"
@@ -116,10 +98,6 @@ _CUDA_KEYED = re.compile(r"(?im)^[ \t]{0,4}(?:[-*][ \t]{1,3})?CUDA(?:[ \t]{0,4}[
 # conda's CUDA for CuPy: "cudatoolkit=11.8.0", "cuda-version=12.6"
 _CONDA_CUDA = re.compile(r"(?i)(?<![\w-])(?:cudatoolkit|cuda-version)\s{0,2}={1,2}\s{0,2}(\d{1,2})\.(\d)"
                          r"(?![\d])")
-
-
-def _boards(text: str) -> list[str]:
-    return [m.group(1) for m in _BOARD.finditer(text)]
 
 
 def _family_ccs(text: str) -> tuple[str, list[str]] | None:
@@ -533,50 +511,3 @@ PATTERNS = (_BOARD, _ARCH_WORD, _CUPY, _NVRTC_WHEEL, _CUPY_WHEEL, _NVRTC_TUPLE, 
             _CUDA_KEYED, _CONDA_CUDA, _PADDLE, _TORCH_WORD, _RUNTIME_API, _CUDA_LINE, _TORCH_TAG, _TORCH_PRERELEASE, _RUNS_ON, _FLASH_V1, _WHEEL_TAG, _CUDA_BUILD, _SM_WORD, _NOTHING_FOUND, _PYTHON, _ONLY_WHEELS, _CP_TAG,
             *_FRAMEWORK.values(), *_PIN.values(), _DS_TORCH, _DS_WHEEL, _WSL, _GPU_WORD, _GLIBC_NEED, _GLIBC_HAVE,
             _WINDOWS, _NOT_NATIVE, _TF_AFTER_210, _TF_RELEASE, _TF_NO_GPU)
-
-
-# The CUDA a text states for the build that runs: collect_env's "CUDA used to build PyTorch:
-# 9.0.176" first; else any CUDA release it names ("cuda9.0", "CUDA 9.0", "Cuda-9.0", "CUDA:
-# 10.0", "cuda=10.0"), never nvidia-smi's "CUDA Version:" beside "Driver Version:" (the
-# driver's ceiling) nor a "cudnn"/"cudatoolkit" word
-_TORCH_BUILT_CUDA = re.compile(r"(?i)\bCUDA used to build PyTorch:\s{0,3}(\d{1,2})\.(\d)")
-_CUDA_ANY = re.compile(r"(?i)(?<![\w.-])cuda[ _-]?(?:version)?[ \t]{0,2}[:=]?[ \t]{0,2}v?(\d{1,2})\.(\d)"
-                       r"(?:\.\d{1,4})?(?![\d.]*\d)")
-_SMI_LINE = re.compile(r"(?i)Driver Version:?[^\n]{0,40}CUDA Version")
-
-
-def _stated_cudas(text: str) -> set[str]:
-    built = {f"{m.group(1)}.{m.group(2)}" for m in _TORCH_BUILT_CUDA.finditer(text)}
-    if built:
-        return built
-    found: set[str] = set()
-    for line in text.splitlines():
-        if _SMI_LINE.search(line) or "runtime version" in line.lower():
-            continue
-        found.update(f"{m.group(1)}.{m.group(2)}" for m in _CUDA_ANY.finditer(line))
-    return found
-
-
-def libraries_predate_gpu_reason(text: str) -> str | None:
-    """The note when the one GPU architecture a text names has a ``libraries_first_cuda`` in
-    gpus.toml (the first CUDA whose libraries, cuBLAS and cuDNN, work on it: Turing, 10.0) and
-    every CUDA the text states for its build is older: a CUDA 9 build of the framework on an RTX
-    20xx, whose cuBLAS fails there ('the GPU program failed to execute')."""
-    text = text[:MAX_TEXT]
-    from envdoctor.explain.textfacts import text_facts
-    gpu_cc = _gpu_cc(text_facts(text), text)
-    if gpu_cc is None:
-        return None
-    gpu, cc = gpu_cc
-    cudas = _stated_cudas(text)
-    from envdoctor.engine.knowledge.impossible import libraries_predate
-    floor = libraries_predate(sorted(cudas), cc)
-    if floor is None:
-        return None
-    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
-    return (f"The text states a {gpu} (compute capability {cc}) and {stated}: this GPU needs a "
-            f"build for CUDA {floor} or newer; the libraries of an older CUDA (cuBLAS, cuDNN) "
-            "fail on it.")
-
-
-PATTERNS += (_TORCH_BUILT_CUDA, _CUDA_ANY, _SMI_LINE)

@@ -324,7 +324,7 @@ YIELD_KEYS = {"code", "versions_differ", "raised_in", "exception_types", "frames
 def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     """Readings of the whole text that a table can name (``stated = "..."``): each returns
     the note when the text's own facts say so, else None."""
-    from envdoctor.explain import amdtext, importtext, mactext, wheeltags, wsltext
+    from envdoctor.explain import amdtext, gpustated, importtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
             "rocm_support_question": amdtext.support_answer,
             "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
@@ -351,17 +351,8 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "cudnn_on_ld_library_path": cudnn_on_ld_library_path_reason,
             "driver_below_torch_cuda": driver_below_torch_cuda_reason,
             "import_inside_package": importtext.inside_package_reason,
-            "libraries_predate_gpu": _impossible("libraries_predate_gpu_reason"),
+            "libraries_predate_gpu": gpustated.libraries_predate_gpu_reason,
             "pickle_not_an_opcode": pickle_not_an_opcode_reason}
-
-
-def _impossible(name: str) -> Callable[[str], str | None]:
-    """A reading of envdoctor.explain.impossible, imported when it is first read."""
-    def read(text: str) -> str | None:
-        from envdoctor.explain import impossible
-        reading: Callable[[str], str | None] = getattr(impossible, name)
-        return reading(text)
-    return read
 
 
 def _piptext(name: str) -> Callable[[str], str | None]:
