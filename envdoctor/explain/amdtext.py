@@ -355,6 +355,81 @@ def support_answer(text: str) -> str | None:
             f"(and the ROCm torch wheels) carry no tested code for it{tail}.")
 
 
+# what says the code that ran may lack the GPU's target although AMD lists the GPU: a build of
+# its own (a build system, the targets it was given, a package built from source), or a package
+# whose ROCm builds carry a target list of their own (bitsandbytes, flash-attn, xformers, a
+# llama.cpp binding built by pip)
+_OWN_BUILD = re.compile(r"(?i)\bcmake\b|(?m:^\W{0,4}make\b)|\bmake -j|\bhipcc\b|\bninja\b"
+                        r"|AMDGPU_TARGETS|GPU_TARGETS|PYTORCH_ROCM_ARCH|offload-arch|HCC_AMDGPU_TARGET"
+                        r"|HIP_ARCHITECTURES|\bHIPBLAS\b|LLAMA_HIPBLAS|GGML_HIP|CMAKE_ARGS|setup\.py"
+                        r"|Building wheels? for|pip install (?:-e\b|--no-binary|\.)|\bcompil(?:ed|ing)\b"
+                        r"|from source\b|\bself[- ]built\b|\bbuilt with\b|\bbitsandbytes|flash[_-]?attn"
+                        r"|\bxformers|\bapex\b|\bdeepspeed|\bvllm\b|\bexllama|gptq|llama[_-]cpp[_-]python"
+                        r"|\bctranslate2|\bonnxruntime|\btriton\b")
+# the runtime or a tool saying that some device has no code: a device besides the stated one
+# (an iGPU), or a build for other targets
+_LACKS_CODE = re.compile(r"(?i)NoBinaryForGpu|find code object|No compatible code objects|Missing CO\b"
+                         r"|Cannot find CO\b|is not supported|supported[ _]types|Ignoring visible gpu"
+                         r"|minimum required AMDGPU|shared object initialization failed|INVALID_ISA"
+                         r"|TensileLibrary|amdgpu too old")
+
+
+def _listed(target: str, releases: set[str], major: int | None) -> bool:
+    """Whether AMD's Linux list names the target for every release the text states (none:
+    for its ROCm major, or for the current list)."""
+    from packaging.version import Version
+
+    from envdoctor.engine.knowledge import rocm as rocm_knowledge
+    if releases:
+        return all(rocm_knowledge.gfx_listed_in(target, Version(r)) is True for r in releases)
+    if not rocm_knowledge.gfx_listed_now(target):
+        return False
+    if major is None:
+        return True
+    return any(rocm_knowledge.gfx_listed_in(target, Version(f"{major}.{minor}")) is True
+               for minor in range(10))
+
+
+def listed_gpu_reason(text: str) -> str | None:
+    """The note when a ROCm text on Linux states AMD GPUs and every one of them is a target
+    AMD's list names for each ROCm release the text states (none stated: the current list),
+    sets no HSA_OVERRIDE_GFX_VERSION, and shows nothing that could lack the target: no build
+    of its own (cmake, AMDGPU_TARGETS, a pip build) and no package with a target list of its
+    own (bitsandbytes, flash-attn). The ROCm builds AMD, PyTorch and the applications ship
+    carry code for a listed target, so "no code for this GPU" is not what the text shows; a
+    kernel the application's own release launches wrongly (a regression) prints the same
+    "invalid device function". None otherwise."""
+    head = _head(text)
+    if not rocm_context(text) or on_windows(text) or override_values(text):
+        return None
+    if _OWN_BUILD.search(head) is not None or _LACKS_CODE.search(head) is not None:
+        return None
+    found = gpu_targets(text)
+    gpus = [(name, target) for name, target in found if target]
+    if not gpus or len(gpus) != len(found):
+        return None
+    # a gfx target the text names besides its GPUs' own may be what the code was built for
+    own = {target for _, target in gpus}
+    if any(f"gfx{m.group(1)}" not in own for m in _GFX.finditer(head)):
+        return None
+    release = stated_release(text)
+    if release is not None:
+        releases = {f"{release.major}.{release.minor}"}
+    else:
+        releases = {m.group(1) for m in _RELEASE.finditer(head)}
+        releases |= {m.group(1) for m in _TORCH_ROCM.finditer(head)}
+    major = stated_major(text) if not releases else None
+    if not all(_listed(target, releases, major) for _, target in gpus):
+        return None
+    name, target = gpus[0]
+    shown = name if name == target else f"{name} ({target})"
+    which = (f"ROCm {', '.join(sorted(releases))}" if releases
+             else "the current ROCm release")
+    return (f"The text states {shown}, a target AMD's list names for {which}, sets no "
+            f"HSA_OVERRIDE_GFX_VERSION and shows no build of its own: the ROCm builds shipped "
+            f"for this GPU carry its code, so the text does not show a build without it.")
+
+
 # a text that says the GPU does run (a user's own ROCm build that carries gfx803)
 _RUNS = re.compile(r"(?i)\bworks? (?:fine|perfectly|great|well)\b|\bis working\b|\bruns? (?:fine|perfectly|great)\b")
 
@@ -457,7 +532,8 @@ def override_reason(text: str) -> str | None:
 PATTERNS: tuple[re.Pattern[str], ...] = (_GFX, _GFX_OWN, _LIST_LINE, _RX, _BARE, _VEGA, _VII, _MI, _RELEASE, _TORCH_ROCM,
             _BUILT, _HEADING, _VERSION_LINE, _CONTEXT, _WINDOWS, _OVERRIDE, _COMPLAINT, _NOT_SET,
             _APU, _HIP_SONAME, _WHEEL_INDEX, _PRO, _PRO_BARE, _PRO_LINE, _RYZEN, _IGPU_WORD, _INTEL_LINE, _WIN_SYMPTOM,
-            _OLLAMA_SKIPPED, _EMPTY_TYPES, _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED)
+            _OLLAMA_SKIPPED, _EMPTY_TYPES, _PROFILE_EXPORT, _PROFILE_FILE, _SERVICE, _UNIT_SETS, _UNUSED,
+            _OWN_BUILD, _LACKS_CODE)
 # (extended below the CUDA-build readings with their own patterns)
 
 

@@ -547,6 +547,9 @@ def _check_readings(data: dict[str, Any], path: Path | str) -> None:
     if "stated_notes" in data:
         from envdoctor.explain.stated import check_stated_notes
         check_stated_notes(data["stated_notes"], path)
+    if "no_claim_when" in data:
+        from envdoctor.explain.stated import check_no_claim
+        check_no_claim(data["no_claim_when"], path)
     if "lookup" in data:
         from envdoctor.explain.lookups import check_lookup
         check_lookup(data["lookup"], data["patterns"],

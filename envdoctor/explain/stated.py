@@ -119,9 +119,11 @@ def _with_stated(text: str, diagnoses: list[Diagnosis],
                  signatures: Sequence[Signature]) -> list[Diagnosis]:
     wanted = [d for d in diagnoses if d.signature is not None
               and any(d.signature.extra.get(k) for k in ("facts_notes", "yields_to",
-                                                          "stated_pair", "stated_notes"))]
+                                                          "stated_pair", "stated_notes",
+                                                          "no_claim_when"))]
     if not wanted:
         return diagnoses
+    diagnoses = [d for d in diagnoses if withheld_reason(d, text) is None]
     from envdoctor.explain.textfacts import text_facts
     facts = text_facts(text)
     diagnoses = apply_yields(diagnoses, facts, signatures, text)
@@ -138,6 +140,55 @@ def _with_stated(text: str, diagnoses: list[Diagnosis],
                                     if n and n not in d.notes))
         out.append(replace(d, notes=d.notes + notes) if notes else d)
     return out
+
+
+def withheld_reason(d: Diagnosis, text: str) -> str | None:
+    """Why the text's own facts say the signature's cause is not what it shows (a table of its
+    ``no_claim_when`` holds: its reading, on one of the diagnosis's own evidence lines where the
+    table names ``evidence``), else None. Such a hit names no cause."""
+    tables = d.signature.extra.get("no_claim_when", ()) if d.signature is not None else ()
+    for table in tables:
+        if not _evidence_holds(table, d):
+            continue
+        read = _stated_readings().get(str(table.get("stated")))
+        reason = read(text) if read is not None else None
+        if reason is not None:
+            return reason
+    return None
+
+
+NO_CLAIM_KEYS = {"stated", "evidence"}
+
+
+def check_no_claim(raw: object, path: Path | str) -> tuple[dict[str, object], ...]:
+    """Validate ``[[no_claim_when]]`` tables: ``stated`` (a reading of ``STATED_READINGS``) and
+    an optional ``evidence`` regex."""
+    fld = "no_claim_when"
+    if not isinstance(raw, list) or not raw:
+        raise RuleFileError(path, fld, "must be a list of tables")
+    for i, table in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(table, dict) or table.get("stated") not in STATED_READINGS:
+            raise RuleFileError(path, f"{where}.stated", f"must be one of {list(STATED_READINGS)}")
+        extra = set(table) - NO_CLAIM_KEYS
+        if extra:
+            raise RuleFileError(path, where, f"unknown key(s) {sorted(extra)}")
+        if "evidence" in table:
+            _check_evidence(table["evidence"], path, f"{where}.evidence")
+    return tuple(raw)
+
+
+def _check_evidence(pattern: object, path: Path | str, fld: str) -> None:
+    if not isinstance(pattern, str) or not pattern:
+        raise RuleFileError(path, fld, "must be a regex")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise RuleFileError(path, fld, f"bad regex: {exc}") from None
+    from envdoctor.engine import redos
+    why = redos.problem(pattern)
+    if why:
+        raise RuleFileError(path, fld, f"{pattern!r} can backtrack catastrophically: {why}")
 
 
 def _read_stated_notes(sig: Signature, text: str) -> tuple[str, ...]:
@@ -326,6 +377,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
     the note when the text's own facts say so, else None."""
     from envdoctor.explain import amdtext, gpustated, importtext, mactext, wheeltags, wsltext
     return {"rocm_unlisted_gpu": amdtext.unlisted_reason,
+            "rocm_listed_gpu": amdtext.listed_gpu_reason,
             "rocm_support_question": amdtext.support_answer,
             "rocm_gfx8_dropped": amdtext.gfx8_dropped_reason,
             "cuda_torch_on_amd": amdtext.cuda_torch_reason,
@@ -365,7 +417,7 @@ def _piptext(name: str) -> Callable[[str], str | None]:
     return read
 
 
-STATED_READINGS = ("rocm_unlisted_gpu", "rocm_support_question", "rocm_gfx8_dropped",
+STATED_READINGS = ("rocm_unlisted_gpu", "rocm_listed_gpu", "rocm_support_question", "rocm_gfx8_dropped",
                    "cuda_torch_on_amd",
                    "hsa_override_mismatch", "windows_wheel_built",
                    "libcuda_stub", "l4t_release_differs", "jetson_cuda_differs", "jetson_board",

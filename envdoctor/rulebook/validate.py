@@ -190,6 +190,10 @@ def _signatures(files: list[tuple[Path, dict[str, Any]]], out: Outcome) -> None:
                 yielded = {d.code for d in with_stated_facts(ex.text, found,
                                                              tuple(out.signatures))}
                 got = {sig.code} if yielded & targets else set()
+            if sig.extra.get("no_claim_when") and not carrier:
+                # the text's own facts may withhold the claim, as explain reads it
+                from envdoctor.explain.stated import with_stated_facts
+                got = {d.code for d in with_stated_facts(ex.text, found, tuple(out.signatures))}
             if ex.matches and sig.code not in got and not carrier:
                 # reached through another signature's yields_to (a generic answer that the
                 # text's own facts turn into this one), as explain reads it

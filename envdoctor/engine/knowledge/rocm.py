@@ -415,6 +415,12 @@ def gfx_listed_by_any(target: str) -> bool:
     return rocm_matrix.listed_by_any(target)
 
 
+def gfx_listed_now(target: str) -> bool:
+    """Whether AMD's current Linux list names the gfx target (a gfx row without ``dropped``)."""
+    row = rocm_matrix.gfx_row(target)
+    return row is not None and not row.get("dropped")
+
+
 def gfx_of_name(name: str) -> str | None:
     """The gfx target of an AMD product name ("Radeon RX 5600 XT" -> gfx1010), or None."""
     return rocm_matrix.target_of_name(name)
