@@ -29,7 +29,7 @@ SET = PlatformSet("platform_heldout20", letter="f", batch="P20",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17", "platform_heldout18",
                            "platform_heldout19"))
-FLOOR = 0.60  # first run on ae237d01: 12/20 (60.0 %), trap claims f002, f019 (README.md)
+FLOOR = 0.65  # 13/20 (65.0 %), trap claim f002 after fixes from other threads; first run on ae237d01: 12/20 (60.0 %), trap claims f002, f019 (README.md)
 # traps the first run answers with an environment claim (README.md)
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "f002-apple-coremltools-3-0b3-wheel-built-for-10-15-on-10-13.toml"})  # first run
