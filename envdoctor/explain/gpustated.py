@@ -92,4 +92,79 @@ def libraries_predate_gpu_reason(text: str) -> str | None:
             "fail on it.")
 
 
-PATTERNS = (SM_WORD, BOARD, _TORCH_BUILT_CUDA, _CUDA_ANY, _SMI_LINE)
+
+
+# onnxruntime-gpu's CUDA provider built for one CUDA major on a machine with another. The CUDA
+# major the build needs: the library its provider failed to load (cuBLAS, cuBLASLt and cudart
+# carry the CUDA major in their soname: libcublasLt.so.11 is CUDA 11.x), else the pre-1.19
+# message ("Failed to create CUDAExecutionProvider" with no "Require cuDNN N.* and CUDA M.*"
+# part), whose PyPI builds from 1.5 to 1.18 are CUDA 11 (1.17/1.18 for CUDA 12 came from ORT's
+# onnxruntime-cuda-12 feed). The CUDA the text installs: nvcc's release, collect_env's "CUDA
+# runtime version", a toolkit path or words ("cuda 12.2", "CUDA: 12.4", "cuda toolkit==12.1",
+# "cuda12.0"), a pip nvidia-*-cuNN wheel; never nvidia-smi's "CUDA Version:" beside "Driver
+# Version:" (the driver's ceiling) nor a line that speaks of what is required or supported.
+_ORT_PROVIDER_LIB = re.compile(r"libonnxruntime_providers_cuda\.so\b[^\n]{0,40}?error:\s{0,3}"
+                               r"(lib(?:cublasLt|cublas|cudart)\.so\.(\d{1,2}))\b")
+_ORT_OLD_FAIL = re.compile(r"Failed to create CUDAExecutionProvider(?![.\s]{0,3}Require)")
+_ORT_NEW_FAIL = re.compile(r"Require cuDNN \d{1,2}\.\* and CUDA \d{1,2}\.\*")
+_ORT_CUDA12_FEED = re.compile(r"(?i)onnxruntime-cuda-12\b|ort-cuda-12-nightly")
+_ORT_VERSION = re.compile(r"(?im)\bonnxruntime[-_]gpu\b[ \t]{0,30}(?:==|:|\bversion:?)?[ \t]{0,3}"
+                          r"v?1\.(\d{1,2})(?:\.\d{1,3})?(?![\d.]*\d)"
+                          r"|ONNX Runtime Version or Commit ID\s{1,6}v?1\.(\d{1,2})\b")
+_ORT_CPU_BESIDE = re.compile(r"(?im)^[ \t]{0,4}(?:\+ )?onnxruntime(?:[ \t]{1,30}|==)v?\d{1,2}\.\d"
+                             r"|\bonnxruntime[ \t]{1,30}\d{1,2}\.\d{1,3}(?:\.\d{1,3})?[ \t]{1,30}"
+                             r"onnxruntime[-_]gpu\b"
+                             r"|\bboth\W{1,3}onnxruntime\W{1,3}and\W{1,3}onnxruntime[-_]gpu\b")
+_INSTALLED_CUDA = re.compile(
+    r"(?i)\brelease (\d{1,2})\.\d{1,2}, V\d"
+    r"|\bCUDA runtime version:\s{0,3}(\d{1,2})\.\d"
+    r"|(?<![\w.-])cuda(?:[ _-]?toolkit)?(?:[ _-]?version)?"
+    r"(?:\s{0,2}(?:is|==|:|=)\s{0,2}|[ _-]?|[\\/]v?)(\d{1,2})\.\d{1,2}(?:\.\d{1,4})?(?![\d.]*\d)"
+    r"|\bnvidia-[a-z-]{3,20}-cu(1[12])\b")
+_NOT_INSTALLED = re.compile(r"(?i)requir|support|compatib|\bbuilt (?:for|with)\b|\bneeds?\b"
+                            r"|recommend|\bshould\b|CUDA used to build|Require cuDNN")
+
+
+def _ort_needed_major(text: str) -> int | None:
+    libs = {int(m.group(2)) for m in _ORT_PROVIDER_LIB.finditer(text)}
+    if libs:
+        return next(iter(libs)) if len(libs) == 1 else None
+    if not _ORT_OLD_FAIL.search(text) or _ORT_NEW_FAIL.search(text):
+        return None
+    minors = {int(m.group(1) or m.group(2)) for m in _ORT_VERSION.finditer(text)}
+    if any(v >= 19 or v < 5 for v in minors):
+        return None
+    if _ORT_CUDA12_FEED.search(text):
+        return None if minors and max(minors) < 17 else 12
+    return 11
+
+
+def _installed_cuda_majors(text: str) -> set[int]:
+    found: set[int] = set()
+    for line in text.splitlines():
+        if _SMI_LINE.search(line) or _NOT_INSTALLED.search(line):
+            continue
+        for m in _INSTALLED_CUDA.finditer(line):
+            found.add(int(next(g for g in m.groups() if g)))
+    return found
+
+
+def ort_built_cuda11_on_cuda12_reason(text: str) -> str | None:
+    """The note when onnxruntime-gpu's CUDA provider needs CUDA 11 and every CUDA the text
+    states as installed is CUDA 12, with no CPU ``onnxruntime`` beside it (EORT001's cause)."""
+    text = text[:MAX_TEXT]
+    if _ort_needed_major(text) != 11 or _installed_cuda_majors(text) != {12}:
+        return None
+    if _ORT_CPU_BESIDE.search(text):
+        return None
+    lib = _ORT_PROVIDER_LIB.search(text)
+    how = (f"its CUDA provider asks for {lib.group(1)}" if lib else
+           "its 'Failed to create CUDAExecutionProvider' is the message of a release before "
+           "1.19, whose PyPI builds are CUDA 11")
+    return (f"The text states CUDA 12.x, and this onnxruntime-gpu is built for CUDA 11 ({how}): "
+            "onnxruntime-gpu 1.19 or newer from PyPI is built for CUDA 12 (with cuDNN 9).")
+
+
+PATTERNS = (SM_WORD, BOARD, _TORCH_BUILT_CUDA, _CUDA_ANY, _SMI_LINE, _ORT_PROVIDER_LIB,
+            _ORT_OLD_FAIL, _ORT_NEW_FAIL, _ORT_CUDA12_FEED, _ORT_VERSION, _ORT_CPU_BESIDE,
+            _INSTALLED_CUDA, _NOT_INSTALLED)

@@ -404,6 +404,7 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "driver_below_torch_cuda": driver_below_torch_cuda_reason,
             "import_inside_package": importtext.inside_package_reason,
             "libraries_predate_gpu": gpustated.libraries_predate_gpu_reason,
+            "ort_built_cuda11_on_cuda12": gpustated.ort_built_cuda11_on_cuda12_reason,
             "pickle_not_an_opcode": pickle_not_an_opcode_reason}
 
 
@@ -426,7 +427,8 @@ STATED_READINGS = ("rocm_unlisted_gpu", "rocm_listed_gpu", "rocm_support_questio
                    "jax_not_tensorflow", "cudnn_on_ld_library_path", "macos_built_newer",
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
                    "refused_wheel_tags", "conda_python", "import_inside_package",
-                   "libraries_predate_gpu", "pickle_not_an_opcode")
+                   "libraries_predate_gpu", "pickle_not_an_opcode",
+                   "ort_built_cuda11_on_cuda12")
 
 
 # torch's weights-only unpickler names the byte it cannot dispatch: "WeightsUnpickler error:
