@@ -33,6 +33,7 @@ def test_cuda11_build_on_cuda12(text: str) -> None:
     LOADER + "\n" + SMI,                            # only the driver's ceiling
     OLD + "\n" + SMI,
     LOADER + "\nonnxruntime 1.16.0\nonnxruntime-gpu 1.16.0\ncuda 12.1",  # CPU package beside
+    OLD + "\ncuda 12.3\nI ran pip install onnxruntime==1.14.1",  # the CPU package
     OLD + "\nonnxruntime-gpu 1.20.0\ncuda 12.4",    # a 1.19+ release says what it needs
     OLD + "\nonnxruntime-gpu requires CUDA 12.x",   # a requirement, not an install
     OLD + "\ncuda 11.8 and cuda 12.1 both installed",

@@ -114,7 +114,9 @@ _ORT_VERSION = re.compile(r"(?im)\bonnxruntime[-_]gpu\b[ \t]{0,30}(?:==|:|\bvers
 _ORT_CPU_BESIDE = re.compile(r"(?im)^[ \t]{0,4}(?:\+ )?onnxruntime(?:[ \t]{1,30}|==)v?\d{1,2}\.\d"
                              r"|\bonnxruntime[ \t]{1,30}\d{1,2}\.\d{1,3}(?:\.\d{1,3})?[ \t]{1,30}"
                              r"onnxruntime[-_]gpu\b"
-                             r"|\bboth\W{1,3}onnxruntime\W{1,3}and\W{1,3}onnxruntime[-_]gpu\b")
+                             r"|\bboth\W{1,3}onnxruntime\W{1,3}and\W{1,3}onnxruntime[-_]gpu\b"
+                             # the CPU package itself installed ("pip install onnxruntime 1.5")
+                             r"|\bpip3? install\b[^\n]{0,60}?(?<![\w.-])onnxruntime(?![\w-])")
 _INSTALLED_CUDA = re.compile(
     r"(?i)\brelease (\d{1,2})\.\d{1,2}, V\d"
     r"|\bCUDA runtime version:\s{0,3}(\d{1,2})\.\d"
