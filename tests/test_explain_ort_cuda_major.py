@@ -1,4 +1,4 @@
-"""EORT004: an onnxruntime-gpu built for CUDA 11 on a machine whose stated CUDA is 12, read
+"""EORT004 (a carrier answered as EORT003): an onnxruntime-gpu built for CUDA 11 on a machine whose stated CUDA is 12, read
 from the provider's loader line or the pre-1.19 message; near misses name no such cause."""
 
 from __future__ import annotations
