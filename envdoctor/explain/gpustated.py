@@ -44,7 +44,8 @@ def gpu_cc(facts: TextFacts, text: str) -> tuple[str, str] | None:
 
 
 
-def _ver_key(version: str) -> tuple[int, ...]:
+def ver_key(version: str) -> tuple[int, ...]:
+    """"3.10" after "3.9", "12.1" after "9.0"."""
     return tuple(int(x) for x in version.split("."))
 
 
@@ -86,7 +87,7 @@ def libraries_predate_gpu_reason(text: str) -> str | None:
     floor = libraries_predate(sorted(cudas), cc)
     if floor is None:
         return None
-    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=_ver_key))
+    stated = ", ".join(f"CUDA {c}" for c in sorted(cudas, key=ver_key))
     return (f"The text states a {gpu} (compute capability {cc}) and {stated}: this GPU needs a "
             f"build for CUDA {floor} or newer; the libraries of an older CUDA (cuBLAS, cuDNN) "
             "fail on it.")

@@ -26,6 +26,7 @@ from envdoctor.explain.gpustated import BOARD as _BOARD
 from envdoctor.explain.gpustated import SM_WORD as _SM_WORD
 from envdoctor.explain.gpustated import boards as _boards
 from envdoctor.explain.gpustated import gpu_cc as _gpu_cc
+from envdoctor.explain.gpustated import ver_key
 from envdoctor.explain.textfacts import stated_gpu_cc
 
 if TYPE_CHECKING:
@@ -273,11 +274,6 @@ def python_wheel_reason(text: str) -> tuple[str, str] | None:
     which = f"release admitted by {framework}{pin}" if pin else "release"
     return "EPIP001", (f"The text states Python {python} and {framework}: no {framework} "
                        f"{which} in envdoctor's table has wheels for Python {python}.")
-
-
-def ver_key(python: str) -> tuple[int, ...]:
-    """"3.10" after "3.9"."""
-    return tuple(int(x) for x in python.split("."))
 
 
 # ds_report's two lines: the torch that runs and the torch DeepSpeed's wheel was compiled with
