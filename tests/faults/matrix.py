@@ -632,9 +632,12 @@ def warm_rule_cache(root: str = "") -> dict[str, str]:
     base = Path(tempfile.gettempdir()) / f"edfault1-cache-{tag[:12]}"
     env = {"XDG_CACHE_HOME": str(base / "cache"), "XDG_STATE_HOME": str(base / "state")}
     run_env = {**os.environ, **env, **({"PYTHONPATH": root} if root else {})}
+    # an input past explain's CHOOSE_BYTES: the anchors a large input is scanned with are
+    # chosen and cached here too, or the first large fault (F07's 50 MB line) pays for them
+    big = b"RuntimeError: CUDA error: out of memory\n" + b"".join(
+        b"step %d loss %d\n" % (i, i * 7) for i in range(120_000))
     subprocess.run([sys.executable, "-m", "envdoctor", "explain"], env=run_env,
-                   input=b"RuntimeError: CUDA error: out of memory\n", capture_output=True,
-                   timeout=600, check=False)
+                   input=big, capture_output=True, timeout=600, check=False)
     return env
 
 
