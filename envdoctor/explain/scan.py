@@ -227,7 +227,7 @@ class Scanner:
         for in_ctx, table in ((False, self.by_literal), (True, self.ctx_by_literal)):
             for direct, weight in ((False, FIND_MS), (True, FIND_MS_DIRECT)):
                 needles = []
-                for anchor, group in self._plan(table, weight, choose):
+                for anchor, group in self._plan(table, weight, choose, in_ctx):
                     needles.append((anchor, len(self.needles)))
                     self.needles.append(group)
                 self.plans[in_ctx, direct] = needles
@@ -378,7 +378,7 @@ class Scanner:
         return got
 
     def _plan(self, by_literal: dict[str, list[Entry]], find_ms: float,
-              choose: bool = True) -> list[Plan]:
+              choose: bool = True, in_ctx: bool = False) -> list[Plan]:
         """Anchors for these literals: ``[(anchor bytes, ((literal, entries), ...)), ...]``;
         ``choose=False``: the cached choice, else every reduced literal its own anchor."""
         got = self._tables.get(id(by_literal))  # the two plans of a table share these
@@ -390,7 +390,7 @@ class Scanner:
                 by_literal, by_reduced, {lit: (lit, tuple(ents)) for lit, ents in by_literal.items()})
         _, by_reduced, pairs = got
         reduced = sorted(by_reduced)
-        found = _cached_anchors(reduced, self.signatures, find_ms, choose)
+        found = _cached_anchors(reduced, self.signatures, find_ms, choose, in_ctx)
         if found is None:
             self.chosen = False
             found = {rlit: (rlit,) for rlit in reduced}
@@ -1086,9 +1086,11 @@ def _reduce_all(literals: Iterable[str]) -> set[str]:
 
 
 def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
-                    find_ms: float = FIND_MS, choose: bool = True
+                    find_ms: float = FIND_MS, choose: bool = True, in_ctx: bool = False
                     ) -> dict[str, tuple[str, ...]] | None:
-    """``choose_anchors`` takes ~1 s; its answer is cached (``knowledge.cached_json``).
+    """``choose_anchors`` takes 1-2 s per plan; its answer is cached (``knowledge.cached_json``)
+    and, for the bundled signatures, shipped (``anchor_seed``: the plan is rebuilt from the
+    seed in ~0.1 s, the greedy runs only for literals the seed does not fit).
     ``choose=False``: the cached answer or None, nothing chosen nor written."""
     import json
 
@@ -1101,16 +1103,31 @@ def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
     digest = blake2b_digest(json.dumps(literals).encode("ascii"))
     key = [ANCHOR_MIN, ANCHOR_MAX, find_ms, LINE_MS, list(HEALTHY_LINES), HEALTHY_WEIGHT,
            DROP.decode("latin-1"), len(literals), digest]
+    def build() -> dict[str, list[str]]:
+        from envdoctor.explain.anchor_seed import seeded_anchors
+        found = seeded_anchors(literals, find_ms, in_ctx)
+        if found is None:
+            found = choose_anchors(literals, _reference(signatures), find_ms)
+        return {k: list(v) for k, v in found.items()}
+
     anchors, _ = cached_json(
-        "anchors", key,
-        (lambda: {k: list(v) for k, v in
-                  choose_anchors(literals, _reference(signatures), find_ms).items()})
-        if choose else (lambda: None),
+        "anchors", key, build if choose else (lambda: None),
         lambda v: isinstance(v, dict) and all(isinstance(x, list) for x in v.values()),
         write=choose)
     return None if anchors is None else {k: tuple(v) for k, v in anchors.items()}
 
 
+
+
+def plan_literals(scanner: Scanner) -> dict[tuple[bool, float], list[str]]:
+    """(in contexts, find weight) -> the sorted reduced literals each of the four plans
+    covers: what ``anchor_seed`` chooses its seed for."""
+    out = {}
+    for in_ctx, table in ((False, scanner.by_literal), (True, scanner.ctx_by_literal)):
+        reduced = sorted({_reduced_text(lit) for lit in table})
+        for weight in (FIND_MS, FIND_MS_DIRECT):
+            out[in_ctx, weight] = reduced
+    return out
 
 
 def _reference_stats(reference: list[str]) -> tuple[dict[str, int], dict[int, int], int,
