@@ -148,3 +148,49 @@ def test_markdown_hard_breaks_and_single_trailing_spaces_stay_lines():
     assert not soft_wrapped("GPU: RTX 4090  \nDriver: 550.54  \nCUDA: 12.4  \n")
     # one cut only is no wrap
     assert not soft_wrapped("epoch 1 done \nepoch 2 done\n")
+
+
+# Python <= 3.7 (and 2) print "cannot import name 'X'" with no module; the traceback's own
+# ``from M import …, X`` line names it, and the signatures read Python 3.8's "… from 'M'"
+OLD_IMPORT_NAME = [
+    # https://github.com/pytorch/vision/issues/1726 (Python 3.6, Pillow 7)
+    ("  File \"/home/travis/virtualenv/python3.6.7/lib/python3.6/site-packages/torchvision/"
+     "transforms/functional.py\", line 5, in <module>\n"
+     "    from PIL import Image, ImageOps, ImageEnhance, PILLOW_VERSION\n"
+     "ImportError: cannot import name 'PILLOW_VERSION'\n", "EPIL001"),
+    # https://github.com/EtienneCmb/visbrain/issues/47 (SciPy 1.2, quoted in backticks)
+    ("```from scipy.misc import imread```\n```ImportError: cannot import name 'imread'```\n",
+     "ESCIPY001"),
+    # https://github.com/traveller59/spconv/issues/367 (the import line of a cumm that spconv's
+    # release does not fit; the message written here as Python 3.6 prints it)
+    ("  File \"D:\\pythoncoder\\Anaconda3\\lib\\site-packages\\spconv\\core.py\", line 21, in <module>\n"
+     "    from cumm.conv.main import gen_gemm_params as gen_conv_params, ConvFwdAndBwdInput, "
+     "ConvBwdWeight, ConvIterAlgo, GemmAlgo\n"
+     "ImportError: cannot import name 'ConvFwdAndBwdInput'\n", "EBUILD013"),
+]
+
+
+def test_old_pythons_import_name_message_reads_the_module_from_the_import_line():
+    from envdoctor.explain.unwrap import import_name_modules
+    for text, code in OLD_IMPORT_NAME:
+        assert "' from '" in import_name_modules(text)
+        assert primary(diagnose_text(text)).code == code, text
+
+
+def test_old_import_name_message_without_a_module_line_stays_as_it_is():
+    from envdoctor.explain.unwrap import import_name_modules
+    # https://github.com/petercunha/Emotion/issues/25: the message alone names no module
+    alone = "ImportError: cannot import name 'imread'\n"
+    assert import_name_modules(alone) == alone
+    assert primary(diagnose_text(alone)) is None
+    # the import line names the user's own module, or another name; a relative import is
+    # not a module name; Python 3.8's own wording is left as printed
+    own = "    from utils.misc import imread, imsave\nImportError: cannot import name 'imread'\n"
+    assert "from 'utils.misc'" in import_name_modules(own)
+    assert primary(diagnose_text(own)) is None
+    other = "    from scipy.misc import imsave\nImportError: cannot import name 'imread'\n"
+    assert import_name_modules(other) == other
+    rel = "    from .constants import NVRTCMode\nImportError: cannot import name 'NVRTCMode'\n"
+    assert import_name_modules(rel) == rel
+    new = "    from PIL import PILLOW_VERSION\nImportError: cannot import name 'PILLOW_VERSION' from 'PIL'\n"
+    assert import_name_modules(new) == new

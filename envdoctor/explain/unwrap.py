@@ -43,6 +43,11 @@ A report written in Chinese, Japanese, Russian, Spanish… states the cause in t
 or in a localised OS message (``找不到指定的模块``); ``phrases.normalise`` reads the known
 phrases as the English the signatures match (vocabulary in ``rules/phrases``).
 
+Python before 3.8 (and 2) says ``ImportError: cannot import name 'PILLOW_VERSION'`` with no module;
+the module is the one the traceback's last ``from M import …, NAME`` line imports it from.
+``import_name_modules`` writes the message as Python 3.8+ does (``… from 'PIL'``), which is what
+the signatures read.
+
 A call typed at a Python prompt and the boolean it printed (``>>> torch.cuda.is_available()`` /
 ``False``) are read as one line, as a sentence retelling it reads (``repl_results``).
 
@@ -100,7 +105,7 @@ def second_reading(text: str, undo_wrap: bool = True) -> str | None:
         from envdoctor.explain.words import correct_words
         plain = correct_identifiers(correct_words(tight_colons(space_cjk(normalise(
             correct_library_names(tight_slashes(json_unescape(despace(
-                repl_results(plain))))))))))
+                import_name_modules(repl_results(plain)))))))))))
     width = wrap_width(plain) if undo_wrap else None
     if width is not None:
         return unwrap(plain, width)
@@ -160,6 +165,48 @@ def repl_results(text: str) -> str:
     if ">>>" not in text and "In [" not in text:
         return text
     return _REPL_RESULT.sub(r"\1 \2", text)
+
+
+# Python <= 3.7's ``cannot import name 'X'`` and Python 2's ``cannot import name X``: no module
+# follows the name (nothing but a closing quote, backtick or full stop up to the line's end)
+_NAME_NO_MODULE = re.compile(r"""(?m)(cannot import name )(['"]?)([A-Za-z_]\w{0,79})\2(?=[ \t`'".]*$)""")
+# a traceback's source line (or an IPython frame's ``----> 6 from …``) importing names from an
+# absolute module; the names up to a comment or the line's end
+_FROM_IMPORT = re.compile(r"(?m)^[^\n]{0,40}?\bfrom[ \t]+([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,8})"
+                          r"[ \t]+import[ \t]+\(?([^\n#]{1,400})")
+
+
+def _imported(names: str) -> set[str]:
+    """The names a ``from M import`` line binds from M (``a, b as c`` -> {a, b})."""
+    out: set[str] = set()
+    for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
+        words = part.strip(" \t`'\"").split()
+        if words and re.fullmatch(r"[A-Za-z_]\w*", words[0]):
+            out.add(words[0])
+    return out
+
+
+def import_name_modules(text: str) -> str:
+    """``cannot import name 'X'`` (Python <= 3.7) -> ``cannot import name 'X' from 'M'`` where
+    the text's ``from M import …, X`` line names the module (the last such line before the
+    message, else the first after it: a title quoting the message above its traceback); the
+    text itself when no message lacks its module or no line names one."""
+    if "cannot import name" not in text:
+        return text
+    sources = [(m.start(), m.group(1), _imported(m.group(2))) for m in _FROM_IMPORT.finditer(text)]
+    if not sources:
+        return text
+
+    def with_module(m: re.Match[str]) -> str:
+        name = m.group(3)
+        before = [mod for at, mod, names in sources if at < m.start() and name in names]
+        after = [mod for at, mod, names in sources if at > m.start() and name in names]
+        module = before[-1] if before else (after[0] if after else None)
+        if module is None:
+            return m.group(0)
+        return f"{m.group(1)}'{name}' from '{module}'"
+
+    return _NAME_NO_MODULE.sub(with_module, text)
 
 
 def has_typographic(text: str) -> bool:
