@@ -68,7 +68,8 @@ REGISTRY: dict[str, str | FirstOf] = {
     # Apple silicon (MPS, Metal)
     "apple_machine": "apple", "apple_x86_python": "apple", "mps_macos_gap": "apple",
     "torch_mps_fix": "apple", "torch_without_mps": "apple", "jax_metal_mismatch": "apple",
-    "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "mps_unavailable": "apple",
+    "tf_metal_mismatch": "apple", "apple_gpu_blind": "apple", "apple_gpu_blind_asked": "apple",
+    "mps_unavailable": "apple",
     "mps_watermark_problem": "apple",
     # Cloud TPU
     "tpu_machine": "tpu", "tpu_host_evidence": "tpu", "tpu_jax_without_libtpu": "tpu",

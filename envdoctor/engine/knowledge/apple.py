@@ -9,7 +9,8 @@ from typing import Any
 from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import Read, optional, reads
-from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, TorchBuild
+from envdoctor.engine.knowledge.live import framework_found_no_gpu
+from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, Status, TorchBuild
 from envdoctor.matrices import apple as table
 
 # frameworks whose wheels are compiled for one CPU: an x86_64 one cannot use the GPU here
@@ -216,22 +217,57 @@ def tf_metal_mismatch(*, silicon: bool | None, pk: PackageFacts,
             "remedy": " and ".join(steps), "source": str(row.get("source", ""))}
 
 
+# tensorflow-metal (a PluggableDevice) exists from TensorFlow 2.5; Apple's tensorflow_macos fork
+# for 2.4 reached the GPU through ML Compute and lists no GPU by design (apple/tensorflow_macos#70)
+TF_METAL_FIRST = Version("2.5")
+
+
+def _blind(jax: Any, tf: Any, names: set[str], listed: bool) -> list[tuple[str, str]]:
+    """(framework, what is said of it) for each installed framework without its Metal plugin;
+    ``names``: the distributions seen, ``listed``: whether they are a whole listing."""
+    missing = "no {}" if listed else "{} not shown"
+    out = []
+    if jax is not None and "jax-metal" not in names:
+        out.append(("jax", f"jax {jax.version} ({missing.format('jax-metal')})"))
+    if tf is not None and "tensorflow-metal" not in names \
+            and (tf.version is None or tf.version >= TF_METAL_FIRST):
+        out.append(("tensorflow", f"{tf.distribution or 'tensorflow'} {tf.version} "
+                                  f"({missing.format('tensorflow-metal')})"))
+    return out
+
+
 @reads(fw="frameworks", pk="packages", **MAC)
 def apple_gpu_blind(*, fw: FrameworkFacts, pk: PackageFacts, **facts: Any) -> str | None:
     """``apple_gpu_blind()``: on Apple silicon, installed frameworks that have no way to the GPU:
-    JAX without jax-metal, TensorFlow without tensorflow-metal ("jax 0.4.30 (no jax-metal)");
-    None when every installed framework has one (torch's MPS is judged by its own checks)."""
+    JAX without jax-metal, TensorFlow (2.5 or later) without tensorflow-metal ("jax 0.4.30 (no
+    jax-metal)"; "not shown" where the text lists packages only partly); None when every
+    installed framework has one (torch's MPS is judged by its own checks)."""
     if not _silicon(_mac(facts)):
         return None
-    blind = []
-    if fw.jax is not None and pk.get("jax-metal") is None:
-        blind.append(f"jax {fw.jax.version} (no jax-metal)")
-    if fw.tensorflow is not None and pk.get("tensorflow-metal") is None:
-        blind.append(f"{fw.tensorflow.distribution or 'tensorflow'} {fw.tensorflow.version} "
-                     "(no tensorflow-metal)")
-    return ", ".join(blind) or None
+    names = {d.name for d in pk.distributions}
+    return ", ".join(said for _, said in _blind(fw.jax, fw.tensorflow, names, True)) or None
 
 
+@reads(jax=optional("frameworks.jax"), tf=optional("frameworks.tensorflow"),
+       dists=Read("packages.distributions", (), partial_ok=True),
+       pinfo=optional("packages.probe"),
+       live=optional("live", {}), **MAC)
+def apple_gpu_blind_asked(*, jax: Any, tf: Any, dists: Any, pinfo: Any,
+                          live: dict[str, Any], **facts: Any) -> str | None:
+    """``apple_gpu_blind_asked()``: what ``apple_gpu_blind()`` names, kept to the frameworks
+    that were themselves asked for their GPUs and answered none (a report's empty
+    ``list_physical_devices('GPU')`` / "Num GPUs Available: 0", ``jax.devices()`` with no GPU):
+    the user wanted the Apple GPU and no plugin loaded. A partial package list (an install line)
+    is enough here: the framework's own empty answer is the evidence, the list only must not
+    show the plugin. None otherwise."""
+    if not _silicon(_mac(facts)):
+        return None
+    names = {d.name for d in dists or ()}
+    listed = pinfo is not None and pinfo.status is Status.OK \
+        and "distributions" not in pinfo.unobserved
+    said = [s for name, s in _blind(jax, tf, names, listed)
+            if framework_found_no_gpu(name, live=live)]
+    return ", ".join(said) or None
 
 
 @reads(live=optional("live", {}), **MAC)
