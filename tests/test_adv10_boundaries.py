@@ -70,3 +70,14 @@ def test_an_error_line_never_quotes_a_token_cut_short(name):
     env = {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "h", name: f"x {GHP}"}
     said = _refused(env)
     assert "PLANTED10" not in said
+
+
+# ------------------------------------------------ a write error says what could not be done
+def test_a_file_whose_folder_takes_no_new_file_is_said_so():
+    # /proc/version is there (root may even "write" it): the temporary file beside it cannot
+    # be made, and "No such file or directory" alone named a file that exists
+    from envdoctor.errors import BadInput
+    from envdoctor.outputs.sink import write_file
+    with pytest.raises(BadInput) as info:
+        write_file("/proc/version", "x")
+    assert "no file can be created in /proc" in str(info.value)

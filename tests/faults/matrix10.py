@@ -149,7 +149,7 @@ def _snapshot(tag: str) -> dict:
     return data
 
 
-@fault("10D01", "snapshots", "diff: snapshot paths holding tokens, a URL password, a title; json")
+@fault("10D01", "snapshots", "diff: snapshot paths holding tokens and a title, an index password in env")
 def _(d):
     a = m3.write_json(d / "a.json", _snapshot("a"))
     b = m3.write_json(d / "b.json", _snapshot("b"))
@@ -308,7 +308,10 @@ def _(d):
 # --------------------------------------------------------------------------- sinks
 @fault("10W01", "sinks", "-o /proc/version (a file even root cannot write): exit 2, one line")
 def _(d):
-    return dict(args=["explain", "ECUDA003", "-o", "/proc/version"], rc=TWO, bound=10)
+    def says_why(out, err, d):  # the file is there: "No such file" alone is not the reason
+        return "" if "/proc" in err.replace("/proc/version", "") else f"reason {err.strip()!r}"
+    return dict(args=["explain", "ECUDA003", "-o", "/proc/version"], rc=TWO, bound=10,
+                check=says_why)
 
 
 @fault("10W02", "sinks", "-o /dev/stdout into a pipe whose reader takes 16 bytes of 700 kB")
