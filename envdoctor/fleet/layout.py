@@ -26,6 +26,10 @@ from typing import Any
 
 DEFAULT_PORT = 29500
 MAX_NODELIST = 65536  # characters of SLURM_JOB_NODELIST read
+# ranks one job may declare: rank 0 asks the store about every rank it expects (~0.5 ms each),
+# so a WORLD_SIZE no launcher sets (2147483647: an overflow, a typo) would keep it far past
+# its bounds; the largest jobs run ~100 000 ranks
+MAX_WORLD = 1 << 17
 
 
 class LayoutError(ValueError):
@@ -54,6 +58,13 @@ class Layout:
         return {**asdict(self), "node": self.node}
 
 
+def _shown(value: str) -> str:
+    """A variable's value as an error line quotes it: credentials out first, then cut (a cut
+    token is no longer recognised as one), escapes spelled out."""
+    from envdoctor.secrets import credentials, scrub
+    return repr(credentials(scrub(value))[:40])
+
+
 def _int(env: Mapping[str, str], name: str) -> int | None:
     value = env.get(name, "").strip()
     if not value:
@@ -63,9 +74,9 @@ def _int(env: Mapping[str, str], name: str) -> int | None:
     except ValueError:
         number = None
     if number is None:
-        raise LayoutError(f"${name}={value[:40]!r} is not an integer")
+        raise LayoutError(f"${name}={_shown(value)} is not an integer")
     if not 0 <= number < 1 << 31:  # ranks, sizes, ports and job ids
-        raise LayoutError(f"${name}={value[:40]!r} is out of range")
+        raise LayoutError(f"${name}={_shown(value)} is out of range")
     return number
 
 
@@ -79,20 +90,46 @@ def _need(env: Mapping[str, str], name: str) -> int:
 def first_host(nodelist: str) -> str:
     """The first host of a Slurm host list: ``gpu[003-010,017],cpu1`` -> ``gpu003``.
 
-    Only the first entry is expanded, by one linear scan; the list may be huge.
+    Only the first entry is expanded, by one linear scan (each bracket is stepped over once:
+    the list may be huge, or 64 kB of unclosed brackets); an unclosed bracket is kept as it
+    is, for ``master_host`` to refuse.
     """
     text = nodelist[:MAX_NODELIST].strip()
-    depth, end = 0, len(text)
-    for i, ch in enumerate(text):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            end = i
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == ",":
             break
-    # each bracket stands for a range list: its first number is the first host's part
-    return re.sub(r"\[([0-9]*)[^\]]*\]", lambda m: m.group(1), text[:end])
+        if ch != "[":
+            out.append(ch)
+            i += 1
+            continue
+        close = text.find("]", i)
+        if close < 0:
+            out.append(text[i:])
+            break
+        # a bracket stands for a range list: its first number is the first host's part
+        j = i + 1
+        while j < close and "0" <= text[j] <= "9":
+            j += 1
+        out.append(text[i + 1:j])
+        i = close + 1
+    return "".join(out)
+
+
+# what torch's TCP store is given to connect to: a DNS name (RFC 1123, plus the '_' some
+# clusters' /etc/hosts use), an IPv4 address or an IPv6 one (with a zone, in brackets or not)
+_HOST = re.compile(r"^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252})|\[?[0-9A-Fa-f:.]{2,45}"
+                   r"(?:%[A-Za-z0-9_.-]{1,64})?\]?)$")
+
+
+def master_host(value: str, name: str) -> str:
+    """``value`` when it is a host name or address, else LayoutError (checked before torch sees
+    it: torch's C++ store prints the name raw on stderr, many times, before it gives up)."""
+    if value and not _HOST.match(value):
+        raise LayoutError(f"{name}={_shown(value)} is not a host name or address")
+    return value
 
 
 def _tasks_per_node(value: str) -> int | None:
@@ -118,7 +155,7 @@ def detect(env: Mapping[str, str], store_file: str = "", host: str | None = None
     """The layout of this rank; LayoutError when no launcher's variables are complete."""
     host = host or hostname()
     store_file = store_file or env.get("ENVDOCTOR_FLEET_STORE", "")
-    addr = env.get("MASTER_ADDR", "").strip()
+    addr = master_host(env.get("MASTER_ADDR", "").strip(), "$MASTER_ADDR")
     if env.get("TORCHELASTIC_RUN_ID") or (env.get("RANK") and env.get("WORLD_SIZE")):
         launcher = "torchrun" if env.get("TORCHELASTIC_RUN_ID") else "env"
         layout = Layout(launcher, _need(env, "RANK"), _need(env, "WORLD_SIZE"),
@@ -146,7 +183,8 @@ def detect(env: Mapping[str, str], store_file: str = "", host: str | None = None
                         _int(env, "SLURM_NTASKS_PER_NODE")
                         or _tasks_per_node(env.get("SLURM_TASKS_PER_NODE", "")),
                         _int(env, "SLURM_NODEID"), host,
-                        addr or (first_host(nodelist) if nodelist else ""),
+                        addr or (master_host(first_host(nodelist), "the first host of "
+                                             "$SLURM_JOB_NODELIST") if nodelist else ""),
                         # one port per job, the same in every task of it
                         _port(env, 20000 + job % 20000), store_file)
     else:
@@ -154,6 +192,9 @@ def detect(env: Mapping[str, str], store_file: str = "", host: str | None = None
                           "and WORLD_SIZE (see `envdoctor fleet --help`)")
     if layout.world_size < 1 or not 0 <= layout.rank < layout.world_size:
         raise LayoutError(f"rank {layout.rank} does not fit world size {layout.world_size}")
+    if layout.world_size > MAX_WORLD:
+        raise LayoutError(f"world size {layout.world_size} is more ranks than any job runs "
+                          f"(envdoctor fleet reads at most {MAX_WORLD})")
     if not layout.master_addr and not layout.store_file:
         raise LayoutError(f"{layout.launcher}: no MASTER_ADDR to meet at; set MASTER_ADDR and "
                           "MASTER_PORT, or give --store FILE on a shared file system")

@@ -119,8 +119,12 @@ def write_file(path: str, text: str, *, follow: bool = True) -> None:
                 raise BadInput(f"{path}: is {what}, not a file envdoctor can write")
             mode = None if what else stat.S_IMODE(st.st_mode)
         import tempfile  # (only here: it imports shutil, lzma and bz2, ~3 ms a run)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.",
-                                   suffix=".tmp")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.",
+                                       suffix=".tmp")
+        except OSError as exc:  # the file may be there (/proc/version): its folder takes none
+            raise BadInput(f"{path}: cannot write: no file can be created in {folder} "
+                           f"({exc.strerror or exc})") from None
         try:
             with _removed_on_signal(tmp):
                 with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
