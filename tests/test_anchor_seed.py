@@ -13,7 +13,8 @@ from envdoctor.explain.signatures import load_signatures
 
 from tests.test_explain_fastpath import FILLER, build_log, summary
 
-REGENERATE = "stale: run `python -m envdoctor.explain.anchor_seed` and commit anchor_seed.json"
+LENGTHS = (scan.ANCHOR_MIN, scan.ANCHOR_MAX)
+REGENERATE = "stale: run `python -m envdoctor.explain.seedgen` and commit anchor_seed.json"
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +23,11 @@ def plans() -> dict[tuple[bool, float], list[str]]:
 
 
 def test_the_seed_covers_every_literal_of_the_bundled_signatures(plans):
-    seed = anchor_seed.load_seed()
+    seed = anchor_seed.load_seed(LENGTHS)
     assert len(seed) == 4, REGENERATE
     for (in_ctx, find_ms), literals in plans.items():
-        key = anchor_seed._seed_key(find_ms, in_ctx)
-        anchors, missed = anchor_seed.assign(literals, seed[key])
+        key = anchor_seed.seed_key(find_ms, in_ctx)
+        anchors, missed = anchor_seed.assign(literals, seed[key], LENGTHS)
         assert missed == 0, f"{key}: {missed} literals hold no seed anchor; {REGENERATE}"
         assert sorted(lit for lits in anchors.values() for lit in lits) == literals
         assert all(a in lit for a, lits in anchors.items() for lit in lits)
@@ -37,30 +38,31 @@ def test_the_seeded_plan_is_the_greedys_plan(plans):
     in_ctx, find_ms = True, scan.FIND_MS_DIRECT  # the smallest plan: ~1 s of greedy
     literals = plans[in_ctx, find_ms]
     greedy = scan.choose_anchors(literals, scan._reference(tuple(load_signatures())), find_ms)
-    assert anchor_seed.seeded_anchors(literals, find_ms, in_ctx) == greedy, REGENERATE
+    assert anchor_seed.seeded_anchors(literals, find_ms, in_ctx, LENGTHS) == greedy, REGENERATE
 
 
 def test_a_seed_for_other_literals_is_not_used(plans, monkeypatch):
     literals = plans[False, scan.FIND_MS]
-    seed = anchor_seed.load_seed()
-    key = anchor_seed._seed_key(scan.FIND_MS, False)
-    monkeypatch.setattr(anchor_seed, "load_seed", lambda: {key: seed[key][:len(seed[key]) // 3]})
-    assert anchor_seed.seeded_anchors(literals, scan.FIND_MS, False) is None
+    seed = anchor_seed.load_seed(LENGTHS)
+    key = anchor_seed.seed_key(scan.FIND_MS, False)
+    monkeypatch.setattr(anchor_seed, "load_seed",
+                        lambda lengths: {key: seed[key][:len(seed[key]) // 3]})
+    assert anchor_seed.seeded_anchors(literals, scan.FIND_MS, False, LENGTHS) is None
     # a few literals the seed never saw: each its own anchor, the rest as seeded
     extra = ["zqxwvuplk", "qqqjjjzzz"]
-    monkeypatch.setattr(anchor_seed, "load_seed", lambda: seed)
-    got = anchor_seed.seeded_anchors(sorted(literals + extra), scan.FIND_MS, False)
+    monkeypatch.setattr(anchor_seed, "load_seed", lambda lengths: seed)
+    got = anchor_seed.seeded_anchors(sorted(literals + extra), scan.FIND_MS, False, LENGTHS)
     assert got is not None and all(got[e] == (e,) for e in extra)
 
 
 def test_a_missing_or_foreign_seed_file_means_no_seed(monkeypatch, tmp_path):
-    for body in ("", "{", '{"version": 1, "anchor_lengths": [3, 12], "plans": {}}', "[1]"):
+    for body in ("", "{", '{"version": 1, "anchor_lengths": [3, 12], "plans": {"patterns@1": ["cuda"]}}', "[1]"):
         path = tmp_path / "seed.json"
         path.write_text(body)
         monkeypatch.setattr(anchor_seed, "SEED_FILE", path)
-        assert anchor_seed.load_seed() == {}
+        assert anchor_seed.load_seed(LENGTHS) == {}
     monkeypatch.setattr(anchor_seed, "SEED_FILE", tmp_path / "absent.json")
-    assert anchor_seed.load_seed() == {}
+    assert anchor_seed.load_seed(LENGTHS) == {}
 
 
 def _no_greedy(*args, **kwargs):

@@ -13,7 +13,9 @@ of date (another rules folder) is not used at all: the greedy runs as before.
 
 Regenerate after changing signatures (``tests/test_anchor_seed.py`` says when it is stale)::
 
-    python -m envdoctor.explain.anchor_seed
+    python -m envdoctor.explain.seedgen
+
+This module only reads the seed (``scan`` imports it); ``seedgen`` chooses and writes it.
 """
 
 from __future__ import annotations
@@ -27,37 +29,38 @@ SEED_MISS_MAX = 0.05
 SEED_VERSION = 1
 
 
-def _seed_key(find_ms: float, in_ctx: bool) -> str:
+def seed_key(find_ms: float, in_ctx: bool) -> str:
     return f"{'contexts' if in_ctx else 'patterns'}@{find_ms:g}"
 
 
-def load_seed() -> dict[str, list[str]]:
-    """The shipped seed: plan key -> anchors in the greedy's order; {} when absent or unreadable
-    (then the greedy runs, as without a seed)."""
-    from envdoctor.explain.scan import ANCHOR_MAX, ANCHOR_MIN
+def load_seed(lengths: tuple[int, int]) -> dict[str, list[str]]:
+    """The shipped seed: plan key -> anchors in the greedy's order, when chosen for anchors of
+    these (shortest, longest) lengths; {} when absent, unreadable or chosen otherwise (then the
+    greedy runs, as without a seed)."""
     try:
         data = json.loads(SEED_FILE.read_text(encoding="ascii"))
     except (OSError, ValueError):
         return {}
     if not (isinstance(data, dict) and data.get("version") == SEED_VERSION
-            and data.get("anchor_lengths") == [ANCHOR_MIN, ANCHOR_MAX]
+            and data.get("anchor_lengths") == list(lengths)
             and isinstance(data.get("plans"), dict)):
         return {}
     return {k: v for k, v in data["plans"].items()
             if isinstance(v, list) and all(isinstance(a, str) and a for a in v)}
 
 
-def assign(literals: list[str], seed: list[str]) -> tuple[dict[str, tuple[str, ...]], int]:
+def assign(literals: list[str], seed: list[str], lengths: tuple[int, int]
+           ) -> tuple[dict[str, tuple[str, ...]], int]:
     """(anchor -> its literals, how many literals held no seed anchor). Each literal goes to
-    the earliest seed anchor among its substrings, as the greedy assigned it; one without any
-    is its own anchor."""
-    from envdoctor.explain.scan import ANCHOR_MAX, ANCHOR_MIN
+    the earliest seed anchor among its substrings (of ``lengths``, or itself), as the greedy
+    assigned it; one without any is its own anchor."""
+    shortest, longest = lengths
     rank = {a: i for i, a in enumerate(seed)}
     out: dict[str, list[str]] = {}
     missed = 0
     for lit in literals:
         best = rank.get(lit)
-        for n in range(ANCHOR_MIN, min(ANCHOR_MAX, len(lit)) + 1):
+        for n in range(shortest, min(longest, len(lit)) + 1):
             for j in range(len(lit) - n + 1):
                 r = rank.get(lit[j:j + n])
                 if r is not None and (best is None or r < best):
@@ -71,42 +74,12 @@ def assign(literals: list[str], seed: list[str]) -> tuple[dict[str, tuple[str, .
     return {a: tuple(sorted(v)) for a, v in out.items()}, missed
 
 
-def seeded_anchors(literals: list[str], find_ms: float, in_ctx: bool
-                   ) -> dict[str, tuple[str, ...]] | None:
+def seeded_anchors(literals: list[str], find_ms: float, in_ctx: bool,
+                   lengths: tuple[int, int]) -> dict[str, tuple[str, ...]] | None:
     """The plan for these literals from the shipped seed, or None when there is no seed for
     it or it covers too few of them (another rules folder: the greedy decides)."""
-    seed = load_seed().get(_seed_key(find_ms, in_ctx))
+    seed = load_seed(lengths).get(seed_key(find_ms, in_ctx))
     if not seed or not literals:
         return None
-    anchors, missed = assign(literals, seed)
+    anchors, missed = assign(literals, seed, lengths)
     return None if missed > SEED_MISS_MAX * len(literals) else anchors
-
-
-def build_seed() -> dict[str, object]:
-    """Every plan of the bundled signatures, chosen by the greedy (seconds)."""
-    from envdoctor.explain import load_signatures
-    from envdoctor.explain.scan import ANCHOR_MAX, ANCHOR_MIN, Scanner, choose_anchors
-    from envdoctor.explain.scan import _reference, plan_literals
-    sigs = load_signatures()
-    scanner = Scanner(sigs, choose=False)
-    plans: dict[str, list[str]] = {}
-    for (in_ctx, find_ms), literals in plan_literals(scanner).items():
-        plans[_seed_key(find_ms, in_ctx)] = list(
-            choose_anchors(literals, _reference(scanner.signatures), find_ms))
-    return {"version": SEED_VERSION, "anchor_lengths": [ANCHOR_MIN, ANCHOR_MAX],
-            "plans": plans}
-
-
-def main() -> None:
-    """Write ``anchor_seed.json`` for the bundled signatures."""
-    seed = build_seed()
-    tmp = SEED_FILE.with_suffix(".tmp")
-    tmp.write_text(json.dumps(seed, indent=0, sort_keys=True) + "\n", encoding="ascii")
-    tmp.replace(SEED_FILE)
-    plans = seed["plans"]
-    assert isinstance(plans, dict)
-    print(f"{SEED_FILE}: " + ", ".join(f"{k} {len(v)} anchors" for k, v in plans.items()))
-
-
-if __name__ == "__main__":
-    main()

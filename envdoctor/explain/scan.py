@@ -1105,7 +1105,7 @@ def _cached_anchors(literals: list[str], signatures: tuple[Signature, ...],
            DROP.decode("latin-1"), len(literals), digest]
     def build() -> dict[str, list[str]]:
         from envdoctor.explain.anchor_seed import seeded_anchors
-        found = seeded_anchors(literals, find_ms, in_ctx)
+        found = seeded_anchors(literals, find_ms, in_ctx, (ANCHOR_MIN, ANCHOR_MAX))
         if found is None:
             found = choose_anchors(literals, _reference(signatures), find_ms)
         return {k: list(v) for k, v in found.items()}

@@ -37,6 +37,11 @@ def last_intel_torch() -> Version | None:
     return ver(matrix("apple").get("intel", {}).get("last_torch"))
 
 
+def tf_plugin_first() -> Version | None:
+    """The first TensorFlow that loads a device plugin such as tensorflow-metal."""
+    return ver(matrix("apple").get("pluggable_device", {}).get("first_tensorflow"))
+
+
 def torch_wheel_floor(torch: Version, arch: str = "arm64") -> Version | None:
     """The oldest macOS whose pip finds torch ``torch``'s ``arch`` wheel, or None (no row)."""
     row = next((r for r in _rows("torch_wheel") if r.get("arch") == arch

@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from envdoctor.engine.knowledge._reads import Read, optional, reads
 from envdoctor.engine.knowledge.live import framework_found_no_gpu
-from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, Status, TorchBuild
+from envdoctor.facts import AppleFacts, FrameworkFacts, PackageFacts, TorchBuild
 from envdoctor.matrices import apple as table
 
 # frameworks whose wheels are compiled for one CPU: an x86_64 one cannot use the GPU here
@@ -217,9 +217,11 @@ def tf_metal_mismatch(*, silicon: bool | None, pk: PackageFacts,
             "remedy": " and ".join(steps), "source": str(row.get("source", ""))}
 
 
-# tensorflow-metal (a PluggableDevice) exists from TensorFlow 2.5; Apple's tensorflow_macos fork
-# for 2.4 reached the GPU through ML Compute and lists no GPU by design (apple/tensorflow_macos#70)
-TF_METAL_FIRST = Version("2.5")
+def _before_plugins(version: Version) -> bool:
+    """A TensorFlow older than device plugins (matrices/apple.toml ``pluggable_device``): no
+    tensorflow-metal can exist for it (Apple's 2.4 fork reached the GPU through ML Compute)."""
+    first = table.tf_plugin_first()
+    return first is not None and version < first
 
 
 def _blind(jax: Any, tf: Any, names: set[str], listed: bool) -> list[tuple[str, str]]:
@@ -230,7 +232,7 @@ def _blind(jax: Any, tf: Any, names: set[str], listed: bool) -> list[tuple[str, 
     if jax is not None and "jax-metal" not in names:
         out.append(("jax", f"jax {jax.version} ({missing.format('jax-metal')})"))
     if tf is not None and "tensorflow-metal" not in names \
-            and (tf.version is None or tf.version >= TF_METAL_FIRST):
+            and (tf.version is None or not _before_plugins(tf.version)):
         out.append(("tensorflow", f"{tf.distribution or 'tensorflow'} {tf.version} "
                                   f"({missing.format('tensorflow-metal')})"))
     return out
@@ -250,9 +252,9 @@ def apple_gpu_blind(*, fw: FrameworkFacts, pk: PackageFacts, **facts: Any) -> st
 
 @reads(jax=optional("frameworks.jax"), tf=optional("frameworks.tensorflow"),
        dists=Read("packages.distributions", (), partial_ok=True),
-       pinfo=optional("packages.probe"),
+       whole=optional("packages.distributions"),
        live=optional("live", {}), **MAC)
-def apple_gpu_blind_asked(*, jax: Any, tf: Any, dists: Any, pinfo: Any,
+def apple_gpu_blind_asked(*, jax: Any, tf: Any, dists: Any, whole: Any,
                           live: dict[str, Any], **facts: Any) -> str | None:
     """``apple_gpu_blind_asked()``: what ``apple_gpu_blind()`` names, kept to the frameworks
     that were themselves asked for their GPUs and answered none (a report's empty
@@ -263,9 +265,8 @@ def apple_gpu_blind_asked(*, jax: Any, tf: Any, dists: Any, pinfo: Any,
     if not _silicon(_mac(facts)):
         return None
     names = {d.name for d in dists or ()}
-    listed = pinfo is not None and pinfo.status is Status.OK \
-        and "distributions" not in pinfo.unobserved
-    said = [s for name, s in _blind(jax, tf, names, listed)
+    # ``whole``: the listing when it was seen whole (a partial one resolves to None)
+    said = [s for name, s in _blind(jax, tf, names, whole is not None)
             if framework_found_no_gpu(name, live=live)]
     return ", ".join(said) or None
 
