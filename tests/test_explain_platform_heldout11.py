@@ -23,7 +23,7 @@ SET = PlatformSet("platform_heldout11", letter="y", batch="P11",
                            "platform_heldout4", "platform_heldout5", "platform_heldout6",
                            "platform_heldout7", "platform_heldout8", "platform_heldout9",
                            "platform_heldout10"))
-FLOOR = 0.83  # 25/30 on 95847be; first run on 9dc9054: 13/30 (43.3 %), no trap claim (README.md); 23/30 after round 3 (fixes from other threads; two uncoded causes got codes)
+FLOOR = 0.82  # 24/29 since heldout38's l018 text links nvidia-docker#1034 (this set's container case, right before, now left out as quoted elsewhere); 25/30 on 95847be; first run on 9dc9054: 13/30 (43.3 %), no trap claim (README.md); 23/30 after round 3 (fixes from other threads; two uncoded causes got codes)
 # traps the first run answered with an environment claim (README.md): strict, so fixing one says so
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
