@@ -405,7 +405,14 @@ def _stated_readings() -> dict[str, Callable[[str], str | None]]:
             "import_inside_package": importtext.inside_package_reason,
             "libraries_predate_gpu": gpustated.libraries_predate_gpu_reason,
             "ort_built_cuda11_on_cuda12": gpustated.ort_built_cuda11_on_cuda12_reason,
-            "pickle_not_an_opcode": pickle_not_an_opcode_reason}
+            "pickle_not_an_opcode": pickle_not_an_opcode_reason,
+            "torch_below_required": _torchreq}
+
+
+def _torchreq(text: str) -> str | None:
+    """envdoctor.explain.torchreq's reading, imported when it is first read (``packaging``)."""
+    from envdoctor.explain import torchreq
+    return torchreq.below_required_reason(text)
 
 
 def _piptext(name: str) -> Callable[[str], str | None]:
@@ -428,7 +435,7 @@ STATED_READINGS = ("rocm_unlisted_gpu", "rocm_listed_gpu", "rocm_support_questio
                    "wsl_memory_below_host", "driver_below_torch_cuda", "pip_resolver",
                    "refused_wheel_tags", "conda_python", "import_inside_package",
                    "libraries_predate_gpu", "pickle_not_an_opcode",
-                   "ort_built_cuda11_on_cuda12")
+                   "ort_built_cuda11_on_cuda12", "torch_below_required")
 
 
 # torch's weights-only unpickler names the byte it cannot dispatch: "WeightsUnpickler error:
