@@ -32,9 +32,12 @@ SET = PlatformSet("platform_heldout22", letter="r", batch="P22",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17", "platform_heldout18",
                            "platform_heldout19", "platform_heldout20", "platform_heldout21"))
-FLOOR = 0.0  # first run not made yet
+FLOOR = 0.50  # first run on 519463cd: 7/14 (50.0 %), two trap claims (README.md)
 # traps the first run answers with an environment claim (README.md): first run not made yet
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
+    "r004-apple-jaxlib-chkstk-darwin-high-sierra.toml",  # EMPS024 on the first run
+    "r006-apple-instructlab-ggml-metal-common-h-not-found.toml",  # EMPS029 on the first run
+})
 
 
 def test_platform_heldout22_structure_sourced_labelled_and_broad():
