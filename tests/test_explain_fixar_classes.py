@@ -82,3 +82,63 @@ def test_resolver_conflict_with_one_party_or_no_distribution_stays_the_environme
     d = primary(diagnose_text(text))
     assert d is not None and d.code == code
     assert d.category == "environment"
+
+
+# DeepSpeed's op builder accepts a toolkit of torch's CUDA major ("... but since the APIs are
+# compatible, accepting this combination": OptimalScale/LMFlow#864, deepspeedai/DeepSpeed#1846's
+# wording); a missing toolkit header after it (haseongpu#20's curand_kernel.h, DeepSpeed#889's
+# cuda_profiler_api.h) is the failure, EBUILD016. Its refusal stays EBUILD002.
+ACCEPTED = ("Installed CUDA version 11.2 does not match the version torch was compiled with 11.8 but "
+            "since the APIs are compatible, accepting this combination\n"
+            "Using usr/torch_extensions/py39_cu118 as PyTorch extensions root...\n")
+REFUSED = (">- DeepSpeed Op Builder: Installed CUDA version 10.2 does not match the version torch was "
+           "compiled with 11.3, unable to compile cuda/cpp extensions without a matching cuda version.\n")
+PROFILER_H = ("deepspeed/ops/csrc/includes/gemm_test.h:6:10: fatal error: cuda_profiler_api.h: "
+              "No such file or directory\ncompilation terminated.\nninja: build stopped: subcommand failed.\n")
+CURAND_H = ("include/mesh.hpp:33:48: fatal error: curand_kernel.h: No such file or directory\n"
+            "compilation terminated.\n")
+
+
+@pytest.mark.parametrize("header", [PROFILER_H, CURAND_H])
+def test_accepted_cuda_pair_then_a_missing_header_is_the_header(header):
+    d = primary(diagnose_text(ACCEPTED + header))
+    assert d is not None and d.code == "EBUILD016"
+
+
+def test_accepted_cuda_pair_alone_before_a_build_failure_stays_the_pair():
+    d = primary(diagnose_text(ACCEPTED + "RuntimeError: Error building extension 'cpu_adam'\n"))
+    assert d is not None and d.code == "EBUILD002"
+
+
+@pytest.mark.parametrize("header", [PROFILER_H, CURAND_H])
+def test_deepspeed_refusing_the_pair_stays_the_pair(header):
+    d = primary(diagnose_text(REFUSED + header))
+    assert d is not None and d.code == "EBUILD002"
+
+
+
+# conda 4.8 prints an empty "incompatible with each other" list and only its __cuda virtual package,
+# at the installed version, when the solve fails for a reason it does not name (NVIDIA/cudf#5830:
+# "a bug in conda and typically innocuous"; a package missing from the channels, Acellera/htmd#969,
+# or the package's recipe): no spec conflict is shown, so no claim. Beside a Python conflict
+# (AIM-Harvard/pyradiomics#627) the Python is the cause, ECONDA001.
+PML = ("UnsatisfiableError: The following specifications were found to be incompatible with each other:\n\n"
+       "Output in format: Requested package -> Available versionsThe following specifications were found "
+       "to be incompatible with your CUDA driver:\n\n  - feature:/linux-64::__cuda==10.1=0\n"
+       "  - feature:|@/linux-64::__cuda==10.1=0\n\nYour installed CUDA driver is: 10.1\n")
+PYRADIOMICS = ("UnsatisfiableError: The following specifications were found\nto be incompatible with the "
+               "existing python installation in your environment:\n\nSpecifications:\n\n"
+               "  - pyradiomics -> python[version='>=3.8,<3.9.0a0']\n\nYour python: python=3.7\n\n"
+               "The following specifications were found to be incompatible with your CUDA driver:\n\n"
+               "  - feature:/win-64::__cuda==9.1=0\n  - feature:|@/win-64::__cuda==9.1=0\n\n\n"
+               "Your installed CUDA driver is: 9.1\n")
+
+
+def test_conda_empty_conflict_with_only_the_installed_cuda_feature_gets_no_claim():
+    d = primary(diagnose_text(PML))
+    assert d is None or d.category != "environment"
+
+
+def test_conda_cuda_feature_beside_a_python_conflict_is_the_python():
+    d = primary(diagnose_text(PYRADIOMICS))
+    assert d is not None and d.code == "ECONDA001"
