@@ -19,7 +19,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout35", batch="AL", at_least=25, traps_at_least=5,
                  repos_at_least=23, phenomena_at_least=25, prefix="b")
-FLOOR = 0.80  # 20/25 (80.0 %), one trap claim (b025) after fixes from other threads; first run on 39b9f3c8: 17/25 (68.0 %), trap claims b021, b025 (README.md)
+FLOOR = 0.84  # 21/25 (84.0 %) after fixE (b002: ETF015, added later to its label); before: 20/25 (80.0 %), one trap claim (b025) after fixes from other threads; first run on 39b9f3c8: 17/25 (68.0 %), trap claims b021, b025 (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
 # b021 no longer claimed: CuPy show_config's local-runtime probe is not a missing runtime (fixAL)
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({"b025-trap-emma-x-openvla-model-type-bad-checkpoint-config.toml"})  # first run

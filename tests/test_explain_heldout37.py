@@ -19,7 +19,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout37", batch="AO", at_least=25, traps_at_least=5,
                  repos_at_least=25, phenomena_at_least=25, prefix="d0")  # d0*: the case files (d*.toml is safe too, but keep the heldout36 form)
-FLOOR = 0.76  # 19/25 (76.0 %) after fixes from other threads; first run on fb33fc1a: 17/25 (68.0 %), no trap claim (README.md)
+FLOOR = 0.84  # 21/25 (84.0 %) after fixE; before: 19/25 (76.0 %) after fixes from other threads; first run on fb33fc1a: 17/25 (68.0 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()  # none on the first run
 

@@ -20,11 +20,11 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout39", batch="AR", at_least=28, traps_at_least=7,
                  repos_at_least=25, phenomena_at_least=26, prefix="q0")  # q0*: the case files
-FLOOR = 0.71  # first run on 519463cd: 20/28 (71.4 %), one trap claim (q026) (README.md)
+FLOOR = 0.78  # 22/28 (78.6 %) after fixAR, no trap claim; before: first run on 519463cd: 20/28 (71.4 %), one trap claim (q026) (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
-KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
-    "q026-invokeai-requirements-mac-torch-pins-conflict.toml",  # ETORCH008 on the first run
-})
+# q026 got ETORCH008 on the first run; fixed by class from other threads (pip's conflict between
+# two lines of a requirements file is the file's problem, README.md)
+KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 
 
 def test_heldout39_structure_big_sourced_labelled_and_broad():

@@ -29,7 +29,7 @@ SET = PlatformSet("platform_heldout21", letter="m", batch="P21",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17", "platform_heldout18",
                            "platform_heldout19", "platform_heldout20"))
-FLOOR = 0.60  # first run on 11669c31: 12/20 (60.0 %), no trap claim (README.md)
+FLOOR = 0.75  # 15/20 (75.0 %) after fixP21; before: first run on 11669c31: 12/20 (60.0 %), no trap claim (README.md)
 # traps the first run answers with an environment claim (README.md): none on the first run
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
 

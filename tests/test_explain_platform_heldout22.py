@@ -32,7 +32,7 @@ SET = PlatformSet("platform_heldout22", letter="r", batch="P22",
                            "platform_heldout13", "platform_heldout14", "platform_heldout15",
                            "platform_heldout16", "platform_heldout17", "platform_heldout18",
                            "platform_heldout19", "platform_heldout20", "platform_heldout21"))
-FLOOR = 0.50  # first run on 519463cd: 7/14 (50.0 %), two trap claims (README.md)
+FLOOR = 0.71  # 10/14 (71.4 %) after fixP22, the two trap claims kept (README.md); before: first run on 519463cd: 7/14 (50.0 %), two trap claims (README.md)
 # traps the first run answers with an environment claim (README.md): first run not made yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset({
     "r004-apple-jaxlib-chkstk-darwin-high-sierra.toml",  # EMPS024 on the first run

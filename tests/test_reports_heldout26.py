@@ -19,7 +19,7 @@ from tests.reports_heldout import ReportSet, loud
 
 SET = ReportSet("heldout26", batch="AQ", at_least=21, healthy_at_least=5,
                 broken_at_least=16, repos_at_least=20, unseen_at_least=21, prefix="y")
-FLOOR = 0.75  # first run on 11669c31: 12/16 (75.0 %), healthy 4/5 (README.md)
+FLOOR = 0.81  # 13/16 (81.3 %), healthy 4/5 after fixAQ; before: first run on 11669c31: 12/16 (75.0 %), healthy 4/5 (README.md)
 # healthy reports the first run raised an alarm on (README.md): strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset({
     "y18-h-pytorch-collect-env-2.3.0-macos14-m1-pro-inductor-mps",  # TORCH003: the pasted pair is mismatched

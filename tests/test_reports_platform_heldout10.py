@@ -24,7 +24,7 @@ SET = PlatformReportSet("platform_heldout10", batch="P10",
                                  "platform_heldout5", "platform_heldout6", "platform_heldout7", "platform_heldout8",
                                  "platform_heldout9"),
                         sizes=Sizes(reports=13, healthy=6, broken=7, repos=12, platforms=5))
-FLOOR = 0.14  # first run on c1d5c4c2: 1/7 (14.3 %), healthy 6/6 (README.md)
+FLOOR = 0.28  # 2/7 (28.6 %), healthy 6/6 after fixP (APPLE006 on a pasted Mac whose TensorFlow lists no GPU); before: first run on c1d5c4c2: 1/7 (14.3 %), healthy 6/6 (README.md)
 # healthy reports the first run raised an alarm on: strict, so fixing one says so
 KNOWN_ALARMS: frozenset[str] = frozenset()  # none on the first run
 
