@@ -14,7 +14,7 @@ from envdoctor.explain.signatures import load_signatures
 from tests.test_explain_fastpath import FILLER, build_log, summary
 
 LENGTHS = (scan.ANCHOR_MIN, scan.ANCHOR_MAX)
-REGENERATE = "stale: run `python -m envdoctor.explain.seedgen` and commit anchor_seed.json"
+REGENERATE = "stale: run `envdoctor rules seed > envdoctor/explain/anchor_seed.json` and commit it"
 
 
 @pytest.fixture(scope="module")

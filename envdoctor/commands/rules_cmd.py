@@ -108,3 +108,12 @@ def functions_cmd(fmt: str) -> None:
     """The knowledge functions rule expressions may call, each with its own docstring."""
     from envdoctor.rulebook import functions
     emit((functions.markdown() if fmt == "markdown" else functions.text()) + "\n", None)
+
+
+@rules.command("seed")
+def seed_cmd() -> None:
+    """The search anchors chosen ahead for the bundled signatures, as JSON: after changing
+    signatures, `envdoctor rules seed > envdoctor/explain/anchor_seed.json` (a first large
+    `explain` on a fresh cache then skips seconds of choosing them)."""
+    from envdoctor.explain.seedgen import build_seed
+    emit(json.dumps(build_seed(), indent=0, sort_keys=True) + "\n", None, "json")

@@ -13,20 +13,20 @@ of date (another rules folder) is not used at all: the greedy runs as before.
 
 Regenerate after changing signatures (``tests/test_anchor_seed.py`` says when it is stale)::
 
-    python -m envdoctor.explain.seedgen
+    envdoctor rules seed > envdoctor/explain/anchor_seed.json
 
-This module only reads the seed (``scan`` imports it); ``seedgen`` chooses and writes it.
+This module only reads the seed (``scan`` imports it); ``seedgen`` chooses it.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 SEED_FILE = Path(__file__).with_name("anchor_seed.json")
 # a seed that leaves more of a plan's literals uncovered than this is another rules folder's
 SEED_MISS_MAX = 0.05
 SEED_VERSION = 1
+SEED_MAX_BYTES = 1 << 20   # ~30 KB today
 
 
 def seed_key(find_ms: float, in_ctx: bool) -> str:
@@ -37,9 +37,10 @@ def load_seed(lengths: tuple[int, int]) -> dict[str, list[str]]:
     """The shipped seed: plan key -> anchors in the greedy's order, when chosen for anchors of
     these (shortest, longest) lengths; {} when absent, unreadable or chosen otherwise (then the
     greedy runs, as without a seed)."""
+    from envdoctor.bounded import InputError, decode_json, read_file
     try:
-        data = json.loads(SEED_FILE.read_text(encoding="ascii"))
-    except (OSError, ValueError):
+        data = decode_json(read_file(SEED_FILE, "the anchor seed", SEED_MAX_BYTES))
+    except (InputError, OSError, ValueError):
         return {}
     if not (isinstance(data, dict) and data.get("version") == SEED_VERSION
             and data.get("anchor_lengths") == list(lengths)

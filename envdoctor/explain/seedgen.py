@@ -1,15 +1,14 @@
-"""Choose and write ``anchor_seed.json``: the greedy's anchors for the bundled signatures.
+"""Choose ``anchor_seed.json``'s content: the greedy's anchors for the bundled signatures.
 
-Run after changing signatures (``tests/test_anchor_seed.py`` fails while the seed is stale)::
+``envdoctor rules seed`` prints it (``tests/test_anchor_seed.py`` fails while the shipped seed
+is stale)::
 
-    python -m envdoctor.explain.seedgen
+    envdoctor rules seed > envdoctor/explain/anchor_seed.json
 """
 
 from __future__ import annotations
 
-import json
-
-from envdoctor.explain.anchor_seed import SEED_FILE, SEED_VERSION, seed_key
+from envdoctor.explain.anchor_seed import SEED_VERSION, seed_key
 from envdoctor.explain.scan import (
     ANCHOR_MAX,
     ANCHOR_MIN,
@@ -31,18 +30,3 @@ def build_seed() -> dict[str, object]:
             choose_anchors(literals, _reference(scanner.signatures), find_ms))
     return {"version": SEED_VERSION, "anchor_lengths": [ANCHOR_MIN, ANCHOR_MAX],
             "plans": plans}
-
-
-def main() -> None:
-    """Write ``anchor_seed.json`` for the bundled signatures."""
-    seed = build_seed()
-    tmp = SEED_FILE.with_suffix(".tmp")
-    tmp.write_text(json.dumps(seed, indent=0, sort_keys=True) + "\n", encoding="ascii")
-    tmp.replace(SEED_FILE)
-    plans = seed["plans"]
-    assert isinstance(plans, dict)
-    print(f"{SEED_FILE}: " + ", ".join(f"{k} {len(v)} anchors" for k, v in plans.items()))
-
-
-if __name__ == "__main__":
-    main()
