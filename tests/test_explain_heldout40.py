@@ -20,7 +20,7 @@ from tests.explain_heldout import HeldoutSet, check_trap
 
 SET = HeldoutSet("heldout40", batch="AS", at_least=21, traps_at_least=5,
                  repos_at_least=18, phenomena_at_least=21, prefix="s0")  # s0*: the case files
-FLOOR = 0.61  # first run on 15c2e070: 13/21 (61.9 %), no trap claim (README.md)
+FLOOR = 0.66  # 14/21 (66.7 %) after fixAS (s008, EPADDLE001, from one other thread); before: first run on 15c2e070: 13/21 (61.9 %), no trap claim (README.md)
 # traps answered with an environment claim (README.md): a strict xfail each
 # first run not made yet
 KNOWN_TRAP_CLAIMS: frozenset[str] = frozenset()
