@@ -1581,27 +1581,31 @@ def per_class(results: list[dict]) -> dict[str, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
-def main() -> None:
+def run_cli(faults: dict, run_fault, out_default: str, table: bool = False) -> None:
+    """The command line every fault matrix shares: run all faults (or ``--only``) against
+    ``--root``'s tree, print a line each, write the results as JSON after each, then the
+    per-class tally; ``table``: also ``--table BEFORE.json AFTER.json``."""
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--table", nargs=2, metavar=("BEFORE.json", "AFTER.json"))
-    ap.add_argument("--out", default="fault3-results.json")
+    if table:
+        ap.add_argument("--table", nargs=2, metavar=("BEFORE.json", "AFTER.json"))
+    ap.add_argument("--out", default=out_default)
     ap.add_argument("--only", default="")
     ap.add_argument("--root", default="", help="run envdoctor from this source tree")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
-    if args.table:
+    if table and args.table:
         before = json.loads(Path(args.table[0]).read_text())
         after = json.loads(Path(args.table[1]).read_text())
-        print(m.table(before, after, FAULTS))
+        print(m.table(before, after, faults))
         b, a = per_class(before), per_class(after)
         for c in sorted(set(b) | set(a)):
             print(f"{c}: before {b.get(c, (0, 0))[0]}/{b.get(c, (0, 0))[1]}, "
                   f"after {a.get(c, (0, 0))[0]}/{a.get(c, (0, 0))[1]}")
         return
     m.ROOT = args.root
-    ids = [i for i in FAULTS if not args.only or i in args.only.split(",")]
+    ids = [i for i in faults if not args.only or i in args.only.split(",")]
     results = []
     for fid in ids:
         r = run_fault(fid, args.python, keep=args.keep)
@@ -1614,6 +1618,10 @@ def main() -> None:
     for c, (ok, n) in per_class(results).items():
         print(f"{c}: {ok}/{n}")
     print(f"{sum(1 for r in results if r.get('ok'))}/{len(results)} handled")
+
+
+def main() -> None:
+    run_cli(FAULTS, run_fault, "fault3-results.json", table=True)
 
 
 if __name__ == "__main__":

@@ -403,28 +403,7 @@ def run_fault(fid: str, python: str = sys.executable, slack: float = 1.0, keep: 
 
 
 def main() -> None:
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--out", default="fault9-results.json")
-    ap.add_argument("--only", default="")
-    ap.add_argument("--root", default="", help="run envdoctor from this source tree")
-    ap.add_argument("--keep", action="store_true")
-    args = ap.parse_args()
-    m.ROOT = args.root
-    ids = [i for i in FAULTS if not args.only or i in args.only.split(",")]
-    results = []
-    for fid in ids:
-        r = run_fault(fid, args.python, keep=args.keep)
-        results.append(r)
-        mark = "ok " if r.get("ok") else "BAD"
-        print(f"{mark} {fid} rc={r.get('rc')} {r.get('seconds')}s "
-              f"{'; '.join(r.get('problems', [])) or r.get('error', '')} | {r.get('stderr_tail')}",
-              flush=True)
-        Path(args.out).write_text(json.dumps(results, indent=1))
-    for c, (ok, n) in m3.per_class(results).items():
-        print(f"{c}: {ok}/{n}")
-    print(f"{sum(1 for r in results if r.get('ok'))}/{len(results)} handled")
+    m3.run_cli(FAULTS, run_fault, "fault9-results.json")
 
 
 if __name__ == "__main__":
